@@ -1,0 +1,133 @@
+/**
+ * Error families of the target-commit protocol. Every error the runtime or the harness raises on
+ * purpose carries one of these codes; the CLI maps codes to exit codes through EXIT_CODES alone.
+ * Errors carry safe identities only: never SQL, credentials, rows, Vault paths or signed URLs.
+ */
+export const ERROR_CODES = {
+  INTENT_CONFLICT: 'DPONE_TARGET_COMMIT_INTENT_CONFLICT',
+  JOURNAL_UNAVAILABLE: 'DPONE_TARGET_COMMIT_JOURNAL_UNAVAILABLE',
+  FENCE_UNAVAILABLE: 'DPONE_TARGET_COMMIT_FENCE_UNAVAILABLE',
+  COMMIT_UNKNOWN: 'DPONE_TARGET_COMMIT_UNKNOWN',
+  COMMITTED_INCOMPLETE: 'DPONE_TARGET_COMMITTED_INCOMPLETE',
+  RECOVERY_CONFLICT: 'DPONE_TARGET_COMMIT_RECOVERY_CONFLICT',
+  /** A compare-and-set lost: the entry changed (version, state or lease) since it was read. */
+  CAS_CONFLICT: 'DPONE_TARGET_COMMIT_CAS_CONFLICT',
+  /** The target fence carries a newer lease epoch than the writer: a zombie was stopped. */
+  FENCED: 'DPONE_TARGET_COMMIT_FENCED',
+  /** A transition the state table does not allow. */
+  ILLEGAL_TRANSITION: 'DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION',
+  /** Bad input: workload, scenario, flag, operation id. */
+  INVALID_INPUT: 'DPONE_INVALID_INPUT',
+  /** A platform identity is required and was not given. */
+  UNAUTHORIZED: 'DPONE_UNAUTHORIZED',
+  /** A route is not certified or not known. */
+  ROUTE_NOT_CERTIFIED: 'DPONE_ROUTE_NOT_CERTIFIED',
+  /** A required environment (server, engine, binary) is missing. */
+  ENVIRONMENT_UNAVAILABLE: 'DPONE_ENVIRONMENT_UNAVAILABLE',
+  /** A retry-safe failure before any target mutation began (source read, fence preparation). */
+  PRE_COMMIT_FAILED: 'DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED',
+  /** An evidence file failed its integrity check. */
+  EVIDENCE_TAMPERED: 'DPONE_EVIDENCE_TAMPERED',
+  INTERNAL: 'DPONE_INTERNAL',
+} as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/**
+ * Process exit codes, one table. 0 is success; 1 is reserved for "a check failed" (certify) so
+ * runtime outcomes start at 10 and stay distinct from certify's 0/1/2/3.
+ */
+export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
+  DPONE_INVALID_INPUT: 2,
+  DPONE_TARGET_COMMIT_JOURNAL_UNAVAILABLE: 10,
+  DPONE_TARGET_COMMIT_FENCE_UNAVAILABLE: 11,
+  DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED: 12,
+  DPONE_TARGET_COMMIT_CAS_CONFLICT: 13,
+  DPONE_TARGET_COMMIT_FENCED: 14,
+  DPONE_TARGET_COMMIT_UNKNOWN: 20,
+  DPONE_TARGET_COMMITTED_INCOMPLETE: 21,
+  DPONE_TARGET_COMMIT_INTENT_CONFLICT: 22,
+  DPONE_TARGET_COMMIT_RECOVERY_CONFLICT: 23,
+  DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION: 24,
+  DPONE_UNAUTHORIZED: 25,
+  DPONE_ROUTE_NOT_CERTIFIED: 26,
+  DPONE_ENVIRONMENT_UNAVAILABLE: 27,
+  DPONE_EVIDENCE_TAMPERED: 28,
+  DPONE_INTERNAL: 70,
+};
+
+/** Codes after which an ordinary retry is safe: no target mutation can have begun. */
+export const RETRY_SAFE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  ERROR_CODES.JOURNAL_UNAVAILABLE,
+  ERROR_CODES.FENCE_UNAVAILABLE,
+  ERROR_CODES.PRE_COMMIT_FAILED,
+  ERROR_CODES.CAS_CONFLICT,
+  ERROR_CODES.FENCED,
+]);
+
+/** The only fields an error may expose. Each is a safe identity or a short fixed vocabulary. */
+export interface SafeErrorFields {
+  readonly operationId?: string;
+  readonly state?: string;
+  readonly journalVersion?: number;
+  readonly recoveryReference?: string;
+  /** For INVALID_INPUT: where the input is wrong (file:line:column, key path or flag name). */
+  readonly location?: string;
+  /** For INVALID_INPUT: the field or flag at fault. */
+  readonly field?: string;
+}
+
+export interface DponeErrorJSON extends SafeErrorFields {
+  readonly name: 'DponeError';
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly exitCode: number;
+}
+
+/**
+ * The one error class. `message` must be written by us from safe values; a driver's message is
+ * never copied in (it may hold SQL or a connection string). The driver error is kept as `cause`
+ * for in-process debugging and is never serialised.
+ */
+export class DponeError extends Error {
+  readonly code: ErrorCode;
+  readonly fields: SafeErrorFields;
+
+  constructor(code: ErrorCode, message: string, fields: SafeErrorFields = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DponeError';
+    this.code = code;
+    this.fields = fields;
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.code];
+  }
+
+  toJSON(): DponeErrorJSON {
+    return {
+      name: 'DponeError',
+      code: this.code,
+      message: this.message,
+      exitCode: this.exitCode,
+      ...this.fields,
+    };
+  }
+}
+
+/** Recognises our errors by code, also across process boundaries (a parsed JSON line). */
+export function isDponeError(value: unknown, code?: ErrorCode): value is DponeError {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as { code?: unknown };
+  if (
+    typeof candidate.code !== 'string' ||
+    !Object.values(ERROR_CODES).includes(candidate.code as ErrorCode)
+  ) {
+    return false;
+  }
+  return code === undefined || candidate.code === code;
+}
+
+export function invalidInput(message: string, fields: SafeErrorFields = {}): DponeError {
+  return new DponeError(ERROR_CODES.INVALID_INPUT, message, fields);
+}

@@ -1,0 +1,218 @@
+import { createHash } from 'node:crypto';
+import { invalidInput } from './errors.ts';
+
+/** The spec's operation identity fields, in the spec's order. */
+export const IDENTITY_FIELDS = [
+  'release_id',
+  'deployment_id',
+  'dag_id',
+  'dag_run_logical_identity',
+  'workload_id',
+  'mapped_partition_identity',
+  'canonical_interval',
+  'canonical_target_identity',
+] as const;
+
+/** The spec's intent digest fields, in the spec's order. */
+export const INTENT_FIELDS = [
+  'pack_fingerprint',
+  'normalized_load_strategy',
+  'source_snapshot_or_partition_identity',
+  'target_contract',
+  'schema_fingerprint',
+] as const;
+
+/**
+ * Names that must never feed an identity: they change between retries of one logical workload
+ * (spec: "must not contain Airflow try number, runtime pod name, correlation ID, current time, or a
+ * random value"). Compared after lower-casing and removing '_' and '-'.
+ */
+export const FORBIDDEN_IDENTITY_FIELDS = [
+  'try_number',
+  'attempt',
+  'pod_name',
+  'hostname',
+  'correlation_id',
+  'run_id',
+  'current_time',
+  'now',
+  'timestamp',
+  'execution_time',
+  'started_at',
+  'random',
+  'uuid',
+  'nonce',
+] as const;
+
+export interface CanonicalInterval {
+  /** Inclusive start, ISO-8601; normalised to UTC with millisecond precision. */
+  readonly start: string;
+  /** Exclusive end, ISO-8601; normalised to UTC with millisecond precision. */
+  readonly end: string;
+}
+
+export interface OperationIdentityInput {
+  readonly release_id: string;
+  readonly deployment_id: string;
+  readonly dag_id: string;
+  readonly dag_run_logical_identity: string;
+  readonly workload_id: string;
+  readonly mapped_partition_identity: string;
+  readonly canonical_interval: CanonicalInterval;
+  readonly canonical_target_identity: string;
+}
+
+export interface IntentInput {
+  readonly pack_fingerprint: string;
+  readonly normalized_load_strategy: string;
+  readonly source_snapshot_or_partition_identity: string;
+  readonly target_contract: string;
+  readonly schema_fingerprint: string;
+}
+
+/** `sha256:` followed by 64 lower-case hex digits. */
+export type Sha256Id = `sha256:${string}`;
+
+export const SHA256_ID_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/** Domain tags keep an operation id and an intent digest over equal text from ever colliding. */
+const OPERATION_DOMAIN = 'dpone.operation_id.v1';
+const INTENT_DOMAIN = 'dpone.intent_digest.v1';
+
+export function isSha256Id(value: unknown): value is Sha256Id {
+  return typeof value === 'string' && SHA256_ID_PATTERN.test(value);
+}
+
+export function assertSha256Id(value: unknown, field: string): Sha256Id {
+  if (!isSha256Id(value)) {
+    throw invalidInput(`${field} must be "sha256:" followed by 64 lower-case hex digits`, { field });
+  }
+  return value;
+}
+
+/**
+ * Canonical encoding: a JSON object with keys sorted by UTF-16 code units and only string values
+ * (RFC 8785 for this subset), prefixed by a domain tag and a newline. JSON's quoting makes field
+ * boundaries unambiguous, unlike plain concatenation.
+ */
+export function canonicalEncoding(domain: string, fields: Readonly<Record<string, string>>): string {
+  const keys = Object.keys(fields).sort();
+  const body = keys.map((key) => `${JSON.stringify(key)}:${JSON.stringify(fields[key])}`).join(',');
+  return `${domain}\n{${body}}`;
+}
+
+function sha256Id(text: string): Sha256Id {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+}
+
+function normalizedKey(name: string): string {
+  return name.toLowerCase().replace(/[-_]/g, '');
+}
+
+const FORBIDDEN = new Set(FORBIDDEN_IDENTITY_FIELDS.map(normalizedKey));
+
+function asRecord(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidInput(`${where} must be a map`, { field: where });
+  }
+  return value as Record<string, unknown>;
+}
+
+function checkKeys(record: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const key of Object.keys(record)) {
+    if (FORBIDDEN.has(normalizedKey(key))) {
+      throw invalidInput(
+        `${where}.${key} is forbidden in an identity: it changes between retries of the same workload`,
+        { field: `${where}.${key}` },
+      );
+    }
+    if (!allowed.includes(key)) {
+      throw invalidInput(`${where}.${key} is not a field of the ${where}`, { field: `${where}.${key}` });
+    }
+  }
+}
+
+function requireString(record: Record<string, unknown>, key: string, where: string): string {
+  const value = record[key];
+  if (value === undefined || value === null) {
+    throw invalidInput(`${where}.${key} is missing`, { field: `${where}.${key}` });
+  }
+  if (typeof value !== 'string') {
+    throw invalidInput(`${where}.${key} must be a string, got ${typeof value}`, { field: `${where}.${key}` });
+  }
+  if (value.trim() === '') {
+    throw invalidInput(`${where}.${key} must not be empty`, { field: `${where}.${key}` });
+  }
+  return value;
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Normalises one timestamp to UTC `YYYY-MM-DDTHH:MM:SS.mmmZ`; a timestamp without zone is refused. */
+export function normalizeTimestamp(value: string, field: string): string {
+  if (!ISO_8601.test(value)) {
+    throw invalidInput(`${field} must be an ISO-8601 timestamp`, { field });
+  }
+  if (value.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
+    throw invalidInput(`${field} must carry a time zone (Z or ±hh:mm)`, { field });
+  }
+  const millis = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(millis)) throw invalidInput(`${field} is not a valid date`, { field });
+  return new Date(millis).toISOString();
+}
+
+/** Normalises a half-open interval [start, end): UTC, millisecond precision, start < end. */
+export function normalizeInterval(value: unknown, where = 'identity.canonical_interval'): CanonicalInterval {
+  const record = asRecord(value, where);
+  checkKeys(record, ['start', 'end'], where);
+  const start = normalizeTimestamp(requireString(record, 'start', where), `${where}.start`);
+  const end = normalizeTimestamp(requireString(record, 'end', where), `${where}.end`);
+  if (Date.parse(start) >= Date.parse(end)) {
+    throw invalidInput(`${where} must have start < end (half-open [start, end))`, { field: where });
+  }
+  return { start, end };
+}
+
+/** Validates and normalises operation identity input; throws INVALID_INPUT naming the field. */
+export function parseIdentity(value: unknown, where = 'identity'): OperationIdentityInput {
+  const record = asRecord(value, where);
+  checkKeys(record, IDENTITY_FIELDS, where);
+  const strings = Object.fromEntries(
+    IDENTITY_FIELDS.filter((key) => key !== 'canonical_interval').map((key) => [
+      key,
+      requireString(record, key, where),
+    ]),
+  ) as Omit<OperationIdentityInput, 'canonical_interval'>;
+  if (record.canonical_interval === undefined) {
+    throw invalidInput(`${where}.canonical_interval is missing`, { field: `${where}.canonical_interval` });
+  }
+  return {
+    ...strings,
+    canonical_interval: normalizeInterval(record.canonical_interval, `${where}.canonical_interval`),
+  };
+}
+
+/** Validates intent input; throws INVALID_INPUT naming the field. */
+export function parseIntent(value: unknown, where = 'intent'): IntentInput {
+  const record = asRecord(value, where);
+  checkKeys(record, INTENT_FIELDS, where);
+  return Object.fromEntries(
+    INTENT_FIELDS.map((key) => [key, requireString(record, key, where)]),
+  ) as unknown as IntentInput;
+}
+
+export function deriveOperationId(input: OperationIdentityInput): Sha256Id {
+  const identity = parseIdentity(input);
+  const { canonical_interval: interval, ...rest } = identity;
+  return sha256Id(
+    canonicalEncoding(OPERATION_DOMAIN, {
+      ...rest,
+      'canonical_interval.start': interval.start,
+      'canonical_interval.end': interval.end,
+    }),
+  );
+}
+
+export function deriveIntentDigest(input: IntentInput): Sha256Id {
+  return sha256Id(canonicalEncoding(INTENT_DOMAIN, { ...parseIntent(input) }));
+}

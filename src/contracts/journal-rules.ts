@@ -1,0 +1,162 @@
+import { DponeError, ERROR_CODES } from './errors.ts';
+import type {
+  AuditRecord,
+  CommitJournalEntry,
+  CommitTransitionEvidence,
+  ExecutorLease,
+  JournalHistoryRecord,
+  RecordedResult,
+} from './journal.ts';
+import type { CommitState } from './states.ts';
+import { isLegalTransition, isOperatorOnlyTransition } from './states.ts';
+
+/**
+ * Pure rules shared by every journal adapter: an adapter reads the entry, asks these functions for
+ * the next entry and its history record, then writes both with one conditional update on the
+ * version it read. Keeping legality here means no adapter can drift from the state table.
+ */
+
+export interface TransitionInput {
+  readonly expectedVersion: number;
+  readonly expectedStates: ReadonlySet<CommitState>;
+  readonly nextState: CommitState;
+  readonly evidence: CommitTransitionEvidence;
+  readonly nowMs: number;
+  readonly result?: RecordedResult;
+  readonly audit?: AuditRecord;
+  readonly releaseLease?: boolean;
+}
+
+export interface PlannedChange {
+  readonly entry: CommitJournalEntry;
+  readonly record: JournalHistoryRecord;
+}
+
+function conflict(entry: CommitJournalEntry, message: string): DponeError {
+  return new DponeError(ERROR_CODES.CAS_CONFLICT, message, {
+    operationId: entry.operation_id,
+    state: entry.state,
+    journalVersion: entry.version,
+  });
+}
+
+export function newEntry(
+  operationId: string,
+  intentDigest: string,
+  metadata: CommitJournalEntry['metadata'],
+  nowMs: number,
+): PlannedChange {
+  const entry: CommitJournalEntry = {
+    operation_id: operationId,
+    intent_digest: intentDigest,
+    state: 'PREPARING',
+    version: 1,
+    lease: null,
+    last_epoch: 0,
+    metadata,
+    result: null,
+    created_at_ms: nowMs,
+    updated_at_ms: nowMs,
+  };
+  return {
+    entry,
+    record: historyRecord(entry, 'intent', null, { reason: 'intent:created' }, null),
+  };
+}
+
+function historyRecord(
+  entry: CommitJournalEntry,
+  kind: JournalHistoryRecord['kind'],
+  from: CommitState | null,
+  evidence: CommitTransitionEvidence,
+  audit: AuditRecord | null,
+): JournalHistoryRecord {
+  return {
+    operation_id: entry.operation_id,
+    version: entry.version,
+    kind,
+    from_state: from,
+    to_state: entry.state,
+    at_ms: entry.updated_at_ms,
+    lease_holder: entry.lease?.holder ?? null,
+    lease_epoch: entry.lease?.epoch ?? null,
+    evidence,
+    audit,
+  };
+}
+
+/** Computes a compare-and-set, or throws CAS_CONFLICT / ILLEGAL_TRANSITION. */
+export function planTransition(current: CommitJournalEntry, input: TransitionInput): PlannedChange {
+  if (current.version !== input.expectedVersion) {
+    throw conflict(
+      current,
+      `journal entry is at version ${current.version}, expected ${input.expectedVersion}`,
+    );
+  }
+  if (!input.expectedStates.has(current.state)) {
+    throw conflict(current, `journal entry is in state ${current.state}, not an expected state`);
+  }
+  if (!isLegalTransition(current.state, input.nextState)) {
+    throw new DponeError(
+      ERROR_CODES.ILLEGAL_TRANSITION,
+      `transition ${current.state} -> ${input.nextState} is not in the state table`,
+      { operationId: current.operation_id, state: current.state, journalVersion: current.version },
+    );
+  }
+  if (isOperatorOnlyTransition(current.state, input.nextState) && input.audit === undefined) {
+    throw new DponeError(
+      ERROR_CODES.ILLEGAL_TRANSITION,
+      `transition ${current.state} -> ${input.nextState} requires an operator audit record`,
+      { operationId: current.operation_id, state: current.state, journalVersion: current.version },
+    );
+  }
+  const entry: CommitJournalEntry = {
+    ...current,
+    state: input.nextState,
+    version: current.version + 1,
+    lease: input.releaseLease ? null : current.lease,
+    result: input.result ?? current.result,
+    updated_at_ms: input.nowMs,
+  };
+  const kind = input.audit ? 'audit' : 'transition';
+  return { entry, record: historyRecord(entry, kind, current.state, input.evidence, input.audit ?? null) };
+}
+
+export interface LeaseInput {
+  readonly expectedVersion: number;
+  readonly holder: string;
+  readonly ttlMs: number;
+  readonly nowMs: number;
+}
+
+/** Computes a lease acquisition, renewal or takeover, or throws CAS_CONFLICT. */
+export function planLease(current: CommitJournalEntry, input: LeaseInput): PlannedChange {
+  if (current.version !== input.expectedVersion) {
+    throw conflict(
+      current,
+      `journal entry is at version ${current.version}, expected ${input.expectedVersion}`,
+    );
+  }
+  const held = current.lease;
+  const renewal = held !== null && held.holder === input.holder;
+  if (held !== null && !renewal && held.expires_at_ms > input.nowMs) {
+    throw conflict(current, 'another executor holds an unexpired lease');
+  }
+  const lease: ExecutorLease = {
+    holder: input.holder,
+    epoch: renewal ? held.epoch : current.last_epoch + 1,
+    expires_at_ms: input.nowMs + input.ttlMs,
+  };
+  const entry: CommitJournalEntry = {
+    ...current,
+    lease,
+    last_epoch: lease.epoch,
+    version: current.version + 1,
+    updated_at_ms: input.nowMs,
+  };
+  const reason = renewal ? 'lease:renewed' : held === null ? 'lease:acquired' : 'lease:takeover';
+  return {
+    entry,
+    record: historyRecord(entry, 'lease', current.state, { reason, holder: input.holder }, null),
+  };
+}

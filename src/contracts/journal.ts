@@ -1,0 +1,77 @@
+import type { CommitState } from './states.ts';
+
+/** Safe, non-secret metadata stored with an intent. No SQL, credentials, rows or URLs. */
+export interface CommitIntentMetadata {
+  readonly workload_id: string;
+  /** Safe target identity, e.g. "sqlite:target.events" — never a connection string. */
+  readonly target_identity: string;
+  readonly route?: string;
+  readonly load_strategy?: string;
+}
+
+/** The current executor lease. `epoch` grows by one on every acquisition or takeover. */
+export interface ExecutorLease {
+  readonly holder: string;
+  readonly epoch: number;
+  /** Wall-clock milliseconds since the Unix epoch after which another holder may take over. */
+  readonly expires_at_ms: number;
+}
+
+/** The result recorded when the target committed; returned unchanged by later attempts. */
+export interface RecordedResult {
+  readonly rows_written: number;
+  readonly fence_epoch: number;
+  readonly target_identity: string;
+}
+
+export interface CommitJournalEntry {
+  readonly operation_id: string;
+  readonly intent_digest: string;
+  readonly state: CommitState;
+  /** Starts at 1 on create; every change (transition, lease, audit) adds exactly 1. */
+  readonly version: number;
+  readonly lease: ExecutorLease | null;
+  /** Highest lease epoch ever issued for this operation; epochs never repeat, even after release. */
+  readonly last_epoch: number;
+  readonly metadata: CommitIntentMetadata;
+  readonly result: RecordedResult | null;
+  readonly created_at_ms: number;
+  readonly updated_at_ms: number;
+}
+
+/** Safe evidence attached to a transition. */
+export interface CommitTransitionEvidence {
+  /** What justified the transition, from a fixed vocabulary (e.g. "fence:committed", "lease:takeover"). */
+  readonly reason: string;
+  readonly fence_status?: 'committed' | 'not-committed' | 'unknown';
+  readonly fence_epoch?: number;
+  readonly rows_written?: number;
+  readonly holder?: string;
+  /** Error code when the transition records a failure. */
+  readonly error_code?: string;
+}
+
+/** An operator's audit fields, required on recovery transitions. */
+export interface AuditRecord {
+  readonly actor: string;
+  readonly action: string;
+  readonly reason: string;
+  readonly at_ms: number;
+  readonly reference: string;
+}
+
+export type HistoryKind = 'intent' | 'transition' | 'lease' | 'result' | 'audit';
+
+/** One append-only history record; its `version` is the entry version after the change. */
+export interface JournalHistoryRecord {
+  readonly operation_id: string;
+  readonly version: number;
+  readonly kind: HistoryKind;
+  readonly from_state: CommitState | null;
+  readonly to_state: CommitState;
+  readonly at_ms: number;
+  readonly lease_holder: string | null;
+  readonly lease_epoch: number | null;
+  readonly evidence: CommitTransitionEvidence;
+  readonly audit: AuditRecord | null;
+}

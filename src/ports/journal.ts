@@ -1,0 +1,83 @@
+import type {
+  AuditRecord,
+  CommitIntentMetadata,
+  CommitJournalEntry,
+  CommitTransitionEvidence,
+  JournalHistoryRecord,
+  RecordedResult,
+} from '../contracts/journal.ts';
+import type { CommitState } from '../contracts/states.ts';
+
+export interface CreateIntentRequest {
+  readonly operationId: string;
+  readonly intentDigest: string;
+  readonly metadata: CommitIntentMetadata;
+  readonly nowMs: number;
+}
+
+export interface CreateIntentResult {
+  readonly entry: CommitJournalEntry;
+  /** False when the entry existed already (whatever its digest: the caller compares). */
+  readonly created: boolean;
+}
+
+export interface CompareAndSetRequest {
+  readonly operationId: string;
+  readonly expectedVersion: number;
+  readonly expectedStates: ReadonlySet<CommitState>;
+  readonly nextState: CommitState;
+  readonly evidence: CommitTransitionEvidence;
+  readonly nowMs: number;
+  /** Recorded with the transition (TARGET_COMMITTED carries what the target proved). */
+  readonly result?: RecordedResult;
+  /** Required for operator-only transitions; written into the history. */
+  readonly audit?: AuditRecord;
+  /** Release the lease with this transition (terminal or hand-back states). */
+  readonly releaseLease?: boolean;
+}
+
+export interface LeaseRequest {
+  readonly operationId: string;
+  readonly expectedVersion: number;
+  readonly holder: string;
+  readonly ttlMs: number;
+  readonly nowMs: number;
+}
+
+/**
+ * The durable commit journal (spec "Journal port").
+ *
+ * Contract for every adapter (checked by the conformance suite):
+ * - Each method is durable before it resolves: after it returns, a crash loses nothing it wrote.
+ * - Read-after-write for one operation: a `get` after a resolved write sees that write.
+ * - A write that loses a race changes nothing and rejects with DPONE_TARGET_COMMIT_CAS_CONFLICT;
+ *   an illegal transition rejects with DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION.
+ * - Storage that cannot be reached rejects with DPONE_TARGET_COMMIT_JOURNAL_UNAVAILABLE; callers
+ *   must then not mutate the target.
+ * - Versions start at 1 and every change adds exactly 1, with one history record per change.
+ */
+export interface TargetCommitJournalPort extends AsyncDisposable {
+  /** Create-if-absent. Concurrent creators of one id: exactly one gets `created: true`. */
+  createIntent(request: CreateIntentRequest): Promise<CreateIntentResult>;
+
+  /** One conditional update on (version, state); the transition must be in the state table. */
+  compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry>;
+
+  /** Current entry, or null when no intent exists. */
+  get(operationId: string): Promise<CommitJournalEntry | null>;
+
+  /**
+   * Acquire the executor lease with compare-and-set on the version: allowed when there is no
+   * lease, the lease expired at `nowMs`, or `holder` already holds it (renewal keeps the epoch).
+   * A new holder gets epoch = previous epoch + 1. State does not change.
+   */
+  acquireLease(request: LeaseRequest): Promise<CommitJournalEntry>;
+
+  /** The append-only history, ordered by version. */
+  history(operationId: string): Promise<readonly JournalHistoryRecord[]>;
+
+  /** Every operation id in the journal (for inspection tools and the harness). */
+  list(): Promise<readonly string[]>;
+
+  close(): Promise<void>;
+}
