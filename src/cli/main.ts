@@ -1,3 +1,90 @@
-export async function main(_argv: readonly string[]): Promise<number> {
-  return 0;
+import { DponeError, ERROR_CODES, EXIT_CODES, isDponeError } from '../contracts/errors.ts';
+import type { CliIO, CommandTable } from './command.ts';
+
+/** The runtime's own commands. The harness adds `certify …` through `main`'s second argument. */
+export const RUNTIME_COMMANDS: CommandTable = {
+  identity: {
+    summary: 'print operation_id and intent_digest of a workload',
+    load: async () => (await import('./commands/identity.ts')).run,
+  },
+  run: {
+    summary: 'run one workload through the recovery-aware executor',
+    load: async () => (await import('./commands/run.ts')).run,
+  },
+  'recovery target-commit inspect': {
+    summary: 'show an operation’s journal entry and, with --route, its target fence (read-only)',
+    load: async () => (await import('./commands/recovery-inspect.ts')).run,
+  },
+  'recovery target-commit plan': {
+    summary: 'list the legal recovery actions and recommend one (read-only)',
+    load: async () => (await import('./commands/recovery-plan.ts')).run,
+  },
+  'recovery target-commit apply': {
+    summary: 'apply one recovery action with compare-and-set and an audit record',
+    load: async () => (await import('./commands/recovery-apply.ts')).run,
+  },
+};
+
+function usage(commands: CommandTable): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, spec]) => `  dpone ${name.padEnd(width)}  ${spec.summary}`,
+  );
+  return `usage:\n${lines.join('\n')}\n`;
+}
+
+/** Finds the longest command whose words prefix argv. */
+function resolve(
+  argv: readonly string[],
+  commands: CommandTable,
+): { name: string; rest: readonly string[] } | null {
+  for (let words = Math.min(argv.length, 3); words >= 1; words--) {
+    const name = argv.slice(0, words).join(' ');
+    if (commands[name]) return { name, rest: argv.slice(words) };
+  }
+  return null;
+}
+
+/** Reports an error on stderr: JSON when the command was asked for JSON, else one plain line. */
+export function reportError(error: unknown, io: CliIO, json: boolean): number {
+  const coded: DponeError = isDponeError(error)
+    ? (error as DponeError)
+    : new DponeError(
+        ERROR_CODES.INTERNAL,
+        'internal error (details withheld: they may hold sensitive values)',
+      );
+  if (json) io.stderr.write(`${JSON.stringify({ error: coded.toJSON() })}\n`);
+  else {
+    const where = coded.fields.location ?? coded.fields.field;
+    io.stderr.write(`dpone: ${coded.code}: ${coded.message}${where ? ` (${where})` : ''}\n`);
+  }
+  if (!isDponeError(error) && io.env.DPONE_DEBUG === '1')
+    io.stderr.write(`${String((error as Error)?.stack)}\n`);
+  return EXIT_CODES[coded.code];
+}
+
+export async function main(
+  argv: readonly string[],
+  extra: CommandTable = {},
+  io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+): Promise<number> {
+  const commands: CommandTable = { ...RUNTIME_COMMANDS, ...extra };
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
+    io.stdout.write(usage(commands));
+    return argv.length === 0 ? 2 : 0;
+  }
+  const found = resolve(argv, commands);
+  if (!found) {
+    io.stderr.write(
+      `dpone: ${ERROR_CODES.INVALID_INPUT}: unknown command "${argv.join(' ')}"\n${usage(commands)}`,
+    );
+    return EXIT_CODES[ERROR_CODES.INVALID_INPUT];
+  }
+  const json = found.rest.includes('--json');
+  try {
+    const run = await commands[found.name]!.load();
+    return await run(found.rest, io);
+  } catch (error) {
+    return reportError(error, io, json);
+  }
 }

@@ -1,0 +1,123 @@
+import type { Verdict } from '../verdict.ts';
+
+/** The public evidence contract, `dpone.evidence/v1`. Fields may be added, never removed. */
+export const EVIDENCE_SCHEMA = 'dpone.evidence/v1';
+
+export interface AttemptRecord {
+  readonly pid: number;
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly duration_ms: number;
+  /** Last fault point the attempt reached (from its trace), or null when it reached none. */
+  readonly last_point: string | null;
+  /** Worker role in the cell: "first", "recovery", "race-3", "paused", "airflow-try-2", … */
+  readonly role: string;
+  /** Error code the attempt reported, when it reported one. */
+  readonly error_code?: string | null;
+}
+
+export interface FaultRecord {
+  readonly kind: string;
+  readonly point?: string;
+  readonly attempt?: number;
+  readonly hit?: number;
+  /** Depth-2 crash: the point killed in the recovery attempt. */
+  readonly recovery_point?: string;
+  /** Network faults. */
+  readonly toxic?: string;
+  readonly phase?: string;
+  /** Server faults. */
+  readonly server?: string;
+  /** Race size, random kill delay, Airflow tries… */
+  readonly workers?: number;
+  readonly delay_ms?: number;
+  readonly variant?: string;
+  readonly [extra: string]: unknown;
+}
+
+export interface CheckRecord {
+  readonly name: string;
+  readonly verdict: Verdict;
+  readonly detail: string;
+}
+
+/** What the target held at the end of the cell, read by the harness itself. */
+export interface TargetSnapshot {
+  /** How many times the mutation landed, from the harness's own audit (not the fence). */
+  readonly mutations: number;
+  readonly duplicate_rows: number;
+  readonly row_parity: boolean;
+  readonly row_count: number;
+  readonly source_row_count: number;
+  /** Order-independent digests (sha256 over sorted row digests): never row values. */
+  readonly target_digest: string;
+  readonly source_digest: string;
+  /** Natural-key digests of duplicated rows (for showing "the duplicate" without row values). */
+  readonly duplicate_keys: readonly string[];
+}
+
+export interface JournalSnapshot {
+  readonly final_state: string | null;
+  readonly version: number | null;
+  readonly history_legal: boolean;
+  /** The full history, as the journal returned it (safe fields only). */
+  readonly history: readonly {
+    readonly version: number;
+    readonly kind: string;
+    readonly from_state: string | null;
+    readonly to_state: string;
+    readonly at_ms: number;
+    readonly lease_epoch: number | null;
+    readonly reason: string;
+  }[];
+}
+
+export interface CellEvidence {
+  readonly id: string;
+  readonly scenario: string;
+  readonly route: string;
+  readonly variant: string | null;
+  readonly fault: FaultRecord;
+  readonly verdict: Verdict;
+  readonly checks: readonly CheckRecord[];
+  readonly attempts: readonly AttemptRecord[];
+  readonly target: TargetSnapshot | null;
+  readonly journal: JournalSnapshot | null;
+  readonly reproduce: string;
+  readonly duration_ms: number;
+}
+
+export interface SensitivityRecord {
+  readonly variant: string;
+  readonly caught: boolean;
+  readonly cells_failed: number;
+  readonly cells_run: number;
+  /** One failing cell id that shows the duplicate, when caught. */
+  readonly example_cell?: string;
+}
+
+export interface Evidence {
+  readonly schema: typeof EVIDENCE_SCHEMA;
+  readonly run_id: string;
+  readonly seed: number;
+  readonly route: string;
+  readonly provider: string;
+  readonly started_at: string;
+  readonly duration_ms: number;
+  readonly environment: {
+    readonly node: string;
+    readonly platform: string;
+    readonly databases: Readonly<Record<string, string>>;
+    readonly toxiproxy: string | null;
+    readonly runtime_version: string;
+    readonly connector_version: string;
+    readonly [extra: string]: unknown;
+  };
+  readonly verdict: Verdict;
+  readonly cells: readonly CellEvidence[];
+  readonly sensitivity: readonly SensitivityRecord[];
+  /** Shard this evidence covers, e.g. {index: 1, count: 3}; absent for a whole run. */
+  readonly shard?: { readonly index: number; readonly count: number };
+  /** sha256 over the canonical JSON of everything but this field (set by the writer). */
+  readonly digest?: string;
+}
