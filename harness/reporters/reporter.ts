@@ -1,0 +1,55 @@
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+
+/** What a reporter learns when the run starts: enough to show progress and name the output. */
+export interface RunStart {
+  readonly runId: string;
+  readonly route: string;
+  readonly seed: number;
+  /** Number of cells that will run, sensitivity cells included. */
+  readonly totalCells: number;
+  /** Output directory (reports/<run-id>/ by default). */
+  readonly dir: string;
+  readonly startedAtMs: number;
+}
+
+/**
+ * A reporter plug-in, vitest style: every hook is optional but `onRunEnd`. Hooks must not throw on
+ * purpose; the runner catches and reports a failing reporter without changing the verdict.
+ */
+export interface Reporter {
+  /** Registry key, e.g. "progress", "json", "html", "markdown", "junit". */
+  readonly name: string;
+  onRunStart?(start: RunStart): void | Promise<void>;
+  /** Called once per finished cell, in completion order (not plan order). */
+  onCellDone?(cell: CellEvidence): void | Promise<void>;
+  /** Called once with the final evidence after it was written to `dir/evidence.json`. */
+  onRunEnd(evidence: Evidence, dir: string): void | Promise<void>;
+}
+
+/** Options every reporter factory gets. */
+export interface ReporterOptions {
+  readonly stdout: NodeJS.WritableStream;
+  readonly env: NodeJS.ProcessEnv;
+  /** True when stdout is a terminal and CI is not set: progress may redraw a line. */
+  readonly interactive: boolean;
+}
+
+export type ReporterFactory = (options: ReporterOptions) => Reporter;
+
+/**
+ * The reporter registry, keyed by name. Reporters register themselves on import from
+ * harness/reporters/index.ts (owned by REPORTS); the runner asks for the names it was given.
+ */
+const REGISTRY = new Map<string, ReporterFactory>();
+
+export function registerReporter(name: string, factory: ReporterFactory): void {
+  REGISTRY.set(name, factory);
+}
+
+export function reporterFactory(name: string): ReporterFactory | undefined {
+  return REGISTRY.get(name);
+}
+
+export function reporterNames(): readonly string[] {
+  return [...REGISTRY.keys()].sort();
+}
