@@ -1,0 +1,226 @@
+import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
+import type { PlannedChange } from '../../../contracts/journal-rules.ts';
+import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import type {
+  CompareAndSetRequest,
+  CreateIntentRequest,
+  CreateIntentResult,
+  LeaseRequest,
+  TargetCommitJournalPort,
+} from '../../../ports/journal.ts';
+import {
+  ENTRY_COLUMNS,
+  HISTORY_COLUMNS,
+  entryToRow,
+  historyToRow,
+  rowToEntry,
+  rowToHistory,
+} from '../journal-row.ts';
+import type { EntryRow, HistoryRow } from '../journal-row.ts';
+import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
+
+export interface SqliteJournalOptions {
+  /** How long a write waits for another process's lock before the journal is "unavailable". */
+  readonly busyTimeoutMs?: number;
+}
+
+const ENTRY = 'dpone_commit_journal';
+const HISTORY = 'dpone_commit_journal_history';
+const UPDATED = ENTRY_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');
+
+interface Statements {
+  readonly select: StatementSync;
+  readonly insertEntry: StatementSync;
+  readonly casUpdate: StatementSync;
+  readonly insertHistory: StatementSync;
+  readonly history: StatementSync;
+  readonly list: StatementSync;
+}
+
+function unavailable(cause: unknown, operationId?: string): DponeError {
+  // The driver's message may name the file or the statement: it stays in `cause` only.
+  return new DponeError(
+    ERROR_CODES.JOURNAL_UNAVAILABLE,
+    'the SQLite commit journal could not be read or written (locked, unreadable or closed)',
+    operationId !== undefined ? { operationId } : {},
+    { cause },
+  );
+}
+
+function prepare(db: DatabaseSync): Statements {
+  const cols = (list: readonly string[]) => list.join(', ');
+  const params = (list: readonly string[]) => list.map((c) => `$${c}`).join(', ');
+  return {
+    select: db.prepare(`SELECT * FROM ${ENTRY} WHERE operation_id = $operation_id`),
+    insertEntry: db.prepare(
+      `INSERT INTO ${ENTRY} (${cols(ENTRY_COLUMNS)}) VALUES (${params(ENTRY_COLUMNS)}) ` +
+        'ON CONFLICT (operation_id) DO NOTHING',
+    ),
+    casUpdate: db.prepare(
+      `UPDATE ${ENTRY} SET ${UPDATED.map((c) => `${c} = $${c}`).join(', ')} ` +
+        'WHERE operation_id = $operation_id AND version = $expected_version',
+    ),
+    insertHistory: db.prepare(
+      `INSERT INTO ${HISTORY} (${cols(HISTORY_COLUMNS)}) VALUES (${params(HISTORY_COLUMNS)})`,
+    ),
+    history: db.prepare(`SELECT * FROM ${HISTORY} WHERE operation_id = $operation_id ORDER BY version`),
+    list: db.prepare(`SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`),
+  };
+}
+
+/**
+ * Durable journal in one SQLite file (WAL, synchronous=FULL). Every write runs in one IMMEDIATE
+ * transaction: read the entry, plan the change with the shared rules, apply it with ONE conditional
+ * `UPDATE … WHERE operation_id = ? AND version = ?`, and append its history row. Several processes
+ * may share the file; SQLite's write lock serialises them and the version guard decides the winner.
+ */
+export class SqliteJournal implements TargetCommitJournalPort {
+  readonly #db: DatabaseSync;
+  readonly #sql: Statements;
+  #closed = false;
+
+  private constructor(db: DatabaseSync, sql: Statements) {
+    this.#db = db;
+    this.#sql = sql;
+  }
+
+  /** Opens (creating if absent) the journal file and its schema. */
+  static async open(path: string, options: SqliteJournalOptions = {}): Promise<SqliteJournal> {
+    let db: DatabaseSync | undefined;
+    try {
+      db = new DatabaseSync(path);
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = FULL');
+      db.exec('BEGIN IMMEDIATE');
+      db.exec(SQLITE_JOURNAL_SCHEMA);
+      db.exec('COMMIT');
+      return new SqliteJournal(db, prepare(db));
+    } catch (error) {
+      try {
+        if (db?.isOpen) db.close();
+      } catch {
+        // the open already failed; closing is best effort
+      }
+      throw unavailable(error);
+    }
+  }
+
+  async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
+    const id = request.operationId;
+    return this.#transaction(id, () => {
+      const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
+      const inserted = this.#sql.insertEntry.run({ ...entryToRow(planned.entry) });
+      if (Number(inserted.changes) === 1) {
+        this.#sql.insertHistory.run({ ...historyToRow(planned.record) });
+        return { entry: planned.entry, created: true };
+      }
+      return { entry: this.#read(id)!, created: false };
+    });
+  }
+
+  async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, () => {
+      const planned = planTransition(this.#mustRead(request.operationId), request);
+      return this.#apply(planned, request.expectedVersion);
+    });
+  }
+
+  async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, () => {
+      const planned = planLease(this.#mustRead(request.operationId), request);
+      return this.#apply(planned, request.expectedVersion);
+    });
+  }
+
+  async get(operationId: string): Promise<CommitJournalEntry | null> {
+    return this.#guard(operationId, () => this.#read(operationId));
+  }
+
+  async history(operationId: string): Promise<readonly JournalHistoryRecord[]> {
+    return this.#guard(operationId, () =>
+      this.#sql.history
+        .all({ operation_id: operationId })
+        .map((row) => rowToHistory(row as unknown as HistoryRow)),
+    );
+  }
+
+  async list(): Promise<readonly string[]> {
+    return this.#guard(undefined, () =>
+      this.#sql.list.all().map((row) => String((row as { operation_id: unknown }).operation_id)),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#db.close();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  #read(operationId: string): CommitJournalEntry | null {
+    const row = this.#sql.select.get({ operation_id: operationId });
+    return row === undefined ? null : rowToEntry(row as unknown as EntryRow);
+  }
+
+  #mustRead(operationId: string): CommitJournalEntry {
+    const entry = this.#read(operationId);
+    if (entry !== null) return entry;
+    throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
+      operationId,
+    });
+  }
+
+  /** The one conditional UPDATE; zero rows means another writer won and nothing is written. */
+  #apply(planned: PlannedChange, expectedVersion: number): CommitJournalEntry {
+    const row: Partial<EntryRow> = entryToRow(planned.entry);
+    delete row.created_at_ms;
+    const updated = this.#sql.casUpdate.run({ ...row, expected_version: expectedVersion });
+    if (Number(updated.changes) !== 1) {
+      throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'the journal entry changed since it was read', {
+        operationId: planned.entry.operation_id,
+        journalVersion: expectedVersion,
+      });
+    }
+    this.#sql.insertHistory.run({ ...historyToRow(planned.record) });
+    return planned.entry;
+  }
+
+  #transaction<T>(operationId: string, body: () => T): Promise<T> {
+    return this.#guard(operationId, () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const value = body();
+        this.#db.exec('COMMIT');
+        return value;
+      } catch (error) {
+        try {
+          if (this.#db.isOpen && this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        } catch {
+          // the primary error is what the caller must see; SQLite rolls back on close anyway
+        }
+        throw error;
+      }
+    });
+  }
+
+  async #guard<T>(operationId: string | undefined, body: () => T): Promise<T> {
+    if (this.#closed) throw unavailable(undefined, operationId);
+    try {
+      return body();
+    } catch (error) {
+      if (isDponeError(error)) throw error;
+      throw unavailable(error, operationId);
+    }
+  }
+}
