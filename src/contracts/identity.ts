@@ -91,9 +91,11 @@ export function assertSha256Id(value: unknown, field: string): Sha256Id {
 }
 
 /**
- * Canonical encoding: a JSON object with keys sorted by UTF-16 code units and only string values
- * (RFC 8785 for this subset), prefixed by a domain tag and a newline. JSON's quoting makes field
- * boundaries unambiguous, unlike plain concatenation.
+ * Canonical encoding (docs/identity.md has the byte-level rules and src/contracts/identity-vectors.json
+ * the vectors): `domain` + "\n" + a JSON object with keys sorted by UTF-16 code units, string values
+ * only, no whitespace, strings escaped as JSON.stringify does (RFC 8785 for this subset), hashed as
+ * UTF-8. JSON's quoting makes field boundaries unambiguous, unlike plain concatenation. Strings are
+ * hashed exactly as given: no trimming, no case folding, no Unicode normalisation.
  */
 export function canonicalEncoding(domain: string, fields: Readonly<Record<string, string>>): string {
   const keys = Object.keys(fields).sort();
@@ -143,22 +145,60 @@ function requireString(record: Record<string, unknown>, key: string, where: stri
   if (value.trim() === '') {
     throw invalidInput(`${where}.${key} must not be empty`, { field: `${where}.${key}` });
   }
+  // A lone surrogate has no UTF-8 encoding, so other implementations could not hash it.
+  if (!value.isWellFormed()) {
+    throw invalidInput(`${where}.${key} must be well-formed Unicode`, { field: `${where}.${key}` });
+  }
   return value;
 }
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
 
-/** Normalises one timestamp to UTC `YYYY-MM-DDTHH:MM:SS.mmmZ`; a timestamp without zone is refused. */
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/**
+ * Normalises one timestamp to UTC `YYYY-MM-DDTHH:MM:SS.mmmZ`. Accepted: `YYYY-MM-DDTHH:MM`, optional
+ * `:SS` and `.fraction` (1-9 digits), then `Z` or an offset `±HH:MM` / `±HHMM`. Refused: no zone, a
+ * date alone, a day or time that does not exist (Feb 30, 24:00, leap second :60), and fractions
+ * finer than a millisecond, which would otherwise be truncated and merge two distinct intervals.
+ */
 export function normalizeTimestamp(value: string, field: string): string {
-  if (!ISO_8601.test(value)) {
-    throw invalidInput(`${field} must be an ISO-8601 timestamp`, { field });
+  const match = TIMESTAMP.exec(value);
+  if (!match) {
+    const hint = /^\d{4}-\d{2}-\d{2}(T[\d:.]+)?$/.test(value)
+      ? ' with a time zone (Z or ±hh:mm)'
+      : ' (YYYY-MM-DDTHH:MM[:SS[.fff]] and Z or ±hh:mm)';
+    throw invalidInput(`${field} must be an ISO-8601 timestamp${hint}`, { field });
   }
-  if (value.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(value)) {
-    throw invalidInput(`${field} must carry a time zone (Z or ±hh:mm)`, { field });
+  const [, y, mo, d, h, mi, s = '00', fraction = '', zone, sign, oh = '00', om = '00'] = match;
+  const year = Number(y);
+  const month = Number(mo);
+  const inRange =
+    month >= 1 &&
+    month <= 12 &&
+    Number(d) >= 1 &&
+    Number(d) <= daysInMonth(year, month) &&
+    Number(h) <= 23 &&
+    Number(mi) <= 59 &&
+    Number(s) <= 59 &&
+    Number(oh) <= 23 &&
+    Number(om) <= 59;
+  if (!inRange) throw invalidInput(`${field} is not a valid date and time`, { field });
+  if (/[1-9]/.test(fraction.slice(3))) {
+    throw invalidInput(`${field} has a precision finer than a millisecond`, { field });
   }
-  const millis = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(millis)) throw invalidInput(`${field} is not a valid date`, { field });
-  return new Date(millis).toISOString();
+  const millis = fraction.slice(0, 3).padEnd(3, '0');
+  const offset = zone === 'Z' ? 'Z' : `${sign}${oh}:${om}`;
+  const parsed = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${millis}${offset}`);
+  if (Number.isNaN(parsed)) throw invalidInput(`${field} is not a valid date and time`, { field });
+  return new Date(parsed).toISOString();
 }
 
 /** Normalises a half-open interval [start, end): UTC, millisecond precision, start < end. */
