@@ -1,0 +1,72 @@
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import type {
+  CellValue,
+  Row,
+  SourceBatch,
+  SourceConnector,
+  SourceReadRequest,
+} from '../../../ports/connector.ts';
+import type { SqliteDatabase } from './sqlite-connection.ts';
+import { openSqlite, quoteIdentifier } from './sqlite-connection.ts';
+
+/** Reads one partition of a SQLite table, ordered by every column so two reads compare equal. */
+export class SqliteSource implements SourceConnector {
+  readonly identity: string;
+  readonly #db: SqliteDatabase;
+  readonly #table: string;
+  readonly #columns: readonly string[];
+
+  private constructor(db: SqliteDatabase, table: string, columns: readonly string[]) {
+    this.#db = db;
+    this.#table = table;
+    this.#columns = columns;
+    this.identity = `sqlite:${table}`;
+  }
+
+  /** Opens the source file; rejects with ENVIRONMENT_UNAVAILABLE when it cannot be opened. */
+  static async open(path: string, table: string, columns: readonly string[]): Promise<SqliteSource> {
+    if (columns.length === 0) {
+      throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a SQLite source needs at least one column', {
+        field: 'data.columns',
+      });
+    }
+    try {
+      return new SqliteSource(openSqlite(path), table, columns);
+    } catch (error) {
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'the SQLite source could not be opened',
+        {},
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  async read(request: SourceReadRequest): Promise<SourceBatch> {
+    const list = this.#columns.map(quoteIdentifier).join(', ');
+    const sql =
+      `SELECT ${list} FROM ${quoteIdentifier(this.#table)} ` +
+      `WHERE CAST(${quoteIdentifier(request.partitionColumn)} AS TEXT) = ? ORDER BY ${list}`;
+    try {
+      const rows = this.#db.prepare(sql).all(request.partitionValue) as Record<string, CellValue>[];
+      return { columns: this.#columns, rows: rows.map((row) => ({ ...row }) as Row) };
+    } catch (error) {
+      throw new DponeError(
+        ERROR_CODES.PRE_COMMIT_FAILED,
+        `the SQLite source ${this.identity} could not be read`,
+        {},
+        { cause: error },
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
