@@ -1,0 +1,211 @@
+import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
+import type { CommitState } from '../contracts/states.ts';
+import { isLegalTransition } from '../contracts/states.ts';
+import type { FenceAnswer } from '../ports/connector.ts';
+import type { RecoveryAssessment } from './recovery-assessment.ts';
+import { assessRecovery, targetProofIn } from './recovery-assessment.ts';
+
+/** The operator's recovery actions (spec "CLI recovery"). */
+export const RECOVERY_ACTIONS = ['complete-state', 'mark-not-committed', 'resolve-unknown'] as const;
+export type RecoveryActionName = (typeof RECOVERY_ACTIONS)[number];
+
+export function isRecoveryActionName(value: unknown): value is RecoveryActionName {
+  return typeof value === 'string' && (RECOVERY_ACTIONS as readonly string[]).includes(value);
+}
+
+/** What justifies an action's transition; written into the transition evidence as `recovery:<proof>`. */
+export type RecoveryProof =
+  'fence:committed' | 'fence:not-committed' | 'history:target-committed' | 'operator-evidence';
+
+export interface RecoveryPrecondition {
+  readonly description: string;
+  readonly met: boolean;
+}
+
+export interface PlannedRecoveryAction {
+  readonly name: RecoveryActionName;
+  /** True only when the state table allows the transition and every precondition is met. */
+  readonly legal: boolean;
+  readonly preconditions: readonly RecoveryPrecondition[];
+  readonly effect: string;
+  /** The journal transition the action would take from the current state, or null when none fits. */
+  readonly transition: { readonly from: CommitState; readonly to: CommitState } | null;
+  readonly proof: RecoveryProof | null;
+}
+
+export interface RecoveryPlan {
+  readonly operation_id: string;
+  readonly assessment: RecoveryAssessment;
+  readonly actions: readonly PlannedRecoveryAction[];
+  /** The legal action that fits, or null (nothing to do, wait, retry, or investigate: see assessment). */
+  readonly recommended: RecoveryActionName | null;
+}
+
+export interface RecoveryPlanContext {
+  /** Wall-clock now, to tell a live executor lease from an expired one. */
+  readonly nowMs: number;
+  /** The operator's recorded evidence reference (a ticket, a reconciliation report id), if any. */
+  readonly evidenceRef?: string;
+}
+
+/**
+ * The recovery planner: a pure function of what the journal holds and what the target fence
+ * answers now (null when the fence was not queried). It never reads or writes anything itself, so
+ * `plan` is read-only by construction and `apply` re-plans from a fresh read before it writes.
+ */
+export function planRecovery(
+  entry: CommitJournalEntry,
+  history: readonly JournalHistoryRecord[],
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+): RecoveryPlan {
+  const assessment = assessRecovery(entry, history, fence, context.nowMs);
+  const actions = [
+    completeState(entry, history, fence, context),
+    markNotCommitted(entry, fence, context),
+    resolveUnknown(entry, fence, context),
+  ];
+  return {
+    operation_id: entry.operation_id,
+    assessment,
+    actions,
+    recommended: recommend(entry, actions, context),
+  };
+}
+
+function leaseFree(entry: CommitJournalEntry, nowMs: number): RecoveryPrecondition {
+  const lease = entry.lease;
+  return {
+    description: 'no executor holds an unexpired lease (a live worker would race the operator)',
+    met: lease === null || lease.expires_at_ms <= nowMs,
+  };
+}
+
+function inState(entry: CommitJournalEntry, states: readonly CommitState[]): RecoveryPrecondition {
+  return { description: `journal state is ${states.join(' or ')}`, met: states.includes(entry.state) };
+}
+
+function action(
+  name: RecoveryActionName,
+  entry: CommitJournalEntry,
+  to: CommitState | null,
+  preconditions: readonly RecoveryPrecondition[],
+  effect: string,
+  proof: RecoveryProof | null,
+): PlannedRecoveryAction {
+  const transition = to !== null && isLegalTransition(entry.state, to) ? { from: entry.state, to } : null;
+  return {
+    name,
+    legal: transition !== null && preconditions.every((condition) => condition.met),
+    preconditions,
+    effect,
+    transition,
+    proof: transition ? proof : null,
+  };
+}
+
+function completeState(
+  entry: CommitJournalEntry,
+  history: readonly JournalHistoryRecord[],
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+): PlannedRecoveryAction {
+  return action(
+    'complete-state',
+    entry,
+    'COMPLETE',
+    [
+      inState(entry, ['TARGET_COMMITTED', 'COMMITTED_INCOMPLETE']),
+      {
+        description: 'the journal history holds the target fence’s proof of commit (fence:committed)',
+        met: targetProofIn(history) !== null,
+      },
+      {
+        description: 'the target fence, when queried, does not contradict the commit',
+        met: fence === null || fence.status !== 'not-committed',
+      },
+      leaseFree(entry, context.nowMs),
+    ],
+    'makes state and evidence durable and moves the journal to COMPLETE; the target is not written',
+    'history:target-committed',
+  );
+}
+
+function markNotCommitted(
+  entry: CommitJournalEntry,
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+): PlannedRecoveryAction {
+  return action(
+    'mark-not-committed',
+    entry,
+    'PREPARED',
+    [
+      inState(entry, ['COMMITTING', 'COMMIT_UNKNOWN']),
+      {
+        description: 'the target fence proves no mutation landed (not-committed)',
+        met: fence?.status === 'not-committed',
+      },
+      leaseFree(entry, context.nowMs),
+    ],
+    'moves the journal back to PREPARED, a retryable state; the next `dpone run` takes a new lease epoch and writes once',
+    'fence:not-committed',
+  );
+}
+
+function resolveUnknown(
+  entry: CommitJournalEntry,
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+): PlannedRecoveryAction {
+  const status = fence?.status ?? null;
+  const evidence = context.evidenceRef !== undefined && context.evidenceRef !== '';
+  const to: CommitState | null =
+    status === 'committed' ? 'TARGET_COMMITTED' : status === 'not-committed' || evidence ? 'PREPARED' : null;
+  const proof: RecoveryProof | null =
+    status === 'committed'
+      ? 'fence:committed'
+      : status === 'not-committed'
+        ? 'fence:not-committed'
+        : evidence
+          ? 'operator-evidence'
+          : null;
+  return action(
+    'resolve-unknown',
+    entry,
+    to,
+    [
+      inState(entry, ['COMMIT_UNKNOWN']),
+      {
+        description:
+          'proof of the outcome: the fence answers committed or not-committed, or the operator records an evidence reference (--evidence-ref)',
+        met: proof !== null,
+      },
+      {
+        description: 'an operator evidence reference never overrides a fence that proves commit',
+        met: !(proof === 'operator-evidence' && status === 'committed'),
+      },
+      leaseFree(entry, context.nowMs),
+    ],
+    to === 'TARGET_COMMITTED'
+      ? 'records the fence’s proof and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
+      : 'moves COMMIT_UNKNOWN to PREPARED, a retryable state; the next `dpone run` writes once under a new lease epoch',
+    proof,
+  );
+}
+
+function recommend(
+  entry: CommitJournalEntry,
+  actions: readonly PlannedRecoveryAction[],
+  context: RecoveryPlanContext,
+): RecoveryActionName | null {
+  const legal = actions.filter((candidate) => candidate.legal);
+  if (legal.length === 0) return null;
+  // From COMMIT_UNKNOWN resolve-unknown covers both outcomes; evidence alone is the operator's call,
+  // so it is recommended only when the operator already recorded it.
+  const resolve = legal.find((candidate) => candidate.name === 'resolve-unknown');
+  if (entry.state === 'COMMIT_UNKNOWN' && resolve) {
+    return resolve.proof !== 'operator-evidence' || context.evidenceRef ? 'resolve-unknown' : null;
+  }
+  return legal[0]!.name;
+}
