@@ -1,0 +1,135 @@
+import { isAbsolute, resolve } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import { redactUrl } from '../contracts/redact-url.ts';
+import type { TargetCommitJournalPort } from '../ports/journal.ts';
+
+/** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
+export interface JournalOpenContext {
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The slice of a server journal adapter module this opener relies on. */
+interface ServerJournalModule {
+  readonly open: (url: string, password?: string) => Promise<TargetCommitJournalPort>;
+}
+
+const FLAG = '--journal';
+
+/**
+ * Env var holding the journal password, so the URL itself (which may be logged, redacted or not)
+ * need not carry it. A password in the URL still works and is never echoed.
+ */
+export const JOURNAL_PASSWORD_ENV = 'DPONE_JOURNAL_PASSWORD';
+
+/** Env var that lets the non-durable `memory:` journal be used outside the test runner. */
+export const ALLOW_MEMORY_ENV = 'DPONE_ALLOW_MEMORY_JOURNAL';
+
+// Module paths kept in variables: the PostgreSQL adapter is written by another engineer and the
+// type-checker must not require it to exist; both are loaded only when such a URL is given.
+const POSTGRES_MODULE = '../adapters/journal/postgres/postgres-journal.ts';
+const MSSQL_MODULE = '../adapters/journal/mssql/mssql-journal.ts';
+
+function bad(url: string, why: string): DponeError {
+  return invalidInput(`${FLAG} "${redactUrl(url)}" ${why}`, { field: FLAG });
+}
+
+/** Parses a `sqlite:` URL to a file path: `sqlite:///abs/path` or `sqlite:relative/path`. */
+export function sqlitePath(url: string, cwd: string): string {
+  const rest = url.slice('sqlite:'.length);
+  let path: string;
+  if (rest.startsWith('//')) {
+    // sqlite://HOST/... names a host; only the empty host (sqlite:///abs) is a local file.
+    if (!rest.startsWith('///')) throw bad(url, 'must be sqlite:///absolute/path or sqlite:relative/path');
+    path = rest.slice(2);
+  } else {
+    path = rest;
+  }
+  path = path.split(/[?#]/, 1)[0] ?? '';
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    throw bad(url, 'has a malformed percent-escape');
+  }
+  if (path === '' || path.endsWith('/')) throw bad(url, 'names no journal file');
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+async function loadServerJournal(
+  url: string,
+  modulePath: string,
+  exportName: string,
+): Promise<ServerJournalModule> {
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(modulePath)) as Record<string, unknown>;
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.JOURNAL_UNAVAILABLE,
+      `the journal adapter for "${redactUrl(url)}" could not be loaded`,
+      {},
+      { cause: error },
+    );
+  }
+  const adapter = loaded[exportName] as Partial<ServerJournalModule> | undefined;
+  if (typeof adapter?.open !== 'function') {
+    throw new DponeError(
+      ERROR_CODES.JOURNAL_UNAVAILABLE,
+      `the journal adapter for "${redactUrl(url)}" does not export ${exportName}.open`,
+    );
+  }
+  return adapter as ServerJournalModule;
+}
+
+/**
+ * Opens the journal a `--journal` URL names. Supported:
+ * - `sqlite:///abs/path.db`, `sqlite:relative/path.db` (relative to `context.cwd`);
+ * - `postgres://…` / `postgresql://…` (PostgreSQL adapter), `mssql://…` / `sqlserver://…` (MSSQL);
+ * - `memory:` — in-process and NOT durable: only inside the test runner or with
+ *   DPONE_ALLOW_MEMORY_JOURNAL=1, because it would advertise protection it cannot give.
+ * A bad URL is DPONE_INVALID_INPUT naming `--journal`; its text is redacted of any password.
+ */
+export async function openJournal(
+  url: string,
+  context: JournalOpenContext,
+): Promise<TargetCommitJournalPort> {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  const password = context.env[JOURNAL_PASSWORD_ENV] || undefined;
+  try {
+    switch (scheme) {
+      case 'sqlite': {
+        const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
+        return await SqliteJournal.open(sqlitePath(url, context.cwd));
+      }
+      case 'memory': {
+        if (url !== 'memory:') throw bad(url, 'must be exactly "memory:"');
+        if (context.env.VITEST === undefined && context.env[ALLOW_MEMORY_ENV] !== '1') {
+          throw bad(url, `is not durable; it is for tests only (set ${ALLOW_MEMORY_ENV}=1 to force)`);
+        }
+        const { MemoryJournal } = await import('../adapters/journal/memory/memory-journal.ts');
+        return new MemoryJournal();
+      }
+      case 'postgres':
+      case 'postgresql': {
+        const adapter = await loadServerJournal(url, POSTGRES_MODULE, 'PostgresJournal');
+        return await adapter.open(url, password);
+      }
+      case 'mssql':
+      case 'sqlserver': {
+        const adapter = await loadServerJournal(url, MSSQL_MODULE, 'MssqlJournal');
+        return await adapter.open(url, password);
+      }
+      default:
+        throw bad(url, 'is not a journal URL (sqlite:///path, postgres://…, mssql://…)');
+    }
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    // An adapter that failed without a code: treat as unreachable, keep the driver error private.
+    throw new DponeError(
+      ERROR_CODES.JOURNAL_UNAVAILABLE,
+      `the journal "${redactUrl(url)}" could not be opened`,
+      {},
+      { cause: error },
+    );
+  }
+}
