@@ -1,0 +1,163 @@
+import type { FromSchema } from './schema-type.ts';
+
+/** The fault kinds a scenario may name; each has a module in harness/faults. */
+export const FAULT_KINDS = ['crash', 'pause', 'race', 'intent-conflict', 'airflow-retry'] as const;
+
+const pointPattern = '^[a-z][A-Za-z0-9_.:>-]*(#[1-9][0-9]*)?$';
+
+const crashFault = {
+  type: 'object',
+  description:
+    'SIGKILL at every fault point of a clean run (depth 1), then at every point of each recovery run (depth 2), plus seeded random kill times.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'crash' },
+    depth: {
+      enum: [1, 2],
+      description: 'Deepest kill: 1 = first attempt only, 2 = also inside each recovery attempt. Default 2.',
+    },
+    random: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description: 'Number of seeded random kill times. Default 4.',
+    },
+  },
+} as const;
+
+const pauseFault = {
+  type: 'object',
+  description:
+    'SIGSTOP a worker at a point, let its lease expire, run a second worker to completion, then SIGCONT the first.',
+  additionalProperties: false,
+  required: ['kind', 'points'],
+  properties: {
+    kind: { const: 'pause' },
+    points: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'string',
+        pattern: pointPattern,
+        description: 'A fault point, optionally `#hit` (default #1).',
+      },
+    },
+    lease_ttl_ms: {
+      type: 'integer',
+      minimum: 50,
+      maximum: 60000,
+      description: 'Lease TTL of the generated workload. Default 300.',
+    },
+  },
+} as const;
+
+const raceFault = {
+  type: 'object',
+  description: 'N workers on one operation, released at the same moment.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'race' },
+    workers: {
+      type: 'integer',
+      minimum: 2,
+      maximum: 64,
+      description: 'Number of racing workers. Default 2.',
+    },
+  },
+} as const;
+
+const intentConflictFault = {
+  type: 'object',
+  description: 'The same operation id with another intent digest must fail before any source or target I/O.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: { kind: { const: 'intent-conflict' } },
+} as const;
+
+const airflowRetryFault = {
+  type: 'object',
+  description:
+    'Airflow retries emulated: each try a new process, lost at seeded points, XCom file lost between tries.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'airflow-retry' },
+    tries: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      description: 'Tries per task (retries + 1). Default 4.',
+    },
+    cases: { type: 'integer', minimum: 1, maximum: 100, description: 'Seeded cases to run. Default 3.' },
+  },
+} as const;
+
+/** THE scenario definition. scenarios/schema.json is generated from it (`npm run schema`). */
+export const SCENARIO_SCHEMA = {
+  type: 'object',
+  description: 'A dpone certification scenario: a route, a workload, its faults, its checks and a seed.',
+  additionalProperties: false,
+  required: ['name', 'faults'],
+  properties: {
+    name: {
+      type: 'string',
+      pattern: '^[a-z0-9][a-z0-9-]*$',
+      description: 'Stable name; prefixes every cell id.',
+    },
+    description: { type: 'string' },
+    route: {
+      type: 'string',
+      pattern: '^[a-z0-9-]+$',
+      description: 'Route id (default sqlite); --route overrides.',
+    },
+    seed: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4294967295,
+      description: 'Seed of random choices (default 42); --seed overrides.',
+    },
+    workload: {
+      type: 'object',
+      description: 'Options of the generated workload template.',
+      additionalProperties: false,
+      properties: {
+        rows: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 100000,
+          description: 'Source rows in the partition. Default 20.',
+        },
+        strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
+      },
+    },
+    faults: {
+      type: 'array',
+      minItems: 1,
+      items: { oneOf: [crashFault, pauseFault, raceFault, intentConflictFault, airflowRetryFault] },
+    },
+    checks: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+      description: 'Checker names to run. Default: all.',
+    },
+    variants: {
+      type: 'boolean',
+      description:
+        'Also run this scenario against the unsafe variants (sensitivity). Default true; each fault kind picks its subset.',
+    },
+  },
+} as const;
+
+export type Scenario = FromSchema<typeof SCENARIO_SCHEMA>;
+export type FaultSpec = Scenario['faults'][number];
+export type FaultKind = FaultSpec['kind'];
+export type FaultSpecOf<K extends FaultKind> = Extract<FaultSpec, { kind: K }>;
+
+/** A loaded scenario with the file it came from. */
+export interface LoadedScenario {
+  readonly file: string;
+  readonly scenario: Scenario;
+}
