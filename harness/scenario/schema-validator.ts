@@ -21,7 +21,9 @@ export function validateNode(
   parentOffset = 0,
 ): void {
   const offset = node?.range?.[0] ?? parentOffset;
-  const fail = (message: string) => out.push({ offset, path: path || '(root)', message });
+  const fail = (message: string): void => {
+    out.push({ offset, path: path || '(root)', message });
+  };
   if ('const' in schema) {
     if (!isScalar(node) || node.value !== schema.const) fail(`must be "${schema.const}"`);
     return;
