@@ -47,6 +47,11 @@ export interface ExecutionOutcome {
 
 const MAX_STEPS = 16;
 
+/** Per-execution memory: the lease epoch this execution has installed in the target fence. */
+interface FenceRun {
+  installedEpoch: number | null;
+}
+
 /**
  * The recovery-aware executor: the spec's first-attempt and retry algorithms as one loop over the
  * journal state. Every path reads the journal before any source or target I/O; the target is only
@@ -93,6 +98,7 @@ export class RecoveryAwareExecutor {
     let mutated = false;
     let recovered = false;
     let attemptedMutation = false;
+    const run: FenceRun = { installedEpoch: null };
     for (let step = 0; step < MAX_STEPS; step++) {
       switch (entry.state) {
         case 'COMPLETE':
@@ -109,11 +115,12 @@ export class RecoveryAwareExecutor {
           );
         case 'TARGET_COMMITTED':
         case 'COMMITTED_INCOMPLETE':
+          recovered = true;
           entry = await this.#complete(await this.#lease(entry, request), request);
           break;
         case 'COMMITTING':
           recovered = true;
-          entry = await this.#reconcile(await this.#fenceUnderLease(entry, request), request);
+          entry = await this.#reconcile(await this.#fenceUnderLease(entry, request, run), request);
           break;
         case 'FAILED_PRE_COMMIT':
           entry = await this.#cas(
@@ -127,7 +134,7 @@ export class RecoveryAwareExecutor {
           );
           break;
         case 'PREPARING':
-          entry = await this.#fenceUnderLease(entry, request);
+          entry = await this.#fenceUnderLease(entry, request, run);
           entry = await this.#cas(entry, request, ['PREPARING'], 'PREPARED', {
             reason: 'fence:prepared',
             fence_epoch: entry.lease?.epoch,
@@ -144,7 +151,7 @@ export class RecoveryAwareExecutor {
             );
           }
           attemptedMutation = true;
-          entry = await this.#commit(await this.#fenceUnderLease(entry, request), request);
+          entry = await this.#commit(await this.#fenceUnderLease(entry, request, run), request);
           mutated = entry.state === 'TARGET_COMMITTED';
           break;
       }
@@ -152,15 +159,24 @@ export class RecoveryAwareExecutor {
     throw new DponeError(ERROR_CODES.INTERNAL, 'executor did not converge', safe(entry));
   }
 
-  /** Acquires (or renews) the lease; a new epoch is installed in the target before anything else. */
-  async #fenceUnderLease(entry: CommitJournalEntry, request: OperationRequest): Promise<CommitJournalEntry> {
-    const previousEpoch = entry.lease?.holder === request.holder ? entry.lease.epoch : null;
+  /**
+   * Acquires (or renews) the lease; its epoch is installed in the target before anything else.
+   * Whether the epoch is installed is tracked per execution, not inferred from the journal: a
+   * process that crashed between acquiring the lease and preparing the fence may come back under
+   * the same holder name and the same (renewed) epoch, and must still install it.
+   */
+  async #fenceUnderLease(
+    entry: CommitJournalEntry,
+    request: OperationRequest,
+    run: FenceRun,
+  ): Promise<CommitJournalEntry> {
     const leased = await this.#lease(entry, request);
     const epoch = leased.lease?.epoch ?? 0;
-    if (previousEpoch !== epoch) {
+    if (run.installedEpoch !== epoch) {
       await this.#deps.faults.hit('fence.prepare:before');
       await this.#deps.target.prepareFence({ operationId: request.operationId, epoch });
       await this.#deps.faults.hit('fence.prepare:after');
+      run.installedEpoch = epoch;
     }
     return leased;
   }
@@ -243,7 +259,10 @@ export class RecoveryAwareExecutor {
   /** Asks the fence and moves the journal only on proof. */
   async #reconcile(entry: CommitJournalEntry, request: OperationRequest): Promise<CommitJournalEntry> {
     await this.#deps.faults.hit('fence.query:before');
-    const answer: FenceAnswer = await this.#deps.target.queryFence(request.operationId);
+    const reported: FenceAnswer = await this.#deps.target.queryFence(request.operationId);
+    // Spec: without a certified capability, COMMITTING after process loss becomes COMMIT_UNKNOWN.
+    const answer: FenceAnswer =
+      this.#deps.target.capability === 'none' ? { ...reported, status: 'unknown' } : reported;
     await this.#deps.faults.hit('fence.query:after');
     const evidence: CommitTransitionEvidence = {
       reason: `fence:${answer.status}`,
