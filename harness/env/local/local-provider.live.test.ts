@@ -1,0 +1,62 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { findLocalBinaries } from './local-binaries.ts';
+import { provisionLocal } from './local-provider.ts';
+
+const missing = findLocalBinaries().missing;
+// In CI the servers are provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
+const unverified = missing.length > 0 && process.env.CI !== 'true';
+if (unverified) console.warn(`UNVERIFIED local provider: ${missing.join('; ')}`);
+
+describe.skipIf(unverified)('local provider (live)', () => {
+  it('starts PostgreSQL and Toxiproxy, proxies a connection, survives a SIGKILL restart, and removes everything on dispose', async () => {
+    const result = await provisionLocal();
+    if (result.status !== 'started') throw new Error(result.reason);
+    let dedicatedPort = 0;
+    let sharedPort = 0;
+    {
+      await using services = result.services;
+      const { postgres, toxiproxy } = services;
+      expect(services.versions.postgres).toMatch(/PostgreSQL/);
+      const proxy = await toxiproxy.createProxy('provider-test', postgres.proxyUpstream);
+      const client = new pg.Client({
+        host: proxy.host,
+        port: proxy.port,
+        user: postgres.user,
+        password: postgres.password,
+        database: postgres.adminDatabase,
+      });
+      await client.connect();
+      expect((await client.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'on' });
+      await client.end();
+
+      const dedicated = await services.dedicatedPostgres!();
+      const killed = await dedicated.killServer();
+      expect(killed).toBeGreaterThan(0);
+      expect(() => process.kill(killed!, 0)).toThrow();
+      await dedicated.startServer();
+      expect(await dedicated.postmasterPid()).not.toBe(killed);
+      dedicatedPort = dedicated.port;
+      sharedPort = postgres.port;
+
+      const wrong = new pg.Client({
+        host: postgres.host,
+        port: postgres.port,
+        user: postgres.user,
+        password: 'wrong',
+        database: 'postgres',
+      });
+      await expect(wrong.connect()).rejects.toThrow(/password/);
+    }
+    for (const port of [dedicatedPort, sharedPort]) {
+      const after = new pg.Client({
+        host: '127.0.0.1',
+        port,
+        user: 'dpone',
+        password: 'x',
+        database: 'postgres',
+      });
+      await expect(after.connect()).rejects.toThrow(/ECONNREFUSED/);
+    }
+  });
+});

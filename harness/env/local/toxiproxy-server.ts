@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { freeLoopbackPort } from '../free-port.ts';
+
+/**
+ * A Toxiproxy server process on a free 127.0.0.1 port, started from the local binary. The API
+ * answers at `apiUrl`; proxies it creates listen on other loopback ports.
+ */
+export class LocalToxiproxyServer implements AsyncDisposable {
+  readonly host = '127.0.0.1';
+  readonly port: number;
+  readonly #child: ChildProcess;
+
+  private constructor(port: number, child: ChildProcess) {
+    this.port = port;
+    this.#child = child;
+  }
+
+  get apiUrl(): string {
+    return `http://${this.host}:${this.port}`;
+  }
+
+  static async start(binary: string): Promise<LocalToxiproxyServer> {
+    const port = await freeLoopbackPort();
+    const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(port)], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+      env: { ...process.env, LOG_LEVEL: 'error' },
+    });
+    const server = new LocalToxiproxyServer(port, child);
+    for (let i = 0; i < 200; i++) {
+      if (child.exitCode !== null) break;
+      if (await server.version().catch(() => null)) return server;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await server[Symbol.asyncDispose]();
+    throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'the local Toxiproxy server did not start');
+  }
+
+  /** The server's version string (GET /version). */
+  async version(): Promise<string> {
+    const response = await fetch(`${this.apiUrl}/version`, { signal: AbortSignal.timeout(1000) });
+    if (!response.ok)
+      throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'Toxiproxy API did not answer');
+    const text = (await response.text()).trim();
+    try {
+      const parsed = JSON.parse(text) as { version?: string };
+      return parsed.version ?? text;
+    } catch {
+      return text;
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
