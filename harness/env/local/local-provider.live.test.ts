@@ -12,8 +12,7 @@ describe.skipIf(unverified)('local provider (live)', () => {
   it('starts PostgreSQL and Toxiproxy, proxies a connection, survives a SIGKILL restart, and removes everything on dispose', async () => {
     const result = await provisionLocal();
     if (result.status !== 'started') throw new Error(result.reason);
-    let dedicatedPort = 0;
-    let sharedPort = 0;
+    const ports: number[] = [];
     {
       await using services = result.services;
       const { postgres, toxiproxy } = services;
@@ -36,8 +35,7 @@ describe.skipIf(unverified)('local provider (live)', () => {
       expect(() => process.kill(killed!, 0)).toThrow();
       await dedicated.startServer();
       expect(await dedicated.postmasterPid()).not.toBe(killed);
-      dedicatedPort = dedicated.port;
-      sharedPort = postgres.port;
+      ports.push(dedicated.port, postgres.port);
 
       const wrong = new pg.Client({
         host: postgres.host,
@@ -48,7 +46,7 @@ describe.skipIf(unverified)('local provider (live)', () => {
       });
       await expect(wrong.connect()).rejects.toThrow(/password/);
     }
-    for (const port of [dedicatedPort, sharedPort]) {
+    for (const port of ports) {
       const after = new pg.Client({
         host: '127.0.0.1',
         port,
