@@ -54,6 +54,37 @@ export interface TargetSnapshot {
   readonly source_digest: string;
   /** Natural-key digests of duplicated rows (for showing "the duplicate" without row values). */
   readonly duplicate_keys: readonly string[];
+  /** Value-free raw data `certify verify` recomputes the fields above from (absent if not recorded). */
+  readonly audit?: TargetAuditTrail;
+}
+
+/** The harness audit as read back from the target: digests and counts only, never row values. */
+export interface TargetAuditTrail {
+  /**
+   * How mutations were told apart: `transaction` (the audit logs a transaction id per insert) or
+   * `serialized-runs` (SQLite: one writer at a time, so a mutation's inserts form one contiguous
+   * run in audit order; a new run starts where a natural key repeats).
+   */
+  readonly marker_kind: 'transaction' | 'serialized-runs';
+  /** One record per mutation the audit saw, in commit order. */
+  readonly mutation_records: readonly { readonly marker: string; readonly rows: number }[];
+  /** Audited inserts in total (an insert that rolled back leaves no audit row). */
+  readonly audited_inserts: number;
+  /** Natural-key digest of every target row, sorted. */
+  readonly target_row_keys: readonly string[];
+  /** sha256 of every target row's canonical JSON, sorted. */
+  readonly target_row_digests: readonly string[];
+}
+
+/** What a cell must end in; stored with the cell so `certify verify` re-checks the same thing. */
+export interface CellExpectation {
+  /**
+   * `complete`: exactly one mutation and the journal at COMPLETE. `stopped` (COMMIT_UNKNOWN, an
+   * intent conflict's second operation): at most one mutation and no replay.
+   */
+  readonly end: 'complete' | 'stopped';
+  /** An error code at least one attempt must have reported (e.g. the intent conflict). */
+  readonly error_code?: string;
 }
 
 export interface JournalSnapshot {
@@ -69,6 +100,8 @@ export interface JournalSnapshot {
     readonly at_ms: number;
     readonly lease_epoch: number | null;
     readonly reason: string;
+    /** The fence's answer recorded on the transition, when it carried one. */
+    readonly fence_status?: string | null;
   }[];
 }
 
@@ -79,6 +112,8 @@ export interface CellEvidence {
   readonly variant: string | null;
   readonly fault: FaultRecord;
   readonly verdict: Verdict;
+  /** What the checker required of this cell (absent: `complete`). */
+  readonly expectation?: CellExpectation;
   readonly checks: readonly CheckRecord[];
   readonly attempts: readonly AttemptRecord[];
   readonly target: TargetSnapshot | null;

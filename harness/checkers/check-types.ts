@@ -1,0 +1,59 @@
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../src/contracts/journal.ts';
+import type {
+  AttemptRecord,
+  CellExpectation,
+  CheckRecord,
+  JournalSnapshot,
+  TargetSnapshot,
+} from '../evidence/evidence-types.ts';
+import type { Verdict } from '../verdict.ts';
+import type { TargetInspector } from './target-inspector.ts';
+
+/** The journal as read after the cell: the operation's entry and its full history. */
+export interface JournalRecords {
+  readonly entry: CommitJournalEntry | null;
+  readonly history: readonly JournalHistoryRecord[];
+}
+
+/** Input of `checkCell`. */
+export interface CheckCellInput {
+  /** Reads the target itself; `snapshot()` is called once. */
+  readonly inspector: TargetInspector;
+  /** The journal after the cell, or null when it could not be read (journal checks become UNKNOWN). */
+  readonly journal: JournalRecords | null;
+  /** Every worker attempt of the cell, in start order (the settle worker included). */
+  readonly attempts: readonly AttemptRecord[];
+  /** Absent: `{ end: 'complete' }`. */
+  readonly expectation?: CellExpectation;
+  /** Checks the runner made itself (e.g. "a worker could not start"); they join the worst-wins. */
+  readonly extraChecks?: readonly CheckRecord[];
+}
+
+/**
+ * What `checkCell` and `recheckCell` return. Spread it into the CellEvidence: verdict, checks,
+ * target, journal and expectation are the fields of the same names.
+ */
+export interface CheckCellResult {
+  readonly verdict: Verdict;
+  readonly checks: readonly CheckRecord[];
+  readonly target: TargetSnapshot | null;
+  readonly journal: JournalSnapshot | null;
+  readonly expectation: CellExpectation;
+}
+
+/** Everything a checker sees: stored snapshots only, so the live check and the re-check agree. */
+export interface CheckContext {
+  readonly target: TargetSnapshot | null;
+  /** Why the target could not be read, when `target` is null. */
+  readonly targetError?: string;
+  readonly journal: JournalSnapshot | null;
+  readonly journalError?: string;
+  readonly attempts: readonly AttemptRecord[];
+  readonly expectation: CellExpectation;
+}
+
+/** A checker: a pure function of the context returning one record. It may throw; the composer turns that into UNKNOWN. */
+export interface Checker {
+  readonly name: string;
+  check(context: CheckContext): CheckRecord;
+}

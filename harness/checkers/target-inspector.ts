@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import type { TargetAuditTrail, TargetSnapshot } from '../evidence/evidence-types.ts';
+import { canonicalJson } from '../evidence/evidence-digest.ts';
+
+/**
+ * The checker's own view of a route's target. An inspector reads the target and the source
+ * ITSELF (its own driver connection, never the connector under test or its fence) and returns
+ * digests and counts only: no row values ever leave it.
+ *
+ * Lifecycle: the route creates the inspector for a fresh cell, calls `installAudit()` before any
+ * worker starts, and `snapshot()` after the last worker ended. Both are safe to call again.
+ */
+export interface TargetInspector extends AsyncDisposable {
+  /** Safe identity, e.g. `sqlite:events` — never a path with credentials or a connection string. */
+  readonly identity: string;
+
+  /**
+   * Installs the harness audit on the target table (creating the table, without any unique key,
+   * when it does not exist yet): every committed insert leaves one audit row, written in the same
+   * transaction as the insert, so a rolled-back insert leaves none. Idempotent.
+   */
+  installAudit(): Promise<void>;
+
+  /**
+   * Reads target, source and audit and returns the snapshot, including the value-free audit trail
+   * `certify verify` recomputes it from. Rejects (a DponeError) when the target cannot be read;
+   * the cell checker turns that into UNKNOWN.
+   */
+  snapshot(): Promise<TargetSnapshot>;
+
+  close(): Promise<void>;
+}
+
+/** One row as digests: its natural key and its whole canonical JSON. */
+export interface RowDigests {
+  readonly key: string;
+  readonly row: string;
+}
+
+/** One audited insert, in audit (commit) order. `marker` is a transaction id when the target has one. */
+export interface AuditedInsert {
+  readonly key: string;
+  readonly marker: string | null;
+}
+
+/** What an inspector read, already reduced to digests; `snapshotFromReading` does the rest. */
+export interface TargetReading {
+  readonly target: readonly RowDigests[];
+  readonly source: readonly RowDigests[];
+  readonly inserts: readonly AuditedInsert[];
+  readonly markerKind: TargetAuditTrail['marker_kind'];
+}
+
+export type CellScalar = string | number | bigint | null;
+
+function sha256(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+function plain(value: CellScalar | undefined): string | number | null {
+  if (value === undefined) return null;
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/** Digest of a row's natural key: sha256 of the canonical JSON array of the key values. */
+export function keyDigest(row: Readonly<Record<string, CellScalar>>, naturalKey: readonly string[]): string {
+  return sha256(canonicalJson(naturalKey.map((column) => plain(row[column]))));
+}
+
+/** Digest of a whole row: sha256 of the canonical JSON object of the named columns. */
+export function rowDigest(row: Readonly<Record<string, CellScalar>>, columns: readonly string[]): string {
+  const object: Record<string, string | number | null> = {};
+  for (const column of columns) object[column] = plain(row[column]);
+  return sha256(canonicalJson(object));
+}
+
+/** Order-independent digest of a row set: sha256 over the sorted per-row digests. */
+export function setDigest(rowDigests: readonly string[]): string {
+  return sha256([...rowDigests].sort().join('\n'));
+}
+
+/**
+ * Groups audited inserts into mutations. With real transaction markers a mutation is one marker.
+ * Without (SQLite), writers are serialised, so one mutation's inserts are contiguous in audit
+ * order; a new run starts where a natural key repeats within the current run.
+ */
+export function mutationRecords(
+  inserts: readonly AuditedInsert[],
+  markerKind: TargetAuditTrail['marker_kind'],
+): TargetAuditTrail['mutation_records'] {
+  const records: { marker: string; rows: number }[] = [];
+  if (markerKind === 'transaction') {
+    const index = new Map<string, { marker: string; rows: number }>();
+    for (const insert of inserts) {
+      const marker = insert.marker ?? 'unmarked';
+      let record = index.get(marker);
+      if (!record) {
+        record = { marker, rows: 0 };
+        index.set(marker, record);
+        records.push(record);
+      }
+      record.rows += 1;
+    }
+    return records;
+  }
+  let seen = new Set<string>();
+  for (const insert of inserts) {
+    const current = records.at(-1);
+    if (!current || seen.has(insert.key)) {
+      records.push({ marker: `run-${records.length + 1}`, rows: 1 });
+      seen = new Set([insert.key]);
+    } else {
+      current.rows += 1;
+      seen.add(insert.key);
+    }
+  }
+  return records;
+}
+
+/** Duplicate rows (each row beyond the first of its key) and the duplicated key digests. */
+export function duplicatesOf(rowKeys: readonly string[]): { rows: number; keys: string[] } {
+  const counts = new Map<string, number>();
+  for (const key of rowKeys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  let rows = 0;
+  const keys: string[] = [];
+  for (const [key, count] of counts) {
+    if (count > 1) {
+      rows += count - 1;
+      keys.push(key);
+    }
+  }
+  return { rows, keys: keys.sort() };
+}
+
+/**
+ * Derives every snapshot field from the value-free trail and the source's count and digest. Used
+ * by the inspectors and, on stored evidence, by `recheckCell`, so both compute the same thing.
+ */
+export function snapshotFromTrail(
+  trail: TargetAuditTrail,
+  source: { readonly row_count: number; readonly digest: string },
+): TargetSnapshot {
+  const duplicates = duplicatesOf(trail.target_row_keys);
+  const targetDigest = setDigest(trail.target_row_digests);
+  const rowCount = trail.target_row_digests.length;
+  return {
+    mutations: trail.mutation_records.length,
+    duplicate_rows: duplicates.rows,
+    row_parity: rowCount === source.row_count && targetDigest === source.digest,
+    row_count: rowCount,
+    source_row_count: source.row_count,
+    target_digest: targetDigest,
+    source_digest: source.digest,
+    duplicate_keys: duplicates.keys,
+    audit: trail,
+  };
+}
+
+/** Builds the snapshot from what an inspector read. */
+export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
+  const trail: TargetAuditTrail = {
+    marker_kind: reading.markerKind,
+    mutation_records: mutationRecords(reading.inserts, reading.markerKind),
+    audited_inserts: reading.inserts.length,
+    target_row_keys: reading.target.map((row) => row.key).sort(),
+    target_row_digests: reading.target.map((row) => row.row).sort(),
+  };
+  return snapshotFromTrail(trail, {
+    row_count: reading.source.length,
+    digest: setDigest(reading.source.map((row) => row.row)),
+  });
+}

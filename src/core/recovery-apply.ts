@@ -1,0 +1,213 @@
+import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
+import type { CommitState } from '../contracts/states.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
+import type { FaultPoints } from '../ports/fault-points.ts';
+import type { TargetCommitJournalPort } from '../ports/journal.ts';
+import type { StateSink } from '../ports/state-sink.ts';
+import { journalCall } from './journal-call.ts';
+import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
+import type { PlannedRecoveryAction, RecoveryActionName } from './recovery-planner.ts';
+import { planRecovery } from './recovery-planner.ts';
+
+export interface RecoveryApplyDeps {
+  readonly journal: TargetCommitJournalPort;
+  /** The target fence, read-only; without it only actions that need no fence answer can be legal. */
+  readonly fence?: Pick<TargetConnector, 'queryFence'>;
+  /** complete-state makes state and evidence durable through it first, when given. */
+  readonly state?: StateSink;
+  readonly faults: FaultPoints;
+  readonly clock: Clock;
+}
+
+export interface RecoveryApplyRequest {
+  readonly operationId: string;
+  readonly action: RecoveryActionName;
+  /** The journal version the operator saw in inspect/plan. */
+  readonly expectedVersion: number;
+  /** The platform identity applying the action. */
+  readonly actor: string;
+  readonly reason: string;
+  readonly evidenceRef?: string;
+}
+
+export interface RecoveryApplyResult {
+  readonly action: RecoveryActionName;
+  readonly before: { readonly state: CommitState; readonly version: number };
+  readonly after: CommitJournalEntry;
+  readonly audit: AuditRecord;
+}
+
+/** Fault points of apply, in the order a clean apply passes them (fence and state steps are optional). */
+export const RECOVERY_APPLY_POINTS = [
+  'recovery.apply:read:before',
+  'recovery.apply:read:after',
+  'recovery.apply:fence.query:before',
+  'recovery.apply:fence.query:after',
+  'recovery.apply:state.complete:before',
+  'recovery.apply:state.complete:after',
+  'recovery.apply:cas:before',
+  'recovery.apply:cas:after',
+] as const;
+
+function recoveryConflict(entry: CommitJournalEntry, message: string, cause?: unknown): DponeError {
+  return new DponeError(
+    ERROR_CODES.RECOVERY_CONFLICT,
+    message,
+    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Applies one recovery action: reads the entry, refuses a stale expected version, re-plans from what
+ * the journal and the fence say now, and writes the transition with one compare-and-set carrying the
+ * audit record. Any concurrent change (another apply, a worker) makes the compare-and-set lose:
+ * DPONE_TARGET_COMMIT_RECOVERY_CONFLICT, and nothing was changed.
+ */
+export async function applyRecovery(
+  deps: RecoveryApplyDeps,
+  request: RecoveryApplyRequest,
+): Promise<RecoveryApplyResult> {
+  const { journal, faults } = deps;
+  const actor = assertActor(request.actor, 'platform identity');
+  const reason = assertReason(request.reason, 'reason');
+  const evidenceRef =
+    request.evidenceRef === undefined ? undefined : assertReference(request.evidenceRef, 'evidence-ref');
+  const call = <T>(operation: () => Promise<T>) => journalCall(operation, request.operationId);
+
+  await faults.hit('recovery.apply:read:before');
+  const entry = await call(() => journal.get(request.operationId));
+  if (entry === null) {
+    throw invalidInput('no journal entry exists for this operation id', {
+      field: 'operation_id',
+      operationId: request.operationId,
+    });
+  }
+  const history = await call(() => journal.history(request.operationId));
+  await faults.hit('recovery.apply:read:after');
+  if (entry.version !== request.expectedVersion) {
+    throw recoveryConflict(
+      entry,
+      `the journal entry is at version ${entry.version}, not the expected ${request.expectedVersion}: re-run inspect and plan`,
+    );
+  }
+
+  let fence: FenceAnswer | null = null;
+  if (deps.fence) {
+    await faults.hit('recovery.apply:fence.query:before');
+    fence = await queryFence(deps.fence, entry);
+    await faults.hit('recovery.apply:fence.query:after');
+  }
+
+  const nowMs = deps.clock.nowMs();
+  const plan = planRecovery(entry, history, fence, { nowMs, ...(evidenceRef ? { evidenceRef } : {}) });
+  const chosen = plan.actions.find((candidate) => candidate.name === request.action)!;
+  assertLegal(entry, chosen);
+  const transition = chosen.transition!;
+
+  if (request.action === 'complete-state' && deps.state) {
+    await faults.hit('recovery.apply:state.complete:before');
+    await completeState(deps.state, entry);
+    await faults.hit('recovery.apply:state.complete:after');
+  }
+
+  const audit = auditRecord({
+    actor,
+    action: request.action,
+    reason,
+    atMs: nowMs,
+    reference: auditReference(entry.operation_id, entry.version + 1, evidenceRef),
+  });
+  await faults.hit('recovery.apply:cas:before');
+  let after: CommitJournalEntry;
+  try {
+    after = await call(() =>
+      journal.compareAndSet({
+        operationId: entry.operation_id,
+        expectedVersion: entry.version,
+        expectedStates: new Set([entry.state]),
+        nextState: transition.to,
+        evidence: {
+          reason: `recovery:${chosen.proof}`,
+          holder: actor,
+          ...(fence ? { fence_status: fence.status } : {}),
+          ...(fence && (fence.committedEpoch ?? fence.epoch) !== null
+            ? { fence_epoch: (fence.committedEpoch ?? fence.epoch)! }
+            : {}),
+          ...(fence?.rowsWritten != null ? { rows_written: fence.rowsWritten } : {}),
+        },
+        nowMs,
+        audit,
+        releaseLease: true,
+        ...(transition.to === 'TARGET_COMMITTED' && fence ? { result: provenResult(entry, fence) } : {}),
+      }),
+    );
+  } catch (error) {
+    if (
+      isDponeError(error, ERROR_CODES.CAS_CONFLICT) ||
+      isDponeError(error, ERROR_CODES.ILLEGAL_TRANSITION)
+    ) {
+      throw recoveryConflict(
+        entry,
+        'the journal entry changed concurrently; nothing was applied: re-run inspect and plan',
+        error,
+      );
+    }
+    throw error;
+  }
+  await faults.hit('recovery.apply:cas:after');
+  return { action: request.action, before: { state: entry.state, version: entry.version }, after, audit };
+}
+
+function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
+  if (chosen.legal) return;
+  const unmet = chosen.preconditions
+    .filter((condition) => !condition.met)
+    .map((condition) => condition.description);
+  const why = chosen.transition === null ? [`no ${chosen.name} transition leaves ${entry.state}`] : unmet;
+  throw new DponeError(ERROR_CODES.ILLEGAL_TRANSITION, `${chosen.name} is not legal now: ${why.join('; ')}`, {
+    operationId: entry.operation_id,
+    state: entry.state,
+    journalVersion: entry.version,
+  });
+}
+
+async function completeState(state: StateSink, entry: CommitJournalEntry): Promise<void> {
+  try {
+    await state.complete(entry);
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.COMMITTED_INCOMPLETE,
+      'state or evidence could not be made durable; the journal was not changed',
+      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+      { cause: error },
+    );
+  }
+}
+
+async function queryFence(
+  target: Pick<TargetConnector, 'queryFence'>,
+  entry: CommitJournalEntry,
+): Promise<FenceAnswer> {
+  try {
+    return await target.queryFence(entry.operation_id);
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    throw new DponeError(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+      'the target fence could not be queried; nothing was applied',
+      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+      { cause: error },
+    );
+  }
+}
+
+function provenResult(entry: CommitJournalEntry, fence: FenceAnswer): RecordedResult {
+  return {
+    rows_written: fence.rowsWritten ?? 0,
+    fence_epoch: fence.committedEpoch ?? fence.epoch ?? 0,
+    target_identity: entry.metadata.target_identity,
+  };
+}
