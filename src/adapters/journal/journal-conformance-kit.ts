@@ -1,0 +1,104 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { ErrorCode } from '../../contracts/errors.ts';
+import { isDponeError } from '../../contracts/errors.ts';
+import type { AuditRecord, CommitIntentMetadata, CommitJournalEntry } from '../../contracts/journal.ts';
+import type { CommitState } from '../../contracts/states.ts';
+import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+
+/** One journal handed to a conformance test; disposing it releases whatever the factory made. */
+export interface JournalUnderTest extends AsyncDisposable {
+  readonly journal: TargetCommitJournalPort;
+  /**
+   * A URL another OS process can open this same journal with (through the CLI's journal opener),
+   * or null when the journal lives inside one process (memory): the process race is then skipped.
+   */
+  readonly url: string | null;
+}
+
+/** Makes a journal to test. Server adapters may share one database: tests use unique ids. */
+export type JournalFactory = () => Promise<JournalUnderTest>;
+
+const RUN_SALT = randomBytes(8).toString('hex');
+
+/** A fresh operation id per test label, unique per run so shared server journals never collide. */
+export function opId(label: string): string {
+  return `sha256:${createHash('sha256').update(`${RUN_SALT}\u0000${label}`).digest('hex')}`;
+}
+
+export const METADATA: CommitIntentMetadata = {
+  workload_id: 'conformance',
+  target_identity: 'memory:conformance.target',
+};
+
+export const DIGEST = `sha256:${'ab'.repeat(32)}`;
+
+export const AUDIT: AuditRecord = {
+  actor: 'operator@example',
+  action: 'mark-committed',
+  reason: 'conformance: fence proved commit',
+  at_ms: 5_000,
+  reference: 'audit-ref-1',
+};
+
+/** Legal paths from PREPARING to each state, used to reach a state before testing from it. */
+export const PATH_TO: Readonly<Record<CommitState, readonly CommitState[]>> = {
+  PREPARING: [],
+  PREPARED: ['PREPARED'],
+  COMMITTING: ['PREPARED', 'COMMITTING'],
+  COMMIT_UNKNOWN: ['PREPARED', 'COMMITTING', 'COMMIT_UNKNOWN'],
+  TARGET_COMMITTED: ['PREPARED', 'COMMITTING', 'TARGET_COMMITTED'],
+  COMMITTED_INCOMPLETE: ['PREPARED', 'COMMITTING', 'TARGET_COMMITTED', 'COMMITTED_INCOMPLETE'],
+  COMPLETE: ['PREPARED', 'COMMITTING', 'TARGET_COMMITTED', 'COMPLETE'],
+  FAILED_PRE_COMMIT: ['FAILED_PRE_COMMIT'],
+};
+
+export async function create(journal: TargetCommitJournalPort, id: string, nowMs = 1_000) {
+  return (await journal.createIntent({ operationId: id, intentDigest: DIGEST, metadata: METADATA, nowMs }))
+    .entry;
+}
+
+/** One legal step; writes an audit when the table requires one. */
+export async function step(
+  journal: TargetCommitJournalPort,
+  entry: CommitJournalEntry,
+  next: CommitState,
+  audit?: AuditRecord,
+): Promise<CommitJournalEntry> {
+  return journal.compareAndSet({
+    operationId: entry.operation_id,
+    expectedVersion: entry.version,
+    expectedStates: new Set([entry.state]),
+    nextState: next,
+    evidence: { reason: `conformance:${entry.state}->${next}` },
+    nowMs: entry.updated_at_ms + 1,
+    ...(audit ? { audit } : {}),
+  });
+}
+
+/** Creates an entry and walks it to `state` along PATH_TO. */
+export async function reach(
+  journal: TargetCommitJournalPort,
+  id: string,
+  state: CommitState,
+): Promise<CommitJournalEntry> {
+  let entry = await create(journal, id);
+  for (const next of PATH_TO[state]) entry = await step(journal, entry, next);
+  return entry;
+}
+
+/** Awaits a rejection and asserts its DponeError code. */
+export async function rejectsWith(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error, `expected rejection with ${code}`).toBeDefined();
+  expect(isDponeError(error) ? error.code : error).toBe(code);
+}
+
+/** Asserts the entry and its history did not change. */
+export async function unchanged(journal: TargetCommitJournalPort, before: CommitJournalEntry) {
+  expect(await journal.get(before.operation_id)).toEqual(before);
+  expect((await journal.history(before.operation_id)).length).toBe(before.version);
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../contracts/errors.ts';
+import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import { create, opId, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
+
+/** Lease rules: epochs are fencing tokens, so they must only ever grow. Registered by the suite. */
+export function describeJournalLeaseConformance(journalOf: () => TargetCommitJournalPort): void {
+  describe('executor lease', () => {
+    it('acquire gives epoch 1; renewal by the holder keeps it and extends the expiry', async () => {
+      const journal = journalOf();
+      const id = opId('lease-acquire');
+      const entry = await create(journal, id, 1_000);
+      const acquired = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 1,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_000,
+      });
+      expect(acquired.lease).toEqual({ holder: 'a', epoch: 1, expires_at_ms: 1_100 });
+      expect([acquired.state, acquired.version, acquired.last_epoch]).toEqual([entry.state, 2, 1]);
+      const renewed = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 2,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_050,
+      });
+      expect(renewed.lease).toEqual({ holder: 'a', epoch: 1, expires_at_ms: 1_150 });
+      expect((await journal.history(id)).map((r) => r.evidence.reason)).toEqual([
+        'intent:created',
+        'lease:acquired',
+        'lease:renewed',
+      ]);
+    });
+
+    it('another holder is refused before expiry and takes over after it with epoch + 1', async () => {
+      const journal = journalOf();
+      const id = opId('lease-takeover');
+      await create(journal, id, 1_000);
+      const held = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 1,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_000,
+      });
+      await rejectsWith(
+        journal.acquireLease({ operationId: id, expectedVersion: 2, holder: 'b', ttlMs: 100, nowMs: 1_099 }),
+        ERROR_CODES.CAS_CONFLICT,
+      );
+      await unchanged(journal, held);
+      const taken = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 2,
+        holder: 'b',
+        ttlMs: 100,
+        nowMs: 1_100,
+      });
+      expect(taken.lease).toEqual({ holder: 'b', epoch: 2, expires_at_ms: 1_200 });
+      const last = (await journal.history(id)).at(-1);
+      expect(last).toMatchObject({
+        kind: 'lease',
+        lease_holder: 'b',
+        lease_epoch: 2,
+        evidence: { reason: 'lease:takeover' },
+      });
+      // The old holder cannot renew what it lost: its version is stale and the lease is not its own.
+      await rejectsWith(
+        journal.acquireLease({ operationId: id, expectedVersion: 2, holder: 'a', ttlMs: 100, nowMs: 1_101 }),
+        ERROR_CODES.CAS_CONFLICT,
+      );
+      await unchanged(journal, taken);
+    });
+
+    it('a lease change with a stale version is a conflict and changes nothing', async () => {
+      const journal = journalOf();
+      const id = opId('lease-stale');
+      const entry = await step(journal, await create(journal, id), 'PREPARED');
+      await rejectsWith(
+        journal.acquireLease({ operationId: id, expectedVersion: 1, holder: 'a', ttlMs: 100, nowMs: 2_000 }),
+        ERROR_CODES.CAS_CONFLICT,
+      );
+      await unchanged(journal, entry);
+    });
+
+    it('epochs never repeat after a release, and the state never moves with a lease', async () => {
+      const journal = journalOf();
+      const id = opId('lease-release');
+      await create(journal, id, 1_000);
+      let entry = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 1,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_000,
+      });
+      entry = await journal.compareAndSet({
+        operationId: id,
+        expectedVersion: entry.version,
+        expectedStates: new Set(['PREPARING']),
+        nextState: 'FAILED_PRE_COMMIT',
+        evidence: { reason: 'fence:prepare-failed' },
+        nowMs: 1_010,
+        releaseLease: true,
+      });
+      expect([entry.lease, entry.last_epoch]).toEqual([null, 1]);
+      entry = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: entry.version,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_020,
+      });
+      expect([entry.state, entry.lease?.epoch, entry.last_epoch]).toEqual(['FAILED_PRE_COMMIT', 2, 2]);
+      const epochs = (await journal.history(id)).filter((r) => r.kind === 'lease').map((r) => r.lease_epoch);
+      expect(epochs).toEqual([1, 2]);
+    });
+  });
+}
