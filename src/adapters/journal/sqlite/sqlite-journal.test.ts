@@ -1,0 +1,101 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { METADATA, create, opId, rejectsWith, step } from '../journal-conformance-kit.ts';
+import { SqliteJournal } from './sqlite-journal.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dpone-sqlite-journal-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function unavailableError(promise: Promise<unknown>): Promise<DponeError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DponeError);
+  expect((error as DponeError).code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+  return error as DponeError;
+}
+
+describe('SqliteJournal', () => {
+  it('survives close and reopen: entries and history are on disk, schema creation is idempotent', async () => {
+    const path = join(dir, 'journal.db');
+    const id = opId('reopen');
+    {
+      await using journal = await SqliteJournal.open(path);
+      await step(journal, await create(journal, id), 'PREPARED');
+    }
+    await using reopened = await SqliteJournal.open(path);
+    expect(await reopened.get(id)).toMatchObject({ state: 'PREPARED', version: 2, metadata: METADATA });
+    expect((await reopened.history(id)).map((r) => r.to_state)).toEqual(['PREPARING', 'PREPARED']);
+  });
+
+  it('puts the file in WAL mode', async () => {
+    const path = join(dir, 'journal.db');
+    await using _journal = await SqliteJournal.open(path);
+    const probe = new DatabaseSync(path);
+    expect(probe.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    probe.close();
+  });
+
+  it('refuses to rewrite history: the history table is append-only', async () => {
+    const path = join(dir, 'journal.db');
+    await using journal = await SqliteJournal.open(path);
+    await create(journal, opId('append-only'));
+    const probe = new DatabaseSync(path);
+    expect(() => probe.exec("UPDATE dpone_commit_journal_history SET to_state = 'COMPLETE'")).toThrow(
+      /append-only/,
+    );
+    expect(() => probe.exec('DELETE FROM dpone_commit_journal_history')).toThrow(/append-only/);
+    probe.close();
+    expect(await journal.history(opId('append-only'))).toHaveLength(1);
+  });
+
+  it('a path it cannot open is JOURNAL_UNAVAILABLE, with the driver error only as cause', async () => {
+    const path = join(dir, 'no-such-dir', 'journal.db');
+    const error = await unavailableError(SqliteJournal.open(path));
+    expect(error.cause).toBeDefined();
+    expect(JSON.stringify(error.toJSON())).not.toContain('no-such-dir');
+  });
+
+  it('a file that is not a database is JOURNAL_UNAVAILABLE', async () => {
+    const path = join(dir, 'garbage.db');
+    await writeFile(path, 'this is not an SQLite database, just some bytes of text '.repeat(40));
+    await unavailableError(SqliteJournal.open(path));
+  });
+
+  it('a write locked out past the busy timeout is JOURNAL_UNAVAILABLE and changes nothing', async () => {
+    const path = join(dir, 'journal.db');
+    await using journal = await SqliteJournal.open(path, { busyTimeoutMs: 50 });
+    const entry = await create(journal, opId('locked'));
+    const holder = new DatabaseSync(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await unavailableError(step(journal, entry, 'PREPARED'));
+      expect(error.fields.operationId).toBe(entry.operation_id);
+      expect(error.message).not.toMatch(/UPDATE|SELECT|INSERT|database is locked|dpone_commit_journal/i);
+      expect(String((error.cause as Error).message)).toMatch(/locked|busy/i);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(await journal.get(entry.operation_id)).toEqual(entry);
+    expect((await step(journal, entry, 'PREPARED')).version).toBe(2);
+  });
+
+  it('after close every call is JOURNAL_UNAVAILABLE; close is idempotent', async () => {
+    const journal = await SqliteJournal.open(join(dir, 'journal.db'));
+    await journal.close();
+    await journal.close();
+    await rejectsWith(journal.list(), ERROR_CODES.JOURNAL_UNAVAILABLE);
+    await rejectsWith(journal.history(opId('x')), ERROR_CODES.JOURNAL_UNAVAILABLE);
+  });
+});
