@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes `text` to `path` so a reader (or a crash) sees the old file or the new one, never a part:
+ * write a temporary file in the same folder, fsync it, rename it over `path`, fsync the folder so
+ * the rename itself is durable.
+ */
+export async function writeFileAtomically(path: string, text: string): Promise<void> {
+  const folder = dirname(path);
+  await mkdir(folder, { recursive: true });
+  const temporary = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temporary, 'wx', 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  const directory = await open(folder, 'r');
+  try {
+    await directory.sync();
+  } finally {
+    await directory.close();
+  }
+}
