@@ -1,0 +1,181 @@
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { SafeHtml } from './html-escape.ts';
+import { html, trusted, verdictClass } from './html-escape.ts';
+import { REPORT_CSS } from './html-style.ts';
+import { REPORT_JS } from './html-script.ts';
+import { renderMatrix, renderSensitivity } from './html-matrix.ts';
+import { renderTimeline } from './html-timeline.ts';
+import {
+  cellReason,
+  failuresFirst,
+  formatDuration,
+  routeCells,
+  sensitivitySummary,
+  variantCells,
+  verdictCounts,
+} from './cell-summary.ts';
+
+/** Renders the whole report as one self-contained HTML document (inline CSS and JS, no network). */
+export function renderHtmlReport(evidence: Evidence): string {
+  const ordered = failuresFirst(evidence.cells);
+  const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
+  const counts = verdictCounts(evidence.cells);
+  const page = html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta
+          http-equiv="Content-Security-Policy"
+          content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+        />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>dpone certify ${evidence.route}: ${evidence.verdict}</title>
+        <style>
+          ${trusted(REPORT_CSS)}
+        </style>
+      </head>
+      <body>
+        ${renderHeader(evidence)}
+        <h2>Matrix: fault points × scenarios</h2>
+        <p class="legend">
+          Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
+          a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The chip
+          names the cell kind: d1 = SIGKILL in the first attempt, d2 = SIGKILL again inside the recovery run,
+          random = SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
+        </p>
+        <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
+        <h2>Sensitivity: unsafe variants must be caught</h2>
+        <section id="sensitivity">
+          ${renderSensitivity(evidence, anchors)}
+          ${
+            variantCells(evidence).length > 0
+              ? html`<p class="legend">
+                    Cells run against unsafe variants (✗ FAIL is the wanted outcome: the checks caught the
+                    bug):
+                  </p>
+                  ${renderMatrix(variantCells(evidence), anchors, (cell) => cell.variant ?? '', 'fault point × unsafe variant')}`
+              : null
+          }
+        </section>
+        <h2>Cells, failures first</h2>
+        <div class="filters" role="group" aria-label="filter by verdict">
+          <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
+          ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
+            (verdict) =>
+              html`<button type="button" data-verdict="${verdict}" aria-pressed="false">
+                ${verdict} ${counts[verdict]}
+              </button>`,
+          )}
+        </div>
+        <section id="cells">${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? ''))}</section>
+        <script>
+          ${trusted(REPORT_JS)};
+        </script>
+      </body>
+    </html> `;
+  return page.markup;
+}
+
+function renderHeader(evidence: Evidence): SafeHtml {
+  const env = evidence.environment;
+  const counts = verdictCounts(evidence.cells);
+  const databases = Object.entries(env.databases ?? {}).map(([name, version]) => `${name} ${version}`);
+  const facts: [string, unknown][] = [
+    ['route', evidence.route],
+    ['seed', evidence.seed],
+    ['provider', evidence.provider],
+    ['run id', evidence.run_id],
+    ['started', evidence.started_at],
+    ['duration', formatDuration(evidence.duration_ms)],
+    ['runtime', env.runtime_version],
+    ['connector', env.connector_version],
+    ['node', env.node],
+    ['platform', env.platform],
+    ['databases', databases.length ? databases.join(', ') : 'none'],
+    ['toxiproxy', env.toxiproxy ?? 'not used'],
+    ['shard', evidence.shard ? `${evidence.shard.index}/${evidence.shard.count}` : 'whole run'],
+  ];
+  const missed = evidence.sensitivity.some((record) => !record.caught);
+  return html`<header class="run ${verdictClass(evidence.verdict)}">
+    <h1>
+      dpone certification <span class="badge ${verdictClass(evidence.verdict)}">${evidence.verdict}</span>
+      <code>${evidence.route}</code>
+    </h1>
+    <p>
+      Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivitySummary(evidence)}</span>
+    </p>
+    <dl class="facts">
+      ${facts.map(
+        ([name, value]) =>
+          html`<div>
+            <dt>${name}</dt>
+            <dd>${value}</dd>
+          </div>`,
+      )}
+    </dl>
+    <p class="digest">evidence digest <code>${evidence.digest ?? 'none'}</code></p>
+    <div class="counts">
+      ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
+        (verdict) => html`<span class="badge ${verdictClass(verdict)}">${counts[verdict]} ${verdict}</span>`,
+      )}
+    </div>
+  </header>`;
+}
+
+function renderCell(cell: CellEvidence, anchor: string): SafeHtml {
+  const target = cell.target;
+  const stats = target
+    ? html`<span class="stat ${target.mutations > 1 ? 'bad' : ''}"
+          ><b>${target.mutations}</b>target mutations</span
+        >
+        <span class="stat ${target.duplicate_rows > 0 ? 'bad' : ''}"
+          ><b>${target.duplicate_rows}</b>duplicate rows</span
+        >
+        <span class="stat ${target.row_parity ? '' : 'bad'}"
+          ><b>${target.row_count}/${target.source_row_count}</b>rows
+          (target/source)${target.row_parity ? '' : ', NO parity'}</span
+        >`
+    : html`<span class="stat"><b>–</b>no target snapshot</span>`;
+  return html`<details
+    class="cell ${verdictClass(cell.verdict)}"
+    id="${anchor}"
+    data-verdict="${cell.verdict}"
+    ${cell.verdict === 'PASS' ? '' : html` open`}
+  >
+    <summary>
+      <span class="badge ${verdictClass(cell.verdict)}">${cell.verdict}</span><code>${cell.id}</code>
+      <span class="muted">${cell.scenario}${cell.variant ? ` · unsafe variant ${cell.variant}` : ''}</span>
+      <span class="reason">${cellReason(cell)}</span>
+    </summary>
+    <div class="cell-body">
+      <div>
+        ${stats}<span class="stat"><b>${formatDuration(cell.duration_ms)}</b>cell duration</span>
+      </div>
+      ${renderTimeline(cell)}
+      <table class="checks">
+        <thead>
+          <tr>
+            <th>check</th>
+            <th>verdict</th>
+            <th>detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${cell.checks.map(
+            (check) =>
+              html`<tr>
+                <td>${check.name}</td>
+                <td><span class="badge ${verdictClass(check.verdict)}">${check.verdict}</span></td>
+                <td>${check.detail}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p>Reproduce this cell:</p>
+      <div>
+        <pre class="repro"><code>${cell.reproduce}</code></pre>
+        <button type="button" class="copy">copy</button>
+      </div>
+    </div>
+  </details>`;
+}

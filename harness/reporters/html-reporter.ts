@@ -1,0 +1,19 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Evidence } from '../evidence/evidence-types.ts';
+import type { Reporter } from './reporter.ts';
+import { renderHtmlReport } from './html-page.ts';
+
+export const HTML_REPORT_FILE = 'index.html';
+
+/** Writes DIR/index.html, the self-contained report a reviewer reads before a route is enabled. */
+export async function writeHtmlReport(evidence: Evidence, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, HTML_REPORT_FILE);
+  await writeFile(file, renderHtmlReport(evidence));
+  return file;
+}
+
+export function htmlReporter(): Reporter {
+  return { name: 'html', onRunEnd: async (evidence, dir) => void (await writeHtmlReport(evidence, dir)) };
+}

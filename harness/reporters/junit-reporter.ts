@@ -1,0 +1,104 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Reporter } from './reporter.ts';
+import { cellReason, compareIds } from './cell-summary.ts';
+
+export const JUNIT_REPORT_FILE = 'junit.xml';
+
+/** Code points XML 1.0 forbids (most C0 controls, U+FFFE, U+FFFF): dropped, not escaped. */
+function isXmlChar(char: string): boolean {
+  const code = char.codePointAt(0)!;
+  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code !== 0xfffe && code !== 0xffff);
+}
+
+/** XML text and attribute escaping. */
+export function escapeXml(value: string): string {
+  return [...value]
+    .filter(isXmlChar)
+    .join('')
+    .replace(
+      /[&<>"']/g,
+      (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[char]!,
+    );
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+
+/**
+ * One test case per cell, grouped in one suite per scenario. FAIL → <failure>, UNKNOWN → <error>,
+ * UNVERIFIED → <skipped> (never a pass). A cell run against an unsafe variant is expected to
+ * fail, so it is not a failure itself; each variant gets one extra case that fails if it survived.
+ */
+export function renderJunit(evidence: Evidence): string {
+  const suites = new Map<string, CellEvidence[]>();
+  for (const cell of [...evidence.cells].sort((a, b) => compareIds(a.id, b.id))) {
+    const name = cell.variant ? `sensitivity ${cell.variant}: ${cell.scenario}` : cell.scenario;
+    suites.set(name, [...(suites.get(name) ?? []), cell]);
+  }
+  const body = [...suites.entries()].map(([name, cells]) => renderSuite(evidence, name, cells));
+  if (evidence.sensitivity.length > 0) body.push(renderSensitivitySuite(evidence));
+  const all = evidence.cells.filter((cell) => cell.variant === null);
+  const missed = evidence.sensitivity.filter((record) => !record.caught).length;
+  const tests = evidence.cells.length + evidence.sensitivity.length;
+  const failures = all.filter((cell) => cell.verdict === 'FAIL').length + missed;
+  const errors = all.filter((cell) => cell.verdict === 'UNKNOWN').length;
+  const skipped = all.filter((cell) => cell.verdict === 'UNVERIFIED').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="${escapeXml(`dpone certify ${evidence.route}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(evidence.duration_ms)}">
+${body.join('\n')}
+</testsuites>
+`;
+}
+
+function renderSuite(evidence: Evidence, name: string, cells: readonly CellEvidence[]): string {
+  const counted = cells.filter((cell) => cell.variant === null);
+  const count = (verdict: string): number => counted.filter((cell) => cell.verdict === verdict).length;
+  const time = cells.reduce((sum, cell) => sum + cell.duration_ms, 0);
+  const cases = cells.map((cell) => renderCase(evidence, cell));
+  return `  <testsuite name="${escapeXml(name)}" tests="${cells.length}" failures="${count('FAIL')}" errors="${count('UNKNOWN')}" skipped="${count('UNVERIFIED')}" time="${seconds(time)}" timestamp="${escapeXml(evidence.started_at)}">
+${cases.join('\n')}
+  </testsuite>`;
+}
+
+function renderCase(evidence: Evidence, cell: CellEvidence): string {
+  const classname = escapeXml(`dpone.${evidence.route}.${cell.scenario}`);
+  const open = `    <testcase name="${escapeXml(cell.id)}" classname="${classname}" time="${seconds(cell.duration_ms)}"`;
+  const reason = escapeXml(cellReason(cell));
+  const detail = escapeXml(`${cellReason(cell)}\nreproduce: ${cell.reproduce}`);
+  if (cell.variant !== null)
+    return `${open}>\n      <system-out>${escapeXml(`unsafe variant ${cell.variant}: ${cell.verdict} (FAIL is the wanted outcome)`)}</system-out>\n    </testcase>`;
+  if (cell.verdict === 'FAIL')
+    return `${open}>\n      <failure message="${reason}" type="FAIL">${detail}</failure>\n    </testcase>`;
+  if (cell.verdict === 'UNKNOWN')
+    return `${open}>\n      <error message="${reason}" type="UNKNOWN">${detail}</error>\n    </testcase>`;
+  if (cell.verdict === 'UNVERIFIED')
+    return `${open}>\n      <skipped message="${escapeXml(`UNVERIFIED: ${cellReason(cell)}`)}"/>\n    </testcase>`;
+  return `${open}/>`;
+}
+
+function renderSensitivitySuite(evidence: Evidence): string {
+  const cases = evidence.sensitivity.map((record) => {
+    const open = `    <testcase name="${escapeXml(`unsafe variant ${record.variant} is caught`)}" classname="dpone.${escapeXml(evidence.route)}.sensitivity" time="0.000"`;
+    if (record.caught) return `${open}/>`;
+    const message = escapeXml(
+      `variant ${record.variant} survived: ${record.cells_failed}/${record.cells_run} cells failed`,
+    );
+    return `${open}>\n      <failure message="${message}" type="SURVIVED">${message}</failure>\n    </testcase>`;
+  });
+  const missed = evidence.sensitivity.filter((record) => !record.caught).length;
+  return `  <testsuite name="sensitivity" tests="${cases.length}" failures="${missed}" errors="0" skipped="0" time="0.000">
+${cases.join('\n')}
+  </testsuite>`;
+}
+
+export async function writeJunitReport(evidence: Evidence, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, JUNIT_REPORT_FILE);
+  await writeFile(file, renderJunit(evidence));
+  return file;
+}
+
+export function junitReporter(): Reporter {
+  return { name: 'junit', onRunEnd: async (evidence, dir) => void (await writeJunitReport(evidence, dir)) };
+}

@@ -1,0 +1,125 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { evidenceFixture, HOSTILE_SCENARIO } from './fixtures/evidence-fixture.ts';
+import { descendants, parseXml } from './fixtures/xml-elements.ts';
+import { renderHtmlReport } from './html-page.ts';
+import { renderJunit, writeJunitReport } from './junit-reporter.ts';
+import { renderMarkdownSummary, writeMarkdownSummary } from './markdown-reporter.ts';
+import { writeHtmlReport } from './html-reporter.ts';
+
+const evidence = evidenceFixture();
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+describe('junit reporter', () => {
+  const root = parseXml(renderJunit(evidence));
+  const cases = descendants(root, 'testcase');
+  const cellCases = cases.filter((testcase) => !testcase.attributes.classname?.endsWith('.sensitivity'));
+
+  it('writes well-formed XML with one test case per cell', () => {
+    expect(root.name).toBe('testsuites');
+    expect(cellCases.map((testcase) => testcase.attributes.name).sort()).toEqual(
+      evidence.cells.map((cell) => cell.id).sort(),
+    );
+  });
+
+  it('gives a failed cell a <failure> whose message is the failing check', () => {
+    const failed = cellCases.find(
+      (testcase) => testcase.attributes.name === 'crash/d1/target.commit:after#1',
+    )!;
+    const failure = failed.children.find((child) => child.name === 'failure')!;
+    expect(failure.attributes.message).toBe(
+      'mutation-count: the mutation landed 2 times (audit), expected 1',
+    );
+    expect(failure.text).toContain('reproduce: node bin/dpone.js certify run');
+  });
+
+  it('never reports UNVERIFIED as a pass and fails a surviving unsafe variant', () => {
+    const unverified = cellCases.find((testcase) => testcase.attributes.name === 'intent-conflict')!;
+    expect(unverified.children.map((child) => child.name)).toEqual(['skipped']);
+    const survived = cases.find(
+      (testcase) => testcase.attributes.name === 'unsafe variant ignore-epoch is caught',
+    )!;
+    expect(survived.children.map((child) => child.name)).toEqual(['failure']);
+    expect(root.attributes.failures).toBe('2');
+  });
+
+  it('keeps the hostile scenario name as text', () => {
+    const suite = descendants(root, 'testsuite').find((s) => s.attributes.name === HOSTILE_SCENARIO);
+    expect(suite).toBeDefined();
+  });
+});
+
+describe('markdown reporter', () => {
+  const markdown = renderMarkdownSummary(evidence);
+
+  it('states the verdict and lists the failures first, each with its reproduce command', () => {
+    expect(markdown).toMatch(/^## dpone certify: \*\*FAIL\*\*/);
+    const failure = markdown.indexOf('**FAIL** `crash/d1/target.commit:after#1`');
+    const unknown = markdown.indexOf('**UNKNOWN** `race/8`');
+    expect(failure).toBeGreaterThan(0);
+    expect(unknown).toBeGreaterThan(failure);
+    expect(markdown).toContain(
+      "reproduce: `node bin/dpone.js certify run --route sqlite --seed 42 --cell 'crash/d1/target.commit:after#1'`",
+    );
+    expect(markdown).toContain('SURVIVED: ignore-epoch');
+  });
+
+  it('stays pull-request-comment sized and renders no markup from evidence', () => {
+    expect(markdown.length).toBeLessThan(65_536);
+    expect(markdown).not.toContain('<b>');
+  });
+});
+
+describe('html reporter', () => {
+  const page = renderHtmlReport(evidence);
+
+  it('has the run facts at the top and a matrix with one chip per route cell', () => {
+    expect(page.indexOf('route</dt>')).toBeLessThan(page.indexOf('id="matrix"'));
+    const matrix = page.slice(page.indexOf('id="matrix"'), page.indexOf('id="sensitivity"'));
+    expect(matrix.match(/class="chip /g)).toHaveLength(
+      evidence.cells.filter((cell) => cell.variant === null).length,
+    );
+    expect(page).toContain('1/2 unsafe variants caught; SURVIVED: ignore-epoch');
+  });
+
+  it('escapes a <script> in a scenario name and in check details', () => {
+    expect(page).not.toContain(HOSTILE_SCENARIO);
+    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(page).not.toContain('<b>no engine</b>');
+    expect(page.match(/<script>/g)).toHaveLength(1);
+  });
+
+  it('lists failures first, with the timeline markers and journal versions of the failed cell', () => {
+    const cells = [...page.matchAll(/<details[^>]*data-verdict="(\w+)"/g)].map((match) => match[1]);
+    expect(cells.slice(0, 2)).toEqual(['FAIL', 'FAIL']);
+    expect(cells.at(-1)).toBe('PASS');
+    const failed = page.slice(page.indexOf('id="cell-1"'), page.indexOf('id="cell-2"'));
+    expect(failed).toContain('✕ SIGKILL at target.commit:after #1');
+    expect(failed).toMatch(/<b>v4<\/b> COMMITTING→TARGET_COMMITTED/);
+    expect(failed).toMatch(/<b>2<\/b>target mutations/);
+    expect(failed).toContain('--cell &#39;crash/d1/target.commit:after#1&#39;');
+  });
+
+  it('is self-contained: no external URL is loaded', () => {
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page).not.toMatch(/@import|url\(/);
+  });
+});
+
+describe('reporter files', () => {
+  it('writes index.html, summary.md and junit.xml into the directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dpone-reports-'));
+    dirs.push(dir);
+    await Promise.all([
+      writeHtmlReport(evidence, dir),
+      writeMarkdownSummary(evidence, dir),
+      writeJunitReport(evidence, dir),
+    ]);
+    expect(await readFile(join(dir, 'index.html'), 'utf8')).toMatch(/^<!doctype html>/);
+    expect(await readFile(join(dir, 'summary.md'), 'utf8')).toContain('FAIL');
+    expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toMatch(/^<\?xml/);
+  });
+});
