@@ -1,0 +1,48 @@
+/**
+ * Environment providers: what a route needs started before its cells run (nothing for the
+ * embedded route; servers for postgres). A provider either returns a started, async-disposable
+ * environment or says why it cannot, and then every cell of the run is UNVERIFIED with that reason.
+ *
+ * To add a provider: write harness/env/<name>-provider.ts exporting a `provider`, and add one line
+ * to ENVIRONMENT_PROVIDERS below (lazy, so `embedded` never loads a server driver).
+ */
+export interface StartedEnvironment extends AsyncDisposable {
+  /** Provider name as recorded in the evidence: embedded | local | docker | external. */
+  readonly provider: string;
+  /** Server versions for `evidence.environment.databases`, e.g. {sqlite: "3.50.4"}. */
+  readonly databases: Readonly<Record<string, string>>;
+  /** Toxiproxy version when the environment runs one, else null. */
+  readonly toxiproxy: string | null;
+  /**
+   * Provider-specific services the route reads (e.g. `postgres` → PostgresServices). Routes check
+   * what they need and throw DPONE_ENVIRONMENT_UNAVAILABLE when it is missing.
+   */
+  readonly services: Readonly<Record<string, unknown>>;
+}
+
+export type EnvironmentResult =
+  | { readonly status: 'started'; readonly environment: StartedEnvironment }
+  | { readonly status: 'unverified'; readonly reason: string };
+
+export interface EnvironmentStartOptions {
+  readonly env: NodeJS.ProcessEnv;
+  /** Scratch directory for the run (server data dirs go below it). */
+  readonly workDir: string;
+  /** The route that will use the environment, so a provider can start only what it needs. */
+  readonly route: string;
+}
+
+export interface EnvironmentProvider {
+  readonly name: string;
+  /** Starts what the route needs. Never throws for a missing server: it returns `unverified`. */
+  start(options: EnvironmentStartOptions): Promise<EnvironmentResult>;
+}
+
+/** The registry, keyed by provider name; each entry loads its module only when asked. */
+export const ENVIRONMENT_PROVIDERS: Readonly<Record<string, () => Promise<EnvironmentProvider>>> = {
+  embedded: async () => (await import('./embedded-provider.ts')).provider,
+};
+
+export function providerNames(): readonly string[] {
+  return Object.keys(ENVIRONMENT_PROVIDERS).sort();
+}
