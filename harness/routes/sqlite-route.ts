@@ -1,0 +1,99 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { stringify } from 'yaml';
+import { openJournal } from '../../src/cli/journal-url.ts';
+import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
+import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
+
+const TABLE = 'events';
+const COLUMNS = ['id', 'day', 'amount', 'label'] as const;
+const DAY = '2026-01-01';
+/** Rows of another partition that a correct load must leave out of the target. */
+const OTHER_DAY_ROWS = 5;
+
+/** Writes the seeded source: `rows` rows in the loaded partition plus a few in another. */
+function writeSource(file: string, options: CellWorkloadOptions): void {
+  const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
+  const db = new DatabaseSync(file);
+  try {
+    db.exec(`CREATE TABLE ${TABLE} (id INTEGER, day TEXT, amount INTEGER, label TEXT)`);
+    const insert = db.prepare(`INSERT INTO ${TABLE} (id, day, amount, label) VALUES (?, ?, ?, ?)`);
+    db.exec('BEGIN');
+    for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
+      const day = id <= options.rows ? DAY : '2026-01-02';
+      insert.run(id, day, randomInt(random, 1, 100_000), `item-${randomInt(random, 1, 999)}`);
+    }
+    db.exec('COMMIT');
+  } finally {
+    db.close();
+  }
+}
+
+function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: string) {
+  return {
+    identity: {
+      release_id: 'cert-release-1',
+      deployment_id: 'cert-deployment',
+      dag_id: 'certify_dag',
+      dag_run_logical_identity: `scheduled__${DAY}`,
+      workload_id: 'events_load',
+      mapped_partition_identity: `day=${DAY}`,
+      canonical_interval: { start: `${DAY}T00:00:00.000Z`, end: '2026-01-02T00:00:00.000Z' },
+      canonical_target_identity: `sqlite:${TABLE}`,
+    },
+    intent: {
+      pack_fingerprint: 'pack-v1',
+      normalized_load_strategy: options.strategy,
+      source_snapshot_or_partition_identity: `${TABLE}/day=${DAY}`,
+      target_contract: `${TABLE}(${COLUMNS.join(',')})`,
+      schema_fingerprint: schemaFingerprint,
+    },
+    route: 'sqlite',
+    source: { url: 'sqlite:source.db', table: TABLE },
+    target: { url: 'sqlite:target.db', table: TABLE },
+    data: { columns: [...COLUMNS], natural_key: ['id'], partition: { column: 'day', value: DAY } },
+    execution: { lease_ttl_ms: options.leaseTtlMs, state_dir: 'state' },
+  };
+}
+
+/**
+ * The embedded route: SQLite source, SQLite target, SQLite journal, all files in the cell folder
+ * (the workload names them relative to its own folder).
+ * The target table is created by the inspector's audit (no unique key) before any worker starts.
+ */
+export const route: Route = {
+  id: 'sqlite',
+  defaultProvider: 'embedded',
+  connectorVersion: 'sqlite-transactional-commit-marker/1',
+  async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
+    writeSource(join(cellDir, 'source.db'), options);
+    const workloadFile = join(cellDir, 'workload.yaml');
+    const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
+    await writeFile(workloadFile, stringify(workloadDocument(options, 'schema-v1')));
+    await writeFile(conflictingWorkloadFile, stringify(workloadDocument(options, 'schema-v2')));
+    const inspector = new SqliteInspector({
+      sourcePath: join(cellDir, 'source.db'),
+      sourceTable: TABLE,
+      targetPath: join(cellDir, 'target.db'),
+      targetTable: TABLE,
+      columns: [...COLUMNS],
+      naturalKey: ['id'],
+      partition: { column: 'day', value: DAY },
+    });
+    await inspector.installAudit();
+    const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
+    return {
+      workloadFile,
+      conflictingWorkloadFile,
+      journalUrl,
+      env: {},
+      inspector,
+      openJournal: () => openJournal(journalUrl, { cwd: cellDir, env: {} }),
+      async [Symbol.asyncDispose]() {
+        await inspector.close();
+      },
+    };
+  },
+};
