@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ResultPromise } from 'execa';
+import { execa } from 'execa';
+import { FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/core/fault-plan.ts';
+import type { FaultPlan } from '../../src/core/fault-plan.ts';
+import type { AttemptRecord } from '../evidence/evidence-types.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
+/** Node's compile cache makes the many short-lived workers start faster (no effect on behaviour). */
+const COMPILE_CACHE = fileURLToPath(new URL('../../node_modules/.cache/dpone-workers', import.meta.url));
+
+export interface WorkerSpec {
+  /** Role in the cell: "first", "recovery", "settle", "race-3", "paused", "airflow-try-2", … */
+  readonly role: string;
+  readonly workloadFile: string;
+  readonly journalUrl: string;
+  readonly cwd: string;
+  /** This attempt's own trace file: its last line is the attempt's last fault point. */
+  readonly traceFile: string;
+  /** Park at the `hit`-th pass of `point` and announce it on fd 3. */
+  readonly stop?: { readonly point: string; readonly hit: number };
+  /** Unsafe target variant (sensitivity runs). */
+  readonly variant?: string | null;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly extraArgs?: readonly string[];
+}
+
+/** The fd-3 announcement of a parked worker. */
+export interface ParkedEvent {
+  readonly point: string;
+  readonly hit: number;
+  readonly pid: number;
+}
+
+function lastLine(file: string): string | null {
+  try {
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    return lines.at(-1) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The error code a worker reported (`--json` puts `{"error": {"code": …}}` on stderr). */
+function reportedCode(stderr: string): string | null {
+  for (const line of stderr.split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const parsed = JSON.parse(line) as { error?: { code?: unknown } };
+      if (typeof parsed.error?.code === 'string') return parsed.error.code;
+    } catch {
+      // not our JSON line
+    }
+  }
+  return null;
+}
+
+/**
+ * One worker: a separate OS process running `dpone run` under a fault plan. The harness controls
+ * it only from outside (SIGKILL, SIGSTOP, SIGCONT, and SIGUSR2 to release a parked worker), and
+ * always gets an AttemptRecord back, whether the worker succeeded, failed or was killed.
+ */
+export class Worker implements AsyncDisposable {
+  readonly spec: WorkerSpec;
+  readonly pid: number;
+  readonly #process: ResultPromise<{ stdio: ['pipe', 'pipe', 'pipe', 'pipe']; reject: false }>;
+  readonly #parked: Promise<ParkedEvent | null>;
+  readonly #record: Promise<AttemptRecord>;
+  #exited = false;
+
+  private constructor(spec: WorkerSpec) {
+    this.spec = spec;
+    const plan: FaultPlan = { trace: spec.traceFile, ...(spec.stop ? { stop: spec.stop, notifyFd: 3 } : {}) };
+    const args = ['run', '--workload', spec.workloadFile, '--journal', spec.journalUrl, '--json'];
+    this.#process = execa(process.execPath, ['--no-warnings', BIN, ...args, ...(spec.extraArgs ?? [])], {
+      cwd: spec.cwd,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      reject: false,
+      env: {
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
+        ...spec.env,
+        DPONE_HARNESS: '1',
+        [FAULT_PLAN_ENV]: JSON.stringify(plan),
+        ...(spec.variant ? { DPONE_UNSAFE_VARIANT: spec.variant } : {}),
+      },
+    });
+    this.pid = this.#process.pid ?? -1;
+    this.#parked = new Promise((resolve) => {
+      let buffer = '';
+      const notify = this.#process.stdio[3];
+      notify?.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString('utf8');
+        const line = buffer.split('\n').find((candidate) => candidate.includes('"parked"'));
+        if (line) resolve(JSON.parse(line) as ParkedEvent);
+      });
+      void this.#process.then(() => resolve(null));
+    });
+    this.#record = this.#process.then((result) => {
+      this.#exited = true;
+      return {
+        pid: this.pid,
+        exit_code: result.exitCode ?? null,
+        signal: result.signal ?? null,
+        duration_ms: Math.round(result.durationMs),
+        last_point: lastLine(spec.traceFile),
+        role: spec.role,
+        error_code: reportedCode(String(result.stderr ?? '')),
+      } satisfies AttemptRecord;
+    });
+  }
+
+  static start(spec: WorkerSpec): Worker {
+    return new Worker(spec);
+  }
+
+  /** Resolves when the worker parked at its stop point, or null when it exited first. */
+  parked(): Promise<ParkedEvent | null> {
+    return this.#parked;
+  }
+
+  get running(): boolean {
+    return !this.#exited;
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    if (this.#exited) return;
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      // already gone: its record says how it ended
+    }
+  }
+
+  /** SIGKILL from outside: never a cooperative exit. */
+  kill(): void {
+    this.#signal('SIGKILL');
+  }
+
+  /** SIGSTOP: the process freezes where it is (its lease keeps ticking away). */
+  pause(): void {
+    this.#signal('SIGSTOP');
+  }
+
+  /** SIGCONT after a pause. */
+  continue(): void {
+    this.#signal('SIGCONT');
+  }
+
+  /** Releases a parked worker past its stop point. */
+  resume(): void {
+    this.#signal(RESUME_SIGNAL);
+  }
+
+  /** Waits for the process to end and returns its attempt record. */
+  result(): Promise<AttemptRecord> {
+    return this.#record;
+  }
+
+  /** Kills a still-running worker (also a stopped one) and waits for it. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (!this.#exited) {
+      this.#signal('SIGKILL');
+      this.#signal('SIGCONT');
+    }
+    await this.#record;
+  }
+}
+
+/** Runs a worker to its end (no stop point) and returns its record. */
+export async function runToEnd(spec: WorkerSpec): Promise<AttemptRecord> {
+  await using worker = Worker.start(spec);
+  return worker.result();
+}
+
+/**
+ * Runs a worker until it parks at its stop point, then SIGKILLs it there. `hit` says whether the
+ * point was reached (false: the worker ended first and the record shows how).
+ */
+export async function killAt(spec: WorkerSpec): Promise<{ record: AttemptRecord; hit: boolean }> {
+  await using worker = Worker.start(spec);
+  const parked = await worker.parked();
+  if (parked) worker.kill();
+  return { record: await worker.result(), hit: parked !== null };
+}
