@@ -61,12 +61,12 @@ export async function provisionDocker(env: NodeJS.ProcessEnv = process.env): Pro
       toxiproxy,
       versions: { postgres: DOCKER_IMAGES.postgres, toxiproxy: DOCKER_IMAGES.toxiproxy },
       async [Symbol.asyncDispose]() {
-        for (const item of owned.reverse()) await item[Symbol.asyncDispose]().catch(() => undefined);
+        await disposeAll(owned);
       },
     };
     return { status: 'started', services };
   } catch {
-    for (const item of owned.reverse()) await item[Symbol.asyncDispose]().catch(() => undefined);
+    await disposeAll(owned);
     return {
       status: 'unverified',
       reason: 'docker provider: the engine answered but the containers did not start',

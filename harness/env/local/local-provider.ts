@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { disposeAll } from '../dispose-all.ts';
 import type { ControllablePostgres, PostgresServices, ProvisionResult } from '../postgres-services.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
@@ -42,12 +43,12 @@ export async function provisionLocal(env: NodeJS.ProcessEnv = process.env): Prom
       },
       versions: { postgres: pgVersion, toxiproxy: await toxi.version() },
       async [Symbol.asyncDispose]() {
-        for (const item of owned.reverse()) await item[Symbol.asyncDispose]().catch(() => undefined);
+        await disposeAll(owned);
       },
     };
     return { status: 'started', services };
   } catch {
-    for (const item of owned.reverse()) await item[Symbol.asyncDispose]().catch(() => undefined);
+    await disposeAll(owned);
     return {
       status: 'unverified',
       reason: 'local provider: a server did not start (PostgreSQL or Toxiproxy)',
