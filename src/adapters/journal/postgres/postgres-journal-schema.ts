@@ -1,0 +1,42 @@
+/**
+ * Schema of the PostgreSQL journal, created idempotently on open under an advisory lock (two
+ * processes opening a fresh database at once would otherwise race on the catalog). History is
+ * append-only: a trigger refuses any UPDATE or DELETE of a history row.
+ */
+export const POSTGRES_JOURNAL_LOCK_KEY = 0x64706f6e; // "dpon"
+
+export const POSTGRES_JOURNAL_SCHEMA = `
+CREATE TABLE IF NOT EXISTS dpone_commit_journal (
+  operation_id TEXT PRIMARY KEY,
+  intent_digest TEXT NOT NULL,
+  state TEXT NOT NULL,
+  version BIGINT NOT NULL CHECK (version >= 1),
+  lease_holder TEXT,
+  lease_epoch BIGINT,
+  lease_expires_at_ms BIGINT,
+  last_epoch BIGINT NOT NULL,
+  metadata TEXT NOT NULL,
+  result TEXT,
+  created_at_ms BIGINT NOT NULL,
+  updated_at_ms BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS dpone_commit_journal_history (
+  operation_id TEXT NOT NULL,
+  version BIGINT NOT NULL,
+  kind TEXT NOT NULL,
+  from_state TEXT,
+  to_state TEXT NOT NULL,
+  at_ms BIGINT NOT NULL,
+  lease_holder TEXT,
+  lease_epoch BIGINT,
+  evidence TEXT NOT NULL,
+  audit TEXT,
+  PRIMARY KEY (operation_id, version)
+);
+CREATE OR REPLACE FUNCTION dpone_commit_journal_history_append_only() RETURNS trigger
+  LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'journal history is append-only'; END $$;
+DROP TRIGGER IF EXISTS dpone_commit_journal_history_no_change ON dpone_commit_journal_history;
+CREATE TRIGGER dpone_commit_journal_history_no_change
+  BEFORE UPDATE OR DELETE ON dpone_commit_journal_history
+  FOR EACH ROW EXECUTE FUNCTION dpone_commit_journal_history_append_only();
+`;

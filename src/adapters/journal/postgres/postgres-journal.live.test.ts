@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
+import { describeJournalConformance } from '../journal-conformance.ts';
+import { PostgresJournal } from './postgres-journal.ts';
+
+const binaries = findLocalBinaries();
+// In CI the server is provisioned: a missing binary must fail there, not skip.
+const skipReason =
+  binaries.postgresBin === null && process.env.CI !== 'true'
+    ? `UNVERIFIED: ${binaries.missing[0]}`
+    : undefined;
+
+let cluster: LocalPostgresCluster | undefined;
+let databases = 0;
+
+beforeAll(async () => {
+  if (skipReason === undefined)
+    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+});
+afterAll(async () => {
+  await cluster?.[Symbol.asyncDispose]();
+});
+
+describeJournalConformance(
+  'postgres',
+  async () => {
+    const c = cluster!;
+    // A fresh database per test: the schema bootstrap runs each time, as a first open does.
+    const database = `journal_${process.pid}_${++databases}`;
+    const admin = new pg.Client({
+      host: c.host,
+      port: c.port,
+      user: c.user,
+      password: c.password,
+      database: 'postgres',
+    });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    const url = c.url(database);
+    const journal = await PostgresJournal.open(url, c.password);
+    // Child processes open the same journal through the CLI opener, password from the env.
+    process.env.DPONE_JOURNAL_PASSWORD = c.password;
+    return {
+      journal,
+      url,
+      [Symbol.asyncDispose]: async () => {
+        await journal.close();
+      },
+    };
+  },
+  skipReason !== undefined ? { skipReason } : {},
+);
+
+describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
+  it('a wrong password or a closed port is JOURNAL_UNAVAILABLE without URL, user or password in the message', async () => {
+    const c = cluster!;
+    const secret = 'not-the-password-4711';
+    for (const url of [
+      c.url('postgres'),
+      `postgres://${c.user}@127.0.0.1:1/postgres?connect_timeout_ms=500`,
+    ]) {
+      const error = await PostgresJournal.open(url, secret).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: ERROR_CODES.JOURNAL_UNAVAILABLE });
+      const shown = JSON.stringify(error) + String((error as Error).message);
+      for (const leak of [secret, c.user, String(c.port), 'SELECT', 'CREATE'])
+        expect(shown).not.toContain(leak);
+    }
+  });
+});
