@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { disposeAll } from '../dispose-all.ts';
 import type {
   PostgresServices,
   ProvisionResult,
