@@ -1,0 +1,54 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { DeploymentPolicyDecision } from '../core/deployment-policy.ts';
+import { decideDeploymentPolicy } from '../core/deployment-policy.ts';
+
+/** Where `dpone certify gate` writes and `dpone run` reads certifications, relative to the cwd. */
+export const DEFAULT_CERTIFICATIONS_DIR = 'certifications';
+/** Overrides the certifications directory (a deployment mounts its approved records there). */
+export const CERTIFICATIONS_DIR_ENV = 'DPONE_CERTIFICATIONS_DIR';
+
+/**
+ * The connector version this runtime ships per route: what a certification must name for the
+ * route to run enforced. Bump it when the route's fence or commit code changes, which voids
+ * older certifications.
+ */
+export const ROUTE_CONNECTOR_VERSIONS: Readonly<Record<string, string>> = {
+  sqlite: 'sqlite-transactional-commit-marker/1',
+};
+
+export function certificationsDir(cwd: string, env: NodeJS.ProcessEnv): string {
+  return resolve(cwd, env[CERTIFICATIONS_DIR_ENV] || DEFAULT_CERTIFICATIONS_DIR);
+}
+
+/**
+ * Parsed contents of every `*.json` in the directory. A missing directory is no certification;
+ * an unreadable or malformed file is skipped (it can only fail to certify, never certify).
+ */
+export async function readCertifications(dir: string): Promise<unknown[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+  } catch {
+    return [];
+  }
+  const records: unknown[] = [];
+  for (const name of names) {
+    try {
+      records.push(JSON.parse(await readFile(join(dir, name), 'utf8')));
+    } catch {
+      // Not valid JSON: it certifies nothing.
+    }
+  }
+  return records;
+}
+
+/** The deployment policy for a run of `route` from this working directory and environment. */
+export async function deploymentPolicyFor(
+  route: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<DeploymentPolicyDecision> {
+  const records = await readCertifications(certificationsDir(cwd, env));
+  return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null);
+}
