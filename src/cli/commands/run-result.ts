@@ -1,0 +1,64 @@
+import type { ErrorCode } from '../../contracts/errors.ts';
+import { DponeError, ERROR_CODES, RETRY_SAFE_CODES, isDponeError } from '../../contracts/errors.ts';
+import type { ExecutionOutcome } from '../../core/executor.ts';
+
+/** What `dpone run --json` prints on success and what its XCom holds. Safe fields only. */
+export interface RunResult {
+  readonly operation_id: string;
+  readonly intent_digest: string;
+  readonly status: ExecutionOutcome['status'];
+  readonly state: string;
+  readonly version: number;
+  readonly rows_written: number;
+  readonly fence_epoch: number;
+  /** Whether this attempt itself mutated the target (false when it only completed or returned). */
+  readonly mutated: boolean;
+}
+
+/** The XCom of a failed run: the coded error and whether Airflow may simply retry. */
+export interface RunFailure {
+  readonly operation_id: string;
+  readonly intent_digest: string;
+  readonly status: 'failed';
+  readonly code: ErrorCode;
+  /** True only for codes after which no target mutation can have begun (RETRY_SAFE_CODES). */
+  readonly retryable: boolean;
+  readonly error: ReturnType<DponeError['toJSON']>;
+}
+
+export function runResult(outcome: ExecutionOutcome, intentDigest: string): RunResult {
+  return {
+    operation_id: outcome.operationId,
+    intent_digest: intentDigest,
+    status: outcome.status,
+    state: outcome.state,
+    version: outcome.version,
+    rows_written: outcome.rowsWritten,
+    fence_epoch: outcome.fenceEpoch,
+    mutated: outcome.mutated,
+  };
+}
+
+export function runFailure(operationId: string, intentDigest: string, error: unknown): RunFailure {
+  const coded = isDponeError(error)
+    ? (error as DponeError)
+    : new DponeError(
+        ERROR_CODES.INTERNAL,
+        'internal error (details withheld: they may hold sensitive values)',
+      );
+  return {
+    operation_id: operationId,
+    intent_digest: intentDigest,
+    status: 'failed',
+    code: coded.code,
+    retryable: RETRY_SAFE_CODES.has(coded.code),
+    error: coded.toJSON(),
+  };
+}
+
+/** The human form: one `key: value` line per field. */
+export function plainResult(result: RunResult): string {
+  return `${Object.entries(result)
+    .map(([key, value]) => `${key}: ${String(value)}`)
+    .join('\n')}\n`;
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
+import { XCOM_PATH_ENV, writeXcom } from '../../adapters/state/xcom-file.ts';
+import { invalidInput } from '../../contracts/errors.ts';
+import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
+import type { Workload } from '../../contracts/workload.ts';
+import type { ExecutionOutcome } from '../../core/executor.ts';
+import { RecoveryAwareExecutor } from '../../core/executor.ts';
+import { faultPointsFromEnv } from '../../core/fault-plan.ts';
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { parseFlags, required } from '../args.ts';
+import type { CliIO, CommandRun } from '../command.ts';
+import { openJournal } from '../journal-url.ts';
+import { LazyConnectors } from '../lazy-connectors.ts';
+import { openRouteConnectors, routeCapability } from '../route-connectors.ts';
+import { readWorkloadFile } from '../workload-file.ts';
+import { plainResult, runFailure, runResult } from './run-result.ts';
+
+const FLAGS = {
+  workload: { type: 'string' },
+  journal: { type: 'string' },
+  json: { type: 'boolean' },
+  xcom: { type: 'string' },
+  holder: { type: 'string' },
+} as const;
+
+interface RunPlan {
+  readonly workload: Workload;
+  readonly operationId: string;
+  readonly intentDigest: string;
+  readonly journalUrl: string;
+  /** Relative sqlite journal paths resolve against this folder. */
+  readonly journalBase: string;
+  readonly holder: string;
+}
+
+/**
+ * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME]`: runs one
+ * workload through the recovery-aware executor. Exit 0 on `committed`, `already-complete` or
+ * `completed-after-recovery`; otherwise the exit code of the error's code (EXIT_CODES). The XCom
+ * (--xcom or DPONE_XCOM_PATH) is written for success and failure alike; failing to write it never
+ * changes the outcome.
+ */
+export const run: CommandRun = async (args, io) => {
+  const { values } = parseFlags(args, FLAGS);
+  const workload = await readWorkloadFile(required(values.workload, '--workload'), io.cwd);
+  if (values.holder !== undefined && values.holder.trim() === '') {
+    throw invalidInput('--holder must not be empty', { field: '--holder' });
+  }
+  const stateDir = workload.execution.state_dir ?? join(dirname(workload.file), 'dpone-state');
+  const plan: RunPlan = {
+    workload,
+    operationId: deriveOperationId(workload.identity),
+    intentDigest: deriveIntentDigest(workload.intent),
+    journalUrl: values.journal ?? workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`,
+    journalBase: values.journal !== undefined ? io.cwd : dirname(workload.file),
+    // Unique per process: a restarted process must take a new lease epoch, never renew a dead one's.
+    holder: values.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+  };
+  const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
+  try {
+    await mkdir(stateDir, { recursive: true });
+    const result = runResult(await execute(plan, stateDir, io), plan.intentDigest);
+    io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
+    if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
+    return 0;
+  } catch (error) {
+    if (xcomPath)
+      await writeXcom(xcomPath, runFailure(plan.operationId, plan.intentDigest, error), io.stderr);
+    throw error;
+  }
+};
+
+async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
+  const { workload } = plan;
+  const faults = faultPointsFromEnv(io.env);
+  await using journal = await openJournal(plan.journalUrl, { cwd: plan.journalBase, env: io.env });
+  // Connect only when the executor first needs the source or target: after it read the journal.
+  await using connectors = new LazyConnectors(
+    {
+      source: `${workload.route}:${workload.source.table}`,
+      target: `${workload.route}:${workload.target.table}`,
+      capability: routeCapability(workload),
+    },
+    () => openRouteConnectors(workload, { env: io.env, faults }),
+  );
+  const executor = new RecoveryAwareExecutor({
+    journal,
+    source: connectors.source,
+    target: connectors.target,
+    state: new FileStateSink(stateDir),
+    faults,
+    clock: SYSTEM_CLOCK,
+  });
+  // `return await`: the journal and connectors must stay open until the executor has finished.
+  return await executor.execute({
+    operationId: plan.operationId,
+    intentDigest: plan.intentDigest,
+    metadata: {
+      workload_id: workload.identity.workload_id,
+      target_identity: connectors.target.identity,
+      route: workload.route,
+      load_strategy: workload.intent.normalized_load_strategy,
+    },
+    strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
+    partitionColumn: workload.data.partition.column,
+    partitionValue: workload.data.partition.value,
+    holder: plan.holder,
+    leaseTtlMs: workload.execution.lease_ttl_ms,
+  });
+}

@@ -1,0 +1,207 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import type { EndpointSpec, Workload } from '../contracts/workload.ts';
+import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
+import type { FaultPoints } from '../ports/fault-points.ts';
+import { NO_FAULTS } from '../ports/fault-points.ts';
+
+/** A route's source and target, opened for one workload. The caller disposes both. */
+export interface RouteConnectors {
+  readonly source: SourceConnector;
+  readonly target: TargetConnector;
+}
+
+export interface RouteContext {
+  readonly env: NodeJS.ProcessEnv;
+  /** Passed to the target so its inner steps (e.g. `target.commit:before`) are fault points too. */
+  readonly faults: FaultPoints;
+}
+
+type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
+type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetConnector>;
+
+interface RouteEntry {
+  /** The fence capability the route's target certifies (known before it is opened). */
+  readonly capability: TargetConnector['capability'];
+  readonly openSource: OpenSource;
+  readonly openTarget: OpenTarget;
+}
+
+/** Parses `sqlite:///abs/path` or `sqlite:relative/path` (relative to the workload's folder). */
+export function sqliteFilePath(url: string, workloadFile: string, field: string): string {
+  if (!url.startsWith('sqlite:'))
+    throw invalidInput(`${field} must be a sqlite: URL for route sqlite`, { field });
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) {
+    if (!path.startsWith('///'))
+      throw invalidInput(`${field} must be sqlite:///abs/path or sqlite:rel/path`, { field });
+    path = path.slice(2);
+  }
+  path = path.split(/[?#]/, 1)[0] ?? '';
+  if (path === '' || path.endsWith('/')) throw invalidInput(`${field} names no database file`, { field });
+  return isAbsolute(path) ? path : resolve(dirname(workloadFile), path);
+}
+
+/** The password of an endpoint, read only from the environment variable the workload names. */
+export function endpointPassword(
+  endpoint: EndpointSpec,
+  field: string,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (!endpoint.password_env) return undefined;
+  const password = env[endpoint.password_env];
+  if (password === undefined) {
+    throw invalidInput(`${field}.password_env names ${endpoint.password_env}, which is not set`, {
+      field: `${field}.password_env`,
+    });
+  }
+  return password;
+}
+
+/** The slice of the PostgreSQL connector modules this registry relies on. */
+interface PostgresSourceModule {
+  readonly PostgresSource: {
+    open(options: {
+      url: string;
+      password?: string;
+      table: string;
+      columns: readonly string[];
+    }): Promise<SourceConnector>;
+  };
+}
+interface PostgresTargetModule {
+  readonly PostgresTarget: {
+    open(options: {
+      url: string;
+      password?: string;
+      table: string;
+      columns: readonly string[];
+      naturalKey: readonly string[];
+      faults?: FaultPoints;
+    }): Promise<TargetConnector>;
+  };
+}
+
+// Kept in variables so the type-checker does not require another engineer's modules to exist;
+// each is imported only when its route runs.
+const POSTGRES_SOURCE_MODULE = '../adapters/connectors/postgres/postgres-source.ts';
+const POSTGRES_TARGET_MODULE = '../adapters/connectors/postgres/postgres-target.ts';
+
+/**
+ * Route id → how to open its connectors. Each entry imports its adapter lazily, so `dpone run` on
+ * the embedded route never loads a server driver. Routes absent here are not certified to run.
+ */
+export const ROUTES: Readonly<Record<string, RouteEntry>> = {
+  sqlite: {
+    capability: 'transactional-commit-marker',
+    openSource: async (workload) => {
+      const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
+      const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
+      return SqliteSource.open(path, workload.source.table, workload.data.columns);
+    },
+    openTarget: async (workload, { env, faults }) => {
+      // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
+      // this is exactly SqliteTarget.open.
+      const { sqliteTargetForHarness } =
+        await import('../adapters/connectors/sqlite/sqlite-unsafe-variants.ts');
+      return sqliteTargetForHarness(
+        {
+          path: sqliteFilePath(workload.target.url, workload.file, 'target.url'),
+          table: workload.target.table,
+          columns: workload.data.columns,
+          naturalKey: workload.data.natural_key,
+          faults,
+        },
+        env,
+      );
+    },
+  },
+  postgres: {
+    capability: 'transactional-commit-marker',
+    openSource: async (workload, { env }) => {
+      const { PostgresSource } = (await import(POSTGRES_SOURCE_MODULE)) as PostgresSourceModule;
+      const password = endpointPassword(workload.source, 'source', env);
+      return PostgresSource.open({
+        url: workload.source.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.source.table,
+        columns: workload.data.columns,
+      });
+    },
+    openTarget: async (workload, { env, faults }) => {
+      const { PostgresTarget } = (await import(POSTGRES_TARGET_MODULE)) as PostgresTargetModule;
+      const password = endpointPassword(workload.target, 'target', env);
+      return PostgresTarget.open({
+        url: workload.target.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.target.table,
+        columns: workload.data.columns,
+        naturalKey: workload.data.natural_key,
+        faults,
+      });
+    },
+  },
+};
+
+function routeEntry(workload: Workload): RouteEntry {
+  const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
+  if (!entry) {
+    throw new DponeError(
+      ERROR_CODES.ROUTE_NOT_CERTIFIED,
+      `route "${workload.route}" has no certified connectors in this build (available: ${Object.keys(ROUTES).join(', ')})`,
+    );
+  }
+  return entry;
+}
+
+/** The certified capability of the workload's route; throws ROUTE_NOT_CERTIFIED for an unknown route. */
+export function routeCapability(workload: Workload): TargetConnector['capability'] {
+  return routeEntry(workload).capability;
+}
+
+/** Opens only the route's target (recovery commands read its fence). The caller closes it. */
+export async function openRouteTarget(
+  workload: Workload,
+  io: { readonly env: NodeJS.ProcessEnv },
+): Promise<TargetConnector> {
+  const entry = routeEntry(workload);
+  return opening(`${workload.route} target`, () =>
+    entry.openTarget(workload, { env: io.env, faults: NO_FAULTS }),
+  );
+}
+
+async function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    // A module that failed to load or a driver error without our code: keep its text private.
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `the ${what} connector could not be opened`,
+      {},
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * Opens the workload's source and target through the route registry. If the target fails to open,
+ * the already-open source is closed before the error propagates.
+ */
+export async function openRouteConnectors(
+  workload: Workload,
+  context: RouteContext,
+): Promise<RouteConnectors> {
+  const entry = routeEntry(workload);
+  const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
+  try {
+    const target = await opening(`${workload.route} target`, () => entry.openTarget(workload, context));
+    return { source, target };
+  } catch (error) {
+    await source.close().catch(() => undefined);
+    throw error;
+  }
+}
