@@ -21,6 +21,8 @@ export interface CheckCellInput {
   readonly inspector: TargetInspector;
   /** The journal after the cell, or null when it could not be read (journal checks become UNKNOWN). */
   readonly journal: JournalRecords | null;
+  /** Why the journal could not be read, when `journal` is null (safe text: no URL, no SQL). */
+  readonly journalError?: string;
   /** Every worker attempt of the cell, in start order (the settle worker included). */
   readonly attempts: readonly AttemptRecord[];
   /** Absent: `{ end: 'complete' }`. */

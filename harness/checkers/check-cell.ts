@@ -1,0 +1,81 @@
+import type {
+  CellEvidence,
+  CellExpectation,
+  CheckRecord,
+  JournalSnapshot,
+  TargetSnapshot,
+} from '../evidence/evidence-types.ts';
+import { worst } from '../verdict.ts';
+import { describeError, runChecker } from './check-record.ts';
+import type { CheckCellInput, CheckCellResult, CheckContext, Checker } from './check-types.ts';
+import { duplicateChecker } from './duplicate-checker.ts';
+import { journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
+import { mutationChecker } from './mutation-checker.ts';
+import { outcomeChecker } from './outcome-checker.ts';
+import { parityChecker } from './parity-checker.ts';
+
+/** The checkers every cell gets, in report order. */
+export const CELL_CHECKERS: readonly Checker[] = [
+  mutationChecker,
+  duplicateChecker,
+  parityChecker,
+  journalHistoryChecker,
+  outcomeChecker,
+];
+
+export const CORE_CHECK_NAMES: ReadonlySet<string> = new Set(CELL_CHECKERS.map((checker) => checker.name));
+
+export const DEFAULT_EXPECTATION: CellExpectation = { end: 'complete' };
+
+/** Runs every checker on the context and adds the runner's own checks; the worst verdict wins. */
+export function evaluateCell(
+  context: CheckContext,
+  extraChecks: readonly CheckRecord[] = [],
+): CheckCellResult {
+  const checks = [...CELL_CHECKERS.map((checker) => runChecker(checker, context)), ...extraChecks];
+  return {
+    verdict: worst(checks.map((check) => check.verdict)),
+    checks,
+    target: context.target,
+    journal: context.journal,
+    expectation: context.expectation,
+  };
+}
+
+/**
+ * Checks one cell after its last worker ended: snapshots the target through the harness's own
+ * inspector, reduces the journal to its stored form, and runs every checker on those snapshots
+ * (so `recheckCell` on the stored evidence reaches the same verdict). Never throws.
+ */
+export async function checkCell(input: CheckCellInput): Promise<CheckCellResult> {
+  let target: TargetSnapshot | null = null;
+  let targetError: string | undefined;
+  try {
+    target = await input.inspector.snapshot();
+  } catch (error) {
+    targetError = describeError(error);
+  }
+  let journal: JournalSnapshot | null = null;
+  let journalError = input.journalError;
+  if (input.journal !== null) {
+    try {
+      journal = journalSnapshot(input.journal);
+    } catch (error) {
+      journalError = describeError(error);
+    }
+  }
+  const context: CheckContext = {
+    target,
+    journal,
+    attempts: input.attempts,
+    expectation: input.expectation ?? DEFAULT_EXPECTATION,
+    ...(targetError !== undefined ? { targetError } : {}),
+    ...(journalError !== undefined ? { journalError } : {}),
+  };
+  return evaluateCell(context, input.extraChecks ?? []);
+}
+
+/** A cell that never ran (no attempt, no target, no journal) cannot be better than UNVERIFIED. */
+export function cellNeverRan(cell: CellEvidence): boolean {
+  return cell.attempts.length === 0 && cell.target === null && cell.journal === null;
+}

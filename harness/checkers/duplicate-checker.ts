@@ -1,0 +1,24 @@
+import type { CheckRecord } from '../evidence/evidence-types.ts';
+import { record } from './check-record.ts';
+import type { CheckContext, Checker } from './check-types.ts';
+
+const NAME = 'duplicates';
+
+/** No two target rows share a natural key (the harness's target table has no unique key). */
+export const duplicateChecker: Checker = {
+  name: NAME,
+  check(context: CheckContext): CheckRecord {
+    const { target } = context;
+    if (target === null)
+      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target.duplicate_rows === 0)
+      return record(NAME, 'PASS', `no duplicate natural keys in ${target.row_count} rows`);
+    const keys = target.duplicate_keys;
+    const example = keys.length > 0 ? `, e.g. key ${keys[0]}` : '';
+    return record(
+      NAME,
+      'FAIL',
+      `${target.duplicate_rows} duplicate rows over ${keys.length} natural keys${example}`,
+    );
+  },
+};

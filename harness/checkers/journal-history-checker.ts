@@ -1,0 +1,109 @@
+import type { CommitState } from '../../src/contracts/states.ts';
+import { isCommitState, isLegalTransition, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
+import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
+import { record } from './check-record.ts';
+import type { CheckContext, Checker, JournalRecords } from './check-types.ts';
+
+const NAME = 'journal-history';
+
+type HistoryItem = JournalSnapshot['history'][number];
+
+/** Problems with one record given the one before it (null for the first). */
+function recordViolations(item: HistoryItem, previous: HistoryItem | null): string[] {
+  const at = `v${item.version}`;
+  const problems: string[] = [];
+  if (!isCommitState(item.to_state)) return [`${at}: unknown state ${item.to_state}`];
+  if (previous === null) {
+    if (item.version !== 1) problems.push(`${at}: history starts at version ${item.version}, not 1`);
+    if (item.kind !== 'intent' || item.from_state !== null || item.to_state !== 'PREPARING') {
+      problems.push(`${at}: history does not start with the intent in PREPARING`);
+    }
+    return problems;
+  }
+  if (item.version <= previous.version)
+    problems.push(`${at}: version went backward from v${previous.version}`);
+  else if (item.version !== previous.version + 1) problems.push(`${at}: skipped from v${previous.version}`);
+  const before = previous.to_state;
+  if (item.from_state !== before)
+    problems.push(`${at}: starts from ${item.from_state}, but the entry was ${before}`);
+  if (item.kind === 'lease' || item.kind === 'result') {
+    if (item.to_state !== before)
+      problems.push(`${at}: a ${item.kind} record changed the state to ${item.to_state}`);
+    return problems;
+  }
+  if (item.kind !== 'transition' && item.kind !== 'audit')
+    return [...problems, `${at}: unexpected ${item.kind} record`];
+  const from = before as CommitState;
+  const to = item.to_state;
+  if (!isCommitState(from) || !isLegalTransition(from, to))
+    problems.push(`${at}: illegal transition ${before} -> ${to}`);
+  if (item.kind === 'transition' && from === 'COMMIT_UNKNOWN') {
+    problems.push(`${at}: COMMIT_UNKNOWN moved to ${to} automatically (no operator audit)`);
+  } else if (item.kind === 'transition' && isCommitState(from) && isOperatorOnlyTransition(from, to)) {
+    problems.push(`${at}: operator-only transition ${from} -> ${to} taken automatically`);
+  }
+  if (to === 'TARGET_COMMITTED' && item.fence_status !== 'committed') {
+    problems.push(
+      `${at}: TARGET_COMMITTED without fence_status committed (had ${item.fence_status ?? 'none'})`,
+    );
+  }
+  return problems;
+}
+
+/** Every violation of the journal's rules in a stored history; empty when legal. */
+export function historyViolations(journal: JournalSnapshot): string[] {
+  const problems: string[] = [];
+  let previous: HistoryItem | null = null;
+  for (const item of journal.history) {
+    problems.push(...recordViolations(item, previous));
+    previous = item;
+  }
+  if (previous !== null) {
+    if (journal.final_state !== previous.to_state || journal.version !== previous.version) {
+      problems.push(
+        `entry is ${journal.final_state ?? 'absent'} v${journal.version ?? '-'} but history ends ${previous.to_state} v${previous.version}`,
+      );
+    }
+  } else if (journal.final_state !== null) {
+    problems.push(`entry is ${journal.final_state} but the history is empty`);
+  }
+  return problems;
+}
+
+/** The stored form of the journal (safe fields only), with `history_legal` computed. */
+export function journalSnapshot(records: JournalRecords): JournalSnapshot {
+  const history = records.history.map((item) => ({
+    version: item.version,
+    kind: item.kind,
+    from_state: item.from_state,
+    to_state: item.to_state,
+    at_ms: item.at_ms,
+    lease_epoch: item.lease_epoch,
+    reason: item.evidence.reason,
+    fence_status: item.evidence.fence_status ?? null,
+  }));
+  const draft: JournalSnapshot = {
+    final_state: records.entry?.state ?? null,
+    version: records.entry?.version ?? null,
+    history_legal: true,
+    history,
+  };
+  return { ...draft, history_legal: historyViolations(draft).length === 0 };
+}
+
+/** Every transition legal, versions +1 from 1, never backward, commit only on fence proof. */
+export const journalHistoryChecker: Checker = {
+  name: NAME,
+  check(context: CheckContext): CheckRecord {
+    const { journal } = context;
+    if (journal === null)
+      return record(NAME, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
+    const problems = historyViolations(journal);
+    if (problems.length > 0) return record(NAME, 'FAIL', problems.join('; '));
+    return record(
+      NAME,
+      'PASS',
+      `${journal.history.length} records legal, ending ${journal.final_state ?? 'with no entry'}`,
+    );
+  },
+};

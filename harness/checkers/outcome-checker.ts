@@ -1,0 +1,54 @@
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { record } from './check-record.ts';
+import type { CheckContext, Checker } from './check-types.ts';
+
+const NAME = 'outcome';
+
+function who(attempt: AttemptRecord): string {
+  return `${attempt.role} (pid ${attempt.pid})`;
+}
+
+/**
+ * No attempt reported success (exit 0) unless the target proves exactly one mutation and the
+ * journal reached COMPLETE; an unknown outcome is never success. A cell expected to complete must
+ * end COMPLETE; an expected error code must have been reported by some attempt.
+ */
+export const outcomeChecker: Checker = {
+  name: NAME,
+  check(context: CheckContext): CheckRecord {
+    const { target, journal, attempts, expectation } = context;
+    const problems: string[] = [];
+    const successes = attempts.filter((attempt) => attempt.exit_code === 0);
+    const finalState = journal?.final_state ?? null;
+    for (const attempt of successes) {
+      if (target !== null && target.mutations !== 1) {
+        problems.push(`${who(attempt)} exited 0 but the target shows ${target.mutations} mutations`);
+      }
+      if (journal !== null && finalState !== 'COMPLETE') {
+        problems.push(`${who(attempt)} exited 0 but the journal ended ${finalState ?? 'with no entry'}`);
+      }
+    }
+    if (expectation.end === 'complete' && journal !== null && finalState !== 'COMPLETE') {
+      problems.push(`expected the operation to complete; the journal ended ${finalState ?? 'with no entry'}`);
+    }
+    if (
+      expectation.error_code !== undefined &&
+      !attempts.some((a) => a.error_code === expectation.error_code)
+    ) {
+      problems.push(`no attempt reported ${expectation.error_code}`);
+    }
+    if (problems.length > 0) return record(NAME, 'FAIL', problems.join('; '));
+    if (target === null || journal === null) {
+      const missing =
+        target === null
+          ? `target not read: ${context.targetError ?? 'no snapshot'}`
+          : `journal not read: ${context.journalError ?? 'no snapshot'}`;
+      return record(NAME, 'UNKNOWN', missing);
+    }
+    return record(
+      NAME,
+      'PASS',
+      `${successes.length} of ${attempts.length} attempts reported success, each backed by the target`,
+    );
+  },
+};

@@ -1,0 +1,98 @@
+import type { CellEvidence, JournalSnapshot, TargetSnapshot } from '../evidence/evidence-types.ts';
+import { worst } from '../verdict.ts';
+import { CORE_CHECK_NAMES, DEFAULT_EXPECTATION, cellNeverRan, evaluateCell } from './check-cell.ts';
+import type { CheckCellResult } from './check-types.ts';
+import { historyViolations } from './journal-history-checker.ts';
+import { snapshotFromTrail } from './target-inspector.ts';
+
+export interface RecheckResult extends CheckCellResult {
+  /** What the stored cell says that its own stored data does not support; empty when consistent. */
+  readonly differences: readonly string[];
+}
+
+const TARGET_FIELDS = [
+  'mutations',
+  'duplicate_rows',
+  'row_parity',
+  'row_count',
+  'target_digest',
+  'duplicate_keys',
+] as const;
+
+function show(value: unknown): string {
+  return Array.isArray(value) ? `[${value.join(',')}]` : String(value);
+}
+
+/** Recomputes the target's derived fields from its audit trail (when stored) and lists what differs. */
+function recheckTarget(stored: TargetSnapshot, differences: string[]): TargetSnapshot {
+  if (!stored.audit) {
+    const parity =
+      stored.row_count === stored.source_row_count && stored.target_digest === stored.source_digest;
+    if (parity !== stored.row_parity)
+      differences.push(`target.row_parity: stored ${stored.row_parity}, recomputed ${parity}`);
+    return { ...stored, row_parity: parity };
+  }
+  const recomputed = snapshotFromTrail(stored.audit, {
+    row_count: stored.source_row_count,
+    digest: stored.source_digest,
+  });
+  for (const field of TARGET_FIELDS) {
+    if (show(stored[field]) !== show(recomputed[field])) {
+      differences.push(
+        `target.${field}: stored ${show(stored[field])}, recomputed ${show(recomputed[field])}`,
+      );
+    }
+  }
+  return recomputed;
+}
+
+function recheckJournal(stored: JournalSnapshot, differences: string[]): JournalSnapshot {
+  const legal = historyViolations(stored).length === 0;
+  if (legal !== stored.history_legal) {
+    differences.push(`journal.history_legal: stored ${stored.history_legal}, recomputed ${legal}`);
+  }
+  return { ...stored, history_legal: legal };
+}
+
+/**
+ * Recomputes a stored cell's verdict from its stored target snapshot (and audit trail), journal
+ * history and attempts alone — no database is touched. `certify verify` uses it to detect a
+ * hand-edited verdict or check, or a snapshot whose fields contradict its own raw data.
+ */
+export function recheckCell(cell: CellEvidence): RecheckResult {
+  const differences: string[] = [];
+  const expectation = cell.expectation ?? DEFAULT_EXPECTATION;
+  if (cellNeverRan(cell)) {
+    const verdict = worst([...cell.checks.map((check) => check.verdict), 'UNVERIFIED']);
+    if (verdict !== cell.verdict)
+      differences.push(`verdict: stored ${cell.verdict}, recomputed ${verdict} (the cell never ran)`);
+    return { verdict, checks: cell.checks, target: null, journal: null, expectation, differences };
+  }
+  const target = cell.target === null ? null : recheckTarget(cell.target, differences);
+  const journal = cell.journal === null ? null : recheckJournal(cell.journal, differences);
+  const extra = cell.checks.filter((check) => !CORE_CHECK_NAMES.has(check.name));
+  const result = evaluateCell(
+    {
+      target,
+      journal,
+      attempts: cell.attempts,
+      expectation,
+      targetError: 'no target snapshot stored',
+      journalError: 'no journal snapshot stored',
+    },
+    extra,
+  );
+  for (const check of result.checks) {
+    if (!CORE_CHECK_NAMES.has(check.name)) continue;
+    const stored = cell.checks.find((candidate) => candidate.name === check.name);
+    if (!stored) differences.push(`check ${check.name}: missing, recomputed ${check.verdict}`);
+    else if (stored.verdict !== check.verdict) {
+      differences.push(
+        `check ${check.name}: stored ${stored.verdict}, recomputed ${check.verdict} (${check.detail})`,
+      );
+    }
+  }
+  if (result.verdict !== cell.verdict)
+    differences.push(`verdict: stored ${cell.verdict}, recomputed ${result.verdict}`);
+  return { ...result, differences };
+}

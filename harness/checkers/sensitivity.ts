@@ -1,0 +1,62 @@
+import type { CellEvidence, SensitivityRecord } from '../evidence/evidence-types.ts';
+import type { Verdict } from '../verdict.ts';
+import { worst } from '../verdict.ts';
+
+/** Checks whose FAIL shows a duplicate or an extra mutation: what "caught" means. */
+export const CATCHING_CHECKS: ReadonlySet<string> = new Set(['mutations', 'duplicates']);
+
+/** A variant cell catches its variant when it FAILs with the duplicate or extra mutation shown. */
+export function catches(cell: CellEvidence): boolean {
+  return (
+    cell.verdict === 'FAIL' &&
+    cell.checks.some((check) => check.verdict === 'FAIL' && CATCHING_CHECKS.has(check.name))
+  );
+}
+
+/**
+ * One record per unsafe variant: cells run, cells failed, caught, and the first catching cell (by
+ * id). `variants` lists the variants the run planned (a planned variant with no cell is uncaught);
+ * absent, the variants found on the cells. Sorted by variant name.
+ */
+export function buildSensitivity(
+  cells: readonly CellEvidence[],
+  variants?: readonly string[],
+): SensitivityRecord[] {
+  const names = new Set(variants ?? []);
+  for (const cell of cells) if (cell.variant !== null) names.add(cell.variant);
+  return [...names].sort().map((variant) => {
+    const own = cells.filter((cell) => cell.variant === variant);
+    const catching = own
+      .filter(catches)
+      .map((cell) => cell.id)
+      .sort();
+    const example = catching[0];
+    return {
+      variant,
+      caught: example !== undefined,
+      cells_failed: own.filter((cell) => cell.verdict === 'FAIL').length,
+      cells_run: own.length,
+      ...(example !== undefined ? { example_cell: example } : {}),
+    };
+  });
+}
+
+/**
+ * The run verdict: the worst of the real (non-variant) cells, and FAIL when an unsafe variant went
+ * uncaught. A variant whose every cell is UNVERIFIED (its environment was missing) makes the run
+ * UNVERIFIED rather than FAIL: it was not shown to survive, only not run. No real cell: UNVERIFIED.
+ */
+export function runVerdict(
+  cells: readonly CellEvidence[],
+  sensitivity: readonly SensitivityRecord[],
+): Verdict {
+  const real = cells.filter((cell) => cell.variant === null);
+  const verdicts: Verdict[] = real.length === 0 ? ['UNVERIFIED'] : real.map((cell) => cell.verdict);
+  for (const record of sensitivity) {
+    if (record.caught) continue;
+    const own = cells.filter((cell) => cell.variant === record.variant);
+    const neverRan = own.length > 0 && own.every((cell) => cell.verdict === 'UNVERIFIED');
+    verdicts.push(neverRan ? 'UNVERIFIED' : 'FAIL');
+  }
+  return worst(verdicts);
+}

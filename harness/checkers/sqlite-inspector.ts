@@ -1,0 +1,194 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
+import type { Workload } from '../../src/contracts/workload.ts';
+import type { TargetSnapshot } from '../evidence/evidence-types.ts';
+import { canonicalJson } from '../evidence/evidence-digest.ts';
+import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
+import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
+import { createHash } from 'node:crypto';
+
+export interface SqliteInspectorOptions {
+  readonly targetPath: string;
+  readonly targetTable: string;
+  readonly sourcePath: string;
+  readonly sourceTable: string;
+  /** The workload's columns: a row's digest covers exactly these. */
+  readonly columns: readonly string[];
+  readonly naturalKey: readonly string[];
+  /** The source partition the target must equal; absent: the whole source table. */
+  readonly partition?: { readonly column: string; readonly value: string };
+}
+
+export const AUDIT_TABLE = '_harness_audit';
+const AUDIT_TRIGGER = '_harness_audit_insert';
+const BUSY_TIMEOUT_MS = 5_000;
+
+function quote(name: string): string {
+  return name
+    .split('.')
+    .map((part) => `"${part.replaceAll('"', '""')}"`)
+    .join('.');
+}
+
+function unreadable(what: string, cause: unknown): DponeError {
+  return new DponeError(
+    ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+    `the harness could not read the SQLite ${what}`,
+    {},
+    { cause },
+  );
+}
+
+/**
+ * The embedded route's inspector. It opens the target and source files with its own node:sqlite
+ * connections (never through the connector or its fence), one short connection per call so it
+ * holds no lock while workers run.
+ *
+ * Audit: an AFTER INSERT trigger on the target table logs one row per inserted row (its natural key
+ * as JSON) into `_harness_audit`. The trigger runs inside the inserting transaction, so a rolled-back
+ * mutation leaves no audit row. SQLite has no transaction id, but it admits one writer at a time, so
+ * each mutation's audit rows are contiguous; a new mutation starts where a natural key repeats
+ * (`serialized-runs`). The target table has no unique key, so a replay also shows as duplicates.
+ */
+export class SqliteInspector implements TargetInspector {
+  readonly identity: string;
+  readonly #options: SqliteInspectorOptions;
+
+  constructor(options: SqliteInspectorOptions) {
+    if (options.naturalKey.length === 0 || options.columns.length === 0) {
+      throw invalidInput('the SQLite inspector needs the workload columns and natural key', {
+        field: 'data.natural_key',
+      });
+    }
+    this.#options = options;
+    this.identity = `sqlite:${options.targetTable}`;
+  }
+
+  async installAudit(): Promise<void> {
+    const { targetTable, columns, naturalKey } = this.#options;
+    const keyJson = `json_array(${naturalKey.map((column) => `NEW.${quote(column)}`).join(', ')})`;
+    const db = this.#open(this.#options.targetPath, 'target');
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      // Same shape the connector creates: untyped columns and no unique key.
+      db.exec(`CREATE TABLE IF NOT EXISTS ${quote(targetTable)} (${columns.map(quote).join(', ')})`);
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS ${AUDIT_TABLE} (` +
+          'seq INTEGER PRIMARY KEY AUTOINCREMENT, key_json TEXT NOT NULL, target_rowid INTEGER)',
+      );
+      db.exec(
+        `CREATE TRIGGER IF NOT EXISTS ${AUDIT_TRIGGER} AFTER INSERT ON ${quote(targetTable)} BEGIN ` +
+          `INSERT INTO ${AUDIT_TABLE} (key_json, target_rowid) VALUES (${keyJson}, NEW.rowid); END`,
+      );
+    } catch (error) {
+      throw unreadable('target to install the audit', error);
+    } finally {
+      db.close();
+    }
+  }
+
+  async snapshot(): Promise<TargetSnapshot> {
+    const { columns, naturalKey } = this.#options;
+    const digests = (row: Record<string, CellScalar>): RowDigests => ({
+      key: keyDigest(row, naturalKey),
+      row: rowDigest(row, columns),
+    });
+    const { target, inserts } = this.#readTarget();
+    const source = this.#readSource();
+    return snapshotFromReading({
+      target: target.map(digests),
+      source: source.map(digests),
+      inserts,
+      markerKind: 'serialized-runs',
+    });
+  }
+
+  #readTarget(): { target: Record<string, CellScalar>[]; inserts: AuditedInsert[] } {
+    const { targetTable, columns } = this.#options;
+    const db = this.#open(this.#options.targetPath, 'target');
+    try {
+      db.exec('BEGIN');
+      const target = db
+        .prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`)
+        .all() as Record<string, CellScalar>[];
+      const audit = db.prepare(`SELECT key_json FROM ${AUDIT_TABLE} ORDER BY seq`).all() as {
+        key_json: string;
+      }[];
+      db.exec('COMMIT');
+      const inserts = audit.map((row) => ({ key: auditKeyDigest(row.key_json), marker: null }));
+      return { target, inserts };
+    } catch (error) {
+      throw unreadable('target', error);
+    } finally {
+      db.close();
+    }
+  }
+
+  #readSource(): Record<string, CellScalar>[] {
+    const { sourceTable, columns, partition } = this.#options;
+    const db = this.#open(this.#options.sourcePath, 'source');
+    try {
+      const list = columns.map(quote).join(', ');
+      if (!partition)
+        return db.prepare(`SELECT ${list} FROM ${quote(sourceTable)}`).all() as Record<string, CellScalar>[];
+      const sql = `SELECT ${list} FROM ${quote(sourceTable)} WHERE CAST(${quote(partition.column)} AS TEXT) = ?`;
+      return db.prepare(sql).all(partition.value) as Record<string, CellScalar>[];
+    } catch (error) {
+      throw unreadable('source', error);
+    } finally {
+      db.close();
+    }
+  }
+
+  #open(path: string, what: string): DatabaseSync {
+    try {
+      const db = new DatabaseSync(path);
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      return db;
+    } catch (error) {
+      throw unreadable(what, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    // Connections are per call; nothing stays open.
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** The audit stores the key as SQLite JSON; re-encode canonically so it matches `keyDigest`. */
+function auditKeyDigest(keyJson: string): string {
+  const values = JSON.parse(keyJson) as unknown[];
+  return `sha256:${createHash('sha256').update(canonicalJson(values)).digest('hex')}`;
+}
+
+/** `sqlite:///abs/path` or `sqlite:relative/path` (relative to `base`) to a file path. */
+export function sqliteFilePath(url: string, base: string): string {
+  if (!url.startsWith('sqlite:')) throw invalidInput('not a sqlite: URL', { field: 'url' });
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) {
+    if (!path.startsWith('///'))
+      throw invalidInput('a sqlite URL must be sqlite:///absolute/path', { field: 'url' });
+    path = path.slice(2);
+  }
+  path = decodeURIComponent(path.split(/[?#]/, 1)[0] ?? '');
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/** An inspector for a SQLite workload: its source partition, target table and natural key. */
+export function sqliteInspectorForWorkload(workload: Workload): SqliteInspector {
+  const base = dirname(workload.file);
+  return new SqliteInspector({
+    targetPath: sqliteFilePath(workload.target.url, base),
+    targetTable: workload.target.table,
+    sourcePath: sqliteFilePath(workload.source.url, base),
+    sourceTable: workload.source.table,
+    columns: workload.data.columns,
+    naturalKey: workload.data.natural_key,
+    partition: workload.data.partition,
+  });
+}

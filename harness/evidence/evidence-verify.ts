@@ -1,0 +1,71 @@
+import { recheckCell } from '../checkers/recheck-cell.ts';
+import { buildSensitivity, catches, runVerdict } from '../checkers/sensitivity.ts';
+import { evidenceDigest } from './evidence-digest.ts';
+import type { CellEvidence, Evidence, SensitivityRecord } from './evidence-types.ts';
+
+export interface VerifyResult {
+  readonly ok: boolean;
+  /** One line per disagreement, naming the field and both values; empty when ok. */
+  readonly differences: readonly string[];
+}
+
+function sensitivityDifferences(
+  evidence: Evidence,
+  cells: readonly CellEvidence[],
+): { differences: string[]; records: SensitivityRecord[] } {
+  const differences: string[] = [];
+  const stored = new Map(evidence.sensitivity.map((record) => [record.variant, record]));
+  const records = buildSensitivity(cells, [...stored.keys()]);
+  for (const record of records) {
+    const was = stored.get(record.variant);
+    if (!was) {
+      differences.push(`sensitivity ${record.variant}: missing for a variant with ${record.cells_run} cells`);
+      continue;
+    }
+    for (const field of ['caught', 'cells_failed', 'cells_run'] as const) {
+      if (was[field] !== record[field]) {
+        differences.push(
+          `sensitivity ${record.variant}.${field}: stored ${was[field]}, recomputed ${record[field]}`,
+        );
+      }
+    }
+    if (was.example_cell !== undefined) {
+      const example = cells.find((cell) => cell.id === was.example_cell && cell.variant === record.variant);
+      if (!example || !catches(example)) {
+        differences.push(
+          `sensitivity ${record.variant}.example_cell: ${was.example_cell} does not show the variant caught`,
+        );
+      }
+    }
+  }
+  return { differences, records };
+}
+
+/**
+ * Checks an evidence document end to end: the digest over its content; every cell re-checked from
+ * its own stored snapshots (`recheckCell`); the sensitivity records and the run verdict recomputed
+ * from the cells (an uncaught variant makes the run FAIL). Never throws for a well-shaped document.
+ */
+export function verifyEvidence(evidence: Evidence): VerifyResult {
+  const differences: string[] = [];
+  const digest = evidenceDigest(evidence);
+  if (evidence.digest === undefined) differences.push(`digest: missing (content hashes to ${digest})`);
+  else if (evidence.digest !== digest)
+    differences.push(`digest: stored ${evidence.digest}, content hashes to ${digest}`);
+  const ids = new Set<string>();
+  // Sensitivity and the run verdict are recomputed from the re-checked cells, not the stored verdicts.
+  const rechecked: CellEvidence[] = [];
+  for (const cell of evidence.cells) {
+    if (ids.has(cell.id)) differences.push(`cell ${cell.id}: appears more than once`);
+    ids.add(cell.id);
+    const result = recheckCell(cell);
+    for (const difference of result.differences) differences.push(`cell ${cell.id}: ${difference}`);
+    rechecked.push({ ...cell, verdict: result.verdict, checks: result.checks });
+  }
+  const sensitivity = sensitivityDifferences(evidence, rechecked);
+  differences.push(...sensitivity.differences);
+  const verdict = runVerdict(rechecked, sensitivity.records);
+  if (verdict !== evidence.verdict)
+    differences.push(`verdict: stored ${evidence.verdict}, recomputed ${verdict}`);
+  return { ok: differences.length === 0, differences };
+}
