@@ -1,0 +1,52 @@
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { applyRecovery } from '../../core/recovery-apply.ts';
+import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
+import { faultPointsFromEnv } from '../../core/fault-plan.ts';
+import type { CommandRun } from '../command.ts';
+import { parseRecoveryApplyFlags, platformIdentity } from './recovery-flags.ts';
+import type { ApplyJSON } from './recovery-output.ts';
+import { renderApply } from './recovery-output.ts';
+import { openRecoverySession } from './recovery-session.ts';
+
+/**
+ * `dpone recovery target-commit apply --operation-id sha256:… (--journal URL | --route FILE)
+ *  --action NAME --expected-version N [--reason TEXT] [--evidence-ref REF] [--identity-file FILE] [--json]`.
+ * Needs a platform identity (DPONE_PLATFORM_IDENTITY or --identity-file). Applies the action with
+ * compare-and-set on the version the operator saw and writes the audit record into the history.
+ */
+export const run: CommandRun = async (args, io) => {
+  const flags = parseRecoveryApplyFlags(args);
+  const actor = await platformIdentity(flags, io);
+  const faults = faultPointsFromEnv(io.env);
+  await using session = await openRecoverySession(flags, io);
+  const result = await applyRecovery(
+    {
+      journal: session.journal,
+      faults,
+      clock: SYSTEM_CLOCK,
+      ...(session.fence ? { fence: session.fence } : {}),
+      // With a workload, complete-state writes its checkpoint where `dpone run` would.
+      ...(session.workload?.execution.state_dir
+        ? { state: new FileStateSink(session.workload.execution.state_dir) }
+        : {}),
+    },
+    {
+      operationId: flags.operationId,
+      action: flags.action,
+      expectedVersion: flags.expectedVersion,
+      actor,
+      reason: flags.reason,
+      ...(flags.evidenceRef !== undefined ? { evidenceRef: flags.evidenceRef } : {}),
+    },
+  );
+  const view: ApplyJSON = {
+    schema: 'dpone.recovery.apply/v1',
+    operation_id: flags.operationId,
+    action: result.action,
+    before: result.before,
+    after: { state: result.after.state, version: result.after.version },
+    audit: result.audit,
+  };
+  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderApply(view));
+  return 0;
+};

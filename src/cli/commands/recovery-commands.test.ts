@@ -1,0 +1,469 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSource } from '../../adapters/connectors/sqlite/sqlite-source.ts';
+import { SqliteTarget } from '../../adapters/connectors/sqlite/sqlite-target.ts';
+import { SqliteJournal } from '../../adapters/journal/sqlite/sqlite-journal.ts';
+import { EXIT_CODES } from '../../contracts/errors.ts';
+import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
+import { RecoveryAwareExecutor } from '../../core/executor.ts';
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { NO_FAULTS } from '../../ports/fault-points.ts';
+import type { StateSink } from '../../ports/state-sink.ts';
+import { main } from '../main.ts';
+import { readWorkloadFile } from '../workload-file.ts';
+
+const COLUMNS = ['id', 'day', 'amount'];
+
+/** A workload whose operation was driven to COMMIT_UNKNOWN (fence answer lost) or COMMITTED_INCOMPLETE. */
+async function operationIn(state: 'COMMIT_UNKNOWN' | 'COMMITTED_INCOMPLETE') {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-recovery-cli-'));
+  const { DatabaseSync } = await import('node:sqlite');
+  const seed = new DatabaseSync(join(dir, 'source.db'));
+  seed.exec('CREATE TABLE orders (id INTEGER, day TEXT, amount REAL)');
+  seed.exec("INSERT INTO orders VALUES (1,'2026-07-18',1.5),(2,'2026-07-18',2.5),(3,'2026-07-19',3)");
+  seed.close();
+  const workloadFile = join(dir, 'workload.yaml');
+  writeFileSync(
+    workloadFile,
+    `identity:
+  release_id: r1
+  deployment_id: d1
+  dag_id: orders_daily
+  dag_run_logical_identity: 'scheduled__2026-07-18'
+  workload_id: orders_to_events
+  mapped_partition_identity: all
+  canonical_interval: { start: '2026-07-18T00:00:00Z', end: '2026-07-19T00:00:00Z' }
+  canonical_target_identity: 'sqlite:events'
+intent:
+  pack_fingerprint: p1
+  normalized_load_strategy: append
+  source_snapshot_or_partition_identity: 'orders:day=2026-07-18'
+  target_contract: 'events(id,day,amount)'
+  schema_fingerprint: s1
+route: sqlite
+source: { url: 'sqlite:source.db', table: orders }
+target: { url: 'sqlite:target.db', table: events }
+data: { columns: [id, day, amount], natural_key: [id], partition: { column: day, value: '2026-07-18' } }
+execution: { lease_ttl_ms: 1, state_dir: state }
+`,
+  );
+  const workload = await readWorkloadFile(workloadFile);
+  const operationId = deriveOperationId(workload.identity);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(workload.execution.state_dir!, { recursive: true });
+  const journalPath = join(workload.execution.state_dir!, 'journal.db');
+  {
+    await using journal = await SqliteJournal.open(journalPath);
+    await using source = await SqliteSource.open(join(dir, 'source.db'), 'orders', COLUMNS);
+    await using target = await SqliteTarget.open({
+      path: join(dir, 'target.db'),
+      table: 'events',
+      columns: COLUMNS,
+      naturalKey: ['id'],
+    });
+    // COMMIT_UNKNOWN: the fence's answer is lost once, right after the commit.
+    let lost = state === 'COMMIT_UNKNOWN';
+    const lossy = Object.assign(Object.create(target) as SqliteTarget, {
+      queryFence: async (id: string) => {
+        if (lost) {
+          lost = false;
+          return { status: 'unknown' as const, epoch: null, committedEpoch: null, rowsWritten: null };
+        }
+        return target.queryFence(id);
+      },
+      prepareFence: target.prepareFence.bind(target),
+      mutate: target.mutate.bind(target),
+    });
+    const failingSink: StateSink = { complete: async () => Promise.reject(new Error('state store down')) };
+    const executor = new RecoveryAwareExecutor({
+      journal,
+      source,
+      target: lossy,
+      state: failingSink,
+      faults: NO_FAULTS,
+      clock: SYSTEM_CLOCK,
+    });
+    await expect(
+      executor.execute({
+        operationId,
+        intentDigest: deriveIntentDigest(workload.intent),
+        metadata: { workload_id: 'orders_to_events', target_identity: 'sqlite:events', route: 'sqlite' },
+        strategy: 'append',
+        partitionColumn: 'day',
+        partitionValue: '2026-07-18',
+        holder: 'w1',
+        leaseTtlMs: 1,
+      }),
+    ).rejects.toMatchObject({
+      code: state === 'COMMIT_UNKNOWN' ? 'DPONE_TARGET_COMMIT_UNKNOWN' : 'DPONE_TARGET_COMMITTED_INCOMPLETE',
+    });
+  }
+  return {
+    dir,
+    workloadFile,
+    operationId,
+    journalPath,
+    targetPath: join(dir, 'target.db'),
+    stateDir: workload.execution.state_dir!,
+  };
+}
+
+async function dpone(args: string[], env: Record<string, string> = {}, cwd = process.cwd()) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        done();
+      },
+    });
+  const code = await main(
+    args,
+    {},
+    {
+      stdout: sink((text) => (stdout += text)),
+      stderr: sink((text) => (stderr += text)),
+      env: { PATH: process.env.PATH, ...env },
+      cwd,
+    },
+  );
+  return { code, stdout, stderr };
+}
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const IDENTITY = { DPONE_PLATFORM_IDENTITY: 'platform:oncall@example.com' };
+
+describe('dpone recovery target-commit', () => {
+  let op: Awaited<ReturnType<typeof operationIn>>;
+  beforeEach(async () => {
+    op = await operationIn('COMMIT_UNKNOWN');
+  });
+
+  it('inspect shows the entry, the history, the fence and what they imply together', async () => {
+    const { code, stdout } = await dpone([
+      'recovery',
+      'target-commit',
+      'inspect',
+      '--operation-id',
+      op.operationId,
+      '--route',
+      op.workloadFile,
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`operation   ${op.operationId}`);
+    expect(stdout).toMatch(/state\s+COMMIT_UNKNOWN \(version \d+\)/);
+    expect(stdout).toMatch(/fence\s+committed \(epoch 1, committed under epoch 1, 2 rows\)/);
+    expect(stdout).toContain('COMMITTING -> COMMIT_UNKNOWN');
+    expect(stdout).toContain('together    operator-action: the fence now proves the commit');
+  });
+
+  it('inspect --json and plan --json follow their documented shapes', async () => {
+    const inspect = await dpone([
+      'recovery',
+      'target-commit',
+      'inspect',
+      '--operation-id',
+      op.operationId,
+      '--route',
+      op.workloadFile,
+      '--json',
+    ]);
+    const view = JSON.parse(inspect.stdout);
+    expect(view).toMatchObject({
+      schema: 'dpone.recovery.inspect/v1',
+      operation_id: op.operationId,
+      entry: { state: 'COMMIT_UNKNOWN', lease: null, lease_live: false },
+      fence: { status: 'committed', epoch: 1, committed_epoch: 1, rows_written: 2 },
+      assessment: { kind: 'operator-action', fence: 'committed' },
+    });
+    expect(view.history[0]).toMatchObject({ version: 1, kind: 'intent', to_state: 'PREPARING' });
+    const plan = JSON.parse(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'plan',
+          '--operation-id',
+          op.operationId,
+          '--route',
+          op.workloadFile,
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(plan).toMatchObject({ schema: 'dpone.recovery.plan/v1', recommended: 'resolve-unknown' });
+    expect(plan.actions.map((a: { name: string; legal: boolean }) => [a.name, a.legal])).toEqual([
+      ['complete-state', false],
+      ['mark-not-committed', false],
+      ['resolve-unknown', true],
+    ]);
+    expect(plan.next_command).toContain(`--action resolve-unknown --expected-version ${view.entry.version}`);
+  });
+
+  it('inspect and plan write nothing: journal and target bytes are unchanged', async () => {
+    const before = [digest(op.journalPath), digest(op.targetPath)];
+    for (const command of ['inspect', 'plan']) {
+      for (const where of [
+        ['--route', op.workloadFile],
+        ['--journal', `sqlite://${op.journalPath}`],
+      ]) {
+        for (const json of [[], ['--json']]) {
+          const result = await dpone([
+            'recovery',
+            'target-commit',
+            command,
+            '--operation-id',
+            op.operationId,
+            ...where,
+            ...json,
+          ]);
+          expect(result.code).toBe(0);
+        }
+      }
+    }
+    expect([digest(op.journalPath), digest(op.targetPath)]).toEqual(before);
+    expect(existsSync(join(op.stateDir, 'checkpoints'))).toBe(false);
+  });
+
+  it('a malformed --operation-id is bad input (exit 2) naming the flag', async () => {
+    const { code, stderr } = await dpone([
+      'recovery',
+      'target-commit',
+      'plan',
+      '--operation-id',
+      'sha256:XYZ',
+      '--route',
+      op.workloadFile,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--operation-id');
+  });
+
+  it('an unknown operation or a missing journal is bad input and creates no journal', async () => {
+    const other = `sha256:${'0'.repeat(64)}`;
+    expect(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'inspect',
+          '--operation-id',
+          other,
+          '--route',
+          op.workloadFile,
+        ])
+      ).code,
+    ).toBe(2);
+    const missing = join(op.dir, 'nope.db');
+    const result = await dpone([
+      'recovery',
+      'target-commit',
+      'inspect',
+      '--operation-id',
+      op.operationId,
+      '--journal',
+      `sqlite://${missing}`,
+    ]);
+    expect(result.code).toBe(2);
+    expect(existsSync(missing)).toBe(false);
+  });
+
+  it('apply is refused without a platform identity, and changes nothing', async () => {
+    const before = digest(op.journalPath);
+    const args = [
+      'recovery',
+      'target-commit',
+      'apply',
+      '--operation-id',
+      op.operationId,
+      '--route',
+      op.workloadFile,
+      '--action',
+      'resolve-unknown',
+      '--expected-version',
+      '9',
+    ];
+    const { code, stderr } = await dpone(args);
+    expect(code).toBe(EXIT_CODES.DPONE_UNAUTHORIZED);
+    expect(stderr).toContain('DPONE_PLATFORM_IDENTITY');
+    expect(digest(op.journalPath)).toBe(before);
+  });
+
+  it('apply resolves, then completes; a stale version conflicts; the audit lands in the history', async () => {
+    const view = JSON.parse(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'inspect',
+          '--operation-id',
+          op.operationId,
+          '--route',
+          op.workloadFile,
+          '--json',
+        ])
+      ).stdout,
+    );
+    const version = view.entry.version as number;
+    const apply = (
+      action: string,
+      expected: number,
+      env: Record<string, string> = IDENTITY,
+      extra: string[] = [],
+    ) =>
+      dpone(
+        [
+          'recovery',
+          'target-commit',
+          'apply',
+          '--operation-id',
+          op.operationId,
+          '--route',
+          op.workloadFile,
+          '--action',
+          action,
+          '--expected-version',
+          String(expected),
+          '--reason',
+          'fence proves commit',
+          '--json',
+          ...extra,
+        ],
+        env,
+      );
+
+    const stale = await apply('resolve-unknown', version - 1);
+    expect(stale.code).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_RECOVERY_CONFLICT);
+    expect(JSON.parse(stale.stderr).error.code).toBe('DPONE_TARGET_COMMIT_RECOVERY_CONFLICT');
+
+    const resolved = await apply('resolve-unknown', version);
+    expect(resolved.code).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toMatchObject({
+      schema: 'dpone.recovery.apply/v1',
+      before: { state: 'COMMIT_UNKNOWN', version },
+      after: { state: 'TARGET_COMMITTED', version: version + 1 },
+      audit: {
+        actor: 'platform:oncall@example.com',
+        action: 'resolve-unknown',
+        reason: 'fence proves commit',
+      },
+    });
+    expect((await apply('resolve-unknown', version)).code).toBe(
+      EXIT_CODES.DPONE_TARGET_COMMIT_RECOVERY_CONFLICT,
+    );
+
+    const identityFile = join(op.dir, 'identity');
+    writeFileSync(identityFile, '\nplatform:file-user\n');
+    const completed = await apply('complete-state', version + 1, {}, ['--identity-file', identityFile]);
+    expect(completed.code).toBe(0);
+    expect(JSON.parse(completed.stdout)).toMatchObject({
+      after: { state: 'COMPLETE' },
+      audit: { actor: 'platform:file-user' },
+    });
+    expect(existsSync(join(op.stateDir, 'checkpoints', `${op.operationId.slice(7)}.json`))).toBe(true);
+
+    const after = JSON.parse(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'inspect',
+          '--operation-id',
+          op.operationId,
+          '--journal',
+          `sqlite://${op.journalPath}`,
+          '--json',
+        ])
+      ).stdout,
+    );
+    const audits = after.history.filter((record: { kind: string }) => record.kind === 'audit');
+    expect(
+      audits.map((r: { from_state: string; to_state: string }) => `${r.from_state}->${r.to_state}`),
+    ).toEqual(['COMMIT_UNKNOWN->TARGET_COMMITTED', 'TARGET_COMMITTED->COMPLETE']);
+  });
+
+  it('apply refuses an action that is not legal from the state, and flags carrying secrets', async () => {
+    const version = JSON.parse(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'inspect',
+          '--operation-id',
+          op.operationId,
+          '--route',
+          op.workloadFile,
+          '--json',
+        ])
+      ).stdout,
+    ).entry.version;
+    const base = [
+      'recovery',
+      'target-commit',
+      'apply',
+      '--operation-id',
+      op.operationId,
+      '--route',
+      op.workloadFile,
+      '--expected-version',
+      String(version),
+    ];
+    expect((await dpone([...base, '--action', 'complete-state'], IDENTITY)).code).toBe(
+      EXIT_CODES.DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION,
+    );
+    expect((await dpone([...base, '--action', 'drop-table'], IDENTITY)).code).toBe(2);
+    const secret = await dpone(
+      [...base, '--action', 'resolve-unknown', '--reason', 'password=hunter2'],
+      IDENTITY,
+    );
+    expect(secret.code).toBe(2);
+    expect(secret.stderr).not.toContain('hunter2');
+  });
+});
+
+describe('recovery of COMMITTED_INCOMPLETE', () => {
+  it('plan recommends complete-state and apply completes without touching the target', async () => {
+    const op = await operationIn('COMMITTED_INCOMPLETE');
+    const plan = JSON.parse(
+      (
+        await dpone([
+          'recovery',
+          'target-commit',
+          'plan',
+          '--operation-id',
+          op.operationId,
+          '--route',
+          op.workloadFile,
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(plan.recommended).toBe('complete-state');
+    const target = digest(op.targetPath);
+    const version = plan.assessment.version;
+    const result = await dpone(
+      [
+        'recovery',
+        'target-commit',
+        'apply',
+        '--operation-id',
+        op.operationId,
+        '--route',
+        op.workloadFile,
+        '--action',
+        'complete-state',
+        '--expected-version',
+        String(version),
+      ],
+      IDENTITY,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('COMMITTED_INCOMPLETE v');
+    expect(digest(op.targetPath)).toBe(target);
+  });
+});

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { DponeError, ERROR_CODES, isDponeError } from '../../contracts/errors.ts';
+import type { Workload } from '../../contracts/workload.ts';
+import { readFence, fenceUnavailable } from '../../adapters/connectors/sqlite/sqlite-fence.ts';
+import type { SqliteDatabase } from '../../adapters/connectors/sqlite/sqlite-connection.ts';
+import type { FenceAnswer, TargetConnector } from '../../ports/connector.ts';
+import type { CliIO } from '../command.ts';
+import { NO_FAULTS } from '../../ports/fault-points.ts';
+import { ROUTES, sqliteFilePath } from '../route-connectors.ts';
+
+export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+
+/**
+ * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
+ * `readOnly`, so querying the fence cannot create tables or change a byte of the target file; a
+ * server route reads through its target connector, whose queryFence is read-only by contract.
+ */
+export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
+  return openRouteFenceReader(workload, io);
+}
+
+function openSqliteFenceReader(workload: Workload): FenceReader {
+  const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
+  if (!existsSync(path)) {
+    throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
+      field: '--route',
+    });
+  }
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+      'the SQLite target could not be opened read-only',
+      {},
+      { cause: error },
+    );
+  }
+  return {
+    async queryFence(operationId: string): Promise<FenceAnswer> {
+      try {
+        return readFence(db as unknown as SqliteDatabase, operationId);
+      } catch (error) {
+        throw fenceUnavailable(operationId, error);
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      if (db.isOpen) db.close();
+    },
+  };
+}
+
+async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
+  if (!entry) {
+    throw new DponeError(
+      ERROR_CODES.ROUTE_NOT_CERTIFIED,
+      `route "${workload.route}" has no certified connectors in this build`,
+      { field: '--route' },
+    );
+  }
+  let target: TargetConnector;
+  try {
+    target = await entry.openTarget(workload, { env: io.env, faults: NO_FAULTS });
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    throw new DponeError(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+      'the route’s target could not be opened',
+      {},
+      { cause: error },
+    );
+  }
+  return {
+    queryFence: (operationId) => target.queryFence(operationId),
+    [Symbol.asyncDispose]: () => target.close(),
+  };
+}

@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
+import { assertSha256Id } from '../../contracts/identity.ts';
+import { assertActor } from '../../core/recovery-audit.ts';
+import type { RecoveryActionName } from '../../core/recovery-planner.ts';
+import { RECOVERY_ACTIONS, isRecoveryActionName } from '../../core/recovery-planner.ts';
+import { parseFlags, required } from '../args.ts';
+import type { CliIO } from '../command.ts';
+
+/**
+ * Flags of `dpone recovery target-commit inspect|plan|apply`. None takes a secret or row data:
+ * the journal URL's password comes from DPONE_JOURNAL_PASSWORD, the target's from the workload's
+ * `password_env`, and free text (reason, evidence reference) is checked before it is recorded.
+ */
+
+/** Environment variable naming the platform identity that applies recovery actions. */
+export const PLATFORM_IDENTITY_ENV = 'DPONE_PLATFORM_IDENTITY';
+
+const COMMON = {
+  'operation-id': { type: 'string' },
+  journal: { type: 'string' },
+  route: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+const APPLY = {
+  ...COMMON,
+  action: { type: 'string' },
+  'expected-version': { type: 'string' },
+  reason: { type: 'string' },
+  'evidence-ref': { type: 'string' },
+  'identity-file': { type: 'string' },
+} as const;
+
+export interface RecoveryReadFlags {
+  readonly operationId: string;
+  /** `--journal URL`; when absent, the journal comes from the `--route` workload. */
+  readonly journal?: string;
+  /** `--route FILE`: a workload file naming the target whose fence is queried (read-only). */
+  readonly route?: string;
+  readonly json: boolean;
+}
+
+export interface RecoveryApplyFlags extends RecoveryReadFlags {
+  readonly action: RecoveryActionName;
+  readonly expectedVersion: number;
+  readonly reason: string;
+  readonly evidenceRef?: string;
+  readonly identityFile?: string;
+}
+
+function readFlags(values: {
+  'operation-id'?: string;
+  journal?: string;
+  route?: string;
+  json?: boolean;
+}): RecoveryReadFlags {
+  const operationId = assertSha256Id(required(values['operation-id'], '--operation-id'), '--operation-id');
+  if (values.journal === undefined && values.route === undefined) {
+    throw invalidInput('--journal URL or --route FILE is required to find the journal', {
+      field: '--journal',
+    });
+  }
+  return {
+    operationId,
+    json: values.json ?? false,
+    ...(values.journal !== undefined ? { journal: required(values.journal, '--journal') } : {}),
+    ...(values.route !== undefined ? { route: required(values.route, '--route') } : {}),
+  };
+}
+
+export function parseRecoveryReadFlags(args: readonly string[]): RecoveryReadFlags {
+  return readFlags(parseFlags(args, COMMON).values);
+}
+
+export function parseRecoveryApplyFlags(args: readonly string[]): RecoveryApplyFlags {
+  const { values } = parseFlags(args, APPLY);
+  const base = readFlags(values);
+  const action = required(values.action, '--action');
+  if (!isRecoveryActionName(action)) {
+    throw invalidInput(`--action must be one of ${RECOVERY_ACTIONS.join(', ')}`, { field: '--action' });
+  }
+  const versionText = required(values['expected-version'], '--expected-version');
+  if (!/^[1-9][0-9]{0,14}$/.test(versionText)) {
+    throw invalidInput('--expected-version must be the journal version shown by inspect (an integer >= 1)', {
+      field: '--expected-version',
+    });
+  }
+  return {
+    ...base,
+    action,
+    expectedVersion: Number(versionText),
+    reason: values.reason ?? 'no reason given',
+    ...(values['evidence-ref'] !== undefined ? { evidenceRef: values['evidence-ref'] } : {}),
+    ...(values['identity-file'] !== undefined ? { identityFile: values['identity-file'] } : {}),
+  };
+}
+
+/**
+ * The platform identity applying an action: the identity file's first non-empty line when
+ * `--identity-file` is given, else DPONE_PLATFORM_IDENTITY. Refused without one.
+ */
+export async function platformIdentity(flags: RecoveryApplyFlags, io: CliIO): Promise<string> {
+  if (flags.identityFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(resolve(io.cwd, flags.identityFile), 'utf8');
+    } catch (error) {
+      throw new DponeError(
+        ERROR_CODES.UNAUTHORIZED,
+        'the --identity-file cannot be read; recovery apply requires a platform identity',
+        { field: '--identity-file' },
+        { cause: error },
+      );
+    }
+    const line = text
+      .split(/\r?\n/)
+      .find((candidate) => candidate.trim() !== '')
+      ?.trim();
+    if (line === undefined) {
+      throw new DponeError(ERROR_CODES.UNAUTHORIZED, 'the --identity-file holds no platform identity', {
+        field: '--identity-file',
+      });
+    }
+    return assertActor(line, '--identity-file');
+  }
+  const fromEnv = io.env[PLATFORM_IDENTITY_ENV]?.trim();
+  if (!fromEnv) {
+    throw new DponeError(
+      ERROR_CODES.UNAUTHORIZED,
+      `recovery apply requires a platform identity: set ${PLATFORM_IDENTITY_ENV} or pass --identity-file FILE`,
+      { field: PLATFORM_IDENTITY_ENV },
+    );
+  }
+  return assertActor(fromEnv, PLATFORM_IDENTITY_ENV);
+}

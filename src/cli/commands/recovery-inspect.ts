@@ -1,0 +1,31 @@
+import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { assessRecovery } from '../../core/recovery-assessment.ts';
+import type { CommandRun } from '../command.ts';
+import { parseRecoveryReadFlags } from './recovery-flags.ts';
+import type { InspectJSON } from './recovery-output.ts';
+import { fenceJSON, renderInspect } from './recovery-output.ts';
+import { openRecoverySession, readOperation } from './recovery-session.ts';
+
+/**
+ * `dpone recovery target-commit inspect --operation-id sha256:… (--journal URL | --route FILE) [--json]`.
+ * Read-only: shows the journal entry and history and, with --route, the target fence's answer and
+ * what the two imply together. Exit 0 whatever the state; coded errors as everywhere else.
+ */
+export const run: CommandRun = async (args, io) => {
+  const flags = parseRecoveryReadFlags(args);
+  await using session = await openRecoverySession(flags, io);
+  const { entry, history } = await readOperation(session, flags.operationId);
+  const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
+  const nowMs = SYSTEM_CLOCK.nowMs();
+  const view: InspectJSON = {
+    schema: 'dpone.recovery.inspect/v1',
+    operation_id: entry.operation_id,
+    journal: session.journalLabel,
+    entry: { ...entry, lease_live: entry.lease !== null && entry.lease.expires_at_ms > nowMs },
+    history,
+    fence: fenceJSON(answer),
+    assessment: assessRecovery(entry, history, answer, nowMs),
+  };
+  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderInspect(view));
+  return 0;
+};

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
+import type { Workload } from '../../contracts/workload.ts';
+import { redactUrl } from '../../contracts/redact-url.ts';
+import type { TargetConnector } from '../../ports/connector.ts';
+import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import type { CliIO } from '../command.ts';
+import { openJournal, sqlitePath } from '../journal-url.ts';
+import { readWorkloadFile } from '../workload-file.ts';
+import { openFenceReader } from './recovery-fence.ts';
+import type { RecoveryReadFlags } from './recovery-flags.ts';
+
+/** What a recovery command works on: the journal, and the target fence when a route was given. */
+export interface RecoverySession extends AsyncDisposable {
+  readonly journal: TargetCommitJournalPort;
+  /** The journal URL with any password redacted, for output. */
+  readonly journalLabel: string;
+  readonly workload: Workload | null;
+  /** Read-only fence access, or null without `--route`. */
+  readonly fence: Pick<TargetConnector, 'queryFence'> | null;
+}
+
+/** The journal a workload uses when `--journal` is not given (as `dpone run` does). */
+export function workloadJournalUrl(workload: Workload): string {
+  if (workload.journal !== undefined) return workload.journal;
+  return `sqlite://${join(workload.execution.state_dir ?? '.', 'journal.db')}`;
+}
+
+/**
+ * Opens the journal and, with `--route`, a read-only reader of the target fence. An SQLite journal
+ * must exist already: inspecting a mistyped path must not create an empty journal.
+ */
+export async function openRecoverySession(flags: RecoveryReadFlags, io: CliIO): Promise<RecoverySession> {
+  const workload = flags.route !== undefined ? await readWorkloadFile(flags.route, io.cwd) : null;
+  const url = flags.journal ?? workloadJournalUrl(workload!);
+  const label = redactUrl(url);
+  if (/^sqlite:/i.test(url) && !existsSync(sqlitePath(url, io.cwd))) {
+    throw invalidInput(`no journal exists at ${label}`, {
+      field: flags.journal !== undefined ? '--journal' : '--route',
+    });
+  }
+  const journal = await openJournal(url, { cwd: io.cwd, env: io.env });
+  let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
+  try {
+    fence = workload ? await openFenceReader(workload, io) : null;
+  } catch (error) {
+    await journal.close();
+    throw error;
+  }
+  return {
+    journal,
+    journalLabel: label,
+    workload,
+    fence,
+    async [Symbol.asyncDispose]() {
+      try {
+        if (fence) await fence[Symbol.asyncDispose]();
+      } finally {
+        await journal.close();
+      }
+    },
+  };
+}
+
+/** Reads the entry and its history; an unknown operation id is bad input naming the flag. */
+export async function readOperation(session: RecoverySession, operationId: string) {
+  let entry;
+  let history;
+  try {
+    entry = await session.journal.get(operationId);
+    history = entry ? await session.journal.history(operationId) : [];
+  } catch (error) {
+    if (error instanceof DponeError) throw error;
+    throw new DponeError(
+      ERROR_CODES.JOURNAL_UNAVAILABLE,
+      'the commit journal could not be read',
+      { operationId },
+      { cause: error },
+    );
+  }
+  if (entry === null) {
+    throw invalidInput(`no journal entry for this operation id in ${session.journalLabel}`, {
+      field: '--operation-id',
+      operationId,
+    });
+  }
+  return { entry, history };
+}
