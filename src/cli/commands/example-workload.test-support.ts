@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import {
+  EXAMPLE_ORDERS,
+  EXAMPLE_PARTITION_DAY,
+  seedEmbeddedSource,
+} from '../../../examples/seed-embedded.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../../examples/workload.yaml', import.meta.url));
+
+/** A temporary copy of examples/workload.yaml with its seeded SQLite source beside it. */
+export interface ExampleCopy {
+  readonly dir: string;
+  readonly workload: string;
+  readonly text: string;
+  /** Writes a variant of the workload next to the original and returns its path. */
+  variant(name: string, edit: (text: string) => string): string;
+  targetPath(): string;
+}
+
+export function exampleCopy(): ExampleCopy {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-cli-'));
+  const workload = join(dir, 'workload.yaml');
+  copyFileSync(EXAMPLE, workload);
+  seedEmbeddedSource(join(dir, 'data/source.db'));
+  const text = readFileSync(workload, 'utf8');
+  return {
+    dir,
+    workload,
+    text,
+    variant(name, edit) {
+      const path = join(dir, name);
+      const changed = edit(text);
+      if (changed === text) throw new TypeError(`variant ${name} changed nothing`);
+      writeFileSync(path, changed);
+      return path;
+    },
+    targetPath: () => join(dir, 'data/target.db'),
+  };
+}
+
+/** Runs the real CLI in a separate process; never rejects. */
+export function dpone(args: readonly string[], options: { cwd: string; env?: Record<string, string> }) {
+  return execa(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    reject: false,
+    extendEnv: true,
+    env: { DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '', ...options.env },
+  });
+}
+
+/** Rows of the example's partition in the source: what a correct load leaves in the target. */
+export const EXPECTED_ROWS = EXAMPLE_ORDERS.filter(([, day]) => day === EXAMPLE_PARTITION_DAY).length;
+
+/** Target rows counted from the target table itself, and how many distinct natural keys they hold. */
+export function targetCounts(path: string): { rows: number; distinctIds: number } {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const row = db.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT id) AS ids FROM events').get() as {
+      rows: number;
+      ids: number;
+    };
+    return { rows: Number(row.rows), distinctIds: Number(row.ids) };
+  } finally {
+    db.close();
+  }
+}
+
+/** SHA-256 of a file and of its WAL, so "changed nothing" can be checked byte for byte. */
+export function fileDigest(path: string): string {
+  const hash = createHash('sha256');
+  for (const file of [path, `${path}-wal`]) hash.update(existsSync(file) ? readFileSync(file) : 'absent');
+  return hash.digest('hex');
+}
