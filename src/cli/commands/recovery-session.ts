@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import { redactUrl } from '../../contracts/redact-url.ts';
@@ -34,13 +34,15 @@ export function workloadJournalUrl(workload: Workload): string {
 export async function openRecoverySession(flags: RecoveryReadFlags, io: CliIO): Promise<RecoverySession> {
   const workload = flags.route !== undefined ? await readWorkloadFile(flags.route, io.cwd) : null;
   const url = flags.journal ?? workloadJournalUrl(workload!);
+  // As `dpone run` does: a journal URL from the workload resolves against the workload's folder.
+  const base = flags.journal === undefined && workload ? dirname(workload.file) : io.cwd;
   const label = redactUrl(url);
-  if (/^sqlite:/i.test(url) && !existsSync(sqlitePath(url, io.cwd))) {
+  if (/^sqlite:/i.test(url) && !existsSync(sqlitePath(url, base))) {
     throw invalidInput(`no journal exists at ${label}`, {
       field: flags.journal !== undefined ? '--journal' : '--route',
     });
   }
-  const journal = await openJournal(url, { cwd: io.cwd, env: io.env });
+  const journal = await openJournal(url, { cwd: base, env: io.env });
   let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
   try {
     fence = workload ? await openFenceReader(workload, io) : null;
