@@ -1,0 +1,89 @@
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+
+/** The slice of `pg`'s client configuration the connectors set. */
+export interface PostgresClientConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password?: string;
+  readonly database: string;
+  /** Client-side bound on connecting (a black-holed proxy must not hang a worker). */
+  readonly connectionTimeoutMillis: number;
+  /** Client-side bound on every query; the server gets the same as statement/lock timeout. */
+  readonly query_timeout: number;
+  readonly statement_timeout: number;
+  readonly lock_timeout: number;
+  readonly application_name: string;
+  readonly keepAlive: boolean;
+}
+
+export const DEFAULT_TIMEOUTS = { connectTimeoutMs: 5000, queryTimeoutMs: 10_000 } as const;
+
+function bad(field: string, why: string): DponeError {
+  // Never echo the URL: it may carry a password.
+  return new DponeError(ERROR_CODES.INVALID_INPUT, `${field} ${why}`, { field });
+}
+
+function positiveInt(value: string | null, fallback: number, field: string, name: string): number {
+  if (value === null) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw bad(field, `has a bad ${name}`);
+  return n;
+}
+
+/**
+ * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=`.
+ * A password passed in (from the environment variable the workload names) wins over the URL's.
+ */
+export function parsePostgresUrl(
+  url: string,
+  password: string | undefined,
+  field: string,
+  applicationName: string,
+): PostgresClientConfig {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw bad(field, 'is not a URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
+    throw bad(field, 'is not a postgres:// URL');
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (!parsed.hostname || !database) throw bad(field, 'needs a host and a database');
+  const q = parsed.searchParams;
+  const queryTimeout = positiveInt(
+    q.get('query_timeout_ms'),
+    DEFAULT_TIMEOUTS.queryTimeoutMs,
+    field,
+    'query_timeout_ms',
+  );
+  const secret = password ?? (parsed.password ? decodeURIComponent(parsed.password) : undefined);
+  return {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : 5432,
+    user: decodeURIComponent(parsed.username || 'postgres'),
+    ...(secret !== undefined ? { password: secret } : {}),
+    database,
+    connectionTimeoutMillis: positiveInt(
+      q.get('connect_timeout_ms'),
+      DEFAULT_TIMEOUTS.connectTimeoutMs,
+      field,
+      'connect_timeout_ms',
+    ),
+    query_timeout: queryTimeout,
+    statement_timeout: queryTimeout,
+    lock_timeout: queryTimeout,
+    application_name: applicationName,
+    keepAlive: true,
+  };
+}
+
+/** Quotes a table name, optionally schema-qualified (`schema.table`), as PostgreSQL identifiers. */
+export function quoteTable(name: string): string {
+  return name.split('.').map(quoteIdentifier).join('.');
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

@@ -1,0 +1,178 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import type { FaultPoints } from '../../../ports/fault-points.ts';
+import type { TargetConnector } from '../../../ports/connector.ts';
+import { PostgresSource } from './postgres-source.ts';
+import { PostgresTarget } from './postgres-target.ts';
+
+const binaries = findLocalBinaries();
+const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
+if (unverified) console.warn(`UNVERIFIED postgres connectors: ${binaries.missing[0]}`);
+
+let cluster: LocalPostgresCluster;
+let n = 0;
+const COLUMNS = ['id', 'part', 'v'];
+const BATCH = {
+  columns: COLUMNS,
+  rows: [
+    { id: '1', part: 'p1', v: 'a' },
+    { id: '2', part: 'p1', v: 'b' },
+  ],
+};
+
+async function admin<T>(database: string, body: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({
+    host: cluster.host,
+    port: cluster.port,
+    user: cluster.user,
+    password: cluster.password,
+    database,
+  });
+  await c.connect();
+  try {
+    return await body(c);
+  } finally {
+    await c.end();
+  }
+}
+
+async function freshDb(): Promise<string> {
+  const name = `conn_${process.pid}_${++n}`;
+  await admin('postgres', (c) => c.query(`CREATE DATABASE ${name}`));
+  return name;
+}
+
+function open(db: string, faults?: FaultPoints, env: NodeJS.ProcessEnv = {}): Promise<TargetConnector> {
+  return PostgresTarget.open({
+    url: cluster.url(db),
+    password: cluster.password,
+    table: 'events',
+    columns: COLUMNS,
+    naturalKey: ['id'],
+    env,
+    ...(faults ? { faults } : {}),
+  });
+}
+
+const request = (epoch: number) => ({
+  fence: { operationId: 'op-1', epoch },
+  strategy: 'append' as const,
+  partitionColumn: 'part',
+  partitionValue: 'p1',
+  batch: BATCH,
+});
+
+const count = (db: string) =>
+  admin(db, async (c) => Number((await c.query('SELECT count(*) AS n FROM events')).rows[0].n));
+
+describe.skipIf(unverified)('postgres target and source (live)', () => {
+  beforeAll(async () => {
+    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+  });
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+  });
+
+  it('commits data and marker together, proves it, and refuses a stale epoch without writing', async () => {
+    const db = await freshDb();
+    await using target = await open(db);
+    expect(await target.queryFence('op-1')).toMatchObject({ status: 'unknown' });
+    expect(await target.prepareFence({ operationId: 'op-1', epoch: 1 })).toEqual({
+      epoch: 1,
+      status: 'not-committed',
+    });
+    expect(await target.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 1 });
+    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await target.queryFence('op-1')).toEqual({
+      status: 'committed',
+      epoch: 1,
+      committedEpoch: 1,
+      rowsWritten: 2,
+    });
+    await expect(target.prepareFence({ operationId: 'op-1', epoch: 0 })).rejects.toMatchObject({
+      code: ERROR_CODES.FENCED,
+    });
+    await target.prepareFence({ operationId: 'op-1', epoch: 2 });
+    await expect(target.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    expect(await count(db)).toBe(2);
+    await using source = await PostgresSource.open({
+      url: cluster.url(db),
+      password: cluster.password,
+      table: 'events',
+      columns: COLUMNS,
+    });
+    expect((await source.read({ partitionColumn: 'part', partitionValue: 'p1' })).rows).toEqual(BATCH.rows);
+  });
+
+  it('the guard holds the row lock: a new epoch waits for the zombie commit, then sees it committed', async () => {
+    const db = await freshDb();
+    let release!: () => void;
+    let parked!: () => void;
+    const atCommit = new Promise<void>((resolve) => (parked = resolve));
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const faults: FaultPoints = { hit: (p) => (p === 'target.commit:before' ? (parked(), gate) : undefined) };
+    await using zombie = await open(db, faults);
+    await using next = await open(db);
+    await zombie.prepareFence({ operationId: 'op-1', epoch: 1 });
+    const writing = zombie.mutate(request(1));
+    await atCommit;
+    let raised = false;
+    const raising = next.prepareFence({ operationId: 'op-1', epoch: 2 }).then((e) => ((raised = true), e));
+    // Wait until the server itself shows the raise blocked on the fence row's lock.
+    await expect
+      .poll(
+        () =>
+          admin(
+            db,
+            async (c) =>
+              (
+                await c.query(
+                  "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                )
+              ).rows[0].n,
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    expect(raised).toBe(false);
+    release();
+    await writing;
+    expect(await raising).toEqual({ epoch: 2, status: 'committed' });
+    expect(await next.queryFence('op-1')).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
+    expect(await count(db)).toBe(1 * 2);
+  });
+
+  it('a dead server is FENCE_UNAVAILABLE without URL, user or password in the message', async () => {
+    const secret = 'sekrit-4711';
+    const error = await PostgresTarget.open({
+      url: `postgres://dpone@127.0.0.1:1/x?connect_timeout_ms=500`,
+      password: secret,
+      table: 't',
+      columns: COLUMNS,
+      naturalKey: ['id'],
+      env: {},
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: ERROR_CODES.FENCE_UNAVAILABLE });
+    expect(JSON.stringify(error) + (error as Error).message).not.toMatch(/sekrit|dpone@|127\.0\.0\.1/);
+  });
+
+  it('the no-fence variant answers only under DPONE_HARNESS=1 and then replays the mutation', async () => {
+    const db = await freshDb();
+    await using safe = await open(db, undefined, { DPONE_UNSAFE_VARIANT: 'no-fence' });
+    await safe.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await safe.mutate(request(1));
+    await expect(safe.mutate(request(0))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    await using broken = await open(db, undefined, { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'no-fence' });
+    await broken.mutate(request(1));
+    expect(await count(db)).toBe(4);
+    await expect(
+      open(db, undefined, { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'nope' }),
+    ).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
+  });
+});
