@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../contracts/errors.ts';
 import { DponeError, ERROR_CODES, RETRY_SAFE_CODES, isDponeError } from '../../contracts/errors.ts';
+import type { DeploymentPolicyDecision, ProtectionMode } from '../../core/deployment-policy.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
 
 /** What `dpone run --json` prints on success and what its XCom holds. Safe fields only. */
@@ -13,6 +14,12 @@ export interface RunResult {
   readonly fence_epoch: number;
   /** Whether this attempt itself mutated the target (false when it only completed or returned). */
   readonly mutated: boolean;
+  /**
+   * `enforced` only when the route holds a valid certification for the connector version this
+   * runtime ships (src/core/deployment-policy.ts); `legacy` claims no duplicate-write protection.
+   */
+  readonly protection: ProtectionMode;
+  readonly protection_reason: string;
 }
 
 /** The XCom of a failed run: the coded error and whether Airflow may simply retry. */
@@ -26,7 +33,11 @@ export interface RunFailure {
   readonly error: ReturnType<DponeError['toJSON']>;
 }
 
-export function runResult(outcome: ExecutionOutcome, intentDigest: string): RunResult {
+export function runResult(
+  outcome: ExecutionOutcome,
+  intentDigest: string,
+  policy: DeploymentPolicyDecision,
+): RunResult {
   return {
     operation_id: outcome.operationId,
     intent_digest: intentDigest,
@@ -36,6 +47,8 @@ export function runResult(outcome: ExecutionOutcome, intentDigest: string): RunR
     rows_written: outcome.rowsWritten,
     fence_epoch: outcome.fenceEpoch,
     mutated: outcome.mutated,
+    protection: policy.mode,
+    protection_reason: policy.reason,
   };
 }
 

@@ -12,6 +12,7 @@ import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { parseFlags, required } from '../args.ts';
+import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
@@ -63,7 +64,9 @@ export const run: CommandRun = async (args, io) => {
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
     await mkdir(stateDir, { recursive: true });
-    const result = runResult(await execute(plan, stateDir, io), plan.intentDigest);
+    const outcome = await execute(plan, stateDir, io);
+    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env);
+    const result = runResult(outcome, plan.intentDigest, policy);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
     return 0;
