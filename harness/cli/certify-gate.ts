@@ -1,0 +1,45 @@
+import { resolve } from 'node:path';
+import type { CliIO, CommandRun } from '../../src/cli/command.ts';
+import { parseFlags, required } from '../../src/cli/args.ts';
+import { DEFAULT_CERTIFICATIONS_DIR } from '../../src/cli/certifications.ts';
+import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
+import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
+import { evaluateGate, formatGateLine } from '../gate/gate.ts';
+
+/**
+ * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory
+ * acceptance item (and precondition) with its status. Exit 0 only when every line is PASS; then
+ * DIR/<route>.json (default certifications/) is written for the deployment policy. Exit 1
+ * otherwise (nothing is written); exit 2 for bad input.
+ */
+export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
+  const { values } = parseFlags(args, {
+    route: { type: 'string' },
+    evidence: { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const route = required(values.route, '--route');
+  const file = required(values.evidence, '--evidence');
+  const evidence = readEvidence(resolve(io.cwd, file));
+  const gate = evaluateGate(evidence, route, verifyEvidence(evidence));
+  let written: string | null = null;
+  if (gate.passed) {
+    const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
+    written = await writeCertification(certificationRecord(evidence, gate, new Date()), dir);
+  }
+  if (values.json) {
+    io.stdout.write(
+      `${JSON.stringify({ route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
+    );
+  } else {
+    io.stdout.write(`dpone certify gate: route ${route}, evidence ${file}\n`);
+    for (const line of gate.lines) io.stdout.write(`${formatGateLine(line)}\n`);
+    io.stdout.write(
+      gate.passed
+        ? `gate PASS: certification written to ${written}\n`
+        : 'gate FAIL: the route stays on legacy retry semantics (no certification written)\n',
+    );
+  }
+  return gate.passed ? 0 : 1;
+};

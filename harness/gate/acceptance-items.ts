@@ -1,0 +1,186 @@
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { Verdict } from '../verdict.ts';
+import { isOperatorOnlyTransition, COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+
+/** One gate line: an acceptance item (or a precondition) and what the evidence says about it. */
+export interface GateItemResult {
+  readonly id: string;
+  readonly status: Verdict;
+  readonly detail: string;
+}
+
+/** A mandatory acceptance item of the spec and how it is decided from one route's cells. */
+export interface AcceptanceItem {
+  readonly id: string;
+  /** The spec's wording. */
+  readonly text: string;
+  evaluate(cells: readonly CellEvidence[]): Omit<GateItemResult, 'id'>;
+}
+
+const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
+
+/** All selected cells PASS (UNVERIFIED is not PASS), none shows a second mutation, at least one ran. */
+function allPass(cells: readonly CellEvidence[], what: string): Omit<GateItemResult, 'id'> | null {
+  if (cells.length === 0) return { status: 'UNVERIFIED', detail: `no ${what} cell in the evidence` };
+  const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
+  const doubled = cells.filter((cell) => mutations(cell) > 1);
+  if (doubled.length > 0)
+    return {
+      status: 'FAIL',
+      detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
+    };
+  if (notPass.length > 0) {
+    const status = notPass.some((cell) => cell.verdict === 'FAIL')
+      ? 'FAIL'
+      : notPass.some((cell) => cell.verdict === 'UNKNOWN')
+        ? 'UNKNOWN'
+        : 'UNVERIFIED';
+    return {
+      status,
+      detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
+    };
+  }
+  return null;
+}
+
+/** `cas:A->B` for every executor transition seen in the cells' journal histories. */
+function transitionsSeen(cells: readonly CellEvidence[]): Set<string> {
+  const seen = new Set<string>();
+  for (const cell of cells)
+    for (const record of cell.journal?.history ?? []) {
+      if (record.kind !== 'transition' || !record.from_state) continue;
+      if (!isCommitState(record.from_state) || !isCommitState(record.to_state)) continue;
+      if (isOperatorOnlyTransition(record.from_state, record.to_state)) continue;
+      seen.add(`cas:${record.from_state}->${record.to_state}`);
+    }
+  return seen;
+}
+
+const killAtEveryTransition: AcceptanceItem = {
+  id: 'kill-every-transition',
+  text: 'killing the runtime process with SIGKILL at every transition never produces a second target mutation',
+  evaluate(cells) {
+    const crash = cells.filter((cell) => cell.fault.kind === 'crash');
+    const failed = allPass(crash, 'crash');
+    if (failed) return failed;
+    const killed = new Set(
+      crash.flatMap((cell) => [cell.fault.point, cell.fault.recovery_point]).filter((p): p is string => !!p),
+    );
+    const uncovered = [...transitionsSeen(crash)].filter(
+      (transition) => ![...killed].some((point) => point.startsWith(`${transition}:`)),
+    );
+    if (uncovered.length > 0)
+      return { status: 'UNVERIFIED', detail: `no kill at transition(s) ${uncovered.sort().join(', ')}` };
+    return {
+      status: 'PASS',
+      detail: `${crash.length} crash cells PASS, max ${Math.max(...crash.map(mutations))} mutation; killed at every one of ${transitionsSeen(crash).size} transitions`,
+    };
+  },
+};
+
+const twoWorkers: AcceptanceItem = {
+  id: 'two-workers-one-mutation',
+  text: 'two independent workers using the same operation ID cannot both mutate',
+  evaluate(cells) {
+    const races = cells.filter((cell) => cell.fault.kind === 'race' && (cell.fault.workers ?? 2) >= 2);
+    const pauses = cells.filter((cell) => cell.fault.kind === 'pause');
+    const failed = allPass([...races, ...pauses], 'race/pause');
+    if (failed) return failed;
+    if (races.length === 0)
+      return { status: 'UNVERIFIED', detail: 'no race cell (two or more workers) in the evidence' };
+    const sizes = [...new Set(races.map((cell) => cell.fault.workers ?? 2))].sort((a, b) => a - b);
+    return {
+      status: 'PASS',
+      detail: `${races.length} race cells (${sizes.join(', ')} workers) and ${pauses.length} pause cells PASS, each one mutation`,
+    };
+  },
+};
+
+const intentConflict: AcceptanceItem = {
+  id: 'intent-conflict-before-io',
+  text: 'an intent digest conflict fails before source or target I/O',
+  evaluate(cells) {
+    const conflicts = cells.filter((cell) => cell.fault.kind === 'intent-conflict');
+    const failed = allPass(conflicts, 'intent-conflict');
+    if (failed) return failed;
+    const silent = conflicts.filter(
+      (cell) => !cell.attempts.some((attempt) => attempt.error_code === ERROR_CODES.INTENT_CONFLICT),
+    );
+    if (silent.length > 0)
+      return {
+        status: 'FAIL',
+        detail: `${silent[0]!.id}: no attempt reported ${ERROR_CODES.INTENT_CONFLICT}`,
+      };
+    return {
+      status: 'PASS',
+      detail: `${conflicts.length} cell(s) PASS: the conflicting attempt failed with ${ERROR_CODES.INTENT_CONFLICT}`,
+    };
+  },
+};
+
+/** An attempt claimed success (exit 0) although the journal holds no committed state. */
+function successWithoutProof(cell: CellEvidence): boolean {
+  const final = cell.journal?.final_state;
+  const committed = isCommitState(final) && COMMITTED_STATES.has(final);
+  return cell.attempts.some((attempt) => attempt.exit_code === 0) && cell.journal !== null && !committed;
+}
+
+const unknownNeverSuccess: AcceptanceItem = {
+  id: 'unknown-never-success',
+  text: 'unknown target outcome never becomes success or automatic replay',
+  evaluate(cells) {
+    const unknown = cells.filter(
+      (cell) =>
+        (cell.expectation?.end === 'stopped' && cell.fault.kind !== 'intent-conflict') ||
+        (cell.journal?.history ?? []).some((record) => record.to_state === 'COMMIT_UNKNOWN'),
+    );
+    const failed = unknown.length > 0 ? allPass(unknown, 'unknown-outcome') : null;
+    if (failed) return failed;
+    const claimed = cells.filter(successWithoutProof);
+    if (claimed.length > 0)
+      return {
+        status: 'FAIL',
+        detail: `${claimed[0]!.id}: an attempt exited 0 without a committed journal state`,
+      };
+    const ran = cells.filter((cell) => cell.journal !== null).length;
+    return unknown.length > 0
+      ? {
+          status: 'PASS',
+          detail: `${unknown.length} unknown-outcome cell(s) PASS: stayed stopped, at most one mutation`,
+        }
+      : {
+          status: 'PASS',
+          detail: `no cell reached an unknown outcome (the fence always answered); no success without proof in ${ran} cells`,
+        };
+  },
+};
+
+const liveUnverified: AcceptanceItem = {
+  id: 'unavailable-is-unverified',
+  text: 'live checks are reported UNVERIFIED when the environment is unavailable',
+  evaluate(cells) {
+    const unrun = cells.filter(
+      (cell) => cell.attempts.length === 0 || cell.target === null || cell.journal === null,
+    );
+    const claimed = unrun.filter((cell) => cell.verdict === 'PASS');
+    if (claimed.length > 0)
+      return {
+        status: 'FAIL',
+        detail: `${claimed[0]!.id} is PASS without a run, target or journal snapshot`,
+      };
+    return {
+      status: 'PASS',
+      detail: `every PASS cell ran; ${unrun.length} cell(s) without a run are not PASS`,
+    };
+  },
+};
+
+/** The spec's "Mandatory acceptance" list, in its order. */
+export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
+  killAtEveryTransition,
+  twoWorkers,
+  intentConflict,
+  unknownNeverSuccess,
+  liveUnverified,
+];

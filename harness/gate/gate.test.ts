@@ -1,0 +1,154 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decideDeploymentPolicy } from '../../src/core/deployment-policy.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
+import { run as gate } from '../cli/certify-gate.ts';
+import { run as verify } from '../cli/certify-verify.ts';
+import { capturedIo } from './fixtures/captured-io.ts';
+import {
+  acceptanceCells,
+  checkedCell,
+  CONNECTOR_VERSION,
+  sealEvidence,
+  unverifiedCell,
+} from './fixtures/certified-evidence.ts';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function workdir(evidence: Evidence | string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'dpone-gate-'));
+  dirs.push(dir);
+  await writeFile(
+    join(dir, 'evidence.json'),
+    typeof evidence === 'string' ? evidence : JSON.stringify(evidence, null, 2),
+  );
+  return dir;
+}
+
+async function runGate(dir: string, ...extra: string[]) {
+  const io = capturedIo(dir);
+  const code = await gate(['--route', 'sqlite', '--evidence', 'evidence.json', ...extra], io);
+  const lines = Object.fromEntries(
+    io
+      .out()
+      .split('\n')
+      .map((line) => /^(PASS|FAIL|UNKNOWN|UNVERIFIED)\s+(\S+)/.exec(line))
+      .filter((match) => match !== null)
+      .map((match) => [match[2], match[1]]),
+  );
+  return { code, lines, out: io.out(), certification: join(dir, 'certifications', 'sqlite.json') };
+}
+
+describe('certify gate', () => {
+  it('passes good evidence, prints each acceptance item, and writes a certification the policy enforces', async () => {
+    const dir = await workdir(sealEvidence(acceptanceCells()));
+    const result = await runGate(dir);
+    expect(result.code).toBe(0);
+    expect(Object.keys(result.lines)).toEqual(
+      expect.arrayContaining([
+        'kill-every-transition',
+        'two-workers-one-mutation',
+        'intent-conflict-before-io',
+        'unknown-never-success',
+        'unavailable-is-unverified',
+      ]),
+    );
+    expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
+    const record = JSON.parse(await readFile(result.certification, 'utf8'));
+    expect(record).toMatchObject({
+      route: 'sqlite',
+      connector_version: CONNECTOR_VERSION,
+      runtime_version: '0.1.0',
+    });
+    expect(record.evidence_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(decideDeploymentPolicy([record], 'sqlite', CONNECTOR_VERSION).mode).toBe('enforced');
+  });
+
+  it('fails evidence with a second mutation after a kill, and writes nothing', async () => {
+    const cells = acceptanceCells();
+    const index = cells.findIndex((cell) => cell.id.includes('COMMITTING->TARGET_COMMITTED'));
+    const point = cells[index]!.fault.point!;
+    cells[index] = checkedCell(cells[index]!.id, 'crash', cells[index]!.fault, cells[index]!.attempts, {
+      mutations: 2,
+    });
+    expect(cells[index]!.verdict).toBe('FAIL');
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.code).toBe(1);
+    expect(result.lines['evidence-integrity']).toBe('PASS');
+    expect(result.lines['kill-every-transition']).toBe('FAIL');
+    expect(result.out).toContain(point);
+    expect(existsSync(result.certification)).toBe(false);
+  });
+
+  it('does not count UNVERIFIED as PASS', async () => {
+    const cells = acceptanceCells().map((cell) =>
+      cell.fault.kind === 'race' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
+    );
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.code).toBe(1);
+    expect(result.lines['two-workers-one-mutation']).toBe('UNVERIFIED');
+    expect(result.lines['unavailable-is-unverified']).toBe('PASS');
+    expect(existsSync(result.certification)).toBe(false);
+  });
+
+  it('fails tampered evidence: one cell verdict edited in the JSON', async () => {
+    const evidence = sealEvidence(
+      acceptanceCells().map((cell, index) =>
+        index === 0 ? checkedCell(cell.id, cell.scenario, cell.fault, cell.attempts, { mutations: 2 }) : cell,
+      ),
+    );
+    const text = JSON.stringify(evidence, null, 2).replace('"verdict": "FAIL"', '"verdict": "PASS"');
+    const dir = await workdir(text);
+    const result = await runGate(dir);
+    expect(result.code).toBe(1);
+    expect(result.lines['evidence-integrity']).toBe('FAIL');
+    const io = capturedIo(dir);
+    expect(await verify(['evidence.json'], io)).toBe(1);
+    expect(io.out()).toMatch(/digest: stored sha256:[0-9a-f]+, content hashes to/);
+    expect(io.out()).toMatch(/verdict: stored PASS, recomputed FAIL/);
+  });
+
+  it('fails when an unsafe variant survived, for a shard, and for another route', async () => {
+    const cells = acceptanceCells().map((cell) =>
+      cell.variant
+        ? checkedCell(cell.id, cell.scenario, cell.fault, cell.attempts, { variant: cell.variant })
+        : cell,
+    );
+    const survived = await runGate(await workdir(sealEvidence(cells)));
+    expect(survived.code).toBe(1);
+    expect(survived.lines['no-variant-survived']).toBe('FAIL');
+    const shard = await runGate(
+      await workdir(sealEvidence(acceptanceCells(), { shard: { index: 1, count: 3 } })),
+    );
+    expect(shard.lines['route-and-scope']).toBe('FAIL');
+    const other = await runGate(await workdir(sealEvidence(acceptanceCells())), '--out', 'elsewhere');
+    expect(other.code).toBe(0);
+    const io = capturedIo(dirs.at(-1)!);
+    expect(await gate(['--route', 'postgres', '--evidence', 'evidence.json'], io)).toBe(1);
+  });
+});
+
+describe('certify verify', () => {
+  it('verifies untouched evidence (exit 0) and names a tampered snapshot (exit 1)', async () => {
+    const evidence = sealEvidence(acceptanceCells());
+    const dir = await workdir(evidence);
+    const io = capturedIo(dir);
+    expect(await verify(['evidence.json'], io)).toBe(0);
+    expect(io.out()).toMatch(/^verified: evidence.json/);
+    const tampered = {
+      ...evidence,
+      cells: evidence.cells.map((cell, i) =>
+        i === 1 ? { ...cell, target: { ...cell.target!, mutations: 2 } } : cell,
+      ),
+    };
+    const bad = await workdir(JSON.stringify(tampered));
+    const badIo = capturedIo(bad);
+    expect(await verify(['evidence.json'], badIo)).toBe(1);
+    expect(badIo.out()).toContain('NOT verified');
+    expect(badIo.out()).toMatch(/check mutations: stored PASS, recomputed FAIL/);
+  });
+});
