@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalSnapshot } from '../evidence/evidence-types.ts';
+import { historyViolations, journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
+import { executeCell } from './fixtures/executed-cell.ts';
+import { sqliteCell } from './fixtures/sqlite-cell.ts';
+
+type Item = JournalSnapshot['history'][number];
+
+async function legalSnapshot(): Promise<JournalSnapshot> {
+  await using cell = sqliteCell();
+  const { journal } = await executeCell(cell);
+  return journalSnapshot(journal);
+}
+
+function edited(snapshot: JournalSnapshot, change: (history: Item[]) => Item[]): JournalSnapshot {
+  const history = change(snapshot.history.map((item) => ({ ...item })));
+  const last = history.at(-1);
+  return { ...snapshot, history, final_state: last?.to_state ?? null, version: last?.version ?? null };
+}
+
+function check(snapshot: JournalSnapshot) {
+  return journalHistoryChecker.check({
+    target: null,
+    journal: snapshot,
+    attempts: [],
+    expectation: { end: 'complete' },
+  });
+}
+
+const indexOf = (history: Item[], to: string) =>
+  history.findIndex((item) => item.kind === 'transition' && item.to_state === to);
+
+describe('journal history checker', () => {
+  it('passes the history of a real clean run, which carries the fence proof on TARGET_COMMITTED', async () => {
+    const snapshot = await legalSnapshot();
+    expect(snapshot.history_legal).toBe(true);
+    expect(snapshot.history.find((item) => item.to_state === 'TARGET_COMMITTED')?.fence_status).toBe(
+      'committed',
+    );
+    expect(check(snapshot)).toMatchObject({ verdict: 'PASS' });
+  });
+
+  it('fails a skipped version', async () => {
+    const snapshot = edited(await legalSnapshot(), (history) =>
+      history.map((item, index) => (index >= 3 ? { ...item, version: item.version + 1 } : item)),
+    );
+    expect(check(snapshot)).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringContaining('skipped from v3'),
+    });
+  });
+
+  it('fails a version that goes backward', async () => {
+    const snapshot = edited(await legalSnapshot(), (history) => {
+      history[4] = { ...history[4]!, version: 2 };
+      return history;
+    });
+    expect(check(snapshot).detail).toContain('went backward');
+  });
+
+  it('fails a transition not in the state table', async () => {
+    const snapshot = edited(await legalSnapshot(), (history) => {
+      const at = indexOf(history, 'COMMITTING');
+      history[at] = { ...history[at]!, to_state: 'COMPLETE' };
+      return history;
+    });
+    expect(check(snapshot).detail).toContain('illegal transition PREPARED -> COMPLETE');
+  });
+
+  it('fails TARGET_COMMITTED without fence_status committed on that transition', async () => {
+    const snapshot = edited(await legalSnapshot(), (history) => {
+      const at = indexOf(history, 'TARGET_COMMITTED');
+      history[at] = { ...history[at]!, fence_status: 'unknown' };
+      return history;
+    });
+    expect(check(snapshot).detail).toContain('TARGET_COMMITTED without fence_status committed');
+  });
+
+  it('fails an automatic move out of COMMIT_UNKNOWN but accepts the operator audit one', () => {
+    const base: Item[] = [
+      {
+        version: 1,
+        kind: 'intent',
+        from_state: null,
+        to_state: 'PREPARING',
+        at_ms: 1,
+        lease_epoch: null,
+        reason: 'intent:created',
+      },
+      {
+        version: 2,
+        kind: 'transition',
+        from_state: 'PREPARING',
+        to_state: 'PREPARED',
+        at_ms: 2,
+        lease_epoch: 1,
+        reason: 'fence:prepared',
+      },
+      {
+        version: 3,
+        kind: 'transition',
+        from_state: 'PREPARED',
+        to_state: 'COMMITTING',
+        at_ms: 3,
+        lease_epoch: 1,
+        reason: 'mutation:begin',
+      },
+      {
+        version: 4,
+        kind: 'transition',
+        from_state: 'COMMITTING',
+        to_state: 'COMMIT_UNKNOWN',
+        at_ms: 4,
+        lease_epoch: 1,
+        reason: 'fence:unknown',
+        fence_status: 'unknown',
+      },
+    ];
+    const move = (kind: string): JournalSnapshot => ({
+      final_state: 'TARGET_COMMITTED',
+      version: 5,
+      history_legal: true,
+      history: [
+        ...base,
+        {
+          version: 5,
+          kind,
+          from_state: 'COMMIT_UNKNOWN',
+          to_state: 'TARGET_COMMITTED',
+          at_ms: 5,
+          lease_epoch: null,
+          reason: 'operator',
+          fence_status: 'committed',
+        },
+      ],
+    });
+    expect(check(move('transition')).detail).toContain(
+      'COMMIT_UNKNOWN moved to TARGET_COMMITTED automatically',
+    );
+    expect(historyViolations(move('audit'))).toEqual([]);
+    expect(
+      historyViolations({ final_state: 'COMMIT_UNKNOWN', version: 4, history_legal: true, history: base }),
+    ).toEqual([]);
+  });
+
+  it('fails an entry that disagrees with the end of its history, and a history not starting at the intent', async () => {
+    const legal = await legalSnapshot();
+    expect(check({ ...legal, final_state: 'COMMITTING' }).detail).toContain('entry is COMMITTING');
+    const headless = edited(legal, (history) => history.slice(1));
+    expect(check(headless).detail).toContain('history starts at version 2');
+  });
+
+  it('is UNKNOWN when the journal could not be read', () => {
+    const result = journalHistoryChecker.check({
+      target: null,
+      journal: null,
+      journalError: 'gone',
+      attempts: [],
+      expectation: { end: 'complete' },
+    });
+    expect(result).toMatchObject({ verdict: 'UNKNOWN', detail: 'journal not read: gone' });
+  });
+});
