@@ -1,0 +1,121 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
+import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
+import { insertRows } from '../src/adapters/connectors/postgres/postgres-rows.ts';
+import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
+import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
+import { RecoveryAwareExecutor } from '../src/core/executor.ts';
+import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
+import { NO_FAULTS } from '../src/ports/fault-points.ts';
+import { countCalls } from './call-counter.ts';
+import type { OverheadRow } from './protocol-overhead.ts';
+import { median, round } from './stats.ts';
+
+const COLUMNS = ['id', 'day', 'payload'];
+
+/** The PostgreSQL half of the overhead benchmark: executor operation vs one bare transaction. */
+export async function postgresOverhead(
+  url: string,
+  password: string,
+  options: { repeats: number; sizes: readonly number[] },
+): Promise<OverheadRow[]> {
+  const admin = new pg.Client({ connectionString: url, password });
+  await admin.connect();
+  const stateDir = await mkdtemp(join(tmpdir(), 'dpone-bench-pg-'));
+  const out: OverheadRow[] = [];
+  try {
+    for (const rows of options.sizes) {
+      await admin.query('DROP TABLE IF EXISTS bench_src');
+      await admin.query('CREATE TABLE bench_src (id text, day text, payload text)');
+      await admin.query(
+        `INSERT INTO bench_src SELECT 'k' || g, '2026-11-01', 'payload-' || g || repeat('x', 40) FROM generate_series(1, $1) g`,
+        [rows],
+      );
+      const calls = new Map<string, number>();
+      const bare: number[] = [];
+      const protocol: number[] = [];
+      for (let i = 0; i <= options.repeats; i++) {
+        const b = await bareOnce(url, password, `bench_bare_${rows}_${i}`);
+        const p = await protocolOnce(
+          url,
+          password,
+          `bench_t_${rows}_${i}`,
+          join(stateDir, `${rows}-${i}`),
+          i === 0 ? calls : undefined,
+        );
+        if (i > 0) {
+          bare.push(b);
+          protocol.push(p);
+        }
+      }
+      const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
+      out.push({
+        database: 'postgres',
+        rows,
+        bare_ms: round(median(bare)),
+        protocol_ms: round(median(protocol)),
+        ratio: round(median(protocol) / median(bare)),
+        bare_round_trips: 4,
+        protocol_round_trips: trips,
+        protocol_calls: Object.fromEntries([...calls].sort()),
+      });
+    }
+  } finally {
+    await admin.end();
+    await rm(stateDir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+async function bareOnce(url: string, password: string, table: string): Promise<number> {
+  const source = await PostgresSource.open({ url, password, table: 'bench_src', columns: COLUMNS });
+  const client = new pg.Client({ connectionString: url, password });
+  await client.connect();
+  await client.query(`CREATE TABLE ${table} (id text, day text, payload text)`);
+  const started = performance.now();
+  const batch = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
+  await client.query('BEGIN');
+  await insertRows(client, table, batch);
+  await client.query('COMMIT');
+  const ms = performance.now() - started;
+  await client.end();
+  await source.close();
+  return ms;
+}
+
+async function protocolOnce(
+  url: string,
+  password: string,
+  table: string,
+  stateDir: string,
+  calls?: Map<string, number>,
+): Promise<number> {
+  const source = await PostgresSource.open({ url, password, table: 'bench_src', columns: COLUMNS });
+  const target = await PostgresTarget.open({ url, password, table, columns: COLUMNS, naturalKey: ['id'] });
+  const journal = await PostgresJournal.open(url, password);
+  const executor = new RecoveryAwareExecutor({
+    journal: calls ? countCalls(journal, 'journal', calls) : journal,
+    source: calls ? countCalls(source, 'source', calls) : source,
+    target: calls ? countCalls(target, 'target', calls) : target,
+    state: new FileStateSink(stateDir),
+    faults: NO_FAULTS,
+    clock: SYSTEM_CLOCK,
+  });
+  const started = performance.now();
+  await executor.execute({
+    operationId: `sha256:${Buffer.from(table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+    intentDigest: `sha256:${'1'.repeat(64)}`,
+    metadata: { workload_id: 'bench', target_identity: `postgres:${table}` },
+    strategy: 'append',
+    partitionColumn: 'day',
+    partitionValue: '2026-11-01',
+    holder: 'bench',
+    leaseTtlMs: 30_000,
+  });
+  const ms = performance.now() - started;
+  await Promise.all([journal.close(), target.close(), source.close()]);
+  return ms;
+}
