@@ -25,10 +25,9 @@ export const JOURNAL_PASSWORD_ENV = 'DPONE_JOURNAL_PASSWORD';
 /** Env var that lets the non-durable `memory:` journal be used outside the test runner. */
 export const ALLOW_MEMORY_ENV = 'DPONE_ALLOW_MEMORY_JOURNAL';
 
-// Module paths kept in variables: the PostgreSQL adapter is written by another engineer and the
-// type-checker must not require it to exist; both are loaded only when such a URL is given.
+// Kept in a variable: the PostgreSQL adapter is written by another engineer and the type-checker
+// must not require it to exist. Every server adapter is loaded only when its URL is given.
 const POSTGRES_MODULE = '../adapters/journal/postgres/postgres-journal.ts';
-const MSSQL_MODULE = '../adapters/journal/mssql/mssql-journal.ts';
 
 function bad(url: string, why: string): DponeError {
   return invalidInput(`${FLAG} "${redactUrl(url)}" ${why}`, { field: FLAG });
@@ -116,8 +115,8 @@ export async function openJournal(
       }
       case 'mssql':
       case 'sqlserver': {
-        const adapter = await loadServerJournal(url, MSSQL_MODULE, 'MssqlJournal');
-        return await adapter.open(url, password);
+        const { MssqlJournal } = await import('../adapters/journal/mssql/mssql-journal.ts');
+        return await MssqlJournal.open(url, password);
       }
       default:
         throw bad(url, 'is not a journal URL (sqlite:///path, postgres://…, mssql://…)');

@@ -1,0 +1,225 @@
+import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
+import type { PlannedChange } from '../../../contracts/journal-rules.ts';
+import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import type {
+  CompareAndSetRequest,
+  CreateIntentRequest,
+  CreateIntentResult,
+  LeaseRequest,
+  TargetCommitJournalPort,
+} from '../../../ports/journal.ts';
+import { entryToRow, historyToRow, rowToEntry, rowToHistory } from '../journal-row.ts';
+import { parseMssqlUrl } from './mssql-config.ts';
+import type { MssqlDriver, MssqlPool, MssqlRequest, MssqlTransaction } from './mssql-driver.ts';
+import { MSSQL_ERRORS, loadMssqlDriver, mssqlErrorNumber } from './mssql-driver.ts';
+import { MSSQL_JOURNAL_SCHEMA } from './mssql-schema.ts';
+import { MSSQL_JOURNAL_SQL } from './mssql-statements.ts';
+
+function unavailable(cause: unknown, operationId?: string): DponeError {
+  // The driver's message may carry SQL, a host name or a login: it stays in `cause` only.
+  return new DponeError(
+    ERROR_CODES.JOURNAL_UNAVAILABLE,
+    'the MSSQL commit journal could not be reached or did not answer',
+    operationId !== undefined ? { operationId } : {},
+    { cause },
+  );
+}
+
+function bind(request: MssqlRequest, params: object): MssqlRequest {
+  for (const [name, value] of Object.entries(params)) request.input(name, value);
+  return request;
+}
+
+function affected(rows: readonly Record<string, unknown>[] | undefined): number {
+  return Number(rows?.[0]?.affected ?? 0);
+}
+
+/**
+ * Durable journal on Microsoft SQL Server through the `mssql` driver. Every change is one
+ * READ COMMITTED transaction: read the entry WITH (UPDLOCK), plan with the shared rules, ONE
+ * `UPDATE … WHERE operation_id = @operation_id AND version = @expected_version` checked through
+ * @@ROWCOUNT, and the history INSERT. Create-if-absent is INSERT … WHERE NOT EXISTS under
+ * UPDLOCK + HOLDLOCK, so of concurrent creators exactly one inserts.
+ */
+export class MssqlJournal implements TargetCommitJournalPort {
+  readonly #driver: MssqlDriver;
+  readonly #pool: MssqlPool;
+  #closed = false;
+
+  private constructor(driver: MssqlDriver, pool: MssqlPool) {
+    this.#driver = driver;
+    this.#pool = pool;
+  }
+
+  /** Connects and creates the schema if absent. `loadDriver` lets unit tests hand in a fake. */
+  static async open(
+    url: string,
+    password?: string,
+    loadDriver: () => Promise<MssqlDriver> = loadMssqlDriver,
+  ): Promise<MssqlJournal> {
+    const config = parseMssqlUrl(url, password);
+    const driver = await loadDriver();
+    let pool: MssqlPool | undefined;
+    try {
+      pool = new driver.ConnectionPool(config);
+      await pool.connect();
+      for (const ddl of MSSQL_JOURNAL_SCHEMA) {
+        await pool
+          .request()
+          .query(ddl)
+          .catch((error: unknown) => {
+            if (mssqlErrorNumber(error) !== MSSQL_ERRORS.objectExists) throw error;
+          });
+      }
+      return new MssqlJournal(driver, pool);
+    } catch (error) {
+      await pool?.close().catch(() => undefined);
+      throw unavailable(error);
+    }
+  }
+
+  async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
+    const id = request.operationId;
+    const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
+    return this.#transaction(id, async (tx) => {
+      let inserted = 0;
+      try {
+        inserted = affected(
+          (await bind(tx.request(), entryToRow(planned.entry)).query(MSSQL_JOURNAL_SQL.createIfAbsent))
+            .recordset,
+        );
+      } catch (error) {
+        // A concurrent creator inserted between our check and insert: it won, we read its entry.
+        if (!MSSQL_ERRORS.uniqueViolation.has(mssqlErrorNumber(error) ?? -1)) throw error;
+      }
+      if (inserted === 1) {
+        await bind(tx.request(), historyToRow(planned.record)).query(MSSQL_JOURNAL_SQL.insertHistory);
+        return { entry: planned.entry, created: true };
+      }
+      const existing = await this.#read(tx.request(), MSSQL_JOURNAL_SQL.select, id);
+      if (existing === null) throw unavailable(undefined, id);
+      return { entry: existing, created: false };
+    });
+  }
+
+  async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, async (tx) =>
+      this.#apply(
+        tx,
+        planTransition(await this.#mustRead(tx, request.operationId), request),
+        request.expectedVersion,
+      ),
+    );
+  }
+
+  async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, async (tx) =>
+      this.#apply(
+        tx,
+        planLease(await this.#mustRead(tx, request.operationId), request),
+        request.expectedVersion,
+      ),
+    );
+  }
+
+  async get(operationId: string): Promise<CommitJournalEntry | null> {
+    return this.#guard(operationId, () =>
+      this.#read(this.#pool.request(), MSSQL_JOURNAL_SQL.select, operationId),
+    );
+  }
+
+  async history(operationId: string): Promise<readonly JournalHistoryRecord[]> {
+    return this.#guard(operationId, async () => {
+      const result = await bind(this.#pool.request(), { operation_id: operationId }).query(
+        MSSQL_JOURNAL_SQL.history,
+      );
+      return (result.recordset ?? []).map((row) => rowToHistory(row as Parameters<typeof rowToHistory>[0]));
+    });
+  }
+
+  async list(): Promise<readonly string[]> {
+    return this.#guard(undefined, async () => {
+      const result = await this.#pool.request().query(MSSQL_JOURNAL_SQL.list);
+      return (result.recordset ?? []).map((row) => String(row.operation_id));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.#pool.close();
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #read(request: MssqlRequest, text: string, operationId: string): Promise<CommitJournalEntry | null> {
+    const row = (await bind(request, { operation_id: operationId }).query(text)).recordset?.[0];
+    return row === undefined ? null : rowToEntry(row as Parameters<typeof rowToEntry>[0]);
+  }
+
+  async #mustRead(tx: MssqlTransaction, operationId: string): Promise<CommitJournalEntry> {
+    const entry = await this.#read(tx.request(), MSSQL_JOURNAL_SQL.selectForUpdate, operationId);
+    if (entry !== null) return entry;
+    throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
+      operationId,
+    });
+  }
+
+  /** The one conditional UPDATE; @@ROWCOUNT 0 means another writer won and nothing is written. */
+  async #apply(
+    tx: MssqlTransaction,
+    planned: PlannedChange,
+    expectedVersion: number,
+  ): Promise<CommitJournalEntry> {
+    const { created_at_ms: _created, ...row } = entryToRow(planned.entry);
+    const result = await bind(tx.request(), { ...row, expected_version: expectedVersion }).query(
+      MSSQL_JOURNAL_SQL.casUpdate,
+    );
+    if (affected(result.recordset) !== 1) {
+      throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'the journal entry changed since it was read', {
+        operationId: planned.entry.operation_id,
+        journalVersion: expectedVersion,
+      });
+    }
+    await bind(tx.request(), historyToRow(planned.record)).query(MSSQL_JOURNAL_SQL.insertHistory);
+    return planned.entry;
+  }
+
+  async #transaction<T>(operationId: string, body: (tx: MssqlTransaction) => Promise<T>): Promise<T> {
+    return this.#guard(operationId, async () => {
+      const tx = this.#pool.transaction();
+      await tx.begin(this.#driver.ISOLATION_LEVEL.READ_COMMITTED);
+      try {
+        const value = await body(tx);
+        await tx.commit();
+        return value;
+      } catch (error) {
+        await tx.rollback().catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async #guard<T>(operationId: string | undefined, body: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw unavailable(undefined, operationId);
+    try {
+      return await body();
+    } catch (error) {
+      if (isDponeError(error)) throw error;
+      if (mssqlErrorNumber(error) === MSSQL_ERRORS.deadlock) {
+        // The server rolled the loser back: nothing changed, exactly like a lost compare-and-set.
+        throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'the journal write lost a concurrent race', {
+          ...(operationId !== undefined ? { operationId } : {}),
+        });
+      }
+      throw unavailable(error, operationId);
+    }
+  }
+}
