@@ -58,35 +58,6 @@ export function endpointPassword(
   return password;
 }
 
-/** The slice of the PostgreSQL connector modules this registry relies on. */
-interface PostgresSourceModule {
-  readonly PostgresSource: {
-    open(options: {
-      url: string;
-      password?: string;
-      table: string;
-      columns: readonly string[];
-    }): Promise<SourceConnector>;
-  };
-}
-interface PostgresTargetModule {
-  readonly PostgresTarget: {
-    open(options: {
-      url: string;
-      password?: string;
-      table: string;
-      columns: readonly string[];
-      naturalKey: readonly string[];
-      faults?: FaultPoints;
-    }): Promise<TargetConnector>;
-  };
-}
-
-// Kept in variables so the type-checker does not require another engineer's modules to exist;
-// each is imported only when its route runs.
-const POSTGRES_SOURCE_MODULE = '../adapters/connectors/postgres/postgres-source.ts';
-const POSTGRES_TARGET_MODULE = '../adapters/connectors/postgres/postgres-target.ts';
-
 /**
  * Route id → how to open its connectors. Each entry imports its adapter lazily, so `dpone run` on
  * the embedded route never loads a server driver. Routes absent here are not certified to run.
@@ -119,7 +90,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   postgres: {
     capability: 'transactional-commit-marker',
     openSource: async (workload, { env }) => {
-      const { PostgresSource } = (await import(POSTGRES_SOURCE_MODULE)) as PostgresSourceModule;
+      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
       const password = endpointPassword(workload.source, 'source', env);
       return PostgresSource.open({
         url: workload.source.url,
@@ -129,7 +100,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       });
     },
     openTarget: async (workload, { env, faults }) => {
-      const { PostgresTarget } = (await import(POSTGRES_TARGET_MODULE)) as PostgresTargetModule;
+      const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
       const password = endpointPassword(workload.target, 'target', env);
       return PostgresTarget.open({
         url: workload.target.url,
@@ -138,6 +109,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         columns: workload.data.columns,
         naturalKey: workload.data.natural_key,
         faults,
+        env,
       });
     },
   },

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
+import type { Workload } from '../contracts/workload.ts';
+import { NO_FAULTS } from '../ports/fault-points.ts';
+import { LazyConnectors } from './lazy-connectors.ts';
+import {
+  endpointPassword,
+  openRouteConnectors,
+  routeCapability,
+  sqliteFilePath,
+} from './route-connectors.ts';
+import { exampleCopy } from './commands/example-workload.test-support.ts';
+import { readWorkloadFile } from './workload-file.ts';
+
+async function caught(run: () => unknown): Promise<DponeError> {
+  try {
+    await run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DponeError);
+    return error as DponeError;
+  }
+  throw new TypeError('expected a refusal');
+}
+
+describe('sqliteFilePath', () => {
+  it('resolves relative paths against the workload folder and keeps absolute ones', () => {
+    expect(sqliteFilePath('sqlite:data/t.db', '/w/workload.yaml', 'target.url')).toBe('/w/data/t.db');
+    expect(sqliteFilePath('sqlite:///abs/t.db', '/w/workload.yaml', 'target.url')).toBe('/abs/t.db');
+  });
+
+  it.each(['postgres://h/db', 'sqlite://host/t.db', 'sqlite:', 'sqlite:dir/'])(
+    'refuses %s naming the field',
+    async (url) => {
+      const error = await caught(() => sqliteFilePath(url, '/w/workload.yaml', 'source.url'));
+      expect(error.code).toBe(ERROR_CODES.INVALID_INPUT);
+      expect(error.fields.field).toBe('source.url');
+    },
+  );
+});
+
+describe('endpointPassword', () => {
+  const endpoint = { url: 'postgres://etl@127.0.0.1/db', table: 't', password_env: 'TARGET_PW' };
+
+  it('reads the password only from the named environment variable', () => {
+    expect(endpointPassword(endpoint, 'target', { TARGET_PW: 's3cret' })).toBe('s3cret');
+    expect(endpointPassword({ url: 'x', table: 't' }, 'target', { TARGET_PW: 's3cret' })).toBeUndefined();
+  });
+
+  it('names the variable, never a value, when it is unset', async () => {
+    const error = await caught(() => endpointPassword(endpoint, 'target', {}));
+    expect(error.fields.field).toBe('target.password_env');
+    expect(error.message).toContain('TARGET_PW');
+  });
+});
+
+describe('openRouteConnectors', () => {
+  it('opens the sqlite route and reads exactly the partition', async () => {
+    const example = exampleCopy();
+    const workload = await readWorkloadFile(example.workload);
+    const connectors = await openRouteConnectors(workload, { env: {}, faults: NO_FAULTS });
+    await using _source = connectors.source;
+    await using _target = connectors.target;
+    const batch = await connectors.source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' });
+    expect(batch.rows.map((row) => row.id)).toEqual([2, 3, 4, 5, 6]);
+    expect(connectors.target.capability).toBe(routeCapability(workload));
+  });
+
+  it('refuses a route with no connectors in this build', async () => {
+    const workload = { route: 'clickhouse' } as Workload;
+    const error = await caught(() => openRouteConnectors(workload, { env: {}, faults: NO_FAULTS }));
+    expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
+  });
+});
+
+describe('LazyConnectors', () => {
+  it('connects on the first call only, once, and closes what it opened', async () => {
+    const example = exampleCopy();
+    const workload = await readWorkloadFile(example.workload);
+    let opens = 0;
+    const lazy = new LazyConnectors(
+      { source: 's', target: 't', capability: 'transactional-commit-marker' },
+      () => {
+        opens++;
+        return openRouteConnectors(workload, { env: {}, faults: NO_FAULTS });
+      },
+    );
+    expect(lazy.connected).toBe(false);
+    await lazy.target.queryFence(`sha256:${'0'.repeat(64)}`);
+    await lazy.source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' });
+    expect(opens).toBe(1);
+    await lazy.close();
+    const error = await caught(() => lazy.source.read({ partitionColumn: 'day', partitionValue: 'x' }));
+    expect(error.code).toBe(ERROR_CODES.INTERNAL);
+  });
+
+  it('never opens when closed unused', async () => {
+    let opens = 0;
+    const lazy = new LazyConnectors({ source: 's', target: 't', capability: 'none' }, async () => {
+      opens++;
+      throw new TypeError('must not be called');
+    });
+    await lazy[Symbol.asyncDispose]();
+    expect(opens).toBe(0);
+  });
+});
