@@ -14,6 +14,8 @@ export interface PostgresClientConfig {
   readonly statement_timeout: number;
   readonly lock_timeout: number;
   readonly application_name: string;
+  /** `-c search_path=<schema>` when the URL names `?schema=` (one schema per tenant or test cell). */
+  readonly options?: string;
   readonly keepAlive: boolean;
 }
 
@@ -32,7 +34,7 @@ function positiveInt(value: string | null, fallback: number, field: string, name
 }
 
 /**
- * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=`.
+ * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=`.
  * A password passed in (from the environment variable the workload names) wins over the URL's.
  */
 export function parsePostgresUrl(
@@ -76,7 +78,16 @@ export function parsePostgresUrl(
     lock_timeout: queryTimeout,
     application_name: applicationName,
     keepAlive: true,
+    ...searchPath(q.get('schema'), field),
   };
+}
+
+/** `?schema=name` → the connection's search_path; a plain lower-case identifier only. */
+function searchPath(schema: string | null, field: string): { options?: string } {
+  if (schema === null) return {};
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw bad(field, 'has a bad schema (lower-case letters, digits, _)');
+  return { options: `-c search_path=${schema}` };
 }
 
 /** Quotes a table name, optionally schema-qualified (`schema.table`), as PostgreSQL identifiers. */

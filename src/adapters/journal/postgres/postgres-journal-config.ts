@@ -16,6 +16,8 @@ export interface PostgresJournalConfig {
   readonly lock_timeout: number;
   readonly max: number;
   readonly application_name: string;
+  /** `-c search_path=<schema>` when the URL names `?schema=` (one schema per tenant or test cell). */
+  readonly options?: string;
 }
 
 const DEFAULTS = { connectTimeoutMs: 5000, queryTimeoutMs: 10_000 };
@@ -35,7 +37,7 @@ function positiveInt(value: string | null, fallback: number, name: string): numb
 }
 
 /**
- * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=`.
+ * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=`.
  * The password argument (from the environment) wins over one in the URL.
  */
 export function parseJournalUrl(url: string, password?: string): PostgresJournalConfig {
@@ -72,5 +74,13 @@ export function parseJournalUrl(url: string, password?: string): PostgresJournal
     lock_timeout: queryTimeout,
     max: 4,
     application_name: 'dpone-journal',
+    ...searchPath(query.get('schema')),
   };
+}
+
+/** `?schema=name` → the connection's search_path; a plain lower-case identifier only. */
+function searchPath(schema: string | null): { options?: string } {
+  if (schema === null) return {};
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw bad('has a bad schema (lower-case letters, digits, _)');
+  return { options: `-c search_path=${schema}` };
 }

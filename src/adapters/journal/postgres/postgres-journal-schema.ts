@@ -5,6 +5,12 @@
  */
 export const POSTGRES_JOURNAL_LOCK_KEY = 0x64706f6e; // "dpon"
 
+/** True when both tables and the append-only trigger exist in the search path. */
+export const POSTGRES_JOURNAL_READY =
+  "SELECT to_regclass('dpone_commit_journal') IS NOT NULL AND EXISTS (SELECT 1 FROM pg_trigger " +
+  "WHERE tgname = 'dpone_commit_journal_history_no_change' " +
+  "AND tgrelid = to_regclass('dpone_commit_journal_history')) AS ready";
+
 export const POSTGRES_JOURNAL_SCHEMA = `
 CREATE TABLE IF NOT EXISTS dpone_commit_journal (
   operation_id TEXT PRIMARY KEY,

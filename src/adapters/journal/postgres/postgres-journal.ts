@@ -21,7 +21,11 @@ import {
 } from '../journal-row.ts';
 import type { EntryRow, HistoryRow } from '../journal-row.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
-import { POSTGRES_JOURNAL_LOCK_KEY, POSTGRES_JOURNAL_SCHEMA } from './postgres-journal-schema.ts';
+import {
+  POSTGRES_JOURNAL_LOCK_KEY,
+  POSTGRES_JOURNAL_READY,
+  POSTGRES_JOURNAL_SCHEMA,
+} from './postgres-journal-schema.ts';
 
 const ENTRY = 'dpone_commit_journal';
 const HISTORY = 'dpone_commit_journal_history';
@@ -75,6 +79,9 @@ export class PostgresJournal implements TargetCommitJournalPort {
     const journal = new PostgresJournal(pool);
     try {
       await journal.#transaction(undefined, async (client) => {
+        // Skip all DDL (and its table locks) when the schema is there: racing openers stay cheap.
+        const ready = await client.query(POSTGRES_JOURNAL_READY);
+        if (ready.rows[0]?.ready === true) return;
         await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_JOURNAL_LOCK_KEY]);
         await client.query(POSTGRES_JOURNAL_SCHEMA);
       });
