@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
@@ -131,6 +131,26 @@ describe('dpone run (real CLI process, embedded SQLite route)', () => {
     );
     expect(result.exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_JOURNAL_UNAVAILABLE);
     expect(existsSync(fresh.targetPath())).toBe(false);
+  });
+
+  it('leaves COMMITTED_INCOMPLETE when the checkpoint cannot be written, and a retry completes without mutating', async () => {
+    const fresh = exampleCopy();
+    mkdirSync(join(fresh.dir, 'data/state'), { recursive: true });
+    writeFileSync(join(fresh.dir, 'data/state/checkpoints'), 'a file where the folder should be');
+    const first = await dpone(['run', '--workload', fresh.workload, '--json'], { cwd: fresh.dir });
+    expect(first.exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMITTED_INCOMPLETE);
+    expect(JSON.parse(first.stderr).error).toMatchObject({ state: 'COMMITTED_INCOMPLETE' });
+    expect(targetCounts(fresh.targetPath()).rows).toBe(EXPECTED_ROWS);
+
+    rmSync(join(fresh.dir, 'data/state/checkpoints'));
+    const retry = await dpone(['run', '--workload', fresh.workload, '--json'], { cwd: fresh.dir });
+    expect(retry.exitCode).toBe(0);
+    expect(JSON.parse(retry.stdout)).toMatchObject({
+      state: 'COMPLETE',
+      mutated: false,
+      rows_written: EXPECTED_ROWS,
+    });
+    expect(targetCounts(fresh.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
   });
 
   it('refuses a bad workload with exit 2 and an unknown flag with exit 2', async () => {
