@@ -42,6 +42,7 @@ export function writeFileAtomic(file: string, text: string): void {
 
 /** Points `root/latest` at `dir`: a relative symlink swapped in atomically, else `root/latest.json`. */
 export function updateLatest(root: string, dir: string, runId: string): string {
+  mkdirSync(root, { recursive: true });
   const link = join(root, LATEST_LINK);
   const target = relative(root, dir) || '.';
   const temporary = join(root, `.${LATEST_LINK}.${randomBytes(6).toString('hex')}`);
