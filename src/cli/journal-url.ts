@@ -54,6 +54,17 @@ export function sqlitePath(url: string, cwd: string): string {
   return isAbsolute(path) ? path : resolve(cwd, path);
 }
 
+/** A server URL must at least parse and name a host; the adapter checks the rest. */
+function checkServerUrl(url: string): void {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    throw bad(url, 'is not a valid URL');
+  }
+  if (host === '') throw bad(url, 'names no host');
+}
+
 async function loadServerJournal(
   url: string,
   modulePath: string,
@@ -110,11 +121,13 @@ export async function openJournal(
       }
       case 'postgres':
       case 'postgresql': {
+        checkServerUrl(url);
         const adapter = await loadServerJournal(url, POSTGRES_MODULE, 'PostgresJournal');
         return await adapter.open(url, password);
       }
       case 'mssql':
       case 'sqlserver': {
+        checkServerUrl(url);
         const { MssqlJournal } = await import('../adapters/journal/mssql/mssql-journal.ts');
         return await MssqlJournal.open(url, password);
       }

@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
+import { redactUrl } from '../contracts/redact-url.ts';
+import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
+import { SqliteJournal } from '../adapters/journal/sqlite/sqlite-journal.ts';
+import { openJournal, sqlitePath } from './journal-url.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'dpone-journal-url-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function failure(promise: Promise<unknown>): Promise<DponeError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DponeError);
+  return error as DponeError;
+}
+
+describe('openJournal', () => {
+  it('opens sqlite:///absolute and sqlite:relative (against cwd) as one durable file', async () => {
+    const path = join(dir, 'j.db');
+    {
+      await using journal = await openJournal(`sqlite://${path}`, { cwd: '/', env: {} });
+      expect(journal).toBeInstanceOf(SqliteJournal);
+      await journal.createIntent({
+        operationId: 'op',
+        intentDigest: 'd',
+        metadata: { workload_id: 'w', target_identity: 't' },
+        nowMs: 1,
+      });
+    }
+    await using again = await openJournal('sqlite:j.db', { cwd: dir, env: {} });
+    expect(await again.list()).toEqual(['op']);
+    expect(sqlitePath('sqlite:sub/j%20x.db', '/base')).toBe('/base/sub/j x.db');
+  });
+
+  it('memory: only under the test runner or when forced, because it is not durable', async () => {
+    await using journal = await openJournal('memory:', { cwd: dir, env: { VITEST: 'true' } });
+    expect(journal).toBeInstanceOf(MemoryJournal);
+    const refused = await failure(openJournal('memory:', { cwd: dir, env: {} }));
+    expect([refused.code, refused.fields.field]).toEqual([ERROR_CODES.INVALID_INPUT, '--journal']);
+    await using forced = await openJournal('memory:', { cwd: dir, env: { DPONE_ALLOW_MEMORY_JOURNAL: '1' } });
+    expect(forced).toBeInstanceOf(MemoryJournal);
+  });
+
+  it('a bad URL is INVALID_INPUT naming --journal, never echoing a password', async () => {
+    for (const url of [
+      'ftp://u:hunter2-secret@h/x',
+      'sqlite://host/x.db',
+      'sqlite:',
+      'sqlite:///tmp/dir/',
+      'postgres://u:hunter2-secret@/db',
+      'mssql://u:hunter2-secret@',
+      'no scheme at all',
+    ]) {
+      const error = await failure(openJournal(url, { cwd: dir, env: {} }));
+      expect([error.code, error.fields.field], url).toEqual([ERROR_CODES.INVALID_INPUT, '--journal']);
+      expect(JSON.stringify(error.toJSON())).not.toContain('hunter2-secret');
+    }
+  });
+
+  it('an unreachable SQL Server (real driver, closed port) is JOURNAL_UNAVAILABLE without credentials', async () => {
+    const url = 'mssql://sa:hunter2-secret@127.0.0.1:1/journal?encrypt=false';
+    const error = await failure(openJournal(url, { cwd: dir, env: {} }));
+    expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+    expect(`${error.message} ${JSON.stringify(error)}`).not.toMatch(/hunter2-secret|127\.0\.0\.1|sa@/);
+  });
+
+  it('a SQLite path that cannot be opened is JOURNAL_UNAVAILABLE', async () => {
+    const error = await failure(
+      openJournal(`sqlite://${join(dir, 'missing', 'j.db')}`, { cwd: dir, env: {} }),
+    );
+    expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides userinfo passwords and secret query parameters, parseable or not', () => {
+    expect(redactUrl('postgres://u:s3cret@h:5432/db?password=x&sslmode=require')).toBe(
+      'postgres://u:***@h:5432/db?password=***&sslmode=require',
+    );
+    expect(redactUrl('mssql://sa:p%40ss@h/db')).toBe('mssql://sa:***@h/db');
+    expect(redactUrl('not a url //u:pw@x?pwd=y')).toBe('not a url //u:***@x?pwd=***');
+    expect(redactUrl('sqlite:///tmp/j.db')).toBe('sqlite:///tmp/j.db');
+  });
+});
