@@ -75,6 +75,14 @@ describe('openJournal', () => {
     expect(`${error.message} ${JSON.stringify(error)}`).not.toMatch(/hunter2-secret|127\.0\.0\.1|sa@/);
   });
 
+  it('postgres:// loads the PostgreSQL adapter lazily; a closed port is its JOURNAL_UNAVAILABLE', async () => {
+    const url = 'postgres://u:hunter2-secret@127.0.0.1:1/journal';
+    const error = await failure(openJournal(url, { cwd: dir, env: {} }));
+    expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+    expect(error.message).not.toContain('could not be loaded');
+    expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('hunter2-secret');
+  });
+
   it('a SQLite path that cannot be opened is JOURNAL_UNAVAILABLE', async () => {
     const error = await failure(
       openJournal(`sqlite://${join(dir, 'missing', 'j.db')}`, { cwd: dir, env: {} }),
