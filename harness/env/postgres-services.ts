@@ -1,3 +1,4 @@
+import type { EnvironmentResult, StartedEnvironment } from './environment.ts';
 /**
  * What the PostgreSQL route needs from an environment provider (local, docker, external): a
  * PostgreSQL server, a Toxiproxy server able to put a proxy in front of it, and, where the
@@ -54,3 +55,26 @@ export interface PostgresServices extends AsyncDisposable {
 export type ProvisionResult =
   | { readonly status: 'started'; readonly services: PostgresServices }
   | { readonly status: 'unverified'; readonly reason: string };
+
+/** Key under which a StartedEnvironment carries these services. */
+export const POSTGRES_SERVICES_KEY = 'postgres';
+
+/** Wraps provisioned services as the harness's StartedEnvironment (services under `postgres`). */
+export function asEnvironment(result: ProvisionResult): EnvironmentResult {
+  if (result.status === 'unverified') return result;
+  const services = result.services;
+  const environment: StartedEnvironment = {
+    provider: services.provider,
+    databases: { postgres: services.versions.postgres ?? 'unknown' },
+    toxiproxy: services.versions.toxiproxy ?? null,
+    services: { [POSTGRES_SERVICES_KEY]: services },
+    [Symbol.asyncDispose]: () => services[Symbol.asyncDispose](),
+  };
+  return { status: 'started', environment };
+}
+
+/** The PostgreSQL services of a started environment, or null when it carries none. */
+export function postgresServicesOf(environment: StartedEnvironment): PostgresServices | null {
+  const value = environment.services[POSTGRES_SERVICES_KEY];
+  return value && typeof value === 'object' && 'toxiproxy' in value ? (value as PostgresServices) : null;
+}

@@ -1,3 +1,5 @@
+import type { EnvironmentProvider } from '../environment.ts';
+import { asEnvironment } from '../postgres-services.ts';
 import { randomBytes } from 'node:crypto';
 import { disposeAll } from '../dispose-all.ts';
 import type {
@@ -74,3 +76,9 @@ export async function provisionDocker(env: NodeJS.ProcessEnv = process.env): Pro
     };
   }
 }
+
+/** The `docker` provider as the harness registry sees it. */
+export const provider: EnvironmentProvider = {
+  name: 'docker',
+  start: async ({ env }) => asEnvironment(await provisionDocker(env)),
+};

@@ -1,3 +1,5 @@
+import type { EnvironmentProvider } from '../environment.ts';
+import { asEnvironment } from '../postgres-services.ts';
 import type { PostgresServices, ProvisionResult, ProxyEndpoint } from '../postgres-services.ts';
 
 /** Environment variables the `external` provider reads. Credentials come from here only. */
@@ -99,3 +101,9 @@ export async function provisionExternal(env: NodeJS.ProcessEnv = process.env): P
   };
   return { status: 'started', services };
 }
+
+/** The `external` provider as the harness registry sees it. */
+export const provider: EnvironmentProvider = {
+  name: 'external',
+  start: async ({ env }) => asEnvironment(await provisionExternal(env)),
+};

@@ -1,3 +1,5 @@
+import type { EnvironmentProvider } from '../environment.ts';
+import { asEnvironment } from '../postgres-services.ts';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -55,3 +57,9 @@ export async function provisionLocal(env: NodeJS.ProcessEnv = process.env): Prom
     };
   }
 }
+
+/** The `local` provider as the harness registry sees it. */
+export const provider: EnvironmentProvider = {
+  name: 'local',
+  start: async ({ env }) => asEnvironment(await provisionLocal(env)),
+};
