@@ -67,7 +67,15 @@ export class PlannedFaultPoints implements FaultPoints {
   }
 
   #park(point: string, hit: number): Promise<void> {
-    const resumed = new Promise<void>((resolve) => process.once(RESUME_SIGNAL, () => resolve()));
+    // A signal listener does not keep Node's event loop alive: without this timer a process parked
+    // where nothing else is pending (e.g. between synchronous SQLite calls) exits on its own.
+    const keepAlive = setInterval(() => undefined, 60_000);
+    const resumed = new Promise<void>((resolve) =>
+      process.once(RESUME_SIGNAL, () => {
+        clearInterval(keepAlive);
+        resolve();
+      }),
+    );
     const line = JSON.stringify({ event: 'parked', point, hit, pid: process.pid });
     writeSync(this.#plan.notifyFd ?? 3, `${line}\n`);
     return resumed;
