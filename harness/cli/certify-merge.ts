@@ -1,0 +1,40 @@
+import { resolve } from 'node:path';
+import type { CliIO, CommandRun } from '../../src/cli/command.ts';
+import { parseFlags, required } from '../../src/cli/args.ts';
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { verdictExitCode } from '../verdict.ts';
+import { readEvidence, verifyEvidence, writeEvidence } from '../evidence/evidence-writer.ts';
+import { mergeShards } from '../merge/shard-merge.ts';
+import { writeReportFiles } from '../reporters/report-files.ts';
+
+/**
+ * `dpone certify merge FILE… --out DIR`: verifies every shard, combines them into DIR/evidence.json
+ * (plus index.html, summary.md, junit.xml) as if the run had been whole. Exit codes follow the
+ * merged verdict like `certify run` (0 PASS, 1 FAIL, 3 UNVERIFIED/UNKNOWN); 1 also when a shard
+ * does not verify; 2 for bad input or shards that do not add up to one run.
+ */
+export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
+  const { values, positionals } = parseFlags(args, { out: { type: 'string' } }, { positionals: true });
+  const out = resolve(io.cwd, required(values.out, '--out'));
+  if (positionals.length === 0)
+    throw invalidInput('certify merge needs the shard evidence FILEs', { field: 'FILE' });
+  const shards = positionals.map((file) => ({ file, evidence: readEvidence(resolve(io.cwd, file)) }));
+  const broken = shards
+    .map(({ file, evidence }) => ({ file, result: verifyEvidence(evidence) }))
+    .filter(({ result }) => !result.ok);
+  if (broken.length > 0) {
+    for (const { file, result } of broken) {
+      io.stdout.write(`NOT verified: ${file}\n`);
+      for (const difference of result.differences) io.stdout.write(`  ${difference}\n`);
+    }
+    io.stdout.write('merge refused: every shard must verify\n');
+    return 1;
+  }
+  const merged = mergeShards(shards.map(({ evidence }) => evidence));
+  const written = writeEvidence(out, merged, { latestRoot: null });
+  await writeReportFiles(written.evidence, out);
+  io.stdout.write(
+    `merged ${shards.length} shards: ${merged.cells.length} cells, verdict ${merged.verdict}, digest ${written.evidence.digest}\nwrote ${written.file}\n`,
+  );
+  return verdictExitCode(merged.verdict);
+};

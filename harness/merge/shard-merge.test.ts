@@ -1,0 +1,110 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
+import { verifyEvidence } from '../evidence/evidence-verify.ts';
+import { run as merge } from '../cli/certify-merge.ts';
+import { run as report } from '../cli/certify-report.ts';
+import { capturedIo } from '../gate/fixtures/captured-io.ts';
+import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
+import { selectShard } from '../plan/planner.ts';
+import { planDigest } from './plan-digest.ts';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+const cells = acceptanceCells();
+const plan = { plan_digest: planDigest(cells.map((cell) => cell.id)), planned_cells: cells.length };
+const whole = sealEvidence(cells, { run_id: 'whole' });
+
+function shardOf(index: number, count = 3, seed = 42): Evidence {
+  const sorted = [...cells].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return sealEvidence(selectShard(sorted, { index, count }), {
+    run_id: `shard-${index}`,
+    seed,
+    shard: { index, count },
+    environment: { ...whole.environment, ...plan },
+  });
+}
+
+async function mergeFiles(shards: readonly Evidence[]) {
+  const dir = await mkdtemp(join(tmpdir(), 'dpone-merge-'));
+  dirs.push(dir);
+  const files = await Promise.all(
+    shards.map(async (shard, position) => {
+      const file = `shard-${position}.json`;
+      await writeFile(join(dir, file), JSON.stringify(shard));
+      return file;
+    }),
+  );
+  const io = capturedIo(dir);
+  return { dir, io, run: () => merge([...files, '--out', 'merged'], io) };
+}
+
+describe('certify merge', () => {
+  it('merges 3 shards into the whole run: same cell ids and verdicts, and it verifies', async () => {
+    const shards = [shardOf(2), shardOf(3), shardOf(1)];
+    expect(shards.every((shard) => shard.cells.length > 0)).toBe(true);
+    const { dir, run } = await mergeFiles(shards);
+    expect(await run()).toBe(0);
+    const merged = JSON.parse(await readFile(join(dir, 'merged', 'evidence.json'), 'utf8')) as Evidence;
+    expect(merged.cells.map((cell) => [cell.id, cell.verdict])).toEqual(
+      whole.cells.map((cell) => [cell.id, cell.verdict]),
+    );
+    expect(merged.verdict).toBe(whole.verdict);
+    expect(merged.sensitivity).toEqual(whole.sensitivity);
+    expect(merged.shard).toBeUndefined();
+    expect(verifyEvidence(merged)).toEqual({ ok: true, differences: [] });
+    for (const file of ['index.html', 'summary.md', 'junit.xml'])
+      expect(existsSync(join(dir, 'merged', file))).toBe(true);
+  });
+
+  it('refuses a missing shard, a repeated shard, and shards of another seed', async () => {
+    for (const shards of [
+      [shardOf(1), shardOf(2)],
+      [shardOf(1), shardOf(2), shardOf(2)],
+      [shardOf(1), shardOf(2), shardOf(3, 3, 7)],
+    ]) {
+      const { run } = await mergeFiles(shards);
+      await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
+    }
+  });
+
+  it('refuses a shard that lost a cell or holds one of another shard', async () => {
+    const withCells = (index: number, shardCells: Evidence['cells']): Evidence =>
+      sealEvidence(shardCells, {
+        run_id: `shard-${index}`,
+        shard: { index, count: 3 },
+        environment: { ...whole.environment, ...plan },
+      });
+    const short = withCells(2, shardOf(2).cells.slice(1));
+    await expect((await mergeFiles([shardOf(1), short, shardOf(3)])).run()).rejects.toThrow(/plan|position/);
+    const overlapping = withCells(2, [...shardOf(2).cells, shardOf(1).cells[0]!]);
+    await expect((await mergeFiles([shardOf(1), overlapping, shardOf(3)])).run()).rejects.toThrow(
+      /is in shard/,
+    );
+  });
+
+  it('refuses to merge a shard that does not verify (exit 1)', async () => {
+    const tampered = { ...shardOf(1), verdict: 'FAIL' as const };
+    const { io, run } = await mergeFiles([tampered, shardOf(2), shardOf(3)]);
+    expect(await run()).toBe(1);
+    expect(io.out()).toMatch(/NOT verified: shard-0.json/);
+  });
+});
+
+describe('certify report', () => {
+  it('re-renders index.html, summary.md and junit.xml from an evidence file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dpone-report-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'evidence.json'), JSON.stringify(whole));
+    const io = capturedIo(dir);
+    expect(await report(['evidence.json', '--out', 'out'], io)).toBe(0);
+    expect(await readFile(join(dir, 'out', 'summary.md'), 'utf8')).toContain('**PASS**');
+    expect(existsSync(join(dir, 'out', 'index.html'))).toBe(true);
+    expect(existsSync(join(dir, 'out', 'junit.xml'))).toBe(true);
+  });
+});
