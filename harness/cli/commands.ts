@@ -2,6 +2,15 @@ import type { CommandTable } from '../../src/cli/command.ts';
 
 /** The certification commands, plugged into the `dpone` CLI by bin/dpone.js. */
 export const CERTIFY_COMMANDS: CommandTable = {
+  'certify run': {
+    summary:
+      'run the certification suite (default: scenarios/*.yaml on the embedded route) and write evidence',
+    load: async () => (await import('./certify-run.ts')).run,
+  },
+  'certify replay': {
+    summary: 're-run one cell of an evidence file with the same seed and faults and print its verdict',
+    load: async () => (await import('./certify-replay.ts')).run,
+  },
   'certify verify': {
     summary: 'recompute an evidence file’s digest and re-run its checkers (exit 1 if anything differs)',
     load: async () => (await import('./certify-verify.ts')).run,
@@ -9,5 +18,13 @@ export const CERTIFY_COMMANDS: CommandTable = {
   'certify gate': {
     summary: 'exit 0 only if the evidence passes every mandatory acceptance item; write the certification',
     load: async () => (await import('./certify-gate.ts')).run,
+  },
+  'certify merge': {
+    summary: 'combine shard evidence files into one that verifies as if run whole (--out DIR)',
+    load: async () => (await import('./certify-merge.ts')).run,
+  },
+  'certify report': {
+    summary: 're-render index.html, summary.md and junit.xml from an evidence file',
+    load: async () => (await import('./certify-report.ts')).run,
   },
 };
