@@ -27,12 +27,16 @@ export const CORE_CHECK_NAMES: ReadonlySet<string> = new Set(CELL_CHECKERS.map((
 
 export const DEFAULT_EXPECTATION: CellExpectation = { end: 'complete' };
 
-/** Runs every checker on the context and adds the runner's own checks; the worst verdict wins. */
+/** Runs every (selected) checker on the context and adds the runner's own checks; the worst verdict wins. */
 export function evaluateCell(
   context: CheckContext,
   extraChecks: readonly CheckRecord[] = [],
 ): CheckCellResult {
-  const checks = [...CELL_CHECKERS.map((checker) => runChecker(checker, context)), ...extraChecks];
+  const selected = context.expectation.checks;
+  const checkers = selected
+    ? CELL_CHECKERS.filter((checker) => selected.includes(checker.name))
+    : CELL_CHECKERS;
+  const checks = [...checkers.map((checker) => runChecker(checker, context)), ...extraChecks];
   return {
     verdict: worst(checks.map((check) => check.verdict)),
     checks,

@@ -1,4 +1,9 @@
-import type { CellEvidence, JournalSnapshot, TargetSnapshot } from '../evidence/evidence-types.ts';
+import type {
+  CellEvidence,
+  CellExpectation,
+  JournalSnapshot,
+  TargetSnapshot,
+} from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
 import { CORE_CHECK_NAMES, DEFAULT_EXPECTATION, cellNeverRan, evaluateCell } from './check-cell.ts';
 import type { CheckCellResult } from './check-types.ts';
@@ -55,13 +60,25 @@ function recheckJournal(stored: JournalSnapshot, differences: string[]): Journal
 }
 
 /**
+ * The expectation to re-check against. A runner that dropped core checks without recording the
+ * selection in `expectation.checks` is taken at its word: only the core checks it stored are
+ * recomputed (a consistent forgery needs a re-sealed digest, which no check can tell from truth).
+ */
+function withSelection(cell: CellEvidence): CellExpectation {
+  const expectation = cell.expectation ?? DEFAULT_EXPECTATION;
+  if (expectation.checks) return expectation;
+  const stored = cell.checks.filter((check) => CORE_CHECK_NAMES.has(check.name)).map((check) => check.name);
+  return stored.length === CORE_CHECK_NAMES.size ? expectation : { ...expectation, checks: stored };
+}
+
+/**
  * Recomputes a stored cell's verdict from its stored target snapshot (and audit trail), journal
  * history and attempts alone — no database is touched. `certify verify` uses it to detect a
  * hand-edited verdict or check, or a snapshot whose fields contradict its own raw data.
  */
 export function recheckCell(cell: CellEvidence): RecheckResult {
   const differences: string[] = [];
-  const expectation = cell.expectation ?? DEFAULT_EXPECTATION;
+  const expectation = withSelection(cell);
   if (cellNeverRan(cell)) {
     const verdict = worst([...cell.checks.map((check) => check.verdict), 'UNVERIFIED']);
     if (verdict !== cell.verdict)

@@ -85,6 +85,8 @@ export interface CellExpectation {
   readonly end: 'complete' | 'stopped';
   /** An error code at least one attempt must have reported (e.g. the intent conflict). */
   readonly error_code?: string;
+  /** The core checks the scenario selected, by name (absent: all of them). */
+  readonly checks?: readonly string[];
 }
 
 export interface JournalSnapshot {

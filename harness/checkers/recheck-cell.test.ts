@@ -1,0 +1,76 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { worst } from '../verdict.ts';
+import { realCell } from './fixtures/sample-evidence.ts';
+import { recheckCell } from './recheck-cell.ts';
+
+let passing: CellEvidence;
+let caught: CellEvidence;
+beforeAll(async () => {
+  passing = await realCell('retry/2');
+  caught = await realCell('variant/no-fence/retry/2', 'no-fence');
+});
+
+describe('recheckCell (pure, from stored data alone)', () => {
+  it('reaches the stored verdict on cells checked live, for a PASS and a caught variant', () => {
+    expect(recheckCell(passing)).toMatchObject({ verdict: 'PASS', differences: [] });
+    expect(caught.verdict).toBe('FAIL');
+    expect(recheckCell(caught)).toMatchObject({ verdict: 'FAIL', differences: [] });
+  });
+
+  it('names an edited check verdict and a history edited to look legal', () => {
+    const edited: CellEvidence = {
+      ...caught,
+      checks: caught.checks.map((check) =>
+        check.name === 'duplicates' ? { ...check, verdict: 'PASS' } : check,
+      ),
+    };
+    expect(recheckCell(edited).differences).toEqual([
+      expect.stringMatching(/^check duplicates: stored PASS, recomputed FAIL/),
+    ]);
+    const history = passing.journal!.history.map((item) =>
+      item.to_state === 'TARGET_COMMITTED' ? { ...item, fence_status: null } : item,
+    );
+    const forged: CellEvidence = { ...passing, journal: { ...passing.journal!, history } };
+    expect(recheckCell(forged).differences).toEqual(
+      expect.arrayContaining([
+        'journal.history_legal: stored true, recomputed false',
+        'verdict: stored PASS, recomputed FAIL',
+      ]),
+    );
+  });
+
+  it('keeps a cell that never ran at UNVERIFIED at best', () => {
+    const never: CellEvidence = {
+      ...passing,
+      attempts: [],
+      target: null,
+      journal: null,
+      verdict: 'UNVERIFIED',
+      checks: [{ name: 'environment', verdict: 'UNVERIFIED', detail: 'no server' }],
+    };
+    expect(recheckCell(never)).toMatchObject({ verdict: 'UNVERIFIED', differences: [] });
+    expect(recheckCell({ ...never, verdict: 'PASS', checks: [] }).differences).toEqual([
+      'verdict: stored PASS, recomputed UNVERIFIED (the cell never ran)',
+    ]);
+  });
+
+  it('re-checks only the selected core checks: expectation.checks, or the core checks a runner stored', () => {
+    const onlyMutations = caught.checks.filter(
+      (check) => check.name === 'mutations' || check.name === 'outcome',
+    );
+    const stored: CellEvidence = {
+      ...caught,
+      checks: onlyMutations,
+      verdict: worst(onlyMutations.map((c) => c.verdict)),
+    };
+    expect(recheckCell(stored).differences).toEqual([]);
+    const declared: CellEvidence = {
+      ...stored,
+      expectation: { end: 'complete', checks: ['mutations', 'outcome', 'duplicates'] },
+    };
+    expect(recheckCell(declared).differences).toEqual([
+      expect.stringMatching(/^check duplicates: missing, recomputed FAIL/),
+    ]);
+  });
+});
