@@ -6,6 +6,7 @@ import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { SqliteSource } from '../adapters/connectors/sqlite/sqlite-source.ts';
 import { SqliteTarget } from '../adapters/connectors/sqlite/sqlite-target.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import type { FenceCapabilityKind } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
@@ -71,16 +72,21 @@ async function executor(
     journal?: TargetCommitJournalPort;
     intent?: string;
     capability?: FenceCapabilityKind;
+    /** An unsafe variant's name, to show a test can fail. */
+    unsafe?: string;
   } = {},
 ): Promise<Rig> {
   const counts = newCounts();
   const source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
-  const target = await SqliteTarget.open({
+  const targetOptions = {
     path: join(dir, 'target.db'),
     table: 'events',
     columns: COLUMNS,
     naturalKey: ['id'],
-  });
+  };
+  const target = options.unsafe
+    ? await UNSAFE_SQLITE_VARIANTS[options.unsafe]!(targetOptions)
+    : await SqliteTarget.open(targetOptions);
   open.push(source, target);
   const engine = new RecoveryAwareExecutor({
     journal: options.journal ?? journal,
@@ -200,7 +206,8 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
     expectTargetRows(1);
   });
 
-  it('a paused executor whose lease was taken over is fenced and writes nothing', async () => {
+  /** Parks one executor after PREPARED -> COMMITTING, lets a successor finish, then wakes it. */
+  async function zombieRace(unsafe?: string): Promise<{ zombie: Promise<unknown>; counts: CallCounts }> {
     let release!: () => void;
     let parked!: () => void;
     const isParked = new Promise<void>((resolve) => (parked = resolve));
@@ -211,16 +218,27 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
         return new Promise<void>((resolve) => (release = resolve));
       },
     };
-    const zombie = await executor('zombie', { faults: pause });
+    const zombie = await executor('zombie', { faults: pause, ...(unsafe ? { unsafe } : {}) });
     const zombieRun = zombie.run();
     await isParked;
     now += TTL + 1;
-    const successor = await executor('successor');
+    const successor = await executor('successor', unsafe ? { unsafe } : {});
     expect(await successor.run()).toMatchObject({ state: 'COMPLETE', mutated: true });
     release();
-    await expect(zombieRun).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
-    expect(zombie.counts.mutate).toBe(1);
+    return { zombie: zombieRun, counts: zombie.counts };
+  }
+
+  it('a paused executor whose lease was taken over is fenced and writes nothing', async () => {
+    const { zombie, counts } = await zombieRace();
+    await expect(zombie).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    expect(counts.mutate).toBe(1);
     expectTargetRows(1);
+  });
+
+  it('the same race writes twice when the target ignores the epoch (the test can fail)', async () => {
+    const { zombie } = await zombieRace('ignore-epoch');
+    await zombie.catch(() => undefined);
+    expectTargetRows(2);
   });
 
   it('an unreachable journal means no source or target I/O at all', async () => {
