@@ -54,7 +54,7 @@ export function cellTag(cell: CellEvidence): string {
   let tag = fault.kind;
   if (fault.kind === 'crash')
     tag = fault.recovery_point ? 'd2' : typeof fault.delay_ms === 'number' || !fault.point ? 'random' : 'd1';
-  else if (typeof fault.workers === 'number') tag = `${fault.workers}w`;
+  else if (fault.kind === 'race' && typeof fault.workers === 'number') tag = `${fault.workers}w`;
   return `${tag} ${SYMBOLS[cell.verdict] ?? '?'}`;
 }
 
