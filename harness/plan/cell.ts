@@ -1,0 +1,32 @@
+import type { FaultRecord } from '../evidence/evidence-types.ts';
+import type { CellWorkloadOptions } from '../routes/route.ts';
+import type { FaultKind, FaultSpec } from '../scenario/scenario-schema.ts';
+
+/** What a fault module's planner returns for one cell, before the scenario prefix is added. */
+export interface CellDraft {
+  /** Id inside the scenario, e.g. `d1/cas:PREPARED->COMMITTING:after#1`, `8`, `seed42-3`. */
+  readonly localId: string;
+  readonly fault: FaultRecord;
+  /** Kind-specific parameters the module's `run` reads back. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Part of the subset run again for each unsafe variant. */
+  readonly sensitive: boolean;
+}
+
+/** One planned cell: stable id, what it does and on which fresh world. */
+export interface PlannedCell {
+  /** Stable across runs with the same seed and traces: `<scenario>/<localId>[@<variant>]`. */
+  readonly id: string;
+  readonly scenario: string;
+  readonly scenarioFile: string;
+  readonly route: string;
+  readonly kind: FaultKind;
+  readonly spec: FaultSpec;
+  readonly variant: string | null;
+  readonly fault: FaultRecord;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly workload: CellWorkloadOptions;
+  /** Checker names to keep; null = all. */
+  readonly checks: readonly string[] | null;
+  readonly seed: number;
+}

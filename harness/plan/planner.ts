@@ -1,0 +1,110 @@
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { faultModule } from '../faults/fault.ts';
+import type { LoadedScenario } from '../scenario/scenario-schema.ts';
+import type { PlannedCell } from './cell.ts';
+import type { TraceBook } from './trace.ts';
+
+export const DEFAULT_SEED = 42;
+export const DEFAULT_ROUTE = 'sqlite';
+export const DEFAULT_ROWS = 20;
+
+export interface PlanOptions {
+  /** Overrides every scenario's seed. */
+  readonly seed?: number;
+  /** Overrides every scenario's route. */
+  readonly route?: string;
+  /** The route's unsafe variants; sensitive cells are repeated once per variant. */
+  readonly variants: readonly string[];
+  /** The recorded traces of a scenario's workload (see traceKey). */
+  readonly traces: (key: string) => TraceBook;
+}
+
+export interface Shard {
+  /** 1-based. */
+  readonly index: number;
+  readonly count: number;
+}
+
+/** Scenarios with the same route and workload shape share one set of recorded traces. */
+export function traceKey(route: string, scenario: LoadedScenario['scenario']): string {
+  return `${route}/${scenario.workload?.strategy ?? 'append'}/${scenario.workload?.rows ?? DEFAULT_ROWS}`;
+}
+
+export function scenarioRoute(scenario: LoadedScenario['scenario'], options: { route?: string }): string {
+  return options.route ?? scenario.route ?? DEFAULT_ROUTE;
+}
+
+export function scenarioSeed(scenario: LoadedScenario['scenario'], options: { seed?: number }): number {
+  return options.seed ?? scenario.seed ?? DEFAULT_SEED;
+}
+
+/**
+ * Expands scenarios into cells: each fault module plans its cells from the recorded traces, the
+ * scenario name prefixes their ids, sensitive cells are repeated per unsafe variant (`id@variant`),
+ * and the result is sorted by id so the order (and any shard) is the same on every machine.
+ */
+export async function planCells(
+  scenarios: readonly LoadedScenario[],
+  options: PlanOptions,
+): Promise<PlannedCell[]> {
+  const cells: PlannedCell[] = [];
+  for (const { file, scenario } of scenarios) {
+    const route = scenarioRoute(scenario, options);
+    const seed = scenarioSeed(scenario, options);
+    const traces = options.traces(traceKey(route, scenario));
+    for (const spec of scenario.faults) {
+      const module = await faultModule(spec.kind);
+      const workload = {
+        rows: scenario.workload?.rows ?? DEFAULT_ROWS,
+        strategy: scenario.workload?.strategy ?? 'append',
+        leaseTtlMs: module.leaseTtlMs(spec),
+        seed,
+      } as const;
+      for (const draft of module.plan(spec, { seed, traces })) {
+        const base = {
+          id: `${scenario.name}/${draft.localId}`,
+          scenario: scenario.name,
+          scenarioFile: file,
+          route,
+          kind: spec.kind,
+          spec,
+          variant: null,
+          fault: draft.fault,
+          params: draft.params,
+          workload,
+          checks: scenario.checks ?? null,
+          seed,
+        } satisfies PlannedCell;
+        cells.push(base);
+        if (draft.sensitive && scenario.variants !== false) {
+          for (const variant of options.variants) {
+            cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
+          }
+        }
+      }
+    }
+  }
+  cells.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const ids = new Set<string>();
+  for (const cell of cells) {
+    if (ids.has(cell.id))
+      throw invalidInput(`two cells have the id ${cell.id}`, { field: cell.scenarioFile });
+    ids.add(cell.id);
+  }
+  return cells;
+}
+
+/** Parses `I/N` (1 <= I <= N). */
+export function parseShard(text: string): Shard {
+  const match = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
+  const shard = match ? { index: Number(match[1]), count: Number(match[2]) } : null;
+  if (!shard || shard.index > shard.count)
+    throw invalidInput('--shard must be I/N with 1 <= I <= N', { field: '--shard' });
+  return shard;
+}
+
+/** The cells of shard I of N: index % N == I - 1 in the sorted order. The shards are a disjoint cover. */
+export function selectShard<T>(cells: readonly T[], shard: Shard | undefined): T[] {
+  if (!shard) return [...cells];
+  return cells.filter((_, index) => index % shard.count === shard.index - 1);
+}

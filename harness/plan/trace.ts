@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+
+/** One pass of a fault point: its name and which pass it was (1-based). */
+export interface TraceOccurrence {
+  readonly point: string;
+  readonly hit: number;
+}
+
+/** `point#hit`, the form cell ids and scenario files use. */
+export function occurrenceKey(occurrence: TraceOccurrence): string {
+  return `${occurrence.point}#${occurrence.hit}`;
+}
+
+/** Parses `point` or `point#hit` (default hit 1). */
+export function parseOccurrence(text: string): TraceOccurrence {
+  const match = /^(.*)#([1-9][0-9]*)$/.exec(text);
+  return match ? { point: match[1]!, hit: Number(match[2]) } : { point: text, hit: 1 };
+}
+
+/** Numbers the passes of each point in a trace (one point per line, in order). */
+export function occurrencesOf(lines: readonly string[]): TraceOccurrence[] {
+  const hits = new Map<string, number>();
+  return lines
+    .filter((line) => line.length > 0)
+    .map((point) => {
+      const hit = (hits.get(point) ?? 0) + 1;
+      hits.set(point, hit);
+      return { point, hit };
+    });
+}
+
+export async function readTrace(file: string): Promise<TraceOccurrence[]> {
+  try {
+    return occurrencesOf((await readFile(file, 'utf8')).split('\n'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The recorded traces a plan is enumerated from: the clean first attempt, and for each of its
+ * occurrences, the recovery attempt that follows a SIGKILL there (for depth 2).
+ */
+export interface TraceBook {
+  readonly clean: readonly TraceOccurrence[];
+  /** Keyed by occurrenceKey of the first-attempt kill. */
+  readonly recovery: ReadonlyMap<string, readonly TraceOccurrence[]>;
+  /** Wall time of the clean run, for sizing random kill delays (informational). */
+  readonly cleanDurationMs: number;
+}
