@@ -1,0 +1,86 @@
+import type { AttemptRecord, CellExpectation, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft, PlannedCell } from '../plan/cell.ts';
+import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
+import type { CellFixture } from '../routes/route.ts';
+import type { FaultKind, FaultSpec, FaultSpecOf } from '../scenario/scenario-schema.ts';
+import type { Worker } from '../workers/worker.ts';
+
+/** Default lease TTL of generated workloads for cells that never need a takeover. */
+export const NORMAL_LEASE_TTL_MS = 30_000;
+/**
+ * Lease TTL for cells whose next worker must take over a killed one: short, so the harness waits
+ * a fraction of a second (not 30 s) for the dead worker's lease to expire before recovering.
+ */
+export const TAKEOVER_LEASE_TTL_MS = 400;
+
+export interface PlanContext {
+  readonly seed: number;
+  readonly traces: TraceBook;
+}
+
+export interface WorkerOptions {
+  readonly stop?: TraceOccurrence;
+  /** Another workload file (intent conflict). */
+  readonly workloadFile?: string;
+  readonly extraArgs?: readonly string[];
+  /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
+  readonly command?: readonly string[];
+}
+
+/** What a fault module gets to run one cell: the cell, its fresh fixture and worker helpers. */
+export interface CellRun {
+  readonly cell: PlannedCell;
+  readonly dir: string;
+  readonly fixture: CellFixture;
+  /** Starts a worker on this cell's workload/journal/variant with its own trace file. */
+  start(role: string, options?: WorkerOptions): Worker;
+  /** Runs a worker to its end. */
+  run(role: string, options?: WorkerOptions): Promise<AttemptRecord>;
+  /** Runs a worker until it parks at `stop`, SIGKILLs it there; `hit` false if it ended first. */
+  killAt(
+    role: string,
+    stop: TraceOccurrence,
+    options?: WorkerOptions,
+  ): Promise<{ record: AttemptRecord; hit: boolean }>;
+  /** Waits until no live lease is held (a killed worker's lease expired). */
+  waitForLeaseExpiry(): Promise<void>;
+  /** Trace file of a finished attempt, by role. */
+  traceOf(role: string): Promise<readonly TraceOccurrence[]>;
+}
+
+export interface CellOutcome {
+  readonly attempts: readonly AttemptRecord[];
+  /** Whether the planned fault fired (the point was reached, the workers were released...). */
+  readonly hit: boolean;
+  readonly expectation?: CellExpectation;
+  /** Checks the fault itself makes (e.g. the intent conflict touched no source or target). */
+  readonly extraChecks?: readonly CheckRecord[];
+  /** False when the operation must stay where the fault left it (no settle worker). */
+  readonly settle?: boolean;
+}
+
+/** A fault kind: expands a scenario's fault into cells, and runs one cell. */
+export interface FaultModule<K extends FaultKind = FaultKind> {
+  readonly kind: K;
+  /** Lease TTL the generated workload gets for this fault's cells. */
+  leaseTtlMs(spec: FaultSpecOf<K>): number;
+  /** Deterministic: the same spec, seed and traces give the same drafts in the same order. */
+  plan(spec: FaultSpecOf<K>, context: PlanContext): readonly CellDraft[];
+  run(run: CellRun, spec: FaultSpecOf<K>): Promise<CellOutcome>;
+}
+
+/** The registry, keyed by kind. To add a kind: a module here, a branch in the scenario schema. */
+export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> }> = {
+  crash: async () => (await import('./crash-fault.ts')).crashFault,
+  pause: async () => (await import('./pause-fault.ts')).pauseFault,
+  race: async () => (await import('./race-fault.ts')).raceFault,
+  'intent-conflict': async () => (await import('./intent-conflict-fault.ts')).intentConflictFault,
+  'airflow-retry': async () => (await import('./airflow-retry-fault.ts')).airflowRetryFault,
+  recovery: async () => (await import('./recovery-fault.ts')).recoveryFault,
+};
+
+export async function faultModule(kind: FaultKind): Promise<FaultModule> {
+  return (await FAULTS[kind]()) as unknown as FaultModule;
+}
+
+export type { FaultSpec };
