@@ -40,8 +40,10 @@ export interface Route {
   readonly id: string;
   /** Provider used when --provider is not given. */
   readonly defaultProvider: string;
-  /** Runtime and connector versions for the evidence. */
+  /** Connector version the certification covers (src/cli/certifications.ts ROUTE_CONNECTOR_VERSIONS). */
   readonly connectorVersion: string;
+  /** Deliberately unsafe target variants (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
+  readonly unsafeVariants: readonly string[];
   /** Builds a fresh cell in `cellDir` (created by the caller, empty). */
   prepareCell(
     cellDir: string,
@@ -53,6 +55,7 @@ export interface Route {
 /** The registry, keyed by route id; each entry loads its module only when asked. */
 export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = {
   sqlite: async () => (await import('./sqlite-route.ts')).route,
+  postgres: async () => (await import('./postgres-route.ts')).route,
 };
 
 export function routeIds(): readonly string[] {

@@ -2,7 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { stringify } from 'yaml';
+import { ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
 import { openJournal } from '../../src/cli/journal-url.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
@@ -66,7 +68,8 @@ function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: strin
 export const route: Route = {
   id: 'sqlite',
   defaultProvider: 'embedded',
-  connectorVersion: 'sqlite-transactional-commit-marker/1',
+  unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS).sort(),
+  connectorVersion: ROUTE_CONNECTOR_VERSIONS.sqlite ?? 'unknown',
   async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
     writeSource(join(cellDir, 'source.db'), options);
     const workloadFile = join(cellDir, 'workload.yaml');

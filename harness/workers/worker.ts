@@ -24,6 +24,8 @@ export interface WorkerSpec {
   readonly variant?: string | null;
   readonly env?: Readonly<Record<string, string>>;
   readonly extraArgs?: readonly string[];
+  /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
+  readonly command?: readonly string[];
 }
 
 /** The fd-3 announcement of a parked worker. */
@@ -72,7 +74,14 @@ export class Worker implements AsyncDisposable {
   private constructor(spec: WorkerSpec) {
     this.spec = spec;
     const plan: FaultPlan = { trace: spec.traceFile, ...(spec.stop ? { stop: spec.stop, notifyFd: 3 } : {}) };
-    const args = ['run', '--workload', spec.workloadFile, '--journal', spec.journalUrl, '--json'];
+    const args = spec.command ?? [
+      'run',
+      '--workload',
+      spec.workloadFile,
+      '--journal',
+      spec.journalUrl,
+      '--json',
+    ];
     this.#process = execa(process.execPath, ['--no-warnings', BIN, ...args, ...(spec.extraArgs ?? [])], {
       cwd: spec.cwd,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
@@ -170,7 +179,7 @@ export class Worker implements AsyncDisposable {
 /** Runs a worker to its end (no stop point) and returns its record. */
 export async function runToEnd(spec: WorkerSpec): Promise<AttemptRecord> {
   await using worker = Worker.start(spec);
-  return worker.result();
+  return await worker.result();
 }
 
 /**

@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { invalidInput } from '../src/contracts/errors.ts';
+import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
+import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
+import type { StartedEnvironment } from './env/environment.ts';
+import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
+import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
+import { writeEvidence } from './evidence/evidence-writer.ts';
+import type { PlannedCell } from './plan/cell.ts';
+import type { Shard } from './plan/planner.ts';
+import {
+  DEFAULT_ROWS,
+  planCells,
+  scenarioRoute,
+  scenarioSeed,
+  selectShard,
+  traceKey,
+} from './plan/planner.ts';
+import type { TraceBook } from './plan/trace.ts';
+import type { Reporter } from './reporters/reporter.ts';
+import { ROUTES } from './routes/route.ts';
+import type { Route } from './routes/route.ts';
+import { runCell } from './runner/cell-runner.ts';
+import { mapBounded } from './runner/pool.ts';
+import { recordTraces } from './runner/trace-recorder.ts';
+import { loadScenarios } from './scenario/scenario-loader.ts';
+import type { LoadedScenario } from './scenario/scenario-schema.ts';
+import { verdictExitCode } from './verdict.ts';
+
+export interface CertifyOptions {
+  readonly scenarioFiles: readonly string[];
+  readonly route?: string;
+  readonly seed?: number;
+  /** Output folder; default `<cwd>/reports/<run-id>/` (and reports/latest then points at it). */
+  readonly out?: string;
+  readonly provider?: string;
+  readonly shard?: Shard;
+  readonly concurrency?: number;
+  /** Run only this cell (replay). */
+  readonly onlyCell?: string;
+  /** Move reports/latest (default true unless replaying). */
+  readonly updateLatest?: boolean;
+  readonly reporters: readonly Reporter[];
+  readonly cwd: string;
+  /** How a cell is re-run, given the evidence file this run writes. */
+  readonly reproduce?: (cell: PlannedCell, evidenceFile: string) => string;
+}
+
+export interface CertifyResult {
+  readonly evidence: Evidence;
+  readonly dir: string;
+  readonly exitCode: number;
+}
+
+/** Evidence extension (allowed by the contract): which scenario files the run planned from, for replay. */
+export interface ScenarioSource {
+  readonly name: string;
+  readonly file: string;
+}
+
+const RUNTIME_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+function runIdFor(route: string): string {
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${route}-${randomBytes(3).toString('hex')}`;
+}
+
+function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions): string {
+  const routes = new Set(scenarios.map(({ scenario }) => scenarioRoute(scenario, options)));
+  if (routes.size > 1)
+    throw invalidInput(`the scenarios name several routes (${[...routes].join(', ')}); pass --route`, {
+      field: '--route',
+    });
+  return [...routes][0] ?? options.route ?? 'sqlite';
+}
+
+async function loadRoute(id: string): Promise<Route> {
+  const load = ROUTES[id];
+  if (!load)
+    throw invalidInput(`unknown route "${id}" (known: ${Object.keys(ROUTES).join(', ')})`, {
+      field: '--route',
+    });
+  return load();
+}
+
+/** Records each distinct workload's traces once (crash and airflow cells are planned from them). */
+async function traceBooks(
+  scenarios: readonly LoadedScenario[],
+  route: Route,
+  environment: StartedEnvironment | null,
+  dir: string,
+  options: CertifyOptions,
+  concurrency: number,
+): Promise<Map<string, TraceBook>> {
+  const books = new Map<string, TraceBook>();
+  for (const { scenario } of scenarios) {
+    const kinds = scenario.faults.map((fault) => fault.kind);
+    if (!environment || !kinds.some((kind) => kind === 'crash' || kind === 'airflow-retry')) continue;
+    const key = traceKey(route.id, scenario);
+    const recovery = scenario.faults.some((fault) => fault.kind === 'crash' && (fault.depth ?? 2) >= 2);
+    if (books.has(key) && (!recovery || books.get(key)!.recovery.size > 0)) continue;
+    books.set(
+      key,
+      await recordTraces({
+        route,
+        environment,
+        dir: join(dir, key.replace(/\W+/g, '_')),
+        workload: {
+          rows: scenario.workload?.rows ?? DEFAULT_ROWS,
+          strategy: scenario.workload?.strategy ?? 'append',
+          seed: scenarioSeed(scenario, options),
+        },
+        recovery,
+        concurrency,
+      }),
+    );
+  }
+  return books;
+}
+
+function unverifiedCell(cell: PlannedCell, reason: string, reproduce: string): CellEvidence {
+  return {
+    id: cell.id,
+    scenario: cell.scenario,
+    route: cell.route,
+    variant: cell.variant,
+    fault: cell.fault,
+    verdict: 'UNVERIFIED',
+    checks: [{ name: 'environment', verdict: 'UNVERIFIED', detail: reason }],
+    attempts: [],
+    target: null,
+    journal: null,
+    reproduce,
+    duration_ms: 0,
+  };
+}
+
+/**
+ * `certify run` end to end: scenarios → environment → traces → plan (→ shard) → cells in parallel
+ * → checks → sensitivity → evidence → reporters. Throws DPONE_INVALID_INPUT before anything runs
+ * when the input is bad.
+ */
+export async function runCertification(options: CertifyOptions): Promise<CertifyResult> {
+  const startedAt = new Date();
+  const scenarios = await loadScenarios(options.scenarioFiles);
+  if (scenarios.length === 0) throw invalidInput('no scenario files matched', { field: '--scenario' });
+  const routeId = oneRoute(scenarios, options);
+  const route = await loadRoute(routeId);
+  const providerName = options.provider ?? route.defaultProvider;
+  const loadProvider = ENVIRONMENT_PROVIDERS[providerName];
+  if (!loadProvider) throw invalidInput(`unknown provider "${providerName}"`, { field: '--provider' });
+  const seed = options.seed ?? scenarioSeed(scenarios[0]!.scenario, options);
+  const runId = runIdFor(routeId);
+  const dir = resolve(options.cwd, options.out ?? join('reports', runId));
+  const evidenceFile = join(dir, 'evidence.json');
+  const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+  const work = join(dir, 'work');
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+
+  const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
+  await using environment = started.status === 'started' ? started.environment : null;
+  const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
+  const empty: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
+  const planned = await planCells(scenarios, {
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    route: routeId,
+    variants: route.unsafeVariants,
+    traces: (key) => books.get(key) ?? empty,
+  });
+  let cells = selectShard(planned, options.shard);
+  if (options.onlyCell !== undefined) {
+    cells = cells.filter((cell) => cell.id === options.onlyCell);
+    if (cells.length === 0)
+      throw invalidInput(`no cell ${options.onlyCell} in this plan`, { field: 'CELL_ID' });
+  }
+  const shown = relative(options.cwd, evidenceFile) || evidenceFile;
+  const reproduce = (cell: PlannedCell) =>
+    options.reproduce?.(cell, shown) ?? `dpone certify replay '${cell.id}' --evidence ${shown}`;
+  for (const reporter of options.reporters)
+    await reporter.onRunStart?.({
+      runId,
+      route: routeId,
+      seed,
+      totalCells: cells.length,
+      dir,
+      startedAtMs: startedAt.getTime(),
+    });
+
+  const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce };
+  const results = await mapBounded(
+    cells,
+    concurrency,
+    (cell) =>
+      environment
+        ? runCell(cell, context)
+        : Promise.resolve(
+            unverifiedCell(
+              cell,
+              started.status === 'unverified' ? started.reason : 'no environment',
+              reproduce(cell),
+            ),
+          ),
+    async (cell) => {
+      for (const reporter of options.reporters) await reporter.onCellDone?.(cell);
+    },
+  );
+  const variants = [...new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])))];
+  const sensitivity = options.onlyCell === undefined ? buildSensitivity(results, variants) : [];
+  const verdict = runVerdict(results, sensitivity);
+  const evidence: Evidence & { scenario_files: readonly ScenarioSource[] } = {
+    schema: EVIDENCE_SCHEMA,
+    run_id: runId,
+    seed,
+    route: routeId,
+    provider: providerName,
+    started_at: startedAt.toISOString(),
+    duration_ms: Date.now() - startedAt.getTime(),
+    environment: {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      databases: environment?.databases ?? {},
+      toxiproxy: environment?.toxiproxy ?? null,
+      runtime_version: RUNTIME_VERSION,
+      connector_version: route.connectorVersion,
+      concurrency,
+      ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
+    },
+    verdict,
+    cells: results,
+    sensitivity,
+    ...(options.shard ? { shard: options.shard } : {}),
+    scenario_files: scenarios.map(({ scenario, file }) => ({
+      name: scenario.name,
+      file: relative(options.cwd, file) || file,
+    })),
+  };
+  const written = writeEvidence(dir, evidence, options.updateLatest === false ? { latestRoot: null } : {});
+  for (const reporter of options.reporters)
+    await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir);
+  return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict) };
+}

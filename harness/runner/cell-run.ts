@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import type { CellRun, WorkerOptions } from '../faults/fault.ts';
+import type { PlannedCell } from '../plan/cell.ts';
+import type { TraceOccurrence } from '../plan/trace.ts';
+import { readTrace } from '../plan/trace.ts';
+import type { CellFixture } from '../routes/route.ts';
+import { Worker } from '../workers/worker.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Slack past the lease's expiry instant, for the gap between this clock read and the worker's. */
+const EXPIRY_SLACK_MS = 15;
+
+/** Waits until the operation's lease (if any) has expired, as the journal records it. */
+export async function waitForLeaseExpiry(fixture: CellFixture): Promise<void> {
+  const journal = await fixture.openJournal();
+  try {
+    for (const id of await journal.list()) {
+      const lease = (await journal.get(id))?.lease;
+      const wait = lease ? lease.expires_at_ms - Date.now() + EXPIRY_SLACK_MS : 0;
+      if (wait > 0) await sleep(wait);
+    }
+  } finally {
+    await journal.close();
+  }
+}
+
+/** The CellRun a fault module drives: every worker on this cell's fixture, trace file per role. */
+export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture): CellRun {
+  const traceFile = (role: string) => join(dir, `trace-${role}.txt`);
+  const start = (role: string, options: WorkerOptions = {}): Worker =>
+    Worker.start({
+      role,
+      workloadFile: options.workloadFile ?? fixture.workloadFile,
+      journalUrl: fixture.journalUrl,
+      cwd: dir,
+      traceFile: traceFile(role),
+      env: fixture.env,
+      variant: cell.variant,
+      ...(options.stop ? { stop: options.stop } : {}),
+      ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
+      ...(options.command ? { command: options.command } : {}),
+    });
+  return {
+    cell,
+    dir,
+    fixture,
+    start,
+    async run(role, options): Promise<AttemptRecord> {
+      await using worker = start(role, options);
+      return await worker.result();
+    },
+    async killAt(role, stop: TraceOccurrence, options = {}) {
+      await using worker = start(role, { ...options, stop });
+      const parked = await worker.parked();
+      if (parked) worker.kill();
+      return { record: await worker.result(), hit: parked !== null };
+    },
+    waitForLeaseExpiry: () => waitForLeaseExpiry(fixture),
+    traceOf: (role) => readTrace(traceFile(role)),
+  };
+}

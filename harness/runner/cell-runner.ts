@@ -1,0 +1,123 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CORE_CHECK_NAMES, checkCell } from '../checkers/check-cell.ts';
+import type { JournalRecords } from '../checkers/check-types.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
+import type { AttemptRecord, CellEvidence, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellOutcome } from '../faults/fault.ts';
+import { faultModule } from '../faults/fault.ts';
+import type { PlannedCell } from '../plan/cell.ts';
+import type { CellFixture, Route } from '../routes/route.ts';
+import { worst } from '../verdict.ts';
+import { cellDirName } from './cell-dir.ts';
+import { cellRun, waitForLeaseExpiry } from './cell-run.ts';
+
+export interface CellContext {
+  readonly route: Route;
+  readonly environment: StartedEnvironment;
+  /** Cells go to `<cellsDir>/<cell-dir-name>/`. */
+  readonly cellsDir: string;
+  /** The command that re-runs this cell, e.g. `dpone certify replay ID --evidence FILE`. */
+  readonly reproduce: (cell: PlannedCell) => string;
+}
+
+async function readJournal(fixture: CellFixture): Promise<JournalRecords> {
+  const journal = await fixture.openJournal();
+  try {
+    const [id] = await journal.list();
+    if (id === undefined) return { entry: null, history: [] };
+    return { entry: await journal.get(id), history: await journal.history(id) };
+  } finally {
+    await journal.close();
+  }
+}
+
+function check(name: string, verdict: CheckRecord['verdict'], detail: string): CheckRecord {
+  return { name, verdict, detail };
+}
+
+/**
+ * Runs one cell on a fresh fixture: the fault module's workers, then a settle worker (a clean
+ * run after the lease expired) unless the fault says the operation must stay stopped, then the
+ * checker. Never throws: a harness failure becomes an UNKNOWN check on the cell.
+ */
+export async function runCell(cell: PlannedCell, context: CellContext): Promise<CellEvidence> {
+  const started = Date.now();
+  const dir = join(context.cellsDir, cellDirName(cell.id));
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const attempts: AttemptRecord[] = [];
+  const extra: CheckRecord[] = [];
+  let fixture: CellFixture | null = null;
+  try {
+    fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
+    const run = cellRun(cell, dir, fixture);
+    const outcome: CellOutcome = await (await faultModule(cell.kind)).run(run, cell.spec);
+    attempts.push(...outcome.attempts);
+    extra.push(...(outcome.extraChecks ?? []));
+    // A variant cell may take another path, so only a real cell's fault must have fired.
+    if (!outcome.hit && cell.variant === null)
+      extra.push(
+        check('fault-fired', 'UNKNOWN', 'the planned fault point was not reached: the cell tested nothing'),
+      );
+    if (outcome.settle !== false) {
+      await waitForLeaseExpiry(fixture);
+      attempts.push(await run.run('settle'));
+    }
+    const journal = await readJournal(fixture).catch(() => null);
+    const result = await checkCell({
+      inspector: fixture.inspector,
+      journal,
+      attempts,
+      ...(journal === null ? { journalError: 'the journal could not be read' } : {}),
+      ...(outcome.expectation ? { expectation: outcome.expectation } : {}),
+      extraChecks: extra,
+    });
+    // A scenario may keep only some core checks; the fault's own checks always stay.
+    const keep = cell.checks;
+    const checks = keep
+      ? result.checks.filter((c) => keep.includes(c.name) || !CORE_CHECK_NAMES.has(c.name))
+      : result.checks;
+    return evidence(cell, context, started, attempts, {
+      ...result,
+      verdict: worst(checks.map((c) => c.verdict)),
+      checks,
+      fault: { ...cell.fault, fired: outcome.hit },
+    });
+  } catch (error) {
+    const detail = `the harness could not run the cell (${(error as { code?: string })?.code ?? (error as Error)?.name ?? 'error'})`;
+    return evidence(cell, context, started, attempts, {
+      verdict: 'UNKNOWN',
+      checks: [...extra, check('harness', 'UNKNOWN', detail)],
+      target: null,
+      journal: null,
+      fault: cell.fault,
+    });
+  } finally {
+    await Promise.resolve(fixture?.[Symbol.asyncDispose]()).catch(() => undefined);
+  }
+}
+
+function evidence(
+  cell: PlannedCell,
+  context: CellContext,
+  started: number,
+  attempts: readonly AttemptRecord[],
+  result: Pick<CellEvidence, 'verdict' | 'checks' | 'target' | 'journal' | 'fault'> & Partial<CellEvidence>,
+): CellEvidence {
+  return {
+    id: cell.id,
+    scenario: cell.scenario,
+    route: cell.route,
+    variant: cell.variant,
+    fault: result.fault,
+    verdict: result.verdict,
+    ...(result.expectation ? { expectation: result.expectation } : {}),
+    checks: result.checks,
+    attempts,
+    target: result.target,
+    journal: result.journal,
+    reproduce: context.reproduce(cell),
+    duration_ms: Date.now() - started,
+  };
+}

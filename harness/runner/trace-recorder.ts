@@ -1,0 +1,84 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
+import { TAKEOVER_LEASE_TTL_MS } from '../faults/fault.ts';
+import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
+import { occurrenceKey, readTrace } from '../plan/trace.ts';
+import type { CellWorkloadOptions, Route } from '../routes/route.ts';
+import { killAt, runToEnd } from '../workers/worker.ts';
+import { waitForLeaseExpiry } from './cell-run.ts';
+import { mapBounded } from './pool.ts';
+
+export interface TraceRecording {
+  readonly route: Route;
+  readonly environment: StartedEnvironment;
+  /** Scratch folder; one sub-folder per recording run. */
+  readonly dir: string;
+  readonly workload: Omit<CellWorkloadOptions, 'leaseTtlMs'>;
+  /** Also record the recovery run after a kill at each clean occurrence (depth 2). */
+  readonly recovery: boolean;
+  readonly concurrency: number;
+}
+
+async function fresh(recording: TraceRecording, name: string) {
+  const dir = join(recording.dir, name);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const workload = { ...recording.workload, leaseTtlMs: TAKEOVER_LEASE_TTL_MS };
+  const fixture = await recording.route.prepareCell(dir, workload, recording.environment);
+  const spec = (role: string) => ({
+    role,
+    workloadFile: fixture.workloadFile,
+    journalUrl: fixture.journalUrl,
+    cwd: dir,
+    env: fixture.env,
+    traceFile: join(dir, `trace-${role}.txt`),
+  });
+  return { dir, fixture, spec };
+}
+
+/** The recovery run that follows a SIGKILL at `at` in the first attempt. */
+async function recoveryTrace(recording: TraceRecording, at: TraceOccurrence, index: number) {
+  const { fixture, spec } = await fresh(recording, `recovery-${index}`);
+  try {
+    const first = await killAt({ ...spec('first'), stop: at });
+    if (!first.hit) return [];
+    await waitForLeaseExpiry(fixture);
+    await runToEnd(spec('recovery'));
+    return await readTrace(spec('recovery').traceFile);
+  } finally {
+    await fixture[Symbol.asyncDispose]();
+  }
+}
+
+/**
+ * Records the traces a plan is enumerated from, on fresh fixtures with real workers: one clean run
+ * (its ordered fault points) and, for depth 2, the recovery run after a kill at each of them.
+ */
+export async function recordTraces(recording: TraceRecording): Promise<TraceBook> {
+  const { fixture, spec } = await fresh(recording, 'clean');
+  const started = Date.now();
+  let clean: TraceOccurrence[];
+  try {
+    const record = await runToEnd(spec('clean'));
+    if (record.exit_code !== 0) {
+      throw new DponeError(
+        ERROR_CODES.INTERNAL,
+        `the clean reference run of route ${recording.route.id} failed (exit ${record.exit_code ?? record.signal}, error ${record.error_code ?? 'none'})`,
+      );
+    }
+    clean = await readTrace(spec('clean').traceFile);
+  } finally {
+    await fixture[Symbol.asyncDispose]();
+  }
+  const cleanDurationMs = Date.now() - started;
+  const recovery = new Map<string, readonly TraceOccurrence[]>();
+  if (recording.recovery) {
+    const traces = await mapBounded(clean, recording.concurrency, (at, index) =>
+      recoveryTrace(recording, at, index),
+    );
+    clean.forEach((at, index) => recovery.set(occurrenceKey(at), traces[index]!));
+  }
+  return { clean, recovery, cleanDurationMs };
+}
