@@ -1,0 +1,81 @@
+import { glob } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { parseFlags } from '../../src/cli/args.ts';
+import type { CliIO, CommandRun } from '../../src/cli/command.ts';
+import { parseShard } from '../plan/planner.ts';
+import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
+import type { Reporter } from '../reporters/reporter.ts';
+import { runCertification } from '../run.ts';
+
+/** The default suite: every scenario shipped in scenarios/. */
+export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
+
+const FLAGS = {
+  route: { type: 'string' },
+  scenario: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  out: { type: 'string' },
+  provider: { type: 'string' },
+  shard: { type: 'string' },
+  concurrency: { type: 'string' },
+  reporter: { type: 'string', multiple: true },
+} as const;
+
+export function integerFlag(value: string | undefined, flag: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value)))
+    throw invalidInput(`${flag} must be an integer >= ${min}`, { field: flag });
+  return Number(value);
+}
+
+/** Expands FILE|GLOB arguments (sorted, de-duplicated); a pattern that matches nothing is bad input. */
+export async function scenarioFiles(patterns: readonly string[], cwd: string): Promise<string[]> {
+  const files = new Set<string>();
+  for (const pattern of patterns) {
+    const matched: string[] = [];
+    for await (const file of glob(pattern, { cwd })) matched.push(resolve(cwd, file));
+    if (matched.length === 0)
+      throw invalidInput(`--scenario ${pattern} matches no file`, { field: '--scenario' });
+    for (const file of matched) files.add(file);
+  }
+  return [...files].sort();
+}
+
+export async function makeReporters(names: readonly string[], io: CliIO): Promise<Reporter[]> {
+  const interactive = Boolean((io.stdout as { isTTY?: boolean }).isTTY) && !io.env.CI;
+  const reporters: Reporter[] = [];
+  for (const name of names) {
+    const load = REPORTERS[name];
+    if (!load)
+      throw invalidInput(`unknown reporter "${name}" (known: ${Object.keys(REPORTERS).join(', ')})`, {
+        field: '--reporter',
+      });
+    reporters.push((await load())({ stdout: io.stdout, env: io.env, interactive }));
+  }
+  return reporters;
+}
+
+/**
+ * `dpone certify run [--route ID] [--scenario FILE|GLOB]… [--seed N] [--out DIR] [--provider P]
+ * [--shard I/N] [--concurrency N] [--reporter NAME]…`. No arguments: the default embedded suite.
+ * Exit 0 all PASS, 1 any FAIL, 2 bad input (nothing ran), 3 UNVERIFIED/UNKNOWN without FAIL.
+ */
+export const run: CommandRun = async (args, io) => {
+  const { values } = parseFlags(args, FLAGS);
+  const seed = integerFlag(values.seed, '--seed', 0);
+  const concurrency = integerFlag(values.concurrency, '--concurrency', 1);
+  const result = await runCertification({
+    scenarioFiles: await scenarioFiles(values.scenario ?? [DEFAULT_SCENARIOS], io.cwd),
+    ...(values.route !== undefined ? { route: values.route } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(values.out !== undefined ? { out: values.out } : {}),
+    ...(values.provider !== undefined ? { provider: values.provider } : {}),
+    ...(values.shard !== undefined ? { shard: parseShard(values.shard) } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    reporters: await makeReporters(values.reporter ?? DEFAULT_REPORTERS, io),
+    cwd: io.cwd,
+  });
+  return result.exitCode;
+};

@@ -1,0 +1,68 @@
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Reporter, ReporterOptions, RunStart } from './reporter.ts';
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** `done/total, elapsed, ETA, failures` — the one status line. */
+export function progressLine(done: number, total: number, elapsedMs: number, failures: number): string {
+  const eta = done === 0 ? '?' : seconds((elapsedMs / done) * (total - done));
+  return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}`;
+}
+
+/**
+ * Progress: on a terminal one line redrawn in place (cells done/total, elapsed, estimate, failures
+ * so far) with each failing cell printed above it; in CI or without a TTY, plain lines, one per
+ * non-PASS cell and one every 10% of the run, so logs stay short.
+ */
+export function progressReporter(options: ReporterOptions): Reporter {
+  const out = options.stdout;
+  let start: RunStart | null = null;
+  let done = 0;
+  let failures = 0;
+  let lastPlainDecile = -1;
+  const now = () => Date.now() - (start?.startedAtMs ?? Date.now());
+  return {
+    name: 'progress',
+    onRunStart(run) {
+      start = run;
+      out.write(
+        `dpone certify: run ${run.runId}, route ${run.route}, seed ${run.seed}, ${run.totalCells} cells\n`,
+      );
+    },
+    onCellDone(cell: CellEvidence) {
+      done += 1;
+      const total = start?.totalCells ?? done;
+      const expectedFail = cell.variant !== null;
+      if (cell.verdict === 'FAIL' && !expectedFail) failures += 1;
+      const notable = cell.verdict !== 'PASS' && !(expectedFail && cell.verdict === 'FAIL');
+      const line = progressLine(done, total, now(), failures);
+      if (options.interactive) {
+        if (notable) out.write(`\r\x1b[2K${cell.verdict} ${cell.id}\n`);
+        out.write(`\r\x1b[2K${line}`);
+        return;
+      }
+      if (notable) out.write(`${cell.verdict} ${cell.id}\n`);
+      const decile = Math.floor((done * 10) / Math.max(total, 1));
+      if (decile !== lastPlainDecile) {
+        lastPlainDecile = decile;
+        out.write(`${line}\n`);
+      }
+    },
+    onRunEnd(evidence: Evidence, dir: string) {
+      if (options.interactive) out.write('\n');
+      const real = evidence.cells.filter((cell) => cell.variant === null);
+      const caught = evidence.sensitivity.filter((record) => record.caught).length;
+      out.write(
+        `verdict ${evidence.verdict}: ${real.length} cells, ${real.filter((c) => c.verdict === 'PASS').length} PASS; ` +
+          `unsafe variants caught ${caught}/${evidence.sensitivity.length}; ` +
+          `${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
+      );
+      for (const record of evidence.sensitivity)
+        out.write(
+          `  variant ${record.variant}: ${record.caught ? 'caught' : 'NOT CAUGHT'} (${record.cells_failed}/${record.cells_run} cells failed${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
+        );
+    },
+  };
+}
