@@ -1,7 +1,14 @@
 import type { FromSchema } from './schema-type.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
-export const FAULT_KINDS = ['crash', 'pause', 'race', 'intent-conflict', 'airflow-retry'] as const;
+export const FAULT_KINDS = [
+  'crash',
+  'pause',
+  'race',
+  'intent-conflict',
+  'airflow-retry',
+  'recovery',
+] as const;
 
 const pointPattern = '^[a-z][A-Za-z0-9_.:>-]*(#[1-9][0-9]*)?$';
 
@@ -94,6 +101,23 @@ const airflowRetryFault = {
   },
 } as const;
 
+const recoveryFault = {
+  type: 'object',
+  description:
+    'Operator recovery (harness/faults/recovery-fault.ts): SIGKILL `recovery target-commit apply` at each of its fault points, two applies racing, and applies after the entry changed.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'recovery' },
+    from: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['target-committed', 'commit-unknown'] },
+      description: 'Start states to recover from. Default both.',
+    },
+  },
+} as const;
+
 /** THE scenario definition. scenarios/schema.json is generated from it (`npm run schema`). */
 export const SCENARIO_SCHEMA = {
   type: 'object',
@@ -135,7 +159,9 @@ export const SCENARIO_SCHEMA = {
     faults: {
       type: 'array',
       minItems: 1,
-      items: { oneOf: [crashFault, pauseFault, raceFault, intentConflictFault, airflowRetryFault] },
+      items: {
+        oneOf: [crashFault, pauseFault, raceFault, intentConflictFault, airflowRetryFault, recoveryFault],
+      },
     },
     checks: {
       type: 'array',
