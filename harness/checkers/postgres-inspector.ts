@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
+import type { TargetSnapshot } from '../evidence/evidence-types.ts';
+import { canonicalJson } from '../evidence/evidence-digest.ts';
+import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
+import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
+
+export interface PostgresInspectorOptions {
+  /** A direct connection (never through a test proxy); the password stays in memory. */
+  readonly connection: {
+    readonly host: string;
+    readonly port: number;
+    readonly user: string;
+    readonly password: string;
+    readonly database: string;
+  };
+  /** Schema holding source, target, fence and audit tables. */
+  readonly schema: string;
+  readonly targetTable: string;
+  readonly sourceTable: string;
+  readonly columns: readonly string[];
+  readonly naturalKey: readonly string[];
+  readonly partition?: { readonly column: string; readonly value: string };
+}
+
+export const PG_AUDIT_TABLE = '_harness_audit';
+
+const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function unreadable(what: string, cause: unknown): DponeError {
+  return new DponeError(
+    ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+    `the harness could not read the PostgreSQL ${what}`,
+    {},
+    { cause },
+  );
+}
+
+/**
+ * The PostgreSQL route's inspector: its own short connection per call, straight to the server.
+ * Audit: a row-level AFTER INSERT trigger on the target table logs `txid_current()` and the row's
+ * natural key into `_harness_audit`, inside the inserting transaction (a rolled-back insert
+ * leaves nothing). Mutations = distinct transaction ids that inserted — counted without the fence.
+ */
+export class PostgresInspector implements TargetInspector {
+  readonly identity: string;
+  readonly #options: PostgresInspectorOptions;
+
+  constructor(options: PostgresInspectorOptions) {
+    if (options.naturalKey.length === 0 || options.columns.length === 0) {
+      throw invalidInput('the PostgreSQL inspector needs the workload columns and natural key', {
+        field: 'data.natural_key',
+      });
+    }
+    this.#options = options;
+    this.identity = `postgres:${options.targetTable}`;
+  }
+
+  async installAudit(): Promise<void> {
+    const { schema, targetTable, columns, naturalKey } = this.#options;
+    const table = `${q(schema)}.${q(targetTable)}`;
+    const audit = `${q(schema)}.${PG_AUDIT_TABLE}`;
+    const keyJson = `json_build_array(${naturalKey.map((c) => `NEW.${q(c)}`).join(', ')})::text`;
+    await this.#with('target to install the audit', async (client) => {
+      await client.query('BEGIN');
+      // Same shape the connector creates: TEXT columns and no unique key.
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${table} (${columns.map((c) => `${q(c)} TEXT`).join(', ')})`,
+      );
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${audit} (seq BIGSERIAL PRIMARY KEY, txid BIGINT NOT NULL, key_json TEXT NOT NULL)`,
+      );
+      await client.query(
+        `CREATE OR REPLACE FUNCTION ${q(schema)}._harness_audit_insert() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
+          `BEGIN INSERT INTO ${audit} (txid, key_json) VALUES (txid_current(), ${keyJson}); RETURN NULL; END $$`,
+      );
+      await client.query(`DROP TRIGGER IF EXISTS _harness_audit_insert ON ${table}`);
+      await client.query(
+        `CREATE TRIGGER _harness_audit_insert AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${q(schema)}._harness_audit_insert()`,
+      );
+      await client.query('COMMIT');
+    });
+  }
+
+  async snapshot(): Promise<TargetSnapshot> {
+    const { schema, targetTable, sourceTable, columns, naturalKey, partition } = this.#options;
+    const digests = (row: Record<string, CellScalar>): RowDigests => ({
+      key: keyDigest(row, naturalKey),
+      row: rowDigest(row, columns),
+    });
+    const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
+    return this.#with('target and source', async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const target = await client.query(`SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`);
+      const audit = await client.query(
+        `SELECT txid::text AS txid, key_json FROM ${q(schema)}.${PG_AUDIT_TABLE} ORDER BY seq`,
+      );
+      const source = partition
+        ? await client.query(
+            `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)} WHERE ${q(partition.column)}::text = $1`,
+            [partition.value],
+          )
+        : await client.query(`SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}`);
+      await client.query('COMMIT');
+      const inserts: AuditedInsert[] = audit.rows.map((row: { txid: string; key_json: string }) => ({
+        key: auditKeyDigest(row.key_json),
+        marker: `txid:${row.txid}`,
+      }));
+      return snapshotFromReading({
+        target: (target.rows as Record<string, CellScalar>[]).map(digests),
+        source: (source.rows as Record<string, CellScalar>[]).map(digests),
+        inserts,
+        markerKind: 'transaction',
+      });
+    });
+  }
+
+  async #with<T>(what: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({
+      ...this.#options.connection,
+      connectionTimeoutMillis: 10_000,
+      query_timeout: 30_000,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return await body(client);
+    } catch (error) {
+      throw unreadable(what, error);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    // Connections are per call; nothing stays open.
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** The audit stores the key as PostgreSQL JSON; re-encode canonically so it matches `keyDigest`. */
+function auditKeyDigest(keyJson: string): string {
+  const values = JSON.parse(keyJson) as unknown[];
+  return `sha256:${createHash('sha256').update(canonicalJson(values)).digest('hex')}`;
+}

@@ -1,0 +1,176 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { UNSAFE_POSTGRES_VARIANTS } from '../../src/adapters/connectors/postgres/postgres-unsafe-variants.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
+import { openJournal } from '../../src/cli/journal-url.ts';
+import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
+import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
+import type { ControllablePostgres, PostgresServices } from '../env/postgres-services.ts';
+import { postgresServicesOf } from '../env/postgres-services.ts';
+import type { PostgresCellWorld } from './postgres-cell.ts';
+import { PASSWORD_ENV, adminQuery, buildCellWorld, postgresWorkload } from './postgres-cell.ts';
+import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
+
+const CELLS_DATABASE = 'dpone_cells';
+const databaseReady = new WeakMap<PostgresServices, Promise<void>>();
+
+/** Creates the shared cells database once per environment (a schema per cell is then 9 ms). */
+function ensureCellsDatabase(services: PostgresServices): Promise<void> {
+  let ready = databaseReady.get(services);
+  if (!ready) {
+    const server = services.postgres;
+    ready = adminQuery(server, server.adminDatabase, [`CREATE DATABASE ${CELLS_DATABASE}`]).catch(
+      async (error: unknown) => {
+        if ((error as { code?: string }).code !== '42P04') throw error; // duplicate_database: fine
+      },
+    );
+    databaseReady.set(services, ready);
+  }
+  return ready;
+}
+
+/**
+ * A PostgreSQL cell. Workers reach target and journal only through this cell's own Toxiproxy
+ * proxies (`world.proxies`), which network faults poison. `isolateServers()` moves the cell onto
+ * two dedicated servers (target, journal) that server faults may kill or stop without touching
+ * other cells; fields are getters so workers started afterwards see the new world.
+ */
+export class PostgresCellFixture implements CellFixture {
+  readonly #dir: string;
+  readonly #options: CellWorkloadOptions;
+  readonly #services: PostgresServices;
+  #world: PostgresCellWorld;
+  #servers: { target: ControllablePostgres; journal: ControllablePostgres } | null = null;
+
+  private constructor(
+    dir: string,
+    options: CellWorkloadOptions,
+    services: PostgresServices,
+    world: PostgresCellWorld,
+  ) {
+    this.#dir = dir;
+    this.#options = options;
+    this.#services = services;
+    this.#world = world;
+  }
+
+  static async create(
+    dir: string,
+    options: CellWorkloadOptions,
+    services: PostgresServices,
+  ): Promise<PostgresCellFixture> {
+    await ensureCellsDatabase(services);
+    const server = services.postgres;
+    const world = await buildCellWorld(
+      dir,
+      options,
+      { target: server, journal: server, database: CELLS_DATABASE },
+      services.toxiproxy,
+    );
+    const fixture = new PostgresCellFixture(dir, options, services, world);
+    await fixture.#writeWorkloads();
+    return fixture;
+  }
+
+  get world(): PostgresCellWorld {
+    return this.#world;
+  }
+  get toxiproxyApi(): string {
+    return this.#services.toxiproxy.apiUrl;
+  }
+  get workloadFile(): string {
+    return join(this.#dir, 'workload.yaml');
+  }
+  get conflictingWorkloadFile(): string {
+    return join(this.#dir, 'workload-conflicting.yaml');
+  }
+  get journalUrl(): string {
+    return this.#world.urls.journal;
+  }
+  get env(): Readonly<Record<string, string>> {
+    return {
+      [PASSWORD_ENV.target]: this.#world.target.password,
+      [PASSWORD_ENV.journal]: this.#world.journal.password,
+    };
+  }
+  get inspector(): TargetInspector {
+    return this.#world.inspector;
+  }
+  /** The dedicated servers after isolateServers(), else null. */
+  get servers(): { target: ControllablePostgres; journal: ControllablePostgres } | null {
+    return this.#servers;
+  }
+
+  openJournal(): Promise<TargetCommitJournalPort> {
+    return openJournal(this.#world.urls.journalDirect, {
+      cwd: this.#dir,
+      env: { [PASSWORD_ENV.journal]: this.#world.journal.password },
+    });
+  }
+
+  /** Moves this cell onto two fresh servers of its own (before any worker ran). */
+  async isolateServers(): Promise<{ target: ControllablePostgres; journal: ControllablePostgres }> {
+    const start = this.#services.dedicatedPostgres;
+    if (!start)
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        `provider ${this.#services.provider} cannot start dedicated servers for server faults`,
+      );
+    const target = await start();
+    const journal = await start();
+    this.#servers = { target, journal };
+    await this.#world.drop();
+    this.#world = await buildCellWorld(
+      this.#dir,
+      this.#options,
+      { target, journal, database: 'postgres' },
+      this.#services.toxiproxy,
+    );
+    await this.#writeWorkloads();
+    return this.#servers;
+  }
+
+  async #writeWorkloads(): Promise<void> {
+    await writeFile(this.workloadFile, stringify(postgresWorkload(this.#world, this.#options, 'schema-v1')));
+    await writeFile(
+      this.conflictingWorkloadFile,
+      stringify(postgresWorkload(this.#world, this.#options, 'schema-v2')),
+    );
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.#world.inspector.close();
+    if (this.#servers) {
+      await this.#servers.target[Symbol.asyncDispose]();
+      await this.#servers.journal[Symbol.asyncDispose]();
+      await this.#world.drop().catch(() => undefined);
+    } else {
+      await this.#world.drop();
+    }
+  }
+}
+
+/** PostgreSQL → PostgreSQL through Toxiproxy, on the servers the provider started. */
+export const route: Route = {
+  id: 'postgres',
+  defaultProvider: 'local',
+  unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS].sort(),
+  connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/1',
+  async prepareCell(
+    cellDir: string,
+    options: CellWorkloadOptions,
+    environment: StartedEnvironment,
+  ): Promise<CellFixture> {
+    const services = postgresServicesOf(environment);
+    if (!services) {
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        `route postgres needs PostgreSQL and Toxiproxy; provider ${environment.provider} has none`,
+      );
+    }
+    return PostgresCellFixture.create(cellDir, options, services);
+  },
+};
