@@ -13,6 +13,7 @@ import { create, opId } from './journal-conformance-kit.ts';
 const RACER = fileURLToPath(new URL('./fixtures/journal-racer.ts', import.meta.url));
 const LOCKSTEP_STEPS = 16;
 const FREE_ATTEMPTS = 40;
+const CREATE_ROUNDS = 8;
 
 /** A racer child process: one JSON command in, one JSON answer out. */
 class Racer implements AsyncDisposable {
@@ -71,6 +72,28 @@ function expectVersionsDense(history: readonly JournalHistoryRecord[], finalVers
 /** Two OS processes racing on one journal. Registered by the suite; skipped for in-process journals. */
 export function describeJournalRaceConformance(subjectOf: () => JournalUnderTest): void {
   describe('two OS processes racing on one journal', () => {
+    it('create-if-absent across processes: exactly one creates each id, both see its digest', async (context) => {
+      const { journal, url } = subjectOf();
+      if (url === null) return context.skip('in-process journal: no URL a second process could open');
+      await using a = await Racer.start(url, opId('race-create-unused'), 'racer-a');
+      await using b = await Racer.start(url, opId('race-create-unused'), 'racer-b');
+      for (let k = 0; k < CREATE_ROUNDS; k++) {
+        const id = opId(`race-create-${k}`);
+        const answers = await Promise.all([
+          a.send({ cmd: 'create', id, digest: `sha256:${'a'.repeat(64)}` }),
+          b.send({ cmd: 'create', id, digest: `sha256:${'b'.repeat(64)}` }),
+        ]);
+        const created = answers.filter((x) => 'created' in x && x.created);
+        expect(created, `round ${k}`).toHaveLength(1);
+        const stored = (await journal.get(id))!;
+        expect(answers).toEqual([
+          expect.objectContaining({ digest: stored.intent_digest, version: 1 }),
+          expect.objectContaining({ digest: stored.intent_digest, version: 1 }),
+        ]);
+        expect(await journal.history(id)).toHaveLength(1);
+      }
+    });
+
     it('lock-step: both attempt every change at the same version and exactly one wins each', async (context) => {
       const { journal, url } = subjectOf();
       if (url === null) return context.skip('in-process journal: no URL a second process could open');
