@@ -218,21 +218,38 @@ describe('no canary secret or row value leaks', () => {
   });
 
   const certify = CERTIFY_COMMANDS['certify run'] ? it : it.skip;
-  certify('from a certification suite and every reporter', async () => {
+  certify('from a certification suite, its unsafe-variant failures and every reporter', async () => {
     const out = mkdtempSync(join(tmpdir(), 'dpone-no-leak-certify-'));
-    const outputs: Output[] = [];
-    const scenario = fileURLToPath(new URL('../scenarios/intent-conflict.yaml', import.meta.url));
-    const result = await dpone(
-      outputs,
-      out,
-      ['certify', 'run', '--scenario', scenario, '--out', join(out, 'report'), '--concurrency', '2'],
-      {
-        DPONE_CANARY_ROW: ROW,
-      },
+    const inputs = mkdtempSync(join(tmpdir(), 'dpone-no-leak-scenario-'));
+    const scenario = join(inputs, 'leak.yaml');
+    // Small on purpose: an intent conflict, and a 2-worker race that also runs against every
+    // unsafe variant, so failing cells (whose details show duplicates) are searched too.
+    writeFileSync(
+      scenario,
+      'name: leak-check\nroute: sqlite\nseed: 7\nworkload: { rows: 5 }\nfaults:\n  - kind: intent-conflict\n  - kind: race\n    workers: 2\n',
     );
+    const outputs: Output[] = [];
+    const result = await dpone(outputs, out, [
+      'certify',
+      'run',
+      '--scenario',
+      scenario,
+      '--out',
+      join(out, 'report'),
+    ]);
     expect([0, 1, 3]).toContain(result.exitCode);
     const produced = files(out).map((path) => relative(out, path));
-    expect(produced.some((path) => path.endsWith('evidence.json'))).toBe(true);
+    for (const report of ['evidence.json', 'index.html', 'summary.md', 'junit.xml']) {
+      expect(produced.some((path) => path.endsWith(report))).toBe(true);
+    }
     expect(leaks(outputs, [out])).toEqual([]);
+    // The embedded route seeds labels `item-<n>`: none may appear outside the data files either.
+    const rowValues = [
+      ...outputs.map((o) => o.text),
+      ...files(out)
+        .filter((f) => !DATA_FILES.test(f))
+        .map((f) => readFileSync(f, 'latin1')),
+    ];
+    expect(rowValues.filter((text) => /item-\d+/.test(text))).toEqual([]);
   });
 });
