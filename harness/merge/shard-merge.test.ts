@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-verify.ts';
 import { run as merge } from '../cli/certify-merge.ts';
@@ -62,11 +63,19 @@ describe('certify merge', () => {
       expect(existsSync(join(dir, 'merged', file))).toBe(true);
   });
 
-  it('refuses a missing shard, a repeated shard, and shards of another seed', async () => {
+  it('refuses a missing shard, a repeated shard, and shards of another seed or scenario set', async () => {
     for (const shards of [
       [shardOf(1), shardOf(2)],
       [shardOf(1), shardOf(2), shardOf(2)],
       [shardOf(1), shardOf(2), shardOf(3, 3, 7)],
+      [
+        shardOf(1),
+        shardOf(2),
+        withDigest({
+          ...shardOf(3),
+          scenario_files: [{ name: 'race', file: 'scenarios/race.yaml' }],
+        } as Evidence),
+      ],
     ]) {
       const { run } = await mergeFiles(shards);
       await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });

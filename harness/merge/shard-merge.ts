@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
-import { withDigest } from '../evidence/evidence-digest.ts';
+import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import { planDigest } from './plan-digest.ts';
 
@@ -11,7 +11,7 @@ function refuse(message: string): never {
   throw invalidInput(`cannot merge: ${message}`, { field: 'FILE' });
 }
 
-/** Every shard must describe the same run: schema, seed, route, provider, versions, plan. */
+/** Every shard must describe the same run: schema, seed, route, provider, versions, scenarios, plan. */
 function sameRun(shards: readonly Evidence[]): void {
   const first = shards[0]!;
   const facts = (evidence: Evidence): Record<string, unknown> => ({
@@ -24,6 +24,8 @@ function sameRun(shards: readonly Evidence[]): void {
     plan_digest: evidence.environment.plan_digest,
     planned_cells: evidence.environment.planned_cells,
     shard_count: evidence.shard?.count,
+    // The runner records which scenario files it planned from; shards of another set cannot merge.
+    scenario_files: canonicalJson((evidence as { scenario_files?: unknown }).scenario_files ?? null),
   });
   const expected = facts(first);
   for (const shard of shards.slice(1)) {
