@@ -7,10 +7,22 @@ import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
 import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
 import type { Reporter } from '../reporters/reporter.ts';
+import { ROUTES } from '../routes/route.ts';
 import { runCertification } from '../run.ts';
 
 /** The default suite: every scenario shipped in scenarios/. */
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
+
+/**
+ * The default suite for a route: every scenario in scenarios/ except those named for another
+ * route (`<route>-*.yaml`, e.g. postgres-network.yaml needs servers the embedded route has not).
+ */
+export async function defaultScenarioFiles(route: string | undefined, cwd: string): Promise<string[]> {
+  const selected = route ?? 'sqlite';
+  const others = Object.keys(ROUTES).filter((id) => id !== selected);
+  const all = await scenarioFiles([DEFAULT_SCENARIOS], cwd);
+  return all.filter((file) => !others.some((id) => (file.split('/').pop() ?? '').startsWith(`${id}-`)));
+}
 
 const FLAGS = {
   route: { type: 'string' },
@@ -67,7 +79,9 @@ export const run: CommandRun = async (args, io) => {
   const seed = integerFlag(values.seed, '--seed', 0);
   const concurrency = integerFlag(values.concurrency, '--concurrency', 1);
   const result = await runCertification({
-    scenarioFiles: await scenarioFiles(values.scenario ?? [DEFAULT_SCENARIOS], io.cwd),
+    scenarioFiles: values.scenario
+      ? await scenarioFiles(values.scenario, io.cwd)
+      : await defaultScenarioFiles(values.route, io.cwd),
     ...(values.route !== undefined ? { route: values.route } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
