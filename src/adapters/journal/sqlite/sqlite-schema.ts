@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS dpone_commit_journal (
   result TEXT,
   created_at_ms INTEGER NOT NULL,
   updated_at_ms INTEGER NOT NULL
-) STRICT;
+) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dpone_commit_journal_history (
   operation_id TEXT NOT NULL,
   version INTEGER NOT NULL,
@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS dpone_commit_journal_history (
   evidence TEXT NOT NULL,
   audit TEXT,
   PRIMARY KEY (operation_id, version)
-) STRICT;
+) STRICT, WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS dpone_commit_journal_history_no_update
   BEFORE UPDATE ON dpone_commit_journal_history
   BEGIN SELECT RAISE(ABORT, 'journal history is append-only'); END;
