@@ -40,8 +40,8 @@ export interface CertifyOptions {
   readonly provider?: string;
   readonly shard?: Shard;
   readonly concurrency?: number;
-  /** Run only this cell (replay). */
-  readonly onlyCell?: string;
+  /** Run only these cells (replay, tests); each id must be in the plan. */
+  readonly onlyCells?: readonly string[];
   /** Move reports/latest (default true unless replaying). */
   readonly updateLatest?: boolean;
   readonly reporters: readonly Reporter[];
@@ -178,10 +178,12 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     traces: (key) => books.get(key) ?? empty,
   });
   let cells = selectShard(planned, options.shard);
-  if (options.onlyCell !== undefined) {
-    cells = cells.filter((cell) => cell.id === options.onlyCell);
-    if (cells.length === 0)
-      throw invalidInput(`no cell ${options.onlyCell} in this plan`, { field: 'CELL_ID' });
+  const only = options.onlyCells;
+  if (only !== undefined) {
+    const missing = only.filter((id) => !cells.some((cell) => cell.id === id));
+    if (missing.length > 0)
+      throw invalidInput(`no cell ${missing.join(', ')} in this plan`, { field: 'CELL_ID' });
+    cells = cells.filter((cell) => only.includes(cell.id));
   }
   const shown = relative(options.cwd, evidenceFile) || evidenceFile;
   const reproduce = (cell: PlannedCell) =>
@@ -215,7 +217,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
     },
   );
   const variants = [...new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])))];
-  const sensitivity = options.onlyCell === undefined ? buildSensitivity(results, variants) : [];
+  const sensitivity = only === undefined ? buildSensitivity(results, variants) : [];
   const verdict = runVerdict(results, sensitivity);
   const evidence: Evidence & { scenario_files: readonly ScenarioSource[] } = {
     schema: EVIDENCE_SCHEMA,

@@ -38,7 +38,7 @@ export const run: CommandRun = async (args, io) => {
     route: evidence.route,
     seed: evidence.seed,
     provider: evidence.provider,
-    onlyCell: cellId,
+    onlyCells: [cellId],
     out: values.out ?? join('reports', 'replays', cellDirName(`${evidence.run_id}/${cellId}`)),
     updateLatest: false,
     ...(concurrency !== undefined ? { concurrency } : {}),

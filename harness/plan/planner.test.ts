@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { LoadedScenario } from '../scenario/scenario-schema.ts';
+import { parseScenario } from '../scenario/scenario-loader.ts';
+import { planCells, selectShard } from './planner.ts';
+import type { TraceBook } from './trace.ts';
+import { occurrenceKey, occurrencesOf } from './trace.ts';
+
+const CLEAN = occurrencesOf([
+  'journal.read:before',
+  'lease.acquire:before',
+  'cas:PREPARED->COMMITTING:after',
+  'target.commit:before',
+  'lease.acquire:before',
+  'cas:COMMITTING->TARGET_COMMITTED:after',
+]);
+/** Recovery traces of different lengths, one per first-attempt kill. */
+const RECOVERY = new Map(CLEAN.map((at, index) => [occurrenceKey(at), CLEAN.slice(index)]));
+const BOOK: TraceBook = { clean: CLEAN, recovery: RECOVERY, cleanDurationMs: 100 };
+
+function scenario(text: string): LoadedScenario {
+  return { file: 'hand.yaml', scenario: parseScenario(text, 'hand.yaml') };
+}
+
+async function plan(text: string, variants: readonly string[] = []) {
+  return planCells([scenario(text)], { variants, traces: () => BOOK });
+}
+
+describe('planner enumeration from a hand-made trace', () => {
+  it('numbers repeated points by hit', () => {
+    expect(CLEAN.map(occurrenceKey)).toContain('lease.acquire:before#2');
+  });
+
+  it('depth 1 plans one cell per trace occurrence', async () => {
+    const cells = await plan('name: c\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n');
+    expect(cells).toHaveLength(CLEAN.length);
+    expect(cells.map((cell) => cell.id)).toContain('c/d1/lease.acquire:before#2');
+  });
+
+  it('depth 2 adds the sum of the recovery trace lengths', async () => {
+    const cells = await plan('name: c\nfaults:\n  - kind: crash\n    random: 0\n');
+    const recoverySum = [...RECOVERY.values()].reduce((sum, trace) => sum + trace.length, 0);
+    expect(cells.filter((cell) => cell.id.startsWith('c/d2/'))).toHaveLength(recoverySum);
+    expect(cells).toHaveLength(CLEAN.length + recoverySum);
+    expect(cells.map((cell) => cell.id)).toContain(
+      'c/d2/target.commit:before#1>cas:COMMITTING->TARGET_COMMITTED:after#1',
+    );
+  });
+
+  it('seeded random kills: count as asked, delays fixed by the seed', async () => {
+    const text = 'name: c\nseed: 7\nfaults:\n  - kind: crash\n    depth: 1\n    random: 3\n';
+    const random = (await plan(text)).filter((cell) => cell.id.startsWith('c/random/'));
+    expect(random.map((cell) => cell.id)).toEqual([
+      'c/random/seed7-1',
+      'c/random/seed7-2',
+      'c/random/seed7-3',
+    ]);
+    const again = (await plan(text)).filter((cell) => cell.id.startsWith('c/random/'));
+    expect(again.map((cell) => cell.fault.delay_ms)).toEqual(random.map((cell) => cell.fault.delay_ms));
+  });
+
+  it('ids are stable across plans, unique and sorted', async () => {
+    const text =
+      'name: s\nfaults:\n  - kind: crash\n  - kind: race\n    workers: 8\n  - kind: intent-conflict\n';
+    const first = (await plan(text, ['no-fence'])).map((cell) => cell.id);
+    const second = (await plan(text, ['no-fence'])).map((cell) => cell.id);
+    expect(second).toEqual(first);
+    expect(new Set(first).size).toBe(first.length);
+    expect([...first].sort()).toEqual(first);
+  });
+
+  it('repeats only the sensitive subset per variant', async () => {
+    const cells = await plan(
+      'name: s\nfaults:\n  - kind: race\n    workers: 2\n  - kind: race\n    workers: 8\n',
+      ['a', 'b'],
+    );
+    expect(cells.map((cell) => cell.id)).toEqual(['s/2', 's/2@a', 's/2@b', 's/8']);
+    expect(cells.find((cell) => cell.id === 's/2@b')?.variant).toBe('b');
+  });
+
+  it('shards are a disjoint cover of the plan', async () => {
+    const cells = await plan('name: c\nfaults:\n  - kind: crash\n    random: 5\n');
+    for (const count of [1, 2, 3, 7]) {
+      const shards = Array.from({ length: count }, (_, index) =>
+        selectShard(cells, { index: index + 1, count }).map((cell) => cell.id),
+      );
+      const all = shards.flat();
+      expect(all).toHaveLength(cells.length);
+      expect(new Set(all)).toEqual(new Set(cells.map((cell) => cell.id)));
+    }
+  });
+});
