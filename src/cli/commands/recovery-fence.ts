@@ -7,17 +7,20 @@ import type { SqliteDatabase } from '../../adapters/connectors/sqlite/sqlite-con
 import type { FenceAnswer, TargetConnector } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import { ROUTES, sqliteFilePath } from '../route-connectors.ts';
+import { ROUTES, endpointPassword, sqliteFilePath } from '../route-connectors.ts';
 
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 
 /**
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
- * `readOnly`, so querying the fence cannot create tables or change a byte of the target file; a
- * server route reads through its target connector, whose queryFence is read-only by contract.
+ * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
+ * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
+ * missing tables); another route reads through its target connector, whose queryFence is
+ * read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
+  if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
   return openRouteFenceReader(workload, io);
 }
 
@@ -50,6 +53,34 @@ function openSqliteFenceReader(workload: Workload): FenceReader {
     async [Symbol.asyncDispose]() {
       if (db.isOpen) db.close();
     },
+  };
+}
+
+async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  const { PostgresSession } = await import('../../adapters/connectors/postgres/postgres-session.ts');
+  const { parsePostgresUrl } = await import('../../adapters/connectors/postgres/postgres-config.ts');
+  const postgresFence = await import('../../adapters/connectors/postgres/postgres-fence.ts');
+  const password = endpointPassword(workload.target, 'target', io.env);
+  const session = new PostgresSession(
+    parsePostgresUrl(workload.target.url, password, 'target.url', 'dpone-recovery'),
+  );
+  return {
+    async queryFence(operationId: string): Promise<FenceAnswer> {
+      try {
+        return await session.use(async (client) => {
+          await client.query('BEGIN READ ONLY');
+          try {
+            return await postgresFence.readFence(client, operationId);
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        });
+      } catch (error) {
+        if (isDponeError(error)) throw error;
+        throw postgresFence.fenceUnavailable(operationId, error);
+      }
+    },
+    [Symbol.asyncDispose]: () => session.close(),
   };
 }
 
