@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type {
   CellValue,
@@ -29,6 +30,16 @@ export class SqliteSource implements SourceConnector {
       throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a SQLite source needs at least one column', {
         field: 'data.columns',
       });
+    }
+    // Opening a missing file would create an empty database and hide the mistake.
+    if (!existsSync(path)) {
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'the SQLite source database file does not exist',
+        {
+          field: 'source.url',
+        },
+      );
     }
     try {
       return new SqliteSource(openSqlite(path), table, columns);

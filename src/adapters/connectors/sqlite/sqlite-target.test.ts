@@ -51,6 +51,12 @@ function targetRows(): unknown[] {
 }
 
 describe('SqliteSource', () => {
+  it('refuses a missing source file instead of creating an empty one', async () => {
+    await expect(SqliteSource.open(join(dir, 'missing.db'), 'events', columns)).rejects.toMatchObject({
+      code: ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+    });
+  });
+
   it('reads exactly one partition, ordered by the columns', async () => {
     const { batch } = await request(1);
     expect(batch.rows.map((row) => row.id)).toEqual([1, 2]);
