@@ -102,7 +102,7 @@ async function runCell(cell: Cell, index: number, unsafeVariant?: string): Promi
   const retryExits: number[] = [];
   let lastError = '';
   // A clean retry to completion; it may first meet the dead worker's unexpired lease (retry-safe).
-  for (let attempt = 0; attempt < 10; attempt++) {
+  for (let attempt = 0; attempt < 6; attempt++) {
     const result = await worker(dir, undefined, unsafeVariant);
     retryExits.push(result.exitCode ?? -1);
     lastError = String(result.stderr).trim();
