@@ -1,0 +1,110 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve, dirname, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The dependency direction of STYLE.md, checked on every production source file (tests and
+ * fixtures may reach further: they compose real adapters on purpose):
+ * - src never imports harness; contracts import only node:crypto and each other;
+ * - ports import only contracts; core imports only contracts and ports;
+ * - an adapter imports contracts, ports, its own folder and its driver — never core, cli or
+ *   another adapter.
+ */
+const ROOT = resolve(import.meta.dirname, '..');
+
+function sources(dir: string): string[] {
+  return (
+    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'))
+      // Conformance suites are test support: they spawn fixtures on purpose.
+      .filter(
+        (file) =>
+          !file.endsWith('.test.ts') && !file.includes('/fixtures/') && !file.includes('-conformance'),
+      )
+  );
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
+    (m) => m[1]!,
+  );
+  const dynamic = [...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+  return [...found, ...dynamic];
+}
+
+/** Resolves a relative import to a repo path; bare specifiers stay as they are. */
+function target(file: string, specifier: string): string {
+  if (!specifier.startsWith('.')) return specifier;
+  return relative(ROOT, resolve(ROOT, dirname(file), specifier))
+    .split(sep)
+    .join('/');
+}
+
+function violations(dir: string, allowed: (file: string, imported: string) => boolean): string[] {
+  return sources(dir).flatMap((file) =>
+    imports(file)
+      .map((specifier) => target(file, specifier))
+      .filter((imported) => !allowed(file, imported))
+      .map((imported) => `${file} -> ${imported}`),
+  );
+}
+
+const isLocal = (imported: string) => imported.startsWith('src/') || imported.startsWith('harness/');
+
+describe('dependency direction', () => {
+  it('src never imports harness', () => {
+    expect(violations('src', (_f, imported) => !imported.startsWith('harness/'))).toEqual([]);
+  });
+
+  it('contracts import only node:crypto and each other', () => {
+    expect(
+      violations(
+        'src/contracts',
+        (_f, imported) => imported === 'node:crypto' || imported.startsWith('src/contracts/'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('ports import only contracts', () => {
+    expect(
+      violations(
+        'src/ports',
+        (_f, imported) => imported.startsWith('src/contracts/') || imported.startsWith('src/ports/'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('core imports only contracts, ports and node built-ins', () => {
+    expect(
+      violations(
+        'src/core',
+        (_f, imported) =>
+          imported.startsWith('node:') ||
+          imported.startsWith('src/contracts/') ||
+          imported.startsWith('src/ports/') ||
+          imported.startsWith('src/core/'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('adapters never import core, cli or another adapter', () => {
+    expect(
+      violations('src/adapters', (file, imported) => {
+        if (!isLocal(imported)) return true;
+        if (imported.startsWith('src/contracts/') || imported.startsWith('src/ports/')) return true;
+        const [, , kind, impl] = file.split('/');
+        const [top, adapters, importedKind, importedImpl, ...rest] = imported.split('/');
+        if (top !== 'src' || adapters !== 'adapters' || importedKind !== kind) return false;
+        // Same implementation folder, or a file shared by the whole kind (e.g. journal/journal-row.ts).
+        return rest.length === 0 || importedImpl === impl;
+      }),
+    ).toEqual([]);
+  });
+
+  it('the check sees violations (a planted import is reported)', () => {
+    expect(target('src/core/executor.ts', '../../harness/run.ts')).toBe('harness/run.ts');
+    expect(imports('src/core/executor.ts').length).toBeGreaterThan(0);
+  });
+});
