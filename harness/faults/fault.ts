@@ -77,6 +77,9 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'intent-conflict': async () => (await import('./intent-conflict-fault.ts')).intentConflictFault,
   'airflow-retry': async () => (await import('./airflow-retry-fault.ts')).airflowRetryFault,
   recovery: async () => (await import('./recovery-fault.ts')).recoveryFault,
+  network: async () => (await import('./network-fault.ts')).networkFault,
+  'lost-ack': async () => (await import('./network-fault.ts')).lostAckFault,
+  'server-kill': async () => (await import('./server-fault.ts')).serverKillFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -8,6 +8,9 @@ export const FAULT_KINDS = [
   'intent-conflict',
   'airflow-retry',
   'recovery',
+  'network',
+  'lost-ack',
+  'server-kill',
 ] as const;
 
 const pointPattern = '^[a-z][A-Za-z0-9_.:>-]*(#[1-9][0-9]*)?$';
@@ -101,6 +104,55 @@ const airflowRetryFault = {
   },
 } as const;
 
+const networkFault = {
+  type: 'object',
+  description:
+    'Toxiproxy faults on the worker connections: park the worker at each phase, install each toxic on the proxy that phase uses, release it, then recover.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'network' },
+    toxics: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['reset_peer', 'timeout', 'limit_data', 'latency', 'down'] },
+      description: 'Toxics to apply. Default all five.',
+    },
+    phases: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['before-intent', 'fence-prepare', 'mutation', 'commit', 'fence-query', 'state-complete'] },
+      description: 'Phases to hit. Default all six.',
+    },
+  },
+} as const;
+
+const lostAckFault = {
+  type: 'object',
+  description:
+    'Lost acknowledgement: a downstream timeout toxic (timeout 0) installed just before COMMIT, so the server commits and the client never hears back.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: { kind: { const: 'lost-ack' } },
+} as const;
+
+const serverKillFault = {
+  type: 'object',
+  description:
+    'SIGKILL a server the cell owns and restart it: the target during the commit, the journal before the intent and around COMMITTING.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'server-kill' },
+    servers: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['target', 'journal'] },
+      description: 'Servers to kill. Default both.',
+    },
+  },
+} as const;
+
 const recoveryFault = {
   type: 'object',
   description:
@@ -160,7 +212,17 @@ export const SCENARIO_SCHEMA = {
       type: 'array',
       minItems: 1,
       items: {
-        oneOf: [crashFault, pauseFault, raceFault, intentConflictFault, airflowRetryFault, recoveryFault],
+        oneOf: [
+          crashFault,
+          pauseFault,
+          raceFault,
+          intentConflictFault,
+          airflowRetryFault,
+          recoveryFault,
+          networkFault,
+          lostAckFault,
+          serverKillFault,
+        ],
       },
     },
     checks: {
