@@ -1,3 +1,4 @@
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { createServer } from 'node:net';
 
 /** Asks the kernel for a free TCP port on 127.0.0.1 (bind to port 0, read it, release it). */
@@ -9,7 +10,11 @@ export function freeLoopbackPort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port'))));
+      server.close(() =>
+        port > 0
+          ? resolve(port)
+          : reject(new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'no free loopback port')),
+      );
     });
   });
 }

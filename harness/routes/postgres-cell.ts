@@ -10,7 +10,7 @@ export const PG_COLUMNS = ['id', 'day', 'amount', 'label'] as const;
 export const PG_DAY = '2026-01-01';
 const OTHER_DAY_ROWS = 5;
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
-export const WORKER_TIMEOUTS = 'connect_timeout_ms=2000&query_timeout_ms=4000';
+export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
 /** Env vars through which workers receive the cell's passwords (never written to files). */
 export const PASSWORD_ENV = { target: 'DPONE_PG_CELL_PASSWORD', journal: 'DPONE_JOURNAL_PASSWORD' } as const;
 

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pg from 'pg';
 import { stringify } from 'yaml';
 import { UNSAFE_POSTGRES_VARIANTS } from '../../src/adapters/connectors/postgres/postgres-unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
@@ -102,6 +103,30 @@ export class PostgresCellFixture implements CellFixture {
   /** The dedicated servers after isolateServers(), else null. */
   get servers(): { target: ControllablePostgres; journal: ControllablePostgres } | null {
     return this.#servers;
+  }
+
+  /** The fence row's status read straight from the target server (not through the proxy or connector). */
+  async fenceStatus(): Promise<string | null> {
+    const { target, database, schema } = this.#world;
+    const client = new pg.Client({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database,
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const exists = await client.query('SELECT to_regclass($1) IS NOT NULL AS ok', [
+        `${schema}._dpone_fence`,
+      ]);
+      if (exists.rows[0]?.ok !== true) return null;
+      const { rows } = await client.query(`SELECT status FROM ${schema}._dpone_fence`);
+      return (rows[0]?.status as string | undefined) ?? null;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   }
 
   openJournal(): Promise<TargetCommitJournalPort> {

@@ -1,3 +1,4 @@
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { EnvironmentProvider } from '../environment.ts';
 import { asEnvironment } from '../postgres-services.ts';
 import type { PostgresServices, ProvisionResult, ProxyEndpoint } from '../postgres-services.ts';
@@ -84,7 +85,11 @@ export async function provisionExternal(env: NodeJS.ProcessEnv = process.env): P
           body: JSON.stringify({ name, listen: '0.0.0.0:0', upstream, enabled: true }),
           signal: AbortSignal.timeout(5000),
         });
-        if (!response.ok) throw new Error(`toxiproxy refused proxy ${name}: HTTP ${response.status}`);
+        if (!response.ok)
+          throw new DponeError(
+            ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+            `Toxiproxy refused proxy ${name}: HTTP ${response.status}`,
+          );
         const body = (await response.json()) as { listen: string };
         created.push(name);
         return { name, host: proxyHost, port: Number(body.listen.split(':').pop()) };

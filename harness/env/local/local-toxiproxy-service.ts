@@ -1,3 +1,4 @@
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../postgres-services.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 import type { LocalToxiproxyServer } from './toxiproxy-server.ts';
@@ -18,7 +19,11 @@ export function localToxiproxyService(server: LocalToxiproxyServer): ToxiproxySe
         });
         if (response.ok) return { name, host: '127.0.0.1', port };
         // another process may have taken the port between our probe and the proxy's bind
-        if (attempt >= 5) throw new Error(`toxiproxy refused proxy ${name}: HTTP ${response.status}`);
+        if (attempt >= 5)
+          throw new DponeError(
+            ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+            `Toxiproxy refused proxy ${name}: HTTP ${response.status}`,
+          );
       }
     },
   };
