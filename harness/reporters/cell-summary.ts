@@ -48,6 +48,11 @@ export function faultLabel(cell: CellEvidence): string {
 
 const SYMBOLS: Readonly<Record<string, string>> = { PASS: '✓', FAIL: '✗', UNKNOWN: '?', UNVERIFIED: '–' };
 
+/** A verdict as one symbol (✓ ✗ ? –), so colour is never the only signal. */
+export function verdictSymbol(verdict: string): string {
+  return SYMBOLS[verdict] ?? '?';
+}
+
 /** A chip's short text: which kind of cell (d1, d2, random, race size…) and a verdict symbol. */
 export function cellTag(cell: CellEvidence): string {
   const fault = cell.fault;
@@ -55,7 +60,9 @@ export function cellTag(cell: CellEvidence): string {
   if (fault.kind === 'crash')
     tag = fault.recovery_point ? 'd2' : typeof fault.delay_ms === 'number' || !fault.point ? 'random' : 'd1';
   else if (fault.kind === 'race' && typeof fault.workers === 'number') tag = `${fault.workers}w`;
-  return `${tag} ${SYMBOLS[cell.verdict] ?? '?'}`;
+  else if (fault.kind === 'airflow-retry') tag = 'airflow';
+  else if (fault.kind === 'intent-conflict') tag = 'conflict';
+  return `${tag} ${verdictSymbol(cell.verdict)}`;
 }
 
 export function verdictCounts(cells: readonly CellEvidence[]): Record<Verdict, number> {

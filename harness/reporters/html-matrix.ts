@@ -1,7 +1,7 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { SafeHtml } from './html-escape.ts';
 import { html, verdictClass } from './html-escape.ts';
-import { cellTag, compareIds, faultLabel } from './cell-summary.ts';
+import { cellTag, compareIds, faultLabel, verdictSymbol } from './cell-summary.ts';
 
 /**
  * The fault points × scenarios matrix. Rows are fault points (see faultLabel), columns are scenarios; each chip is a cell coloured by its verdict and links to it.
@@ -49,11 +49,13 @@ export function renderMatrix(
 
 function chip(cell: CellEvidence, anchors: ReadonlyMap<string, string>): SafeHtml {
   const variant = cell.variant ? ` (variant ${cell.variant})` : '';
+  // Depth-2 cells are many per row (one per recovery point): a small square each, the id on hover.
+  const mini = cell.fault.kind === 'crash' && Boolean(cell.fault.recovery_point);
   return html`<a
-    class="chip ${verdictClass(cell.verdict)}${cell.variant ? ' variant' : ''}"
+    class="chip ${verdictClass(cell.verdict)}${mini ? ' mini' : ''}"
     href="#${anchors.get(cell.id) ?? ''}"
     title="${cell.id}${variant}: ${cell.verdict}"
-    >${cellTag(cell)}</a
+    >${mini ? verdictSymbol(cell.verdict) : cellTag(cell)}</a
   >`;
 }
 

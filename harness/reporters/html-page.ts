@@ -17,9 +17,11 @@ import {
 
 /** Renders the whole report as one self-contained HTML document (inline CSS and JS, no network). */
 export function renderHtmlReport(evidence: Evidence): string {
-  const ordered = failuresFirst(evidence.cells);
+  // Route cells failures first, then the unsafe-variant cells (whose FAIL is the wanted outcome).
+  const ordered = [...failuresFirst(routeCells(evidence)), ...failuresFirst(variantCells(evidence))];
   const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
-  const counts = verdictCounts(evidence.cells);
+  const counts = verdictCounts(routeCells(evidence));
+  const variants = variantCells(evidence).length;
   const page = html`<!doctype html>
     <html lang="en">
       <head>
@@ -40,8 +42,9 @@ export function renderHtmlReport(evidence: Evidence): string {
         <p class="legend">
           Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
           a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The chip
-          names the cell kind: d1 = SIGKILL in the first attempt, d2 = SIGKILL again inside the recovery run,
-          random = SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
+          names the cell kind: d1 = SIGKILL in the first attempt; the small squares after it are its d2 cells
+          (SIGKILL again inside the recovery run, one per recovery point: hover for the point); random =
+          SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
         </p>
         <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
         <h2>Sensitivity: unsafe variants must be caught</h2>
@@ -58,6 +61,12 @@ export function renderHtmlReport(evidence: Evidence): string {
           }
         </section>
         <h2>Cells, failures first</h2>
+        <p class="legend">
+          The route's cells, worst first, then the cells run against unsafe variants. Each cell shows one lane
+          per worker attempt (bar length = duration; ✕ marks the SIGKILL at the planned fault point, ⏸ a
+          SIGSTOP), the journal's transitions with their versions, lease epochs and fence answers, the
+          target's mutation count from the harness's own audit, every check, and the command that replays it.
+        </p>
         <div class="filters" role="group" aria-label="filter by verdict">
           <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
           ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
@@ -66,6 +75,13 @@ export function renderHtmlReport(evidence: Evidence): string {
                 ${verdict} ${counts[verdict]}
               </button>`,
           )}
+          ${
+            variants > 0
+              ? html`<button type="button" data-verdict="VARIANT" aria-pressed="false">
+                  unsafe variants ${variants}
+                </button>`
+              : null
+          }
         </div>
         <section id="cells">${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? ''))}</section>
         <script>
@@ -78,7 +94,7 @@ export function renderHtmlReport(evidence: Evidence): string {
 
 function renderHeader(evidence: Evidence): SafeHtml {
   const env = evidence.environment;
-  const counts = verdictCounts(evidence.cells);
+  const counts = verdictCounts(routeCells(evidence));
   const databases = Object.entries(env.databases ?? {}).map(([name, version]) => `${name} ${version}`);
   const facts: [string, unknown][] = [
     ['route', evidence.route],
@@ -118,6 +134,10 @@ function renderHeader(evidence: Evidence): SafeHtml {
       ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
         (verdict) => html`<span class="badge ${verdictClass(verdict)}">${counts[verdict]} ${verdict}</span>`,
       )}
+      <span class="muted"
+        >of ${routeCells(evidence).length} route cells; ${variantCells(evidence).length} more ran against
+        unsafe variants</span
+      >
     </div>
   </header>`;
 }
@@ -139,8 +159,8 @@ function renderCell(cell: CellEvidence, anchor: string): SafeHtml {
   return html`<details
     class="cell ${verdictClass(cell.verdict)}"
     id="${anchor}"
-    data-verdict="${cell.verdict}"
-    ${cell.verdict === 'PASS' ? '' : html` open`}
+    data-verdict="${cell.variant ? 'VARIANT' : cell.verdict}"
+    ${cell.verdict === 'PASS' || cell.variant ? '' : html` open`}
   >
     <summary>
       <span class="badge ${verdictClass(cell.verdict)}">${cell.verdict}</span><code>${cell.id}</code>

@@ -28,8 +28,9 @@ th, td { border: 1px solid var(--line); padding: 3px 6px; text-align: left; vert
 th { background: var(--soft); font-weight: 600; }
 .matrix-wrap { overflow-x: auto; }
 table.matrix td.point { font-family: ui-monospace, monospace; font-size: 12px; white-space: nowrap; }
-.chip { display: inline-block; min-width: 44px; text-align: center; color: #fff; border-radius: 4px;
+.chip { white-space: nowrap; display: inline-block; min-width: 44px; text-align: center; color: #fff; border-radius: 4px;
   padding: 1px 6px; margin: 1px; font-size: 11.5px; font-weight: 600; text-decoration: none; }
+.chip.mini { min-width: 0; width: 15px; padding: 1px 0; margin: 1px 0; font-size: 10px; }
 .legend { color: var(--muted); font-size: 12.5px; margin: 6px 0; }
 .filters { display: flex; gap: 6px; margin: 6px 0 10px; }
 .filters button { border: 1px solid var(--line); background: #fff; border-radius: 14px; padding: 2px 12px;

@@ -79,7 +79,12 @@ function faultMarkersByAttempt(
       >`,
     );
   else if (fault.kind === 'crash' && kills === 0)
-    add(target, html`<span class="marker kill">✕ planned SIGKILL${planned[0]} not reached</span>`);
+    add(
+      0,
+      html`<span class="marker kill"
+        >✕ planned SIGKILL${planned[0]}${fault.recovery_point ? `, then${planned[1]},` : ''} not reached</span
+      >`,
+    );
   return markers;
 }
 
