@@ -12,17 +12,16 @@ export const EXTERNAL_ENV = {
   pgUpstream: 'DPONE_PG_UPSTREAM',
   /** Host on which the Toxiproxy server's proxy ports are reachable from here (default: the API host). */
   toxiproxyProxyHost: 'DPONE_TOXIPROXY_PROXY_HOST',
+  /** `FIRST-LAST`: listen ports the proxies may use (the ports a container publishes, e.g. 58666-58697). */
+  toxiproxyPorts: 'DPONE_TOXIPROXY_PORTS',
 } as const;
 
-/** Replaces any password in a URL by `***`, for every message that might show it. */
-export function redactUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password) url.password = '***';
-    return url.toString();
-  } catch {
-    return value.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-  }
+/** Listen addresses to try, in order: a published range, or one kernel-chosen port. */
+function listenAddresses(range: string | undefined): string[] {
+  const match = /^(\d+)-(\d+)$/.exec(range ?? '');
+  if (!match) return ['0.0.0.0:0'];
+  const [first, last] = [Number(match[1]), Number(match[2])];
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => `0.0.0.0:${first + i}`);
 }
 
 /**
@@ -79,20 +78,22 @@ export async function provisionExternal(env: NodeJS.ProcessEnv = process.env): P
       apiUrl,
       version: async () => version.trim(),
       async createProxy(name: string, upstream: string): Promise<ProxyEndpoint> {
-        const response = await fetch(`${apiUrl}/proxies`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ name, listen: '0.0.0.0:0', upstream, enabled: true }),
-          signal: AbortSignal.timeout(5000),
-        });
-        if (!response.ok)
-          throw new DponeError(
-            ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-            `Toxiproxy refused proxy ${name}: HTTP ${response.status}`,
-          );
-        const body = (await response.json()) as { listen: string };
-        created.push(name);
-        return { name, host: proxyHost, port: Number(body.listen.split(':').pop()) };
+        for (const listen of listenAddresses(env[EXTERNAL_ENV.toxiproxyPorts])) {
+          const response = await fetch(`${apiUrl}/proxies`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name, listen, upstream, enabled: true }),
+            signal: AbortSignal.timeout(5000),
+          });
+          if (!response.ok) continue; // that port is taken: try the next one of the range
+          const body = (await response.json()) as { listen: string };
+          created.push(name);
+          return { name, host: proxyHost, port: Number(body.listen.split(':').pop()) };
+        }
+        throw new DponeError(
+          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+          `Toxiproxy refused proxy ${name} on every allowed port`,
+        );
       },
     },
     versions: { postgres: 'external', toxiproxy: version.trim() },
