@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import type { MutationRequest, TargetConnector } from '../../../ports/connector.ts';
+import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
+import type { MssqlPool } from './mssql-session.ts';
+import { loadMssqlDriver } from './mssql-session.ts';
+import { MssqlSource } from './mssql-source.ts';
+import { MssqlTarget } from './mssql-target.ts';
+
+/**
+ * The MSSQL target and source against a real SQL Server, e.g.
+ *   DPONE_MSSQL_URL='mssql://sa@127.0.0.1:1433/master?encrypt=true&trustServerCertificate=true' \
+ *   DPONE_MSSQL_PASSWORD=… npx vitest run src/adapters/connectors/mssql/mssql-target.live.test.ts
+ * Without DPONE_MSSQL_URL there is no server to test against: the suite is skipped and says so.
+ */
+const url = process.env.DPONE_MSSQL_URL ?? '';
+const password = process.env.DPONE_MSSQL_PASSWORD || undefined;
+const SKIP =
+  'UNVERIFIED: no SQL Server here (set DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD to run the MSSQL target live)';
+
+const COLUMNS = ['id', 'part', 'v'];
+const BATCH = {
+  columns: COLUMNS,
+  rows: [
+    { id: '1', part: 'p1', v: 'a' },
+    { id: '2', part: 'p1', v: 'b' },
+  ],
+};
+// One table and fresh operation ids per run: runs share the server's fence table.
+const TABLE = `dpone_live_${process.pid}_${Date.now()}`;
+
+let admin: MssqlPool;
+
+const open = (table: string, faults?: FaultPoints): Promise<TargetConnector> =>
+  MssqlTarget.open({
+    url,
+    ...(password !== undefined ? { password } : {}),
+    table,
+    columns: COLUMNS,
+    naturalKey: ['id'],
+    env: {},
+    ...(faults ? { faults } : {}),
+  });
+
+const request = (operationId: string, epoch: number): MutationRequest => ({
+  fence: { operationId, epoch },
+  strategy: 'append',
+  partitionColumn: 'part',
+  partitionValue: 'p1',
+  batch: BATCH,
+});
+
+const opId = () => `sha256:${randomUUID().replaceAll('-', '')}`;
+
+async function count(table: string): Promise<number> {
+  const result = await admin.request().query(`SELECT COUNT(*) AS n FROM [${table}]`);
+  return Number(result.recordset?.[0]?.n);
+}
+
+if (url === '') {
+  console.warn(SKIP);
+  describe.skip(`mssql target and source (live) — ${SKIP}`, () => {
+    it('is not run here', () => undefined);
+  });
+} else {
+  describe('mssql target and source (live)', () => {
+    beforeAll(async () => {
+      const driver = await loadMssqlDriver();
+      admin = new driver.ConnectionPool(
+        parseMssqlConnectorUrl(url, password, 'DPONE_MSSQL_URL', 'dpone-test'),
+      );
+      await admin.connect();
+    });
+    afterAll(async () => {
+      await admin?.request().query(`IF OBJECT_ID(N'${TABLE}', N'U') IS NOT NULL DROP TABLE [${TABLE}]`);
+      await admin?.close();
+    });
+
+    it('writes data and marker together, proves it, and refuses a replay under a stale epoch', async () => {
+      const op = opId();
+      await using target = await open(TABLE);
+      expect(await target.queryFence(op)).toMatchObject({ status: 'unknown' });
+      expect(await target.prepareFence({ operationId: op, epoch: 1 })).toEqual({
+        epoch: 1,
+        status: 'not-committed',
+      });
+      expect(await target.mutate(request(op, 1))).toEqual({ rowsWritten: 2, epoch: 1 });
+      expect(await target.queryFence(op)).toEqual({
+        status: 'committed',
+        epoch: 1,
+        committedEpoch: 1,
+        rowsWritten: 2,
+      });
+      await expect(target.prepareFence({ operationId: op, epoch: 0 })).rejects.toMatchObject({
+        code: ERROR_CODES.FENCED,
+      });
+      expect(await target.prepareFence({ operationId: op, epoch: 2 })).toEqual({
+        epoch: 2,
+        status: 'committed',
+      });
+      await expect(target.mutate(request(op, 1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+      expect(await count(TABLE)).toBe(2);
+      await using source = await MssqlSource.open({
+        url,
+        ...(password !== undefined ? { password } : {}),
+        table: TABLE,
+        columns: COLUMNS,
+      });
+      expect((await source.read({ partitionColumn: 'part', partitionValue: 'p1' })).rows).toEqual(BATCH.rows);
+    });
+
+    it('a zombie parked before COMMIT holds the guard lock: the new epoch waits, then sees it committed once', async () => {
+      const op = opId();
+      const before = await count(TABLE);
+      let release!: () => void;
+      let parked!: () => void;
+      const atCommit = new Promise<void>((resolve) => (parked = resolve));
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const faults: FaultPoints = {
+        hit: (p) => (p === 'target.commit:before' ? (parked(), gate) : undefined),
+      };
+      await using zombie = await open(TABLE, faults);
+      await using next = await open(TABLE);
+      await zombie.prepareFence({ operationId: op, epoch: 1 });
+      const writing = zombie.mutate(request(op, 1));
+      await atCommit;
+      let raised = false;
+      const raising = next.prepareFence({ operationId: op, epoch: 2 }).then((e) => ((raised = true), e));
+      // Wait until the server itself shows a session blocked on the fence row's lock.
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await admin
+                  .request()
+                  .query(
+                    'SELECT COUNT(*) AS n FROM sys.dm_exec_requests r JOIN sys.dm_exec_sessions s ' +
+                      "ON s.session_id = r.session_id WHERE r.blocking_session_id <> 0 AND s.program_name = N'dpone-target'",
+                  )
+              ).recordset?.[0]?.n,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBeGreaterThan(0);
+      expect(raised).toBe(false);
+      release();
+      await writing;
+      expect(await raising).toEqual({ epoch: 2, status: 'committed' });
+      expect(await next.queryFence(op)).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
+      expect(await count(TABLE)).toBe(before + 2);
+    });
+
+    it('a zombie whose epoch was raised before its guard is FENCED and writes nothing', async () => {
+      const op = opId();
+      const before = await count(TABLE);
+      await using zombie = await open(TABLE);
+      await using next = await open(TABLE);
+      await zombie.prepareFence({ operationId: op, epoch: 1 });
+      await next.prepareFence({ operationId: op, epoch: 2 });
+      await expect(zombie.mutate(request(op, 1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+      expect(await next.queryFence(op)).toMatchObject({ status: 'not-committed', epoch: 2 });
+      expect(await count(TABLE)).toBe(before);
+    });
+  });
+}
