@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { freeLoopbackPort } from '../free-port.ts';
+
+const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server', '/usr/bin/clickhouse'];
+
+/**
+ * Finds a ClickHouse server binary: $DPONE_CLICKHOUSE_SERVER, Debian's /usr/sbin/clickhouse-server
+ * (18.16), `clickhouse-server` on PATH, or the single `clickhouse` binary (then run as `server`).
+ */
+export function findClickHouseServer(env: NodeJS.ProcessEnv = process.env): string | null {
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((d) => join(d, 'clickhouse-server'));
+  for (const path of [env.DPONE_CLICKHOUSE_SERVER, ...CANDIDATES, ...onPath]) {
+    if (!path) continue;
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // next candidate
+    }
+  }
+  return null;
+}
+
+function configXml(dir: string, httpPort: number, tcpPort: number): string {
+  return `<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>${dir}/log/server.log</log><errorlog>${dir}/log/server.err.log</errorlog><size>10M</size><count>1</count></logger>
+  <http_port>${httpPort}</http_port>
+  <tcp_port>${tcpPort}</tcp_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>${dir}/data/</path>
+  <tmp_path>${dir}/tmp/</tmp_path>
+  <user_files_path>${dir}/user_files/</user_files_path>
+  <format_schema_path>${dir}/format_schemas/</format_schema_path>
+  <users_config>${dir}/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>67108864</mark_cache_size>
+  <uncompressed_cache_size>67108864</uncompressed_cache_size>
+  <mlock_executable>false</mlock_executable>
+  <max_concurrent_queries>200</max_concurrent_queries>
+</yandex>
+`;
+}
+
+const USERS_XML = `<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+`;
+
+/**
+ * A throw-away ClickHouse server: own data, log and tmp folders in a temp dir, free loopback HTTP
+ * and TCP ports, listening on 127.0.0.1 only, no interserver port, user `default` without a
+ * password reachable from 127.0.0.1 only. Runs as root as is (seen with 18.16). Started when
+ * `/ping` answers; disposing kills it and removes the folder.
+ */
+export class ClickHouseServer implements AsyncDisposable {
+  readonly host = '127.0.0.1';
+  readonly httpPort: number;
+  readonly tcpPort: number;
+  readonly #dir: string;
+  readonly #child: ChildProcess;
+  #disposed = false;
+
+  private constructor(dir: string, httpPort: number, tcpPort: number, child: ChildProcess) {
+    this.#dir = dir;
+    this.httpPort = httpPort;
+    this.tcpPort = tcpPort;
+    this.#child = child;
+  }
+
+  static async start(options: { binary: string; startTimeoutMs?: number }): Promise<ClickHouseServer> {
+    const dir = await mkdtemp(join(tmpdir(), 'dpone-ch-'));
+    const [httpPort, tcpPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) await mkdir(join(dir, sub));
+    await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
+    await writeFile(join(dir, 'users.xml'), USERS_XML);
+    const single = options.binary.endsWith('/clickhouse');
+    const args = [...(single ? ['server'] : []), `--config-file=${join(dir, 'config.xml')}`];
+    const child = spawn(options.binary, args, { cwd: dir, stdio: 'ignore', detached: false });
+    const server = new ClickHouseServer(dir, httpPort, tcpPort, child);
+    try {
+      await server.#waitForPing(options.startTimeoutMs ?? 30_000);
+      return server;
+    } catch (error) {
+      await server[Symbol.asyncDispose]();
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'the local ClickHouse server did not start',
+        {},
+        { cause: error },
+      );
+    }
+  }
+
+  /** `clickhouse://default@127.0.0.1:<http>/<database>` (no password). */
+  url(database = 'default'): string {
+    return `clickhouse://default@${this.host}:${this.httpPort}/${database}`;
+  }
+
+  /** Runs one statement over HTTP (test setup: CREATE DATABASE, seeding). Returns the body. */
+  async exec(sql: string): Promise<string> {
+    const response = await fetch(`http://${this.host}:${this.httpPort}/`, { method: 'POST', body: sql });
+    const body = await response.text();
+    if (!response.ok) {
+      throw new DponeError(ERROR_CODES.INTERNAL, 'a ClickHouse setup statement failed', {}, { cause: body });
+    }
+    return body;
+  }
+
+  async #waitForPing(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.#child.exitCode !== null)
+        throw new DponeError(
+          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+          `clickhouse-server exited with ${this.#child.exitCode}`,
+        );
+      const ok = await fetch(`http://${this.host}:${this.httpPort}/ping`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ok) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'clickhouse-server did not answer /ping in time',
+    );
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+      const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+      this.#child.kill('SIGKILL');
+      await exited;
+    }
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+}

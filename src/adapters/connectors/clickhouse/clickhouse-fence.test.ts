@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import {
+  clickHouseErrorCode,
+  parseClickHouseUrl,
+  quoteName,
+  quoteString,
+  stagingEpoch,
+  stagingTableName,
+} from './clickhouse-config.ts';
+import { decideFence, foldFenceLog } from './clickhouse-fence.ts';
+import { targetTableDdl } from './clickhouse-rows.ts';
+
+const log = (...events: [string, number, number][]) =>
+  foldFenceLog(events.map(([kind, epoch, rows]) => ({ kind, epoch, rows })));
+const tags = (entries: [number, number][], liveStaging = false) => ({
+  taggedRows: new Map(entries),
+  liveStaging,
+});
+
+describe('clickhouse fence decision (each window of the protocol)', () => {
+  it('nothing ever happened: not-committed with no epoch', () => {
+    expect(decideFence(log(), tags([]))).toEqual({
+      status: 'not-committed',
+      epoch: null,
+      committedEpoch: null,
+      rowsWritten: null,
+    });
+  });
+
+  it('staged but not attached, staging still live: unknown (the swap could still land)', () => {
+    const answer = decideFence(log(['epoch', 1, 0], ['staged', 1, 3]), tags([], true));
+    expect(answer.status).toBe('unknown');
+  });
+
+  it('staged, then sealed by a newer holder: not-committed', () => {
+    const answer = decideFence(log(['epoch', 1, 0], ['staged', 1, 3], ['epoch', 2, 0]), tags([]));
+    expect(answer).toMatchObject({ status: 'not-committed', epoch: 2 });
+  });
+
+  it('attached, fence record missing: the tagged rows prove committed', () => {
+    const answer = decideFence(log(['epoch', 1, 0], ['staged', 1, 3], ['epoch', 2, 0]), tags([[1, 3]]));
+    expect(answer).toEqual({ status: 'committed', epoch: 2, committedEpoch: 1, rowsWritten: 3 });
+  });
+
+  it('tagged rows that differ from what was staged: unknown', () => {
+    expect(decideFence(log(['staged', 1, 3]), tags([[1, 2]])).status).toBe('unknown');
+    expect(decideFence(log(), tags([[1, 2]])).status).toBe('unknown');
+  });
+
+  it('two generations in the target: unknown, never committed', () => {
+    const answer = decideFence(
+      log(['staged', 1, 2], ['staged', 2, 2]),
+      tags([
+        [1, 2],
+        [2, 2],
+      ]),
+    );
+    expect(answer.status).toBe('unknown');
+  });
+
+  it('committed event without tags (a later replace removed them, or an empty batch): committed', () => {
+    expect(decideFence(log(['staged', 1, 0], ['committed', 1, 0]), tags([]))).toMatchObject({
+      status: 'committed',
+      committedEpoch: 1,
+      rowsWritten: 0,
+    });
+  });
+
+  it('committed event of one epoch but tags of another: unknown', () => {
+    const answer = decideFence(log(['staged', 1, 2], ['staged', 2, 2], ['committed', 1, 2]), tags([[2, 2]]));
+    expect(answer.status).toBe('unknown');
+  });
+});
+
+describe('clickhouse config', () => {
+  it('parses a clickhouse:// URL without keeping credentials in the HTTP URL', () => {
+    const endpoint = parseClickHouseUrl(
+      'clickhouse://alice:pw@127.0.0.1:8124/db1?request_timeout_ms=500',
+      'env-pw',
+      'f',
+    );
+    expect(endpoint).toEqual({
+      httpUrl: 'http://127.0.0.1:8124',
+      database: 'db1',
+      username: 'alice',
+      password: 'env-pw',
+      requestTimeoutMs: 500,
+    });
+  });
+
+  it('rejects other schemes and bad databases without echoing the URL', () => {
+    for (const url of ['postgres://u:secret@h/db', 'clickhouse://u:secret@h/bad-db', 'not a url secret']) {
+      let error: unknown;
+      try {
+        parseClickHouseUrl(url, undefined, 'target.url');
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toMatchObject({ code: ERROR_CODES.INVALID_INPUT, fields: { field: 'target.url' } });
+      expect((error as Error).message).not.toMatch(/secret/);
+    }
+  });
+
+  it('quotes names and strings, and names staging tables deterministically per operation and epoch', () => {
+    expect(quoteName('db.t`x')).toBe('`db`.`t\\`x`');
+    expect(quoteString("a'b\\")).toBe("'a\\'b\\\\'");
+    const name = stagingTableName('sha256:abc', 7);
+    expect(name).toMatch(/^_dpone_stage_[0-9a-f]{16}_7$/);
+    expect(stagingTableName('sha256:abc', 7)).toBe(name);
+    expect(stagingEpoch(name, 'sha256:abc')).toBe(7);
+    expect(stagingEpoch(name, 'sha256:other')).toBeNull();
+  });
+
+  it('reads the server error code from an 18.16 message and from a newer client error', () => {
+    expect(
+      clickHouseErrorCode(new Error('Code: 57, e.displayText() = DB::Exception: Table x already exists.')),
+    ).toBe(57);
+    expect(clickHouseErrorCode({ code: '60', message: 'Table does not exist' })).toBe(60);
+    expect(clickHouseErrorCode(new Error('socket hang up'))).toBeNull();
+  });
+
+  it('creates the target partitioned by the partition column with the generation columns', () => {
+    const ddl = targetTableDdl({
+      table: 'db.events',
+      columns: ['id', 'part', 'v'],
+      naturalKey: ['id'],
+      partitionColumn: 'part',
+    });
+    expect(ddl).toContain('`v` Nullable(String)');
+    expect(ddl).toContain('`id` String, `part` String');
+    expect(ddl).toContain('_dpone_op String, _dpone_epoch UInt64');
+    expect(ddl).toContain('PARTITION BY `part` ORDER BY (`id`)');
+  });
+});

@@ -1,0 +1,47 @@
+import type { ClickHouseEndpoint } from './clickhouse-config.ts';
+
+/**
+ * The slice of a ClickHouse client the connectors use: statements, JSON rows and JSONEachRow
+ * inserts. Unit tests hand the protocol a small fake; the real one wraps `@clickhouse/client`.
+ */
+export interface ClickHouseSql {
+  /** Runs a statement that returns no rows (DDL, ALTER, OPTIMIZE). */
+  command(sql: string): Promise<void>;
+  /** Runs a SELECT and returns its rows (JSONEachRow; 64-bit integers arrive as strings). */
+  rows<T extends Record<string, unknown>>(sql: string): Promise<T[]>;
+  /** One INSERT statement of JSONEachRow rows into `table` (already quoted). */
+  insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an HTTP client (the driver is loaded lazily). Its logger is switched off: the driver would
+ * otherwise print server messages, which may quote SQL or row values, to stderr.
+ */
+export async function openClickHouseSql(endpoint: ClickHouseEndpoint): Promise<ClickHouseSql> {
+  const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
+  const client = createClient({
+    url: endpoint.httpUrl,
+    username: endpoint.username,
+    password: endpoint.password,
+    database: endpoint.database,
+    request_timeout: endpoint.requestTimeoutMs,
+    log: { level: ClickHouseLogLevel.OFF },
+    keep_alive: { enabled: false },
+  });
+  return {
+    async command(sql) {
+      await client.command({ query: sql });
+    },
+    async rows<T extends Record<string, unknown>>(sql: string) {
+      const result = await client.query({ query: sql, format: 'JSONEachRow' });
+      return (await result.json()) as T[];
+    },
+    async insert(table, rows) {
+      await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
