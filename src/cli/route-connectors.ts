@@ -113,6 +113,64 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       });
     },
   },
+  mssql: {
+    capability: 'transactional-commit-marker',
+    openSource: async (workload, { env }) => {
+      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
+      const password = endpointPassword(workload.source, 'source', env);
+      return MssqlSource.open({
+        url: workload.source.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.source.table,
+        columns: workload.data.columns,
+      });
+    },
+    openTarget: async (workload, { env, faults }) => {
+      const { MssqlTarget } = await import('../adapters/connectors/mssql/mssql-target.ts');
+      const password = endpointPassword(workload.target, 'target', env);
+      return MssqlTarget.open({
+        url: workload.target.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.target.table,
+        columns: workload.data.columns,
+        naturalKey: workload.data.natural_key,
+        faults,
+        env,
+      });
+    },
+  },
+  clickhouse: {
+    capability: 'staging-swap-generation',
+    // The source is a ClickHouse table (clickhouse://) or, for a quick local workload, a SQLite file.
+    openSource: async (workload, { env }) => {
+      if (workload.source.url.startsWith('sqlite:')) {
+        const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
+        const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
+        return SqliteSource.open(path, workload.source.table, workload.data.columns);
+      }
+      const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
+      const password = endpointPassword(workload.source, 'source', env);
+      return ClickHouseSource.open({
+        url: workload.source.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.source.table,
+        columns: workload.data.columns,
+      });
+    },
+    openTarget: async (workload, { env, faults }) => {
+      const { ClickHouseTarget } = await import('../adapters/connectors/clickhouse/clickhouse-target.ts');
+      const password = endpointPassword(workload.target, 'target', env);
+      return ClickHouseTarget.open({
+        url: workload.target.url,
+        ...(password === undefined ? {} : { password }),
+        table: workload.target.table,
+        columns: workload.data.columns,
+        naturalKey: workload.data.natural_key,
+        partitionColumn: workload.data.partition.column,
+        faults,
+      });
+    },
+  },
 };
 
 function routeEntry(workload: Workload): RouteEntry {
