@@ -66,7 +66,7 @@ describe('openRouteConnectors', () => {
   });
 
   it('refuses a route with no connectors in this build', async () => {
-    const workload = { route: 'mssql' } as Workload;
+    const workload = { route: 'no-such-route' } as Workload;
     const error = await caught(() => openRouteConnectors(workload, { env: {}, faults: NO_FAULTS }));
     expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
   });
