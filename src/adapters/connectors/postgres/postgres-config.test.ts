@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import { parsePostgresUrl, quoteTable } from './postgres-config.ts';
+
+describe('postgres connector config', () => {
+  it('reads host, port, database, timeouts and schema; the env password wins over the URL', () => {
+    const config = parsePostgresUrl(
+      'postgres://u:inurl@db.example:6543/app?schema=c_1&connect_timeout_ms=1500&query_timeout_ms=2500',
+      'fromenv',
+      'target.url',
+      'dpone-target',
+    );
+    expect(config).toMatchObject({
+      host: 'db.example',
+      port: 6543,
+      user: 'u',
+      password: 'fromenv',
+      database: 'app',
+      connectionTimeoutMillis: 1500,
+      query_timeout: 2500,
+      statement_timeout: 2500,
+      options: '-c search_path=c_1',
+    });
+  });
+
+  it('rejects a bad schema or timeout as INVALID_INPUT without echoing the URL', () => {
+    for (const url of [
+      'postgres://u:s3cret@h/db?schema=x;drop',
+      'postgres://u:s3cret@h/db?query_timeout_ms=-1',
+      'mysql://u:s3cret@h/db',
+    ]) {
+      let thrown: unknown;
+      try {
+        parsePostgresUrl(url, undefined, 'target.url', 'x');
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ code: ERROR_CODES.INVALID_INPUT, fields: { field: 'target.url' } });
+      expect(String((thrown as Error).message)).not.toContain('s3cret');
+    }
+  });
+
+  it('quotes schema-qualified table names', () => {
+    expect(quoteTable('s.t"x')).toBe('"s"."t""x"');
+  });
+});
