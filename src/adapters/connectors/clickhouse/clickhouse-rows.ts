@@ -1,6 +1,14 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { SourceBatch } from '../../../ports/connector.ts';
-import { EPOCH_COLUMN, OP_COLUMN, quoteName, quoteString, splitTable } from './clickhouse-config.ts';
+import {
+  CH_ERRORS,
+  clickHouseErrorCode,
+  EPOCH_COLUMN,
+  OP_COLUMN,
+  quoteName,
+  quoteString,
+  splitTable,
+} from './clickhouse-config.ts';
 import { FENCE_TABLE_DDL } from './clickhouse-fence.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
@@ -37,8 +45,14 @@ export async function ensureTargetTables(
   shape: TargetShape,
   database: string,
 ): Promise<void> {
-  await sql.command(FENCE_TABLE_DDL);
-  await sql.command(targetTableDdl(shape));
+  for (const ddl of [FENCE_TABLE_DDL, targetTableDdl(shape)]) {
+    try {
+      await sql.command(ddl);
+    } catch (error) {
+      // Old servers can answer a racing CREATE … IF NOT EXISTS with "already exists": that is fine.
+      if (clickHouseErrorCode(error) !== CH_ERRORS.TABLE_ALREADY_EXISTS) throw error;
+    }
+  }
   const where = splitTable(shape.table, database);
   const [described] = await sql.rows<{ partition_key: string; generation: string | number }>(
     `SELECT partition_key, (SELECT count() FROM system.columns WHERE database = ${quoteString(where.database)} ` +

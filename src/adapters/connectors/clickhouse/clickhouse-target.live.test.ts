@@ -195,6 +195,29 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     park.release();
   });
 
+  it('four holders racing with epochs 1..4: the target ends with exactly one generation', async () => {
+    const db = await freshDb();
+    const targets = await Promise.all([1, 2, 3, 4].map(() => open(db)));
+    const outcomes = await Promise.all(
+      targets.map(async (target, i) => {
+        try {
+          await target.prepareFence({ operationId: 'op-1', epoch: i + 1 });
+          return (await target.mutate(request(i + 1))).epoch;
+        } catch (error) {
+          return (error as { code?: string }).code;
+        }
+      }),
+    );
+    const answer = await targets[3]!.queryFence('op-1');
+    await Promise.all(targets.map((t) => t.close()));
+    // A loser is FENCED, or COMMIT_UNKNOWN when the seal hit it mid-write (the executor then asks the fence).
+    const losers = new Set<unknown>([ERROR_CODES.FENCED, ERROR_CODES.COMMIT_UNKNOWN]);
+    expect(outcomes.every((o) => typeof o === 'number' || losers.has(o))).toBe(true);
+    expect(await count(db)).toBe(2);
+    expect(answer).toMatchObject({ status: 'committed', rowsWritten: 2 });
+    expect(await count(db, `_dpone_epoch = ${answer.committedEpoch}`)).toBe(2);
+  });
+
   it('a dead server is FENCE_UNAVAILABLE without URL or password in the message', async () => {
     const error = await ClickHouseTarget.open({
       url: 'clickhouse://dpone@127.0.0.1:1/x?request_timeout_ms=500',
