@@ -1,77 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { MutationRequest, SourceBatch } from '../../../ports/connector.ts';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
 import { fenceModel } from './mssql-fence-model.ts';
-import { MAX_PARAMETERS_PER_STATEMENT } from './mssql-rows.ts';
 import { MssqlTarget } from './mssql-target.ts';
-
-const PASSWORD = 'hunter2-secret';
-const URL = 'mssql://etl_user@db.example:1433/warehouse?encrypt=true';
-/** Nothing of these may appear in an error's message or JSON. */
-const LEAKS = [
-  PASSWORD,
-  'etl_user',
-  'db.example',
-  'warehouse',
-  'SELECT',
-  'UPDATE',
-  'INSERT',
-  'DELETE',
-  '_dpone_fence',
-  '@@ROWCOUNT',
-];
-const COLUMNS = ['id', 'part', 'v'];
-const OP = 'sha256:' + 'ab'.repeat(32);
-
-function batch(n: number, columns = COLUMNS): SourceBatch {
-  const rows = Array.from({ length: n }, (_, i) =>
-    Object.fromEntries(columns.map((c, j) => [c, j === 0 ? i : c === 'part' ? 'p1' : `v${i}`])),
-  );
-  return { columns, rows };
-}
-
-function request(
-  epoch: number,
-  rows = batch(2),
-  strategy: MutationRequest['strategy'] = 'append',
-): MutationRequest {
-  return {
-    fence: { operationId: OP, epoch },
-    strategy,
-    partitionColumn: 'part',
-    partitionValue: 'p1',
-    batch: rows,
-  };
-}
-
-async function open(fake: FakeMssql, extra: { faults?: FaultPoints; env?: NodeJS.ProcessEnv } = {}) {
-  const target = await MssqlTarget.open({
-    url: URL,
-    password: PASSWORD,
-    table: 'dbo.events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-    env: extra.env ?? {},
-    loadDriver: async () => fake.driver(),
-    ...(extra.faults ? { faults: extra.faults } : {}),
-  });
-  fake.events.length = 0;
-  return target;
-}
-
-async function caught(promise: Promise<unknown>): Promise<DponeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DponeError);
-  const shown = `${(error as Error).message} ${JSON.stringify(error)}`;
-  for (const leak of LEAKS) expect(shown).not.toContain(leak);
-  return error as DponeError;
-}
+import { COLUMNS, OP, PASSWORD, URL, batch, caught, open, request } from './mssql-target.test-support.ts';
 
 /** The statements of one transaction, in order. */
 const inTx = (fake: FakeMssql, tx: number) => fake.queries.filter((q) => q.tx === tx).map((q) => q.text);
@@ -163,50 +97,6 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     expect(error.code).toBe(ERROR_CODES.FENCED);
     expect(fences.get(OP)?.epoch).toBe(3);
     expect(fake.kinds.filter((k) => k !== 'query')).toEqual(['begin', 'commit', 'begin', 'commit']);
-  });
-
-  it('replace-partition deletes the partition after the guard and before the inserts, in the same transaction', async () => {
-    const fake = new FakeMssql();
-    fenceModel(fake);
-    await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
-    fake.events.length = 0;
-    await target.mutate(request(1, batch(3), 'replace-partition'));
-    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'query', 'commit']);
-    const texts = fake.queries.map((q) => q.text);
-    expect(texts[0]).toBe(FENCE_SQL.guard);
-    expect(texts[1]).toBe(
-      'DELETE FROM [dbo].[events] WHERE CAST([part] AS NVARCHAR(MAX)) = @partition_value',
-    );
-    expect(fake.queries[1]!.params).toEqual({ partition_value: 'p1' });
-    expect(texts[2]).toMatch(/^INSERT INTO \[dbo\]\.\[events\]/);
-    expect(new Set(fake.queries.map((q) => q.tx)).size).toBe(1);
-  });
-
-  it('batches inserts within the 2100-parameter and 1000-row limits, all in the guarded transaction', async () => {
-    const fake = new FakeMssql();
-    fenceModel(fake);
-    await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
-    for (const [rows, columns, statements] of [
-      [1500, COLUMNS, 3], // 666 rows x 3 columns per statement
-      [2500, ['id'], 3], // 1000 rows per VALUES at most
-    ] as const) {
-      fake.events.length = 0;
-      expect(await target.mutate(request(1, batch(rows, [...columns])))).toMatchObject({ rowsWritten: rows });
-      const inserts = fake.queries.filter((q) => q.text.startsWith('INSERT'));
-      expect(inserts).toHaveLength(statements);
-      for (const insert of inserts) {
-        const count = Object.keys(insert.params).length;
-        expect(count).toBeLessThanOrEqual(MAX_PARAMETERS_PER_STATEMENT);
-        expect(count).toBeLessThan(2100);
-        expect(insert.text.match(/@p\d+/g)).toHaveLength(count);
-      }
-      expect(inserts.reduce((n, q) => n + Object.keys(q.params).length, 0)).toBe(rows * columns.length);
-      // Values travel as text: a number keeps its JavaScript spelling.
-      expect(inserts[0]!.params.p0).toBe('0');
-      expect(fake.kinds.at(-1)).toBe('commit');
-    }
   });
 
   it('fault points wrap the commit: begin, before, sent (commit already handed over), after', async () => {
