@@ -17,7 +17,10 @@ export const FENCE_TABLE_DDL =
   'operation_id NVARCHAR(80) NOT NULL PRIMARY KEY, epoch BIGINT NOT NULL, status NVARCHAR(16) NOT NULL, ' +
   'committed_epoch BIGINT NULL, rows_written BIGINT NULL, updated_at_ms BIGINT NOT NULL)';
 
-const SELECT_FENCE = `SELECT epoch, status, committed_epoch, rows_written FROM ${FENCE_TABLE} WHERE operation_id = @operation_id`;
+// READCOMMITTEDLOCK: even where the database reads row versions (READ_COMMITTED_SNAPSHOT, the
+// Azure SQL default), the fence read waits for an in-flight guard's COMMIT or ROLLBACK instead of
+// answering from the version before it.
+const SELECT_FENCE = `SELECT epoch, status, committed_epoch, rows_written FROM ${FENCE_TABLE} WITH (READCOMMITTEDLOCK) WHERE operation_id = @operation_id`;
 
 /**
  * Insert-if-absent under UPDLOCK + HOLDLOCK (HOLDLOCK is SERIALIZABLE for this table: the key
