@@ -1,6 +1,6 @@
 import type { CellDraft } from '../plan/cell.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
-import type { TraceOccurrence } from '../plan/trace.ts';
+import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
@@ -11,18 +11,35 @@ const RANDOM_DELAY_MS = { min: 40, max: 700 } as const;
 
 interface CrashParams {
   readonly first?: TraceOccurrence;
+  /** The recorded state right after the first-attempt kill (depth 2), when the route can copy it. */
+  readonly killed?: RecordedKill;
   readonly recovery?: TraceOccurrence;
   readonly delayMs?: number;
 }
 
 /**
- * The mutation window: from the CAS into COMMITTING to the CAS that records the target's proof.
- * Kills there are where an unsafe target shows a duplicate, so that window is the sensitivity subset.
+ * The mutation window: after the CAS into COMMITTING up to the CAS that records the target's
+ * proof. Kills there are where an unsafe target shows a duplicate, so that window is the crash
+ * part of the sensitivity subset.
  */
 function commitWindow(trace: readonly TraceOccurrence[]): { from: number; to: number } {
-  const from = trace.findIndex((o) => o.point.startsWith('cas:PREPARED->COMMITTING'));
-  const to = trace.findIndex((o) => o.point === 'cas:COMMITTING->TARGET_COMMITTED:after');
-  return { from: from < 0 ? 0 : from, to: to < 0 ? trace.length - 1 : to };
+  const from = trace.findIndex((o) => o.point === 'cas:PREPARED->COMMITTING:after');
+  const to = trace.findIndex((o) => o.point === 'cas:COMMITTING->TARGET_COMMITTED:before');
+  return { from: from < 0 ? 0 : from + 1, to: to < 0 ? trace.length - 1 : to };
+}
+
+/**
+ * First-attempt kills grouped by the durable state they left (trace order kept; the first of a
+ * group represents it). Without fingerprints, or when asked for every kill, each is its own group.
+ */
+export function firstKillGroups(traces: PlanContext['traces'], distinct: boolean): TraceOccurrence[][] {
+  const groups = new Map<string, TraceOccurrence[]>();
+  for (const first of traces.clean) {
+    const fingerprint = traces.snapshots?.get(occurrenceKey(first))?.fingerprint;
+    const key = distinct && fingerprint ? fingerprint : `point:${occurrenceKey(first)}`;
+    groups.set(key, [...(groups.get(key) ?? []), first]);
+  }
+  return [...groups.values()];
 }
 
 function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): CellDraft[] {
@@ -36,18 +53,24 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
     sensitive: index >= window.from && index <= window.to,
   }));
   if (depth >= 2) {
-    for (const first of traces.clean) {
-      for (const recovery of traces.recovery.get(occurrenceKey(first)) ?? []) {
+    for (const group of firstKillGroups(traces, spec.distinct_states ?? true)) {
+      const [first, ...equivalent] = group;
+      for (const recovery of traces.recovery.get(occurrenceKey(first!)) ?? []) {
         drafts.push({
-          localId: `d2/${occurrenceKey(first)}>${occurrenceKey(recovery)}`,
+          localId: `d2/${occurrenceKey(first!)}>${occurrenceKey(recovery)}`,
           fault: {
             kind: 'crash',
-            point: first.point,
-            hit: first.hit,
+            point: first!.point,
+            hit: first!.hit,
             attempt: 2,
             recovery_point: occurrenceKey(recovery),
+            ...(equivalent.length > 0 ? { equivalent_points: equivalent.map(occurrenceKey) } : {}),
           },
-          params: { first, recovery } satisfies CrashParams,
+          params: {
+            first: first!,
+            recovery,
+            killed: traces.snapshots?.get(occurrenceKey(first!)),
+          } satisfies CrashParams,
           sensitive: false,
         });
       }
@@ -74,7 +97,12 @@ async function runCrash(run: CellRun): Promise<CellOutcome> {
     worker.kill();
     return { attempts: [await worker.result()], hit: true };
   }
-  const first = await run.killAt('first', params.first!);
+  // Depth 2 starts from the recorded kill's state when the route can copy it: the first attempt
+  // then ran (and was killed at the same point) once, during trace recording.
+  const first =
+    params.recovery && params.killed && (await run.restore(params.killed.dir))
+      ? { record: { ...params.killed.first, role: 'first-recorded' }, hit: true }
+      : await run.killAt('first', params.first!);
   if (!first.hit || !params.recovery) return { attempts: [first.record], hit: first.hit };
   await run.waitForLeaseExpiry();
   const recovery = await run.killAt('recovery', params.recovery);

@@ -42,6 +42,11 @@ export interface CellRun {
     stop: TraceOccurrence,
     options?: WorkerOptions,
   ): Promise<{ record: AttemptRecord; hit: boolean }>;
+  /**
+   * Replaces the cell's durable state with a recorded one (see Route.copyCellState); false when
+   * the route cannot, and the caller must produce that state itself.
+   */
+  restore(fromDir: string): Promise<boolean>;
   /** Waits until no live lease is held (a killed worker's lease expired). */
   waitForLeaseExpiry(): Promise<void>;
   /** Trace file of a finished attempt, by role. */

@@ -1,3 +1,4 @@
+import type { AttemptRecord } from '../evidence/evidence-types.ts';
 import { readFile } from 'node:fs/promises';
 
 /** One pass of a fault point: its name and which pass it was (1-based). */
@@ -47,4 +48,17 @@ export interface TraceBook {
   readonly recovery: ReadonlyMap<string, readonly TraceOccurrence[]>;
   /** Wall time of the clean run, for sizing random kill delays (informational). */
   readonly cleanDurationMs: number;
+  /**
+   * Durable state right after each recorded first-attempt kill (folder + that attempt's record),
+   * keyed like `recovery`; present when the route can copy cell state.
+   */
+  readonly snapshots?: ReadonlyMap<string, RecordedKill>;
+}
+
+/** A recorded first-attempt kill whose durable state was kept for depth-2 cells. */
+export interface RecordedKill {
+  readonly dir: string;
+  readonly first: AttemptRecord;
+  /** Route's durable-state digest right after the kill, when the route computes one. */
+  readonly fingerprint?: string;
 }

@@ -44,6 +44,18 @@ export interface Route {
   readonly connectorVersion: string;
   /** Deliberately unsafe target variants (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
   readonly unsafeVariants: readonly string[];
+  /**
+   * Optional: copies a cell's durable state (source, target, journal, state folder) from one cell
+   * folder into another prepared cell, while no worker holds it open. Lets a depth-2 crash cell
+   * start from the state a recorded first-attempt kill left, instead of killing a first attempt
+   * again. Routes whose state lives on a server leave it out; the cell then runs the first attempt.
+   */
+  copyCellState?(fromDir: string, toDir: string): Promise<void>;
+  /**
+   * Optional: a digest of a cell folder's logical durable state (masking holder names and
+   * instants). Equal digests after two first-attempt kills mean recovery from them is one test.
+   */
+  durableFingerprint?(dir: string): Promise<string>;
   /** Builds a fresh cell in `cellDir` (created by the caller, empty). */
   prepareCell(
     cellDir: string,

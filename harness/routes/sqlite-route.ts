@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { cp, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { stringify } from 'yaml';
@@ -7,6 +7,7 @@ import { openJournal } from '../../src/cli/journal-url.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { sqliteStateFingerprint } from './sqlite-state-fingerprint.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
 
 const TABLE = 'events';
@@ -70,6 +71,15 @@ export const route: Route = {
   defaultProvider: 'embedded',
   unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS).sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.sqlite ?? 'unknown',
+  async copyCellState(fromDir: string, toDir: string): Promise<void> {
+    const durable = (name: string) =>
+      /^(source|target|journal)\.db(-wal|-shm|-journal)?$/.test(name) || name === 'state';
+    for (const name of (await readdir(toDir)).filter(durable))
+      await rm(join(toDir, name), { recursive: true, force: true });
+    for (const name of (await readdir(fromDir)).filter(durable))
+      await cp(join(fromDir, name), join(toDir, name), { recursive: true });
+  },
+  durableFingerprint: sqliteStateFingerprint,
   async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
     writeSource(join(cellDir, 'source.db'), options);
     const workloadFile = join(cellDir, 'workload.yaml');

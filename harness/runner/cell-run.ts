@@ -4,7 +4,7 @@ import type { CellRun, WorkerOptions } from '../faults/fault.ts';
 import type { PlannedCell } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import { readTrace } from '../plan/trace.ts';
-import type { CellFixture } from '../routes/route.ts';
+import type { CellFixture, Route } from '../routes/route.ts';
 import { Worker } from '../workers/worker.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +26,7 @@ export async function waitForLeaseExpiry(fixture: CellFixture): Promise<void> {
 }
 
 /** The CellRun a fault module drives: every worker on this cell's fixture, trace file per role. */
-export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture): CellRun {
+export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture, route: Route): CellRun {
   const traceFile = (role: string) => join(dir, `trace-${role}.txt`);
   const start = (role: string, options: WorkerOptions = {}): Worker =>
     Worker.start({
@@ -55,6 +55,11 @@ export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture): C
       const parked = await worker.parked();
       if (parked) worker.kill();
       return { record: await worker.result(), hit: parked !== null };
+    },
+    async restore(fromDir) {
+      if (!route.copyCellState) return false;
+      await route.copyCellState(fromDir, dir);
+      return true;
     },
     waitForLeaseExpiry: () => waitForLeaseExpiry(fixture),
     traceOf: (role) => readTrace(traceFile(role)),

@@ -51,7 +51,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
   let fixture: CellFixture | null = null;
   try {
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
-    const run = cellRun(cell, dir, fixture);
+    const run = cellRun(cell, dir, fixture, context.route);
     const outcome: CellOutcome = await (await faultModule(cell.kind)).run(run, cell.spec);
     attempts.push(...outcome.attempts);
     extra.push(...(outcome.extraChecks ?? []));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import { TAKEOVER_LEASE_TTL_MS } from '../faults/fault.ts';
-import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
+import type { RecordedKill, TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey, readTrace } from '../plan/trace.ts';
 import type { CellWorkloadOptions, Route } from '../routes/route.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
@@ -38,15 +38,41 @@ async function fresh(recording: TraceRecording, name: string) {
   return { dir, fixture, spec };
 }
 
+/** Fingerprints a throw-away copy, so the kept state stays byte for byte as the kill left it. */
+async function fingerprintCopy(route: Route, snapshot: string): Promise<string | undefined> {
+  if (!route.durableFingerprint || !route.copyCellState) return undefined;
+  const copy = `${snapshot}-fingerprint`;
+  await mkdir(copy, { recursive: true });
+  try {
+    await route.copyCellState(snapshot, copy);
+    return await route.durableFingerprint(copy);
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+}
+
 /** The recovery run that follows a SIGKILL at `at` in the first attempt. */
-async function recoveryTrace(recording: TraceRecording, at: TraceOccurrence, index: number) {
-  const { fixture, spec } = await fresh(recording, `recovery-${index}`);
+async function recoveryTrace(
+  recording: TraceRecording,
+  at: TraceOccurrence,
+  index: number,
+): Promise<{ trace: TraceOccurrence[]; kill: RecordedKill | null }> {
+  const { dir, fixture, spec } = await fresh(recording, `recovery-${index}`);
   try {
     const first = await killAt({ ...spec('first'), stop: at });
-    if (!first.hit) return [];
+    if (!first.hit) return { trace: [], kill: null };
+    let kill: RecordedKill | null = null;
+    if (recording.route.copyCellState) {
+      const snapshot = join(recording.dir, `killed-${index}`);
+      await rm(snapshot, { recursive: true, force: true });
+      await mkdir(snapshot, { recursive: true });
+      await recording.route.copyCellState(dir, snapshot);
+      const fingerprint = await fingerprintCopy(recording.route, snapshot);
+      kill = { dir: snapshot, first: first.record, ...(fingerprint ? { fingerprint } : {}) };
+    }
     await waitForLeaseExpiry(fixture);
     await runToEnd(spec('recovery'));
-    return await readTrace(spec('recovery').traceFile);
+    return { trace: await readTrace(spec('recovery').traceFile), kill };
   } finally {
     await fixture[Symbol.asyncDispose]();
   }
@@ -74,11 +100,16 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
   }
   const cleanDurationMs = Date.now() - started;
   const recovery = new Map<string, readonly TraceOccurrence[]>();
+  const snapshots = new Map<string, RecordedKill>();
   if (recording.recovery) {
-    const traces = await mapBounded(clean, recording.concurrency, (at, index) =>
+    const results = await mapBounded(clean, recording.concurrency, (at, index) =>
       recoveryTrace(recording, at, index),
     );
-    clean.forEach((at, index) => recovery.set(occurrenceKey(at), traces[index]!));
+    clean.forEach((at, index) => {
+      const { trace, kill } = results[index]!;
+      recovery.set(occurrenceKey(at), trace);
+      if (kill) snapshots.set(occurrenceKey(at), kill);
+    });
   }
-  return { clean, recovery, cleanDurationMs };
+  return { clean, recovery, cleanDurationMs, snapshots };
 }

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * What differs between two kills that left the same durable state: the dead worker's holder name
+ * (`host:pid:hex`) and wall-clock instants. Both are masked so only the logical state compares.
+ */
+function normalise(text: string): string {
+  return text.replace(/[\w.-]+:\d+:[0-9a-f]{8}/g, '<holder>').replace(/\b1\d{12}\b/g, '<ms>');
+}
+
+function dumpDatabase(file: string): string {
+  const db = new DatabaseSync(file);
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+      name: string;
+    }[];
+    return tables
+      .map(({ name }) => {
+        const rows = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`).all();
+        return `${name}\n${rows
+          .map((row) => JSON.stringify(row))
+          .sort()
+          .join('\n')}`;
+      })
+      .join('\n');
+  } finally {
+    db.close();
+  }
+}
+
+async function dumpFolder(root: string, dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const parts: string[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) parts.push(...(await dumpFolder(root, path)));
+    else parts.push(`${relative(root, path)}\n${await readFile(path, 'utf8')}`);
+  }
+  return parts;
+}
+
+/**
+ * A digest of a cell folder's logical durable state: every table of the source, target and journal
+ * databases (rows sorted) and every file of the state folder, with holder names and instants masked.
+ * Two first-attempt kills with equal fingerprints left the same state, so recovery from them is
+ * the same test.
+ */
+export async function sqliteStateFingerprint(dir: string): Promise<string> {
+  const parts = ['source.db', 'target.db', 'journal.db']
+    .filter((name) => existsSync(join(dir, name)))
+    .map((name) => `${name}\n${dumpDatabase(join(dir, name))}`);
+  parts.push(...(await dumpFolder(dir, join(dir, 'state'))));
+  return `sha256:${createHash('sha256')
+    .update(normalise(parts.join('\n\n')))
+    .digest('hex')}`;
+}
