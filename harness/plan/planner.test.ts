@@ -89,3 +89,48 @@ describe('planner enumeration from a hand-made trace', () => {
     }
   });
 });
+
+describe('depth 2 over distinct durable states', () => {
+  const fingerprints = ['s0', 's0', 's1', 's1', 's1', 's2'];
+  const snapshots = new Map(
+    CLEAN.map((at, index) => [
+      occurrenceKey(at),
+      {
+        dir: `/snap/${index}`,
+        fingerprint: fingerprints[index]!,
+        first: {
+          pid: 1,
+          exit_code: null,
+          signal: 'SIGKILL',
+          duration_ms: 1,
+          last_point: at.point,
+          role: 'first',
+        },
+      },
+    ]),
+  );
+  const book: TraceBook = { ...BOOK, snapshots };
+
+  it('plans recovery kills once per state, naming the equivalent first-attempt points', async () => {
+    const cells = await planCells([scenario('name: c\nfaults:\n  - kind: crash\n    random: 0\n')], {
+      variants: [],
+      traces: () => book,
+    });
+    const d2 = cells.filter((cell) => cell.id.startsWith('c/d2/'));
+    // Representatives: occurrences 0, 2 and 5; their recovery traces have 6, 4 and 1 points.
+    expect(d2).toHaveLength(6 + 4 + 1);
+    const fromState1 = d2.filter((cell) => cell.fault.point === 'cas:PREPARED->COMMITTING:after');
+    expect(fromState1[0]?.fault.equivalent_points).toEqual([
+      'target.commit:before#1',
+      'lease.acquire:before#2',
+    ]);
+    expect(cells.filter((cell) => cell.id.startsWith('c/d1/'))).toHaveLength(CLEAN.length);
+  });
+
+  it('distinct_states: false runs depth 2 after every first-attempt kill', async () => {
+    const text = 'name: c\nfaults:\n  - kind: crash\n    random: 0\n    distinct_states: false\n';
+    const cells = await planCells([scenario(text)], { variants: [], traces: () => book });
+    const recoverySum = [...RECOVERY.values()].reduce((sum, trace) => sum + trace.length, 0);
+    expect(cells.filter((cell) => cell.id.startsWith('c/d2/'))).toHaveLength(recoverySum);
+  });
+});

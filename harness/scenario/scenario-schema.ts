@@ -27,6 +27,11 @@ const crashFault = {
       enum: [1, 2],
       description: 'Deepest kill: 1 = first attempt only, 2 = also inside each recovery attempt. Default 2.',
     },
+    distinct_states: {
+      type: 'boolean',
+      description:
+        'Depth 2 once per distinct durable state a first-attempt kill leaves (kills leaving equal states share one recovery run; the evidence lists them). Default true; false: after every first-attempt kill.',
+    },
     random: {
       type: 'integer',
       minimum: 0,
@@ -121,7 +126,9 @@ const networkFault = {
     phases: {
       type: 'array',
       minItems: 1,
-      items: { enum: ['before-intent', 'fence-prepare', 'mutation', 'commit', 'fence-query', 'state-complete'] },
+      items: {
+        enum: ['before-intent', 'fence-prepare', 'mutation', 'commit', 'fence-query', 'state-complete'],
+      },
       description: 'Phases to hit. Default all six.',
     },
   },
