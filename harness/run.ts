@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
 import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
-import type { StartedEnvironment } from './env/environment.ts';
+import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
@@ -24,6 +24,7 @@ import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
 import { ROUTES } from './routes/route.ts';
 import type { Route } from './routes/route.ts';
+import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
 import { mapBounded } from './runner/pool.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
@@ -40,6 +41,8 @@ export interface CertifyOptions {
   readonly provider?: string;
   readonly shard?: Shard;
   readonly concurrency?: number;
+  /** Scratch folder for cell worlds; default a fresh folder on tmpfs (/dev/shm) or the OS temp dir. */
+  readonly workDir?: string;
   /** Run only these cells (replay, tests); each id must be in the plan. */
   readonly onlyCells?: readonly string[];
   /** Move reports/latest (default true unless replaying). */
@@ -65,6 +68,14 @@ export interface ScenarioSource {
 const RUNTIME_VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/**
+ * Twice the CPUs: a cell spends much of its wall time waiting (a killed worker's lease to expire,
+ * a parked worker), so one lane per CPU would leave the CPUs idle.
+ */
+export function defaultConcurrency(): number {
+  return availableParallelism() * 2;
+}
 
 function runIdFor(route: string): string {
   const stamp = new Date()
@@ -161,11 +172,60 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const seed = options.seed ?? scenarioSeed(scenarios[0]!.scenario, options);
   const runId = runIdFor(routeId);
   const dir = resolve(options.cwd, options.out ?? join('reports', runId));
-  const evidenceFile = join(dir, 'evidence.json');
-  const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
-  const work = join(dir, 'work');
+  const work = options.workDir ?? join(scratchRoot(), `dpone-${runId}`);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
+  try {
+    return await runIn(
+      work,
+      dir,
+      runId,
+      seed,
+      routeId,
+      route,
+      providerName,
+      loadProvider,
+      scenarios,
+      options,
+      startedAt,
+    );
+  } finally {
+    if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Cell folders are scratch: on tmpfs when there is one. SIGKILL (a process death) loses nothing the
+ * page cache holds, so fsync latency buys no fidelity here; power loss is out of this harness's scope.
+ */
+function scratchRoot(): string {
+  return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+}
+
+/** Keeps the folders of real cells that did not PASS with the evidence, for inspection. */
+async function keepNonPassing(cells: readonly CellEvidence[], cellsDir: string, dir: string): Promise<void> {
+  for (const cell of cells) {
+    if (cell.variant !== null || cell.verdict === 'PASS') continue;
+    const name = cellDirName(cell.id);
+    await cp(join(cellsDir, name), join(dir, 'cells', name), { recursive: true }).catch(() => undefined);
+  }
+}
+
+async function runIn(
+  work: string,
+  dir: string,
+  runId: string,
+  seed: number,
+  routeId: string,
+  route: Route,
+  providerName: string,
+  loadProvider: () => Promise<EnvironmentProvider>,
+  scenarios: readonly LoadedScenario[],
+  options: CertifyOptions,
+  startedAt: Date,
+): Promise<CertifyResult> {
+  const evidenceFile = join(dir, 'evidence.json');
+  const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
   const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
   await using environment = started.status === 'started' ? started.environment : null;
@@ -246,6 +306,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       file: relative(options.cwd, file) || file,
     })),
   };
+  await keepNonPassing(results, context.cellsDir, dir);
   const written = writeEvidence(dir, evidence, options.updateLatest === false ? { latestRoot: null } : {});
   for (const reporter of options.reporters)
     await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir);
