@@ -15,12 +15,13 @@ export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
  * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
  * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
- * missing tables); another route reads through its target connector, whose queryFence is
+ * missing tables); MSSQL has a reader that sends only the fence SELECT; another route reads through its target connector, whose queryFence is
  * read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
   if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
+  if (workload.route === 'mssql') return openMssqlReader(workload, io);
   return openRouteFenceReader(workload, io);
 }
 
@@ -82,6 +83,14 @@ async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<F
     },
     [Symbol.asyncDispose]: () => session.close(),
   };
+}
+
+async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  const { openMssqlFenceReader } = await import('../../adapters/connectors/mssql/mssql-fence-reader.ts');
+  return openMssqlFenceReader({
+    url: workload.target.url,
+    password: endpointPassword(workload.target, 'target', io.env),
+  });
 }
 
 async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
