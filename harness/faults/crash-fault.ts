@@ -49,7 +49,7 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   const drafts: CellDraft[] = traces.clean.map((first, index) => ({
     localId: `d1/${occurrenceKey(first)}`,
     fault: { kind: 'crash', point: first.point, hit: first.hit, attempt: 1 },
-    params: { first } satisfies CrashParams,
+    params: { first, killed: traces.snapshots?.get(occurrenceKey(first)) } satisfies CrashParams,
     sensitive: index >= window.from && index <= window.to,
   }));
   if (depth >= 2) {
@@ -97,11 +97,12 @@ async function runCrash(run: CellRun): Promise<CellOutcome> {
     worker.kill();
     return { attempts: [await worker.result()], hit: true };
   }
-  // Depth 2 starts from the recorded kill's state when the route can copy it: the first attempt
-  // then ran (and was killed at the same point) once, during trace recording.
+  // A real (non-variant) cell starts from the recorded kill's state when the route can copy it:
+  // its first attempt then ran, and was SIGKILLed at the same point, once during trace recording.
+  const recorded = run.cell.variant === null && params.killed !== undefined;
   const first =
-    params.recovery && params.killed && (await run.restore(params.killed.dir))
-      ? { record: { ...params.killed.first, role: 'first-recorded' }, hit: true }
+    recorded && (await run.restore(params.killed!.dir))
+      ? { record: { ...params.killed!.first, role: 'first-recorded' }, hit: true }
       : await run.killAt('first', params.first!);
   if (!first.hit || !params.recovery) return { attempts: [first.record], hit: first.hit };
   await run.waitForLeaseExpiry();

@@ -30,7 +30,8 @@ export function parseScenario(text: string, file: string): Scenario {
   const problems: SchemaProblem[] = document.errors.map((error) => ({
     offset: error.pos[0],
     path: '(yaml)',
-    message: error.message.split('\n')[0] ?? 'YAML syntax error',
+    // The parser's own message quotes source text; ours names only the kind of mistake.
+    message: `malformed YAML: ${error.code.toLowerCase().replaceAll('_', ' ')}`,
   }));
   if (problems.length === 0) validateNode(document.contents, SCENARIO_SCHEMA, '', problems);
   if (problems.length > 0) {
