@@ -6,6 +6,7 @@ import type { CommandRun } from '../../src/cli/command.ts';
 import { readEvidence } from '../evidence/evidence-writer.ts';
 import type { ScenarioSource } from '../run.ts';
 import { runCertification } from '../run.ts';
+import { verdictExitCode } from '../verdict.ts';
 import { cellDirName } from '../runner/cell-dir.ts';
 import { DEFAULT_SCENARIOS, integerFlag, scenarioFiles } from './certify-run.ts';
 
@@ -54,5 +55,6 @@ export const run: CommandRun = async (args, io) => {
       `\n${cell.checks.map((check) => `  ${check.verdict} ${check.name}: ${check.detail}`).join('\n')}\n` +
       `evidence ${join(result.dir, 'evidence.json')}\n`,
   );
-  return result.exitCode;
+  // By the cell's own verdict: a replayed variant cell that FAILs (is caught) exits 1 like any FAIL.
+  return verdictExitCode(cell.verdict);
 };
