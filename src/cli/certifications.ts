@@ -15,6 +15,7 @@ export const CERTIFICATIONS_DIR_ENV = 'DPONE_CERTIFICATIONS_DIR';
  */
 export const ROUTE_CONNECTOR_VERSIONS: Readonly<Record<string, string>> = {
   sqlite: 'sqlite-transactional-commit-marker/1',
+  postgres: 'postgres-transactional-commit-marker/1',
 };
 
 export function certificationsDir(cwd: string, env: NodeJS.ProcessEnv): string {
