@@ -176,7 +176,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {
-    return await runIn(
+    const setup = {
       work,
       dir,
       runId,
@@ -186,9 +186,9 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       providerName,
       loadProvider,
       scenarios,
-      options,
       startedAt,
-    );
+    };
+    return await runIn(setup, options);
   } finally {
     if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
   }
@@ -211,19 +211,22 @@ async function keepNonPassing(cells: readonly CellEvidence[], cellsDir: string, 
   }
 }
 
-async function runIn(
-  work: string,
-  dir: string,
-  runId: string,
-  seed: number,
-  routeId: string,
-  route: Route,
-  providerName: string,
-  loadProvider: () => Promise<EnvironmentProvider>,
-  scenarios: readonly LoadedScenario[],
-  options: CertifyOptions,
-  startedAt: Date,
-): Promise<CertifyResult> {
+/** What runCertification resolved before anything ran. */
+interface RunSetup {
+  readonly work: string;
+  readonly dir: string;
+  readonly runId: string;
+  readonly seed: number;
+  readonly routeId: string;
+  readonly route: Route;
+  readonly providerName: string;
+  readonly loadProvider: () => Promise<EnvironmentProvider>;
+  readonly scenarios: readonly LoadedScenario[];
+  readonly startedAt: Date;
+}
+
+async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyResult> {
+  const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt } = setup;
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
