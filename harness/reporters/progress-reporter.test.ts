@@ -1,0 +1,74 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { progressLine, progressReporter } from './progress-reporter.ts';
+
+function sink() {
+  let text = '';
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  return { stdout, text: () => text };
+}
+
+function cell(id: string, verdict: CellEvidence['verdict'], variant: string | null = null): CellEvidence {
+  return {
+    id,
+    scenario: 's',
+    route: 'sqlite',
+    variant,
+    fault: { kind: 'crash' },
+    verdict,
+    checks: [],
+    attempts: [],
+    target: null,
+    journal: null,
+    reproduce: '',
+    duration_ms: 1,
+  };
+}
+
+describe('progress reporter', () => {
+  it('shows done/total, elapsed, estimate and failures', () => {
+    expect(progressLine(5, 20, 10_000, 1)).toBe('5/20 cells  elapsed 10.0s  eta 30.0s  failures 1');
+  });
+
+  it('in CI writes plain lines: each non-PASS real cell, never a terminal escape', async () => {
+    const out = sink();
+    const reporter = progressReporter({ stdout: out.stdout, env: { CI: 'true' }, interactive: false });
+    await reporter.onRunStart?.({
+      runId: 'r',
+      route: 'sqlite',
+      seed: 1,
+      totalCells: 3,
+      dir: 'd',
+      startedAtMs: Date.now(),
+    });
+    await reporter.onCellDone?.(cell('a', 'PASS'));
+    await reporter.onCellDone?.(cell('b', 'FAIL'));
+    await reporter.onCellDone?.(cell('c@no-fence', 'FAIL', 'no-fence'));
+    const text = out.text();
+    expect(text).toContain('FAIL b\n');
+    expect(text).not.toContain('FAIL c@no-fence');
+    expect(text).toMatch(/3\/3 cells .* failures 1\n/);
+    expect(text).not.toContain('\x1b[');
+  });
+
+  it('on a terminal redraws one status line', async () => {
+    const out = sink();
+    const reporter = progressReporter({ stdout: out.stdout, env: {}, interactive: true });
+    await reporter.onRunStart?.({
+      runId: 'r',
+      route: 'sqlite',
+      seed: 1,
+      totalCells: 2,
+      dir: 'd',
+      startedAtMs: Date.now(),
+    });
+    await reporter.onCellDone?.(cell('a', 'PASS'));
+    expect(out.text()).toContain('\r\x1b[2K1/2 cells');
+  });
+});
