@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { provider } from '../env/embedded-provider.ts';
+import { route } from '../routes/sqlite-route.ts';
+import { Worker, killAt } from './worker.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'dpone-worker-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cell(name: string) {
+  const cellDir = join(dir, name);
+  const started = await provider.start({ env: process.env, workDir: dir, route: 'sqlite' });
+  if (started.status !== 'started') throw new Error('embedded environment must start');
+  mkdirSync(cellDir, { recursive: true });
+  const fixture = await route.prepareCell(
+    cellDir,
+    { rows: 5, strategy: 'append', leaseTtlMs: 400, seed: 1 },
+    started.environment,
+  );
+  return { cellDir, fixture };
+}
+
+describe('worker', () => {
+  it('is SIGKILLed from outside where it parked, and its record says so', async () => {
+    const { cellDir, fixture } = await cell('kill');
+    const { record, hit } = await killAt({
+      role: 'first',
+      workloadFile: fixture.workloadFile,
+      journalUrl: fixture.journalUrl,
+      cwd: cellDir,
+      traceFile: join(cellDir, 'trace-first.txt'),
+      stop: { point: 'cas:PREPARED->COMMITTING:after', hit: 1 },
+    });
+    expect(hit).toBe(true);
+    expect(record).toMatchObject({ role: 'first', exit_code: null, signal: 'SIGKILL' });
+    expect(record.last_point).toBe('cas:PREPARED->COMMITTING:after');
+    expect(record.pid).toBeGreaterThan(0);
+  });
+
+  it('a stop point never reached resolves parked() to null and the worker ends on its own', async () => {
+    const { cellDir, fixture } = await cell('never');
+    await using worker = Worker.start({
+      role: 'first',
+      workloadFile: fixture.workloadFile,
+      journalUrl: fixture.journalUrl,
+      cwd: cellDir,
+      traceFile: join(cellDir, 'trace-first.txt'),
+      stop: { point: 'no.such:point', hit: 1 },
+    });
+    expect(await worker.parked()).toBeNull();
+    const record = await worker.result();
+    expect(record).toMatchObject({ exit_code: 0, signal: null, error_code: null });
+    expect(record.last_point).toBe('cas:TARGET_COMMITTED->COMPLETE:after');
+  });
+});
