@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
-import { DEFAULT_CERTIFICATIONS_DIR } from '../../src/cli/certifications.ts';
+import { DEFAULT_CERTIFICATIONS_DIR, ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
@@ -22,7 +22,12 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const route = required(values.route, '--route');
   const file = required(values.evidence, '--evidence');
   const evidence = readEvidence(resolve(io.cwd, file));
-  const gate = evaluateGate(evidence, route, verifyEvidence(evidence));
+  const gate = evaluateGate(
+    evidence,
+    route,
+    verifyEvidence(evidence),
+    ROUTE_CONNECTOR_VERSIONS[route] ?? null,
+  );
   let written: string | null = null;
   if (gate.passed) {
     const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);

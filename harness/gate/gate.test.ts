@@ -130,6 +130,17 @@ describe('certify gate', () => {
     const io = capturedIo(dirs.at(-1)!);
     expect(await gate(['--route', 'postgres', '--evidence', 'evidence.json'], io)).toBe(1);
   });
+
+  it('fails evidence for a connector version the runtime does not ship (it could never be enforced)', async () => {
+    const good = sealEvidence(acceptanceCells());
+    const stale = sealEvidence(acceptanceCells(), {
+      environment: { ...good.environment, connector_version: 'sqlite-transactional-commit-marker/0' },
+    });
+    const result = await runGate(await workdir(stale));
+    expect(result.code).toBe(1);
+    expect(result.lines['connector-version']).toBe('FAIL');
+    expect(existsSync(result.certification)).toBe(false);
+  });
 });
 
 describe('certify verify', () => {

@@ -20,7 +20,13 @@ export interface GateResult {
  * Decides whether `evidence` certifies `route`. Pure: the caller verifies the evidence and passes
  * the result. UNVERIFIED and UNKNOWN are not PASS; a shard is not a whole run.
  */
-export function evaluateGate(evidence: Evidence, route: string, integrity: IntegrityResult): GateResult {
+export function evaluateGate(
+  evidence: Evidence,
+  route: string,
+  integrity: IntegrityResult,
+  /** The connector version this runtime ships for the route (null: the runtime does not know it). */
+  runtimeConnectorVersion: string | null,
+): GateResult {
   const lines: GateItemResult[] = [];
   lines.push({
     id: 'evidence-integrity',
@@ -39,6 +45,15 @@ export function evaluateGate(evidence: Evidence, route: string, integrity: Integ
         : whole
           ? `whole run of route ${route}, seed ${evidence.seed}`
           : `evidence is shard ${evidence.shard!.index}/${evidence.shard!.count}: merge the shards first`,
+  });
+  const certified = evidence.environment.connector_version;
+  lines.push({
+    id: 'connector-version',
+    status: certified === runtimeConnectorVersion ? 'PASS' : 'FAIL',
+    detail:
+      certified === runtimeConnectorVersion
+        ? `evidence covers connector ${certified}, the version this runtime ships`
+        : `evidence covers connector ${certified}, but this runtime ships ${runtimeConnectorVersion ?? 'no connector'} for route ${route}: the certification could never be enforced`,
   });
   const cells = evidence.cells.filter((cell) => cell.variant === null && cell.route === route);
   for (const item of ACCEPTANCE_ITEMS) lines.push({ id: item.id, ...item.evaluate(cells) });
