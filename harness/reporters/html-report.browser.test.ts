@@ -90,6 +90,5 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
   });
 });
 
-describe.skipIf(available)('HTML report in Chromium', () => {
-  it.skip('UNVERIFIED: chromium not installed', () => undefined);
-});
+// Reported only where Chromium is missing outside CI, so a skip always says why.
+if (!available) it.skip('UNVERIFIED: chromium not installed', () => undefined);
