@@ -27,7 +27,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(?!node:crypto$|\./)',
+              regex: '^(?!node:crypto$|[.]/)',
               message: 'contracts import nothing but node:crypto and each other.',
             },
           ],
