@@ -33,6 +33,16 @@ export function openSqlite(path: string): SqliteDatabase {
   return db as unknown as SqliteDatabase;
 }
 
+/**
+ * Opens a source file read-only: a source is never written, not even to switch its journal mode,
+ * so many workers can read one source without queueing on its write lock.
+ */
+export function openSqliteReadOnly(path: string): SqliteDatabase {
+  const db = new DatabaseSync(path, { readOnly: true });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return db as unknown as SqliteDatabase;
+}
+
 /** Quotes an identifier (table or column) for SQL; `schema.table` is quoted part by part. */
 export function quoteIdentifier(name: string): string {
   return name

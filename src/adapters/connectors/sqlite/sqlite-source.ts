@@ -8,7 +8,7 @@ import type {
   SourceReadRequest,
 } from '../../../ports/connector.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
-import { openSqlite, quoteIdentifier } from './sqlite-connection.ts';
+import { openSqliteReadOnly, quoteIdentifier } from './sqlite-connection.ts';
 
 /** Reads one partition of a SQLite table, ordered by every column so two reads compare equal. */
 export class SqliteSource implements SourceConnector {
@@ -42,7 +42,7 @@ export class SqliteSource implements SourceConnector {
       );
     }
     try {
-      return new SqliteSource(openSqlite(path), table, columns);
+      return new SqliteSource(openSqliteReadOnly(path), table, columns);
     } catch (error) {
       throw new DponeError(
         ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
