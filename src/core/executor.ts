@@ -160,7 +160,7 @@ export class RecoveryAwareExecutor {
   }
 
   /**
-   * Acquires (or renews) the lease; its epoch is installed in the target before anything else.
+   * Acquires the lease (unless this executor holds it); its epoch is installed in the target first.
    * Whether the epoch is installed is tracked per execution, not inferred from the journal: a
    * process that crashed between acquiring the lease and preparing the fence may come back under
    * the same holder name and the same (renewed) epoch, and must still install it.
