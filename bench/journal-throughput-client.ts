@@ -76,7 +76,8 @@ async function rawLoop(url: string, id: string, version: number, count: number):
     return ms;
   }
   const pg = (await import('pg')).default;
-  const client = new pg.Client({ connectionString: url, password: process.env.DPONE_BENCH_PG_PASSWORD });
+  const { clientConfig } = await import('./postgres-overhead.ts');
+  const client = new pg.Client(clientConfig(url, process.env.DPONE_BENCH_PG_PASSWORD));
   await client.connect();
   const started = performance.now();
   for (let i = 0; i < count; i++) {

@@ -22,7 +22,7 @@ export async function postgresOverhead(
   password: string,
   options: { repeats: number; sizes: readonly number[] },
 ): Promise<OverheadRow[]> {
-  const admin = new pg.Client({ connectionString: url, password });
+  const admin = new pg.Client(clientConfig(url, password));
   await admin.connect();
   const stateDir = await mkdtemp(join(tmpdir(), 'dpone-bench-pg-'));
   const out: OverheadRow[] = [];
@@ -70,9 +70,21 @@ export async function postgresOverhead(
   return out;
 }
 
+/** Explicit fields: pg lets a connection string's absent password override `password`. */
+export function clientConfig(url: string, password: string | undefined): pg.ClientConfig {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 5432),
+    user: decodeURIComponent(parsed.username),
+    database: parsed.pathname.slice(1),
+    password,
+  };
+}
+
 async function bareOnce(url: string, password: string, table: string): Promise<number> {
   const source = await PostgresSource.open({ url, password, table: 'bench_src', columns: COLUMNS });
-  const client = new pg.Client({ connectionString: url, password });
+  const client = new pg.Client(clientConfig(url, password));
   await client.connect();
   await client.query(`CREATE TABLE ${table} (id text, day text, payload text)`);
   const started = performance.now();
