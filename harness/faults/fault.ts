@@ -10,8 +10,10 @@ export const NORMAL_LEASE_TTL_MS = 30_000;
 /**
  * Lease TTL for cells whose next worker must take over a killed one: short, so the harness waits
  * a fraction of a second (not 30 s) for the dead worker's lease to expire before recovering.
+ * Safe to keep shorter than a run: an executor keeps the lease it holds for its whole execution,
+ * and these cells never run two live workers at once.
  */
-export const TAKEOVER_LEASE_TTL_MS = 400;
+export const TAKEOVER_LEASE_TTL_MS = 150;
 
 export interface PlanContext {
   readonly seed: number;
