@@ -20,6 +20,13 @@ import {
   rowToHistory,
 } from '../journal-row.ts';
 import type { EntryRow, HistoryRow } from '../journal-row.ts';
+import {
+  CAS_STATEMENT,
+  LEASE_STATEMENT,
+  casValues,
+  leaseValues,
+  legalFromStates,
+} from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 import {
   POSTGRES_JOURNAL_LOCK_KEY,
@@ -29,7 +36,6 @@ import {
 
 const ENTRY = 'dpone_commit_journal';
 const HISTORY = 'dpone_commit_journal_history';
-const UPDATED = ENTRY_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');
 const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
 
 const SQL = {
@@ -37,13 +43,18 @@ const SQL = {
   insertEntry:
     `INSERT INTO ${ENTRY} (${ENTRY_COLUMNS.join(', ')}) VALUES (${placeholders(ENTRY_COLUMNS.length)}) ` +
     'ON CONFLICT (operation_id) DO NOTHING',
-  casUpdate:
-    `UPDATE ${ENTRY} SET ${UPDATED.map((c, i) => `${c} = $${i + 1}`).join(', ')} ` +
-    `WHERE operation_id = $${UPDATED.length + 1} AND version = $${UPDATED.length + 2}`,
   insertHistory: `INSERT INTO ${HISTORY} (${HISTORY_COLUMNS.join(', ')}) VALUES (${placeholders(HISTORY_COLUMNS.length)})`,
   history: `SELECT * FROM ${HISTORY} WHERE operation_id = $1 ORDER BY version`,
   list: `SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`,
 } as const;
+
+/** The entry moved between the write and the classifying read (the planner accepted it there). */
+function lost(operationId: string, expectedVersion: number): DponeError {
+  return new DponeError(ERROR_CODES.CAS_CONFLICT, 'the journal entry changed since it was read', {
+    operationId,
+    journalVersion: expectedVersion,
+  });
+}
 
 function unavailable(cause: unknown, operationId?: string): DponeError {
   // The driver's message may hold the statement, host or user: it stays in `cause` only.
@@ -56,10 +67,11 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
 }
 
 /**
- * Durable journal in PostgreSQL (synchronous commit). Every write is one READ COMMITTED
- * transaction: read the entry, plan the change with the shared rules, apply it with ONE
- * conditional `UPDATE … WHERE operation_id = $ AND version = $` and append its history row. A
- * concurrent writer's committed UPDATE makes ours match zero rows, so exactly one wins.
+ * Durable journal in PostgreSQL (synchronous commit). A compare-and-set or lease is ONE
+ * autocommit statement (postgres-journal-cas.ts): lock the entry at the expected version, update
+ * it, append its history row. A concurrent writer's committed change makes ours match zero rows,
+ * so exactly one wins; the loser reads once and the shared planner names the error. Creating an
+ * intent is one READ COMMITTED transaction (insert-if-absent, then its history row).
  * Client-side timeouts bound every call, so a black-holed network ends as JOURNAL_UNAVAILABLE.
  */
 export class PostgresJournal implements TargetCommitJournalPort {
@@ -110,24 +122,29 @@ export class PostgresJournal implements TargetCommitJournalPort {
     });
   }
 
+  /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
-    return this.#transaction(request.operationId, async (client) =>
-      this.#apply(
-        client,
-        planTransition(await this.#mustRead(client, request.operationId), request),
-        request.expectedVersion,
-      ),
-    );
+    const id = request.operationId;
+    return this.#withClient(id, async (client) => {
+      const from = legalFromStates(request);
+      if (from.length > 0) {
+        const written = await client.query({ ...CAS_STATEMENT, values: casValues(request, from) });
+        if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
+      }
+      planTransition(await this.#mustRead(client, id), request);
+      throw lost(id, request.expectedVersion);
+    });
   }
 
+  /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
-    return this.#transaction(request.operationId, async (client) =>
-      this.#apply(
-        client,
-        planLease(await this.#mustRead(client, request.operationId), request),
-        request.expectedVersion,
-      ),
-    );
+    const id = request.operationId;
+    return this.#withClient(id, async (client) => {
+      const written = await client.query({ ...LEASE_STATEMENT, values: leaseValues(request) });
+      if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
+      planLease(await this.#mustRead(client, id), request);
+      throw lost(id, request.expectedVersion);
+    });
   }
 
   async get(operationId: string): Promise<CommitJournalEntry | null> {
@@ -169,25 +186,6 @@ export class PostgresJournal implements TargetCommitJournalPort {
     throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
       operationId,
     });
-  }
-
-  /** The one conditional UPDATE; zero rows means another writer won and nothing is written. */
-  async #apply(
-    client: PoolClient,
-    planned: PlannedChange,
-    expectedVersion: number,
-  ): Promise<CommitJournalEntry> {
-    const row = entryToRow(planned.entry);
-    const values = [...UPDATED.map((c) => row[c]), planned.entry.operation_id, expectedVersion];
-    const updated = await client.query(SQL.casUpdate, values);
-    if (updated.rowCount !== 1) {
-      throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'the journal entry changed since it was read', {
-        operationId: planned.entry.operation_id,
-        journalVersion: expectedVersion,
-      });
-    }
-    await this.#insertHistory(client, planned);
-    return planned.entry;
   }
 
   async #insertHistory(client: PoolClient, planned: PlannedChange): Promise<void> {
