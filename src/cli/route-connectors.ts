@@ -91,52 +91,22 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     capability: 'transactional-commit-marker',
     openSource: async (workload, { env }) => {
       const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-      const password = endpointPassword(workload.source, 'source', env);
-      return PostgresSource.open({
-        url: workload.source.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.source.table,
-        columns: workload.data.columns,
-      });
+      return PostgresSource.open(serverSource(workload, env));
     },
     openTarget: async (workload, { env, faults }) => {
       const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
-      const password = endpointPassword(workload.target, 'target', env);
-      return PostgresTarget.open({
-        url: workload.target.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.target.table,
-        columns: workload.data.columns,
-        naturalKey: workload.data.natural_key,
-        faults,
-        env,
-      });
+      return PostgresTarget.open({ ...serverTarget(workload, env), faults, env });
     },
   },
   mssql: {
     capability: 'transactional-commit-marker',
     openSource: async (workload, { env }) => {
       const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
-      const password = endpointPassword(workload.source, 'source', env);
-      return MssqlSource.open({
-        url: workload.source.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.source.table,
-        columns: workload.data.columns,
-      });
+      return MssqlSource.open(serverSource(workload, env));
     },
     openTarget: async (workload, { env, faults }) => {
       const { MssqlTarget } = await import('../adapters/connectors/mssql/mssql-target.ts');
-      const password = endpointPassword(workload.target, 'target', env);
-      return MssqlTarget.open({
-        url: workload.target.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.target.table,
-        columns: workload.data.columns,
-        naturalKey: workload.data.natural_key,
-        faults,
-        env,
-      });
+      return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
     },
   },
   clickhouse: {
@@ -149,29 +119,41 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         return SqliteSource.open(path, workload.source.table, workload.data.columns);
       }
       const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
-      const password = endpointPassword(workload.source, 'source', env);
-      return ClickHouseSource.open({
-        url: workload.source.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.source.table,
-        columns: workload.data.columns,
-      });
+      return ClickHouseSource.open(serverSource(workload, env));
     },
     openTarget: async (workload, { env, faults }) => {
       const { ClickHouseTarget } = await import('../adapters/connectors/clickhouse/clickhouse-target.ts');
-      const password = endpointPassword(workload.target, 'target', env);
       return ClickHouseTarget.open({
-        url: workload.target.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.target.table,
-        columns: workload.data.columns,
-        naturalKey: workload.data.natural_key,
+        ...serverTarget(workload, env),
         partitionColumn: workload.data.partition.column,
         faults,
       });
     },
   },
 };
+
+/** The options every server source takes: URL, password from its env variable, table, columns. */
+function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
+  const password = endpointPassword(workload.source, 'source', env);
+  return {
+    url: workload.source.url,
+    ...(password === undefined ? {} : { password }),
+    table: workload.source.table,
+    columns: workload.data.columns,
+  };
+}
+
+/** The options every server target takes, before its own (faults, env, partition column). */
+function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
+  const password = endpointPassword(workload.target, 'target', env);
+  return {
+    url: workload.target.url,
+    ...(password === undefined ? {} : { password }),
+    table: workload.target.table,
+    columns: workload.data.columns,
+    naturalKey: workload.data.natural_key,
+  };
+}
 
 function routeEntry(workload: Workload): RouteEntry {
   const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
