@@ -1,4 +1,4 @@
-import { invalidInput, isDponeError } from '../../../contracts/errors.ts';
+import { isDponeError } from '../../../contracts/errors.ts';
 import type {
   FenceAnswer,
   FenceCapabilityKind,
@@ -9,6 +9,8 @@ import type {
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
+import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, unsafeVariantFlaws } from '../../../ports/unsafe-variants.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { fenceUnavailable, installFence, markCommitted, readFence } from './mssql-fence.ts';
 import { deletePartition, insertRows } from './mssql-rows.ts';
@@ -20,25 +22,9 @@ import { commitUnknown, commitWithPoints, openTargetSession } from './mssql-targ
  * DELIBERATELY BROKEN MSSQL targets for the harness's sensitivity check: each must make the
  * certification FAIL. Reachable only through MssqlTarget.open with DPONE_HARNESS=1.
  */
-interface Flaws {
-  /** prepareFence does nothing and mutate writes without any guard or marker. */
-  readonly noFence?: boolean;
-  /** queryFence answers not-committed even when the marker says committed. */
-  readonly queryLies?: boolean;
-  /** Data commits in one transaction, the marker in a later one. */
-  readonly splitMarker?: boolean;
-  /** The guard ignores the epoch and prepareFence never raises it (a zombie can still commit). */
-  readonly ignoreEpoch?: boolean;
-}
+type Flaws = TargetFlaws;
 
-const VARIANTS: Readonly<Record<string, Flaws>> = {
-  'no-fence': { noFence: true },
-  'query-lies': { queryLies: true },
-  'split-marker': { splitMarker: true },
-  'ignore-epoch': { ignoreEpoch: true },
-};
-
-export const UNSAFE_MSSQL_VARIANTS: readonly string[] = Object.keys(VARIANTS);
+export const UNSAFE_MSSQL_VARIANTS: readonly string[] = Object.keys(UNSAFE_VARIANTS);
 
 class UnsafeMssqlTarget implements TargetConnector {
   readonly identity: string;
@@ -135,7 +121,6 @@ export async function openUnsafeMssqlTarget(
   name: string,
   options: MssqlTargetOptions,
 ): Promise<TargetConnector> {
-  const flaws = Object.hasOwn(VARIANTS, name) ? VARIANTS[name] : undefined;
-  if (!flaws) throw invalidInput(`unknown unsafe variant "${name}"`, { field: 'DPONE_UNSAFE_VARIANT' });
+  const flaws = unsafeVariantFlaws(name);
   return new UnsafeMssqlTarget(await openTargetSession(options), flaws, options);
 }

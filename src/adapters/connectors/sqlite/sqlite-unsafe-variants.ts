@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type {
   FenceAnswer,
   FenceCapabilityKind,
@@ -10,6 +10,12 @@ import type {
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
+import {
+  UNSAFE_VARIANTS,
+  requestedUnsafeVariant,
+  unsafeVariantFlaws,
+} from '../../../ports/unsafe-variants.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { rollbackQuietly } from './sqlite-connection.ts';
 import { fenceUnavailable, installFence, markCommitted, readFence } from './sqlite-fence.ts';
@@ -22,19 +28,7 @@ import { SqliteTarget, openTargetDatabase } from './sqlite-target.ts';
  * FAIL. They are reachable only through `sqliteTargetForHarness` with DPONE_HARNESS=1; the runtime
  * never constructs them otherwise.
  */
-interface Flaws {
-  /** prepareFence does nothing and mutate writes without any guard or marker. */
-  readonly noFence?: boolean;
-  /** queryFence answers not-committed even when the marker says committed. */
-  readonly queryLies?: boolean;
-  /** Data commits in one transaction, the marker in a later one. */
-  readonly splitMarker?: boolean;
-  /** The guard ignores the epoch and prepareFence never raises it (a zombie can still commit). */
-  readonly ignoreEpoch?: boolean;
-}
-
-export const UNSAFE_VARIANT_ENV = 'DPONE_UNSAFE_VARIANT';
-export const HARNESS_ENV = 'DPONE_HARNESS';
+type Flaws = TargetFlaws;
 
 class UnsafeSqliteTarget implements TargetConnector {
   readonly identity: string;
@@ -129,13 +123,10 @@ function variant(name: string, flaws: Flaws): VariantFactory {
   return async (options) => new UnsafeSqliteTarget(name, flaws, options);
 }
 
-/** The unsafe variants by name; each must be caught by the certification suite. */
-export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = {
-  'no-fence': variant('no-fence', { noFence: true }),
-  'query-lies': variant('query-lies', { queryLies: true }),
-  'split-marker': variant('split-marker', { splitMarker: true }),
-  'ignore-epoch': variant('ignore-epoch', { ignoreEpoch: true }),
-};
+/** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
+export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
+  Object.entries(UNSAFE_VARIANTS).map(([name, flaws]) => [name, variant(name, flaws)]),
+);
 
 /**
  * The SQLite target for a process the harness started: DPONE_UNSAFE_VARIANT=<name> selects an
@@ -145,11 +136,7 @@ export async function sqliteTargetForHarness(
   options: SqliteTargetOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TargetConnector> {
-  const name = env[UNSAFE_VARIANT_ENV];
-  if (!name || env[HARNESS_ENV] !== '1') return SqliteTarget.open(options);
-  const factory = UNSAFE_SQLITE_VARIANTS[name];
-  if (!factory) {
-    throw invalidInput(`unknown unsafe variant "${name}"`, { field: UNSAFE_VARIANT_ENV });
-  }
-  return factory(options);
+  const name = requestedUnsafeVariant(env);
+  if (name === null) return SqliteTarget.open(options);
+  return variant(name, unsafeVariantFlaws(name))(options);
 }
