@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { describeJournalConformance } from '../journal-conformance.ts';
 import { MssqlJournal } from './mssql-journal.ts';
 
@@ -21,3 +22,9 @@ describeJournalConformance(
   },
   skipReason !== undefined ? { skipReason } : {},
 );
+
+describe('mssql journal live check without a server', () => {
+  it.runIf(skipReason !== undefined)('is reported UNVERIFIED, never as a pass', () => {
+    expect(skipReason).toMatch(/^UNVERIFIED: /);
+  });
+});
