@@ -135,6 +135,20 @@ async function dpone(args: string[], env: Record<string, string> = {}, cwd = pro
   return { code, stdout, stderr };
 }
 
+/** `inspect --json` for an operation, by route (workload) or by journal URL, parsed. */
+async function inspectJson(operationId: string, source: ['--route' | '--journal', string]) {
+  const { stdout } = await dpone([
+    'recovery',
+    'target-commit',
+    'inspect',
+    '--operation-id',
+    operationId,
+    ...source,
+    '--json',
+  ]);
+  return JSON.parse(stdout);
+}
+
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const IDENTITY = { DPONE_PLATFORM_IDENTITY: 'platform:oncall@example.com' };
 
@@ -295,20 +309,7 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('apply resolves, then completes; a stale version conflicts; the audit lands in the history', async () => {
-    const view = JSON.parse(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'inspect',
-          '--operation-id',
-          op.operationId,
-          '--route',
-          op.workloadFile,
-          '--json',
-        ])
-      ).stdout,
-    );
+    const view = await inspectJson(op.operationId, ['--route', op.workloadFile]);
     const version = view.entry.version as number;
     const apply = (
       action: string,
@@ -367,20 +368,7 @@ describe('dpone recovery target-commit', () => {
     });
     expect(existsSync(join(op.stateDir, 'checkpoints', `${op.operationId.slice(7)}.json`))).toBe(true);
 
-    const after = JSON.parse(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'inspect',
-          '--operation-id',
-          op.operationId,
-          '--journal',
-          `sqlite://${op.journalPath}`,
-          '--json',
-        ])
-      ).stdout,
-    );
+    const after = await inspectJson(op.operationId, ['--journal', `sqlite://${op.journalPath}`]);
     const audits = after.history.filter((record: { kind: string }) => record.kind === 'audit');
     expect(
       audits.map((r: { from_state: string; to_state: string }) => `${r.from_state}->${r.to_state}`),
@@ -388,20 +376,7 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('apply refuses an action that is not legal from the state, and flags carrying secrets', async () => {
-    const version = JSON.parse(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'inspect',
-          '--operation-id',
-          op.operationId,
-          '--route',
-          op.workloadFile,
-          '--json',
-        ])
-      ).stdout,
-    ).entry.version;
+    const version = (await inspectJson(op.operationId, ['--route', op.workloadFile])).entry.version;
     const base = [
       'recovery',
       'target-commit',
