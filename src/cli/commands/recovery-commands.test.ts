@@ -135,12 +135,16 @@ async function dpone(args: string[], env: Record<string, string> = {}, cwd = pro
   return { code, stdout, stderr };
 }
 
-/** `inspect --json` for an operation, by route (workload) or by journal URL, parsed. */
-async function inspectJson(operationId: string, source: ['--route' | '--journal', string]) {
+/** `inspect|plan --json` for an operation, by route (workload) or by journal URL, parsed. */
+async function recoveryJson(
+  command: 'inspect' | 'plan',
+  operationId: string,
+  source: ['--route' | '--journal', string],
+) {
   const { stdout } = await dpone([
     'recovery',
     'target-commit',
-    'inspect',
+    command,
     '--operation-id',
     operationId,
     ...source,
@@ -196,20 +200,7 @@ describe('dpone recovery target-commit', () => {
       assessment: { kind: 'operator-action', fence: 'committed' },
     });
     expect(view.history[0]).toMatchObject({ version: 1, kind: 'intent', to_state: 'PREPARING' });
-    const plan = JSON.parse(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'plan',
-          '--operation-id',
-          op.operationId,
-          '--route',
-          op.workloadFile,
-          '--json',
-        ])
-      ).stdout,
-    );
+    const plan = await recoveryJson('plan', op.operationId, ['--route', op.workloadFile]);
     expect(plan).toMatchObject({ schema: 'dpone.recovery.plan/v1', recommended: 'resolve-unknown' });
     expect(plan.actions.map((a: { name: string; legal: boolean }) => [a.name, a.legal])).toEqual([
       ['complete-state', false],
@@ -309,7 +300,7 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('apply resolves, then completes; a stale version conflicts; the audit lands in the history', async () => {
-    const view = await inspectJson(op.operationId, ['--route', op.workloadFile]);
+    const view = await recoveryJson('inspect', op.operationId, ['--route', op.workloadFile]);
     const version = view.entry.version as number;
     const apply = (
       action: string,
@@ -368,7 +359,7 @@ describe('dpone recovery target-commit', () => {
     });
     expect(existsSync(join(op.stateDir, 'checkpoints', `${op.operationId.slice(7)}.json`))).toBe(true);
 
-    const after = await inspectJson(op.operationId, ['--journal', `sqlite://${op.journalPath}`]);
+    const after = await recoveryJson('inspect', op.operationId, ['--journal', `sqlite://${op.journalPath}`]);
     const audits = after.history.filter((record: { kind: string }) => record.kind === 'audit');
     expect(
       audits.map((r: { from_state: string; to_state: string }) => `${r.from_state}->${r.to_state}`),
@@ -376,7 +367,8 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('apply refuses an action that is not legal from the state, and flags carrying secrets', async () => {
-    const version = (await inspectJson(op.operationId, ['--route', op.workloadFile])).entry.version;
+    const version = (await recoveryJson('inspect', op.operationId, ['--route', op.workloadFile])).entry
+      .version;
     const base = [
       'recovery',
       'target-commit',
@@ -404,20 +396,7 @@ describe('dpone recovery target-commit', () => {
 describe('recovery of COMMITTED_INCOMPLETE', () => {
   it('plan recommends complete-state and apply completes without touching the target', async () => {
     const op = await operationIn('COMMITTED_INCOMPLETE');
-    const plan = JSON.parse(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'plan',
-          '--operation-id',
-          op.operationId,
-          '--route',
-          op.workloadFile,
-          '--json',
-        ])
-      ).stdout,
-    );
+    const plan = await recoveryJson('plan', op.operationId, ['--route', op.workloadFile]);
     expect(plan.recommended).toBe('complete-state');
     const target = digest(op.targetPath);
     const version = plan.assessment.version;
