@@ -28,6 +28,22 @@ export const ERROR_CODES = {
   PRE_COMMIT_FAILED: 'DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED',
   /** An evidence file failed its integrity check. */
   EVIDENCE_TAMPERED: 'DPONE_EVIDENCE_TAMPERED',
+  /**
+   * The journal and the target fence disagree in a way no automatic step may settle (the fence is
+   * missing where the journal says it was prepared, or it lives elsewhere than the journal recorded).
+   * Nothing was mutated; an operator inspects.
+   */
+  DIVERGED: 'DPONE_TARGET_COMMIT_DIVERGED',
+  /** The server refused the credentials (wrong password, unknown role): a retry cannot help. */
+  AUTHENTICATION_FAILED: 'DPONE_AUTHENTICATION_FAILED',
+  /** The role lacks a privilege it needs (the error names which, never the SQL). */
+  PERMISSION_DENIED: 'DPONE_PERMISSION_DENIED',
+  /** A database, schema, table or column the workload names does not exist. */
+  OBJECT_NOT_FOUND: 'DPONE_OBJECT_NOT_FOUND',
+  /** The target refused the data itself (type mismatch, NOT NULL, unique or check violation). */
+  DATA_REJECTED: 'DPONE_DATA_REJECTED',
+  /** SIGINT or SIGTERM stopped the command between steps; what it held was released. */
+  INTERRUPTED: 'DPONE_INTERRUPTED',
   INTERNAL: 'DPONE_INTERNAL',
 } as const;
 
@@ -53,6 +69,12 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   DPONE_ROUTE_NOT_CERTIFIED: 26,
   DPONE_ENVIRONMENT_UNAVAILABLE: 27,
   DPONE_EVIDENCE_TAMPERED: 28,
+  DPONE_TARGET_COMMIT_DIVERGED: 29,
+  DPONE_AUTHENTICATION_FAILED: 30,
+  DPONE_PERMISSION_DENIED: 31,
+  DPONE_OBJECT_NOT_FOUND: 32,
+  DPONE_DATA_REJECTED: 33,
+  DPONE_INTERRUPTED: 130,
   DPONE_INTERNAL: 70,
 };
 
@@ -75,6 +97,10 @@ export interface SafeErrorFields {
   readonly location?: string;
   /** For INVALID_INPUT: the field or flag at fault. */
   readonly field?: string;
+  /** A server's own error class (e.g. PostgreSQL SQLSTATE `42501`); never its message. */
+  readonly sqlstate?: string;
+  /** What to do about it, written by us from safe values (a privilege name, a setting). */
+  readonly hint?: string;
 }
 
 export interface DponeErrorJSON extends SafeErrorFields {
