@@ -14,6 +14,12 @@ export interface AttemptRecord {
   readonly role: string;
   /** Error code the attempt reported, when it reported one. */
   readonly error_code?: string | null;
+  /** `dpone run --json` status on success (`committed`, `already-complete`, …), when reported. */
+  readonly status?: string;
+  /** Whether the attempt claimed that its own write is what the target holds (`mutated`). */
+  readonly mutated?: boolean | null;
+  /** The journal the attempt used when it was not the cell's own (`fork`: a second deployment's). */
+  readonly journal?: 'fork';
 }
 
 export interface FaultRecord {

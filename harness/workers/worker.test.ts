@@ -54,4 +54,23 @@ describe('worker', () => {
     expect(record).toMatchObject({ exit_code: 0, signal: null, error_code: null });
     expect(record.last_point).toBe('cas:TARGET_COMMITTED->COMPLETE:after');
   });
+
+  it('parks at each of several stops in turn, and reports the status and mutation it claimed', async () => {
+    const { cellDir, fixture } = await cell('stops');
+    await using worker = Worker.start({
+      role: 'first',
+      workloadFile: fixture.workloadFile,
+      journalUrl: fixture.journalUrl,
+      cwd: cellDir,
+      traceFile: join(cellDir, 'trace-first.txt'),
+      stop: { point: 'journal.create:after', hit: 1 },
+      stops: [{ point: 'cas:PREPARED->COMMITTING:after', hit: 1 }],
+    });
+    expect(await worker.parked(1)).toMatchObject({ point: 'journal.create:after', hit: 1 });
+    worker.resume();
+    expect(await worker.parked(2)).toMatchObject({ point: 'cas:PREPARED->COMMITTING:after', hit: 1 });
+    worker.resume();
+    expect(await worker.parked(3)).toBeNull();
+    expect(await worker.result()).toMatchObject({ exit_code: 0, status: 'committed', mutated: true });
+  });
 });

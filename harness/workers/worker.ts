@@ -20,6 +20,8 @@ export interface WorkerSpec {
   readonly traceFile: string;
   /** Park at the `hit`-th pass of `point` and announce it on fd 3. */
   readonly stop?: { readonly point: string; readonly hit: number };
+  /** Further parking places (see FaultPlan.stops); `parked(n)` waits for the n-th. */
+  readonly stops?: readonly { readonly point: string; readonly hit: number }[];
   /** Unsafe target variant (sensitivity runs). */
   readonly variant?: string | null;
   readonly env?: Readonly<Record<string, string>>;
@@ -33,6 +35,24 @@ export interface ParkedEvent {
   readonly point: string;
   readonly hit: number;
   readonly pid: number;
+}
+
+/** What `dpone run --json` printed on success: its status and whether it claims its own mutation. */
+function reportedOutcome(stdout: string): Pick<AttemptRecord, 'status' | 'mutated'> {
+  for (const line of stdout.split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const parsed = JSON.parse(line) as { status?: unknown; mutated?: unknown };
+      if (typeof parsed.status !== 'string') continue;
+      return {
+        status: parsed.status,
+        mutated: typeof parsed.mutated === 'boolean' ? parsed.mutated : null,
+      };
+    } catch {
+      // not our JSON line
+    }
+  }
+  return {};
 }
 
 function lastLine(file: string): string | null {
@@ -67,13 +87,20 @@ export class Worker implements AsyncDisposable {
   readonly spec: WorkerSpec;
   readonly pid: number;
   readonly #process: ResultPromise<{ stdio: ['pipe', 'pipe', 'pipe', 'pipe']; reject: false }>;
-  readonly #parked: Promise<ParkedEvent | null>;
+  /** One promise per announcement, in order; each resolves null when the worker exits first. */
+  readonly #parks: { promise: Promise<ParkedEvent | null>; resolve: (event: ParkedEvent | null) => void }[] =
+    [];
   readonly #record: Promise<AttemptRecord>;
   #exited = false;
 
   private constructor(spec: WorkerSpec) {
     this.spec = spec;
-    const plan: FaultPlan = { trace: spec.traceFile, ...(spec.stop ? { stop: spec.stop, notifyFd: 3 } : {}) };
+    const plan: FaultPlan = {
+      trace: spec.traceFile,
+      ...(spec.stop ? { stop: spec.stop } : {}),
+      ...(spec.stops ? { stops: spec.stops } : {}),
+      ...(spec.stop || spec.stops ? { notifyFd: 3 } : {}),
+    };
     const args = spec.command ?? [
       'run',
       '--workload',
@@ -95,15 +122,17 @@ export class Worker implements AsyncDisposable {
       },
     });
     this.pid = this.#process.pid ?? -1;
-    this.#parked = new Promise((resolve) => {
-      let buffer = '';
-      const notify = this.#process.stdio[3];
-      notify?.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        const line = buffer.split('\n').find((candidate) => candidate.includes('"parked"'));
-        if (line) resolve(JSON.parse(line) as ParkedEvent);
-      });
-      void this.#process.then(() => resolve(null));
+    let buffer = '';
+    let announced = 0;
+    this.#process.stdio[3]?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines.filter((candidate) => candidate.includes('"parked"')))
+        this.#park(announced++).resolve(JSON.parse(line) as ParkedEvent);
+    });
+    void this.#process.then(() => {
+      for (const park of this.#parks) park.resolve(null);
     });
     this.#record = this.#process.then((result) => {
       this.#exited = true;
@@ -115,17 +144,32 @@ export class Worker implements AsyncDisposable {
         last_point: lastLine(spec.traceFile),
         role: spec.role,
         error_code: reportedCode(String(result.stderr ?? '')),
+        ...reportedOutcome(String(result.stdout ?? '')),
       } satisfies AttemptRecord;
     });
+  }
+
+  #park(index: number) {
+    while (this.#parks.length <= index) {
+      let resolve!: (event: ParkedEvent | null) => void;
+      const promise = new Promise<ParkedEvent | null>((done) => (resolve = done));
+      this.#parks.push({ promise, resolve });
+    }
+    return this.#parks[index]!;
   }
 
   static start(spec: WorkerSpec): Worker {
     return new Worker(spec);
   }
 
-  /** Resolves when the worker parked at its stop point, or null when it exited first. */
-  parked(): Promise<ParkedEvent | null> {
-    return this.#parked;
+  /**
+   * Resolves when the worker parked for the `nth` time (1-based; its stop point, then its further
+   * stops in the order reached), or null when it exited first.
+   */
+  parked(nth = 1): Promise<ParkedEvent | null> {
+    const park = this.#park(nth - 1);
+    if (this.#exited) park.resolve(null);
+    return park.promise;
   }
 
   get running(): boolean {

@@ -6,11 +6,21 @@ import { NO_FAULTS } from '../ports/fault-points.ts';
 /** Environment variable holding a JSON fault plan; absent means no fault points are active. */
 export const FAULT_PLAN_ENV = 'DPONE_FAULT_PLAN';
 
+export interface FaultStop {
+  readonly point: string;
+  readonly hit: number;
+}
+
 export interface FaultPlan {
   /** Append each point passed, one per line, to this file (synchronously, so a SIGKILL keeps it). */
   readonly trace?: string;
   /** Park at the `hit`-th pass (1-based) of `point`, announce it, and wait for SIGUSR2. */
-  readonly stop?: { readonly point: string; readonly hit: number };
+  readonly stop?: FaultStop;
+  /**
+   * More places to park, each like `stop` (a parent may look at the durable state at an earlier
+   * point, release the process, and act again at a later one). Announced in the order reached.
+   */
+  readonly stops?: readonly FaultStop[];
   /** File descriptor the announcement is written to (a pipe the parent opened). Default 3. */
   readonly notifyFd?: number;
 }
@@ -33,15 +43,27 @@ export function parseFaultPlan(text: string): FaultPlan {
     });
   }
   const plan = value as FaultPlan;
-  if (
-    plan.stop &&
-    (typeof plan.stop.point !== 'string' || !Number.isInteger(plan.stop.hit) || plan.stop.hit < 1)
-  ) {
-    throw new DponeError(ERROR_CODES.INVALID_INPUT, `${FAULT_PLAN_ENV}.stop needs a point and a hit >= 1`, {
-      field: `${FAULT_PLAN_ENV}.stop`,
-    });
+  if (plan.stop) checkStop(plan.stop, `${FAULT_PLAN_ENV}.stop`);
+  if (plan.stops !== undefined) {
+    if (!Array.isArray(plan.stops))
+      throw new DponeError(ERROR_CODES.INVALID_INPUT, `${FAULT_PLAN_ENV}.stops must be an array`, {
+        field: `${FAULT_PLAN_ENV}.stops`,
+      });
+    plan.stops.forEach((stop, index) => checkStop(stop, `${FAULT_PLAN_ENV}.stops[${index}]`));
   }
   return plan;
+}
+
+function checkStop(stop: FaultStop, field: string): void {
+  if (
+    typeof stop !== 'object' ||
+    stop === null ||
+    typeof stop.point !== 'string' ||
+    !Number.isInteger(stop.hit) ||
+    stop.hit < 1
+  ) {
+    throw new DponeError(ERROR_CODES.INVALID_INPUT, `${field} needs a point and a hit >= 1`, { field });
+  }
 }
 
 /** Fault points for this process: free when the plan variable is unset. */
@@ -52,18 +74,20 @@ export function faultPointsFromEnv(env: NodeJS.ProcessEnv = process.env): FaultP
 
 export class PlannedFaultPoints implements FaultPoints {
   readonly #plan: FaultPlan;
+  readonly #stops: readonly FaultStop[];
   readonly #hits = new Map<string, number>();
 
   constructor(plan: FaultPlan) {
     this.#plan = plan;
+    this.#stops = [...(plan.stop ? [plan.stop] : []), ...(plan.stops ?? [])];
   }
 
   hit(point: string): void | Promise<void> {
     const count = (this.#hits.get(point) ?? 0) + 1;
     this.#hits.set(point, count);
     if (this.#plan.trace) appendFileSync(this.#plan.trace, `${point}\n`);
-    const stop = this.#plan.stop;
-    if (stop && stop.point === point && stop.hit === count) return this.#park(point, count);
+    if (this.#stops.some((stop) => stop.point === point && stop.hit === count))
+      return this.#park(point, count);
   }
 
   #park(point: string, hit: number): Promise<void> {
