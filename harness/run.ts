@@ -103,7 +103,10 @@ async function loadRoute(id: string): Promise<Route> {
   return load();
 }
 
-/** Records each distinct workload's traces once (crash and airflow cells are planned from them). */
+/** Fault kinds whose cells are planned from a recorded clean trace. */
+const TRACED_KINDS: ReadonlySet<string> = new Set(['crash', 'airflow-retry', 'journal-loss', 'fence-loss']);
+
+/** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
 async function traceBooks(
   scenarios: readonly LoadedScenario[],
   route: Route,
@@ -115,9 +118,15 @@ async function traceBooks(
   const books = new Map<string, TraceBook>();
   for (const { scenario } of scenarios) {
     const kinds = scenario.faults.map((fault) => fault.kind);
-    if (!environment || !kinds.some((kind) => kind === 'crash' || kind === 'airflow-retry')) continue;
+    if (!environment || !kinds.some((kind) => TRACED_KINDS.has(kind))) continue;
     const key = traceKey(route.id, scenario);
-    const recovery = scenario.faults.some((fault) => fault.kind === 'crash' && (fault.depth ?? 2) >= 2);
+    // Depth-2 crash cells need the recovery runs; loss cells the kills' recorded states (when the
+    // route can copy them, a real loss cell starts from one instead of killing a first attempt).
+    const recovery = scenario.faults.some(
+      (fault) =>
+        (fault.kind === 'crash' && (fault.depth ?? 2) >= 2) ||
+        ((fault.kind === 'journal-loss' || fault.kind === 'fence-loss') && route.copyCellState !== undefined),
+    );
     if (books.has(key) && (!recovery || books.get(key)!.recovery.size > 0)) continue;
     books.set(
       key,
@@ -238,6 +247,7 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     route: routeId,
     variants: route.unsafeVariants,
+    ...(route.lossModes ? { lossModes: route.lossModes } : {}),
     traces: (key) => books.get(key) ?? empty,
   });
   let cells = selectShard(planned, options.shard);

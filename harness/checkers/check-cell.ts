@@ -8,19 +8,25 @@ import type {
 import { worst } from '../verdict.ts';
 import { describeError, runChecker } from './check-record.ts';
 import type { CheckCellInput, CheckCellResult, CheckContext, Checker } from './check-types.ts';
+import { claimsChecker } from './claims-checker.ts';
 import { duplicateChecker } from './duplicate-checker.ts';
+import { fenceAgreementChecker } from './fence-agreement-checker.ts';
+import { inspectChecker } from './inspect-checker.ts';
 import { journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
 import { mutationChecker } from './mutation-checker.ts';
 import { outcomeChecker } from './outcome-checker.ts';
 import { parityChecker } from './parity-checker.ts';
 
-/** The checkers every cell gets, in report order. */
+/** The checkers, in report order; every cell gets those without `applies`, loss cells the rest too. */
 export const CELL_CHECKERS: readonly Checker[] = [
   mutationChecker,
   duplicateChecker,
   parityChecker,
   journalHistoryChecker,
   outcomeChecker,
+  claimsChecker,
+  fenceAgreementChecker,
+  inspectChecker,
 ];
 
 export const CORE_CHECK_NAMES: ReadonlySet<string> = new Set(CELL_CHECKERS.map((checker) => checker.name));
@@ -33,9 +39,9 @@ export function evaluateCell(
   extraChecks: readonly CheckRecord[] = [],
 ): CheckCellResult {
   const selected = context.expectation.checks;
-  const checkers = selected
-    ? CELL_CHECKERS.filter((checker) => selected.includes(checker.name))
-    : CELL_CHECKERS;
+  const checkers = (
+    selected ? CELL_CHECKERS.filter((checker) => selected.includes(checker.name)) : CELL_CHECKERS
+  ).filter((checker) => checker.applies?.(context) ?? true);
   const checks = [...checkers.map((checker) => runChecker(checker, context)), ...extraChecks];
   return {
     verdict: worst(checks.map((check) => check.verdict)),
@@ -75,6 +81,7 @@ export async function checkCell(input: CheckCellInput): Promise<CheckCellResult>
     expectation: input.expectation ?? DEFAULT_EXPECTATION,
     ...(targetError !== undefined ? { targetError } : {}),
     ...(journalError !== undefined ? { journalError } : {}),
+    ...(input.loss !== undefined ? { loss: input.loss } : {}),
   };
   return evaluateCell(context, input.extraChecks ?? []);
 }

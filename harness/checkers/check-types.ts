@@ -4,6 +4,7 @@ import type {
   CellExpectation,
   CheckRecord,
   JournalSnapshot,
+  LossObservation,
   TargetSnapshot,
 } from '../evidence/evidence-types.ts';
 import type { Verdict } from '../verdict.ts';
@@ -29,6 +30,8 @@ export interface CheckCellInput {
   readonly expectation?: CellExpectation;
   /** Checks the runner made itself (e.g. "a worker could not start"); they join the worst-wins. */
   readonly extraChecks?: readonly CheckRecord[];
+  /** Loss cells: what the fault observed at the end (the fence as read by the harness, inspect). */
+  readonly loss?: LossObservation;
 }
 
 /**
@@ -52,10 +55,14 @@ export interface CheckContext {
   readonly journalError?: string;
   readonly attempts: readonly AttemptRecord[];
   readonly expectation: CellExpectation;
+  /** Loss cells only: the loss checkers run when it is present. */
+  readonly loss?: LossObservation;
 }
 
 /** A checker: a pure function of the context returning one record. It may throw; the composer turns that into UNKNOWN. */
 export interface Checker {
   readonly name: string;
+  /** Whether the checker applies to this cell (absent: always). */
+  applies?(context: CheckContext): boolean;
   check(context: CheckContext): CheckRecord;
 }

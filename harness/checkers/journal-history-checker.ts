@@ -91,19 +91,27 @@ export function journalSnapshot(records: JournalRecords): JournalSnapshot {
   return { ...draft, history_legal: historyViolations(draft).length === 0 };
 }
 
-/** Every transition legal, versions +1 from 1, never backward, commit only on fence proof. */
+/**
+ * Every transition legal, versions +1 from 1, never backward, commit only on fence proof — in the
+ * cell's journal and, for a fork cell, in the second deployment's journal too.
+ */
 export const journalHistoryChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { journal } = context;
     if (journal === null)
       return record(NAME, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
-    const problems = historyViolations(journal);
+    const fork = context.loss?.fork_journal;
+    const problems = [
+      ...historyViolations(journal),
+      ...(fork ? historyViolations(fork).map((problem) => `forked journal: ${problem}`) : []),
+    ];
     if (problems.length > 0) return record(NAME, 'FAIL', problems.join('; '));
+    const forked = fork ? `; forked journal ${fork.history.length} records legal` : '';
     return record(
       NAME,
       'PASS',
-      `${journal.history.length} records legal, ending ${journal.final_state ?? 'with no entry'}`,
+      `${journal.history.length} records legal, ending ${journal.final_state ?? 'with no entry'}${forked}`,
     );
   },
 };

@@ -10,7 +10,7 @@ function who(attempt: AttemptRecord): string {
 
 /**
  * No attempt reported success (exit 0) unless the target proves exactly one mutation and the
- * journal reached COMPLETE; an unknown outcome is never success. A cell expected to complete must
+ * journal it used reached COMPLETE; an unknown outcome is never success. A cell expected to complete must
  * end COMPLETE; an expected error code must have been reported by some attempt.
  */
 export const outcomeChecker: Checker = {
@@ -24,8 +24,12 @@ export const outcomeChecker: Checker = {
       if (target !== null && target.mutations !== 1) {
         problems.push(`${who(attempt)} exited 0 but the target shows ${target.mutations} mutations`);
       }
-      if (journal !== null && finalState !== 'COMPLETE') {
-        problems.push(`${who(attempt)} exited 0 but the journal ended ${finalState ?? 'with no entry'}`);
+      // A second deployment's attempt (fork) is backed by its own journal, not the cell's.
+      const own = attempt.journal === 'fork' ? (context.loss?.fork_journal ?? null) : journal;
+      const ownState = own?.final_state ?? null;
+      if (own !== null && ownState !== 'COMPLETE') {
+        const which = attempt.journal === 'fork' ? 'its (forked) journal' : 'the journal';
+        problems.push(`${who(attempt)} exited 0 but ${which} ended ${ownState ?? 'with no entry'}`);
       }
     }
     if (expectation.end === 'complete' && journal !== null && finalState !== 'COMPLETE') {

@@ -96,6 +96,7 @@ export function recheckCell(cell: CellEvidence): RecheckResult {
       expectation,
       targetError: 'no target snapshot stored',
       journalError: 'no journal snapshot stored',
+      ...(cell.loss !== undefined ? { loss: cell.loss } : {}),
     },
     extra,
   );

@@ -113,6 +113,47 @@ export interface JournalSnapshot {
   }[];
 }
 
+/** One place the harness looked for the operation's fence row, and what it found there. */
+export interface FenceLocationReading {
+  /** e.g. `_dpone_fence`, `_dpone_fence_lost` (renamed), `<schema>._dpone_fence` (moved view). */
+  readonly where: string;
+  /** Whether a fence table exists there. */
+  readonly table: boolean;
+  /** The operation's row status there (`prepared`, `committed`, …), or null when it has no row. */
+  readonly status: string | null;
+  readonly epoch: number | null;
+}
+
+/** The harness's own reading of the target fence (its connection, never the connector under test). */
+export interface FenceReading {
+  readonly locations: readonly FenceLocationReading[];
+}
+
+/** What `dpone recovery target-commit inspect --json` said about the cell's final state. */
+export interface InspectReading {
+  readonly exit_code: number;
+  readonly error_code: string | null;
+  /** The assessment, when inspect succeeded. */
+  readonly assessment: {
+    readonly kind: string;
+    readonly state: string;
+    readonly version: number;
+    readonly fence: string;
+  } | null;
+  /** Whether the journal's bytes (or rows) were the same before and after; null: not measured. */
+  readonly journal_unchanged: boolean | null;
+}
+
+/** What a journal-loss or fence-loss cell observed at its end, for the loss checks. */
+export interface LossObservation {
+  /** Null when the fence could not be read (`fence_error` says why). */
+  readonly fence: FenceReading | null;
+  readonly fence_error?: string;
+  readonly inspect: InspectReading | null;
+  /** The second deployment's journal (fork cells): attempts marked `journal: 'fork'` used it. */
+  readonly fork_journal?: JournalSnapshot | null;
+}
+
 export interface CellEvidence {
   readonly id: string;
   readonly scenario: string;
@@ -126,6 +167,8 @@ export interface CellEvidence {
   readonly attempts: readonly AttemptRecord[];
   readonly target: TargetSnapshot | null;
   readonly journal: JournalSnapshot | null;
+  /** Journal-loss and fence-loss cells: the fence as the harness read it, and inspect's verdict. */
+  readonly loss?: LossObservation;
   readonly reproduce: string;
   readonly duration_ms: number;
 }

@@ -1,7 +1,12 @@
-import type { AttemptRecord, CellExpectation, CheckRecord } from '../evidence/evidence-types.ts';
+import type {
+  AttemptRecord,
+  CellExpectation,
+  CheckRecord,
+  LossObservation,
+} from '../evidence/evidence-types.ts';
 import type { CellDraft, PlannedCell } from '../plan/cell.ts';
 import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
-import type { CellFixture } from '../routes/route.ts';
+import type { CellFixture, Route } from '../routes/route.ts';
 import type { FaultKind, FaultSpec, FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { Worker } from '../workers/worker.ts';
 
@@ -18,10 +23,16 @@ export const TAKEOVER_LEASE_TTL_MS = 150;
 export interface PlanContext {
   readonly seed: number;
   readonly traces: TraceBook;
+  /** The route's loss modes (Route.lossModes): what a loss fault runs when its scenario names none. */
+  readonly lossModes?: Route['lossModes'];
 }
 
 export interface WorkerOptions {
   readonly stop?: TraceOccurrence;
+  /** More places to park after `stop` (Worker.parked(n) waits for the n-th). */
+  readonly stops?: readonly TraceOccurrence[];
+  /** Another journal than the cell's (a second deployment); the attempt record is marked with `ref`. */
+  readonly journal?: { readonly url: string; readonly ref: 'fork' };
   /** Another workload file (intent conflict). */
   readonly workloadFile?: string;
   readonly extraArgs?: readonly string[];
@@ -64,6 +75,8 @@ export interface CellOutcome {
   readonly extraChecks?: readonly CheckRecord[];
   /** False when the operation must stay where the fault left it (no settle worker). */
   readonly settle?: boolean;
+  /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
+  readonly observe?: () => Promise<LossObservation>;
 }
 
 /** A fault kind: expands a scenario's fault into cells, and runs one cell. */
@@ -87,6 +100,8 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   network: async () => (await import('./network-fault.ts')).networkFault,
   'lost-ack': async () => (await import('./network-fault.ts')).lostAckFault,
   'server-kill': async () => (await import('./server-fault.ts')).serverKillFault,
+  'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
+  'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

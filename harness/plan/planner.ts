@@ -1,5 +1,6 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { faultModule } from '../faults/fault.ts';
+import type { PlanContext } from '../faults/fault.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { PlannedCell } from './cell.ts';
 import type { TraceBook } from './trace.ts';
@@ -15,6 +16,8 @@ export interface PlanOptions {
   readonly route?: string;
   /** The route's unsafe variants; sensitive cells are repeated once per variant. */
   readonly variants: readonly string[];
+  /** The route's loss modes (Route.lossModes), the default of loss faults. */
+  readonly lossModes?: PlanContext['lossModes'];
   /** The recorded traces of a scenario's workload (see traceKey). */
   readonly traces: (key: string) => TraceBook;
 }
@@ -60,7 +63,12 @@ export async function planCells(
         leaseTtlMs: module.leaseTtlMs(spec),
         seed,
       } as const;
-      for (const draft of module.plan(spec, { seed, traces })) {
+      const context: PlanContext = {
+        seed,
+        traces,
+        ...(options.lossModes ? { lossModes: options.lossModes } : {}),
+      };
+      for (const draft of module.plan(spec, context)) {
         const base = {
           id: `${scenario.name}/${draft.localId}`,
           scenario: scenario.name,

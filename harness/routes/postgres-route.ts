@@ -9,11 +9,12 @@ import { openJournal } from '../../src/cli/journal-url.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
-import type { ControllablePostgres, PostgresServices } from '../env/postgres-services.ts';
+import type { ControllablePostgres, PostgresEndpoint, PostgresServices } from '../env/postgres-services.ts';
 import { postgresServicesOf } from '../env/postgres-services.ts';
 import type { PostgresCellWorld } from './postgres-cell.ts';
 import { PASSWORD_ENV, adminQuery, buildCellWorld, postgresWorkload } from './postgres-cell.ts';
-import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
+import { postgresFenceOperations, postgresJournalOperations } from './postgres-loss.ts';
+import type { CellFixture, CellWorkloadOptions, FenceOperations, JournalOperations, Route } from './route.ts';
 
 const CELLS_DATABASE = 'dpone_cells';
 const databaseReady = new WeakMap<PostgresServices, Promise<void>>();
@@ -45,6 +46,10 @@ export class PostgresCellFixture implements CellFixture {
   readonly #services: PostgresServices;
   #world: PostgresCellWorld;
   #servers: { target: ControllablePostgres; journal: ControllablePostgres } | null = null;
+  /** Schemas the loss operations created (backups, a forked journal, a moved fence view). */
+  readonly #adopted: { server: PostgresEndpoint; schema: string }[] = [];
+  readonly journalOps: JournalOperations;
+  readonly fenceOps: FenceOperations;
 
   private constructor(
     dir: string,
@@ -56,6 +61,14 @@ export class PostgresCellFixture implements CellFixture {
     this.#options = options;
     this.#services = services;
     this.#world = world;
+    const cell = {
+      dir,
+      options,
+      world: () => this.#world,
+      adopt: (server: PostgresEndpoint, schema: string) => void this.#adopted.push({ server, schema }),
+    };
+    this.journalOps = postgresJournalOperations(cell);
+    this.fenceOps = postgresFenceOperations(cell);
   }
 
   static async create(
@@ -168,6 +181,10 @@ export class PostgresCellFixture implements CellFixture {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.#world.inspector.close();
+    for (const { server, schema } of this.#adopted)
+      await adminQuery(server, this.#world.database, [`DROP SCHEMA IF EXISTS ${schema} CASCADE`]).catch(
+        () => undefined,
+      );
     if (this.#servers) {
       await this.#servers.target[Symbol.asyncDispose]();
       await this.#servers.journal[Symbol.asyncDispose]();
@@ -184,6 +201,11 @@ export const route: Route = {
   defaultProvider: 'local',
   unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS].sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/1',
+  // No "wal-loss": the journal server's WAL is not the harness's to delete.
+  lossModes: {
+    journal: ['wipe', 'delete', 'rollback', 'fork'],
+    fence: ['drop', 'rename', 'move', 'move-temp'],
+  },
   async prepareCell(
     cellDir: string,
     options: CellWorkloadOptions,

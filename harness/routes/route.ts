@@ -1,6 +1,7 @@
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
+import type { FenceReading } from '../evidence/evidence-types.ts';
 
 /** What the scenario asks of the generated workload. */
 export interface CellWorkloadOptions {
@@ -11,6 +12,55 @@ export interface CellWorkloadOptions {
   readonly leaseTtlMs: number;
   /** Seeds the generated row values, so a replayed cell loads the same rows. */
   readonly seed: number;
+}
+
+/** How a journal is lost (harness/faults/journal-loss-fault.ts). */
+export const JOURNAL_LOSS_MODES = ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'] as const;
+export type JournalLossMode = (typeof JOURNAL_LOSS_MODES)[number];
+/** How a target fence is lost (harness/faults/fence-loss-fault.ts). */
+export const FENCE_LOSS_MODES = ['drop', 'rename', 'move', 'move-temp'] as const;
+export type FenceLossMode = (typeof FENCE_LOSS_MODES)[number];
+
+/** A copy of a cell's journal taken by `JournalOperations.backup`; opaque to the caller. */
+export interface JournalBackup {
+  readonly id: string;
+}
+
+/**
+ * What a route can do to a cell's journal, as the loss faults need it; each member is optional and
+ * a cell whose route lacks the one its mode needs is UNVERIFIED, never PASS. None of them may run
+ * while a worker is inside a journal write (the faults call them at a parked or killed worker).
+ */
+export interface JournalOperations {
+  /** Empties the journal in place (SQLite: file truncated to 0 bytes, -wal/-shm deleted). */
+  wipe?(): Promise<void>;
+  /** Deletes the journal and the cell's state folder (a pod's local state lost with it). */
+  delete?(): Promise<void>;
+  /** A consistent copy of the journal as it is now (a worker may be parked with it open). */
+  backup?(): Promise<JournalBackup>;
+  /** Replaces the journal with an earlier backup (a restore from an older backup). */
+  restore?(backup: JournalBackup): Promise<void>;
+  /** The URL of a second, empty journal for the same target (another deployment). */
+  forkUrl?(): Promise<string>;
+  /** SQLite: deletes the journal's -wal and -shm files. */
+  dropWal?(): Promise<void>;
+  /** A digest of the journal's durable bytes (or rows): equal before and after a read-only command. */
+  digest?(): Promise<string>;
+}
+
+/** What a route can do to a cell's target fence, as the fence-loss fault needs it. */
+export interface FenceOperations {
+  /** Drops the fence table. */
+  drop?(): Promise<void>;
+  /** Renames the fence table (its rows kept under another name, out of the runtime's reach). */
+  rename?(): Promise<void>;
+  /**
+   * Writes a workload for the same operation and target table whose fence lookup resolves
+   * elsewhere (PostgreSQL: another search_path schema, or `pg_temp`), and returns its path.
+   */
+  moveOutOfView?(view: 'schema' | 'temp'): Promise<string>;
+  /** The harness's OWN read of every place the fence was or may be (never through the connector). */
+  read(operationId: string): Promise<FenceReading>;
 }
 
 /**
@@ -28,8 +78,15 @@ export interface CellFixture extends AsyncDisposable {
   readonly env: Readonly<Record<string, string>>;
   /** CHECKER's inspector: reads the target and source itself, never through the connector. */
   readonly inspector: TargetInspector;
-  /** Opens the cell's journal for reading history after the workers ended; the caller closes it. */
+  /**
+   * Opens the cell's journal for reading history after the workers ended; the caller closes it.
+   * Must not create a journal that a loss fault removed or emptied (it reads as empty instead).
+   */
   openJournal(): Promise<TargetCommitJournalPort>;
+  /** Journal loss operations (journal-loss cells); absent: those cells are UNVERIFIED. */
+  readonly journalOps?: JournalOperations;
+  /** Fence loss operations and the harness's own fence reader (loss cells). */
+  readonly fenceOps?: FenceOperations;
 }
 
 /**
@@ -56,6 +113,14 @@ export interface Route {
    * instants). Equal digests after two first-attempt kills mean recovery from them is one test.
    */
   durableFingerprint?(dir: string): Promise<string>;
+  /**
+   * Loss modes this route's cells support: what a journal-loss or fence-loss scenario runs when
+   * it names no modes. Absent: none (such cells are then UNVERIFIED).
+   */
+  readonly lossModes?: {
+    readonly journal: readonly JournalLossMode[];
+    readonly fence: readonly FenceLossMode[];
+  };
   /** Builds a fresh cell in `cellDir` (created by the caller, empty). */
   prepareCell(
     cellDir: string,

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { stringify } from 'yaml';
 import { ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
-import { openJournal } from '../../src/cli/journal-url.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sqliteStateFingerprint } from './sqlite-state-fingerprint.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
 
@@ -71,6 +71,11 @@ export const route: Route = {
   defaultProvider: 'embedded',
   unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS).sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.sqlite ?? 'unknown',
+  // No "move": SQLite has no search path to point a retry's fence lookup elsewhere.
+  lossModes: {
+    journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'],
+    fence: ['drop', 'rename'],
+  },
   async copyCellState(fromDir: string, toDir: string): Promise<void> {
     const durable = (name: string) =>
       /^(source|target|journal)\.db(-wal|-shm|-journal)?$/.test(name) || name === 'state';
@@ -103,7 +108,9 @@ export const route: Route = {
       journalUrl,
       env: {},
       inspector,
-      openJournal: () => openJournal(journalUrl, { cwd: cellDir, env: {} }),
+      openJournal: () => openCellJournal(cellDir, journalUrl),
+      journalOps: sqliteJournalOperations(cellDir),
+      fenceOps: sqliteFenceOperations(cellDir),
       async [Symbol.asyncDispose]() {
         await inspector.close();
       },

@@ -32,12 +32,14 @@ export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture, ro
     Worker.start({
       role,
       workloadFile: options.workloadFile ?? fixture.workloadFile,
-      journalUrl: fixture.journalUrl,
+      journalUrl: options.journal?.url ?? fixture.journalUrl,
       cwd: dir,
       traceFile: traceFile(role),
       env: fixture.env,
       variant: cell.variant,
       ...(options.stop ? { stop: options.stop } : {}),
+      ...(options.stops ? { stops: options.stops } : {}),
+      ...(options.journal ? { journalRef: options.journal.ref } : {}),
       ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
       ...(options.command ? { command: options.command } : {}),
     });

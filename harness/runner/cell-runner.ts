@@ -64,6 +64,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       await waitForLeaseExpiry(fixture);
       attempts.push(await run.run('settle'));
     }
+    // Before the harness opens the journal itself: inspect must find it as the workers left it.
+    const loss = outcome.observe ? await outcome.observe() : undefined;
     const journal = await readJournal(fixture).catch(() => null);
     const result = await checkCell({
       inspector: fixture.inspector,
@@ -72,6 +74,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       ...(journal === null ? { journalError: 'the journal could not be read' } : {}),
       ...(outcome.expectation ? { expectation: outcome.expectation } : {}),
       extraChecks: extra,
+      ...(loss !== undefined ? { loss } : {}),
     });
     // A scenario may keep only some core checks; the fault's own checks always stay.
     const keep = cell.checks;
@@ -83,6 +86,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       verdict: worst(checks.map((c) => c.verdict)),
       checks,
       fault: { ...cell.fault, fired: outcome.hit },
+      ...(loss !== undefined ? { loss } : {}),
     });
   } catch (error) {
     const detail = `the harness could not run the cell (${(error as { code?: string })?.code ?? (error as Error)?.name ?? 'error'})`;
@@ -117,6 +121,7 @@ function evidence(
     attempts,
     target: result.target,
     journal: result.journal,
+    ...(result.loss !== undefined ? { loss: result.loss } : {}),
     reproduce: context.reproduce(cell),
     duration_ms: Date.now() - started,
   };

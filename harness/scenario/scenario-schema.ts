@@ -11,6 +11,8 @@ export const FAULT_KINDS = [
   'network',
   'lost-ack',
   'server-kill',
+  'journal-loss',
+  'fence-loss',
 ] as const;
 
 const pointPattern = '^[a-z][A-Za-z0-9_.:>-]*(#[1-9][0-9]*)?$';
@@ -177,6 +179,50 @@ const recoveryFault = {
   },
 } as const;
 
+const distinctLossStates = {
+  type: 'boolean',
+  description:
+    'One cell per distinct durable state a kill at a transition point leaves (equal states share a cell; the evidence lists the points as equivalent_points). Default true; false: one cell per point.',
+} as const;
+
+const journalLossFault = {
+  type: 'object',
+  description:
+    'At every transition point of a clean run the journal is lost, then retries run: wipe (emptied in place), delete (with the state folder), rollback (restored to its own backup from one transition earlier), fork (the next worker gets a second, empty journal), wal-loss (SQLite: -wal/-shm deleted under a parked worker). The target may hold only the mutation its fence proves.',
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'journal-loss' },
+    modes: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'] },
+      description:
+        'Loss modes to run. Default: every mode the route supports; a mode it lacks is UNVERIFIED.',
+    },
+    distinct_states: distinctLossStates,
+  },
+} as const;
+
+const fenceLossFault = {
+  type: 'object',
+  description:
+    "At every transition point after the fence exists, the target's fence table is lost between two attempts: drop, rename, move (the retry's search_path names another schema) or move-temp (pg_temp). Then retries run.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'fence-loss' },
+    modes: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['drop', 'rename', 'move', 'move-temp'] },
+      description:
+        'Loss modes to run. Default: every mode the route supports; a mode it lacks is UNVERIFIED.',
+    },
+    distinct_states: distinctLossStates,
+  },
+} as const;
+
 /** THE scenario definition. scenarios/schema.json is generated from it (`npm run schema`). */
 export const SCENARIO_SCHEMA = {
   type: 'object',
@@ -229,6 +275,8 @@ export const SCENARIO_SCHEMA = {
           networkFault,
           lostAckFault,
           serverKillFault,
+          journalLossFault,
+          fenceLossFault,
         ],
       },
     },

@@ -22,6 +22,8 @@ export interface WorkerSpec {
   readonly stop?: { readonly point: string; readonly hit: number };
   /** Further parking places (see FaultPlan.stops); `parked(n)` waits for the n-th. */
   readonly stops?: readonly { readonly point: string; readonly hit: number }[];
+  /** Marks the attempt record as run on another journal than the cell's (AttemptRecord.journal). */
+  readonly journalRef?: 'fork';
   /** Unsafe target variant (sensitivity runs). */
   readonly variant?: string | null;
   readonly env?: Readonly<Record<string, string>>;
@@ -145,6 +147,7 @@ export class Worker implements AsyncDisposable {
         role: spec.role,
         error_code: reportedCode(String(result.stderr ?? '')),
         ...reportedOutcome(String(result.stdout ?? '')),
+        ...(spec.journalRef ? { journal: spec.journalRef } : {}),
       } satisfies AttemptRecord;
     });
   }

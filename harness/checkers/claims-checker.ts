@@ -1,0 +1,33 @@
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { record } from './check-record.ts';
+import type { CheckContext, Checker } from './check-types.ts';
+
+const NAME = 'claims';
+
+function who(attempt: AttemptRecord): string {
+  return `${attempt.role} (pid ${attempt.pid})`;
+}
+
+/**
+ * What the attempts claimed about their own writes: at most one attempt ever claims it wrote the
+ * mutation (`mutated: true`), and none claims it unless the target (the harness's own audit)
+ * shows a mutation. A retry that lost its journal and reports a fresh write is caught here even
+ * when the target held the data already.
+ */
+export const claimsChecker: Checker = {
+  name: NAME,
+  check(context: CheckContext): CheckRecord {
+    const { target, attempts } = context;
+    const claims = attempts.filter((attempt) => attempt.mutated === true);
+    const problems: string[] = [];
+    if (claims.length > 1)
+      problems.push(`${claims.length} attempts each claimed their own write: ${claims.map(who).join(', ')}`);
+    if (claims.length > 0 && target === null)
+      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target !== null && target.mutations === 0)
+      for (const claim of claims) problems.push(`${who(claim)} claimed a write, but the target shows none`);
+    if (problems.length > 0) return record(NAME, 'FAIL', problems.join('; '));
+    const shown = target === null ? 'target not read' : `the target shows ${target.mutations}`;
+    return record(NAME, 'PASS', `${claims.length} of ${attempts.length} attempts claimed a write; ${shown}`);
+  },
+};

@@ -1,0 +1,74 @@
+import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft } from '../plan/cell.ts';
+import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
+import type { FenceLossMode } from '../routes/route.ts';
+import { FENCE_LOSS_MODES } from '../routes/route.ts';
+import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { groupByDurableState, transitionPoints } from './loss-points.ts';
+import { observeLoss } from './loss-observation.ts';
+import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from './loss-plan.ts';
+
+interface FenceLossParams {
+  readonly mode: FenceLossMode;
+  readonly at: TraceOccurrence;
+  readonly killed?: RecordedKill;
+}
+
+const NEEDS: Readonly<Record<FenceLossMode, readonly string[]>> = {
+  drop: ['drop'],
+  rename: ['rename'],
+  move: ['moveOutOfView'],
+  'move-temp': ['moveOutOfView'],
+};
+
+/** Transition points once the fence exists (after the first fence preparation of the trace). */
+function pointsWithFence(trace: readonly TraceOccurrence[]): TraceOccurrence[] {
+  const prepared = trace.findIndex((occurrence) => occurrence.point === 'fence.prepare:after');
+  return transitionPoints(prepared < 0 ? [] : trace.slice(prepared + 1));
+}
+
+function planFenceLoss(spec: FaultSpecOf<'fence-loss'>, context: PlanContext): CellDraft[] {
+  const { traces } = context;
+  const points = pointsWithFence(traces.clean);
+  const drafts: CellDraft[] = [];
+  for (const mode of selectedModes(spec.modes, context.lossModes?.fence, FENCE_LOSS_MODES)) {
+    for (const [at, ...equivalent] of groupByDurableState(points, traces, spec.distinct_states ?? true))
+      drafts.push(lossCellDraft('fence-loss', mode, at!, equivalent, traces));
+  }
+  return drafts;
+}
+
+async function runFenceLoss(run: CellRun): Promise<CellOutcome> {
+  const params = run.cell.params as unknown as FenceLossParams;
+  const missing = missingOperation(run, 'fenceOps', NEEDS[params.mode], params.mode);
+  if (missing) return missing;
+  const ops = run.fixture.fenceOps!;
+  const first = await lostBeforeRetry(run, params.at, params.killed);
+  if (!first.hit) return { attempts: [first.record], hit: false };
+  const attempts: AttemptRecord[] = [first.record];
+  if (params.mode === 'drop') await ops.drop!();
+  if (params.mode === 'rename') await ops.rename!();
+  if (params.mode === 'move' || params.mode === 'move-temp') {
+    // The retry looks for the fence elsewhere; then the settle worker runs with the original view.
+    const workloadFile = await ops.moveOutOfView!(params.mode === 'move' ? 'schema' : 'temp');
+    await run.waitForLeaseExpiry();
+    attempts.push(await run.run('moved-view', { workloadFile }));
+  }
+  return { attempts, hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run) };
+}
+
+/**
+ * fence-loss: the mirror of a lost journal. At every transition point after the fence exists, a
+ * first worker is SIGKILLed and the target's fence table is dropped, renamed, or moved out of the
+ * retry's view (its search_path names another schema, or pg_temp); then retries run. A fence that
+ * is missing where it should be must stop the operation (COMMIT_UNKNOWN or a divergence), never
+ * let it write again.
+ */
+export const fenceLossFault: FaultModule<'fence-loss'> = {
+  kind: 'fence-loss',
+  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
+  plan: planFenceLoss,
+  run: runFenceLoss,
+};

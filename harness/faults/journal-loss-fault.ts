@@ -1,0 +1,153 @@
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft } from '../plan/cell.ts';
+import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
+import { occurrenceKey } from '../plan/trace.ts';
+import type { JournalLossMode } from '../routes/route.ts';
+import { JOURNAL_LOSS_MODES } from '../routes/route.ts';
+import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { backupPointFor, groupByDurableState, transitionPoints } from './loss-points.ts';
+import { observeLoss } from './loss-observation.ts';
+import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from './loss-plan.ts';
+
+/** How long the second worker may run while the first is parked (it may wait on the target lock). */
+const SECOND_WORKER_BOUND_MS = 1_500;
+
+/**
+ * The sensitivity subset: right after the target committed, while the journal still says
+ * COMMITTING, is where a lost journal lets a target whose fence guards the epoch only write twice.
+ * (A WAL loss there races a released worker, whose own epoch the fence still refuses.)
+ */
+const SENSITIVE_POINT = 'target.commit:after';
+
+interface JournalLossParams {
+  readonly mode: JournalLossMode;
+  readonly at: TraceOccurrence;
+  /** Rollback: where the backup the journal is restored to was taken (earlier in the same attempt). */
+  readonly backup?: TraceOccurrence;
+  /** The recorded state right after a first-attempt kill at `at`, when the route can copy it. */
+  readonly killed?: RecordedKill;
+}
+
+/** What each mode needs of the route's journal operations. */
+const NEEDS: Readonly<Record<JournalLossMode, readonly string[]>> = {
+  wipe: ['wipe'],
+  delete: ['delete'],
+  rollback: ['backup', 'restore'],
+  fork: ['forkUrl'],
+  'wal-loss': ['dropWal'],
+};
+
+function planJournalLoss(spec: FaultSpecOf<'journal-loss'>, context: PlanContext): CellDraft[] {
+  const { traces } = context;
+  const points = transitionPoints(traces.clean);
+  const drafts: CellDraft[] = [];
+  for (const mode of selectedModes(spec.modes, context.lossModes?.journal, JOURNAL_LOSS_MODES)) {
+    // A parked worker that is released again is not a killed one: every wal-loss point is its own cell.
+    const groups =
+      mode === 'wal-loss'
+        ? points.map((at) => [at])
+        : groupByDurableState(points, traces, spec.distinct_states ?? true, (at) =>
+            mode === 'rollback' ? occurrenceKey(backupPointFor(traces.clean, at) ?? at) : '',
+          );
+    for (const [at, ...equivalent] of groups) {
+      const backup = mode === 'rollback' ? backupPointFor(traces.clean, at!) : null;
+      if (mode === 'rollback' && backup === null) continue;
+      drafts.push(
+        lossCellDraft('journal-loss', mode, at!, equivalent, traces, {
+          ...(backup ? { backup, extraFault: { backup_point: occurrenceKey(backup) } } : {}),
+          sensitive: at!.point === SENSITIVE_POINT && mode !== 'wal-loss',
+        }),
+      );
+    }
+  }
+  return drafts;
+}
+
+/** First attempt to `at` and SIGKILL there (or the recorded kill's state), then the loss. */
+async function killThenLose(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
+  const ops = run.fixture.journalOps!;
+  const first = await lostBeforeRetry(run, params.at, params.killed);
+  if (!first.hit) return { attempts: [first.record], hit: false };
+  const attempts: AttemptRecord[] = [first.record];
+  if (params.mode === 'wipe') await ops.wipe!();
+  if (params.mode === 'delete') await ops.delete!();
+  let forkUrl: string | undefined;
+  if (params.mode === 'fork') {
+    // Another deployment with its own (empty) journal runs the same operation on the same target;
+    // then the runner's settle worker is the first deployment resuming on its own journal.
+    forkUrl = await ops.forkUrl!();
+    attempts.push(await run.run('fork', { journal: { url: forkUrl, ref: 'fork' } }));
+  }
+  return { attempts, hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run, forkUrl) };
+}
+
+/** Park at the backup point, copy the journal, release; SIGKILL at `at`; restore the older copy. */
+async function rollback(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
+  const ops = run.fixture.journalOps!;
+  await using first = run.start('first', { stop: params.backup!, stops: [params.at] });
+  if (!(await first.parked(1))) return { attempts: [await first.result()], hit: false };
+  const backup = await ops.backup!();
+  first.resume();
+  const parked = await first.parked(2);
+  if (parked) first.kill();
+  const record = await first.result();
+  if (!parked) return { attempts: [record], hit: false };
+  await ops.restore!(backup);
+  return { attempts: [record], hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run) };
+}
+
+/**
+ * The WAL goes while the first worker is parked at `at`; a second worker runs on what is left,
+ * then the first is released and runs on with the frames only its open WAL still holds.
+ */
+async function walLoss(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
+  await using first = run.start('first', { stop: params.at });
+  if (!(await first.parked())) return { attempts: [await first.result()], hit: false };
+  await run.fixture.journalOps!.dropWal!();
+  await using second = run.start('second');
+  const bound = new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), SECOND_WORKER_BOUND_MS));
+  const secondFirst = (await Promise.race([second.result(), bound])) !== 'bound';
+  first.resume();
+  const attempts = [await first.result(), await second.result()];
+  const order: CheckRecord = {
+    name: 'wal-loss-interleaving',
+    verdict: 'PASS',
+    detail: secondFirst
+      ? 'the second worker finished while the first was parked without its WAL'
+      : 'the parked worker held the target lock; it was released while the second still ran',
+  };
+  return {
+    attempts,
+    hit: true,
+    expectation: { end: 'stopped' },
+    extraChecks: [order],
+    observe: () => observeLoss(run),
+  };
+}
+
+async function runJournalLoss(run: CellRun): Promise<CellOutcome> {
+  const params = run.cell.params as unknown as JournalLossParams;
+  const missing = missingOperation(run, 'journalOps', NEEDS[params.mode], params.mode);
+  if (missing) return missing;
+  if (params.mode === 'rollback') return rollback(run, params);
+  if (params.mode === 'wal-loss') return walLoss(run, params);
+  return killThenLose(run, params);
+}
+
+/**
+ * journal-loss: at every transition point of the clean trace the journal is lost — wiped,
+ * deleted with the state folder, rolled back to its own backup from one transition earlier,
+ * forked (the next worker gets a second, empty journal), or stripped of its WAL under a parked
+ * worker — and retries run (the runner's settle worker, plus the fork's or the WAL's second
+ * worker). The target's fence is then the last line of defence: the target may show only the
+ * mutation the fence proves, no attempt may claim a write it does not show, and `inspect` must
+ * explain the end. Cells end `stopped`: a refused retry is a correct end.
+ */
+export const journalLossFault: FaultModule<'journal-loss'> = {
+  kind: 'journal-loss',
+  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
+  plan: planJournalLoss,
+  run: runJournalLoss,
+};

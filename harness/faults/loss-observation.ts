@@ -1,0 +1,117 @@
+import { Writable } from 'node:stream';
+import { deriveOperationId } from '../../src/contracts/identity.ts';
+import { main } from '../../src/cli/main.ts';
+import { openJournal } from '../../src/cli/journal-url.ts';
+import { readWorkloadFile } from '../../src/cli/workload-file.ts';
+import { describeError } from '../checkers/check-record.ts';
+import { journalSnapshot } from '../checkers/journal-history-checker.ts';
+import type { InspectReading, JournalSnapshot, LossObservation } from '../evidence/evidence-types.ts';
+import type { CellRun } from './fault.ts';
+
+function capture(): { stream: Writable; text(): string } {
+  const chunks: string[] = [];
+  return {
+    stream: new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        chunks.push(String(chunk));
+        done();
+      },
+    }),
+    text: () => chunks.join(''),
+  };
+}
+
+function lastJson(text: string): Record<string, unknown> | null {
+  for (const line of text.trim().split('\n').reverse()) {
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      if (parsed && typeof parsed === 'object') return parsed as Record<string, unknown>;
+    } catch {
+      // not a JSON line
+    }
+  }
+  return null;
+}
+
+/**
+ * `dpone recovery target-commit inspect --json` on the cell's journal and workload, the same CLI
+ * code an operator runs (in this process: it is read-only, and a spawn per cell is time the suite
+ * does not have). The journal's digest is taken before and after: inspect must change nothing.
+ */
+async function inspect(run: CellRun, operationId: string): Promise<InspectReading> {
+  const { fixture } = run;
+  const before = await fixture.journalOps?.digest?.();
+  const out = capture();
+  const err = capture();
+  const argv = [
+    ...['recovery', 'target-commit', 'inspect', '--operation-id', operationId],
+    ...['--journal', fixture.journalUrl, '--route', fixture.workloadFile, '--json'],
+  ];
+  const exitCode = await main(
+    argv,
+    {},
+    { stdout: out.stream, stderr: err.stream, env: { ...fixture.env }, cwd: run.dir },
+  );
+  const after = await fixture.journalOps?.digest?.();
+  const view = lastJson(out.text());
+  const assessment = view?.assessment as Record<string, unknown> | undefined;
+  const error = lastJson(err.text())?.error as { code?: unknown } | undefined;
+  return {
+    exit_code: exitCode,
+    error_code: typeof error?.code === 'string' ? error.code : null,
+    assessment:
+      exitCode === 0 && assessment
+        ? {
+            kind: String(assessment.kind),
+            state: String(assessment.state),
+            version: Number(assessment.version),
+            fence: String(assessment.fence),
+          }
+        : null,
+    journal_unchanged: before === undefined || after === undefined ? null : before === after,
+  };
+}
+
+async function readForkJournal(run: CellRun, url: string): Promise<JournalSnapshot | null> {
+  try {
+    const journal = await openJournal(url, { cwd: run.dir, env: { ...run.fixture.env } });
+    try {
+      const [id] = await journal.list();
+      if (id === undefined) return journalSnapshot({ entry: null, history: [] });
+      return journalSnapshot({ entry: await journal.get(id), history: await journal.history(id) });
+    } finally {
+      await journal.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The operation id of the cell's workload (the same for every worker of the cell). */
+export async function cellOperationId(run: CellRun): Promise<string> {
+  return deriveOperationId((await readWorkloadFile(run.fixture.workloadFile, run.dir)).identity);
+}
+
+/**
+ * What a loss cell looks at after its last worker: the fence as the harness reads it itself (every
+ * place it was or may be), what `inspect` makes of the final state, and a forked journal's history.
+ */
+export async function observeLoss(run: CellRun, forkUrl?: string): Promise<LossObservation> {
+  const operationId = await cellOperationId(run);
+  let fence: LossObservation['fence'] = null;
+  let fenceError: string | undefined;
+  if (!run.fixture.fenceOps) fenceError = `route ${run.cell.route} has no fence reader`;
+  else {
+    try {
+      fence = await run.fixture.fenceOps.read(operationId);
+    } catch (error) {
+      fenceError = describeError(error);
+    }
+  }
+  return {
+    fence,
+    ...(fenceError !== undefined ? { fence_error: fenceError } : {}),
+    inspect: await inspect(run, operationId),
+    ...(forkUrl !== undefined ? { fork_journal: await readForkJournal(run, forkUrl) } : {}),
+  };
+}
