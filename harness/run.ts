@@ -308,6 +308,7 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
       runtime_version: RUNTIME_VERSION,
       connector_version: route.connectorVersion,
       concurrency,
+      ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
     },
     verdict,

@@ -22,6 +22,7 @@ describe('checkCell on cells the real executor ran against real SQLite files', (
       parity: 'PASS',
       'journal-history': 'PASS',
       outcome: 'PASS',
+      claims: 'PASS',
     });
     expect(result.verdict).toBe('PASS');
     expect(result.journal).toMatchObject({ final_state: 'COMPLETE', history_legal: true });

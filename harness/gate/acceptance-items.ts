@@ -1,7 +1,9 @@
-import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { Verdict } from '../verdict.ts';
-import { isOperatorOnlyTransition, COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
+import { COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import { allPass, mutations, transitionsSeen } from './cell-verdicts.ts';
+import { LOSS_KINDS, journalLossItem } from './journal-loss-item.ts';
 
 /** One gate line: an acceptance item (or a precondition) and what the evidence says about it. */
 export interface GateItemResult {
@@ -15,46 +17,8 @@ export interface AcceptanceItem {
   readonly id: string;
   /** The spec's wording. */
   readonly text: string;
-  evaluate(cells: readonly CellEvidence[]): Omit<GateItemResult, 'id'>;
-}
-
-const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
-
-/** All selected cells PASS (UNVERIFIED is not PASS), none shows a second mutation, at least one ran. */
-function allPass(cells: readonly CellEvidence[], what: string): Omit<GateItemResult, 'id'> | null {
-  if (cells.length === 0) return { status: 'UNVERIFIED', detail: `no ${what} cell in the evidence` };
-  const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
-  const doubled = cells.filter((cell) => mutations(cell) > 1);
-  if (doubled.length > 0)
-    return {
-      status: 'FAIL',
-      detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
-    };
-  if (notPass.length > 0) {
-    const status = notPass.some((cell) => cell.verdict === 'FAIL')
-      ? 'FAIL'
-      : notPass.some((cell) => cell.verdict === 'UNKNOWN')
-        ? 'UNKNOWN'
-        : 'UNVERIFIED';
-    return {
-      status,
-      detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
-    };
-  }
-  return null;
-}
-
-/** `cas:A->B` for every executor transition seen in the cells' journal histories. */
-function transitionsSeen(cells: readonly CellEvidence[]): Set<string> {
-  const seen = new Set<string>();
-  for (const cell of cells)
-    for (const record of cell.journal?.history ?? []) {
-      if (record.kind !== 'transition' || !record.from_state) continue;
-      if (!isCommitState(record.from_state) || !isCommitState(record.to_state)) continue;
-      if (isOperatorOnlyTransition(record.from_state, record.to_state)) continue;
-      seen.add(`cas:${record.from_state}->${record.to_state}`);
-    }
-  return seen;
+  /** `environment` is the evidence's (e.g. the loss modes the route declared). */
+  evaluate(cells: readonly CellEvidence[], environment?: Evidence['environment']): Omit<GateItemResult, 'id'>;
 }
 
 const killAtEveryTransition: AcceptanceItem = {
@@ -119,20 +83,30 @@ const intentConflict: AcceptanceItem = {
   },
 };
 
-/** An attempt claimed success (exit 0) although the journal holds no committed state. */
+/**
+ * An attempt claimed success (exit 0) although the journal it used holds no committed state (a
+ * forked deployment's attempt is backed by its own journal).
+ */
 function successWithoutProof(cell: CellEvidence): boolean {
-  const final = cell.journal?.final_state;
-  const committed = isCommitState(final) && COMMITTED_STATES.has(final);
-  return cell.attempts.some((attempt) => attempt.exit_code === 0) && cell.journal !== null && !committed;
+  return cell.attempts.some((attempt) => {
+    if (attempt.exit_code !== 0) return false;
+    const journal = attempt.journal === 'fork' ? (cell.loss?.fork_journal ?? null) : cell.journal;
+    const final = journal?.final_state;
+    return journal !== null && !(isCommitState(final) && COMMITTED_STATES.has(final));
+  });
 }
 
 const unknownNeverSuccess: AcceptanceItem = {
   id: 'unknown-never-success',
   text: 'unknown target outcome never becomes success or automatic replay',
   evaluate(cells) {
+    // Loss cells end `stopped` because a refused retry is a correct end, not because the outcome
+    // was unknown; they count here only when their journal reached COMMIT_UNKNOWN.
     const unknown = cells.filter(
       (cell) =>
-        (cell.expectation?.end === 'stopped' && cell.fault.kind !== 'intent-conflict') ||
+        (cell.expectation?.end === 'stopped' &&
+          cell.fault.kind !== 'intent-conflict' &&
+          !LOSS_KINDS.has(cell.fault.kind)) ||
         (cell.journal?.history ?? []).some((record) => record.to_state === 'COMMIT_UNKNOWN'),
     );
     const failed = unknown.length > 0 ? allPass(unknown, 'unknown-outcome') : null;
@@ -176,11 +150,12 @@ const liveUnverified: AcceptanceItem = {
   },
 };
 
-/** The spec's "Mandatory acceptance" list, in its order. */
+/** The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item. */
 export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   killAtEveryTransition,
   twoWorkers,
   intentConflict,
   unknownNeverSuccess,
   liveUnverified,
+  journalLossItem,
 ];

@@ -12,6 +12,7 @@ import {
   acceptanceCells,
   checkedCell,
   CONNECTOR_VERSION,
+  lossCells,
   sealEvidence,
   unverifiedCell,
 } from './fixtures/certified-evidence.ts';
@@ -55,7 +56,11 @@ describe('certify gate', () => {
         'intent-conflict-before-io',
         'unknown-never-success',
         'unavailable-is-unverified',
+        'journal-loss-one-mutation',
       ]),
+    );
+    expect(result.out).toMatch(
+      /journal-loss-one-mutation +12 cells PASS, max 1 mutation: fence-loss drop 4, journal-loss rollback 4, journal-loss wipe 4; each mode at every one of 4 transitions/,
     );
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
     const record = JSON.parse(await readFile(result.certification, 'utf8'));
@@ -140,6 +145,45 @@ describe('certify gate', () => {
     expect(result.code).toBe(1);
     expect(result.lines['connector-version']).toBe('FAIL');
     expect(existsSync(result.certification)).toBe(false);
+  });
+});
+
+describe('certify gate: a lost or rolled-back journal never gives a second mutation', () => {
+  const isLoss = (kind: string) => kind === 'journal-loss' || kind === 'fence-loss';
+
+  it('is FAIL, not UNVERIFIED, when no journal-loss cell decided it', async () => {
+    const cells = acceptanceCells().filter((cell) => !isLoss(cell.fault.kind));
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.code).toBe(1);
+    expect(result.lines['journal-loss-one-mutation']).toBe('FAIL');
+    expect(result.out).toContain('no journal-loss cell in the evidence');
+  });
+
+  it('fails on a second mutation after a lost journal, naming the cell', async () => {
+    const cells = acceptanceCells().map((cell) =>
+      cell.id === 'journal-loss/rollback/cas:COMMITTING->TARGET_COMMITTED:after#1'
+        ? lossCells(2).find((doubled) => doubled.id === cell.id)!
+        : cell,
+    );
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.lines['journal-loss-one-mutation']).toBe('FAIL');
+    expect(result.out).toContain('show a second mutation, e.g. journal-loss/rollback/cas:COMMITTING');
+  });
+
+  it('fails when a loss mode the route supports has no cell', async () => {
+    const cells = acceptanceCells().filter((cell) => cell.fault.mode !== 'rollback');
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.lines['journal-loss-one-mutation']).toBe('FAIL');
+    expect(result.out).toContain('no cell for loss mode(s) the route supports: journal-loss rollback');
+  });
+
+  it('is UNVERIFIED when a mode did not strike every transition', async () => {
+    const cells = acceptanceCells().filter(
+      (cell) => !(cell.fault.mode === 'wipe' && cell.fault.point === 'cas:PREPARED->COMMITTING:after'),
+    );
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.lines['journal-loss-one-mutation']).toBe('UNVERIFIED');
+    expect(result.out).toContain('not struck: journal-loss wipe at cas:PREPARED->COMMITTING');
   });
 });
 

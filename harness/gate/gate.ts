@@ -56,7 +56,8 @@ export function evaluateGate(
         : `evidence covers connector ${certified}, but this runtime ships ${runtimeConnectorVersion ?? 'no connector'} for route ${route}: the certification could never be enforced`,
   });
   const cells = evidence.cells.filter((cell) => cell.variant === null && cell.route === route);
-  for (const item of ACCEPTANCE_ITEMS) lines.push({ id: item.id, ...item.evaluate(cells) });
+  for (const item of ACCEPTANCE_ITEMS)
+    lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
   const survived = evidence.sensitivity.filter((record) => !record.caught).map((record) => record.variant);
   lines.push({
     id: 'no-variant-survived',

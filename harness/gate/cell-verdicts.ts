@@ -1,0 +1,42 @@
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { isCommitState, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
+import type { GateItemResult } from './acceptance-items.ts';
+
+export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
+
+/** All selected cells PASS (UNVERIFIED is not PASS), none shows a second mutation, at least one ran. */
+export function allPass(cells: readonly CellEvidence[], what: string): Omit<GateItemResult, 'id'> | null {
+  if (cells.length === 0) return { status: 'UNVERIFIED', detail: `no ${what} cell in the evidence` };
+  const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
+  const doubled = cells.filter((cell) => mutations(cell) > 1);
+  if (doubled.length > 0)
+    return {
+      status: 'FAIL',
+      detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
+    };
+  if (notPass.length > 0) {
+    const status = notPass.some((cell) => cell.verdict === 'FAIL')
+      ? 'FAIL'
+      : notPass.some((cell) => cell.verdict === 'UNKNOWN')
+        ? 'UNKNOWN'
+        : 'UNVERIFIED';
+    return {
+      status,
+      detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
+    };
+  }
+  return null;
+}
+
+/** `cas:A->B` for every executor transition seen in the cells' journal histories. */
+export function transitionsSeen(cells: readonly CellEvidence[]): Set<string> {
+  const seen = new Set<string>();
+  for (const cell of cells)
+    for (const record of cell.journal?.history ?? []) {
+      if (record.kind !== 'transition' || !record.from_state) continue;
+      if (!isCommitState(record.from_state) || !isCommitState(record.to_state)) continue;
+      if (isOperatorOnlyTransition(record.from_state, record.to_state)) continue;
+      seen.add(`cas:${record.from_state}->${record.to_state}`);
+    }
+  return seen;
+}

@@ -1,0 +1,99 @@
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { AcceptanceItem, GateItemResult } from './acceptance-items.ts';
+import { allPass, mutations, transitionsSeen } from './cell-verdicts.ts';
+
+export const LOSS_KINDS: ReadonlySet<string> = new Set(['journal-loss', 'fence-loss']);
+
+/** `kind mode`, e.g. `journal-loss rollback`. */
+function modeOf(cell: CellEvidence): string {
+  return `${cell.fault.kind} ${String(cell.fault.mode ?? '?')}`;
+}
+
+/** The points a cell decided: its own and the durably equivalent ones it stands for. */
+function pointsOf(cell: CellEvidence): string[] {
+  const equivalent = Array.isArray(cell.fault.equivalent_points)
+    ? (cell.fault.equivalent_points as string[])
+    : [];
+  return [...(cell.fault.point ? [`${cell.fault.point}#${cell.fault.hit ?? 1}`] : []), ...equivalent];
+}
+
+/** `cas:A->B` of a point `cas:A->B:side#hit`, else the point's name without side and hit. */
+function transitionOf(point: string): string {
+  const name = point.replace(/#\d+$/, '');
+  return name.startsWith('cas:') ? name.replace(/:(before|after)$/, '') : name.replace(/:[a-z]+$/, '');
+}
+
+/**
+ * The transitions every loss mode must have struck: each CAS the crash cells' journals went
+ * through (the clean protocol, seen independently of the loss cells) and each transition any loss
+ * cell was planned at (the intent's creation and the target commit included).
+ */
+function requiredTransitions(cells: readonly CellEvidence[], loss: readonly CellEvidence[]): Set<string> {
+  const required = transitionsSeen(cells.filter((cell) => cell.fault.kind === 'crash'));
+  for (const cell of loss) for (const point of pointsOf(cell)) required.add(transitionOf(point));
+  return required;
+}
+
+/**
+ * A mode's cells must strike every required transition; fence-loss only once the fence exists,
+ * so the intent's creation (before any fence) is not required of it.
+ */
+function uncovered(mode: string, own: readonly CellEvidence[], required: ReadonlySet<string>): string[] {
+  const struck = new Set(own.flatMap(pointsOf).map(transitionOf));
+  const needed = [...required].filter((t) => !(mode.startsWith('fence-loss') && t === 'journal.create'));
+  return needed.filter((transition) => !struck.has(transition)).sort();
+}
+
+/** Modes the route declared (evidence environment `loss_modes`) that no cell decided. */
+function declaredButMissing(
+  environment: Evidence['environment'] | undefined,
+  seen: ReadonlySet<string>,
+): string[] {
+  const declared = environment?.loss_modes as { journal?: string[]; fence?: string[] } | undefined;
+  if (!declared) return [];
+  const modes = [
+    ...(declared.journal ?? []).map((mode) => `journal-loss ${mode}`),
+    ...(declared.fence ?? []).map((mode) => `fence-loss ${mode}`),
+  ];
+  return modes.filter((mode) => !seen.has(mode));
+}
+
+/**
+ * "A lost or rolled-back journal never gives a second mutation" (issue 10), decided by the
+ * journal-loss and fence-loss cells: every one PASSes (UNVERIFIED is not PASS), none shows a
+ * second mutation, every loss mode the route declares has cells, and each mode struck every
+ * transition. Zero journal-loss cells is FAIL: the item would be decided by nothing.
+ */
+export const journalLossItem: AcceptanceItem = {
+  id: 'journal-loss-one-mutation',
+  text: 'a lost or rolled-back journal never gives a second mutation',
+  evaluate(cells, environment): Omit<GateItemResult, 'id'> {
+    const loss = cells.filter((cell) => LOSS_KINDS.has(cell.fault.kind));
+    if (!loss.some((cell) => cell.fault.kind === 'journal-loss'))
+      return { status: 'FAIL', detail: 'no journal-loss cell in the evidence: nothing decided this item' };
+    const byMode = new Map<string, CellEvidence[]>();
+    for (const cell of loss) byMode.set(modeOf(cell), [...(byMode.get(modeOf(cell)) ?? []), cell]);
+    const counts = [...byMode].map(([mode, own]) => `${mode} ${own.length}`).join(', ');
+    const failed = allPass(loss, 'journal/fence-loss');
+    if (failed) return { ...failed, detail: `${failed.detail} (${counts})` };
+    const missing = declaredButMissing(environment, new Set(byMode.keys()));
+    if (missing.length > 0)
+      return {
+        status: 'FAIL',
+        detail: `no cell for loss mode(s) the route supports: ${missing.join(', ')} (${counts})`,
+      };
+    const required = requiredTransitions(cells, loss);
+    const gaps = [...byMode].flatMap(([mode, own]) =>
+      uncovered(mode, own, required).map((transition) => `${mode} at ${transition}`),
+    );
+    if (gaps.length > 0)
+      return {
+        status: 'UNVERIFIED',
+        detail: `not struck: ${gaps.slice(0, 4).join('; ')}${gaps.length > 4 ? ` (+${gaps.length - 4} more)` : ''}`,
+      };
+    return {
+      status: 'PASS',
+      detail: `${loss.length} cells PASS, max ${Math.max(...loss.map(mutations))} mutation: ${counts}; each mode at every one of ${required.size} transitions`,
+    };
+  },
+};
