@@ -60,7 +60,7 @@ describe('certify gate', () => {
       ]),
     );
     expect(result.out).toMatch(
-      /journal-loss-one-mutation +12 cells PASS, max 1 mutation: fence-loss drop 4, journal-loss rollback 4, journal-loss wipe 4; each mode at every one of 4 transitions/,
+      /journal-loss-one-mutation +12 cells PASS, max 1 mutation: journal-loss rollback 4, journal-loss wipe 4, fence-loss drop 4; each mode at every one of 4 transitions/,
     );
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
     const record = JSON.parse(await readFile(result.certification, 'utf8'));

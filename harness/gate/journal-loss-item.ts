@@ -73,7 +73,13 @@ export const journalLossItem: AcceptanceItem = {
       return { status: 'FAIL', detail: 'no journal-loss cell in the evidence: nothing decided this item' };
     const byMode = new Map<string, CellEvidence[]>();
     for (const cell of loss) byMode.set(modeOf(cell), [...(byMode.get(modeOf(cell)) ?? []), cell]);
-    const counts = [...byMode].map(([mode, own]) => `${mode} ${own.length}`).join(', ');
+    // journal-loss before fence-loss, modes alphabetically: the same line for the same evidence.
+    const counts = [...byMode]
+      .sort(([a], [b]) =>
+        a.startsWith('fence') === b.startsWith('fence') ? a.localeCompare(b) : a.startsWith('fence') ? 1 : -1,
+      )
+      .map(([mode, own]) => `${mode} ${own.length}`)
+      .join(', ');
     const failed = allPass(loss, 'journal/fence-loss');
     if (failed) return { ...failed, detail: `${failed.detail} (${counts})` };
     const missing = declaredButMissing(environment, new Set(byMode.keys()));
