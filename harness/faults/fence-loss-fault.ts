@@ -1,4 +1,4 @@
-import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import type { FenceLossMode } from '../routes/route.ts';
@@ -7,7 +7,8 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { groupByDurableState, transitionPoints } from './loss-points.ts';
-import { observeLoss } from './loss-observation.ts';
+import { fenceGone } from './loss-applied.ts';
+import { cellOperationId, observeLoss } from './loss-observation.ts';
 import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from './loss-plan.ts';
 
 interface FenceLossParams {
@@ -48,15 +49,23 @@ async function runFenceLoss(run: CellRun): Promise<CellOutcome> {
   const first = await lostBeforeRetry(run, params.at, params.killed);
   if (!first.hit) return { attempts: [first.record], hit: false };
   const attempts: AttemptRecord[] = [first.record];
-  if (params.mode === 'drop') await ops.drop!();
-  if (params.mode === 'rename') await ops.rename!();
-  if (params.mode === 'move' || params.mode === 'move-temp') {
+  const checks: CheckRecord[] = [];
+  if (params.mode === 'drop' || params.mode === 'rename') {
+    await (params.mode === 'drop' ? ops.drop!() : ops.rename!());
+    checks.push(fenceGone(await ops.read(await cellOperationId(run)), params.mode));
+  } else {
     // The retry looks for the fence elsewhere; then the settle worker runs with the original view.
     const workloadFile = await ops.moveOutOfView!(params.mode === 'move' ? 'schema' : 'temp');
     await run.waitForLeaseExpiry();
     attempts.push(await run.run('moved-view', { workloadFile }));
   }
-  return { attempts, hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run) };
+  return {
+    attempts,
+    hit: true,
+    expectation: { end: 'stopped' },
+    extraChecks: checks,
+    observe: () => observeLoss(run),
+  };
 }
 
 /**

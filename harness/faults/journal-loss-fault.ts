@@ -8,6 +8,7 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { backupPointFor, groupByDurableState, transitionPoints } from './loss-points.ts';
+import { journalLost, journalPosition, journalRolledBack, lossApplied } from './loss-applied.ts';
 import { observeLoss } from './loss-observation.ts';
 import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from './loss-plan.ts';
 
@@ -71,16 +72,25 @@ async function killThenLose(run: CellRun, params: JournalLossParams): Promise<Ce
   const first = await lostBeforeRetry(run, params.at, params.killed);
   if (!first.hit) return { attempts: [first.record], hit: false };
   const attempts: AttemptRecord[] = [first.record];
-  if (params.mode === 'wipe') await ops.wipe!();
-  if (params.mode === 'delete') await ops.delete!();
+  const checks: CheckRecord[] = [];
   let forkUrl: string | undefined;
   if (params.mode === 'fork') {
     // Another deployment with its own (empty) journal runs the same operation on the same target;
     // then the runner's settle worker is the first deployment resuming on its own journal.
     forkUrl = await ops.forkUrl!();
     attempts.push(await run.run('fork', { journal: { url: forkUrl, ref: 'fork' } }));
+  } else {
+    const before = await journalPosition(run);
+    await (params.mode === 'wipe' ? ops.wipe!() : ops.delete!());
+    checks.push(journalLost(before, await journalPosition(run), params.mode));
   }
-  return { attempts, hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run, forkUrl) };
+  return {
+    attempts,
+    hit: true,
+    expectation: { end: 'stopped' },
+    extraChecks: checks,
+    observe: () => observeLoss(run, forkUrl),
+  };
 }
 
 /** Park at the backup point, copy the journal, release; SIGKILL at `at`; restore the older copy. */
@@ -94,8 +104,15 @@ async function rollback(run: CellRun, params: JournalLossParams): Promise<CellOu
   if (parked) first.kill();
   const record = await first.result();
   if (!parked) return { attempts: [record], hit: false };
+  const before = await journalPosition(run);
   await ops.restore!(backup);
-  return { attempts: [record], hit: true, expectation: { end: 'stopped' }, observe: () => observeLoss(run) };
+  return {
+    attempts: [record],
+    hit: true,
+    expectation: { end: 'stopped' },
+    extraChecks: [journalRolledBack(before, await journalPosition(run))],
+    observe: () => observeLoss(run),
+  };
 }
 
 /**
@@ -105,7 +122,7 @@ async function rollback(run: CellRun, params: JournalLossParams): Promise<CellOu
 async function walLoss(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
   await using first = run.start('first', { stop: params.at });
   if (!(await first.parked())) return { attempts: [await first.result()], hit: false };
-  await run.fixture.journalOps!.dropWal!();
+  const walBytes = await run.fixture.journalOps!.dropWal!();
   await using second = run.start('second');
   const bound = new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), SECOND_WORKER_BOUND_MS));
   const secondFirst = (await Promise.race([second.result(), bound])) !== 'bound';
@@ -122,7 +139,10 @@ async function walLoss(run: CellRun, params: JournalLossParams): Promise<CellOut
     attempts,
     hit: true,
     expectation: { end: 'stopped' },
-    extraChecks: [order],
+    extraChecks: [
+      lossApplied(walBytes > 0, `deleted a WAL of ${walBytes} bytes under the parked worker`),
+      order,
+    ],
     observe: () => observeLoss(run),
   };
 }

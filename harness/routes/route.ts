@@ -42,8 +42,8 @@ export interface JournalOperations {
   restore?(backup: JournalBackup): Promise<void>;
   /** The URL of a second, empty journal for the same target (another deployment). */
   forkUrl?(): Promise<string>;
-  /** SQLite: deletes the journal's -wal and -shm files. */
-  dropWal?(): Promise<void>;
+  /** SQLite: deletes the journal's -wal and -shm files; resolves to the WAL bytes deleted. */
+  dropWal?(): Promise<number>;
   /** A digest of the journal's durable bytes (or rows): equal before and after a read-only command. */
   digest?(): Promise<string>;
 }

@@ -89,7 +89,10 @@ export function sqliteJournalOperations(cellDir: string): JournalOperations {
       return `sqlite://${fork}`;
     },
     async dropWal() {
+      const wal = `${journal}-wal`;
+      const bytes = existsSync(wal) ? statSync(wal).size : 0;
       for (const suffix of SIDE_FILES) await rm(`${journal}${suffix}`, { force: true });
+      return bytes;
     },
     async digest() {
       // The main file's bytes, and the WAL's when it holds frames (an empty WAL is no content).
