@@ -1,11 +1,11 @@
-import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { JournalLossMode } from '../routes/route.ts';
 import { JOURNAL_LOSS_MODES } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
-import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext, WorkerOptions } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { backupPointFor, groupByDurableState, transitionPoints } from './loss-points.ts';
 import { journalLost, journalPosition, journalRolledBack, lossApplied } from './loss-applied.ts';
@@ -16,11 +16,19 @@ import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from 
 const SECOND_WORKER_BOUND_MS = 1_500;
 
 /**
- * The sensitivity subset: right after the target committed, while the journal still says
- * COMMITTING, is where a lost journal lets a target whose fence guards the epoch only write twice.
- * (A WAL loss there races a released worker, whose own epoch the fence still refuses.)
+ * The sensitivity subset, one point per mode. A zombie (fork, wal-loss) parked in COMMITTING
+ * before its write, while a fresh journal reissues its lease epoch to another worker, is where a
+ * fence whose commit guard checks the epoch only lets both write. A journal deleted right after
+ * the target committed is where a target without a real fence writes twice.
  */
-const SENSITIVE_POINT = 'target.commit:after';
+const SENSITIVE: Readonly<Partial<Record<JournalLossMode, string>>> = {
+  delete: 'target.commit:after',
+  fork: 'cas:PREPARED->COMMITTING:after',
+  'wal-loss': 'cas:PREPARED->COMMITTING:after',
+};
+
+/** Modes whose first worker is parked and released again (not killed): no two points are alike. */
+const ZOMBIE_MODES: ReadonlySet<JournalLossMode> = new Set(['fork', 'wal-loss']);
 
 interface JournalLossParams {
   readonly mode: JournalLossMode;
@@ -45,20 +53,18 @@ function planJournalLoss(spec: FaultSpecOf<'journal-loss'>, context: PlanContext
   const points = transitionPoints(traces.clean);
   const drafts: CellDraft[] = [];
   for (const mode of selectedModes(spec.modes, context.lossModes?.journal, JOURNAL_LOSS_MODES)) {
-    // A parked worker that is released again is not a killed one: every wal-loss point is its own cell.
-    const groups =
-      mode === 'wal-loss'
-        ? points.map((at) => [at])
-        : groupByDurableState(points, traces, spec.distinct_states ?? true, (at) =>
-            mode === 'rollback' ? occurrenceKey(backupPointFor(traces.clean, at) ?? at) : '',
-          );
+    const groups = ZOMBIE_MODES.has(mode)
+      ? points.map((at) => [at])
+      : groupByDurableState(points, traces, spec.distinct_states ?? true, (at) =>
+          mode === 'rollback' ? occurrenceKey(backupPointFor(traces.clean, at) ?? at) : '',
+        );
     for (const [at, ...equivalent] of groups) {
       const backup = mode === 'rollback' ? backupPointFor(traces.clean, at!) : null;
       if (mode === 'rollback' && backup === null) continue;
       drafts.push(
         lossCellDraft('journal-loss', mode, at!, equivalent, traces, {
           ...(backup ? { backup, extraFault: { backup_point: occurrenceKey(backup) } } : {}),
-          sensitive: at!.point === SENSITIVE_POINT && mode !== 'wal-loss',
+          sensitive: at!.point === SENSITIVE[mode],
         }),
       );
     }
@@ -71,25 +77,14 @@ async function killThenLose(run: CellRun, params: JournalLossParams): Promise<Ce
   const ops = run.fixture.journalOps!;
   const first = await lostBeforeRetry(run, params.at, params.killed);
   if (!first.hit) return { attempts: [first.record], hit: false };
-  const attempts: AttemptRecord[] = [first.record];
-  const checks: CheckRecord[] = [];
-  let forkUrl: string | undefined;
-  if (params.mode === 'fork') {
-    // Another deployment with its own (empty) journal runs the same operation on the same target;
-    // then the runner's settle worker is the first deployment resuming on its own journal.
-    forkUrl = await ops.forkUrl!();
-    attempts.push(await run.run('fork', { journal: { url: forkUrl, ref: 'fork' } }));
-  } else {
-    const before = await journalPosition(run);
-    await (params.mode === 'wipe' ? ops.wipe!() : ops.delete!());
-    checks.push(journalLost(before, await journalPosition(run), params.mode));
-  }
+  const before = await journalPosition(run);
+  await (params.mode === 'wipe' ? ops.wipe!() : ops.delete!());
   return {
-    attempts,
+    attempts: [first.record],
     hit: true,
     expectation: { end: 'stopped' },
-    extraChecks: checks,
-    observe: () => observeLoss(run, forkUrl),
+    extraChecks: [journalLost(before, await journalPosition(run), params.mode)],
+    observe: () => observeLoss(run),
   };
 }
 
@@ -116,35 +111,58 @@ async function rollback(run: CellRun, params: JournalLossParams): Promise<CellOu
 }
 
 /**
- * The WAL goes while the first worker is parked at `at`; a second worker runs on what is left,
- * then the first is released and runs on with the frames only its open WAL still holds.
+ * The first worker parks at `at` (alive: a zombie, not a corpse); the loss strikes; a second
+ * worker runs on what is left, bounded (a first parked inside its target transaction holds the
+ * SQLite write lock); then the first is released and runs on with what it still holds.
  */
-async function walLoss(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
-  await using first = run.start('first', { stop: params.at });
+async function zombieRace(
+  run: CellRun,
+  at: TraceOccurrence,
+  lose: () => Promise<{ checks: CheckRecord[]; second: WorkerOptions }>,
+): Promise<Omit<CellOutcome, 'observe'>> {
+  await using first = run.start('first', { stop: at });
   if (!(await first.parked())) return { attempts: [await first.result()], hit: false };
-  const walBytes = await run.fixture.journalOps!.dropWal!();
-  await using second = run.start('second');
+  const { checks, second: options } = await lose();
+  await using second = run.start(options.journal ? 'fork' : 'second', options);
   const bound = new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), SECOND_WORKER_BOUND_MS));
   const secondFirst = (await Promise.race([second.result(), bound])) !== 'bound';
   first.resume();
   const attempts = [await first.result(), await second.result()];
   const order: CheckRecord = {
-    name: 'wal-loss-interleaving',
+    name: 'loss-interleaving',
     verdict: 'PASS',
     detail: secondFirst
-      ? 'the second worker finished while the first was parked without its WAL'
+      ? 'the second worker finished while the first was parked'
       : 'the parked worker held the target lock; it was released while the second still ran',
   };
-  return {
-    attempts,
-    hit: true,
-    expectation: { end: 'stopped' },
-    extraChecks: [
-      lossApplied(walBytes > 0, `deleted a WAL of ${walBytes} bytes under the parked worker`),
-      order,
-    ],
-    observe: () => observeLoss(run),
-  };
+  return { attempts, hit: true, expectation: { end: 'stopped' }, extraChecks: [...checks, order] };
+}
+
+/** The WAL goes under the parked first worker; the released first still writes through its own. */
+async function walLoss(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
+  const outcome = await zombieRace(run, params.at, async () => {
+    const bytes = await run.fixture.journalOps!.dropWal!();
+    return {
+      checks: [lossApplied(bytes > 0, `deleted a WAL of ${bytes} bytes under the parked worker`)],
+      second: {},
+    };
+  });
+  return { ...outcome, observe: () => observeLoss(run) };
+}
+
+/**
+ * Two deployments, one target: while the first is parked, a second deployment with its own empty
+ * journal runs the same operation; the first is released; then the runner's settle worker is the
+ * first deployment resuming on its own journal. A fresh journal reissues lease epochs: only the
+ * fence can keep the zombie from writing again.
+ */
+async function fork(run: CellRun, params: JournalLossParams): Promise<CellOutcome> {
+  const forkUrl = await run.fixture.journalOps!.forkUrl!();
+  const outcome = await zombieRace(run, params.at, async () => ({
+    checks: [],
+    second: { journal: { url: forkUrl, ref: 'fork' } },
+  }));
+  return { ...outcome, observe: () => observeLoss(run, forkUrl) };
 }
 
 async function runJournalLoss(run: CellRun): Promise<CellOutcome> {
@@ -153,6 +171,7 @@ async function runJournalLoss(run: CellRun): Promise<CellOutcome> {
   if (missing) return missing;
   if (params.mode === 'rollback') return rollback(run, params);
   if (params.mode === 'wal-loss') return walLoss(run, params);
+  if (params.mode === 'fork') return fork(run, params);
   return killThenLose(run, params);
 }
 

@@ -129,27 +129,36 @@ describe('loss planning', () => {
       ['cas:PREPARED->COMMITTING:after', 'target.commit:before'],
       ['target.commit:after', 'cas:COMMITTING->TARGET_COMMITTED:before'],
     ]);
-    const text = 'name: l\nfaults:\n  - kind: journal-loss\n    modes: [delete, wal-loss]\n';
+    const text = 'name: l\nfaults:\n  - kind: journal-loss\n    modes: [delete, fork]\n';
     const cells = (await plan(text, book)).filter((c) => c.variant === null);
     const commit = cells.find((c) => c.id === 'l/delete/target.commit:after#1')!;
     expect(commit.fault.equivalent_points).toEqual(['cas:COMMITTING->TARGET_COMMITTED:before#1']);
     expect(commit.params.killed).toMatchObject({ dir: '/recorded/target.commit:after' });
     expect(cells.filter((c) => c.fault.mode === 'delete')).toHaveLength(transitionPoints(CLEAN).length - 3);
-    // A parked-and-released worker is no killed one: every WAL-loss point keeps its own cell.
-    expect(cells.filter((c) => c.fault.mode === 'wal-loss')).toHaveLength(transitionPoints(CLEAN).length);
-    const all = await plan(text.replace('wal-loss]', 'wal-loss]\n    distinct_states: false'), book);
+    // A parked-and-released worker is no killed one: every fork point keeps its own cell.
+    expect(cells.filter((c) => c.fault.mode === 'fork')).toHaveLength(transitionPoints(CLEAN).length);
+    const all = await plan(text.replace('fork]', 'fork]\n    distinct_states: false'), book);
     expect(all.filter((c) => c.variant === null && c.fault.mode === 'delete')).toHaveLength(
       transitionPoints(CLEAN).length,
     );
   });
 
-  it('gives every rollback its backup point and repeats only the commit point for the unsafe variants', async () => {
-    const cells = await plan('name: l\nfaults:\n  - kind: journal-loss\n    modes: [rollback, wal-loss]\n');
+  it('gives every rollback its backup point', async () => {
+    const cells = await plan('name: l\nfaults:\n  - kind: journal-loss\n    modes: [rollback]\n');
     const rollback = cells.find((c) => c.id === 'l/rollback/target.commit:after#1')!;
     expect(rollback.fault.backup_point).toBe('cas:PREPARING->PREPARED:after#1');
     expect(rollback.params.backup).toEqual(at('cas:PREPARING->PREPARED:after'));
+  });
+
+  it('repeats for the unsafe variants a zombie before its write and a journal deleted after the commit', async () => {
+    const cells = await plan('name: l\nfaults:\n  - kind: journal-loss\n  - kind: fence-loss\n', BOOK, {
+      journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'],
+      fence: ['drop'],
+    });
     expect(cells.filter((c) => c.variant !== null).map((c) => c.id)).toEqual([
-      'l/rollback/target.commit:after#1@epoch-only',
+      'l/delete/target.commit:after#1@epoch-only',
+      'l/fork/cas:PREPARED->COMMITTING:after#1@epoch-only',
+      'l/wal-loss/cas:PREPARED->COMMITTING:after#1@epoch-only',
     ]);
   });
 });
