@@ -1,19 +1,16 @@
-import type { CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { JournalLossMode } from '../routes/route.ts';
 import { JOURNAL_LOSS_MODES } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
-import type { CellOutcome, CellRun, FaultModule, PlanContext, WorkerOptions } from './fault.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { backupPointFor, groupByDurableState, transitionPoints } from './loss-points.ts';
 import { journalLost, journalPosition, journalRolledBack, lossApplied } from './loss-applied.ts';
 import { observeLoss } from './loss-observation.ts';
+import { zombieRace } from './zombie-race.ts';
 import { lossCellDraft, lostBeforeRetry, missingOperation, selectedModes } from './loss-plan.ts';
-
-/** How long the second worker may run while the first is parked (it may wait on the target lock). */
-const SECOND_WORKER_BOUND_MS = 1_500;
 
 /**
  * The sensitivity subset, one point per mode. A zombie (fork, wal-loss) parked in COMMITTING
@@ -108,34 +105,6 @@ async function rollback(run: CellRun, params: JournalLossParams): Promise<CellOu
     extraChecks: [journalRolledBack(before, await journalPosition(run))],
     observe: () => observeLoss(run),
   };
-}
-
-/**
- * The first worker parks at `at` (alive: a zombie, not a corpse); the loss strikes; a second
- * worker runs on what is left, bounded (a first parked inside its target transaction holds the
- * SQLite write lock); then the first is released and runs on with what it still holds.
- */
-async function zombieRace(
-  run: CellRun,
-  at: TraceOccurrence,
-  lose: () => Promise<{ checks: CheckRecord[]; second: WorkerOptions }>,
-): Promise<Omit<CellOutcome, 'observe'>> {
-  await using first = run.start('first', { stop: at });
-  if (!(await first.parked())) return { attempts: [await first.result()], hit: false };
-  const { checks, second: options } = await lose();
-  await using second = run.start(options.journal ? 'fork' : 'second', options);
-  const bound = new Promise<'bound'>((resolve) => setTimeout(() => resolve('bound'), SECOND_WORKER_BOUND_MS));
-  const secondFirst = (await Promise.race([second.result(), bound])) !== 'bound';
-  first.resume();
-  const attempts = [await first.result(), await second.result()];
-  const order: CheckRecord = {
-    name: 'loss-interleaving',
-    verdict: 'PASS',
-    detail: secondFirst
-      ? 'the second worker finished while the first was parked'
-      : 'the parked worker held the target lock; it was released while the second still ran',
-  };
-  return { attempts, hit: true, expectation: { end: 'stopped' }, extraChecks: [...checks, order] };
 }
 
 /** The WAL goes under the parked first worker; the released first still writes through its own. */
