@@ -3,39 +3,13 @@ import { parseScenario } from '../scenario/scenario-loader.ts';
 import { planCells } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/planner.ts';
 import type { RecordedKill, TraceBook } from '../plan/trace.ts';
-import { occurrenceKey, occurrencesOf } from '../plan/trace.ts';
+import { occurrenceKey } from '../plan/trace.ts';
+import { SQLITE_CLEAN_BOOK, SQLITE_CLEAN_TRACE } from './fixtures/clean-trace.ts';
 import { backupPointFor, transitionPoints } from './loss-points.ts';
 
-/** The embedded route's clean trace, as the recorder sees it. */
-const CLEAN = occurrencesOf([
-  'journal.read:before',
-  'journal.create:before',
-  'journal.create:after',
-  'lease.acquire:before',
-  'lease.acquire:after',
-  'fence.prepare:before',
-  'fence.prepare:after',
-  'cas:PREPARING->PREPARED:before',
-  'cas:PREPARING->PREPARED:after',
-  'source.read:before',
-  'source.read:after',
-  'cas:PREPARED->COMMITTING:before',
-  'cas:PREPARED->COMMITTING:after',
-  'target.mutate:begin',
-  'target.commit:before',
-  'target.commit:after',
-  'target.mutate:after',
-  'fence.query:before',
-  'fence.query:after',
-  'cas:COMMITTING->TARGET_COMMITTED:before',
-  'cas:COMMITTING->TARGET_COMMITTED:after',
-  'state.complete:before',
-  'state.complete:after',
-  'cas:TARGET_COMMITTED->COMPLETE:before',
-  'cas:TARGET_COMMITTED->COMPLETE:after',
-]);
+const CLEAN = SQLITE_CLEAN_TRACE;
 const at = (point: string) => ({ point, hit: 1 });
-const BOOK: TraceBook = { clean: CLEAN, recovery: new Map(), cleanDurationMs: 100 };
+const BOOK: TraceBook = SQLITE_CLEAN_BOOK;
 
 /** Fingerprints as a route would record them: kills with nothing durable between share one. */
 function withFingerprints(groups: readonly (readonly string[])[]): TraceBook {
