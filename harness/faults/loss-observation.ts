@@ -98,6 +98,9 @@ export async function cellOperationId(run: CellRun): Promise<string> {
  */
 export async function observeLoss(run: CellRun, forkUrl?: string): Promise<LossObservation> {
   const operationId = await cellOperationId(run);
+  // As an operator would find it: a refused worker's lease (TTL 150 ms) has run out, so inspect
+  // explains where the operation stopped rather than "wait for the lease".
+  await run.waitForLeaseExpiry();
   let fence: LossObservation['fence'] = null;
   let fenceError: string | undefined;
   if (!run.fixture.fenceOps) fenceError = `route ${run.cell.route} has no fence reader`;
