@@ -177,6 +177,18 @@ describe('certify gate: a lost or rolled-back journal never gives a second mutat
     expect(result.out).toContain('no cell for loss mode(s) the route supports: journal-loss rollback');
   });
 
+  it("requires the clean trace's transitions, not one only a recovery run takes", async () => {
+    const point = 'cas:COMMITTING->PREPARED:after';
+    const recoveryOnly = checkedCell(
+      `crash/d2/target.commit:before#1>${point}#1`,
+      'crash',
+      { kind: 'crash', point: 'target.commit:before', hit: 1, attempt: 2, recovery_point: `${point}#1` },
+      acceptanceCells()[0]!.attempts,
+    );
+    const result = await runGate(await workdir(sealEvidence([...acceptanceCells(), recoveryOnly])));
+    expect(result.lines['journal-loss-one-mutation']).toBe('PASS');
+  });
+
   it('is UNVERIFIED when a mode did not strike every transition', async () => {
     const cells = acceptanceCells().filter(
       (cell) => !(cell.fault.mode === 'wipe' && cell.fault.point === 'cas:PREPARED->COMMITTING:after'),

@@ -1,6 +1,7 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { AcceptanceItem, GateItemResult } from './acceptance-items.ts';
-import { allPass, mutations, transitionsSeen } from './cell-verdicts.ts';
+import { isTransitionPoint } from '../faults/loss-points.ts';
+import { allPass, mutations } from './cell-verdicts.ts';
 
 export const LOSS_KINDS: ReadonlySet<string> = new Set(['journal-loss', 'fence-loss']);
 
@@ -24,12 +25,21 @@ function transitionOf(point: string): string {
 }
 
 /**
- * The transitions every loss mode must have struck: each CAS the crash cells' journals went
- * through (the clean protocol, seen independently of the loss cells) and each transition any loss
- * cell was planned at (the intent's creation and the target commit included).
+ * The transitions every loss mode must have struck: those of the recorded clean trace, seen
+ * independently of the loss cells in the points the depth-1 crash cells killed at (a transition
+ * only a recovery run takes, e.g. COMMITTING -> PREPARED, is not the clean protocol's), and each
+ * transition any loss cell was planned at (the intent's creation and the target commit included).
  */
 function requiredTransitions(cells: readonly CellEvidence[], loss: readonly CellEvidence[]): Set<string> {
-  const required = transitionsSeen(cells.filter((cell) => cell.fault.kind === 'crash'));
+  const required = new Set<string>();
+  for (const cell of cells)
+    if (
+      cell.fault.kind === 'crash' &&
+      cell.fault.attempt === 1 &&
+      cell.fault.point &&
+      isTransitionPoint(cell.fault.point)
+    )
+      required.add(transitionOf(cell.fault.point));
   for (const cell of loss) for (const point of pointsOf(cell)) required.add(transitionOf(point));
   return required;
 }
