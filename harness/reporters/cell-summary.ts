@@ -62,6 +62,8 @@ export function cellTag(cell: CellEvidence): string {
   else if (fault.kind === 'race' && typeof fault.workers === 'number') tag = `${fault.workers}w`;
   else if (fault.kind === 'airflow-retry') tag = 'airflow';
   else if (fault.kind === 'intent-conflict') tag = 'conflict';
+  else if ((fault.kind === 'journal-loss' || fault.kind === 'fence-loss') && typeof fault.mode === 'string')
+    tag = fault.mode;
   return `${tag} ${verdictSymbol(cell.verdict)}`;
 }
 

@@ -8,6 +8,7 @@ import { renderHtmlReport } from './html-page.ts';
 import { renderJunit, writeJunitReport } from './junit-reporter.ts';
 import { renderMarkdownSummary, writeMarkdownSummary } from './markdown-reporter.ts';
 import { writeHtmlReport } from './html-reporter.ts';
+import { cellTag, verdictSymbol } from './cell-summary.ts';
 
 const evidence = evidenceFixture();
 const dirs: string[] = [];
@@ -121,5 +122,16 @@ describe('reporter files', () => {
     expect(await readFile(join(dir, 'index.html'), 'utf8')).toMatch(/^<!doctype html>/);
     expect(await readFile(join(dir, 'summary.md'), 'utf8')).toContain('FAIL');
     expect(await readFile(join(dir, 'junit.xml'), 'utf8')).toMatch(/^<\?xml/);
+  });
+});
+
+describe('cell chips', () => {
+  it('name a loss cell by its loss mode, next to its verdict symbol', () => {
+    const [cell] = evidence.cells;
+    const loss = {
+      ...cell!,
+      fault: { kind: 'journal-loss', mode: 'rollback', point: 'target.commit:after' },
+    };
+    expect(cellTag(loss)).toBe(`rollback ${verdictSymbol(cell!.verdict)}`);
   });
 });
