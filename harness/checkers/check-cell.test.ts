@@ -38,10 +38,14 @@ describe('checkCell on cells the real executor ran against real SQLite files', (
     expect(result.target?.mutations).toBe(1);
   });
 
-  it('fails the no-fence unsafe variant run twice, showing the duplicate', async () => {
+  it('fails the no-fence unsafe variant run twice with the journal lost between, showing the duplicate', async () => {
     await using cell = sqliteCell();
     await cell.inspector.installAudit();
-    const { journal, attempts } = await executeCell(cell, { runs: 2, variant: 'no-fence' });
+    const { journal, attempts } = await executeCell(cell, {
+      runs: 2,
+      variant: 'no-fence',
+      lostJournal: true,
+    });
     const result = await checkCell({ inspector: cell.inspector, journal, attempts });
     expect(result.verdict).toBe('FAIL');
     expect(verdicts(result)).toMatchObject({ mutations: 'FAIL', duplicates: 'FAIL', parity: 'FAIL' });
