@@ -147,8 +147,9 @@ async function runJournalLoss(run: CellRun): Promise<CellOutcome> {
 /**
  * journal-loss: at every transition point of the clean trace the journal is lost — wiped,
  * deleted with the state folder, rolled back to its own backup from one transition earlier,
- * forked (the next worker gets a second, empty journal), or stripped of its WAL under a parked
- * worker — and retries run (the runner's settle worker, plus the fork's or the WAL's second
+ * forked (a second deployment runs on its own, empty journal while the first is parked), or
+ * stripped of its WAL under a parked worker — and retries run (the runner's settle worker, plus the
+ * fork's or the WAL's second
  * worker). The target's fence is then the last line of defence: the target may show only the
  * mutation the fence proves, no attempt may claim a write it does not show, and `inspect` must
  * explain the end. Cells end `stopped`: a refused retry is a correct end.

@@ -188,7 +188,7 @@ const distinctLossStates = {
 const journalLossFault = {
   type: 'object',
   description:
-    'At every transition point of a clean run the journal is lost, then retries run: wipe (emptied in place), delete (with the state folder), rollback (restored to its own backup from one transition earlier), fork (the next worker gets a second, empty journal), wal-loss (SQLite: -wal/-shm deleted under a parked worker). The target may hold only the mutation its fence proves.',
+    'At every transition point of a clean run the journal is lost, then retries run: wipe (emptied in place), delete (with the state folder), rollback (restored to its own backup from one transition earlier), fork (a second deployment with its own, empty journal runs while the first is parked, then the first is released), wal-loss (SQLite: -wal/-shm deleted under a parked worker, a second worker runs, the first is released). The target may hold only the mutation its fence proves.',
   additionalProperties: false,
   required: ['kind'],
   properties: {
