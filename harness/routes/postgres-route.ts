@@ -200,7 +200,7 @@ export const route: Route = {
   id: 'postgres',
   defaultProvider: 'local',
   unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS].sort(),
-  connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/1',
+  connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/2',
   // No "wal-loss": the journal server's WAL is not the harness's to delete.
   lossModes: {
     journal: ['wipe', 'delete', 'rollback', 'fork'],
