@@ -26,8 +26,7 @@ export function hasJournalSchema(db: DatabaseSync): boolean {
 
 /**
  * Creates the journal at `path` when no file is there: the schema is written into a temporary
- * file beside it (WAL, synchronous=FULL, checkpointed on close) which is then hard-linked into
- * place, so `path` never names a half-created journal. Of two racing creators one links, the
+ * file beside it (synchronous=FULL) which is then hard-linked into place, so `path` never names a half-created journal. Of two racing creators one links, the
  * other finds the file there. Returns whether this call created it.
  */
 export function createJournalFile(path: string): boolean {
@@ -36,7 +35,9 @@ export function createJournalFile(path: string): boolean {
   try {
     const db = new DatabaseSync(temporary);
     try {
-      db.exec('PRAGMA journal_mode = WAL');
+      // A rollback journal here (the file is private until linked); the opener switches the
+      // linked file to WAL, so its WAL is set up while opening, not on the first protocol write.
+      db.exec('PRAGMA journal_mode = DELETE');
       db.exec('PRAGMA synchronous = FULL');
       db.exec('BEGIN IMMEDIATE');
       db.exec(SQLITE_JOURNAL_SCHEMA);

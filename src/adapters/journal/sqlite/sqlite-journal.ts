@@ -34,6 +34,8 @@ export interface SqliteJournalOptions {
 }
 
 const ENTRY = 'dpone_commit_journal';
+/** SQLite `user_version` of a journal file this version creates. */
+const JOURNAL_FORMAT = 1;
 const HISTORY = 'dpone_commit_journal_history';
 const UPDATED = ENTRY_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');
 
@@ -113,10 +115,11 @@ export class SqliteJournal implements TargetCommitJournalPort {
   static async open(path: string, options: SqliteJournalOptions = {}): Promise<SqliteJournal> {
     let db: DatabaseSync | undefined;
     try {
+      let created = false;
       if (options.readOnly) {
         db = openJournalReadOnly(path);
       } else {
-        createJournalFile(path);
+        created = createJournalFile(path);
         db = new DatabaseSync(path);
         db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       }
@@ -127,6 +130,9 @@ export class SqliteJournal implements TargetCommitJournalPort {
         // Idempotent: an existing journal gains whatever a newer schema adds (e.g. a trigger).
         db.exec('BEGIN IMMEDIATE');
         db.exec(SQLITE_JOURNAL_SCHEMA);
+        // A journal this call created records its format; the write also sets up its WAL here,
+        // not on the protocol's first transition.
+        if (created) db.exec(`PRAGMA user_version = ${JOURNAL_FORMAT}`);
         db.exec('COMMIT');
       }
       return new SqliteJournal(db, prepare(db), options.readOnly === true);
