@@ -9,6 +9,7 @@ import { SqliteSource } from '../adapters/connectors/sqlite/sqlite-source.ts';
 import { SQLITE_FENCE_LOCATION } from '../adapters/connectors/sqlite/sqlite-fence.ts';
 import { SqliteTarget } from '../adapters/connectors/sqlite/sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
+import type { TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import type { OperationRequest } from './executor.ts';
@@ -240,6 +241,51 @@ describe('executor: the fence is the last line of defense', () => {
     release();
     await zombieRun.catch(() => undefined);
     expectTargetRows(2);
+  });
+
+  it('a write the target refuses as already committed is never claimed: mutated false, already-complete', async () => {
+    // A commit lands between this attempt's prepare (which saw none) and its write: the guard
+    // refuses the write (applied: false) and the fence proves a commit that is not this attempt's.
+    await (await runner(new MemoryJournal(), 'w1')).run();
+    await runner(new MemoryJournal(), 'w2'); // opens the source and the target this test wraps
+    let writes = 0;
+    const inner = open.at(-1) as SqliteTarget;
+    const blind: TargetConnector = {
+      identity: inner.identity,
+      capability: inner.capability,
+      fenceLocation: inner.fenceLocation,
+      prepareFence: async (fence, mode) => ({
+        ...(await inner.prepareFence(fence, mode)),
+        status: 'not-committed',
+        committedEpoch: null,
+        rowsWritten: null,
+      }),
+      mutate: (request) => (writes++, inner.mutate(request)),
+      queryFence: (id) => inner.queryFence(id),
+      close: () => inner.close(),
+      [Symbol.asyncDispose]: () => inner.close(),
+    };
+    const engine = new RecoveryAwareExecutor({
+      journal: new MemoryJournal(),
+      source: open.at(-2) as SqliteSource,
+      target: blind,
+      state: fileStateSink(makeDir(join(dir, 'state'))),
+      faults: NO_FAULTS,
+      clock,
+    });
+    const result = await engine.execute({
+      operationId: OP,
+      intentDigest: INTENT,
+      metadata: { workload_id: 'w', target_identity: 'sqlite:events', fence_location: SQLITE_FENCE_LOCATION },
+      strategy: 'append',
+      partitionColumn: PARTITION.column,
+      partitionValue: PARTITION.value,
+      holder: 'w3',
+      leaseTtlMs: TTL,
+    });
+    expect(result).toMatchObject({ status: 'already-complete', state: 'COMPLETE', mutated: false });
+    expect(writes).toBe(1); // it tried, the guard refused
+    expectTargetRows(1);
   });
 
   it('another intent for the same operation id, with a journal that does not know the first: refused at the target', async () => {
