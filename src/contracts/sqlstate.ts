@@ -18,7 +18,7 @@ import { ERROR_CODES } from './errors.ts';
 export type SqlstateCause =
   'authentication' | 'privilege' | 'missing-object' | 'data' | 'transient' | 'other';
 
-const MISSING_OBJECT = new Set(['3D000', '3F000', '42P01', '42703', '42704', '42883']);
+const MISSING_OBJECT = new Set(['3D000', '3F000', '42P01', '42703', '42704']);
 const TRANSIENT_CLASSES = new Set(['08', '40', '53', '57', '58']);
 
 /** A well-formed SQLSTATE: five digits or upper-case letters. */

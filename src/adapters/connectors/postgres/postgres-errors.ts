@@ -53,6 +53,8 @@ function missingHint(sqlstate: string, endpoint: Endpoint): string {
       return `the schema of ${endpoint}.table (or ?schema= in ${endpoint}.url) does not exist`;
     case '42703':
       return `a column of data.columns is not in ${endpoint}.table (names are quoted and case-sensitive)`;
+    case '42704':
+      return 'a type named in target.create.columns does not exist';
     default:
       return `${endpoint}.table does not exist (names are quoted and case-sensitive: "Events" is not "events"); create it, or let dpone create it with target.create`;
   }

@@ -29,7 +29,10 @@ export async function ensureTargetTables(
   await client.query('COMMIT');
 }
 
-/** Deletes one partition's rows (replace-partition); values compare as text, as the request carries them. */
+/**
+ * Deletes one partition's rows (replace-partition). The value compares in the column's own type
+ * (the server types the parameter from the column), the same predicate the source read uses.
+ */
 export async function deletePartition(
   client: SqlClient,
   table: string,
@@ -37,7 +40,7 @@ export async function deletePartition(
   value: string,
 ): Promise<number> {
   const result = await client.query(
-    `DELETE FROM ${quoteTable(table)} WHERE ${quoteIdentifier(column)}::text = $1`,
+    `DELETE FROM ${quoteTable(table)} WHERE ${quoteIdentifier(column)} = $1`,
     [value],
   );
   return result.rowCount ?? 0;
