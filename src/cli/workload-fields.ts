@@ -1,7 +1,8 @@
 import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
-import type { EndpointSpec, Workload } from '../contracts/workload.ts';
+import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
@@ -69,8 +70,8 @@ function names(record: Fields, key: string, field: string): string[] {
   return value as string[];
 }
 
-function endpoint(value: unknown, field: string): EndpointSpec {
-  const record = map(need(value, field), field, ['url', 'table', 'password_env']);
+function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
+  const record = map(need(value, field), field, ['url', 'table', 'password_env', ...extra]);
   const url = text(record, 'url', `${field}.url`);
   // A password written into the file would end up in logs and evidence: secrets come from the env.
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url) || /[?&](password|pwd)=/i.test(url)) {
@@ -84,6 +85,13 @@ function endpoint(value: unknown, field: string): EndpointSpec {
       ? undefined
       : text(record, 'password_env', `${field}.password_env`, ENV_NAME, 'an environment variable name');
   return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
+}
+
+/** The target endpoint; `create` (opt-in table creation) is checked against data.columns and the route. */
+function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
+  const spec = endpoint(value, 'target', ['create']);
+  const create = (value as Fields).create;
+  return create === undefined ? spec : { ...spec, create: targetCreate(create, columns, route) };
 }
 
 function data(value: unknown): Workload['data'] {
@@ -100,7 +108,14 @@ function data(value: unknown): Workload['data'] {
   const partition = map(present(record, 'partition', 'data.partition'), 'data.partition', [
     'column',
     'value',
+    'allow_empty',
   ]);
+  const allowEmpty = partition.allow_empty;
+  if (allowEmpty !== undefined && typeof allowEmpty !== 'boolean') {
+    throw invalidInput('data.partition.allow_empty must be true or false', {
+      field: 'data.partition.allow_empty',
+    });
+  }
   const column = text(partition, 'column', 'data.partition.column', IDENTIFIER, 'a column name');
   if (!columns.includes(column)) {
     throw invalidInput(`data.partition.column "${column}" is not in data.columns`, {
@@ -110,7 +125,11 @@ function data(value: unknown): Workload['data'] {
   return {
     columns,
     natural_key: naturalKey,
-    partition: { column, value: text(partition, 'value', 'data.partition.value') },
+    partition: {
+      column,
+      value: text(partition, 'value', 'data.partition.value'),
+      ...(allowEmpty === true ? { allow_empty: true } : {}),
+    },
   };
 }
 
@@ -146,15 +165,19 @@ export function workloadFromValue(value: unknown, file: string): Workload {
     throw invalidInput(`route must be one of: ${WORKLOAD_ROUTES.join(', ')}`, { field: 'route' });
   }
   const journal = root.journal === undefined ? undefined : text(root, 'journal', 'journal');
-  return {
+  const source = endpoint(root.source, 'source');
+  const fields = data(root.data);
+  const workload: Workload = {
     file,
     identity,
     intent,
     route,
-    source: endpoint(root.source, 'source'),
-    target: endpoint(root.target, 'target'),
-    data: data(root.data),
+    source,
+    target: target(root.target, fields.columns, route),
+    data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),
   };
+  if (route === 'postgres') checkPostgresNames(workload);
+  return workload;
 }

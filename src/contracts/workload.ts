@@ -15,6 +15,21 @@ export interface EndpointSpec {
 }
 
 /**
+ * Opt-in creation of a missing target table (route postgres): every column of data.columns with
+ * its type. Without it a missing target table is refused (DPONE_OBJECT_NOT_FOUND). The created
+ * table has no keys or constraints; create the table yourself when you need them.
+ */
+export interface TargetCreateSpec {
+  /** Column name → PostgreSQL type, e.g. `{ id: bigint, day: date, amount: numeric(12,2) }`. */
+  readonly columns: Readonly<Record<string, string>>;
+}
+
+/** The target endpoint: an endpoint plus what may be created there. */
+export interface TargetSpec extends EndpointSpec {
+  readonly create?: TargetCreateSpec;
+}
+
+/**
  * A parsed, validated workload file. YAML form (see src/contracts/workload.schema.json):
  *
  *   identity: { release_id, deployment_id, dag_id, dag_run_logical_identity, workload_id,
@@ -23,8 +38,8 @@ export interface EndpointSpec {
  *               target_contract, schema_fingerprint }
  *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
  *   source: { url, table, password_env? }
- *   target: { url, table, password_env? }
- *   data:   { columns: [..], natural_key: [..], partition: { column, value } }
+ *   target: { url, table, password_env?, create?: { columns: { name: type } } }
+ *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
  *   journal: sqlite:///path  # optional; --journal overrides
  *   execution: { lease_ttl_ms?, state_dir? }
  */
@@ -35,11 +50,15 @@ export interface Workload {
   readonly intent: IntentInput;
   readonly route: string;
   readonly source: EndpointSpec;
-  readonly target: EndpointSpec;
+  readonly target: TargetSpec;
   readonly data: {
     readonly columns: readonly string[];
     readonly natural_key: readonly string[];
-    readonly partition: { readonly column: string; readonly value: string };
+    /**
+     * The one partition moved: rows whose column equals value, compared in the column's type.
+     * An empty partition is refused (nothing written) unless `allow_empty` is true.
+     */
+    readonly partition: { readonly column: string; readonly value: string; readonly allow_empty?: boolean };
   };
   readonly journal?: string;
   readonly execution: {
