@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
+import { NON_RETRY_CAUSE_CODES } from '../contracts/sqlstate.ts';
 import type {
   CommitIntentMetadata,
   CommitJournalEntry,
@@ -47,9 +48,11 @@ export interface ExecutionOutcome {
 
 const MAX_STEPS = 16;
 
-/** Per-execution memory: the lease epoch this execution has installed in the target fence. */
+/** Per-execution memory: the epoch installed in the target fence, and how the mutation failed. */
 interface FenceRun {
   installedEpoch: number | null;
+  /** The target's error from the last mutation call; it decides nothing until the fence has answered. */
+  mutationError: unknown;
 }
 
 /**
@@ -98,7 +101,7 @@ export class RecoveryAwareExecutor {
     let mutated = false;
     let recovered = false;
     let attemptedMutation = false;
-    const run: FenceRun = { installedEpoch: null };
+    const run: FenceRun = { installedEpoch: null, mutationError: null };
     for (let step = 0; step < MAX_STEPS; step++) {
       switch (entry.state) {
         case 'COMPLETE':
@@ -143,7 +146,10 @@ export class RecoveryAwareExecutor {
         case 'PREPARED':
           if (attemptedMutation) {
             // The fence proved our mutation did not land. Stop here: the next attempt takes a new
-            // epoch, which also fences any of our statements still in flight on the server.
+            // epoch, which also fences any of our statements still in flight on the server. Only
+            // now, with that proof, may the target's own refusal (privilege, data) decide the code.
+            const cause = nonRetryCause(run.mutationError);
+            if (cause) throw withEntry(cause, entry, 'the fence proved nothing landed');
             throw new DponeError(
               ERROR_CODES.PRE_COMMIT_FAILED,
               'the target proved the mutation did not land; an ordinary retry is safe',
@@ -151,7 +157,7 @@ export class RecoveryAwareExecutor {
             );
           }
           attemptedMutation = true;
-          entry = await this.#commit(await this.#fenceUnderLease(entry, request, run), request);
+          entry = await this.#commit(await this.#fenceUnderLease(entry, request, run), request, run);
           mutated = entry.state === 'TARGET_COMMITTED';
           break;
       }
@@ -204,7 +210,11 @@ export class RecoveryAwareExecutor {
   }
 
   /** PREPARED -> COMMITTING -> mutate -> prove with the fence. */
-  async #commit(entry: CommitJournalEntry, request: OperationRequest): Promise<CommitJournalEntry> {
+  async #commit(
+    entry: CommitJournalEntry,
+    request: OperationRequest,
+    run: FenceRun,
+  ): Promise<CommitJournalEntry> {
     const { faults, source, target } = this.#deps;
     const epoch = entry.lease?.epoch ?? 0;
     await faults.hit('source.read:before');
@@ -215,6 +225,7 @@ export class RecoveryAwareExecutor {
         partitionValue: request.partitionValue,
       });
     } catch (error) {
+      const cause = nonRetryCause(error);
       await this.#cas(
         entry,
         request,
@@ -222,10 +233,11 @@ export class RecoveryAwareExecutor {
         'FAILED_PRE_COMMIT',
         {
           reason: 'source:read-failed',
-          error_code: ERROR_CODES.PRE_COMMIT_FAILED,
+          error_code: cause?.code ?? ERROR_CODES.PRE_COMMIT_FAILED,
         },
         true,
       );
+      if (cause) throw withEntry(cause, entry, 'nothing was written');
       throw new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
         'source read failed before any target mutation',
@@ -254,6 +266,7 @@ export class RecoveryAwareExecutor {
         throw error;
       }
       // The driver's error does not prove rollback: only the fence decides.
+      run.mutationError = error;
     }
     await faults.hit('target.mutate:after');
     return this.#reconcile(committing, request);
@@ -376,6 +389,27 @@ export class RecoveryAwareExecutor {
       mutated,
     };
   }
+}
+
+/**
+ * A coded error naming a cause no retry can fix (bad input, authentication, privilege, missing
+ * object, rejected data), or null. Such a cause may only decide the exit code where nothing can
+ * have been written: before any mutation, or after the fence proved none landed.
+ */
+function nonRetryCause(error: unknown): DponeError | null {
+  if (!isDponeError(error)) return null;
+  const coded = error as DponeError;
+  return NON_RETRY_CAUSE_CODES.has(coded.code) || coded.code === ERROR_CODES.INVALID_INPUT ? coded : null;
+}
+
+/** The cause with the entry's safe identity, state and version, and what the journal proves. */
+function withEntry(cause: DponeError, entry: CommitJournalEntry, proof: string): DponeError {
+  return new DponeError(
+    cause.code,
+    `${cause.message}; ${proof}`,
+    { ...cause.fields, ...safe(entry) },
+    { cause },
+  );
 }
 
 function safe(entry: CommitJournalEntry) {

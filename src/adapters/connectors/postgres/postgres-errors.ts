@@ -108,7 +108,7 @@ export function classifyPostgresError(
   const known = cause as keyof typeof CAUSE_CODES;
   return new DponeError(
     CAUSE_CODES[known],
-    `the PostgreSQL ${endpoint} ${WHAT[known]} (SQLSTATE ${sqlstate}); a retry cannot fix this`,
+    `the PostgreSQL ${endpoint} ${WHAT[known]}; a retry cannot fix this`,
     { ...fields, sqlstate, hint },
     { cause: error },
   );

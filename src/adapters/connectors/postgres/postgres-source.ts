@@ -81,7 +81,7 @@ function readFailure(identity: string, error: unknown): DponeError {
   if (sqlstate?.startsWith('22')) {
     return new DponeError(
       ERROR_CODES.INVALID_INPUT,
-      `data.partition.value is not a value of the partition column's type (SQLSTATE ${sqlstate})`,
+      "data.partition.value is not a value of the partition column's type",
       {
         field: 'data.partition.value',
         sqlstate,
