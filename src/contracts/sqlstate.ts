@@ -26,6 +26,17 @@ export function isSqlstate(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value);
 }
 
+/**
+ * The SQLSTATE a server error carries, or undefined for client-side failures (refused, reset,
+ * timed out). Drivers put it in `code` with a `severity` beside it (node-postgres' DatabaseError);
+ * a Node errno such as EPIPE has five capitals too, but no severity.
+ */
+export function serverSqlstate(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof severity === 'string' && isSqlstate(code) ? code : undefined;
+}
+
 export function sqlstateCause(sqlstate: string): SqlstateCause {
   const kind = sqlstate.slice(0, 2);
   if (kind === '28') return 'authentication';

@@ -1,7 +1,7 @@
 import type { SafeErrorFields } from '../../../contracts/errors.ts';
 import { DponeError, isDponeError } from '../../../contracts/errors.ts';
 import type { SqlstateCause } from '../../../contracts/sqlstate.ts';
-import { CAUSE_CODES, isSqlstate, sqlstateCause } from '../../../contracts/sqlstate.ts';
+import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../../contracts/sqlstate.ts';
 
 /**
  * Driver errors by cause. A PostgreSQL error carries a SQLSTATE; its class decides whether a retry
@@ -17,12 +17,7 @@ export type Endpoint = 'source' | 'target';
 const NEEDED = new WeakMap<object, string>();
 
 /** The SQLSTATE of a server error; undefined for client-side failures (refused, reset, timed out). */
-export function sqlstateOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, severity } = error as { code?: unknown; severity?: unknown };
-  // pg's DatabaseError has a severity; a Node errno such as EPIPE also has five capitals.
-  return typeof severity === 'string' && isSqlstate(code) ? code : undefined;
-}
+export const sqlstateOf = serverSqlstate;
 
 /**
  * Runs one step and labels a driver failure with the privilege the step needs (e.g. "INSERT on
