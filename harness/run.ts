@@ -233,8 +233,11 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
 
   const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
   await using environment = started.status === 'started' ? started.environment : null;
-  // Ctrl-C must not leave the environment's databases, proxies or servers behind.
-  using _interrupt = cleanupOnInterrupt(async () => environment?.[Symbol.asyncDispose]());
+  // Ctrl-C must not leave the environment's databases, proxies or servers behind, nor the scratch.
+  using _interrupt = cleanupOnInterrupt(`run ${runId}`, async () => {
+    await environment?.[Symbol.asyncDispose]();
+    if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
+  });
   const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
   const empty: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
   const planned = await planCells(scenarios, {

@@ -10,6 +10,8 @@ const CLEANUP_LIMIT_MS = 30_000;
  * processes and end with the run.
  */
 export function cleanupOnInterrupt(
+  /** What is being cleaned up, for the one line on stderr (e.g. `run 20260705T…-postgres-1a2b3c`). */
+  what: string,
   cleanup: () => Promise<unknown>,
   stderr: { write(text: string): unknown } = process.stderr,
   exit: (code: number) => void = (code) => process.exit(code),
@@ -18,7 +20,7 @@ export function cleanupOnInterrupt(
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    stderr.write(`dpone: ${ERROR_CODES.INTERRUPTED}: ${signal}: removing what this run created\n`);
+    stderr.write(`dpone: ${ERROR_CODES.INTERRUPTED}: ${signal}: removing what ${what} created\n`);
     const code = EXIT_CODES[ERROR_CODES.INTERRUPTED];
     const timer = setTimeout(() => exit(code), CLEANUP_LIMIT_MS);
     void Promise.resolve()
