@@ -1,3 +1,4 @@
+import type { DponeError } from '../../../contracts/errors.ts';
 import { isDponeError } from '../../../contracts/errors.ts';
 import type {
   FenceAnswer,
@@ -75,7 +76,7 @@ export class MarkerTarget implements TargetConnector {
       return await this.#protocol.prepare(this.#dialect, fence, this.#now());
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(this.#dialect.label, fence.operationId, error);
+      throw this.#refine('prepare', error, fenceUnavailable(this.#dialect.label, fence.operationId, error));
     }
   }
 
@@ -103,7 +104,7 @@ export class MarkerTarget implements TargetConnector {
       return receipt;
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw commitUnknown(this.#dialect.label, fence.operationId, error);
+      throw this.#refine('mutate', error, commitUnknown(this.#dialect.label, fence.operationId, error));
     }
   }
 
@@ -112,8 +113,12 @@ export class MarkerTarget implements TargetConnector {
       return await this.#protocol.query(this.#dialect, operationId);
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(this.#dialect.label, operationId, error);
+      throw this.#refine('query', error, fenceUnavailable(this.#dialect.label, operationId, error));
     }
+  }
+
+  #refine(step: 'prepare' | 'mutate' | 'query', error: unknown, fallback: DponeError): DponeError {
+    return this.#dialect.refineError?.(step, error, fallback) ?? fallback;
   }
 
   async close(): Promise<void> {

@@ -1,31 +1,52 @@
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import type { TargetCreateSpec } from '../../../contracts/workload.ts';
 import type { SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
+import { needing } from './postgres-errors.ts';
 import { FENCE_TABLE, FENCE_TABLE_DDL } from './postgres-fence.ts';
 import type { SqlClient } from './postgres-session.ts';
 
 const SCHEMA_LOCK_KEY = 0x66656e63; // "fenc"
 
+/** The grant a DBA gives instead of CREATE (examples/postgres/setup.sql creates the fence table once). */
+const FENCE_CREATE = `CREATE on the schema that would hold the fence table ${FENCE_TABLE}, or a DBA creates it once (examples/postgres/setup.sql)`;
+
+function missingTarget(): DponeError {
+  return new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, 'target.table does not exist in the target database', {
+    field: 'target.table',
+    hint: 'create it (examples/postgres/setup.sql shows one), or set target.create.columns to let dpone create it; names are quoted and case-sensitive: dw.Events is not dw.events',
+  });
+}
+
 /**
- * Creates the fence table and, when missing, the target table (TEXT columns, deliberately no
- * unique key: a replay must show up as duplicate rows). Skips all DDL when both exist, and takes
- * an advisory lock otherwise, so 32 racing workers never collide in the catalog.
+ * Creates the fence table when missing, and the target table only when the workload opted in
+ * (`target.create`: its column types, deliberately no keys); a missing target table is otherwise
+ * OBJECT_NOT_FOUND naming target.table. Skips all DDL when both exist, and takes an advisory lock
+ * otherwise, so 32 racing workers never collide in the catalog.
  */
 export async function ensureTargetTables(
   client: SqlClient,
   table: string,
-  columns: readonly string[],
+  create: TargetCreateSpec | undefined,
 ): Promise<void> {
-  const exists = await client.query(
-    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-    [FENCE_TABLE, quoteTable(table)],
+  const { rows } = await needing('USAGE on the target schema', () =>
+    client.query('SELECT to_regclass($1) IS NOT NULL AS fence, to_regclass($2) IS NOT NULL AS target', [
+      FENCE_TABLE,
+      quoteTable(table),
+    ]),
   );
-  if (exists.rows[0]?.ok === true) return;
+  const found = rows[0] as { fence: boolean; target: boolean } | undefined;
+  if (found?.target !== true && create === undefined) throw missingTarget();
+  if (found?.fence === true && found.target === true) return;
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-  await client.query(FENCE_TABLE_DDL);
-  await client.query(
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns.map((c) => `${quoteIdentifier(c)} TEXT`).join(', ')})`,
-  );
+  if (found?.fence !== true) await needing(FENCE_CREATE, () => client.query(FENCE_TABLE_DDL));
+  if (found?.target !== true && create !== undefined) {
+    const columns = Object.entries(create.columns).map(([name, type]) => `${quoteIdentifier(name)} ${type}`);
+    await needing(`CREATE on the schema of ${table}`, () =>
+      client.query(`CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns.join(', ')})`),
+    );
+  }
   await client.query('COMMIT');
 }
 
