@@ -1,6 +1,6 @@
 import type { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkloadSpec } from './postgres-cli.test-support.ts';
+import type { WorkloadSpec } from './fixtures/postgres-team-cluster.ts';
 import {
   errorOf,
   password,
@@ -9,7 +9,7 @@ import {
   startTeamCluster,
   unverified,
   writeWorkload,
-} from './postgres-cli.test-support.ts';
+} from './fixtures/postgres-team-cluster.ts';
 
 /**
  * Issue 17, rows 4 and 5, through the CLI against a real PostgreSQL with PG15 defaults: each

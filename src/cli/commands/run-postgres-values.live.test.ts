@@ -1,6 +1,6 @@
 import type { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkloadSpec } from './postgres-cli.test-support.ts';
+import type { WorkloadSpec } from './fixtures/postgres-team-cluster.ts';
 import {
   errorOf,
   runWorkload,
@@ -8,7 +8,7 @@ import {
   startTeamCluster,
   unverified,
   writeWorkload,
-} from './postgres-cli.test-support.ts';
+} from './fixtures/postgres-team-cluster.ts';
 
 /**
  * Issue 17, rows 1, 2, 3, 8 and 9, through the CLI against a real PostgreSQL: values under odd
