@@ -47,6 +47,8 @@ CREATE TABLE dw._dpone_fence (
   status TEXT NOT NULL,
   committed_epoch BIGINT,
   rows_written BIGINT,
+  intent_digest TEXT,
+  holder TEXT,
   updated_at_ms BIGINT NOT NULL
 );
 -- The target: the source's types, and the key you want (dpone writes each partition once).

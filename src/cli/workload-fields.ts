@@ -1,7 +1,7 @@
 import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
-import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
-import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import type { EndpointSpec, JournalDurability, TargetSpec, Workload } from '../contracts/workload.ts';
+import { JOURNAL_DURABILITIES, LOAD_STRATEGIES } from '../contracts/workload.ts';
 import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
@@ -87,11 +87,49 @@ function endpoint(value: unknown, field: string, extra: readonly string[] = []):
   return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
 }
 
-/** The target endpoint; `create` (opt-in table creation) is checked against data.columns and the route. */
+/** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
+const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The target endpoint: where its fence lives (`fence_schema`) and, opt-in, the column types to
+ * create a missing target table with (`create`, checked against data.columns and the route).
+ */
 function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
-  const spec = endpoint(value, 'target', ['create']);
-  const create = (value as Fields).create;
-  return create === undefined ? spec : { ...spec, create: targetCreate(create, columns, route) };
+  const spec = endpoint(value, 'target', ['fence_schema', 'create']);
+  const record = value as Fields;
+  const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
+  if (route === 'sqlite' && /\./.test(spec.table) && !spec.table.startsWith('main.')) {
+    throw invalidInput(
+      'target.table must be in the main database of the target file (no temp. or attached schema)',
+      {
+        field: 'target.table',
+      },
+    );
+  }
+  if (record.fence_schema === undefined) return { ...spec, ...create };
+  const schema = text(
+    record,
+    'fence_schema',
+    'target.fence_schema',
+    FENCE_SCHEMA,
+    'a schema name (letters, digits, _)',
+  );
+  if (route === 'sqlite' || route === 'clickhouse') {
+    throw invalidInput(
+      `target.fence_schema is not a setting of route ${route} (its fence lives beside the target)`,
+      {
+        field: 'target.fence_schema',
+      },
+    );
+  }
+  const lower = schema.toLowerCase();
+  if (lower.startsWith('pg_') || ['information_schema', 'sys', 'guest'].includes(lower)) {
+    throw invalidInput(
+      `target.fence_schema must not be a temporary or system schema (${schema}): the fence must outlive every connection`,
+      { field: 'target.fence_schema' },
+    );
+  }
+  return { ...spec, fence_schema: schema, ...create };
 }
 
 function data(value: unknown): Workload['data'] {
@@ -133,17 +171,32 @@ function data(value: unknown): Workload['data'] {
   };
 }
 
-function execution(value: unknown): { lease_ttl_ms: number; state_dir?: string } {
+function execution(value: unknown): Workload['execution'] {
   if (value === undefined || value === null) return { lease_ttl_ms: DEFAULT_LEASE_TTL_MS };
-  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir']);
+  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir', 'journal_durability']);
   const ttl = record.lease_ttl_ms ?? DEFAULT_LEASE_TTL_MS;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1) {
     throw invalidInput('execution.lease_ttl_ms must be a positive integer (milliseconds)', {
       field: 'execution.lease_ttl_ms',
     });
   }
-  if (record.state_dir === undefined) return { lease_ttl_ms: ttl };
-  return { lease_ttl_ms: ttl, state_dir: text(record, 'state_dir', 'execution.state_dir') };
+  let durability: JournalDurability | undefined;
+  if (record.journal_durability !== undefined) {
+    const value = text(record, 'journal_durability', 'execution.journal_durability');
+    if (!(JOURNAL_DURABILITIES as readonly string[]).includes(value)) {
+      throw invalidInput(`execution.journal_durability must be one of: ${JOURNAL_DURABILITIES.join(', ')}`, {
+        field: 'execution.journal_durability',
+      });
+    }
+    durability = value as JournalDurability;
+  }
+  return {
+    lease_ttl_ms: ttl,
+    ...(record.state_dir === undefined
+      ? {}
+      : { state_dir: text(record, 'state_dir', 'execution.state_dir') }),
+    ...(durability === undefined ? {} : { journal_durability: durability }),
+  };
 }
 
 /**

@@ -15,6 +15,14 @@ export interface EndpointSpec {
 }
 
 /**
+ * Whether the journal outlives the worker: `shared` says a `sqlite:` journal file lives on
+ * storage every retry of the task sees (a persistent or shared volume); `local` (the default for
+ * files) says it may die with the worker. A server journal (postgres://, mssql://) is durable.
+ */
+export const JOURNAL_DURABILITIES = ['local', 'shared'] as const;
+export type JournalDurability = (typeof JOURNAL_DURABILITIES)[number];
+
+/**
  * Opt-in creation of a missing target table (route postgres): every column of data.columns with
  * its type. Without it a missing target table is refused (DPONE_OBJECT_NOT_FOUND). The created
  * table has no keys or constraints; create the table yourself when you need them.
@@ -24,8 +32,13 @@ export interface TargetCreateSpec {
   readonly columns: Readonly<Record<string, string>>;
 }
 
-/** The target endpoint: an endpoint plus what may be created there. */
+/** The target endpoint, plus where its fence lives and what may be created there. */
 export interface TargetSpec extends EndpointSpec {
+  /**
+   * The schema of the fence table (PostgreSQL: default the URL's `?schema=`, else `public`; MSSQL:
+   * default `dbo`). Temporary and system schemas are refused. SQLite has none (always `main`).
+   */
+  readonly fence_schema?: string;
   readonly create?: TargetCreateSpec;
 }
 
@@ -38,10 +51,10 @@ export interface TargetSpec extends EndpointSpec {
  *               target_contract, schema_fingerprint }
  *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
  *   source: { url, table, password_env? }
- *   target: { url, table, password_env?, create?: { columns: { name: type } } }
+ *   target: { url, table, password_env?, fence_schema?, create?: { columns: { name: type } } }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
  *   journal: sqlite:///path  # optional; --journal overrides
- *   execution: { lease_ttl_ms?, state_dir? }
+ *   execution: { lease_ttl_ms?, state_dir?, journal_durability? }
  */
 export interface Workload {
   /** Absolute path of the file it was read from; relative sqlite paths resolve against its folder. */
@@ -65,5 +78,7 @@ export interface Workload {
     readonly lease_ttl_ms: number;
     /** Where checkpoints and completion evidence are written (default: beside the workload). */
     readonly state_dir?: string;
+    /** Whether a `sqlite:` journal file outlives the worker (see JOURNAL_DURABILITIES). */
+    readonly journal_durability?: JournalDurability;
   };
 }

@@ -85,7 +85,9 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: errors by cause (live, CLI
     expect(error).toMatchObject({
       code: 'DPONE_PERMISSION_DENIED',
       sqlstate: '42501',
-      hint: expect.stringMatching(/CREATE on the schema that would hold the fence table.*setup\.sql/),
+      hint: expect.stringMatching(
+        /CREATE on schema public to create the fence table public\._dpone_fence.*setup\.sql/,
+      ),
     });
   });
 

@@ -9,7 +9,7 @@ import {
   quoteString,
   splitTable,
 } from './clickhouse-config.ts';
-import { FENCE_TABLE_DDL } from './clickhouse-fence.ts';
+import { ADDED_FENCE_LOG_COLUMNS, FENCE_TABLE, FENCE_TABLE_DDL } from './clickhouse-fence.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 export interface TargetShape {
@@ -53,6 +53,7 @@ export async function ensureTargetTables(
       if (clickHouseErrorCode(error) !== CH_ERRORS.TABLE_ALREADY_EXISTS) throw error;
     }
   }
+  await addFenceLogColumns(sql, database);
   const where = splitTable(shape.table, database);
   const [described] = await sql.rows<{ partition_key: string; generation: string | number }>(
     `SELECT partition_key, (SELECT count() FROM system.columns WHERE database = ${quoteString(where.database)} ` +
@@ -66,6 +67,18 @@ export async function ensureTargetTables(
       'the ClickHouse target table must carry _dpone_op/_dpone_epoch and be PARTITION BY the partition column',
       { field: 'target.table' },
     );
+  }
+}
+
+/** A fence log created by an older version gains the intent and holder columns. */
+async function addFenceLogColumns(sql: ClickHouseSql, database: string): Promise<void> {
+  const present = await sql.rows<{ name: string }>(
+    `SELECT name FROM system.columns WHERE database = ${quoteString(database)} AND table = ${quoteString(FENCE_TABLE)}`,
+  );
+  const names = new Set(present.map((c) => c.name));
+  for (const column of ADDED_FENCE_LOG_COLUMNS) {
+    if (names.has(column)) continue;
+    await sql.command(`ALTER TABLE ${FENCE_TABLE} ADD COLUMN ${column} String DEFAULT ''`);
   }
 }
 

@@ -6,11 +6,17 @@ import type {
   FenceRef,
   MutationReceipt,
   MutationRequest,
+  PrepareFenceMode,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
-import { checkTableName, parseClickHouseUrl, splitTable } from './clickhouse-config.ts';
+import {
+  checkTableName,
+  clickHouseFenceLocation,
+  parseClickHouseUrl,
+  splitTable,
+} from './clickhouse-config.ts';
 import type { ClickHouseEndpoint } from './clickhouse-config.ts';
 import {
   appendFenceEvent,
@@ -19,7 +25,9 @@ import {
   fenceUnavailable,
   readFenceLog,
   readTaggedRows,
+  soleHolder,
 } from './clickhouse-fence.ts';
+import type { FenceLog } from './clickhouse-fence.ts';
 import { ensureTargetTables } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
@@ -53,10 +61,14 @@ export interface ClickHouseTargetOptions {
  * tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p; (6) ATTACH PARTITION p
  * FROM staging (append) or REPLACE PARTITION p FROM staging (replace-partition): one part, one
  * atomic step; (7) log `committed(E, n)`; (8) drop staging.
- * prepareFence(E'): refuse if the log holds a newer epoch; log `epoch(E')`; re-read (a racing
- * newer holder wins); SEAL every older epoch's staging name (drop + tombstone, see
- * clickhouse-staging.ts); drop a leftover staging table of E' itself (a dead predecessor with the
- * same holder and epoch).
+ * prepareFence(E'): never creates the log outside PREPARING (`mode.create`); leaves the log as it
+ * is when it belongs to another intent, holds a newer epoch, or holds E' for another holder (two
+ * journals issued it: the caller moves above it); otherwise logs `epoch(E')` with its holder and
+ * intent, re-reads (a racing newer holder, or a second holder of E', wins: not installed), SEALS
+ * every older epoch's staging name (drop + tombstone, see clickhouse-staging.ts) and drops a
+ * leftover staging table of E' itself (a dead predecessor with the same holder and epoch).
+ * The generation check refuses like the marker's guard: already committed → `applied: false`,
+ * another intent → INTENT_CONFLICT, another epoch (or holder) → FENCED, no log → DIVERGED.
  *
  * Windows (what queryFence answers; "tags" = target rows with _dpone_op = op):
  * - killed before (3) or during (3)-(5): no tags, no committed event. Read-only query before a
@@ -76,6 +88,7 @@ export interface ClickHouseTargetOptions {
 export class ClickHouseTarget implements TargetConnector {
   readonly identity: string;
   readonly capability: FenceCapabilityKind = 'staging-swap-generation';
+  readonly fenceLocation: string;
   readonly #sql: ClickHouseSql;
   readonly #database: string;
   readonly #shape: TargetShape;
@@ -92,6 +105,7 @@ export class ClickHouseTarget implements TargetConnector {
     };
     this.#faults = options.faults ?? NO_FAULTS;
     this.identity = `clickhouse:${options.table}`;
+    this.fenceLocation = clickHouseFenceLocation(options.url, 'target.url');
   }
 
   /** Connects and creates the fence and target tables when missing; unreachable → FENCE_UNAVAILABLE. */
@@ -110,14 +124,17 @@ export class ClickHouseTarget implements TargetConnector {
     }
   }
 
-  async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
+  async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
     const { operationId, epoch } = fence;
     try {
       const before = await readFenceLog(this.#sql, operationId);
-      if (before.maxEpoch !== null && before.maxEpoch > epoch) throw this.#stale(fence, before.maxEpoch);
-      await appendFenceEvent(this.#sql, operationId, epoch, 'epoch', 0);
+      const empty = before.maxEpoch === null;
+      if ((empty && !mode.create) || !this.#mayInstall(before, fence)) {
+        return { ...(await this.#answer(operationId)), installed: false };
+      }
+      await appendFenceEvent(this.#sql, fence, 'epoch', 0);
       const log = await readFenceLog(this.#sql, operationId);
-      if (log.maxEpoch !== null && log.maxEpoch > epoch) throw this.#stale(fence, log.maxEpoch);
+      if (!this.#holds(log, fence)) return { ...(await this.#answer(operationId)), installed: false };
       const staging = await listStaging(this.#sql, this.#database, operationId);
       const stale = new Set([...log.epochs, ...staging.map((t) => t.epoch)].filter((e) => e < epoch));
       for (const old of [...stale].sort((a, b) => a - b)) {
@@ -126,8 +143,7 @@ export class ClickHouseTarget implements TargetConnector {
       if (staging.some((t) => t.epoch === epoch && !t.sealed)) {
         await dropStaging(this.#sql, this.#database, operationId, epoch);
       }
-      const answer = await this.#answer(operationId);
-      return { epoch, status: answer.status };
+      return { ...(await this.#answer(operationId)), installed: true };
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw fenceUnavailable(operationId, error);
@@ -140,15 +156,15 @@ export class ClickHouseTarget implements TargetConnector {
     let answer: FenceAnswer;
     try {
       const log = await readFenceLog(this.#sql, fence.operationId);
-      if (log.maxEpoch !== fence.epoch) throw this.#stale(fence, log.maxEpoch);
+      this.#check(log, fence);
       answer = await this.#answer(fence.operationId);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw unknownOutcome(fence.operationId, error);
     }
     if (answer.status === 'committed') {
-      // Idempotent: the generation is already in the target; nothing is written again.
-      return { rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? fence.epoch };
+      // The generation is already in the target; nothing is written again, and this call claims nothing.
+      return { applied: false, rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? 0 };
     }
     if (answer.status === 'unknown') {
       throw new DponeError(
@@ -162,7 +178,10 @@ export class ClickHouseTarget implements TargetConnector {
       shape: this.#shape,
       request,
       faults: this.#faults,
-      isCurrent: async () => (await readFenceLog(this.#sql, fence.operationId)).maxEpoch === fence.epoch,
+      isCurrent: async () => {
+        const log = await readFenceLog(this.#sql, fence.operationId);
+        return this.#holds(log, fence) && log.committed.size === 0;
+      },
     });
   }
 
@@ -192,13 +211,49 @@ export class ClickHouseTarget implements TargetConnector {
     return decideFence(log, { taggedRows, liveStaging: staging.some((t) => !t.sealed) });
   }
 
-  #stale(fence: FenceRef, held: number | null): DponeError {
-    return fenced(
-      fence.operationId,
-      held === null
-        ? `the target fence holds no epoch; epoch ${fence.epoch} was never installed`
-        : `the target fence holds epoch ${held}, not ${fence.epoch}; nothing was written`,
+  /** The log belongs to the caller's intent and holds no newer epoch, and no other holder of its own. */
+  #mayInstall(log: FenceLog, fence: FenceRef): boolean {
+    if (log.intentDigest !== null && log.intentDigest !== fence.intentDigest) return false;
+    if (log.maxEpoch === null || log.maxEpoch < fence.epoch) return true;
+    return (
+      log.maxEpoch === fence.epoch &&
+      [...(log.holders.get(fence.epoch) ?? [])].every((h) => h === fence.holder)
     );
+  }
+
+  /** The log holds exactly the caller's epoch, installed by the caller alone, for its intent. */
+  #holds(log: FenceLog, fence: FenceRef): boolean {
+    return (
+      log.maxEpoch === fence.epoch &&
+      soleHolder(log, fence.epoch) === fence.holder &&
+      log.intentDigest === fence.intentDigest
+    );
+  }
+
+  /** The generation check's refusals before anything is staged (nothing written). */
+  #check(log: FenceLog, fence: FenceRef): void {
+    const { operationId } = fence;
+    if (log.maxEpoch === null) {
+      throw new DponeError(
+        ERROR_CODES.DIVERGED,
+        'the ClickHouse target holds no fence log for this operation where this run looks; nothing was written',
+        { operationId },
+      );
+    }
+    if (log.intentDigest !== fence.intentDigest) {
+      throw new DponeError(
+        ERROR_CODES.INTENT_CONFLICT,
+        'the ClickHouse fence log holds another intent digest for this operation id; nothing was written',
+        { operationId },
+      );
+    }
+    // Our epoch and holder, already committed: the caller answers applied: false.
+    if (!this.#holds(log, fence)) {
+      throw fenced(
+        operationId,
+        `the target fence holds epoch ${log.maxEpoch} (holder ${soleHolder(log, log.maxEpoch) === null ? 'ambiguous' : 'another'}), not ${fence.epoch} of this holder; nothing was written`,
+      );
+    }
   }
 }
 

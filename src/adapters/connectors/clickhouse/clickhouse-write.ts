@@ -13,7 +13,7 @@ export interface GenerationWrite {
   readonly shape: TargetShape;
   readonly request: MutationRequest;
   readonly faults: FaultPoints;
-  /** Re-reads the fence log: does it still hold the writer's epoch? */
+  /** Re-reads the fence log: does it still hold the writer's epoch, with nothing committed yet? */
   readonly isCurrent: () => Promise<boolean>;
 }
 
@@ -24,14 +24,15 @@ export interface GenerationWrite {
  */
 export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite): Promise<MutationReceipt> {
   const { request, shape, database, faults } = write;
-  const { operationId, epoch } = request.fence;
+  const { fence } = request;
+  const { operationId, epoch } = fence;
   const rows = request.batch.rows.length;
   const keyed = new Set([...shape.naturalKey, shape.partitionColumn]);
   const tagged = taggedRows(request.batch, operationId, epoch, keyed);
   const partition = quoteString(request.partitionValue);
   let staged = false;
   try {
-    await appendFenceEvent(sql, operationId, epoch, 'staged', rows);
+    await appendFenceEvent(sql, fence, 'staged', rows);
     if (rows === 0) return await writeEmpty(sql, write, partition);
     await faults.hit('target.stage:before');
     if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
@@ -55,10 +56,10 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       throw await swapRefused(sql, database, operationId, epoch, error);
     }
     await faults.hit('target.commit:after');
-    await appendFenceEvent(sql, operationId, epoch, 'committed', rows);
+    await appendFenceEvent(sql, fence, 'committed', rows);
     await faults.hit('target.marker:after');
     await cleanup(sql, database, operationId, epoch);
-    return { rowsWritten: rows, epoch };
+    return { applied: true, rowsWritten: rows, epoch };
   } catch (error) {
     if (staged) await sealStaging(sql, database, operationId, epoch).catch(() => undefined);
     if (isDponeError(error)) throw error;
@@ -77,15 +78,16 @@ async function writeEmpty(
   write: GenerationWrite,
   partition: string,
 ): Promise<MutationReceipt> {
-  const { operationId, epoch } = write.request.fence;
+  const { fence } = write.request;
+  const { operationId, epoch } = fence;
   if (!(await write.isCurrent())) throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
   await write.faults.hit('target.commit:before');
   if (write.request.strategy === 'replace-partition') {
     await sql.command(`ALTER TABLE ${quoteName(write.shape.table)} DROP PARTITION ${partition}`);
   }
   await write.faults.hit('target.commit:after');
-  await appendFenceEvent(sql, operationId, epoch, 'committed', 0);
-  return { rowsWritten: 0, epoch };
+  await appendFenceEvent(sql, fence, 'committed', 0);
+  return { applied: true, rowsWritten: 0, epoch };
 }
 
 /** One active part holding exactly the batch, all in the requested partition: the swap is then one step. */

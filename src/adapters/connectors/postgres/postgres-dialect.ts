@@ -2,21 +2,22 @@ import { DponeError, isDponeError } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
 import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
-import { FENCE_TABLE } from './postgres-fence.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
+import type { PostgresFence } from './postgres-fence.ts';
 import { deletePartition, insertRows } from './postgres-rows.ts';
 import type { PostgresSession, SqlClient } from './postgres-session.ts';
 
 /** The PostgreSQL dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
-const SQL = fenceSql(onConflictStyle(FENCE_TABLE));
+
+/** undefined_table, invalid_schema_name: the fence's table or schema does not exist. */
+const MISSING_RELATION = new Set(['42P01', '3F000']);
+const NO_ROWS: SqlResult = { rows: [], affected: 0 };
 
 async function run(client: SqlClient, sql: string, params: FenceParams): Promise<SqlResult> {
   const { text, values } = positional(sql, params);
   const result = await client.query(text, values);
   return { rows: result.rows, affected: result.rowCount ?? 0 };
 }
-
-const FENCE_GRANT = `SELECT, INSERT and UPDATE on the fence table ${FENCE_TABLE}`;
 
 /**
  * The server's error class decides the code where it proves the cause (privilege, missing object,
@@ -33,6 +34,8 @@ function refineError(step: 'prepare' | 'mutate' | 'query', error: unknown, fallb
 }
 
 export interface PostgresDialectOptions {
+  /** Where the fence lives (schema-qualified). */
+  readonly fence: PostgresFence;
   /** The target table the mutation writes. */
   readonly table: string;
   readonly faults: FaultPoints;
@@ -47,12 +50,13 @@ export interface PostgresDialectOptions {
  */
 export function postgresDialect(session: PostgresSession, options: PostgresDialectOptions): MarkerDialect {
   const { table, faults } = options;
+  const fenceName = `${options.fence.schema}._dpone_fence`;
   return {
     label: 'PostgreSQL',
-    sql: SQL,
+    sql: fenceSql(onConflictStyle(options.fence.table)),
     batch: (statements, params) =>
       session.use((client) =>
-        needing(FENCE_GRANT, async () => {
+        needing(`SELECT, INSERT and UPDATE on the fence table ${fenceName}`, async () => {
           await client.query('BEGIN');
           let last: SqlResult = { rows: [], affected: 0 };
           for (const statement of statements) last = await run(client, statement, params);
@@ -61,23 +65,29 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
         }),
       ),
     read: (statement, params) =>
-      session.use(async (client) => {
-        if (!options.readOnly)
-          return needing(`SELECT on the fence table ${FENCE_TABLE}`, () => run(client, statement, params));
-        await client.query('BEGIN READ ONLY');
-        try {
-          return await run(client, statement, params);
-        } finally {
-          await client.query('ROLLBACK');
-        }
-      }),
+      session
+        .use(async (client) => {
+          if (!options.readOnly)
+            return needing(`SELECT on the fence table ${fenceName}`, () => run(client, statement, params));
+          await client.query('BEGIN READ ONLY');
+          try {
+            return await run(client, statement, params);
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        })
+        .catch((error: unknown) => {
+          // No fence table (or schema) where the fence must live: there is no fence here.
+          if (MISSING_RELATION.has(String((error as { code?: unknown })?.code))) return NO_ROWS;
+          throw error;
+        }),
     mutation: (body) =>
       session.use(async (client) => {
         await client.query('BEGIN');
         try {
           return await body({
             run: (sql, params) =>
-              needing(`UPDATE on the fence table ${FENCE_TABLE}`, () => run(client, sql, params)),
+              needing(`UPDATE on the fence table ${fenceName}`, () => run(client, sql, params)),
             deletePartition: (column, value) =>
               needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
             insertRows: (batch) =>
@@ -91,6 +101,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
               await faults.hit('target.commit:sent');
               await reply;
             },
+            rollback: async () => void (await client.query('ROLLBACK')),
           });
         } catch (error) {
           if (isDponeError(error)) await client.query('ROLLBACK').catch(() => undefined);

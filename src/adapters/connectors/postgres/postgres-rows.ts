@@ -3,13 +3,15 @@ import type { TargetCreateSpec } from '../../../contracts/workload.ts';
 import type { SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { needing } from './postgres-errors.ts';
-import { FENCE_TABLE, FENCE_TABLE_DDL } from './postgres-fence.ts';
+import type { PostgresFence } from './postgres-fence.ts';
+import { fenceTableDdl } from './postgres-fence.ts';
 import type { SqlClient } from './postgres-session.ts';
 
 const SCHEMA_LOCK_KEY = 0x66656e63; // "fenc"
 
-/** The grant a DBA gives instead of CREATE (examples/postgres/setup.sql creates the fence table once). */
-const FENCE_CREATE = `CREATE on the schema that would hold the fence table ${FENCE_TABLE}, or a DBA creates it once (examples/postgres/setup.sql)`;
+/** What creating (or upgrading) the fence table takes, and the DBA's alternative. */
+const fenceCreate = (fence: PostgresFence) =>
+  `CREATE on schema ${fence.schema} to create the fence table ${fence.schema}._dpone_fence (or owning it, to add the columns a newer dpone needs), or a DBA creates it once (examples/postgres/setup.sql)`;
 
 function missingTarget(): DponeError {
   return new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, 'target.table does not exist in the target database', {
@@ -19,28 +21,34 @@ function missingTarget(): DponeError {
 }
 
 /**
- * Creates the fence table when missing, and the target table only when the workload opted in
- * (`target.create`: its column types, deliberately no keys); a missing target table is otherwise
- * OBJECT_NOT_FOUND naming target.table. Skips all DDL when both exist, and takes an advisory lock
- * otherwise, so 32 racing workers never collide in the catalog.
+ * Creates the fence table (in its own schema) when missing or from an older version, and the
+ * target table only when the workload opted in (`target.create`: its column types, deliberately
+ * no keys); a missing target table is otherwise OBJECT_NOT_FOUND naming target.table. Skips all
+ * DDL when both exist with every fence column, and takes an advisory lock otherwise, so 32 racing
+ * workers never collide in the catalog.
  */
 export async function ensureTargetTables(
   client: SqlClient,
+  fence: PostgresFence,
   table: string,
   create: TargetCreateSpec | undefined,
 ): Promise<void> {
-  const { rows } = await needing('USAGE on the target schema', () =>
-    client.query('SELECT to_regclass($1) IS NOT NULL AS fence, to_regclass($2) IS NOT NULL AS target', [
-      FENCE_TABLE,
-      quoteTable(table),
-    ]),
+  const { rows } = await needing(`USAGE on schema ${fence.schema} and on the schema of ${table}`, () =>
+    client.query(
+      'SELECT to_regclass($2) IS NOT NULL AS target, to_regclass($1) IS NOT NULL AND EXISTS (SELECT 1 FROM ' +
+        "pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'holder' AND NOT attisdropped) AS fence",
+      [fence.table, quoteTable(table)],
+    ),
   );
   const found = rows[0] as { fence: boolean; target: boolean } | undefined;
   if (found?.target !== true && create === undefined) throw missingTarget();
   if (found?.fence === true && found.target === true) return;
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-  if (found?.fence !== true) await needing(FENCE_CREATE, () => client.query(FENCE_TABLE_DDL));
+  if (found?.fence !== true)
+    await needing(fenceCreate(fence), async () => {
+      for (const ddl of fenceTableDdl(fence)) await client.query(ddl);
+    });
   if (found?.target !== true && create !== undefined) {
     const columns = Object.entries(create.columns).map(([name, type]) => `${quoteIdentifier(name)} ${type}`);
     await needing(`CREATE on the schema of ${table}`, () =>

@@ -9,6 +9,7 @@ import { MarkerTarget, openMarkerTarget } from '../marker-fence/marker-target.ts
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { classifyPostgresError } from './postgres-errors.ts';
+import { postgresFence } from './postgres-fence.ts';
 import { ensureTargetTables } from './postgres-rows.ts';
 import { PostgresSession } from './postgres-session.ts';
 
@@ -22,6 +23,8 @@ export interface PostgresTargetOptions {
   readonly create?: TargetCreateSpec;
   /** Kept for the checker; the target table has no unique key on purpose. */
   readonly naturalKey: readonly string[];
+  /** `target.fence_schema`; default the URL's `?schema=`, else `public` (see postgres-fence.ts). */
+  readonly fenceSchema?: string;
   readonly faults?: FaultPoints;
   /** Selects a harness-only unsafe variant (DPONE_HARNESS=1 + DPONE_UNSAFE_VARIANT); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
@@ -37,7 +40,7 @@ export class PostgresTarget extends MarkerTarget {
    * Connects and creates the fence table when missing (and the target table when `create` opts
    * in); a missing target table is OBJECT_NOT_FOUND, an unreachable server FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
    */
-  static open(options: PostgresTargetOptions): Promise<TargetConnector> {
+  static async open(options: PostgresTargetOptions): Promise<TargetConnector> {
     return openMarkerTarget(
       options.env ?? process.env,
       () => openTargetDialect(options),
@@ -50,17 +53,19 @@ export class PostgresTarget extends MarkerTarget {
 function markerOptions(options: PostgresTargetOptions): MarkerTargetOptions {
   return {
     identity: `postgres:${options.table}`,
+    fenceLocation: postgresFence(options.url, options.fenceSchema).location,
     ...(options.faults ? { faults: options.faults } : {}),
   };
 }
 
 /** Opens the session and the tables; shared with the unsafe variants so they differ only in the protocol. */
 async function openTargetDialect(options: PostgresTargetOptions) {
+  const fence = postgresFence(options.url, options.fenceSchema);
   const session = new PostgresSession(
     parsePostgresUrl(options.url, options.password, 'target.url', 'dpone-target'),
   );
   try {
-    await session.use((client) => ensureTargetTables(client, options.table, options.create));
+    await session.use((client) => ensureTargetTables(client, fence, options.table, options.create));
   } catch (error) {
     await session.close();
     // A refused login, a missing grant or database is said as such; the rest is a retry.
@@ -71,5 +76,5 @@ async function openTargetDialect(options: PostgresTargetOptions) {
       (fields) => new DponeError(fallback.code, fallback.message, fields, { cause: error }),
     );
   }
-  return postgresDialect(session, { table: options.table, faults: options.faults ?? NO_FAULTS });
+  return postgresDialect(session, { fence, table: options.table, faults: options.faults ?? NO_FAULTS });
 }

@@ -106,9 +106,10 @@ describe.skipIf(unverified)('postgres values arrive exactly whatever the roles s
       naturalKey: ['id'],
       env: {},
     });
-    await target.prepareFence({ operationId: 'op-v', epoch: 1 });
+    const fence = { operationId: 'op-v', epoch: 1, intentDigest: 'sha256:v', holder: 'h1' };
+    await target.prepareFence(fence, { create: true });
     await target.mutate({
-      fence: { operationId: 'op-v', epoch: 1 },
+      fence,
       strategy: 'replace-partition',
       partitionColumn: 'day',
       partitionValue: '2026-07-05',
