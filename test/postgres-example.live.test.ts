@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,10 +62,11 @@ async function query(database: string, text: string): Promise<Record<string, unk
 
 describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', () => {
   let workload: string;
+  let dir: string;
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
     // The README's one edit: host and port of "your" server.
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-pg-example-'));
+    dir = mkdtempSync(join(tmpdir(), 'dpone-pg-example-'));
     workload = join(dir, 'workload.yaml');
     writeFileSync(
       workload,
@@ -76,6 +77,7 @@ describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', (
     );
   });
   afterAll(async () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
     await cluster?.[Symbol.asyncDispose]();
   });
 

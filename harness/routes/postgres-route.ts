@@ -184,7 +184,7 @@ export const route: Route = {
   id: 'postgres',
   defaultProvider: 'local',
   unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS].sort(),
-  connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/1',
+  connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/2',
   async prepareCell(
     cellDir: string,
     options: CellWorkloadOptions,

@@ -15,14 +15,6 @@ export interface EndpointSpec {
 }
 
 /**
- * Whether the journal outlives the worker: `shared` says a `sqlite:` journal file lives on
- * storage every retry of the task sees (a persistent or shared volume); `local` (the default for
- * files) says it may die with the worker. A server journal (postgres://, mssql://) is durable.
- */
-export const JOURNAL_DURABILITIES = ['local', 'shared'] as const;
-export type JournalDurability = (typeof JOURNAL_DURABILITIES)[number];
-
-/**
  * Opt-in creation of a missing target table (route postgres): every column of data.columns with
  * its type. Without it a missing target table is refused (DPONE_OBJECT_NOT_FOUND). The created
  * table has no keys or constraints; create the table yourself when you need them.
@@ -53,8 +45,8 @@ export interface TargetSpec extends EndpointSpec {
  *   source: { url, table, password_env? }
  *   target: { url, table, password_env?, fence_schema?, create?: { columns: { name: type } } }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
- *   journal: sqlite:///path  # optional; --journal overrides
- *   execution: { lease_ttl_ms?, state_dir?, journal_durability? }
+ *   journal: sqlite:///path  # optional; --journal overrides; ?durability=shared marks a file durable
+ *   execution: { lease_ttl_ms?, state_dir? }
  */
 export interface Workload {
   /** Absolute path of the file it was read from; relative sqlite paths resolve against its folder. */
@@ -78,7 +70,5 @@ export interface Workload {
     readonly lease_ttl_ms: number;
     /** Where checkpoints and completion evidence are written (default: beside the workload). */
     readonly state_dir?: string;
-    /** Whether a `sqlite:` journal file outlives the worker (see JOURNAL_DURABILITIES). */
-    readonly journal_durability?: JournalDurability;
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,12 @@ const BIN = join(ROOT, 'bin/dpone.js');
 const PASSWORD = 'stager-pw-4711';
 let cluster: LocalPostgresCluster;
 let toxi: LocalToxiproxyServer;
+const outs: string[] = [];
+const outDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  outs.push(dir);
+  return dir;
+};
 
 async function leftovers(): Promise<{ databases: string[]; proxies: string[] }> {
   const client = new pg.Client({ ...cluster, database: 'postgres' });
@@ -56,12 +62,13 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
     await client.end();
   });
   afterAll(async () => {
+    for (const dir of outs) rmSync(dir, { recursive: true, force: true });
     await toxi?.[Symbol.asyncDispose]();
     await cluster?.[Symbol.asyncDispose]();
   });
 
   it('reports server-kill UNVERIFIED with the reason, certifies only what ran, and leaves nothing behind', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'dpone-external-'));
+    const out = outDir('dpone-external-');
     const run = await dpone([
       'certify',
       'run',
@@ -121,7 +128,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
       '--concurrency',
       '2',
       '--out',
-      mkdtempSync(join(tmpdir(), 'dpone-external-int-')),
+      outDir('dpone-external-int-'),
     ]);
     let seen = { databases: [] as string[], proxies: [] as string[] };
     for (let i = 0; i < 600 && (seen.databases.length === 0 || seen.proxies.length === 0); i++) {

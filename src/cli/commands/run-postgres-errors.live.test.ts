@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkloadSpec } from './fixtures/postgres-team-cluster.ts';
 import {
   errorOf,
+  removeWorkloads,
   password,
   runWorkload,
   sql,
@@ -77,6 +78,7 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: errors by cause (live, CLI
     ]);
   });
   afterAll(async () => {
+    removeWorkloads();
     await cluster?.[Symbol.asyncDispose]();
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkloadSpec } from './fixtures/postgres-team-cluster.ts';
 import {
   errorOf,
+  removeWorkloads,
   runWorkload,
   sql,
   startTeamCluster,
@@ -73,6 +74,7 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: values and names (live, CL
     ]);
   });
   afterAll(async () => {
+    removeWorkloads();
     await cluster?.[Symbol.asyncDispose]();
   });
 

@@ -15,6 +15,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
+import { describeJournal } from '../journal-durability.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
@@ -67,9 +68,14 @@ export const run: CommandRun = async (args, io) => {
   try {
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
     await mkdir(stateDir, { recursive: true });
+    const journal = describeJournal(
+      plan.journalUrl,
+      plan.journalBase,
+      values.journal ? '--journal' : 'journal',
+    );
     const outcome = await execute(plan, stateDir, io);
-    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env);
-    const result = runResult(outcome, plan.intentDigest, policy);
+    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env, journal);
+    const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
     return 0;

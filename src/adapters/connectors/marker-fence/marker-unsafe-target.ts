@@ -86,9 +86,10 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
       : {}),
     async query(dialect, operationId) {
       if (flaws.noFence) {
+        // It pretends a fence that never saw a commit (an honest "no fence" would stop the run).
         return {
           status: 'not-committed',
-          epoch: null,
+          epoch: 0,
           committedEpoch: null,
           rowsWritten: null,
           intentDigest: null,
