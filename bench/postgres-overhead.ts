@@ -106,7 +106,15 @@ async function protocolOnce(
   calls?: Map<string, number>,
 ): Promise<number> {
   const source = await PostgresSource.open({ url, password, table: 'bench_src', columns: COLUMNS });
-  const target = await PostgresTarget.open({ url, password, table, columns: COLUMNS, naturalKey: ['id'] });
+  const target = await PostgresTarget.open({
+    url,
+    password,
+    table,
+    columns: COLUMNS,
+    // The same shape as the bare baseline's table (opt-in creation: the table is new each repeat).
+    create: { columns: Object.fromEntries(COLUMNS.map((column) => [column, 'text'])) },
+    naturalKey: ['id'],
+  });
   const journal = await PostgresJournal.open(url, password);
   const executor = new RecoveryAwareExecutor({
     journal: calls ? countCalls(journal, 'journal', calls) : journal,

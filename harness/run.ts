@@ -26,6 +26,7 @@ import { ROUTES } from './routes/route.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
+import { cleanupOnInterrupt } from './runner/interrupt.ts';
 import { mapBounded } from './runner/pool.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
@@ -241,6 +242,11 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
 
   const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
   await using environment = started.status === 'started' ? started.environment : null;
+  // Ctrl-C must not leave the environment's databases, proxies or servers behind, nor the scratch.
+  using _interrupt = cleanupOnInterrupt(`run ${runId}`, async () => {
+    await environment?.[Symbol.asyncDispose]();
+    if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
+  });
   const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
   const empty: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
   const planned = await planCells(scenarios, {

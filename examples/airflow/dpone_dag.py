@@ -54,7 +54,13 @@ EXIT_NO_RETRY = {
     25: "DPONE_UNAUTHORIZED",
     29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree (e.g. the journal was lost): inspect
     26: "DPONE_ROUTE_NOT_CERTIFIED",
+    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator inspects
+    30: "DPONE_AUTHENTICATION_FAILED",  # wrong role or password
+    31: "DPONE_PERMISSION_DENIED",  # a grant is missing (the error's hint names it)
+    32: "DPONE_OBJECT_NOT_FOUND",  # a database, schema, table, column or partition is missing
+    33: "DPONE_DATA_REJECTED",  # the target refused the rows (type, NOT NULL, unique, check)
 }
+# Any other non-zero exit (27 environment, 70 internal, 130 interrupted) is Airflow's ordinary retry.
 
 # The workload, rendered by Airflow at run time. Every identity field is a DAG-run property that
 # is the same on every try; `tojson` quotes each value so no run id can break the document.

@@ -20,6 +20,8 @@ export interface PostgresInspectorOptions {
   readonly targetTable: string;
   readonly sourceTable: string;
   readonly columns: readonly string[];
+  /** Types of the target table the audit creates (same as the source's); default TEXT. */
+  readonly columnTypes?: Readonly<Record<string, string>>;
   readonly naturalKey: readonly string[];
   readonly partition?: { readonly column: string; readonly value: string };
 }
@@ -27,6 +29,21 @@ export interface PostgresInspectorOptions {
 export const PG_AUDIT_TABLE = '_harness_audit';
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * The inspector's own fixed text forms (deliberately not the connector's list): source and target
+ * values are both read as text under these, so equal text means equal values whatever the roles
+ * set (shortest-exact floats, ISO dates, UTC instants).
+ */
+const INSPECTOR_SETTINGS = [
+  'DateStyle=ISO,YMD',
+  'IntervalStyle=postgres',
+  'extra_float_digits=3',
+  'TimeZone=UTC',
+  'bytea_output=hex',
+]
+  .map((setting) => `-c ${setting}`)
+  .join(' ');
 
 function unreadable(what: string, cause: unknown): DponeError {
   return new DponeError(
@@ -58,16 +75,15 @@ export class PostgresInspector implements TargetInspector {
   }
 
   async installAudit(): Promise<void> {
-    const { schema, targetTable, columns, naturalKey } = this.#options;
+    const { schema, targetTable, columns, columnTypes, naturalKey } = this.#options;
     const table = `${q(schema)}.${q(targetTable)}`;
     const audit = `${q(schema)}.${PG_AUDIT_TABLE}`;
-    const keyJson = `json_build_array(${naturalKey.map((c) => `NEW.${q(c)}`).join(', ')})::text`;
+    const keyJson = `json_build_array(${naturalKey.map((c) => `NEW.${q(c)}::text`).join(', ')})::text`;
+    const typed = columns.map((c) => `${q(c)} ${columnTypes?.[c] ?? 'TEXT'}`).join(', ');
     await this.#with('target to install the audit', async (client) => {
       await client.query('BEGIN');
-      // Same shape the connector creates: TEXT columns and no unique key.
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${table} (${columns.map((c) => `${q(c)} TEXT`).join(', ')})`,
-      );
+      // The source's column types, and deliberately no unique key: a replay shows as duplicates.
+      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${typed})`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${audit} (seq BIGSERIAL PRIMARY KEY, txid BIGINT NOT NULL, key_json TEXT NOT NULL)`,
       );
@@ -98,7 +114,7 @@ export class PostgresInspector implements TargetInspector {
       );
       const source = partition
         ? await client.query(
-            `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)} WHERE ${q(partition.column)}::text = $1`,
+            `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)} WHERE ${q(partition.column)} = $1`,
             [partition.value],
           )
         : await client.query(`SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}`);
@@ -121,6 +137,7 @@ export class PostgresInspector implements TargetInspector {
       ...this.#options.connection,
       connectionTimeoutMillis: 10_000,
       query_timeout: 30_000,
+      options: INSPECTOR_SETTINGS,
     });
     client.on('error', () => undefined);
     try {

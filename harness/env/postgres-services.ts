@@ -44,6 +44,11 @@ export interface ToxiproxyService {
 export interface PostgresServices extends AsyncDisposable {
   readonly provider: 'local' | 'docker' | 'external';
   readonly postgres: PostgresEndpoint;
+  /**
+   * A database the provider created for this run's cells (each cell adds its own schemas) and
+   * drops on dispose, so a run leaves no database behind on a server it does not own.
+   */
+  readonly cellsDatabase: string;
   readonly toxiproxy: ToxiproxyService;
   /** A fresh, dedicated server for cells that kill or stop servers; absent when the provider cannot own one. */
   readonly dedicatedPostgres?: () => Promise<ControllablePostgres>;

@@ -4,6 +4,7 @@ import type {
   CheckRecord,
   LossObservation,
 } from '../evidence/evidence-types.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
 import type { CellDraft, PlannedCell } from '../plan/cell.ts';
 import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import type { CellFixture, Route } from '../routes/route.ts';
@@ -87,6 +88,11 @@ export interface FaultModule<K extends FaultKind = FaultKind> {
   /** Deterministic: the same spec, seed and traces give the same drafts in the same order. */
   plan(spec: FaultSpecOf<K>, context: PlanContext): readonly CellDraft[];
   run(run: CellRun, spec: FaultSpecOf<K>): Promise<CellOutcome>;
+  /**
+   * Optional: why this environment cannot run the fault's cells at all (e.g. it owns no server to
+   * kill), or null. The runner then records the cell UNVERIFIED with that reason, without running it.
+   */
+  unavailableIn?(environment: StartedEnvironment): string | null;
 }
 
 /** The registry, keyed by kind. To add a kind: a module here, a branch in the scenario schema. */

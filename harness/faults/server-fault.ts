@@ -4,6 +4,7 @@ import type { PostgresCellFixture } from '../routes/postgres-route.ts';
 import type { CellOutcome, CellRun, FaultModule } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { postgresServicesOf } from '../env/postgres-services.ts';
 
 type Server = 'target' | 'journal';
 
@@ -67,6 +68,11 @@ async function noMutationCheck(fixture: PostgresCellFixture, first: AttemptRecor
  */
 export const serverKillFault: FaultModule<'server-kill'> = {
   kind: 'server-kill',
+  unavailableIn(environment) {
+    const services = postgresServicesOf(environment);
+    if (services?.dedicatedPostgres) return null;
+    return `provider ${environment.provider} owns no PostgreSQL server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
+  },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
   plan(spec): CellDraft[] {
     const servers = (spec.servers ?? ['target', 'journal']) as Server[];

@@ -100,6 +100,20 @@ describe('certify gate', () => {
     expect(existsSync(result.certification)).toBe(false);
   });
 
+  it('says which cells could not run and why, so an external run shows what it cannot certify', async () => {
+    const passing = await runGate(await workdir(sealEvidence(acceptanceCells())));
+    expect(passing.lines['run-scope']).toBe('PASS');
+    const cells = acceptanceCells().map((cell) =>
+      cell.fault.kind === 'race' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
+    );
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.code).toBe(1);
+    expect(result.lines['run-scope']).toBe('UNVERIFIED');
+    expect(result.out).toMatch(
+      /run-scope\s+2 of \d+ route cells could not run here.*2× race: provider unavailable/,
+    );
+  });
+
   it('fails tampered evidence: one cell verdict edited in the JSON', async () => {
     const evidence = sealEvidence(
       acceptanceCells().map((cell, index) =>

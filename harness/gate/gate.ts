@@ -1,6 +1,7 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { GateItemResult } from './acceptance-items.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
+import { runScopeLine } from './run-scope.ts';
 
 /** What `verifyEvidence` found: the digest and the checker re-run agree with what is stored. */
 export interface IntegrityResult {
@@ -69,6 +70,7 @@ export function evaluateGate(
           ? `unsafe variant(s) survived: ${survived.join(', ')}`
           : `${evidence.sensitivity.length}/${evidence.sensitivity.length} unsafe variants caught`,
   });
+  lines.push(runScopeLine(cells));
   const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
   lines.push({
     id: 'run-verdict',

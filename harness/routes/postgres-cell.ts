@@ -1,13 +1,25 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import type { PostgresEndpoint, ProxyEndpoint, ToxiproxyService } from '../env/postgres-services.ts';
 import { PostgresInspector } from '../checkers/postgres-inspector.ts';
+import { adminQuery } from '../env/postgres-admin.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
 
 export const PG_TABLES = { source: 'events_src', target: 'events' } as const;
 export const PG_COLUMNS = ['id', 'day', 'amount', 'label'] as const;
-export const PG_DAY = '2026-01-01';
+/**
+ * Source and target column types. `day` is a date whose day and month both read as a month (a
+ * DMY/MDY mix-up moves it instead of failing) and `amount` a double whose shortest exact text
+ * needs 17 digits: the role's odd session settings would change both if they leaked through.
+ */
+export const PG_TYPES: Readonly<Record<(typeof PG_COLUMNS)[number], string>> = {
+  id: 'BIGINT',
+  day: 'DATE',
+  amount: 'DOUBLE PRECISION',
+  label: 'TEXT',
+};
+export const PG_DAY = '2026-07-05';
+const NEXT_DAY = '2026-07-06';
 const OTHER_DAY_ROWS = 5;
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
@@ -33,29 +45,6 @@ export interface PostgresCellWorld {
   drop(): Promise<void>;
 }
 
-export async function adminQuery(
-  server: PostgresEndpoint,
-  database: string,
-  sql: readonly string[],
-  values?: unknown[],
-): Promise<void> {
-  const client = new pg.Client({
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
-    database,
-    connectionTimeoutMillis: 10_000,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    for (const text of sql) await client.query(text, text.includes('$1') ? values : undefined);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 function url(host: string, port: number, user: string, database: string, schema: string, extra = ''): string {
   return `postgres://${encodeURIComponent(user)}@${host}:${port}/${database}?schema=${schema}${extra ? `&${extra}` : ''}`;
 }
@@ -69,11 +58,13 @@ async function seedSource(
   const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
   const tuples: string[] = [];
   for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
-    const day = id <= options.rows ? PG_DAY : '2026-01-02';
-    tuples.push(`(${id}, '${day}', ${randomInt(random, 1, 100_000)}, 'item-${randomInt(random, 1, 999)}')`);
+    const day = id <= options.rows ? PG_DAY : NEXT_DAY;
+    const amount = `${randomInt(random, 1, 100_000)}::float8 / 7`;
+    tuples.push(`(${id}, '${day}', ${amount}, 'item-${randomInt(random, 1, 999)}')`);
   }
+  const columns = PG_COLUMNS.map((c) => `${c} ${PG_TYPES[c]}`).join(', ');
   await adminQuery(server, database, [
-    `CREATE TABLE ${schema}.${PG_TABLES.source} (id BIGINT, day TEXT, amount BIGINT, label TEXT)`,
+    `CREATE TABLE ${schema}.${PG_TABLES.source} (${columns})`,
     `INSERT INTO ${schema}.${PG_TABLES.source} (id, day, amount, label) VALUES ${tuples.join(', ')}`,
   ]);
 }
@@ -119,6 +110,7 @@ export async function buildCellWorld(
     targetTable: PG_TABLES.target,
     sourceTable: PG_TABLES.source,
     columns: [...PG_COLUMNS],
+    columnTypes: PG_TYPES,
     naturalKey: ['id'],
     partition: { column: 'day', value: PG_DAY },
   });
@@ -173,7 +165,7 @@ export function postgresWorkload(
       dag_run_logical_identity: `scheduled__${PG_DAY}`,
       workload_id: 'events_load',
       mapped_partition_identity: `day=${PG_DAY}`,
-      canonical_interval: { start: `${PG_DAY}T00:00:00.000Z`, end: '2026-01-02T00:00:00.000Z' },
+      canonical_interval: { start: `${PG_DAY}T00:00:00.000Z`, end: `${NEXT_DAY}T00:00:00.000Z` },
       canonical_target_identity: `postgres:${PG_TABLES.target}`,
     },
     intent: {

@@ -5,7 +5,8 @@ import { stringify } from 'yaml';
 import type { FenceLocationReading, FenceReading } from '../evidence/evidence-types.ts';
 import type { PostgresEndpoint } from '../env/postgres-services.ts';
 import type { PostgresCellWorld } from './postgres-cell.ts';
-import { PG_TABLES, adminQuery, postgresWorkload } from './postgres-cell.ts';
+import { adminQuery } from '../env/postgres-admin.ts';
+import { PG_TABLES, postgresWorkload } from './postgres-cell.ts';
 import type { CellWorkloadOptions, FenceOperations, JournalBackup, JournalOperations } from './route.ts';
 
 const JOURNAL_TABLES = ['dpone_commit_journal', 'dpone_commit_journal_history'] as const;

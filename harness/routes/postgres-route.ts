@@ -12,24 +12,23 @@ import type { StartedEnvironment } from '../env/environment.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresServices } from '../env/postgres-services.ts';
 import { postgresServicesOf } from '../env/postgres-services.ts';
 import type { PostgresCellWorld } from './postgres-cell.ts';
-import { PASSWORD_ENV, adminQuery, buildCellWorld, postgresWorkload } from './postgres-cell.ts';
+import { adminQuery, setOddSessionSettings } from '../env/postgres-admin.ts';
+import { PASSWORD_ENV, buildCellWorld, postgresWorkload } from './postgres-cell.ts';
 import { postgresFenceOperations, postgresJournalOperations } from './postgres-loss.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, JournalOperations, Route } from './route.ts';
 
-const CELLS_DATABASE = 'dpone_cells';
-const databaseReady = new WeakMap<PostgresServices, Promise<void>>();
+const settingsReady = new WeakMap<PostgresServices, Promise<void>>();
 
-/** Creates the shared cells database once per environment (a schema per cell is then 9 ms). */
+/**
+ * Gives the role odd session settings in the provider's cells database, once per environment (a
+ * schema per cell is then 9 ms): every worker, source and target alike, connects with them, and
+ * the inspector's parity shows whether values still arrive exactly.
+ */
 function ensureCellsDatabase(services: PostgresServices): Promise<void> {
-  let ready = databaseReady.get(services);
+  let ready = settingsReady.get(services);
   if (!ready) {
-    const server = services.postgres;
-    ready = adminQuery(server, server.adminDatabase, [`CREATE DATABASE ${CELLS_DATABASE}`]).catch(
-      async (error: unknown) => {
-        if ((error as { code?: string }).code !== '42P04') throw error; // duplicate_database: fine
-      },
-    );
-    databaseReady.set(services, ready);
+    ready = setOddSessionSettings(services.postgres, services.cellsDatabase);
+    settingsReady.set(services, ready);
   }
   return ready;
 }
@@ -81,7 +80,7 @@ export class PostgresCellFixture implements CellFixture {
     const world = await buildCellWorld(
       dir,
       options,
-      { target: server, journal: server, database: CELLS_DATABASE },
+      { target: server, journal: server, database: services.cellsDatabase },
       services.toxiproxy,
     );
     const fixture = new PostgresCellFixture(dir, options, services, world);
@@ -160,6 +159,8 @@ export class PostgresCellFixture implements CellFixture {
     const target = await start();
     const journal = await start();
     this.#servers = { target, journal };
+    await setOddSessionSettings(target, 'postgres');
+    await setOddSessionSettings(journal, 'postgres');
     await this.#world.drop();
     this.#world = await buildCellWorld(
       this.#dir,

@@ -50,9 +50,19 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
   const extra: CheckRecord[] = [];
   let fixture: CellFixture | null = null;
   try {
+    const module = await faultModule(cell.kind);
+    const unavailable = module.unavailableIn?.(context.environment) ?? null;
+    if (unavailable !== null)
+      return evidence(cell, context, started, attempts, {
+        verdict: 'UNVERIFIED',
+        checks: [check('environment', 'UNVERIFIED', unavailable)],
+        target: null,
+        journal: null,
+        fault: cell.fault,
+      });
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
     const run = cellRun(cell, dir, fixture, context.route);
-    const outcome: CellOutcome = await (await faultModule(cell.kind)).run(run, cell.spec);
+    const outcome: CellOutcome = await module.run(run, cell.spec);
     attempts.push(...outcome.attempts);
     extra.push(...(outcome.extraChecks ?? []));
     // A variant cell may take another path, so only a real cell's fault must have fired.

@@ -45,6 +45,23 @@ function resolve(
   return null;
 }
 
+/**
+ * The kinds and codes of an error's causes (e.g. `DatabaseError 42501`, `Error ECONNREFUSED`),
+ * never their messages: a driver's message may quote SQL, a host or a row value.
+ */
+function causeChain(error: DponeError): string[] {
+  const lines: string[] = [];
+  let cause = (error as { cause?: unknown }).cause;
+  for (let depth = 0; depth < 8 && typeof cause === 'object' && cause !== null; depth++) {
+    const { name, code } = cause as { name?: unknown; code?: unknown };
+    lines.push(
+      [typeof name === 'string' ? name : 'cause', typeof code === 'string' ? code : ''].join(' ').trim(),
+    );
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return lines;
+}
+
 /** Reports an error on stderr: JSON when the command was asked for JSON, else one plain line. */
 export function reportError(error: unknown, io: CliIO, json: boolean): number {
   const coded: DponeError = isDponeError(error)
@@ -56,10 +73,14 @@ export function reportError(error: unknown, io: CliIO, json: boolean): number {
   if (json) io.stderr.write(`${JSON.stringify({ error: coded.toJSON() })}\n`);
   else {
     const where = coded.fields.location ?? coded.fields.field;
-    io.stderr.write(`dpone: ${coded.code}: ${coded.message}${where ? ` (${where})` : ''}\n`);
+    const state = coded.fields.sqlstate ? ` [SQLSTATE ${coded.fields.sqlstate}]` : '';
+    io.stderr.write(`dpone: ${coded.code}: ${coded.message}${where ? ` (${where})` : ''}${state}\n`);
+    if (coded.fields.hint) io.stderr.write(`dpone: hint: ${coded.fields.hint}\n`);
   }
-  if (!isDponeError(error) && io.env.DPONE_DEBUG === '1')
-    io.stderr.write(`${String((error as Error)?.stack)}\n`);
+  if (io.env.DPONE_DEBUG === '1') {
+    if (!isDponeError(error)) io.stderr.write(`${String((error as Error)?.stack)}\n`);
+    else for (const line of causeChain(error)) io.stderr.write(`dpone: cause: ${line}\n`);
+  }
   return EXIT_CODES[coded.code];
 }
 

@@ -103,7 +103,13 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     },
     openTarget: async (workload, { env, faults }) => {
       const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
-      return PostgresTarget.open({ ...serverTarget(workload, env), faults, env });
+      const { create } = workload.target;
+      return PostgresTarget.open({
+        ...serverTarget(workload, env),
+        ...(create ? { create } : {}),
+        faults,
+        env,
+      });
     },
   },
   mssql: {

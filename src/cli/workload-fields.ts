@@ -2,6 +2,7 @@ import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
@@ -89,9 +90,14 @@ function endpoint(value: unknown, field: string, extra: readonly string[] = []):
 /** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
 const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-function target(value: unknown, route: string): TargetSpec {
-  const spec = endpoint(value, 'target', ['fence_schema']);
+/**
+ * The target endpoint: where its fence lives (`fence_schema`) and, opt-in, the column types to
+ * create a missing target table with (`create`, checked against data.columns and the route).
+ */
+function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
+  const spec = endpoint(value, 'target', ['fence_schema', 'create']);
   const record = value as Fields;
+  const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
   if (route === 'sqlite' && /\./.test(spec.table) && !spec.table.startsWith('main.')) {
     throw invalidInput(
       'target.table must be in the main database of the target file (no temp. or attached schema)',
@@ -100,7 +106,7 @@ function target(value: unknown, route: string): TargetSpec {
       },
     );
   }
-  if (record.fence_schema === undefined) return spec;
+  if (record.fence_schema === undefined) return { ...spec, ...create };
   const schema = text(
     record,
     'fence_schema',
@@ -123,7 +129,7 @@ function target(value: unknown, route: string): TargetSpec {
       { field: 'target.fence_schema' },
     );
   }
-  return { ...spec, fence_schema: schema };
+  return { ...spec, fence_schema: schema, ...create };
 }
 
 function data(value: unknown): Workload['data'] {
@@ -140,7 +146,14 @@ function data(value: unknown): Workload['data'] {
   const partition = map(present(record, 'partition', 'data.partition'), 'data.partition', [
     'column',
     'value',
+    'allow_empty',
   ]);
+  const allowEmpty = partition.allow_empty;
+  if (allowEmpty !== undefined && typeof allowEmpty !== 'boolean') {
+    throw invalidInput('data.partition.allow_empty must be true or false', {
+      field: 'data.partition.allow_empty',
+    });
+  }
   const column = text(partition, 'column', 'data.partition.column', IDENTIFIER, 'a column name');
   if (!columns.includes(column)) {
     throw invalidInput(`data.partition.column "${column}" is not in data.columns`, {
@@ -150,7 +163,11 @@ function data(value: unknown): Workload['data'] {
   return {
     columns,
     natural_key: naturalKey,
-    partition: { column, value: text(partition, 'value', 'data.partition.value') },
+    partition: {
+      column,
+      value: text(partition, 'value', 'data.partition.value'),
+      ...(allowEmpty === true ? { allow_empty: true } : {}),
+    },
   };
 }
 
@@ -190,15 +207,19 @@ export function workloadFromValue(value: unknown, file: string): Workload {
     throw invalidInput(`route must be one of: ${WORKLOAD_ROUTES.join(', ')}`, { field: 'route' });
   }
   const journal = root.journal === undefined ? undefined : text(root, 'journal', 'journal');
-  return {
+  const source = endpoint(root.source, 'source');
+  const fields = data(root.data);
+  const workload: Workload = {
     file,
     identity,
     intent,
     route,
-    source: endpoint(root.source, 'source'),
-    target: target(root.target, route),
-    data: data(root.data),
+    source,
+    target: target(root.target, fields.columns, route),
+    data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),
   };
+  if (route === 'postgres') checkPostgresNames(workload);
+  return workload;
 }

@@ -207,7 +207,9 @@ interface Schema {
   type?: string;
   required?: string[];
   properties?: Record<string, Schema>;
-  additionalProperties?: boolean;
+  /** false: no other keys; a schema: a map whose values all match it. */
+  additionalProperties?: boolean | Schema;
+  minProperties?: number;
   enum?: unknown[];
   pattern?: string;
   minLength?: number;
@@ -247,7 +249,11 @@ function schemaErrors(node: Schema, value: unknown, path = ''): string[] {
       const child = node.properties?.[key];
       if (child) errors.push(...schemaErrors(child, item, `${path}.${key}`));
       else if (node.additionalProperties === false) errors.push(`${path}.${key}: additional`);
+      else if (typeof node.additionalProperties === 'object')
+        errors.push(...schemaErrors(node.additionalProperties, item, `${path}.${key}`));
     }
+    if (node.minProperties !== undefined && Object.keys(record).length < node.minProperties)
+      errors.push(`${path}: minProperties`);
   }
   return errors;
 }
@@ -258,7 +264,8 @@ function objectNodes(
   path: string[] = [],
 ): { path: string[]; required: string[]; allowed: string[] }[] {
   if (node.$ref) return objectNodes(schema.$defs![node.$ref.replace('#/$defs/', '')]!, path);
-  if (node.type !== 'object') return [];
+  // A map (free keys, e.g. target.create.columns) is not a fixed-key object.
+  if (node.type !== 'object' || typeof node.additionalProperties === 'object') return [];
   return [
     { path, required: node.required ?? [], allowed: Object.keys(node.properties ?? {}) },
     ...Object.entries(node.properties ?? {}).flatMap(([key, child]) => objectNodes(child, [...path, key])),
@@ -299,6 +306,7 @@ describe('workload JSON Schema', () => {
         'intent',
         'source',
         'target',
+        'target.create',
       ].sort(),
     );
   });

@@ -14,13 +14,24 @@ export interface EndpointSpec {
   readonly table: string;
 }
 
-/** The target endpoint, plus where its fence lives. */
+/**
+ * Opt-in creation of a missing target table (route postgres): every column of data.columns with
+ * its type. Without it a missing target table is refused (DPONE_OBJECT_NOT_FOUND). The created
+ * table has no keys or constraints; create the table yourself when you need them.
+ */
+export interface TargetCreateSpec {
+  /** Column name → PostgreSQL type, e.g. `{ id: bigint, day: date, amount: numeric(12,2) }`. */
+  readonly columns: Readonly<Record<string, string>>;
+}
+
+/** The target endpoint, plus where its fence lives and what may be created there. */
 export interface TargetSpec extends EndpointSpec {
   /**
    * The schema of the fence table (PostgreSQL: default the URL's `?schema=`, else `public`; MSSQL:
    * default `dbo`). Temporary and system schemas are refused. SQLite has none (always `main`).
    */
   readonly fence_schema?: string;
+  readonly create?: TargetCreateSpec;
 }
 
 /**
@@ -32,8 +43,8 @@ export interface TargetSpec extends EndpointSpec {
  *               target_contract, schema_fingerprint }
  *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
  *   source: { url, table, password_env? }
- *   target: { url, table, password_env?, fence_schema? }
- *   data:   { columns: [..], natural_key: [..], partition: { column, value } }
+ *   target: { url, table, password_env?, fence_schema?, create?: { columns: { name: type } } }
+ *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
  *   journal: sqlite:///path  # optional; --journal overrides; ?durability=shared marks a file durable
  *   execution: { lease_ttl_ms?, state_dir? }
  */
@@ -48,7 +59,11 @@ export interface Workload {
   readonly data: {
     readonly columns: readonly string[];
     readonly natural_key: readonly string[];
-    readonly partition: { readonly column: string; readonly value: string };
+    /**
+     * The one partition moved: rows whose column equals value, compared in the column's type.
+     * An empty partition is refused (nothing written) unless `allow_empty` is true.
+     */
+    readonly partition: { readonly column: string; readonly value: string; readonly allow_empty?: boolean };
   };
   readonly journal?: string;
   readonly execution: {

@@ -4,6 +4,7 @@ import type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executo
 import { assertSameFenceLocation, fenceMissing, safe } from './fence-decision.ts';
 import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
+import { nonRetryCause, withEntry } from './non-retry-cause.ts';
 
 export type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executor-types.ts';
 
@@ -117,7 +118,10 @@ export class RecoveryAwareExecutor {
         case 'PREPARED': {
           if (attemptedMutation) {
             // The fence proved our mutation did not land. Stop here: the next attempt takes a new
-            // epoch, which also fences any of our statements still in flight on the server.
+            // epoch, which also fences any of our statements still in flight on the server. Only
+            // now, with that proof, may the target's own refusal (privilege, data) decide the code.
+            const cause = nonRetryCause(fence.mutationError);
+            if (cause) throw withEntry(cause, entry, 'the fence proved nothing landed');
             throw new DponeError(
               ERROR_CODES.PRE_COMMIT_FAILED,
               'the target proved the mutation did not land; an ordinary retry is safe',

@@ -4,6 +4,7 @@ import type { FenceAnswer, FenceRef, MutationReceipt } from '../ports/connector.
 import type { ExecutorDeps, Fenced, OperationRequest, Settled } from './executor-types.ts';
 import { adoptionEvidence, assertSameIntent, reconcileFence, safe } from './fence-decision.ts';
 import type { JournalSteps } from './journal-steps.ts';
+import { nonRetryCause, withEntry } from './non-retry-cause.ts';
 
 /** How often one step may move its lease above a fence that has seen newer epochs. */
 const MAX_FENCE_ROUNDS = 3;
@@ -21,6 +22,8 @@ export class FenceSteps {
   readonly #journal: JournalSteps;
   #installedEpoch: number | null = null;
   #installedAnswer: FenceAnswer | null = null;
+  /** The target's error from the last mutation call; it decides nothing until the fence has answered. */
+  mutationError: unknown = null;
 
   constructor(deps: ExecutorDeps, request: OperationRequest, journal: JournalSteps) {
     this.#deps = deps;
@@ -109,13 +112,16 @@ export class FenceSteps {
         partitionValue: request.partitionValue,
       });
     } catch (error) {
+      // A cause no retry fixes (privilege, missing object, bad partition value) keeps its code.
+      const cause = nonRetryCause(error);
       await this.#journal.cas(
         entry,
         ['PREPARED'],
         'FAILED_PRE_COMMIT',
-        { reason: 'source:read-failed', error_code: ERROR_CODES.PRE_COMMIT_FAILED },
+        { reason: 'source:read-failed', error_code: cause?.code ?? ERROR_CODES.PRE_COMMIT_FAILED },
         true,
       );
+      if (cause) throw withEntry(cause, entry, 'nothing was written');
       throw new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
         'source read failed before any target mutation',
@@ -145,6 +151,7 @@ export class FenceSteps {
       if (isDponeError(error, ERROR_CODES.FENCED) || isDponeError(error, ERROR_CODES.INTENT_CONFLICT))
         throw error;
       // Anything else does not prove rollback: only the fence decides.
+      this.mutationError = error;
     }
     await faults.hit('target.mutate:after');
     return this.reconcile(committing, receipt);

@@ -2,6 +2,7 @@ import type { EnvironmentProvider } from '../environment.ts';
 import { asEnvironment } from '../postgres-services.ts';
 import { randomBytes } from 'node:crypto';
 import { disposeAll } from '../dispose-all.ts';
+import { createCellsDatabase } from '../postgres-admin.ts';
 import type {
   PostgresServices,
   ProvisionResult,
@@ -51,16 +52,20 @@ export async function provisionDocker(env: NodeJS.ProcessEnv = process.env): Pro
         return { name, host: created.host, port: created.port };
       },
     };
+    const postgres = {
+      host: pg.getHost(),
+      port: pg.getPort(),
+      user: 'dpone',
+      password,
+      adminDatabase: 'dpone',
+      proxyUpstream: 'postgres:5432',
+    };
+    // The container is thrown away on dispose, and the database with it.
+    await createCellsDatabase(postgres, 'dpone_cells');
     const services: PostgresServices = {
       provider: 'docker',
-      postgres: {
-        host: pg.getHost(),
-        port: pg.getPort(),
-        user: 'dpone',
-        password,
-        adminDatabase: 'dpone',
-        proxyUpstream: 'postgres:5432',
-      },
+      postgres,
+      cellsDatabase: 'dpone_cells',
       toxiproxy,
       versions: { postgres: DOCKER_IMAGES.postgres, toxiproxy: DOCKER_IMAGES.toxiproxy },
       async [Symbol.asyncDispose]() {

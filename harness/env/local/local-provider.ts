@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { disposeAll } from '../dispose-all.ts';
+import { createCellsDatabase } from '../postgres-admin.ts';
 import type { ControllablePostgres, PostgresServices, ProvisionResult } from '../postgres-services.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
@@ -11,6 +12,7 @@ import { LocalPostgresCluster } from './postgres-cluster.ts';
 import { LocalToxiproxyServer } from './toxiproxy-server.ts';
 
 const run = promisify(execFile);
+const CELLS_DATABASE = 'dpone_cells';
 
 function asControllable(cluster: LocalPostgresCluster): ControllablePostgres {
   return Object.assign(cluster, { adminDatabase: 'postgres', proxyUpstream: `127.0.0.1:${cluster.port}` });
@@ -34,9 +36,13 @@ export async function provisionLocal(env: NodeJS.ProcessEnv = process.env): Prom
     const cluster = await LocalPostgresCluster.start({ bin });
     owned.push(cluster);
     const pgVersion = (await run(join(bin, 'postgres'), ['--version'])).stdout.trim();
+    const postgres = asControllable(cluster);
+    // The whole cluster is thrown away on dispose, and the database with it.
+    await createCellsDatabase(postgres, CELLS_DATABASE);
     const services: PostgresServices = {
       provider: 'local',
-      postgres: asControllable(cluster),
+      postgres,
+      cellsDatabase: CELLS_DATABASE,
       toxiproxy: localToxiproxyService(toxi),
       dedicatedPostgres: async () => {
         const extra = asControllable(await LocalPostgresCluster.start({ bin }));

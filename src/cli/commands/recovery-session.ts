@@ -7,6 +7,7 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
 import { openJournal, sqlitePath } from '../journal-url.ts';
+import { checkRequiredSecrets } from '../required-secrets.ts';
 import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { openFenceReader } from './recovery-fence.ts';
@@ -46,6 +47,8 @@ export async function openRecoverySession(
   // As `dpone run` does: a journal URL from the workload resolves against the workload's folder.
   const base = flags.journal === undefined && workload ? dirname(workload.file) : io.cwd;
   const label = redactUrl(url);
+  // Recovery reads only the target's fence: the source's password is not needed.
+  checkRequiredSecrets(workload, url, io.env, ['target']);
   if (/^sqlite:/i.test(url) && !existsSync(sqlitePath(url, base))) {
     throw invalidInput(`no journal exists at ${label}`, {
       field: flags.journal !== undefined ? '--journal' : '--route',

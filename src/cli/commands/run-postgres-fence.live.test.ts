@@ -52,6 +52,8 @@ async function world() {
   await sql(database, [
     'CREATE SCHEMA dw',
     'CREATE TABLE orders (id BIGINT, day TEXT, amount BIGINT)',
+    // Target tables are not created unless a workload opts in (target.create): a DBA makes them.
+    'CREATE TABLE events (id BIGINT, day TEXT, amount BIGINT)',
     `INSERT INTO orders VALUES ${values.join(', ')}, (99, '2026-07-19', 0)`,
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'dpone-pg-fence-'));

@@ -8,6 +8,7 @@ import { invalidInput } from '../../contracts/errors.ts';
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
+import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
@@ -17,6 +18,7 @@ import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
+import { checkRequiredSecrets } from '../required-secrets.ts';
 import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
@@ -64,6 +66,7 @@ export const run: CommandRun = async (args, io) => {
   };
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
+    checkRequiredSecrets(workload, plan.journalUrl, io.env);
     await mkdir(stateDir, { recursive: true });
     const journal = describeJournal(
       plan.journalUrl,
@@ -101,7 +104,9 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
   );
   const executor = new RecoveryAwareExecutor({
     journal,
-    source: connectors.source,
+    source: workload.data.partition.allow_empty
+      ? connectors.source
+      : refusingEmptyPartitions(connectors.source),
     target: connectors.target,
     state: new FileStateSink(stateDir),
     faults,

@@ -1,3 +1,4 @@
+import type { DponeError } from '../../../contracts/errors.ts';
 import type { SourceBatch } from '../../../ports/connector.ts';
 import type { FenceSql } from './marker-sql.ts';
 
@@ -51,5 +52,12 @@ export interface MarkerDialect {
    * outcome is the server's and only the fence can tell.
    */
   mutation<T>(body: (tx: MutationTx) => Promise<T>): Promise<T>;
+  /**
+   * Optional: this database's reading of a driver error at one step. `fallback` is the kernel's
+   * code (FENCE_UNAVAILABLE; COMMIT_UNKNOWN for the mutation); a dialect may return a more precise
+   * one where the server's error class proves the cause (a privilege, rejected data), and add the
+   * server's error class and a hint. The executor still asks the fence after any mutation error.
+   */
+  refineError?(step: 'prepare' | 'mutate' | 'query', error: unknown, fallback: DponeError): DponeError;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { DponeError } from '../../../contracts/errors.ts';
 import { isDponeError } from '../../../contracts/errors.ts';
 import type {
   FenceAnswer,
@@ -92,7 +93,7 @@ export class MarkerTarget implements TargetConnector {
       return await this.#protocol.prepare(this.#dialect, fence, mode, this.#now());
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(this.#dialect.label, fence.operationId, error);
+      throw this.#refine('prepare', error, fenceUnavailable(this.#dialect.label, fence.operationId, error));
     }
   }
 
@@ -125,7 +126,7 @@ export class MarkerTarget implements TargetConnector {
       return receipt;
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw commitUnknown(this.#dialect.label, fence.operationId, error);
+      throw this.#refine('mutate', error, commitUnknown(this.#dialect.label, fence.operationId, error));
     }
   }
 
@@ -134,8 +135,12 @@ export class MarkerTarget implements TargetConnector {
       return await this.#protocol.query(this.#dialect, operationId);
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(this.#dialect.label, operationId, error);
+      throw this.#refine('query', error, fenceUnavailable(this.#dialect.label, operationId, error));
     }
+  }
+
+  #refine(step: 'prepare' | 'mutate' | 'query', error: unknown, fallback: DponeError): DponeError {
+    return this.#dialect.refineError?.(step, error, fallback) ?? fallback;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { refusedSchema } from '../../../contracts/postgres-names.ts';
 
 /** The slice of `pg`'s client configuration the connectors set. */
 export interface PostgresClientConfig {
@@ -14,12 +15,35 @@ export interface PostgresClientConfig {
   readonly statement_timeout: number;
   readonly lock_timeout: number;
   readonly application_name: string;
-  /** `-c search_path=<schema>` when the URL names `?schema=` (one schema per tenant or test cell). */
-  readonly options?: string;
+  /**
+   * Startup `-c` settings: the pinned text forms (SESSION_SETTINGS) and, when the URL names
+   * `?schema=`, `search_path=<schema>`. Startup settings win over `ALTER ROLE/DATABASE … SET`.
+   */
+  readonly options: string;
   readonly keepAlive: boolean;
 }
 
 export const DEFAULT_TIMEOUTS = { connectTimeoutMs: 5000, queryTimeoutMs: 10_000 } as const;
+
+/**
+ * Every setting that changes how a value is written as text, pinned on source and target alike, so
+ * a value leaves the source and enters the target in one canonical form whatever a role or
+ * database sets (`ALTER ROLE … SET DateStyle='SQL, DMY'` would otherwise turn 2026-07-05 into
+ * 05/07/2026, which a target with MDY reads as May 7; extra_float_digits=0 drops float digits).
+ * ISO dates, UTC instants, shortest-exact floats, hex bytea, C money and postgres intervals all
+ * read back to the same value.
+ */
+export const SESSION_SETTINGS: Readonly<Record<string, string>> = {
+  DateStyle: 'ISO,MDY',
+  IntervalStyle: 'postgres',
+  extra_float_digits: '3',
+  TimeZone: 'UTC',
+  bytea_output: 'hex',
+  lc_monetary: 'C',
+  xmloption: 'content',
+};
+
+const PINNED = Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`);
 
 function bad(field: string, why: string): DponeError {
   // Never echo the URL: it may carry a password.
@@ -78,16 +102,18 @@ export function parsePostgresUrl(
     lock_timeout: queryTimeout,
     application_name: applicationName,
     keepAlive: true,
-    ...searchPath(q.get('schema'), field),
+    options: [...searchPath(q.get('schema'), field), ...PINNED].join(' '),
   };
 }
 
-/** `?schema=name` → the connection's search_path; a plain lower-case identifier only. */
-function searchPath(schema: string | null, field: string): { options?: string } {
-  if (schema === null) return {};
+/** `?schema=name` → the connection's search_path; a plain lower-case identifier, not a system schema. */
+function searchPath(schema: string | null, field: string): string[] {
+  if (schema === null) return [];
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw bad(field, 'has a bad schema (lower-case letters, digits, _)');
-  return { options: `-c search_path=${schema}` };
+  const refused = refusedSchema(schema);
+  if (refused) throw bad(field, `names ?schema=${schema}: ${refused}`);
+  return [`-c search_path=${schema}`];
 }
 
 /** Quotes a table name, optionally schema-qualified (`schema.table`), as PostgreSQL identifiers. */

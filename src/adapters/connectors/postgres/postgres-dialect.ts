@@ -1,7 +1,8 @@
-import { isDponeError } from '../../../contracts/errors.ts';
+import { DponeError, isDponeError } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
 import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
+import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
 import { deletePartition, insertRows } from './postgres-rows.ts';
 import type { PostgresSession, SqlClient } from './postgres-session.ts';
@@ -16,6 +17,20 @@ async function run(client: SqlClient, sql: string, params: FenceParams): Promise
   const { text, values } = positional(sql, params);
   const result = await client.query(text, values);
   return { rows: result.rows, affected: result.rowCount ?? 0 };
+}
+
+/**
+ * The server's error class decides the code where it proves the cause (privilege, missing object,
+ * rejected data: a retry cannot help); reading the fence keeps its retry code, with the SQLSTATE.
+ */
+function refineError(step: 'prepare' | 'mutate' | 'query', error: unknown, fallback: DponeError): DponeError {
+  const keep = (fields: { sqlstate?: string }) =>
+    new DponeError(fallback.code, fallback.message, { ...fallback.fields, ...fields }, { cause: error });
+  if (step === 'query') {
+    const sqlstate = sqlstateOf(error);
+    return sqlstate === undefined ? fallback : keep({ sqlstate });
+  }
+  return classifyPostgresError(error, 'target', keep, fallback.fields);
 }
 
 export interface PostgresDialectOptions {
@@ -35,21 +50,25 @@ export interface PostgresDialectOptions {
  */
 export function postgresDialect(session: PostgresSession, options: PostgresDialectOptions): MarkerDialect {
   const { table, faults } = options;
+  const fenceName = `${options.fence.schema}._dpone_fence`;
   return {
     label: 'PostgreSQL',
     sql: fenceSql(onConflictStyle(options.fence.table)),
     batch: (statements, params) =>
-      session.use(async (client) => {
-        await client.query('BEGIN');
-        let last: SqlResult = { rows: [], affected: 0 };
-        for (const statement of statements) last = await run(client, statement, params);
-        await client.query('COMMIT');
-        return last;
-      }),
+      session.use((client) =>
+        needing(`SELECT, INSERT and UPDATE on the fence table ${fenceName}`, async () => {
+          await client.query('BEGIN');
+          let last: SqlResult = { rows: [], affected: 0 };
+          for (const statement of statements) last = await run(client, statement, params);
+          await client.query('COMMIT');
+          return last;
+        }),
+      ),
     read: (statement, params) =>
       session
         .use(async (client) => {
-          if (!options.readOnly) return run(client, statement, params);
+          if (!options.readOnly)
+            return needing(`SELECT on the fence table ${fenceName}`, () => run(client, statement, params));
           await client.query('BEGIN READ ONLY');
           try {
             return await run(client, statement, params);
@@ -67,9 +86,12 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
         await client.query('BEGIN');
         try {
           return await body({
-            run: (sql, params) => run(client, sql, params),
-            deletePartition: (column, value) => deletePartition(client, table, column, value),
-            insertRows: (batch) => insertRows(client, table, batch),
+            run: (sql, params) =>
+              needing(`UPDATE on the fence table ${fenceName}`, () => run(client, sql, params)),
+            deletePartition: (column, value) =>
+              needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
+            insertRows: (batch) =>
+              needing(`INSERT on table ${table}`, () => insertRows(client, table, batch)),
             commit: async () => {
               // node-postgres writes COMMIT to the socket synchronously inside query(); the reply
               // is only observed when awaited. A kill at `target.commit:sent` therefore leaves the
@@ -86,6 +108,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
           throw error;
         }
       }),
+    refineError,
     close: () => session.close(),
   };
 }

@@ -1,39 +1,67 @@
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import type { TargetCreateSpec } from '../../../contracts/workload.ts';
 import type { SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
+import { needing } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
 import { fenceTableDdl } from './postgres-fence.ts';
 import type { SqlClient } from './postgres-session.ts';
 
 const SCHEMA_LOCK_KEY = 0x66656e63; // "fenc"
 
+/** What creating (or upgrading) the fence table takes, and the DBA's alternative. */
+const fenceCreate = (fence: PostgresFence) =>
+  `CREATE on schema ${fence.schema} to create the fence table ${fence.schema}._dpone_fence (or owning it, to add the columns a newer dpone needs), or a DBA creates it once (examples/postgres/setup.sql)`;
+
+function missingTarget(): DponeError {
+  return new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, 'target.table does not exist in the target database', {
+    field: 'target.table',
+    hint: 'create it (examples/postgres/setup.sql shows one), or set target.create.columns to let dpone create it; names are quoted and case-sensitive: dw.Events is not dw.events',
+  });
+}
+
 /**
- * Creates the fence table (in its own schema) and, when missing, the target table (TEXT columns,
- * deliberately no unique key: a replay must show up as duplicate rows). Skips all DDL when both
- * exist with every fence column, and takes an advisory lock otherwise, so 32 racing workers never
- * collide in the catalog.
+ * Creates the fence table (in its own schema) when missing or from an older version, and the
+ * target table only when the workload opted in (`target.create`: its column types, deliberately
+ * no keys); a missing target table is otherwise OBJECT_NOT_FOUND naming target.table. Skips all
+ * DDL when both exist with every fence column, and takes an advisory lock otherwise, so 32 racing
+ * workers never collide in the catalog.
  */
 export async function ensureTargetTables(
   client: SqlClient,
   fence: PostgresFence,
   table: string,
-  columns: readonly string[],
+  create: TargetCreateSpec | undefined,
 ): Promise<void> {
-  const exists = await client.query(
-    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND EXISTS (SELECT 1 FROM ' +
-      "pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'holder' AND NOT attisdropped) AS ok",
-    [fence.table, quoteTable(table)],
+  const { rows } = await needing(`USAGE on schema ${fence.schema} and on the schema of ${table}`, () =>
+    client.query(
+      'SELECT to_regclass($2) IS NOT NULL AS target, to_regclass($1) IS NOT NULL AND EXISTS (SELECT 1 FROM ' +
+        "pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'holder' AND NOT attisdropped) AS fence",
+      [fence.table, quoteTable(table)],
+    ),
   );
-  if (exists.rows[0]?.ok === true) return;
+  const found = rows[0] as { fence: boolean; target: boolean } | undefined;
+  if (found?.target !== true && create === undefined) throw missingTarget();
+  if (found?.fence === true && found.target === true) return;
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-  for (const ddl of fenceTableDdl(fence)) await client.query(ddl);
-  await client.query(
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns.map((c) => `${quoteIdentifier(c)} TEXT`).join(', ')})`,
-  );
+  if (found?.fence !== true)
+    await needing(fenceCreate(fence), async () => {
+      for (const ddl of fenceTableDdl(fence)) await client.query(ddl);
+    });
+  if (found?.target !== true && create !== undefined) {
+    const columns = Object.entries(create.columns).map(([name, type]) => `${quoteIdentifier(name)} ${type}`);
+    await needing(`CREATE on the schema of ${table}`, () =>
+      client.query(`CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns.join(', ')})`),
+    );
+  }
   await client.query('COMMIT');
 }
 
-/** Deletes one partition's rows (replace-partition); values compare as text, as the request carries them. */
+/**
+ * Deletes one partition's rows (replace-partition). The value compares in the column's own type
+ * (the server types the parameter from the column), the same predicate the source read uses.
+ */
 export async function deletePartition(
   client: SqlClient,
   table: string,
@@ -41,7 +69,7 @@ export async function deletePartition(
   value: string,
 ): Promise<number> {
   const result = await client.query(
-    `DELETE FROM ${quoteTable(table)} WHERE ${quoteIdentifier(column)}::text = $1`,
+    `DELETE FROM ${quoteTable(table)} WHERE ${quoteIdentifier(column)} = $1`,
     [value],
   );
   return result.rowCount ?? 0;

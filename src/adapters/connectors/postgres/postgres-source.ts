@@ -7,6 +7,7 @@ import type {
   SourceReadRequest,
 } from '../../../ports/connector.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
+import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
 
 export interface PostgresSourceOptions {
@@ -17,8 +18,10 @@ export interface PostgresSourceOptions {
 }
 
 /**
- * Reads one partition of a PostgreSQL table as text values, ordered by every column so two reads
- * compare equal. Connects on first read.
+ * Reads one partition of a PostgreSQL table as text values in the canonical forms the session
+ * pins (postgres-config.ts SESSION_SETTINGS), ordered by every column so two reads compare equal.
+ * The partition value is compared in the column's own type (the server types the parameter from
+ * the column), so a date matches as a date, not as one spelling of it. Connects on first read.
  */
 export class PostgresSource implements SourceConnector {
   readonly identity: string;
@@ -45,21 +48,21 @@ export class PostgresSource implements SourceConnector {
 
   async read(request: SourceReadRequest): Promise<SourceBatch> {
     const columns = this.#options.columns;
+    const table = this.#options.table;
     const list = columns.map((c) => `${quoteIdentifier(c)}::text AS ${quoteIdentifier(c)}`).join(', ');
     const order = columns.map((c) => `${quoteIdentifier(c)}::text`).join(', ');
     const sql =
-      `SELECT ${list} FROM ${quoteTable(this.#options.table)} ` +
-      `WHERE ${quoteIdentifier(request.partitionColumn)}::text = $1 ORDER BY ${order}`;
+      `SELECT ${list} FROM ${quoteTable(table)} ` +
+      `WHERE ${quoteIdentifier(request.partitionColumn)} = $1 ORDER BY ${order}`;
     try {
-      const result = await this.#session.use((client) => client.query(sql, [request.partitionValue]));
+      const result = await this.#session.use((client) =>
+        needing(`SELECT on table ${table} (and USAGE on its schema)`, () =>
+          client.query(sql, [request.partitionValue]),
+        ),
+      );
       return { columns, rows: result.rows.map((row) => ({ ...(row as Record<string, CellValue>) }) as Row) };
     } catch (error) {
-      throw new DponeError(
-        ERROR_CODES.PRE_COMMIT_FAILED,
-        `the PostgreSQL source ${this.identity} could not be read`,
-        {},
-        { cause: error },
-      );
+      throw readFailure(this.identity, error);
     }
   }
 
@@ -70,4 +73,32 @@ export class PostgresSource implements SourceConnector {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** A read failure by cause; a partition value the column's type cannot take is the workload's mistake. */
+function readFailure(identity: string, error: unknown): DponeError {
+  const sqlstate = sqlstateOf(error);
+  if (sqlstate?.startsWith('22')) {
+    return new DponeError(
+      ERROR_CODES.INVALID_INPUT,
+      "data.partition.value is not a value of the partition column's type",
+      {
+        field: 'data.partition.value',
+        sqlstate,
+        hint: 'write the value as the column type reads it, e.g. a date as YYYY-MM-DD',
+      },
+      { cause: error },
+    );
+  }
+  return classifyPostgresError(
+    error,
+    'source',
+    (fields) =>
+      new DponeError(
+        ERROR_CODES.PRE_COMMIT_FAILED,
+        `the PostgreSQL source ${identity} could not be read`,
+        fields,
+        { cause: error },
+      ),
+  );
 }

@@ -52,6 +52,7 @@ function open(db: string, faults?: FaultPoints, env: NodeJS.ProcessEnv = {}): Pr
     password: cluster.password,
     table: 'events',
     columns: COLUMNS,
+    create: { columns: { id: 'text', part: 'text', v: 'text' } },
     naturalKey: ['id'],
     env,
     ...(faults ? { faults } : {}),

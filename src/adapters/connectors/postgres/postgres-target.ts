@@ -1,3 +1,5 @@
+import { DponeError } from '../../../contracts/errors.ts';
+import type { TargetCreateSpec } from '../../../contracts/workload.ts';
 import type { TargetConnector } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
@@ -6,6 +8,7 @@ import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
 import { MarkerTarget, openMarkerTarget } from '../marker-fence/marker-target.ts';
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
+import { classifyPostgresError } from './postgres-errors.ts';
 import { postgresFence } from './postgres-fence.ts';
 import { ensureTargetTables } from './postgres-rows.ts';
 import { PostgresSession } from './postgres-session.ts';
@@ -16,6 +19,8 @@ export interface PostgresTargetOptions {
   readonly password?: string;
   readonly table: string;
   readonly columns: readonly string[];
+  /** Opt-in: create a missing target table with these column types (else OBJECT_NOT_FOUND). */
+  readonly create?: TargetCreateSpec;
   /** Kept for the checker; the target table has no unique key on purpose. */
   readonly naturalKey: readonly string[];
   /** `target.fence_schema`; default the URL's `?schema=`, else `public` (see postgres-fence.ts). */
@@ -32,8 +37,8 @@ export interface PostgresTargetOptions {
  */
 export class PostgresTarget extends MarkerTarget {
   /**
-   * Connects and creates the fence and target tables when missing; an unreachable server is
-   * FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
+   * Connects and creates the fence table when missing (and the target table when `create` opts
+   * in); a missing target table is OBJECT_NOT_FOUND, an unreachable server FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
    */
   static async open(options: PostgresTargetOptions): Promise<TargetConnector> {
     return openMarkerTarget(
@@ -60,10 +65,16 @@ async function openTargetDialect(options: PostgresTargetOptions) {
     parsePostgresUrl(options.url, options.password, 'target.url', 'dpone-target'),
   );
   try {
-    await session.use((client) => ensureTargetTables(client, fence, options.table, options.columns));
+    await session.use((client) => ensureTargetTables(client, fence, options.table, options.create));
   } catch (error) {
     await session.close();
-    throw fenceUnavailable('PostgreSQL', undefined, error);
+    // A refused login, a missing grant or database is said as such; the rest is a retry.
+    const fallback = fenceUnavailable('PostgreSQL', undefined, error);
+    throw classifyPostgresError(
+      error,
+      'target',
+      (fields) => new DponeError(fallback.code, fallback.message, fields, { cause: error }),
+    );
   }
   return postgresDialect(session, { fence, table: options.table, faults: options.faults ?? NO_FAULTS });
 }

@@ -56,18 +56,21 @@ describeJournalConformance(
 );
 
 describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
-  it('a wrong password or a closed port is JOURNAL_UNAVAILABLE without URL, user or password in the message', async () => {
+  it('a wrong password is AUTHENTICATION_FAILED, a closed port JOURNAL_UNAVAILABLE, without URL, user or password', async () => {
     const c = cluster!;
     const secret = 'not-the-password-4711';
-    for (const url of [
-      c.url('postgres'),
-      `postgres://${c.user}@127.0.0.1:1/postgres?connect_timeout_ms=500`,
-    ]) {
+    for (const [url, expected] of [
+      [c.url('postgres'), { code: ERROR_CODES.AUTHENTICATION_FAILED, fields: { sqlstate: '28P01' } }],
+      [
+        `postgres://${c.user}@127.0.0.1:1/postgres?connect_timeout_ms=500`,
+        { code: ERROR_CODES.JOURNAL_UNAVAILABLE },
+      ],
+    ] as const) {
       const error = await PostgresJournal.open(url, secret).then(
         () => null,
         (e: unknown) => e,
       );
-      expect(error).toMatchObject({ code: ERROR_CODES.JOURNAL_UNAVAILABLE });
+      expect(error).toMatchObject(expected);
       const shown = JSON.stringify(error) + String((error as Error).message);
       for (const leak of [secret, c.user, String(c.port), 'SELECT', 'CREATE'])
         expect(shown).not.toContain(leak);

@@ -28,6 +28,7 @@ import {
   legalFromStates,
 } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
+import { journalOpenFailure } from './postgres-journal-errors.ts';
 import {
   POSTGRES_JOURNAL_LOCK_KEY,
   POSTGRES_JOURNAL_READY,
@@ -117,7 +118,9 @@ export class PostgresJournal implements TargetCommitJournalPort {
       return journal;
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw isDponeError(error) ? error : unavailable(error);
+      // #withClient wrapped the driver's error as JOURNAL_UNAVAILABLE: its cause decides.
+      const driver = isDponeError(error, ERROR_CODES.JOURNAL_UNAVAILABLE) ? (error as Error).cause : error;
+      throw isDponeError(driver) ? driver : journalOpenFailure(driver);
     }
   }
 

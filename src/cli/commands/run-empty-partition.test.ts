@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../contracts/errors.ts';
+import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
+
+function journalState(dir: string): { state: string; lease: string | null } {
+  const db = new DatabaseSync(join(dir, 'data/state/journal.db'), { readOnly: true });
+  try {
+    return db.prepare('SELECT state, lease_holder AS lease FROM dpone_commit_journal').get() as {
+      state: string;
+      lease: string | null;
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('dpone run refuses an empty partition unless the workload allows one', () => {
+  it('a typo in the partition value writes nothing, keeps the operation id usable, exits 32', async () => {
+    const example = exampleCopy();
+    const typo = example.variant('typo.yaml', (text) =>
+      text.replace("value: '2026-07-18'", "value: '2026-7-18'"),
+    );
+    const refused = await dpone(['run', '--workload', typo, '--json'], { cwd: example.dir });
+    expect(refused.exitCode).toBe(EXIT_CODES.DPONE_OBJECT_NOT_FOUND);
+    expect(refused.stdout).toBe('');
+    expect(JSON.parse(refused.stderr).error).toMatchObject({
+      code: 'DPONE_OBJECT_NOT_FOUND',
+      field: 'data.partition.value',
+      hint: expect.stringContaining('allow_empty'),
+      state: 'PREPARED',
+    });
+    expect(journalState(example.dir)).toEqual({ state: 'FAILED_PRE_COMMIT', lease: null });
+    const target = example.targetPath();
+    expect(existsSync(target) ? targetCounts(target).rows : 0).toBe(0);
+
+    // Same identity, value corrected: the operation was not used up.
+    const fixed = await dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir });
+    expect(fixed.exitCode).toBe(0);
+    expect(JSON.parse(fixed.stdout)).toMatchObject({ status: 'committed', rows_written: EXPECTED_ROWS });
+    expect(targetCounts(target)).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
+  });
+
+  it('allow_empty: true commits the empty partition with 0 rows', async () => {
+    const example = exampleCopy();
+    const empty = example.variant('empty.yaml', (text) =>
+      text.replace("value: '2026-07-18'", "value: '1999-01-01'\n    allow_empty: true"),
+    );
+    const result = await dpone(['run', '--workload', empty, '--json'], { cwd: example.dir });
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'committed', rows_written: 0 });
+  });
+});

@@ -1,0 +1,45 @@
+import { invalidInput } from '../contracts/errors.ts';
+import type { Workload } from '../contracts/workload.ts';
+import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
+
+/** Journal URL schemes of servers that take a password. */
+const SERVER_JOURNAL = /^(postgres|postgresql|mssql|sqlserver):/i;
+
+function urlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false; // the journal opener reports a malformed URL
+  }
+}
+
+/**
+ * Checks, before any journal or server I/O, that every password variable the command needs is
+ * set: the ones the workload's endpoints name (`password_env`) and, for a server journal URL
+ * without a password in it, DPONE_JOURNAL_PASSWORD (set it empty for trust or peer
+ * authentication). A missing one is bad input (exit 2) naming the variable, never the cause of a
+ * journal that "could not be reached" and a retry.
+ */
+export function checkRequiredSecrets(
+  workload: Workload | null,
+  journalUrl: string,
+  env: NodeJS.ProcessEnv,
+  ends: readonly ('source' | 'target')[] = ['source', 'target'],
+): void {
+  for (const end of workload ? ends : []) {
+    const name = workload![end].password_env;
+    if (name !== undefined && env[name] === undefined)
+      throw invalidInput(`${end}.password_env names ${name}, which is not set`, {
+        field: `${end}.password_env`,
+      });
+  }
+  if (
+    SERVER_JOURNAL.test(journalUrl) &&
+    !urlHasPassword(journalUrl) &&
+    env[JOURNAL_PASSWORD_ENV] === undefined
+  )
+    throw invalidInput(
+      `the journal is a server and ${JOURNAL_PASSWORD_ENV} is not set (set it empty for trust or peer authentication)`,
+      { field: JOURNAL_PASSWORD_ENV },
+    );
+}

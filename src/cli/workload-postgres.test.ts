@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import type { DponeError } from '../contracts/errors.ts';
+import { ERROR_CODES } from '../contracts/errors.ts';
+import { parseWorkload } from './workload-file.ts';
+
+const FILE = '/work/pg.yaml';
+
+/** A PostgreSQL workload; `edit` rewrites parts of it. */
+function workload(edit: (text: string) => string = (t) => t): string {
+  return edit(`identity:
+  release_id: r1
+  deployment_id: d1
+  dag_id: dag
+  dag_run_logical_identity: scheduled__2026-07-05
+  workload_id: events_load
+  mapped_partition_identity: day=2026-07-05
+  canonical_interval: { start: '2026-07-05T00:00:00Z', end: '2026-07-06T00:00:00Z' }
+  canonical_target_identity: postgres:dw.events
+intent:
+  pack_fingerprint: p1
+  normalized_load_strategy: append
+  source_snapshot_or_partition_identity: orders/day=2026-07-05
+  target_contract: events(id,day)
+  schema_fingerprint: s1
+route: postgres
+source:
+  url: postgres://reader@db.example:5432/app
+  table: public.orders
+  password_env: SRC_PW
+target:
+  url: postgres://loader@db.example:5432/dw
+  table: dw.events
+  password_env: TGT_PW
+data:
+  columns: [id, day]
+  natural_key: [id]
+  partition: { column: day, value: '2026-07-05' }
+`);
+}
+
+function refusal(text: string): DponeError {
+  try {
+    parseWorkload(text, FILE);
+  } catch (error) {
+    expect(error).toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
+    return error as DponeError;
+  }
+  throw new Error('expected the workload to be refused');
+}
+
+const LONG = (tail: string) => `events_${'x'.repeat(56)}${tail}`; // 63 bytes, then the tail
+
+describe('PostgreSQL names at workload load (exit 2)', () => {
+  it('accepts the plain workload', () => {
+    expect(parseWorkload(workload(), FILE).target).toEqual({
+      url: 'postgres://loader@db.example:5432/dw',
+      table: 'dw.events',
+      password_env: 'TGT_PW',
+    });
+  });
+
+  it.each([
+    ['target.table', 'table: dw.events', 'table: pg_temp.events', /temporary schema/],
+    ['target.table', 'table: dw.events', 'table: pg_temp_3.events', /temporary schema/],
+    ['target.table', 'table: dw.events', 'table: PG_CATALOG.events', /system schema/],
+    ['source.table', 'table: public.orders', 'table: information_schema.tables', /system schema/],
+    ['target.url', '5432/dw\n', '5432/dw?schema=pg_temp\n', /temporary schema/],
+    ['source.url', '5432/app', '5432/app?schema=pg_toast', /system schema/],
+  ])('refuses %s in a temporary or system schema', (field, from, to, why) => {
+    const error = refusal(workload((t) => t.replace(from, to)));
+    expect(error.fields.field).toBe(field);
+    expect(error.message).toMatch(why);
+    expect(error.fields.location).toMatch(/^\/work\/pg\.yaml:\d+:\d+$/);
+  });
+
+  it('refuses a table name over 63 bytes, which PostgreSQL would truncate onto another table', () => {
+    expect(LONG('')).toHaveLength(63);
+    expect(
+      parseWorkload(
+        workload((t) => t.replace('table: dw.events', `table: dw.${LONG('')}`)),
+        FILE,
+      ).target.table,
+    ).toBe(`dw.${LONG('')}`);
+    for (const tail of ['_a', '_b', '_c']) {
+      const error = refusal(workload((t) => t.replace('table: dw.events', `table: dw.${LONG(tail)}`)));
+      expect(error).toMatchObject({ fields: { field: 'target.table' } });
+      expect(error.message).toMatch(/65 bytes; PostgreSQL truncates names to 63 bytes/);
+    }
+  });
+
+  it('refuses a column name over 63 bytes', () => {
+    const error = refusal(
+      workload((t) => t.replace('columns: [id, day]', `columns: [id, day, ${LONG('_z')}]`)),
+    );
+    expect(error.fields.field).toBe('data.columns[2]');
+  });
+});
+
+describe('target.create (opt-in table creation)', () => {
+  const create = (columns: string) => (t: string) =>
+    t.replace('  password_env: TGT_PW\n', `  password_env: TGT_PW\n  create:\n    columns: ${columns}\n`);
+
+  it('types every column', () => {
+    const parsed = parseWorkload(workload(create('{ id: bigint, day: timestamp(3) with time zone }')), FILE);
+    expect(parsed.target.create).toEqual({ columns: { id: 'bigint', day: 'timestamp(3) with time zone' } });
+    for (const type of [
+      'double precision',
+      'numeric(12,2)',
+      'text[]',
+      'dw.money_code',
+      'character varying(20)',
+    ])
+      expect(() => parseWorkload(workload(create(`{ id: bigint, day: "${type}" }`)), FILE)).not.toThrow();
+  });
+
+  it.each([
+    ['{ id: bigint }', 'target.create.columns', /no type for day/],
+    ['{ id: bigint, day: date, extra: text }', 'target.create.columns.extra', /not in data.columns/],
+    ['{ id: bigint, day: "date); DROP TABLE x; --" }', 'target.create.columns.day', /PostgreSQL type/],
+    ['{ id: bigint, day: "date /* c */" }', 'target.create.columns.day', /PostgreSQL type/],
+    ['[id, day]', 'target.create.columns', /map each column/],
+  ])('refuses %s', (columns, field, why) => {
+    const error = refusal(workload(create(columns)));
+    expect(error.fields.field).toBe(field);
+    expect(error.message).toMatch(why);
+  });
+
+  it('is refused on a route that cannot honour it', () => {
+    const error = refusal(
+      workload((t) => create('{ id: bigint, day: date }')(t).replace('route: postgres', 'route: mssql')),
+    );
+    expect(error).toMatchObject({ fields: { field: 'target.create' } });
+  });
+});
+
+describe('data.partition.allow_empty', () => {
+  it('is false unless said, and must be a boolean', () => {
+    expect(parseWorkload(workload(), FILE).data.partition).toEqual({ column: 'day', value: '2026-07-05' });
+    const allowed = workload((t) =>
+      t.replace("value: '2026-07-05' }", "value: '2026-07-05', allow_empty: true }"),
+    );
+    expect(parseWorkload(allowed, FILE).data.partition.allow_empty).toBe(true);
+    const bad = refusal(
+      workload((t) => t.replace("value: '2026-07-05' }", "value: '2026-07-05', allow_empty: yes }")),
+    );
+    expect(bad.fields.field).toBe('data.partition.allow_empty');
+  });
+});

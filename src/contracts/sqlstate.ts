@@ -1,0 +1,65 @@
+import type { ErrorCode } from './errors.ts';
+import { ERROR_CODES } from './errors.ts';
+
+/**
+ * What a server's SQLSTATE (ISO SQL's five-character error class, as PostgreSQL reports it) says
+ * about the cause of a failure. Only the class and the code are read, never the server's message:
+ * the message may quote SQL or row values.
+ *
+ * - `authentication`: the login was refused (class 28). A retry with the same secret cannot help.
+ * - `privilege`: the role lacks a privilege (42501).
+ * - `missing-object`: a database, schema, table, column or type named by the workload is absent.
+ * - `data`: the server refused the data itself (class 22 data exception, 23 integrity violation,
+ *   42804 datatype mismatch).
+ * - `transient`: connection loss, serialization failure or deadlock, cancellation or timeout,
+ *   resources, operator intervention (08, 40, 57, 53, 55P03, 58): a retry may succeed.
+ * - `other`: nothing definite; callers keep their own (retry) code.
+ */
+export type SqlstateCause =
+  'authentication' | 'privilege' | 'missing-object' | 'data' | 'transient' | 'other';
+
+const MISSING_OBJECT = new Set(['3D000', '3F000', '42P01', '42703', '42704']);
+const TRANSIENT_CLASSES = new Set(['08', '40', '53', '57', '58']);
+
+/** A well-formed SQLSTATE: five digits or upper-case letters. */
+export function isSqlstate(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9A-Z]{5}$/.test(value);
+}
+
+/**
+ * The SQLSTATE a server error carries, or undefined for client-side failures (refused, reset,
+ * timed out). Drivers put it in `code` with a `severity` beside it (node-postgres' DatabaseError);
+ * a Node errno such as EPIPE has five capitals too, but no severity.
+ */
+export function serverSqlstate(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof severity === 'string' && isSqlstate(code) ? code : undefined;
+}
+
+export function sqlstateCause(sqlstate: string): SqlstateCause {
+  const kind = sqlstate.slice(0, 2);
+  if (kind === '28') return 'authentication';
+  if (sqlstate === '42501') return 'privilege';
+  if (MISSING_OBJECT.has(sqlstate)) return 'missing-object';
+  if (kind === '22' || kind === '23' || sqlstate === '42804') return 'data';
+  if (TRANSIENT_CLASSES.has(kind) || sqlstate === '55P03') return 'transient';
+  return 'other';
+}
+
+/** The error code of each cause a retry cannot fix. */
+export const CAUSE_CODES = {
+  authentication: ERROR_CODES.AUTHENTICATION_FAILED,
+  privilege: ERROR_CODES.PERMISSION_DENIED,
+  'missing-object': ERROR_CODES.OBJECT_NOT_FOUND,
+  data: ERROR_CODES.DATA_REJECTED,
+} as const satisfies Partial<Record<SqlstateCause, ErrorCode>>;
+
+/** Codes that name a cause a retry cannot fix: the workload, the grants or the data must change. */
+export const NON_RETRY_CAUSE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(Object.values(CAUSE_CODES));
+
+/** The non-retry code a SQLSTATE maps to, or null when a retry may help or the class says nothing. */
+export function nonRetryCodeOf(sqlstate: string): ErrorCode | null {
+  const cause = sqlstateCause(sqlstate);
+  return cause in CAUSE_CODES ? CAUSE_CODES[cause as keyof typeof CAUSE_CODES] : null;
+}

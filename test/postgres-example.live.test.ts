@@ -1,0 +1,138 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../harness/env/local/postgres-cluster.ts';
+
+/**
+ * examples/postgres/ run the way its README says, against a throw-away cluster standing in for the
+ * newcomer's server: setup.sql through psql, identity, run twice, inspect, teardown.sql.
+ */
+const binaries = findLocalBinaries();
+const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
+if (unverified) console.warn('UNVERIFIED examples/postgres: no PostgreSQL binaries');
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const EXAMPLE = join(ROOT, 'examples/postgres');
+const SECRETS = {
+  DPONE_SOURCE_PASSWORD: 'example-source-4711',
+  DPONE_TARGET_PASSWORD: 'example-target-4711',
+  DPONE_JOURNAL_PASSWORD: 'example-journal-4711',
+};
+let cluster: LocalPostgresCluster;
+
+function psql(file: string, variables: Record<string, string> = {}) {
+  const args = [
+    '-v',
+    'ON_ERROR_STOP=1',
+    ...Object.entries(variables).flatMap(([k, v]) => ['-v', `${k}=${v}`]),
+  ];
+  return execa(join(binaries.postgresBin!, 'psql'), [...args, '-f', join(EXAMPLE, file)], {
+    env: {
+      PGHOST: cluster.host,
+      PGPORT: String(cluster.port),
+      PGUSER: cluster.user,
+      PGPASSWORD: cluster.password,
+      PGDATABASE: 'postgres',
+    },
+  });
+}
+
+function dpone(args: readonly string[]) {
+  return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
+    cwd: ROOT,
+    reject: false,
+    env: { ...SECRETS, DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '' },
+  });
+}
+
+async function query(database: string, text: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ ...cluster, database });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', () => {
+  let workload: string;
+  let dir: string;
+  beforeAll(async () => {
+    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    // The README's one edit: host and port of "your" server.
+    dir = mkdtempSync(join(tmpdir(), 'dpone-pg-example-'));
+    workload = join(dir, 'workload.yaml');
+    writeFileSync(
+      workload,
+      readFileSync(join(EXAMPLE, 'workload.yaml'), 'utf8').replaceAll(
+        'localhost:5432',
+        `${cluster.host}:${cluster.port}`,
+      ),
+    );
+  });
+  afterAll(async () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.[Symbol.asyncDispose]();
+  });
+
+  it('sets up, loads once, answers already-complete, inspects, and tears down', async () => {
+    await psql('setup.sql', {
+      reader_password: SECRETS.DPONE_SOURCE_PASSWORD,
+      loader_password: SECRETS.DPONE_TARGET_PASSWORD,
+      journal_password: SECRETS.DPONE_JOURNAL_PASSWORD,
+    });
+    const identity = await dpone(['identity', '--workload', workload, '--json']);
+    const { operation_id: operationId } = JSON.parse(identity.stdout) as { operation_id: string };
+
+    const first = await dpone(['run', '--workload', workload, '--json']);
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      status: 'committed',
+      rows_written: 3,
+      operation_id: operationId,
+    });
+    const second = await dpone(['run', '--workload', workload, '--json']);
+    expect(JSON.parse(second.stdout)).toMatchObject({ status: 'already-complete', mutated: false });
+
+    const source = await query(
+      'dpone_example_app',
+      "SELECT id, day::text, amount::text, ratio::text, placed_at::text, region FROM public.orders WHERE day = '2026-07-05' ORDER BY id",
+    );
+    const target = await query(
+      'dpone_example_dw',
+      'SELECT id, day::text, amount::text, ratio::text, placed_at::text, region FROM dw.events ORDER BY id',
+    );
+    expect(target).toEqual(source);
+    expect(target).toHaveLength(3);
+
+    const inspect = await dpone([
+      'recovery',
+      'target-commit',
+      'inspect',
+      '--operation-id',
+      operationId,
+      '--route',
+      workload,
+      '--json',
+    ]);
+    expect(JSON.parse(inspect.stdout)).toMatchObject({
+      entry: { state: 'COMPLETE' },
+      fence: { status: 'committed' },
+    });
+    for (const output of [first, second, inspect]) expect(output.stdout + output.stderr).not.toMatch(/4711/);
+
+    await psql('teardown.sql');
+    expect(
+      await query('postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'dpone_example%'"),
+    ).toEqual([]);
+    expect(await query('postgres', "SELECT rolname FROM pg_roles WHERE rolname LIKE 'dpone\\_%'")).toEqual(
+      [],
+    );
+  });
+});
