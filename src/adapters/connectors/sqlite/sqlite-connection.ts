@@ -6,6 +6,8 @@ export interface SqliteStatement {
   run(...params: SqliteParam[]): { changes: number | bigint };
   get(...params: SqliteParam[]): Record<string, unknown> | undefined;
   all(...params: SqliteParam[]): Record<string, unknown>[];
+  /** Integers come back as bigint (exact beyond 2^53) instead of a rounded number. */
+  setReadBigInts(enabled: boolean): void;
 }
 
 export interface SqliteDatabase {
