@@ -87,6 +87,19 @@ export const RETRY_SAFE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.FENCED,
 ]);
 
+/**
+ * Codes that name a cause a retry cannot fix: the workload, the grants or the data must change.
+ * Raised before any mutation (or when the fence proved none landed), they end the attempt with the
+ * lease released, so the next run (after the fix) need not wait for the lease to expire.
+ */
+export const PERMANENT_CAUSE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  ERROR_CODES.INVALID_INPUT,
+  ERROR_CODES.AUTHENTICATION_FAILED,
+  ERROR_CODES.PERMISSION_DENIED,
+  ERROR_CODES.OBJECT_NOT_FOUND,
+  ERROR_CODES.DATA_REJECTED,
+]);
+
 /** The only fields an error may expose. Each is a safe identity or a short fixed vocabulary. */
 export interface SafeErrorFields {
   readonly operationId?: string;

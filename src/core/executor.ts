@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, PERMANENT_CAUSE_CODES, isDponeError } from '../contracts/errors.ts';
 import type {
   CommitIntentMetadata,
   CommitJournalEntry,
@@ -50,6 +50,13 @@ const MAX_STEPS = 16;
 /** Per-execution memory: the lease epoch this execution has installed in the target fence. */
 interface FenceRun {
   installedEpoch: number | null;
+  /** Why this execution's mutation was refused, when the target named a cause a retry cannot fix. */
+  refusal: DponeError | null;
+}
+
+/** An error naming a cause a retry cannot fix (credentials, privilege, missing object, data, input). */
+function permanent(error: unknown): DponeError | null {
+  return isDponeError(error) && PERMANENT_CAUSE_CODES.has(error.code) ? (error as DponeError) : null;
 }
 
 /**
@@ -98,7 +105,7 @@ export class RecoveryAwareExecutor {
     let mutated = false;
     let recovered = false;
     let attemptedMutation = false;
-    const run: FenceRun = { installedEpoch: null };
+    const run: FenceRun = { installedEpoch: null, refusal: null };
     for (let step = 0; step < MAX_STEPS; step++) {
       switch (entry.state) {
         case 'COMPLETE':
@@ -143,7 +150,9 @@ export class RecoveryAwareExecutor {
         case 'PREPARED':
           if (attemptedMutation) {
             // The fence proved our mutation did not land. Stop here: the next attempt takes a new
-            // epoch, which also fences any of our statements still in flight on the server.
+            // epoch, which also fences any of our statements still in flight on the server. When
+            // the target named a cause a retry cannot fix, that cause is the outcome.
+            if (run.refusal) throw run.refusal;
             throw new DponeError(
               ERROR_CODES.PRE_COMMIT_FAILED,
               'the target proved the mutation did not land; an ordinary retry is safe',
@@ -151,7 +160,7 @@ export class RecoveryAwareExecutor {
             );
           }
           attemptedMutation = true;
-          entry = await this.#commit(await this.#fenceUnderLease(entry, request, run), request);
+          entry = await this.#commit(await this.#fenceUnderLease(entry, request, run), request, run);
           mutated = entry.state === 'TARGET_COMMITTED';
           break;
       }
@@ -174,11 +183,38 @@ export class RecoveryAwareExecutor {
     const epoch = leased.lease?.epoch ?? 0;
     if (run.installedEpoch !== epoch) {
       await this.#deps.faults.hit('fence.prepare:before');
-      await this.#deps.target.prepareFence({ operationId: request.operationId, epoch });
+      try {
+        await this.#deps.target.prepareFence({ operationId: request.operationId, epoch });
+      } catch (error) {
+        throw await this.#refusedBeforeMutation(leased, request, error);
+      }
       await this.#deps.faults.hit('fence.prepare:after');
       run.installedEpoch = epoch;
     }
     return leased;
+  }
+
+  /**
+   * The target refused before any mutation (PREPARING/PREPARED) for a cause a retry cannot fix:
+   * record FAILED_PRE_COMMIT and release the lease, so the run after the fix need not wait for
+   * it to expire. The refusal stays the outcome, also if the journal cannot record it.
+   */
+  async #refusedBeforeMutation(
+    entry: CommitJournalEntry,
+    request: OperationRequest,
+    error: unknown,
+  ): Promise<unknown> {
+    const refusal = permanent(error);
+    if (!refusal || (entry.state !== 'PREPARING' && entry.state !== 'PREPARED')) return error;
+    await this.#cas(
+      entry,
+      request,
+      [entry.state],
+      'FAILED_PRE_COMMIT',
+      { reason: 'target:refused', error_code: refusal.code },
+      true,
+    ).catch(() => undefined);
+    return refusal;
   }
 
   async #lease(entry: CommitJournalEntry, request: OperationRequest): Promise<CommitJournalEntry> {
@@ -204,7 +240,11 @@ export class RecoveryAwareExecutor {
   }
 
   /** PREPARED -> COMMITTING -> mutate -> prove with the fence. */
-  async #commit(entry: CommitJournalEntry, request: OperationRequest): Promise<CommitJournalEntry> {
+  async #commit(
+    entry: CommitJournalEntry,
+    request: OperationRequest,
+    run: FenceRun,
+  ): Promise<CommitJournalEntry> {
     const { faults, source, target } = this.#deps;
     const epoch = entry.lease?.epoch ?? 0;
     await faults.hit('source.read:before');
@@ -226,6 +266,8 @@ export class RecoveryAwareExecutor {
         },
         true,
       );
+      const refusal = permanent(error);
+      if (refusal) throw refusal;
       throw new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
         'source read failed before any target mutation',
@@ -253,7 +295,9 @@ export class RecoveryAwareExecutor {
         // A newer epoch owns the fence: this executor is a zombie; it writes nothing more.
         throw error;
       }
-      // The driver's error does not prove rollback: only the fence decides.
+      // The driver's error does not prove rollback: only the fence decides. A cause it named is
+      // reported only if the fence then proves nothing landed (see PREPARED above).
+      run.refusal = permanent(error);
     }
     await faults.hit('target.mutate:after');
     return this.#reconcile(committing, request);
