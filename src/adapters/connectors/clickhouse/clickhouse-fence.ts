@@ -8,7 +8,11 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  * transaction), one row per event of an operation, read whole and folded in memory:
  *   epoch     a lease holder installed epoch E (prepareFence);
  *   staged    holder E is about to stage `rows` rows in its staging table (written before it);
- *   committed the ATTACH/REPLACE PARTITION of epoch E's staging returned OK (written after it).
+ *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
+ *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
+ *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);
+ *   committed the swap of epoch E's staging returned OK (written after it, through a statement that
+ *             reads E's staging table, so it fails once a newer holder sealed that name).
  * The log alone proves nothing about the target: the proof is the target's own rows, each tagged
  * with `_dpone_op` and `_dpone_epoch` (the generation). See clickhouse-target.ts for the windows.
  */
@@ -16,9 +20,15 @@ export const FENCE_TABLE = '_dpone_fence';
 
 export const FENCE_TABLE_DDL =
   `CREATE TABLE IF NOT EXISTS ${FENCE_TABLE} (operation_id String, epoch UInt64, kind String, ` +
-  'rows UInt64, at_ms UInt64) ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)';
+  'rows UInt64, at_ms UInt64, detail String) ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)';
 
-export type FenceEventKind = 'epoch' | 'staged' | 'committed';
+export type FenceEventKind = 'epoch' | 'staged' | 'replacing' | 'settled' | 'committed';
+
+/** What a replace-partition generation took out of its partition: one `[op, epoch]` per tag seen. */
+export interface ReplaceRecord {
+  readonly partition: string;
+  readonly replaced: readonly (readonly [string, number])[];
+}
 
 export interface FenceLog {
   /** Newest epoch any holder installed; null before the first prepareFence. */
@@ -26,8 +36,12 @@ export interface FenceLog {
   readonly epochs: readonly number[];
   /** Rows each epoch announced it would stage. */
   readonly staged: ReadonlyMap<number, number>;
-  /** Epoch → rows, for every epoch whose ATTACH/REPLACE returned OK. */
+  /** Epoch → rows, for every epoch whose swap returned OK. */
   readonly committed: ReadonlyMap<number, number>;
+  /** Epoch → what its REPLACE PARTITION removes, for replace-partition generations. */
+  readonly replacing: ReadonlyMap<number, ReplaceRecord>;
+  /** Epochs whose replaced rows were deleted durably. */
+  readonly settled: ReadonlySet<number>;
 }
 
 /** What the target itself holds for one operation: tagged rows per epoch, and un-sealed staging. */
@@ -43,25 +57,76 @@ export async function appendFenceEvent(
   epoch: number,
   kind: FenceEventKind,
   rows: number,
+  detail = '',
 ): Promise<void> {
-  await sql.insert(FENCE_TABLE, [{ operation_id: operationId, epoch, kind, rows, at_ms: Date.now() }]);
+  await sql.insert(FENCE_TABLE, [
+    { operation_id: operationId, epoch, kind, rows, at_ms: Date.now(), detail },
+  ]);
+}
+
+/**
+ * Records `committed(E, rows)` with one INSERT … SELECT that reads epoch E's staging table: once a
+ * newer holder sealed that name (a tombstone has no `_dpone_epoch` column) or while it drops it
+ * (DROP waits for the statement), the insert fails, so a zombie can never add a stale event.
+ */
+export async function appendGuardedCommit(
+  sql: ClickHouseSql,
+  staging: string,
+  operationId: string,
+  epoch: number,
+  rows: number,
+): Promise<void> {
+  await sql.command(
+    `INSERT INTO ${FENCE_TABLE} (operation_id, epoch, kind, rows, at_ms, detail) ` +
+      `SELECT ${quoteString(operationId)}, toUInt64(${epoch}), 'committed', toUInt64(${rows}), ` +
+      `toUInt64(${Date.now()}), '' FROM (SELECT count() FROM ${staging} WHERE ${EPOCH_COLUMN} = ${epoch})`,
+  );
 }
 
 export async function readFenceLog(sql: ClickHouseSql, operationId: string): Promise<FenceLog> {
-  const events = await sql.rows<{ kind: string; epoch: string | number; rows: string | number }>(
-    `SELECT kind, epoch, rows FROM ${FENCE_TABLE} WHERE operation_id = ${quoteString(operationId)}`,
+  const events = await sql.rows<{
+    kind: string;
+    epoch: string | number;
+    rows: string | number;
+    detail: string;
+  }>(`SELECT kind, epoch, rows, detail FROM ${FENCE_TABLE} WHERE operation_id = ${quoteString(operationId)}`);
+  return foldFenceLog(
+    events.map((e) => ({ kind: e.kind, epoch: Number(e.epoch), rows: Number(e.rows), detail: e.detail })),
   );
-  return foldFenceLog(events.map((e) => ({ kind: e.kind, epoch: Number(e.epoch), rows: Number(e.rows) })));
 }
 
-export function foldFenceLog(events: readonly { kind: string; epoch: number; rows: number }[]): FenceLog {
+function replaceRecord(detail: string | undefined): ReplaceRecord | null {
+  try {
+    const parsed = JSON.parse(detail ?? '') as { partition?: unknown; replaced?: unknown };
+    if (typeof parsed.partition !== 'string' || !Array.isArray(parsed.replaced)) return null;
+    const replaced = parsed.replaced.filter(
+      (t): t is [string, number] =>
+        Array.isArray(t) && typeof t[0] === 'string' && Number.isSafeInteger(t[1]),
+    );
+    return { partition: parsed.partition, replaced };
+  } catch {
+    return null;
+  }
+}
+
+export function foldFenceLog(
+  events: readonly { kind: string; epoch: number; rows: number; detail?: string }[],
+): FenceLog {
   const epochs = new Set<number>();
   const staged = new Map<number, number>();
   const committed = new Map<number, number>();
+  const replacing = new Map<number, ReplaceRecord>();
+  const settled = new Set<number>();
   for (const event of events) {
     if (event.kind === 'epoch') epochs.add(event.epoch);
     else if (event.kind === 'staged') staged.set(event.epoch, event.rows);
     else if (event.kind === 'committed') committed.set(event.epoch, event.rows);
+    else if (event.kind === 'settled') settled.add(event.epoch);
+    else if (event.kind === 'replacing') {
+      const record = replaceRecord(event.detail);
+      // An unreadable record still marks the epoch as a replace (settling it then fails loudly).
+      replacing.set(event.epoch, record ?? { partition: '', replaced: [] });
+    }
   }
   const all = [...epochs, ...staged.keys(), ...committed.keys()];
   return {
@@ -69,6 +134,8 @@ export function foldFenceLog(events: readonly { kind: string; epoch: number; row
     epochs: [...epochs].sort((a, b) => a - b),
     staged,
     committed,
+    replacing,
+    settled,
   };
 }
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { ClickHouseEndpoint } from './clickhouse-config.ts';
 
 /**
@@ -11,6 +12,11 @@ export interface ClickHouseSql {
   rows<T extends Record<string, unknown>>(sql: string): Promise<T[]>;
   /** One INSERT statement of JSONEachRow rows into `table` (already quoted). */
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
+  /**
+   * One INSERT statement of TabSeparated bytes into `table` (already quoted) with an explicit
+   * column list (already quoted): columns left out get the table's DEFAULT expressions.
+   */
+  insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,6 +45,14 @@ export async function openClickHouseSql(endpoint: ClickHouseEndpoint): Promise<C
     },
     async insert(table, rows) {
       await client.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    },
+    async insertTsv(table, columns, body) {
+      await client.insert({
+        table,
+        values: Readable.from([body], { objectMode: false }),
+        format: 'TabSeparated',
+        columns: [...columns] as [string, ...string[]],
+      });
     },
     async close() {
       await client.close();

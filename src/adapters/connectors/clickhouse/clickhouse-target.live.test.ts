@@ -1,74 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseServer, findClickHouseServer } from '../../../../harness/env/local/clickhouse-server.ts';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { LoadStrategy, MutationRequest } from '../../../ports/connector.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { parseClickHouseUrl, stagingTableName } from './clickhouse-config.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
 import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
+import { BATCH, COLUMNS, liveClickHouse, parkAt, request, unverified } from './fixtures/clickhouse-live.ts';
 
-const binary = findClickHouseServer();
-const unverified = binary === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED clickhouse connectors: no clickhouse-server binary found');
-
-let server: ClickHouseServer;
-let n = 0;
-const COLUMNS = ['id', 'part', 'v'];
-const BATCH = {
-  columns: COLUMNS,
-  rows: [
-    { id: '1', part: 'p1', v: 'a' },
-    { id: '2', part: 'p1', v: null },
-  ],
-};
-
-async function freshDb(): Promise<string> {
-  const name = `conn_${process.pid}_${++n}`;
-  await server.exec(`CREATE DATABASE ${name}`);
-  return name;
-}
-
-function open(db: string, faults?: FaultPoints) {
-  return ClickHouseTarget.open({
-    url: server.url(db),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-    partitionColumn: 'part',
-    ...(faults ? { faults } : {}),
-  });
-}
-
-const request = (epoch: number, strategy: LoadStrategy = 'append'): MutationRequest => ({
-  fence: { operationId: 'op-1', epoch },
-  strategy,
-  partitionColumn: 'part',
-  partitionValue: 'p1',
-  batch: BATCH,
-});
-
-const count = async (db: string, where = '1') =>
-  Number((await server.exec(`SELECT count() FROM ${db}.events WHERE ${where}`)).trim());
-
-/** A fault plan that parks the writer forever at `point`: a process frozen (or killed) right there. */
-function parkAt(point: string): { faults: FaultPoints; parked: Promise<void>; release: () => void } {
-  let parkedNow!: () => void;
-  let release!: () => void;
-  const parked = new Promise<void>((resolve) => (parkedNow = resolve));
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  return { faults: { hit: (p) => (p === point ? (parkedNow(), gate) : undefined) }, parked, release };
-}
+const live = liveClickHouse('conn');
+const { freshDb, open, count } = live;
 
 describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)', () => {
-  beforeAll(async () => {
-    server = await ClickHouseServer.start({ binary: binary ?? '' });
-  }, 40_000);
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-  });
-
   it('append writes once, proves the generation, and a second mutate under the same epoch writes nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
@@ -86,13 +28,13 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await count(db, "_dpone_op = 'op-1' AND _dpone_epoch = 1")).toBe(2);
     expect(
       (
-        await server.exec(
-          `SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '_dpone_stage%'`,
-        )
+        await live
+          .server()
+          .exec(`SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '_dpone_stage%'`)
       ).trim(),
     ).toBe('0');
     await using source = await ClickHouseSource.open({
-      url: server.url(db),
+      url: live.server().url(db),
       table: 'events',
       columns: COLUMNS,
     });
@@ -102,9 +44,9 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
   it('replace-partition swaps the partition once and keeps other partitions', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await server.exec(
-      `INSERT INTO ${db}.events VALUES ('9','p1','old','legacy',0),('8','p2','keep','legacy',0)`,
-    );
+    await live
+      .server()
+      .exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','legacy',0),('8','p2','keep','legacy',0)`);
     await target.prepareFence({ operationId: 'op-1', epoch: 3 });
     await target.mutate(request(3, 'replace-partition'));
     await target.mutate(request(3, 'replace-partition'));
@@ -168,7 +110,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await writing).toBe(ERROR_CODES.FENCED);
     expect(await count(db)).toBe(0);
     // The guard that does not depend on the zombie re-reading the fence: its name is a tombstone.
-    const sql = await openClickHouseSql(parseClickHouseUrl(server.url(db), undefined, 'test'));
+    const sql = await openClickHouseSql(parseClickHouseUrl(live.server().url(db), undefined, 'test'));
     expect(await createStaging(sql, db, `${db}.events`, 'op-1', 1)).toBe(false);
     await expect(sql.insert(`${db}.${stagingTableName('op-1', 1)}`, BATCH.rows)).rejects.toBeTruthy();
     await sql.close();

@@ -12,19 +12,16 @@ import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { checkTableName, parseClickHouseUrl, splitTable } from './clickhouse-config.ts';
 import type { ClickHouseEndpoint } from './clickhouse-config.ts';
-import {
-  appendFenceEvent,
-  decideFence,
-  fenced,
-  fenceUnavailable,
-  readFenceLog,
-  readTaggedRows,
-} from './clickhouse-fence.ts';
+import { classifyClickHouseError } from './clickhouse-errors.ts';
+import { appendFenceEvent, fenced, fenceUnavailable, readFenceLog } from './clickhouse-fence.ts';
+import type { FenceReading, FenceSite } from './clickhouse-reading.ts';
+import { readFence, settledAnswer } from './clickhouse-reading.ts';
+import { settlingError } from './clickhouse-replace.ts';
 import { ensureTargetTables } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
-import { listStaging, sealStaging, dropStaging } from './clickhouse-staging.ts';
+import { dropStaging, listStaging, sealStaging } from './clickhouse-staging.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
 export interface ClickHouseTargetOptions {
@@ -40,7 +37,11 @@ export interface ClickHouseTargetOptions {
   readonly faults?: FaultPoints;
   /** Tests hand in a fake or a pre-opened client; by default `@clickhouse/client` over HTTP. */
   readonly sql?: ClickHouseSql;
+  /** How long a fence read waits for a replace's delete mutation to finish after a restart (default 10 s). */
+  readonly settleWaitMs?: number;
 }
+
+const DEFAULT_SETTLE_WAIT_MS = 10_000;
 
 /**
  * The ClickHouse route's target. Capability: a deterministic staging/swap protocol with a
@@ -49,24 +50,32 @@ export interface ClickHouseTargetOptions {
  *
  * mutate under epoch E: (1) fence log's newest epoch must be E, else FENCED; (2) a generation
  * already in the target makes it a no-op (idempotent); (3) log `staged(E, n)`; (4) CREATE staging
- * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED); (5) one INSERT of the
- * tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p; (6) ATTACH PARTITION p
- * FROM staging (append) or REPLACE PARTITION p FROM staging (replace-partition): one part, one
- * atomic step; (7) log `committed(E, n)`; (8) drop staging.
+ * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED) — also for an empty batch;
+ * (5) one INSERT of the tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p;
+ * re-read the log (still E?); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
+ * FROM staging (replace-partition, after logging which tags p held: `replacing`): one part, one
+ * atomic step; (6b) replace only: delete the replaced rows by a durable mutation, log `settled`
+ * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log
+ * `committed(E, n)` through a statement that reads the staging table (fails once sealed); (8) drop
+ * staging and this operation's tombstones.
  * prepareFence(E'): refuse if the log holds a newer epoch; log `epoch(E')`; re-read (a racing
  * newer holder wins); SEAL every older epoch's staging name (drop + tombstone, see
  * clickhouse-staging.ts); drop a leftover staging table of E' itself (a dead predecessor with the
- * same holder and epoch).
+ * same holder and epoch); settle a landed but unsettled replace.
  *
  * Windows (what queryFence answers; "tags" = target rows with _dpone_op = op):
  * - killed before (3) or during (3)-(5): no tags, no committed event. Read-only query before a
  *   new holder: `unknown` if a live staging table exists (it could still be attached), else
  *   `not-committed`. After prepareFence(E+1) sealed E: `not-committed`, and the zombie E can no
- *   longer create, fill or attach its staging (tombstone).
+ *   longer create, fill or attach its staging (tombstone), nor record a commit.
  * - killed during (6): the server finishes or aborts the ALTER on its own. If it finished: tags of
  *   E = staged n → `committed(E)`. If not: as above. A new holder's seal DROP waits for an ALTER
  *   holding the staging table's structure lock, so after the seal the answer cannot change.
- * - killed between (6) and (7): tags of E = staged n → `committed(E)` (the rows are the proof).
+ * - killed between (6) and (6b) (replace): tags prove the swap, but the replaced rows are not yet
+ *   deleted durably: queryFence refuses to answer (FENCE_UNAVAILABLE, retry-safe); the next
+ *   holder's prepareFence issues (6b) and then answers `committed(E)`.
+ * - killed between (6b) and (7): tags of E = staged n → `committed(E)` (the rows are the proof).
+ * - an empty batch has no tags: its proof is the guarded `committed` event of (7) alone.
  * - killed after (7): `committed(E)`; staging left behind is sealed by the next holder.
  * - zombie E paused anywhere before (6) while E+1 prepares: sealed → its step fails, no tags of E;
  *   paused inside (6) → seal waits, its rows land → E+1 reads `committed(E)` and writes nothing.
@@ -78,8 +87,9 @@ export class ClickHouseTarget implements TargetConnector {
   readonly capability: FenceCapabilityKind = 'staging-swap-generation';
   readonly #sql: ClickHouseSql;
   readonly #database: string;
-  readonly #shape: TargetShape;
+  #shape: TargetShape;
   readonly #faults: FaultPoints;
+  readonly #settleWaitMs: number;
 
   private constructor(sql: ClickHouseSql, endpoint: ClickHouseEndpoint, options: ClickHouseTargetOptions) {
     this.#sql = sql;
@@ -91,22 +101,27 @@ export class ClickHouseTarget implements TargetConnector {
       partitionColumn: options.partitionColumn,
     };
     this.#faults = options.faults ?? NO_FAULTS;
+    this.#settleWaitMs = options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS;
     this.identity = `clickhouse:${options.table}`;
   }
 
-  /** Connects and creates the fence and target tables when missing; unreachable → FENCE_UNAVAILABLE. */
+  /**
+   * Connects, creates the fence and target tables when missing and checks the target's shape.
+   * A refusal the server explains (credentials, privilege, missing database, a table the protocol
+   * cannot use) is its non-retry code; unreachable → FENCE_UNAVAILABLE.
+   */
   static async open(options: ClickHouseTargetOptions): Promise<ClickHouseTarget> {
     checkTableName(options.table, 'target.table');
     const endpoint = parseClickHouseUrl(options.url, options.password, 'target.url');
     const sql = options.sql ?? (await openClickHouseSql(endpoint));
     const target = new ClickHouseTarget(sql, endpoint, options);
     try {
-      await ensureTargetTables(sql, target.#shape, endpoint.database);
+      target.#shape = await ensureTargetTables(sql, target.#shape, endpoint.database);
       return target;
     } catch (error) {
       await sql.close().catch(() => undefined);
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(undefined, error);
+      throw classifyClickHouseError(error, { field: 'target.url' }) ?? fenceUnavailable(undefined, error);
     }
   }
 
@@ -126,11 +141,11 @@ export class ClickHouseTarget implements TargetConnector {
       if (staging.some((t) => t.epoch === epoch && !t.sealed)) {
         await dropStaging(this.#sql, this.#database, operationId, epoch);
       }
-      const answer = await this.#answer(operationId);
+      const answer = await settledAnswer(this.#site, operationId);
       return { epoch, status: answer.status };
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(operationId, error);
+      throw classifyClickHouseError(error, { operationId }) ?? fenceUnavailable(operationId, error);
     }
   }
 
@@ -141,7 +156,7 @@ export class ClickHouseTarget implements TargetConnector {
     try {
       const log = await readFenceLog(this.#sql, fence.operationId);
       if (log.maxEpoch !== fence.epoch) throw this.#stale(fence, log.maxEpoch);
-      answer = await this.#answer(fence.operationId);
+      answer = await settledAnswer(this.#site, fence.operationId);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw unknownOutcome(fence.operationId, error);
@@ -166,13 +181,20 @@ export class ClickHouseTarget implements TargetConnector {
     });
   }
 
-  /** Read-only: the fence log, the target's tagged rows and the live staging tables, decided. */
+  /**
+   * Read-only: the fence log, the target's tagged rows and the live staging tables, decided. A
+   * committed replace whose replaced rows are not yet deleted durably is no answer yet:
+   * FENCE_UNAVAILABLE (retry-safe), never `committed`.
+   */
   async queryFence(operationId: string): Promise<FenceAnswer> {
+    let reading: FenceReading;
     try {
-      return await this.#answer(operationId);
+      reading = await readFence(this.#site, operationId);
     } catch (error) {
       throw fenceUnavailable(operationId, error);
     }
+    if (reading.settlement !== 'durable') throw settlingError(operationId, reading.settlement);
+    return reading.answer;
   }
 
   async close(): Promise<void> {
@@ -183,13 +205,14 @@ export class ClickHouseTarget implements TargetConnector {
     await this.close();
   }
 
-  async #answer(operationId: string): Promise<FenceAnswer> {
-    // Order matters: staging, then tags, then the log. A `staged` event precedes its staging
-    // table, which precedes the attach, so every tag we count has its `staged` event visible.
-    const staging = await listStaging(this.#sql, this.#database, operationId);
-    const taggedRows = await readTaggedRows(this.#sql, this.#shape.table, operationId);
-    const log = await readFenceLog(this.#sql, operationId);
-    return decideFence(log, { taggedRows, liveStaging: staging.some((t) => !t.sealed) });
+  get #site(): FenceSite {
+    return {
+      sql: this.#sql,
+      database: this.#database,
+      table: this.#shape.table,
+      partitionColumn: this.#shape.partitionColumn,
+      settleWaitMs: this.#settleWaitMs,
+    };
   }
 
   #stale(fence: FenceRef, held: number | null): DponeError {
