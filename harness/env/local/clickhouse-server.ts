@@ -6,6 +6,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { ClickHouseEndpoint, ControllableClickHouse } from '../clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../clickhouse-endpoint.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 
 const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server', '/usr/bin/clickhouse'];
@@ -31,7 +33,7 @@ export function findClickHouseServer(env: NodeJS.ProcessEnv = process.env): stri
   return null;
 }
 
-function configXml(dir: string, httpPort: number, tcpPort: number): string {
+function configXml(dir: string, httpPort: number, tcpPort: number, partLog: boolean): string {
   return `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>${dir}/log/server.log</log><errorlog>${dir}/log/server.err.log</errorlog><size>10M</size><count>1</count></logger>
@@ -49,7 +51,7 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <mlock_executable>false</mlock_executable>
   <max_concurrent_queries>200</max_concurrent_queries>
-  <part_log><database>system</database><table>part_log</table><flush_interval_milliseconds>100</flush_interval_milliseconds></part_log>
+  ${partLog ? '<part_log><database>system</database><table>part_log</table><flush_interval_milliseconds>100</flush_interval_milliseconds></part_log>' : ''}
 </yandex>
 `;
 }
@@ -77,7 +79,7 @@ function usersXml(password: string): string {
  * (seen with 18.16). Started when `/ping` answers; `kill`/`restart` stop and start the same server
  * on the same folders and ports (server-kill faults); disposing kills it and removes the folder.
  */
-export class ClickHouseServer implements AsyncDisposable {
+export class ClickHouseServer implements ControllableClickHouse, AsyncDisposable {
   readonly host = '127.0.0.1';
   readonly httpPort: number;
   readonly tcpPort: number;
@@ -97,12 +99,17 @@ export class ClickHouseServer implements AsyncDisposable {
     this.#child = this.#spawn();
   }
 
-  static async start(options: { binary: string; startTimeoutMs?: number }): Promise<ClickHouseServer> {
+  /** `partLog: false` starts a server that does not log parts (to test that the harness notices). */
+  static async start(options: {
+    binary: string;
+    startTimeoutMs?: number;
+    partLog?: boolean;
+  }): Promise<ClickHouseServer> {
     const dir = await mkdtemp(join(tmpdir(), 'dpone-ch-'));
     const [http, tcp] = [await freeLoopbackPort(), await freeLoopbackPort()];
     const password = randomBytes(12).toString('hex');
     for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) await mkdir(join(dir, sub));
-    await writeFile(join(dir, 'config.xml'), configXml(dir, http, tcp));
+    await writeFile(join(dir, 'config.xml'), configXml(dir, http, tcp, options.partLog ?? true));
     await writeFile(join(dir, 'users.xml'), usersXml(password));
     const server = new ClickHouseServer(dir, options.binary, { http, tcp }, password);
     try {
@@ -129,14 +136,14 @@ export class ClickHouseServer implements AsyncDisposable {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
+  /** The password-less `default` user, for set-up and inspection. */
+  get admin(): ClickHouseEndpoint {
+    return { host: this.host, httpPort: this.httpPort, user: 'default', password: '' };
+  }
+
   /** Runs one statement over HTTP as `default` (test setup: CREATE DATABASE, seeding). Returns the body. */
-  async exec(sql: string): Promise<string> {
-    const response = await fetch(`http://${this.host}:${this.httpPort}/`, { method: 'POST', body: sql });
-    const body = await response.text();
-    if (!response.ok) {
-      throw new DponeError(ERROR_CODES.INTERNAL, 'a ClickHouse setup statement failed', {}, { cause: body });
-    }
-    return body;
+  exec(sql: string): Promise<string> {
+    return clickhouseHttp(this.admin, sql, 'run a set-up statement');
   }
 
   /** Stops the server with `signal` (SIGKILL: a crash; SIGTERM: a clean shutdown) and waits for it to exit. */
