@@ -122,12 +122,13 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       return ClickHouseSource.open(serverSource(workload, env));
     },
     openTarget: async (workload, { env, faults }) => {
-      const { ClickHouseTarget } = await import('../adapters/connectors/clickhouse/clickhouse-target.ts');
-      return ClickHouseTarget.open({
-        ...serverTarget(workload, env),
-        partitionColumn: workload.data.partition.column,
-        faults,
-      });
+      // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
+      const { clickhouseTargetForHarness } =
+        await import('../adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts');
+      return clickhouseTargetForHarness(
+        { ...serverTarget(workload, env), partitionColumn: workload.data.partition.column, faults },
+        env,
+      );
     },
   },
 };

@@ -11,9 +11,9 @@ import type {
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { checkTableName, parseClickHouseUrl, splitTable } from './clickhouse-config.ts';
-import type { ClickHouseEndpoint } from './clickhouse-config.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
-import { appendFenceEvent, fenced, fenceUnavailable, readFenceLog } from './clickhouse-fence.ts';
+import { installEpoch, sealOlderEpochs, staleEpoch } from './clickhouse-epoch.ts';
+import { fenceUnavailable, readFenceLog } from './clickhouse-fence.ts';
 import type { FenceReading, FenceSite } from './clickhouse-reading.ts';
 import { readFence, settledAnswer } from './clickhouse-reading.ts';
 import { settlingError } from './clickhouse-replace.ts';
@@ -21,7 +21,6 @@ import { ensureTargetTables } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
-import { dropStaging, listStaging, sealStaging } from './clickhouse-staging.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
 export interface ClickHouseTargetOptions {
@@ -86,23 +85,16 @@ export class ClickHouseTarget implements TargetConnector {
   readonly identity: string;
   readonly capability: FenceCapabilityKind = 'staging-swap-generation';
   readonly #sql: ClickHouseSql;
-  readonly #database: string;
-  #shape: TargetShape;
+  readonly #site: FenceSite;
+  readonly #shape: TargetShape;
   readonly #faults: FaultPoints;
-  readonly #settleWaitMs: number;
 
-  private constructor(sql: ClickHouseSql, endpoint: ClickHouseEndpoint, options: ClickHouseTargetOptions) {
-    this.#sql = sql;
-    this.#database = splitTable(options.table, endpoint.database).database;
-    this.#shape = {
-      table: options.table.includes('.') ? options.table : `${endpoint.database}.${options.table}`,
-      columns: options.columns,
-      naturalKey: options.naturalKey,
-      partitionColumn: options.partitionColumn,
-    };
-    this.#faults = options.faults ?? NO_FAULTS;
-    this.#settleWaitMs = options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS;
-    this.identity = `clickhouse:${options.table}`;
+  private constructor(opened: OpenedTarget, identity: string) {
+    this.#sql = opened.sql;
+    this.#site = opened.site;
+    this.#shape = opened.shape;
+    this.#faults = opened.faults;
+    this.identity = identity;
   }
 
   /**
@@ -111,36 +103,14 @@ export class ClickHouseTarget implements TargetConnector {
    * cannot use) is its non-retry code; unreachable → FENCE_UNAVAILABLE.
    */
   static async open(options: ClickHouseTargetOptions): Promise<ClickHouseTarget> {
-    checkTableName(options.table, 'target.table');
-    const endpoint = parseClickHouseUrl(options.url, options.password, 'target.url');
-    const sql = options.sql ?? (await openClickHouseSql(endpoint));
-    const target = new ClickHouseTarget(sql, endpoint, options);
-    try {
-      target.#shape = await ensureTargetTables(sql, target.#shape, endpoint.database);
-      return target;
-    } catch (error) {
-      await sql.close().catch(() => undefined);
-      if (isDponeError(error)) throw error;
-      throw classifyClickHouseError(error, { field: 'target.url' }) ?? fenceUnavailable(undefined, error);
-    }
+    return new ClickHouseTarget(await openTargetSite(options), `clickhouse:${options.table}`);
   }
 
   async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
     const { operationId, epoch } = fence;
     try {
-      const before = await readFenceLog(this.#sql, operationId);
-      if (before.maxEpoch !== null && before.maxEpoch > epoch) throw this.#stale(fence, before.maxEpoch);
-      await appendFenceEvent(this.#sql, operationId, epoch, 'epoch', 0);
-      const log = await readFenceLog(this.#sql, operationId);
-      if (log.maxEpoch !== null && log.maxEpoch > epoch) throw this.#stale(fence, log.maxEpoch);
-      const staging = await listStaging(this.#sql, this.#database, operationId);
-      const stale = new Set([...log.epochs, ...staging.map((t) => t.epoch)].filter((e) => e < epoch));
-      for (const old of [...stale].sort((a, b) => a - b)) {
-        await sealStaging(this.#sql, this.#database, operationId, old);
-      }
-      if (staging.some((t) => t.epoch === epoch && !t.sealed)) {
-        await dropStaging(this.#sql, this.#database, operationId, epoch);
-      }
+      const log = await installEpoch(this.#site, fence);
+      await sealOlderEpochs(this.#site, fence, log);
       const answer = await settledAnswer(this.#site, operationId);
       return { epoch, status: answer.status };
     } catch (error) {
@@ -155,7 +125,7 @@ export class ClickHouseTarget implements TargetConnector {
     let answer: FenceAnswer;
     try {
       const log = await readFenceLog(this.#sql, fence.operationId);
-      if (log.maxEpoch !== fence.epoch) throw this.#stale(fence, log.maxEpoch);
+      if (log.maxEpoch !== fence.epoch) throw staleEpoch(fence, log.maxEpoch);
       answer = await settledAnswer(this.#site, fence.operationId);
     } catch (error) {
       if (isDponeError(error)) throw error;
@@ -173,7 +143,7 @@ export class ClickHouseTarget implements TargetConnector {
       );
     }
     return writeGeneration(this.#sql, {
-      database: this.#database,
+      database: this.#site.database,
       shape: this.#shape,
       request,
       faults: this.#faults,
@@ -204,24 +174,48 @@ export class ClickHouseTarget implements TargetConnector {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
 
-  get #site(): FenceSite {
-    return {
-      sql: this.#sql,
-      database: this.#database,
-      table: this.#shape.table,
-      partitionColumn: this.#shape.partitionColumn,
-      settleWaitMs: this.#settleWaitMs,
-    };
-  }
+/** What a ClickHouse target holds once opened: the connection, where its fence lives, its shape. */
+export interface OpenedTarget {
+  readonly sql: ClickHouseSql;
+  readonly site: FenceSite;
+  /** The checked shape, with the partition column's type. */
+  readonly shape: TargetShape;
+  readonly faults: FaultPoints;
+}
 
-  #stale(fence: FenceRef, held: number | null): DponeError {
-    return fenced(
-      fence.operationId,
-      held === null
-        ? `the target fence holds no epoch; epoch ${fence.epoch} was never installed`
-        : `the target fence holds epoch ${held}, not ${fence.epoch}; nothing was written`,
+/**
+ * Connects, creates the fence and target tables when missing and checks the target's shape (also
+ * used by the harness's unsafe variants, so they differ from the real target only in their flaw).
+ */
+export async function openTargetSite(options: ClickHouseTargetOptions): Promise<OpenedTarget> {
+  checkTableName(options.table, 'target.table');
+  const endpoint = parseClickHouseUrl(options.url, options.password, 'target.url');
+  const sql = options.sql ?? (await openClickHouseSql(endpoint));
+  try {
+    const shape = await ensureTargetTables(
+      sql,
+      {
+        table: options.table.includes('.') ? options.table : `${endpoint.database}.${options.table}`,
+        columns: options.columns,
+        naturalKey: options.naturalKey,
+        partitionColumn: options.partitionColumn,
+      },
+      endpoint.database,
     );
+    const site: FenceSite = {
+      sql,
+      database: splitTable(options.table, endpoint.database).database,
+      table: shape.table,
+      partitionColumn: shape.partitionColumn,
+      settleWaitMs: options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS,
+    };
+    return { sql, site, shape, faults: options.faults ?? NO_FAULTS };
+  } catch (error) {
+    await sql.close().catch(() => undefined);
+    if (isDponeError(error)) throw error;
+    throw classifyClickHouseError(error, { field: 'target.url' }) ?? fenceUnavailable(undefined, error);
   }
 }
 

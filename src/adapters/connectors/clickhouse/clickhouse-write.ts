@@ -24,6 +24,11 @@ export interface GenerationWrite {
   readonly faults: FaultPoints;
   /** Re-reads the fence log: does it still hold the writer's epoch? */
   readonly isCurrent: () => Promise<boolean>;
+  /**
+   * The generation tags written into each row; the fence's operation and epoch by default. Only
+   * the harness's deliberately unsafe `untagged-staging` variant passes others.
+   */
+  readonly rowTags?: { readonly operationId: string; readonly epoch: number };
 }
 
 /** Where a write failed: before the swap nothing can have reached the target. */
@@ -41,8 +46,8 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   const rows = request.batch.rows.length;
   const encoded = encodeBatch(
     request.batch,
-    operationId,
-    epoch,
+    write.rowTags?.operationId ?? operationId,
+    write.rowTags?.epoch ?? epoch,
     new Set([...shape.naturalKey, shape.partitionColumn]),
   );
   const partition = partitionLiteral(shape, request.partitionValue);
