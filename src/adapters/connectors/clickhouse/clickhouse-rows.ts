@@ -20,7 +20,15 @@ export interface TargetShape {
   readonly partitionColumn: string;
   /** The partition column's ClickHouse type, once read from the server (numbers are unquoted in PARTITION). */
   readonly partitionType?: string;
+  /**
+   * Settings the swap of an EMPTY staging table needs on this server: releases after 18.16 refuse
+   * `REPLACE PARTITION … FROM` an empty source unless `allow_replace_partition_from_empty_source`
+   * is set, and 18.16 refuses that unknown setting. So it is sent only where the server has it.
+   */
+  readonly emptyReplaceSettings?: Readonly<Record<string, number>>;
 }
+
+export const EMPTY_REPLACE_SETTING = 'allow_replace_partition_from_empty_source';
 
 /**
  * The target table DDL used when the table does not exist: String columns (Nullable outside the
@@ -157,5 +165,12 @@ export async function ensureTargetTables(
   const described = await describe(sql, where.database, where.table);
   if (described === null) throw refuse(ERROR_CODES.OBJECT_NOT_FOUND, 'does not exist', SHAPE_HINT);
   checkTargetTable(described, shape);
-  return { ...shape, partitionType: described.columns.get(shape.partitionColumn)?.type ?? 'String' };
+  const [setting] = await sql.rows<{ name: string }>(
+    `SELECT name FROM system.settings WHERE name = ${quoteString(EMPTY_REPLACE_SETTING)}`,
+  );
+  return {
+    ...shape,
+    partitionType: described.columns.get(shape.partitionColumn)?.type ?? 'String',
+    emptyReplaceSettings: setting ? { [EMPTY_REPLACE_SETTING]: 1 } : {},
+  };
 }

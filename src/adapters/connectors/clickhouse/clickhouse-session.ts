@@ -6,8 +6,8 @@ import type { ClickHouseEndpoint } from './clickhouse-config.ts';
  * inserts. Unit tests hand the protocol a small fake; the real one wraps `@clickhouse/client`.
  */
 export interface ClickHouseSql {
-  /** Runs a statement that returns no rows (DDL, ALTER, OPTIMIZE). */
-  command(sql: string): Promise<void>;
+  /** Runs a statement that returns no rows (DDL, ALTER, OPTIMIZE), with per-query settings if given. */
+  command(sql: string, settings?: Readonly<Record<string, number>>): Promise<void>;
   /** Runs a SELECT and returns its rows (JSONEachRow; 64-bit integers arrive as strings). */
   rows<T extends Record<string, unknown>>(sql: string): Promise<T[]>;
   /** One INSERT statement of JSONEachRow rows into `table` (already quoted). */
@@ -36,8 +36,8 @@ export async function openClickHouseSql(endpoint: ClickHouseEndpoint): Promise<C
     keep_alive: { enabled: false },
   });
   return {
-    async command(sql) {
-      await client.command({ query: sql });
+    async command(sql, settings) {
+      await client.command({ query: sql, ...(settings ? { clickhouse_settings: { ...settings } } : {}) });
     },
     async rows<T extends Record<string, unknown>>(sql: string) {
       const result = await client.query({ query: sql, format: 'JSONEachRow' });

@@ -97,6 +97,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       try {
         await sql.command(
           `ALTER TABLE ${quoteName(shape.table)} ${replace ? 'REPLACE' : 'ATTACH'} PARTITION ${partition} FROM ${staging}`,
+          rows === 0 ? shape.emptyReplaceSettings : undefined,
         );
       } catch (error) {
         throw await swapRefused(sql, database, operationId, epoch, error);
