@@ -94,4 +94,42 @@ describe.skipIf(unverified)('dpone run, SQLite source into ClickHouse (live CLI)
     }
     expect(await live.count(db)).toBe(0);
   });
+
+  it('recovery inspect reads the fence on a read-only connection: it creates nothing, even where the fence is gone', async () => {
+    const db = await live.freshDb();
+    const example = clickhouseWorkload(db);
+    const identity = JSON.parse(
+      (await dpone(['identity', '--workload', example.workload, '--json'], { cwd: example.dir })).stdout,
+    );
+    const tables = async () =>
+      (
+        await live.server().exec(`SELECT name FROM system.tables WHERE database = '${db}' ORDER BY name`)
+      ).trim();
+    const inspect = async () =>
+      JSON.parse(
+        (
+          await dpone(
+            [
+              'recovery',
+              'target-commit',
+              'inspect',
+              '--operation-id',
+              identity.operation_id,
+              '--route',
+              example.workload,
+              '--json',
+            ],
+            { cwd: example.dir },
+          )
+        ).stdout,
+      );
+    expect((await run(example)).exitCode).toBe(0);
+    expect(await inspect()).toMatchObject({ fence: { status: 'committed', rows_written: EXPECTED_ROWS } });
+    // Opening the target connector would create the fence table again; the reader must not.
+    await live.server().exec(`DROP TABLE ${db}._dpone_fence`);
+    const before = await tables();
+    expect(await inspect()).toMatchObject({ fence: { status: 'not-committed' } });
+    expect(await tables()).toBe(before);
+    expect(before).not.toContain('_dpone_fence');
+  });
 });

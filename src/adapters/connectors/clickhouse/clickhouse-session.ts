@@ -22,11 +22,17 @@ export interface ClickHouseSql {
 
 /**
  * Opens an HTTP client (the driver is loaded lazily). Its logger is switched off: the driver would
- * otherwise print server messages, which may quote SQL or row values, to stderr.
+ * otherwise print server messages, which may quote SQL or row values, to stderr. `readOnly` makes
+ * the server refuse every write on it.
  */
-export async function openClickHouseSql(endpoint: ClickHouseEndpoint): Promise<ClickHouseSql> {
+export async function openClickHouseSql(
+  endpoint: ClickHouseEndpoint,
+  options: { readonly readOnly?: boolean } = {},
+): Promise<ClickHouseSql> {
   const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
   const client = createClient({
+    // readonly=1: the server itself refuses any write on this connection (recovery inspect/plan).
+    ...(options.readOnly ? { clickhouse_settings: { readonly: '1' } } : {}),
     url: endpoint.httpUrl,
     username: endpoint.username,
     password: endpoint.password,
