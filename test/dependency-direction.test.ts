@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
  * - src never imports harness; contracts import only node:crypto and each other;
  * - ports import only contracts; core imports only contracts and ports;
  * - an adapter imports contracts, ports, its own folder and its driver — never core, cli or
- *   another adapter.
+ *   another adapter; connectors may import the shared transactional-marker kernel
+ *   (connectors/marker-fence), which itself imports only contracts, ports and its own folder.
  */
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -52,6 +53,7 @@ function violations(dir: string, allowed: (file: string, imported: string) => bo
 }
 
 const isLocal = (imported: string) => imported.startsWith('src/') || imported.startsWith('harness/');
+const KERNEL = 'src/adapters/connectors/marker-fence/';
 
 describe('dependency direction', () => {
   it('src never imports harness', () => {
@@ -94,12 +96,27 @@ describe('dependency direction', () => {
       violations('src/adapters', (file, imported) => {
         if (!isLocal(imported)) return true;
         if (imported.startsWith('src/contracts/') || imported.startsWith('src/ports/')) return true;
+        // Every connector may build on the kernel; the kernel never reaches into a connector.
+        if (imported.startsWith(KERNEL) && file.startsWith('src/adapters/connectors/')) return true;
         const [, , kind, impl] = file.split('/');
         const [top, adapters, importedKind, importedImpl, ...rest] = imported.split('/');
         if (top !== 'src' || adapters !== 'adapters' || importedKind !== kind) return false;
         // Same implementation folder, or a file shared by the whole kind (e.g. journal/journal-row.ts).
         return rest.length === 0 || importedImpl === impl;
       }),
+    ).toEqual([]);
+  });
+
+  it('the marker-fence kernel imports only contracts, ports and its own folder', () => {
+    expect(
+      violations(
+        KERNEL.slice(0, -1),
+        (_f, imported) =>
+          !isLocal(imported) ||
+          imported.startsWith('src/contracts/') ||
+          imported.startsWith('src/ports/') ||
+          imported.startsWith(KERNEL),
+      ),
     ).toEqual([]);
   });
 

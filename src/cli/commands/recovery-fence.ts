@@ -1,10 +1,7 @@
 import { existsSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, isDponeError } from '../../contracts/errors.ts';
 import type { Workload } from '../../contracts/workload.ts';
-import { readFence, fenceUnavailable } from '../../adapters/connectors/sqlite/sqlite-fence.ts';
-import type { SqliteDatabase } from '../../adapters/connectors/sqlite/sqlite-connection.ts';
-import type { FenceAnswer, TargetConnector } from '../../ports/connector.ts';
+import type { TargetConnector } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
 import { ROUTES, endpointPassword, sqliteFilePath } from '../route-connectors.ts';
@@ -27,64 +24,22 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   return openRouteFenceReader(workload, io);
 }
 
-function openSqliteFenceReader(workload: Workload): FenceReader {
+async function openSqliteFenceReader(workload: Workload): Promise<FenceReader> {
   const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
   if (!existsSync(path)) {
     throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
       field: '--route',
     });
   }
-  let db: DatabaseSync;
-  try {
-    db = new DatabaseSync(path, { readOnly: true });
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the SQLite target could not be opened read-only',
-      {},
-      { cause: error },
-    );
-  }
-  return {
-    async queryFence(operationId: string): Promise<FenceAnswer> {
-      try {
-        return readFence(db as unknown as SqliteDatabase, operationId);
-      } catch (error) {
-        throw fenceUnavailable(operationId, error);
-      }
-    },
-    async [Symbol.asyncDispose]() {
-      if (db.isOpen) db.close();
-    },
-  };
+  const { openSqliteFenceReader: open } =
+    await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
+  return open(path);
 }
 
 async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
-  const { PostgresSession } = await import('../../adapters/connectors/postgres/postgres-session.ts');
-  const { parsePostgresUrl } = await import('../../adapters/connectors/postgres/postgres-config.ts');
-  const postgresFence = await import('../../adapters/connectors/postgres/postgres-fence.ts');
-  const password = endpointPassword(workload.target, 'target', io.env);
-  const session = new PostgresSession(
-    parsePostgresUrl(workload.target.url, password, 'target.url', 'dpone-recovery'),
-  );
-  return {
-    async queryFence(operationId: string): Promise<FenceAnswer> {
-      try {
-        return await session.use(async (client) => {
-          await client.query('BEGIN READ ONLY');
-          try {
-            return await postgresFence.readFence(client, operationId);
-          } finally {
-            await client.query('ROLLBACK');
-          }
-        });
-      } catch (error) {
-        if (isDponeError(error)) throw error;
-        throw postgresFence.fenceUnavailable(operationId, error);
-      }
-    },
-    [Symbol.asyncDispose]: () => session.close(),
-  };
+  const { openPostgresFenceReader: open } =
+    await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
+  return open(workload.target.url, endpointPassword(workload.target, 'target', io.env));
 }
 
 async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceReader> {

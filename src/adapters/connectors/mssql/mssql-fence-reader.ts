@@ -1,7 +1,8 @@
-import { isDponeError } from '../../../contracts/errors.ts';
-import type { FenceAnswer } from '../../../ports/connector.ts';
+import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import type { FenceReader } from '../marker-fence/marker-fence-reader.ts';
+import { markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
 import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
-import { fenceUnavailable, readFence } from './mssql-fence.ts';
+import { mssqlDialect } from './mssql-dialect.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession } from './mssql-session.ts';
 
@@ -12,12 +13,7 @@ export interface MssqlFenceReaderOptions {
   readonly loadDriver?: LoadMssqlDriver;
 }
 
-/** Reads an MSSQL target's fence and nothing else. */
-export interface MssqlFenceReader extends AsyncDisposable {
-  /** committed / not-committed / unknown, as TargetConnector.queryFence; FENCE_UNAVAILABLE when unreachable. */
-  queryFence(operationId: string): Promise<FenceAnswer>;
-  close(): Promise<void>;
-}
+export type MssqlFenceReader = FenceReader;
 
 /**
  * A read-only fence reader for recovery inspect/plan/apply: unlike MssqlTarget.open it creates no
@@ -28,16 +24,5 @@ export function openMssqlFenceReader(options: MssqlFenceReaderOptions): MssqlFen
     parseMssqlConnectorUrl(options.url, options.password, 'target.url', 'dpone-recovery'),
     options.loadDriver,
   );
-  return {
-    async queryFence(operationId: string): Promise<FenceAnswer> {
-      try {
-        return await session.use((pool) => readFence(pool.request(), operationId));
-      } catch (error) {
-        if (isDponeError(error)) throw error;
-        throw fenceUnavailable(operationId, error);
-      }
-    },
-    close: () => session.close(),
-    [Symbol.asyncDispose]: () => session.close(),
-  };
+  return markerFenceReader(mssqlDialect(session, { table: '', faults: NO_FAULTS }));
 }

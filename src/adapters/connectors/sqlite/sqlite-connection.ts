@@ -3,9 +3,11 @@ import type { CellValue } from '../../../ports/connector.ts';
 
 /** The slice of node:sqlite this folder uses, so a test can see what the connectors depend on. */
 export interface SqliteStatement {
-  run(...params: SqliteParam[]): { changes: number | bigint };
-  get(...params: SqliteParam[]): Record<string, unknown> | undefined;
-  all(...params: SqliteParam[]): Record<string, unknown>[];
+  run(...params: SqliteParams): { changes: number | bigint };
+  get(...params: SqliteParams): Record<string, unknown> | undefined;
+  all(...params: SqliteParams): Record<string, unknown>[];
+  /** The result columns; none for a statement that returns no rows. */
+  columns(): readonly unknown[];
   /** Integers come back as bigint (exact beyond 2^53) instead of a rounded number. */
   setReadBigInts(enabled: boolean): void;
 }
@@ -18,6 +20,8 @@ export interface SqliteDatabase {
 }
 
 export type SqliteParam = string | number | bigint | null;
+/** Positional values, or one object of named values (`@name` in the SQL). */
+export type SqliteParams = SqliteParam[] | [Readonly<Record<string, SqliteParam>>];
 
 /** How long a writer waits for another process's write lock before SQLite reports SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;

@@ -1,0 +1,53 @@
+import type { SourceBatch } from '../../../ports/connector.ts';
+import type { FenceSql } from './marker-sql.ts';
+
+/**
+ * What a database supplies to the transactional-marker kernel (the way a query builder has one
+ * compiler and a small dialect per database): how its SQL spells the few things that differ, and
+ * how it runs statements, transactions and the mutation's COMMIT. The protocol itself (which
+ * statement runs when, what an answer means, which refusal is which) lives in this folder once.
+ */
+
+/** Named parameters of a fence statement, written `@name` in the SQL text. */
+export type FenceParams = Readonly<Record<string, string | number | null>>;
+
+export interface SqlResult {
+  readonly rows: readonly Readonly<Record<string, unknown>>[];
+  /** How many rows the statement changed (the guard's 0 or 1). */
+  readonly affected: number;
+}
+
+/** Runs one statement of the dialect's SQL (`@name` placeholders) with named parameters. */
+export interface SqlRunner {
+  run(sql: string, params: FenceParams): Promise<SqlResult>;
+}
+
+/** The mutation's open transaction on one connection. */
+export interface MutationTx extends SqlRunner {
+  deletePartition(column: string, value: string): Promise<number>;
+  insertRows(batch: SourceBatch): Promise<number>;
+  /**
+   * Sends COMMIT and waits for the reply. Where the driver hands COMMIT to the socket before the
+   * reply arrives, the dialect hits `target.commit:sent` in between: a kill there leaves the
+   * server to decide alone.
+   */
+  commit(): Promise<void>;
+}
+
+export interface MarkerDialect {
+  /** For messages: "SQLite", "PostgreSQL", "MSSQL". */
+  readonly label: string;
+  /** The fence statements in this database's SQL (built with `fenceSql(style)`). */
+  readonly sql: FenceSql;
+  /** Runs the statements in order in one short transaction (one batch where the database allows it); returns the last one's result. */
+  batch(statements: readonly string[], params: FenceParams): Promise<SqlResult>;
+  /** Runs one statement outside any transaction (a read). */
+  read(statement: string, params: FenceParams): Promise<SqlResult>;
+  /**
+   * Opens the mutation's transaction and runs body in it. If body throws before COMMIT was sent,
+   * the transaction is rolled back (or the connection dropped, which rolls it back); after, the
+   * outcome is the server's and only the fence can tell.
+   */
+  mutation<T>(body: (tx: MutationTx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

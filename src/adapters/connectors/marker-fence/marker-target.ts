@@ -1,0 +1,144 @@
+import { isDponeError } from '../../../contracts/errors.ts';
+import type {
+  FenceAnswer,
+  FenceCapabilityKind,
+  FenceEvidence,
+  FenceRef,
+  MutationReceipt,
+  MutationRequest,
+  TargetConnector,
+} from '../../../ports/connector.ts';
+import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import { requestedUnsafeVariant } from '../../../ports/unsafe-variants.ts';
+import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
+import { commitUnknown, fenceUnavailable, installFence, markCommitted, readFence } from './marker-fence.ts';
+
+/**
+ * The steps of the marker protocol a target runs. The certified target uses MARKER_PROTOCOL; the
+ * harness's deliberately broken variants (marker-unsafe-target.ts) swap single steps.
+ */
+export interface MarkerProtocol {
+  prepare(dialect: MarkerDialect, fence: FenceRef, nowMs: number): Promise<FenceEvidence>;
+  /** Runs first in the mutation's transaction; throws FENCED (nothing written) to refuse. */
+  guard(tx: SqlRunner, dialect: MarkerDialect, fence: FenceRef, rows: number, nowMs: number): Promise<void>;
+  /** Runs in its own transaction after the data committed (only the split-marker flaw has one). */
+  readonly afterCommit?: (
+    dialect: MarkerDialect,
+    fence: FenceRef,
+    rows: number,
+    nowMs: number,
+  ) => Promise<void>;
+  query(dialect: MarkerDialect, operationId: string): Promise<FenceAnswer>;
+}
+
+export const MARKER_PROTOCOL: MarkerProtocol = {
+  prepare: (dialect, fence, nowMs) => installFence(dialect, fence, nowMs),
+  guard: (tx, dialect, fence, rows, nowMs) => markCommitted(tx, dialect.sql, fence, rows, nowMs),
+  query: (dialect, operationId) => readFence(dialect, operationId),
+};
+
+export interface MarkerTargetOptions {
+  /** Safe identity, e.g. `postgres:events` — never a connection string. */
+  readonly identity: string;
+  readonly faults?: FaultPoints;
+  readonly nowMs?: () => number;
+}
+
+/**
+ * A target whose fence is a transactional commit marker: the fence row turns committed in the
+ * same transaction as the data, behind a guard that is the transaction's first statement, so a
+ * replay or a zombie writes nothing. SQLite, PostgreSQL and MSSQL are this class with a dialect.
+ */
+export class MarkerTarget implements TargetConnector {
+  readonly identity: string;
+  readonly capability: FenceCapabilityKind = 'transactional-commit-marker';
+  readonly #dialect: MarkerDialect;
+  readonly #protocol: MarkerProtocol;
+  readonly #faults: FaultPoints;
+  readonly #now: () => number;
+
+  constructor(
+    dialect: MarkerDialect,
+    options: MarkerTargetOptions,
+    protocol: MarkerProtocol = MARKER_PROTOCOL,
+  ) {
+    this.#dialect = dialect;
+    this.#protocol = protocol;
+    this.#faults = options.faults ?? NO_FAULTS;
+    this.#now = options.nowMs ?? Date.now;
+    this.identity = options.identity;
+  }
+
+  async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
+    try {
+      return await this.#protocol.prepare(this.#dialect, fence, this.#now());
+    } catch (error) {
+      if (isDponeError(error)) throw error;
+      throw fenceUnavailable(this.#dialect.label, fence.operationId, error);
+    }
+  }
+
+  async mutate(request: MutationRequest): Promise<MutationReceipt> {
+    const { fence, batch } = request;
+    const protocol = this.#protocol;
+    await this.#faults.hit('target.mutate:begin');
+    try {
+      const receipt = await this.#dialect.mutation(async (tx) => {
+        // The guard comes first: a stale epoch is refused before a single row is written.
+        await protocol.guard(tx, this.#dialect, fence, batch.rows.length, this.#now());
+        if (request.strategy === 'replace-partition') {
+          await tx.deletePartition(request.partitionColumn, request.partitionValue);
+        }
+        const rowsWritten = await tx.insertRows(batch);
+        await this.#faults.hit('target.commit:before');
+        await tx.commit();
+        await this.#faults.hit('target.commit:after');
+        return { rowsWritten, epoch: fence.epoch };
+      });
+      if (protocol.afterCommit) {
+        await this.#faults.hit('target.marker:before');
+        await protocol.afterCommit(this.#dialect, fence, receipt.rowsWritten, this.#now());
+      }
+      return receipt;
+    } catch (error) {
+      if (isDponeError(error)) throw error;
+      throw commitUnknown(this.#dialect.label, fence.operationId, error);
+    }
+  }
+
+  async queryFence(operationId: string): Promise<FenceAnswer> {
+    try {
+      return await this.#protocol.query(this.#dialect, operationId);
+    } catch (error) {
+      if (isDponeError(error)) throw error;
+      throw fenceUnavailable(this.#dialect.label, operationId, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#dialect.close();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/**
+ * Opens a connector's marker target: the certified one, or under DPONE_HARNESS=1 the unsafe
+ * variant DPONE_UNSAFE_VARIANT names (an unknown name is refused before anything is opened).
+ */
+export async function openMarkerTarget<T extends MarkerTarget>(
+  env: NodeJS.ProcessEnv,
+  open: () => Promise<MarkerDialect>,
+  options: MarkerTargetOptions,
+  certified: (dialect: MarkerDialect, options: MarkerTargetOptions) => T,
+): Promise<T | MarkerTarget> {
+  const variant = requestedUnsafeVariant(env);
+  if (variant !== null) {
+    const { unsafeMarkerTarget } = await import('./marker-unsafe-target.ts');
+    return unsafeMarkerTarget(variant, open, options);
+  }
+  return certified(await open(), options);
+}

@@ -1,0 +1,79 @@
+import { isDponeError } from '../../../contracts/errors.ts';
+import type { FaultPoints } from '../../../ports/fault-points.ts';
+import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
+import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
+import { FENCE_TABLE } from './postgres-fence.ts';
+import { deletePartition, insertRows } from './postgres-rows.ts';
+import type { PostgresSession, SqlClient } from './postgres-session.ts';
+
+/** The PostgreSQL dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
+const SQL = fenceSql(onConflictStyle(FENCE_TABLE));
+
+async function run(client: SqlClient, sql: string, params: FenceParams): Promise<SqlResult> {
+  const { text, values } = positional(sql, params);
+  const result = await client.query(text, values);
+  return { rows: result.rows, affected: result.rowCount ?? 0 };
+}
+
+export interface PostgresDialectOptions {
+  /** The target table the mutation writes. */
+  readonly table: string;
+  readonly faults: FaultPoints;
+  /** Reads run inside a READ ONLY transaction (recovery tools: nothing can be written). */
+  readonly readOnly?: boolean;
+}
+
+/**
+ * The fence and mutation on one PostgreSQL session. The session drops its connection after any
+ * driver error (the server then rolls back whatever it left open), so only our own refusals
+ * (FENCED) need an explicit ROLLBACK.
+ */
+export function postgresDialect(session: PostgresSession, options: PostgresDialectOptions): MarkerDialect {
+  const { table, faults } = options;
+  return {
+    label: 'PostgreSQL',
+    sql: SQL,
+    batch: (statements, params) =>
+      session.use(async (client) => {
+        await client.query('BEGIN');
+        let last: SqlResult = { rows: [], affected: 0 };
+        for (const statement of statements) last = await run(client, statement, params);
+        await client.query('COMMIT');
+        return last;
+      }),
+    read: (statement, params) =>
+      session.use(async (client) => {
+        if (!options.readOnly) return run(client, statement, params);
+        await client.query('BEGIN READ ONLY');
+        try {
+          return await run(client, statement, params);
+        } finally {
+          await client.query('ROLLBACK');
+        }
+      }),
+    mutation: (body) =>
+      session.use(async (client) => {
+        await client.query('BEGIN');
+        try {
+          return await body({
+            run: (sql, params) => run(client, sql, params),
+            deletePartition: (column, value) => deletePartition(client, table, column, value),
+            insertRows: (batch) => insertRows(client, table, batch),
+            commit: async () => {
+              // node-postgres writes COMMIT to the socket synchronously inside query(); the reply
+              // is only observed when awaited. A kill at `target.commit:sent` therefore leaves the
+              // server to decide alone: committed or not, only the fence can tell.
+              const reply = client.query('COMMIT');
+              reply.catch(() => undefined);
+              await faults.hit('target.commit:sent');
+              await reply;
+            },
+          });
+        } catch (error) {
+          if (isDponeError(error)) await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }),
+    close: () => session.close(),
+  };
+}

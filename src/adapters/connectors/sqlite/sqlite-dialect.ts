@@ -1,0 +1,58 @@
+import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
+import { fenceSql, onConflictStyle, usedParameters } from '../marker-fence/marker-sql.ts';
+import type { SqliteDatabase } from './sqlite-connection.ts';
+import { rollbackQuietly } from './sqlite-connection.ts';
+import { FENCE_TABLE } from './sqlite-fence.ts';
+import { deletePartition, insertRows } from './sqlite-rows.ts';
+
+/** The SQLite dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
+const SQL = fenceSql(onConflictStyle(FENCE_TABLE));
+
+function run(db: SqliteDatabase, sql: string, params: FenceParams): SqlResult {
+  const statement = db.prepare(sql);
+  const bound = usedParameters(sql, params);
+  if (statement.columns().length > 0) return { rows: statement.all(bound), affected: 0 };
+  return { rows: [], affected: Number(statement.run(bound).changes) };
+}
+
+/**
+ * The fence and mutation on one SQLite connection. Writes take the database's write lock at BEGIN
+ * (IMMEDIATE), so two workers on one target queue on the busy timeout instead of deadlocking.
+ * `table` is the target table the mutation writes.
+ */
+export function sqliteDialect(db: SqliteDatabase, table: string): MarkerDialect {
+  return {
+    label: 'SQLite',
+    sql: SQL,
+    async batch(statements, params) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        let last: SqlResult = { rows: [], affected: 0 };
+        for (const statement of statements) last = run(db, statement, params);
+        db.exec('COMMIT');
+        return last;
+      } catch (error) {
+        rollbackQuietly(db);
+        throw error;
+      }
+    },
+    read: async (statement, params) => run(db, statement, params),
+    async mutation(body) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        return await body({
+          run: async (sql, params) => run(db, sql, params),
+          deletePartition: async (column, value) => deletePartition(db, table, column, value),
+          insertRows: async (batch) => insertRows(db, table, batch),
+          commit: async () => db.exec('COMMIT'),
+        });
+      } catch (error) {
+        rollbackQuietly(db);
+        throw error;
+      }
+    },
+    async close() {
+      if (db.isOpen) db.close();
+    },
+  };
+}
