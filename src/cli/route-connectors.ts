@@ -111,12 +111,17 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   },
   clickhouse: {
     capability: 'staging-swap-generation',
-    // The source is a ClickHouse table (clickhouse://) or, for a quick local workload, a SQLite file.
+    // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
+    // SQLite file (sqlite:), chosen by the source URL's scheme.
     openSource: async (workload, { env }) => {
       if (workload.source.url.startsWith('sqlite:')) {
         const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
         const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
         return SqliteSource.open(path, workload.source.table, workload.data.columns);
+      }
+      if (/^postgres(ql)?:\/\//.test(workload.source.url)) {
+        const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
+        return PostgresSource.open(serverSource(workload, env));
       }
       const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
       return ClickHouseSource.open(serverSource(workload, env));
