@@ -16,6 +16,9 @@ export const CERTIFICATIONS_DIR_ENV = 'DPONE_CERTIFICATIONS_DIR';
 export const ROUTE_CONNECTOR_VERSIONS: Readonly<Record<string, string>> = {
   sqlite: 'sqlite-transactional-commit-marker/1',
   postgres: 'postgres-transactional-commit-marker/1',
+  // Named now so `certify gate` can certify the route once its harness route runs; until then no
+  // certification exists and every ClickHouse run says `protection: legacy`.
+  clickhouse: 'clickhouse-staging-swap-generation/1',
 };
 
 export function certificationsDir(cwd: string, env: NodeJS.ProcessEnv): string {
