@@ -59,6 +59,16 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     });
   });
 
+  it('source rows repeating a sort key all land (a plain MergeTree keeps them; issue 12 row 3)', async () => {
+    const db = await freshDb();
+    await using target = await open(db);
+    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
+    const twice = { columns: COLUMNS, rows: [...BATCH.rows, { id: '1', part: 'p1', v: 'again' }] };
+    expect(await target.mutate({ ...request(1), batch: twice })).toEqual({ rowsWritten: 3, epoch: 1 });
+    expect(await count(db, "id = '1'")).toBe(2);
+    expect(await target.queryFence('op-1')).toMatchObject({ status: 'committed', rowsWritten: 3 });
+  });
+
   it('a stale epoch is refused at prepare and at mutate, and writes nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
