@@ -73,6 +73,30 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     expect(await count(db, "part = 'p2'")).toBe(1);
   }, 60_000);
 
+  it('killed between the swap and the settle, no restart: the rows look right, yet no `committed` until settled', async () => {
+    const db = await freshDb();
+    await seedOldRows(db);
+    const park = parkAt('target.commit:after');
+    const dead = await open(db, park.faults);
+    await dead.prepareFence({ operationId: 'op-1', epoch: 1 });
+    void dead.mutate(request(1, 'replace-partition')).catch(() => undefined);
+    await park.parked;
+    expect(await count(db, "part = 'p1'")).toBe(2); // the old parts are only outdated in memory
+    await using reader = await open(db, undefined, { settleWaitMs: 200 });
+    await expect(reader.queryFence('op-1')).rejects.toMatchObject({ code: ERROR_CODES.FENCE_UNAVAILABLE });
+    await using settler = await open(db);
+    expect(await settler.prepareFence({ operationId: 'op-1', epoch: 2 })).toEqual({
+      epoch: 2,
+      status: 'committed',
+    });
+    // Settled: a restart now cannot bring the replaced rows back for good.
+    await live.server().restart('SIGKILL');
+    await eventually(async () => (await count(db, "part = 'p1'")) === 2);
+    expect(await settler.queryFence('op-1')).toMatchObject({ status: 'committed', committedEpoch: 1 });
+    park.release();
+    await dead.close();
+  }, 60_000);
+
   it('the settle deletes only the tags the partition held before the swap: a later append stays', async () => {
     const db = await freshDb();
     await seedOldRows(db);
