@@ -19,10 +19,13 @@ export interface ClickHouseInspectorOptions {
   readonly partition: { readonly column: string; readonly value: string };
   /** The source partition, read by its own reader, for row parity. */
   readonly source: SourceRows;
+  /** How long installAudit waits for its probe insert to show in system.part_log (default 15 s). */
+  readonly probeWaitMs?: number;
 }
 
 const BASELINE_TABLE = '_harness_baseline';
 const PROBE_TABLE = '_harness_probe';
+const PROBE_WAIT_MS = 15_000;
 const NEW_PART = "toString(event_type) IN ('NEW_PART', 'NewPart')";
 
 const q = (name: string) => `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -143,21 +146,30 @@ export class ClickHouseInspector implements TargetInspector {
     return `${q(this.#options.database)}.${q(this.#options.targetTable)}`;
   }
 
+  /**
+   * A probe insert must show up in system.part_log. 18.16's SYSTEM FLUSH LOGS does not reliably
+   * flush the part log (its own timer does, every 100 ms on the harness's server), so this waits
+   * for it, 15 s by default (a loaded machine can delay that timer by seconds).
+   */
   async #proveLogging(): Promise<void> {
     const { database } = this.#options;
     const probe = `${q(database)}.${PROBE_TABLE}`;
     await this.#exec(`CREATE TABLE IF NOT EXISTS ${probe} (x UInt8) ENGINE = MergeTree ORDER BY x`);
     await this.#exec(`INSERT INTO ${probe} VALUES (1)`);
-    await this.#exec('SYSTEM FLUSH LOGS');
-    const logged = await this.#rows<{ n: string }>(
-      `SELECT count() AS n FROM system.part_log WHERE database = ${s(database)} AND table = ${s(PROBE_TABLE)} AND ${NEW_PART}`,
-    ).catch(() => [{ n: '0' }]);
-    if (Number(logged[0]?.n) === 0) {
-      throw new DponeError(
-        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-        'the ClickHouse server does not record parts in system.part_log (configure <part_log>), so the harness cannot count mutations',
-      );
+    const deadline = Date.now() + (this.#options.probeWaitMs ?? PROBE_WAIT_MS);
+    for (;;) {
+      await this.#exec('SYSTEM FLUSH LOGS');
+      const logged = await this.#rows<{ n: string }>(
+        `SELECT count() AS n FROM system.part_log WHERE database = ${s(database)} AND table = ${s(PROBE_TABLE)} AND ${NEW_PART}`,
+      ).catch(() => [{ n: '0' }]);
+      if (Number(logged[0]?.n) > 0) return;
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'the ClickHouse server does not record parts in system.part_log (configure <part_log>), so the harness cannot count mutations',
+    );
   }
 
   #exec(sql: string): Promise<string> {
