@@ -37,10 +37,10 @@ describe('checkCell on cells the real executor ran against real SQLite files', (
     expect(result.target?.mutations).toBe(1);
   });
 
-  it('fails the query-lies unsafe variant run twice, showing the duplicate', async () => {
+  it('fails the no-fence unsafe variant run twice, showing the duplicate', async () => {
     await using cell = sqliteCell();
     await cell.inspector.installAudit();
-    const { journal, attempts } = await executeCell(cell, { runs: 2, variant: 'query-lies' });
+    const { journal, attempts } = await executeCell(cell, { runs: 2, variant: 'no-fence' });
     const result = await checkCell({ inspector: cell.inspector, journal, attempts });
     expect(result.verdict).toBe('FAIL');
     expect(verdicts(result)).toMatchObject({ mutations: 'FAIL', duplicates: 'FAIL', parity: 'FAIL' });

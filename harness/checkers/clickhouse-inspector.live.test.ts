@@ -67,9 +67,10 @@ async function land(
     naturalKey: ['id'],
     partitionColumn: 'day',
   });
-  await target.prepareFence({ operationId, epoch: 1 });
+  const fence = { operationId, epoch: 1, intentDigest: `sha256:${'1'.repeat(64)}`, holder: 'h1' };
+  await target.prepareFence(fence, { create: true });
   await target.mutate({
-    fence: { operationId, epoch: 1 },
+    fence,
     strategy,
     partitionColumn: 'day',
     partitionValue: DAY,

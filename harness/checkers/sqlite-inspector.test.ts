@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { SqliteTarget } from '../../src/adapters/connectors/sqlite/sqlite-target.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import { PARTITION_ROWS, insertBatch, sqliteCell } from './fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
 
@@ -73,7 +74,7 @@ describe('SqliteInspector on real SQLite files', () => {
     expect(JSON.stringify(snapshot)).not.toContain('20.5');
   });
 
-  it('counts from the target, not the fence: the real connector driven twice shows two mutations', async () => {
+  it('counts from the target, not the fence: a second write the fence never saw shows two mutations', async () => {
     await using cell = sqliteCell();
     await cell.inspector.installAudit();
     const columns = ['day', 'id', 'amount'];
@@ -84,18 +85,26 @@ describe('SqliteInspector on real SQLite files', () => {
       naturalKey: ['day', 'id'],
     });
     const request = {
-      fence: { operationId: `sha256:${'a'.repeat(64)}`, epoch: 1 },
+      fence: { operationId: `sha256:${'a'.repeat(64)}`, epoch: 1, intentDigest: 'sha256:i', holder: 'h' },
       strategy: 'append' as const,
       partitionColumn: 'day',
       partitionValue: '2026-01-01',
       batch: { columns, rows: PARTITION_ROWS.map(([day, id, amount]) => ({ day, id, amount })) },
     };
-    await target.prepareFence(request.fence);
+    await target.prepareFence(request.fence, { create: true });
     await target.mutate(request);
     expect((await cell.inspector.snapshot()).mutations).toBe(1);
-    // A second call under the same epoch (something the executor never does) is not refused by the
-    // fence, which still answers "committed" once; the harness audit shows both.
-    await target.mutate(request);
+    // The certified fence refuses a second commit; a target without a fence (the no-fence variant)
+    // writes again while the fence still answers "committed" once: the harness audit shows both.
+    expect(await target.mutate(request)).toMatchObject({ applied: false });
+    expect((await cell.inspector.snapshot()).mutations).toBe(1);
+    await using unfenced = await UNSAFE_SQLITE_VARIANTS['no-fence']!({
+      path: cell.targetPath,
+      table: 'events',
+      columns,
+      naturalKey: ['day', 'id'],
+    });
+    await unfenced.mutate(request);
     expect((await target.queryFence(request.fence.operationId)).status).toBe('committed');
     const snapshot = await cell.inspector.snapshot();
     expect(snapshot).toMatchObject({ mutations: 2, duplicate_rows: 3, row_parity: false });

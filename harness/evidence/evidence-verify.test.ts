@@ -18,9 +18,9 @@ describe('verifyEvidence', () => {
     expect(sealed.verdict).toBe('PASS');
     expect(sealed.sensitivity).toEqual([
       expect.objectContaining({
-        variant: 'query-lies',
+        variant: 'no-fence',
         caught: true,
-        example_cell: 'variant/query-lies/retry/2',
+        example_cell: 'variant/no-fence/retry/2',
       }),
     ]);
     expect(verifyEvidence(sealed)).toEqual({ ok: true, differences: [] });
@@ -31,7 +31,7 @@ describe('verifyEvidence', () => {
     const result = verifyEvidence(edited);
     expect(result.ok).toBe(false);
     expect(result.differences).toContain(
-      'cell variant/query-lies/retry/2: verdict: stored PASS, recomputed FAIL',
+      'cell variant/no-fence/retry/2: verdict: stored PASS, recomputed FAIL',
     );
   });
 
@@ -41,7 +41,7 @@ describe('verifyEvidence', () => {
     expect(unsealed.differences[0]).toMatch(/^digest: stored sha256:\w+, content hashes to sha256:\w+$/);
     const resealed = verifyEvidence(withDigest(tampered));
     expect(resealed.differences).toContain(
-      'cell variant/query-lies/retry/2: target.mutations: stored 1, recomputed 2',
+      'cell variant/no-fence/retry/2: target.mutations: stored 1, recomputed 2',
     );
   });
 
@@ -79,7 +79,7 @@ describe('verifyEvidence', () => {
     const result = verifyEvidence(survived);
     expect(result.differences).toEqual(
       expect.arrayContaining([
-        'sensitivity query-lies.caught: stored true, recomputed false',
+        'sensitivity no-fence.caught: stored true, recomputed false',
         'verdict: stored PASS, recomputed FAIL',
       ]),
     );

@@ -5,6 +5,7 @@ import type {
   FenceEvidence,
   FenceRef,
   MutationReceipt,
+  PrepareFenceMode,
   MutationRequest,
   SourceBatch,
   SourceConnector,
@@ -26,7 +27,7 @@ export class LazyConnectors implements AsyncDisposable {
   #closed = false;
 
   constructor(
-    names: { source: string; target: string; capability: FenceCapabilityKind },
+    names: { source: string; target: string; capability: FenceCapabilityKind; fenceLocation: string },
     open: () => Promise<RouteConnectors>,
   ) {
     this.#open = open;
@@ -41,8 +42,9 @@ export class LazyConnectors implements AsyncDisposable {
     this.target = {
       identity: names.target,
       capability: names.capability,
-      prepareFence: async (fence: FenceRef): Promise<FenceEvidence> =>
-        (await connectors()).target.prepareFence(fence),
+      fenceLocation: names.fenceLocation,
+      prepareFence: async (fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> =>
+        (await connectors()).target.prepareFence(fence, mode),
       mutate: async (request: MutationRequest): Promise<MutationReceipt> =>
         (await connectors()).target.mutate(request),
       queryFence: async (operationId: string): Promise<FenceAnswer> =>

@@ -79,7 +79,7 @@ describe('LazyConnectors', () => {
     const workload = await readWorkloadFile(example.workload);
     let opens = 0;
     const lazy = new LazyConnectors(
-      { source: 's', target: 't', capability: 'transactional-commit-marker' },
+      { source: 's', target: 't', capability: 'transactional-commit-marker', fenceLocation: 'f' },
       () => {
         opens++;
         return openRouteConnectors(workload, { env: {}, faults: NO_FAULTS });
@@ -96,10 +96,13 @@ describe('LazyConnectors', () => {
 
   it('never opens when closed unused', async () => {
     let opens = 0;
-    const lazy = new LazyConnectors({ source: 's', target: 't', capability: 'none' }, async () => {
-      opens++;
-      throw new TypeError('must not be called');
-    });
+    const lazy = new LazyConnectors(
+      { source: 's', target: 't', capability: 'none', fenceLocation: 'f' },
+      async () => {
+        opens++;
+        throw new TypeError('must not be called');
+      },
+    );
     await lazy[Symbol.asyncDispose]();
     expect(opens).toBe(0);
   });

@@ -23,6 +23,8 @@ type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetC
 interface RouteEntry {
   /** The fence capability the route's target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
+  /** Where the route's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
+  readonly fenceLocation: (workload: Workload) => Promise<string>;
   readonly openSource: OpenSource;
   readonly openTarget: OpenTarget;
 }
@@ -65,6 +67,8 @@ export function endpointPassword(
 export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   sqlite: {
     capability: 'transactional-commit-marker',
+    fenceLocation: async () =>
+      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
     openSource: async (workload) => {
       const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
       const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
@@ -89,6 +93,10 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   },
   postgres: {
     capability: 'transactional-commit-marker',
+    fenceLocation: async (workload) => {
+      const { postgresFence } = await import('../adapters/connectors/postgres/postgres-fence.ts');
+      return postgresFence(workload.target.url, workload.target.fence_schema).location;
+    },
     openSource: async (workload, { env }) => {
       const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
       return PostgresSource.open(serverSource(workload, env));
@@ -100,6 +108,10 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   },
   mssql: {
     capability: 'transactional-commit-marker',
+    fenceLocation: async (workload) => {
+      const { mssqlFence } = await import('../adapters/connectors/mssql/mssql-fence.ts');
+      return mssqlFence(workload.target.fence_schema).location;
+    },
     openSource: async (workload, { env }) => {
       const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
       return MssqlSource.open(serverSource(workload, env));
@@ -111,6 +123,11 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   },
   clickhouse: {
     capability: 'staging-swap-generation',
+    fenceLocation: async (workload) => {
+      const { clickHouseFenceLocation } =
+        await import('../adapters/connectors/clickhouse/clickhouse-config.ts');
+      return clickHouseFenceLocation(workload.target.url, 'target.url');
+    },
     // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
     // SQLite file (sqlite:), chosen by the source URL's scheme.
     openSource: async (workload, { env }) => {
@@ -152,12 +169,14 @@ function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
 /** The options every server target takes, before its own (faults, env, partition column). */
 function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
   const password = endpointPassword(workload.target, 'target', env);
+  const fenceSchema = workload.target.fence_schema;
   return {
     url: workload.target.url,
     ...(password === undefined ? {} : { password }),
     table: workload.target.table,
     columns: workload.data.columns,
     naturalKey: workload.data.natural_key,
+    ...(fenceSchema === undefined ? {} : { fenceSchema }),
   };
 }
 
@@ -175,6 +194,14 @@ function routeEntry(workload: Workload): RouteEntry {
 /** The certified capability of the workload's route; throws ROUTE_NOT_CERTIFIED for an unknown route. */
 export function routeCapability(workload: Workload): TargetConnector['capability'] {
   return routeEntry(workload).capability;
+}
+
+/**
+ * Where the workload's fence lives (a safe identity), resolved from the workload alone: no
+ * connection is made. Bad fence settings are INVALID_INPUT naming the field.
+ */
+export function routeFenceLocation(workload: Workload): Promise<string> {
+  return routeEntry(workload).fenceLocation(workload);
 }
 
 /** Opens only the route's target (recovery commands read its fence). The caller closes it. */

@@ -1,7 +1,7 @@
 import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
-import type { EndpointSpec, Workload } from '../contracts/workload.ts';
-import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import type { EndpointSpec, JournalDurability, TargetSpec, Workload } from '../contracts/workload.ts';
+import { JOURNAL_DURABILITIES, LOAD_STRATEGIES } from '../contracts/workload.ts';
 
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
@@ -69,8 +69,8 @@ function names(record: Fields, key: string, field: string): string[] {
   return value as string[];
 }
 
-function endpoint(value: unknown, field: string): EndpointSpec {
-  const record = map(need(value, field), field, ['url', 'table', 'password_env']);
+function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
+  const record = map(need(value, field), field, ['url', 'table', 'password_env', ...extra]);
   const url = text(record, 'url', `${field}.url`);
   // A password written into the file would end up in logs and evidence: secrets come from the env.
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url) || /[?&](password|pwd)=/i.test(url)) {
@@ -84,6 +84,46 @@ function endpoint(value: unknown, field: string): EndpointSpec {
       ? undefined
       : text(record, 'password_env', `${field}.password_env`, ENV_NAME, 'an environment variable name');
   return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
+}
+
+/** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
+const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+function target(value: unknown, route: string): TargetSpec {
+  const spec = endpoint(value, 'target', ['fence_schema']);
+  const record = value as Fields;
+  if (route === 'sqlite' && /\./.test(spec.table) && !spec.table.startsWith('main.')) {
+    throw invalidInput(
+      'target.table must be in the main database of the target file (no temp. or attached schema)',
+      {
+        field: 'target.table',
+      },
+    );
+  }
+  if (record.fence_schema === undefined) return spec;
+  const schema = text(
+    record,
+    'fence_schema',
+    'target.fence_schema',
+    FENCE_SCHEMA,
+    'a schema name (letters, digits, _)',
+  );
+  if (route === 'sqlite' || route === 'clickhouse') {
+    throw invalidInput(
+      `target.fence_schema is not a setting of route ${route} (its fence lives beside the target)`,
+      {
+        field: 'target.fence_schema',
+      },
+    );
+  }
+  const lower = schema.toLowerCase();
+  if (lower.startsWith('pg_') || ['information_schema', 'sys', 'guest'].includes(lower)) {
+    throw invalidInput(
+      `target.fence_schema must not be a temporary or system schema (${schema}): the fence must outlive every connection`,
+      { field: 'target.fence_schema' },
+    );
+  }
+  return { ...spec, fence_schema: schema };
 }
 
 function data(value: unknown): Workload['data'] {
@@ -114,17 +154,32 @@ function data(value: unknown): Workload['data'] {
   };
 }
 
-function execution(value: unknown): { lease_ttl_ms: number; state_dir?: string } {
+function execution(value: unknown): Workload['execution'] {
   if (value === undefined || value === null) return { lease_ttl_ms: DEFAULT_LEASE_TTL_MS };
-  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir']);
+  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir', 'journal_durability']);
   const ttl = record.lease_ttl_ms ?? DEFAULT_LEASE_TTL_MS;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1) {
     throw invalidInput('execution.lease_ttl_ms must be a positive integer (milliseconds)', {
       field: 'execution.lease_ttl_ms',
     });
   }
-  if (record.state_dir === undefined) return { lease_ttl_ms: ttl };
-  return { lease_ttl_ms: ttl, state_dir: text(record, 'state_dir', 'execution.state_dir') };
+  let durability: JournalDurability | undefined;
+  if (record.journal_durability !== undefined) {
+    const value = text(record, 'journal_durability', 'execution.journal_durability');
+    if (!(JOURNAL_DURABILITIES as readonly string[]).includes(value)) {
+      throw invalidInput(`execution.journal_durability must be one of: ${JOURNAL_DURABILITIES.join(', ')}`, {
+        field: 'execution.journal_durability',
+      });
+    }
+    durability = value as JournalDurability;
+  }
+  return {
+    lease_ttl_ms: ttl,
+    ...(record.state_dir === undefined
+      ? {}
+      : { state_dir: text(record, 'state_dir', 'execution.state_dir') }),
+    ...(durability === undefined ? {} : { journal_durability: durability }),
+  };
 }
 
 /**
@@ -152,7 +207,7 @@ export function workloadFromValue(value: unknown, file: string): Workload {
     intent,
     route,
     source: endpoint(root.source, 'source'),
-    target: endpoint(root.target, 'target'),
+    target: target(root.target, route),
     data: data(root.data),
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),

@@ -127,6 +127,15 @@ export interface LeaseInput {
   readonly holder: string;
   readonly ttlMs: number;
   readonly nowMs: number;
+  /** The smallest epoch the lease may carry (see LeaseRequest.minEpoch). */
+  readonly minEpoch?: number;
+}
+
+/** The epoch a lease acquisition gives: never a repeat, never below `minEpoch`. */
+export function leaseEpoch(current: CommitJournalEntry, holder: string, minEpoch = 0): number {
+  const held = current.lease;
+  const base = held !== null && held.holder === holder ? held.epoch : current.last_epoch + 1;
+  return Math.max(base, minEpoch);
 }
 
 /** Computes a lease acquisition, renewal or takeover, or throws CAS_CONFLICT. */
@@ -144,13 +153,13 @@ export function planLease(current: CommitJournalEntry, input: LeaseInput): Plann
   }
   const lease: ExecutorLease = {
     holder: input.holder,
-    epoch: renewal ? held.epoch : current.last_epoch + 1,
+    epoch: leaseEpoch(current, input.holder, input.minEpoch),
     expires_at_ms: input.nowMs + input.ttlMs,
   };
   const entry: CommitJournalEntry = {
     ...current,
     lease,
-    last_epoch: lease.epoch,
+    last_epoch: Math.max(current.last_epoch, lease.epoch),
     version: current.version + 1,
     updated_at_ms: input.nowMs,
   };

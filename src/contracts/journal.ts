@@ -7,9 +7,18 @@ export interface CommitIntentMetadata {
   readonly target_identity: string;
   readonly route?: string;
   readonly load_strategy?: string;
+  /**
+   * Where the target fence lives (safe identity, e.g. "postgres:dw._dpone_fence"), recorded when
+   * the intent is created. A retry whose fence would live elsewhere is a divergence. Absent in
+   * entries written before it existed: those are not compared.
+   */
+  readonly fence_location?: string;
 }
 
-/** The current executor lease. `epoch` grows by one on every acquisition or takeover. */
+/**
+ * The current executor lease. `epoch` grows on every acquisition or takeover (by one, or to the
+ * caller's `minEpoch` when that is higher) and never repeats for one operation.
+ */
 export interface ExecutorLease {
   readonly holder: string;
   readonly epoch: number;
@@ -41,7 +50,11 @@ export interface CommitJournalEntry {
 
 /** Safe evidence attached to a transition. */
 export interface CommitTransitionEvidence {
-  /** What justified the transition, from a fixed vocabulary (e.g. "fence:committed", "lease:takeover"). */
+  /**
+   * What justified the transition, from a fixed vocabulary (e.g. "fence:committed",
+   * "lease:takeover", "fence:committed-before-journal" when the target proved a commit the
+   * journal did not know of).
+   */
   readonly reason: string;
   readonly fence_status?: 'committed' | 'not-committed' | 'unknown';
   readonly fence_epoch?: number;

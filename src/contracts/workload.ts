@@ -14,6 +14,23 @@ export interface EndpointSpec {
   readonly table: string;
 }
 
+/** The target endpoint, plus where its fence lives. */
+export interface TargetSpec extends EndpointSpec {
+  /**
+   * The schema of the fence table (PostgreSQL: default the URL's `?schema=`, else `public`; MSSQL:
+   * default `dbo`). Temporary and system schemas are refused. SQLite has none (always `main`).
+   */
+  readonly fence_schema?: string;
+}
+
+/**
+ * Whether the journal outlives the worker: `shared` says a `sqlite:` journal file lives on
+ * storage every retry of the task sees (a persistent or shared volume); `local` (the default for
+ * files) says it may die with the worker. A server journal (postgres://, mssql://) is durable.
+ */
+export const JOURNAL_DURABILITIES = ['local', 'shared'] as const;
+export type JournalDurability = (typeof JOURNAL_DURABILITIES)[number];
+
 /**
  * A parsed, validated workload file. YAML form (see src/contracts/workload.schema.json):
  *
@@ -23,10 +40,10 @@ export interface EndpointSpec {
  *               target_contract, schema_fingerprint }
  *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
  *   source: { url, table, password_env? }
- *   target: { url, table, password_env? }
+ *   target: { url, table, password_env?, fence_schema? }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value } }
  *   journal: sqlite:///path  # optional; --journal overrides
- *   execution: { lease_ttl_ms?, state_dir? }
+ *   execution: { lease_ttl_ms?, state_dir?, journal_durability? }
  */
 export interface Workload {
   /** Absolute path of the file it was read from; relative sqlite paths resolve against its folder. */
@@ -35,7 +52,7 @@ export interface Workload {
   readonly intent: IntentInput;
   readonly route: string;
   readonly source: EndpointSpec;
-  readonly target: EndpointSpec;
+  readonly target: TargetSpec;
   readonly data: {
     readonly columns: readonly string[];
     readonly natural_key: readonly string[];
@@ -46,5 +63,7 @@ export interface Workload {
     readonly lease_ttl_ms: number;
     /** Where checkpoints and completion evidence are written (default: beside the workload). */
     readonly state_dir?: string;
+    /** Whether a `sqlite:` journal file outlives the worker (see JOURNAL_DURABILITIES). */
+    readonly journal_durability?: JournalDurability;
   };
 }

@@ -13,12 +13,15 @@ import { RecoveryAwareExecutor } from './executor.ts';
  * with the lease released, so the run after the fix is not held back by the dead attempt's lease.
  */
 const OP = `sha256:${'d'.repeat(64)}`;
-const NOT_COMMITTED: FenceAnswer = {
-  status: 'not-committed',
+const INTENT = `sha256:${'e'.repeat(64)}`;
+const answer = (status: FenceAnswer['status'], committed = false): FenceAnswer => ({
+  status,
   epoch: 1,
-  committedEpoch: null,
-  rowsWritten: null,
-};
+  committedEpoch: committed ? 1 : null,
+  rowsWritten: committed ? 1 : null,
+  intentDigest: INTENT,
+  holder: null,
+});
 
 const source: SourceConnector = {
   identity: 'fake:source',
@@ -33,18 +36,17 @@ function target(fail: { prepare?: ErrorCode; mutate?: ErrorCode; fence?: FenceAn
   return {
     identity: 'fake:target',
     capability: 'staging-swap-generation',
+    fenceLocation: 'fake:fence',
     prepareFence: async (fence) => {
       if (fail.prepare) throw refuse(fail.prepare);
-      return { epoch: fence.epoch, status: 'not-committed' };
+      return { ...answer('not-committed'), epoch: fence.epoch, holder: fence.holder, installed: true };
     },
-    mutate: async () => {
+    mutate: async (request) => {
       if (fail.mutate) throw refuse(fail.mutate);
       landed = true;
-      return { rowsWritten: 1, epoch: 1 };
+      return { applied: true, rowsWritten: 1, epoch: request.fence.epoch };
     },
-    queryFence: async () =>
-      fail.fence ??
-      (landed ? { status: 'committed', epoch: 1, committedEpoch: 1, rowsWritten: 1 } : NOT_COMMITTED),
+    queryFence: async () => fail.fence ?? (landed ? answer('committed', true) : answer('not-committed')),
     close: async () => undefined,
     [Symbol.asyncDispose]: async () => undefined,
   };
@@ -61,7 +63,7 @@ async function run(journal: MemoryJournal, connector: TargetConnector, holder = 
   });
   const request: OperationRequest = {
     operationId: OP,
-    intentDigest: `sha256:${'e'.repeat(64)}`,
+    intentDigest: INTENT,
     metadata: { workload_id: 'w', target_identity: 'fake:target' },
     strategy: 'append',
     partitionColumn: 'day',
@@ -108,15 +110,15 @@ describe('a target refusal a retry cannot fix', () => {
 
   it('DATA_REJECTED from the mutation but the fence proves a commit: the proof wins', async () => {
     const journal = new MemoryJournal();
-    const committed: FenceAnswer = { status: 'committed', epoch: 1, committedEpoch: 1, rowsWritten: 1 };
-    expect(await run(journal, target({ mutate: ERROR_CODES.DATA_REJECTED, fence: committed }))).toBeNull();
+    expect(
+      await run(journal, target({ mutate: ERROR_CODES.DATA_REJECTED, fence: answer('committed', true) })),
+    ).toBeNull();
     expect((await journal.get(OP))?.state).toBe('COMPLETE');
   });
 
   it('DATA_REJECTED from the mutation, fence cannot tell: COMMIT_UNKNOWN, never the refusal', async () => {
     const journal = new MemoryJournal();
-    const unknown: FenceAnswer = { status: 'unknown', epoch: 1, committedEpoch: null, rowsWritten: null };
-    expect(await run(journal, target({ mutate: ERROR_CODES.DATA_REJECTED, fence: unknown }))).toBe(
+    expect(await run(journal, target({ mutate: ERROR_CODES.DATA_REJECTED, fence: answer('unknown') }))).toBe(
       ERROR_CODES.COMMIT_UNKNOWN,
     );
   });

@@ -70,6 +70,8 @@ function fence(status: FenceStatus): { queryFence: () => Promise<FenceAnswer> } 
       epoch: 1,
       committedEpoch: status === 'committed' ? 1 : null,
       rowsWritten: status === 'committed' ? 3 : null,
+      intentDigest: null,
+      holder: null,
     }),
   };
 }

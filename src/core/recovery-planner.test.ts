@@ -48,6 +48,8 @@ function fence(status: FenceStatus): FenceAnswer {
     epoch: 2,
     committedEpoch: status === 'committed' ? 2 : null,
     rowsWritten: status === 'committed' ? 3 : null,
+    intentDigest: null,
+    holder: null,
   };
 }
 

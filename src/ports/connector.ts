@@ -38,24 +38,47 @@ export interface SourceConnector extends AsyncDisposable {
 /** The fence identity every target call carries. */
 export interface FenceRef {
   readonly operationId: string;
-  /** The caller's lease epoch; the fence refuses a smaller one than it holds. */
+  /** The caller's lease epoch; the fence never goes back to a smaller one. */
   readonly epoch: number;
+  /** The intent the caller writes; a fence installed for another intent refuses it. */
+  readonly intentDigest: string;
+  /** The lease holder that owns `epoch`; an equal epoch is re-installed only for the same holder. */
+  readonly holder: string;
 }
 
-export interface FenceEvidence {
-  readonly epoch: number;
-  readonly status: FenceStatus;
+/** How prepareFence may treat a missing fence. */
+export interface PrepareFenceMode {
+  /**
+   * Only the first preparation (journal PREPARING) may create the fence. Everywhere else a fence
+   * that is missing was lost or is looked for in the wrong place: it is reported, never created.
+   */
+  readonly create: boolean;
 }
 
 export type FenceStatus = 'committed' | 'not-committed' | 'unknown';
 
 export interface FenceAnswer {
   readonly status: FenceStatus;
-  /** The epoch the fence holds now, when it holds one. */
+  /** The epoch the fence holds now; null exactly when the target holds no fence for the operation. */
   readonly epoch: number | null;
   /** The epoch under which the mutation committed, when committed. */
   readonly committedEpoch: number | null;
   readonly rowsWritten: number | null;
+  /** The intent digest the fence was installed for; null when there is no fence or it does not say. */
+  readonly intentDigest: string | null;
+  /** The lease holder that installed the fence's current epoch; null when unknown. */
+  readonly holder: string | null;
+}
+
+/** What prepareFence leaves: the fence as queryFence would answer now, and whether it is the caller's. */
+export interface FenceEvidence extends FenceAnswer {
+  /**
+   * True when the fence now holds the caller's epoch for the caller's holder and intent (installed
+   * now, raised now, or installed before by the same holder). False when it holds a newer epoch, an
+   * equal epoch of another holder, another intent, or nothing (a missing fence under
+   * `create: false`); the fence was then left as it was.
+   */
+  readonly installed: boolean;
 }
 
 export interface MutationRequest {
@@ -67,6 +90,12 @@ export interface MutationRequest {
 }
 
 export interface MutationReceipt {
+  /**
+   * True when this call's own write committed. False when the fence was already committed for
+   * this operation and intent: nothing was written, and the caller must prove the commit from
+   * the fence (queryFence) instead of claiming it.
+   */
+  readonly applied: boolean;
   readonly rowsWritten: number;
   readonly epoch: number;
 }
@@ -74,25 +103,38 @@ export interface MutationReceipt {
 export interface TargetConnector extends AsyncDisposable {
   readonly identity: string;
   readonly capability: FenceCapabilityKind;
+  /**
+   * Where the fence lives, as a safe identity known without any I/O (e.g. `postgres:dw._dpone_fence`;
+   * never a host or credential). The journal records it with the intent; a retry whose fence
+   * would live elsewhere is refused (DPONE_TARGET_COMMIT_DIVERGED) before any source or target I/O.
+   */
+  readonly fenceLocation: string;
 
   /**
-   * Installs the fence for the operation, or raises its epoch to `fence.epoch`. Durable before it
-   * resolves. Rejects with DPONE_TARGET_COMMIT_FENCED when the fence already holds a larger epoch,
-   * and with DPONE_TARGET_COMMIT_FENCE_UNAVAILABLE when the target cannot be reached. Never
-   * changes a committed fence's committed status.
+   * Installs the fence (only with `mode.create`), or raises its epoch to `fence.epoch`, never
+   * lowering it and never changing a committed fence's status or intent. An equal epoch counts as
+   * the caller's only for the same holder. Durable before it resolves; answers what the fence
+   * holds afterwards (see FenceEvidence.installed) instead of refusing. Rejects with
+   * DPONE_TARGET_COMMIT_FENCE_UNAVAILABLE when the target cannot be reached.
    */
-  prepareFence(fence: FenceRef): Promise<FenceEvidence>;
+  prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence>;
 
   /**
    * Writes the batch and proves it in the fence atomically, only while the fence holds exactly
-   * `fence.epoch`. Rejects with DPONE_TARGET_COMMIT_FENCED (nothing written) when the epoch is
-   * stale. Any other rejection leaves the outcome unknown: the caller must query the fence.
+   * `fence.epoch` for `fence.intentDigest` and is not committed yet: at most one commit per
+   * operation, whatever any journal says. Refusals, each with nothing written:
+   * - already committed (same intent): resolves with `applied: false`;
+   * - another intent digest: DPONE_TARGET_COMMIT_INTENT_CONFLICT;
+   * - another epoch: DPONE_TARGET_COMMIT_FENCED;
+   * - no fence at all: DPONE_TARGET_COMMIT_DIVERGED.
+   * Any other rejection leaves the outcome unknown: the caller must query the fence.
    */
   mutate(request: MutationRequest): Promise<MutationReceipt>;
 
   /**
    * Reads the fence from the target. `committed` only with positive proof; `not-committed` only
-   * when the target proves no mutation landed; otherwise `unknown`. Rejects with
+   * when the target proves no mutation landed; otherwise `unknown` (also when there is no fence:
+   * `epoch` null). Never creates or changes anything. Rejects with
    * DPONE_TARGET_COMMIT_FENCE_UNAVAILABLE when the target cannot be reached.
    */
   queryFence(operationId: string): Promise<FenceAnswer>;

@@ -42,6 +42,11 @@ export interface LeaseRequest {
   readonly holder: string;
   readonly ttlMs: number;
   readonly nowMs: number;
+  /**
+   * The smallest epoch the lease may carry: the executor passes the target fence's epoch + 1 when
+   * the fence has seen epochs this journal never issued (a reset, restored or forked journal).
+   */
+  readonly minEpoch?: number;
 }
 
 /**
@@ -68,8 +73,9 @@ export interface TargetCommitJournalPort extends AsyncDisposable {
 
   /**
    * Acquire the executor lease with compare-and-set on the version: allowed when there is no
-   * lease, the lease expired at `nowMs`, or `holder` already holds it (renewal keeps the epoch).
-   * A new holder gets epoch = previous epoch + 1. State does not change.
+   * lease, the lease expired at `nowMs`, or `holder` already holds it. A new holder gets epoch =
+   * max(last_epoch + 1, minEpoch); a renewal keeps its epoch, or raises it to `minEpoch` when that
+   * is higher. `last_epoch` follows, so epochs never repeat. State does not change.
    */
   acquireLease(request: LeaseRequest): Promise<CommitJournalEntry>;
 

@@ -116,5 +116,62 @@ export function describeJournalLeaseConformance(journalOf: () => TargetCommitJou
       const epochs = (await journal.history(id)).filter((r) => r.kind === 'lease').map((r) => r.lease_epoch);
       expect(epochs).toEqual([1, 2]);
     });
+
+    it('minEpoch: a new holder gets max(last_epoch + 1, minEpoch); epochs never repeat after it', async () => {
+      const journal = journalOf();
+      const id = opId('lease-min-epoch');
+      await create(journal, id, 1_000);
+      const lease = (expectedVersion: number, holder: string, nowMs: number, minEpoch?: number) =>
+        journal.acquireLease({
+          operationId: id,
+          expectedVersion,
+          holder,
+          ttlMs: 100,
+          nowMs,
+          ...(minEpoch === undefined ? {} : { minEpoch }),
+        });
+      let entry = await lease(1, 'a', 1_000, 7);
+      expect([entry.lease?.epoch, entry.last_epoch, entry.version]).toEqual([7, 7, 2]);
+      // A minEpoch below last_epoch + 1 changes nothing: the next takeover is 8, not 3.
+      entry = await lease(entry.version, 'b', 1_200, 3);
+      expect([entry.lease?.holder, entry.lease?.epoch, entry.last_epoch]).toEqual(['b', 8, 8]);
+      entry = await journal.compareAndSet({
+        operationId: id,
+        expectedVersion: entry.version,
+        expectedStates: new Set(['PREPARING']),
+        nextState: 'FAILED_PRE_COMMIT',
+        evidence: { reason: 'fence:prepare-failed' },
+        nowMs: 1_210,
+        releaseLease: true,
+      });
+      entry = await lease(entry.version, 'c', 1_220);
+      expect([entry.lease?.epoch, entry.last_epoch]).toEqual([9, 9]);
+      const epochs = (await journal.history(id)).filter((r) => r.kind === 'lease').map((r) => r.lease_epoch);
+      expect(epochs).toEqual([7, 8, 9]);
+    });
+
+    it('minEpoch: a renewal keeps its epoch, or raises it to a higher minEpoch, on the version it read', async () => {
+      const journal = journalOf();
+      const id = opId('lease-min-epoch-renew');
+      await create(journal, id, 1_000);
+      const lease = (expectedVersion: number, nowMs: number, minEpoch?: number) =>
+        journal.acquireLease({
+          operationId: id,
+          expectedVersion,
+          holder: 'a',
+          ttlMs: 100,
+          nowMs,
+          ...(minEpoch === undefined ? {} : { minEpoch }),
+        });
+      let entry = await lease(1, 1_000);
+      entry = await lease(entry.version, 1_010, 1);
+      expect([entry.lease?.epoch, entry.last_epoch]).toEqual([1, 1]);
+      entry = await lease(entry.version, 1_020, 5);
+      expect(entry.lease).toEqual({ holder: 'a', epoch: 5, expires_at_ms: 1_120 });
+      expect([entry.last_epoch, entry.version]).toEqual([5, 4]);
+      // A raise on a stale version is a conflict and changes nothing.
+      await rejectsWith(lease(entry.version - 1, 1_030, 9), ERROR_CODES.CAS_CONFLICT);
+      await unchanged(journal, entry);
+    });
   });
 }

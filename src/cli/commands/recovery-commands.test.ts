@@ -71,7 +71,14 @@ execution: { lease_ttl_ms: 1, state_dir: state }
       queryFence: async (id: string) => {
         if (lost) {
           lost = false;
-          return { status: 'unknown' as const, epoch: null, committedEpoch: null, rowsWritten: null };
+          return {
+            status: 'unknown' as const,
+            epoch: null,
+            committedEpoch: null,
+            rowsWritten: null,
+            intentDigest: null,
+            holder: null,
+          };
         }
         return target.queryFence(id);
       },

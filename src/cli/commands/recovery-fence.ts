@@ -39,14 +39,20 @@ async function openSqliteFenceReader(workload: Workload): Promise<FenceReader> {
 async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   const { openPostgresFenceReader: open } =
     await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
-  return open(workload.target.url, endpointPassword(workload.target, 'target', io.env));
+  return open(
+    workload.target.url,
+    endpointPassword(workload.target, 'target', io.env),
+    workload.target.fence_schema,
+  );
 }
 
 async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   const { openMssqlFenceReader } = await import('../../adapters/connectors/mssql/mssql-fence-reader.ts');
+  const fenceSchema = workload.target.fence_schema;
   return openMssqlFenceReader({
     url: workload.target.url,
     password: endpointPassword(workload.target, 'target', io.env),
+    ...(fenceSchema === undefined ? {} : { fenceSchema }),
   });
 }
 

@@ -129,7 +129,7 @@ describe.skipIf(unverified)('dpone run, SQLite source into ClickHouse (live CLI)
     // Opening the target connector would create the fence table again; the reader must not.
     await live.server().exec(`DROP TABLE ${db}._dpone_fence`);
     const before = await tables();
-    expect(await inspect()).toMatchObject({ fence: { status: 'not-committed' } });
+    expect(await inspect()).toMatchObject({ fence: { status: 'unknown', epoch: null } });
     expect(await tables()).toBe(before);
     expect(before).not.toContain('_dpone_fence');
   });

@@ -16,7 +16,7 @@ import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
-import { openRouteConnectors, routeCapability } from '../route-connectors.ts';
+import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
 
@@ -80,6 +80,8 @@ export const run: CommandRun = async (args, io) => {
 async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
   const { workload } = plan;
   const faults = faultPointsFromEnv(io.env);
+  // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
+  const fenceLocation = await routeFenceLocation(workload);
   await using journal = await openJournal(plan.journalUrl, { cwd: plan.journalBase, env: io.env });
   // Connect only when the executor first needs the source or target: after it read the journal.
   await using connectors = new LazyConnectors(
@@ -87,6 +89,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
       source: `${workload.route}:${workload.source.table}`,
       target: `${workload.route}:${workload.target.table}`,
       capability: routeCapability(workload),
+      fenceLocation,
     },
     () => openRouteConnectors(workload, { env: io.env, faults }),
   );
@@ -107,6 +110,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
       target_identity: connectors.target.identity,
       route: workload.route,
       load_strategy: workload.intent.normalized_load_strategy,
+      fence_location: fenceLocation,
     },
     strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
     partitionColumn: workload.data.partition.column,

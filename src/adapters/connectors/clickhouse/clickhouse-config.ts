@@ -64,6 +64,14 @@ export function parseClickHouseUrl(
   };
 }
 
+/**
+ * Where a ClickHouse target's fence log lives (a safe identity): `_dpone_fence` in the URL's
+ * database, the one the connection uses by default.
+ */
+export function clickHouseFenceLocation(url: string, field: string): string {
+  return `clickhouse:${parseClickHouseUrl(url, undefined, field).database}._dpone_fence`;
+}
+
 /** A table name, `table` or `database.table`, each part a plain identifier. */
 export function checkTableName(name: string, field: string): void {
   if (!name.split('.').every((part) => IDENT.test(part)) || name.split('.').length > 2)

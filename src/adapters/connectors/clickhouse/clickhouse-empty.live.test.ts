@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { LoadStrategy } from '../../../ports/connector.ts';
-import { EMPTY, liveClickHouse, parkAt, request, unverified } from './fixtures/clickhouse-live.ts';
+import {
+  CREATE,
+  EMPTY,
+  fence,
+  liveClickHouse,
+  parkAt,
+  request,
+  unverified,
+} from './fixtures/clickhouse-live.ts';
 
 /**
  * Issue 12 row 2: an empty batch had no staging table, so nothing sealed a zombie writing one.
@@ -25,9 +33,13 @@ describe.skipIf(unverified)('clickhouse empty batch is sealed like any other (li
   it('an empty batch commits alone: committed with 0 rows, nothing left behind', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
-    expect(await target.mutate(request(1, 'append', EMPTY))).toEqual({ rowsWritten: 0, epoch: 1 });
-    expect(await target.queryFence('op-1')).toEqual({
+    await target.prepareFence(fence(1), CREATE);
+    expect(await target.mutate(request(1, 'append', EMPTY))).toEqual({
+      applied: true,
+      rowsWritten: 0,
+      epoch: 1,
+    });
+    expect(await target.queryFence('op-1')).toMatchObject({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
@@ -54,20 +66,20 @@ describe.skipIf(unverified)('clickhouse empty batch is sealed like any other (li
       const park = parkAt(point);
       await using zombie = await open(db, park.faults);
       await using next = await open(db);
-      await zombie.prepareFence({ operationId: 'op-1', epoch: 1 });
+      await zombie.prepareFence(fence(1), CREATE);
       const writing = zombie.mutate(request(1, strategy, EMPTY)).then(
         () => 'returned',
         (e: { code?: string }) => e.code,
       );
       await park.parked;
       // Late source rows: the next holder reads two rows where the zombie read none.
-      await next.prepareFence({ operationId: 'op-1', epoch: 2 });
-      expect(await next.mutate(request(2, strategy))).toEqual({ rowsWritten: 2, epoch: 2 });
+      await next.prepareFence(fence(2), CREATE);
+      expect(await next.mutate(request(2, strategy))).toEqual({ applied: true, rowsWritten: 2, epoch: 2 });
       park.release();
       const zombieEnd = await writing;
       expect([ERROR_CODES.FENCED, ERROR_CODES.COMMIT_UNKNOWN]).toContain(zombieEnd);
       expect(await count(db, "part = 'p1'")).toBe(2);
-      expect(await next.queryFence('op-1')).toEqual({
+      expect(await next.queryFence('op-1')).toMatchObject({
         status: 'committed',
         epoch: 2,
         committedEpoch: 2,

@@ -8,11 +8,13 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
 
 export type ClickHouseFenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 
-const NOTHING: FenceAnswer = {
-  status: 'not-committed',
+const NO_FENCE: FenceAnswer = {
+  status: 'unknown',
   epoch: null,
   committedEpoch: null,
   rowsWritten: null,
+  intentDigest: null,
+  holder: null,
 };
 
 async function fenceTableExists(sql: ClickHouseSql, database: string): Promise<boolean> {
@@ -26,7 +28,7 @@ async function fenceTableExists(sql: ClickHouseSql, database: string): Promise<b
  * The fence of a ClickHouse target, read for `recovery inspect|plan|apply` on a connection the
  * server holds read-only (`readonly=1`): unlike opening the target, it creates no table and never
  * settles a replace (a replace still settling is FENCE_UNAVAILABLE, as for the target). No fence
- * table at all means no operation ever prepared a fence here: not committed, no epoch.
+ * table at all is no fence: `unknown` with no epoch, as for the target (a lost log proves nothing).
  */
 export async function openClickHouseFenceReader(options: {
   readonly url: string;
@@ -50,7 +52,7 @@ export async function openClickHouseFenceReader(options: {
     async queryFence(operationId: string): Promise<FenceAnswer> {
       let reading;
       try {
-        if (!(await fenceTableExists(sql, endpoint.database))) return NOTHING;
+        if (!(await fenceTableExists(sql, endpoint.database))) return NO_FENCE;
         reading = await readFence(site, operationId);
       } catch (error) {
         throw fenceUnavailable(operationId, error);

@@ -12,21 +12,54 @@ import { decideFence, foldFenceLog } from './clickhouse-fence.ts';
 import { replacedPredicate } from './clickhouse-replace.ts';
 import { targetTableDdl } from './clickhouse-rows.ts';
 
+const INTENT = `sha256:${'1'.repeat(64)}`;
 const log = (...events: [string, number, number][]) =>
-  foldFenceLog(events.map(([kind, epoch, rows]) => ({ kind, epoch, rows })));
+  foldFenceLog(
+    events.map(([kind, epoch, rows]) => ({ kind, epoch, rows, intent_digest: INTENT, holder: `h${epoch}` })),
+  );
 const tags = (entries: [number, number][], liveStaging = false) => ({
   taggedRows: new Map(entries),
   liveStaging,
 });
 
 describe('clickhouse fence decision (each window of the protocol)', () => {
-  it('nothing ever happened: not-committed with no epoch', () => {
+  it('no fence log at all: unknown with no epoch (a lost log proves nothing)', () => {
     expect(decideFence(log(), tags([]))).toEqual({
-      status: 'not-committed',
+      status: 'unknown',
       epoch: null,
       committedEpoch: null,
       rowsWritten: null,
+      intentDigest: null,
+      holder: null,
     });
+  });
+
+  it('an installed epoch, nothing staged: not-committed, naming the intent and the holder', () => {
+    expect(decideFence(log(['epoch', 1, 0]), tags([]))).toEqual({
+      status: 'not-committed',
+      epoch: 1,
+      committedEpoch: null,
+      rowsWritten: null,
+      intentDigest: INTENT,
+      holder: 'h1',
+    });
+  });
+
+  it('two holders of one epoch (two journals issued it): the fence names no holder', () => {
+    const folded = foldFenceLog([
+      { kind: 'epoch', epoch: 1, rows: 0, intent_digest: INTENT, holder: 'a' },
+      { kind: 'epoch', epoch: 1, rows: 0, intent_digest: INTENT, holder: 'b' },
+    ]);
+    expect(decideFence(folded, tags([])).holder).toBeNull();
+    expect([...folded.holders.get(1)!].sort()).toEqual(['a', 'b']);
+  });
+
+  it('the log belongs to the intent of its first event', () => {
+    const folded = foldFenceLog([
+      { kind: 'epoch', epoch: 2, rows: 0, intent_digest: 'late', holder: 'b', at_ms: 1 },
+      { kind: 'epoch', epoch: 1, rows: 0, intent_digest: 'first', holder: 'a', at_ms: 2 },
+    ]);
+    expect(folded.intentDigest).toBe('first');
   });
 
   it('staged but not attached, staging still live: unknown (the swap could still land)', () => {
@@ -41,12 +74,19 @@ describe('clickhouse fence decision (each window of the protocol)', () => {
 
   it('attached, fence record missing: the tagged rows prove committed', () => {
     const answer = decideFence(log(['epoch', 1, 0], ['staged', 1, 3], ['epoch', 2, 0]), tags([[1, 3]]));
-    expect(answer).toEqual({ status: 'committed', epoch: 2, committedEpoch: 1, rowsWritten: 3 });
+    expect(answer).toEqual({
+      status: 'committed',
+      epoch: 2,
+      committedEpoch: 1,
+      rowsWritten: 3,
+      intentDigest: INTENT,
+      holder: 'h2',
+    });
   });
 
   it('tagged rows that differ from what was staged: unknown', () => {
     expect(decideFence(log(['staged', 1, 3]), tags([[1, 2]])).status).toBe('unknown');
-    expect(decideFence(log(), tags([[1, 2]])).status).toBe('unknown');
+    expect(decideFence(log(['epoch', 1, 0]), tags([[1, 2]])).status).toBe('unknown');
   });
 
   it('two generations in the target: unknown, never committed', () => {

@@ -1,11 +1,12 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceAnswer } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceRef } from '../../../ports/connector.ts';
 import { EPOCH_COLUMN, OP_COLUMN, quoteName, quoteString } from './clickhouse-config.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 /**
  * The ClickHouse fence: an append-only log (ClickHouse has no UPDATE and no multi-statement
- * transaction), one row per event of an operation, read whole and folded in memory:
+ * transaction), one row per event of an operation, read whole and folded in memory. Every event
+ * carries the intent digest and the lease holder that wrote it:
  *   epoch     a lease holder installed epoch E (prepareFence);
  *   staged    holder E is about to stage `rows` rows in its staging table (written before it);
  *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
@@ -20,7 +21,11 @@ export const FENCE_TABLE = '_dpone_fence';
 
 export const FENCE_TABLE_DDL =
   `CREATE TABLE IF NOT EXISTS ${FENCE_TABLE} (operation_id String, epoch UInt64, kind String, ` +
-  'rows UInt64, at_ms UInt64, detail String) ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)';
+  "rows UInt64, at_ms UInt64, intent_digest String DEFAULT '', holder String DEFAULT '', " +
+  "detail String DEFAULT '') ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)";
+
+/** Columns a fence log from an older version lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
+export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder', 'detail'] as const;
 
 export type FenceEventKind = 'epoch' | 'staged' | 'replacing' | 'settled' | 'committed';
 
@@ -42,6 +47,20 @@ export interface FenceLog {
   readonly replacing: ReadonlyMap<number, ReplaceRecord>;
   /** Epochs whose replaced rows were deleted durably. */
   readonly settled: ReadonlySet<number>;
+  /** Epoch → the holders that installed it (two means two journals issued it: neither owns it). */
+  readonly holders: ReadonlyMap<number, ReadonlySet<string>>;
+  /** The intent the log belongs to: that of its first event (lowest epoch); null for an empty log. */
+  readonly intentDigest: string | null;
+}
+
+export interface FenceEvent {
+  readonly kind: string;
+  readonly epoch: number;
+  readonly rows: number;
+  readonly intent_digest?: string;
+  readonly holder?: string;
+  readonly at_ms?: number;
+  readonly detail?: string;
 }
 
 /** What the target itself holds for one operation: tagged rows per epoch, and un-sealed staging. */
@@ -53,14 +72,22 @@ export interface TargetEvidence {
 
 export async function appendFenceEvent(
   sql: ClickHouseSql,
-  operationId: string,
-  epoch: number,
+  fence: FenceRef,
   kind: FenceEventKind,
   rows: number,
   detail = '',
 ): Promise<void> {
   await sql.insert(FENCE_TABLE, [
-    { operation_id: operationId, epoch, kind, rows, at_ms: Date.now(), detail },
+    {
+      operation_id: fence.operationId,
+      epoch: fence.epoch,
+      kind,
+      rows,
+      at_ms: Date.now(),
+      intent_digest: fence.intentDigest,
+      holder: fence.holder,
+      detail,
+    },
   ]);
 }
 
@@ -72,14 +99,14 @@ export async function appendFenceEvent(
 export async function appendGuardedCommit(
   sql: ClickHouseSql,
   staging: string,
-  operationId: string,
-  epoch: number,
+  fence: FenceRef,
   rows: number,
 ): Promise<void> {
   await sql.command(
-    `INSERT INTO ${FENCE_TABLE} (operation_id, epoch, kind, rows, at_ms, detail) ` +
-      `SELECT ${quoteString(operationId)}, toUInt64(${epoch}), 'committed', toUInt64(${rows}), ` +
-      `toUInt64(${Date.now()}), '' FROM (SELECT count() FROM ${staging} WHERE ${EPOCH_COLUMN} = ${epoch})`,
+    `INSERT INTO ${FENCE_TABLE} (operation_id, epoch, kind, rows, at_ms, intent_digest, holder, detail) ` +
+      `SELECT ${quoteString(fence.operationId)}, toUInt64(${fence.epoch}), 'committed', toUInt64(${rows}), ` +
+      `toUInt64(${Date.now()}), ${quoteString(fence.intentDigest)}, ${quoteString(fence.holder)}, '' ` +
+      `FROM (SELECT count() FROM ${staging} WHERE ${EPOCH_COLUMN} = ${fence.epoch})`,
   );
 }
 
@@ -88,10 +115,24 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
     kind: string;
     epoch: string | number;
     rows: string | number;
+    intent_digest: string;
+    holder: string;
+    at_ms: string | number;
     detail: string;
-  }>(`SELECT kind, epoch, rows, detail FROM ${FENCE_TABLE} WHERE operation_id = ${quoteString(operationId)}`);
+  }>(
+    `SELECT kind, epoch, rows, intent_digest, holder, at_ms, detail FROM ${FENCE_TABLE} ` +
+      `WHERE operation_id = ${quoteString(operationId)}`,
+  );
   return foldFenceLog(
-    events.map((e) => ({ kind: e.kind, epoch: Number(e.epoch), rows: Number(e.rows), detail: e.detail })),
+    events.map((e) => ({
+      kind: e.kind,
+      epoch: Number(e.epoch),
+      rows: Number(e.rows),
+      intent_digest: e.intent_digest,
+      holder: e.holder,
+      at_ms: Number(e.at_ms),
+      detail: e.detail,
+    })),
   );
 }
 
@@ -109,17 +150,18 @@ function replaceRecord(detail: string | undefined): ReplaceRecord | null {
   }
 }
 
-export function foldFenceLog(
-  events: readonly { kind: string; epoch: number; rows: number; detail?: string }[],
-): FenceLog {
+export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
   const epochs = new Set<number>();
   const staged = new Map<number, number>();
   const committed = new Map<number, number>();
   const replacing = new Map<number, ReplaceRecord>();
   const settled = new Set<number>();
+  const holders = new Map<number, Set<string>>();
   for (const event of events) {
-    if (event.kind === 'epoch') epochs.add(event.epoch);
-    else if (event.kind === 'staged') staged.set(event.epoch, event.rows);
+    if (event.kind === 'epoch') {
+      epochs.add(event.epoch);
+      if (event.holder) holders.set(event.epoch, (holders.get(event.epoch) ?? new Set()).add(event.holder));
+    } else if (event.kind === 'staged') staged.set(event.epoch, event.rows);
     else if (event.kind === 'committed') committed.set(event.epoch, event.rows);
     else if (event.kind === 'settled') settled.add(event.epoch);
     else if (event.kind === 'replacing') {
@@ -129,6 +171,9 @@ export function foldFenceLog(
     }
   }
   const all = [...epochs, ...staged.keys(), ...committed.keys()];
+  const first = events
+    .filter((e) => e.intent_digest)
+    .sort((a, b) => a.epoch - b.epoch || (a.at_ms ?? 0) - (b.at_ms ?? 0))[0];
   return {
     maxEpoch: all.length === 0 ? null : Math.max(...all),
     epochs: [...epochs].sort((a, b) => a - b),
@@ -136,7 +181,15 @@ export function foldFenceLog(
     committed,
     replacing,
     settled,
+    holders,
+    intentDigest: first?.intent_digest ?? null,
   };
+}
+
+/** The single holder of `epoch`, or null when none or several installed it. */
+export function soleHolder(log: FenceLog, epoch: number | null): string | null {
+  const holders = epoch === null ? undefined : log.holders.get(epoch);
+  return holders?.size === 1 ? [...holders][0]! : null;
 }
 
 /** Counts the target's rows of one operation per epoch (the generation tag). */
@@ -152,11 +205,13 @@ export async function readTaggedRows(
   return new Map(rows.map((r) => [Number(r.e), Number(r.n)]));
 }
 
-const UNKNOWN = (epoch: number | null): FenceAnswer => ({
+const UNKNOWN = (log: FenceLog): FenceAnswer => ({
   status: 'unknown',
-  epoch,
+  epoch: log.maxEpoch,
   committedEpoch: null,
   rowsWritten: null,
+  intentDigest: log.intentDigest,
+  holder: soleHolder(log, log.maxEpoch),
 });
 
 /**
@@ -165,27 +220,29 @@ const UNKNOWN = (epoch: number | null): FenceAnswer => ({
  *   (one staged part attaches all-or-nothing); or no tagged rows at all but a `committed` event
  *   (the server acknowledged the attach; a later replace of the partition removed them) — the
  *   latter only for a single committed epoch.
- * - not-committed: no tagged rows, no committed event, and no un-sealed staging table that could
- *   still be attached.
+ * - not-committed: a fence log, no tagged rows, no committed event, and no un-sealed staging
+ *   table that could still be attached.
  * - unknown: anything else (two generations, a row count that differs from what was staged, a
- *   staging table that might still land).
+ *   staging table that might still land, no fence log at all).
  */
 export function decideFence(log: FenceLog, target: TargetEvidence): FenceAnswer {
   const tagged = [...target.taggedRows].filter(([, n]) => n > 0);
   const committedEvents = [...log.committed];
-  if (tagged.length > 1 || committedEvents.length > 1) return UNKNOWN(log.maxEpoch);
+  const held = { epoch: log.maxEpoch, intentDigest: log.intentDigest, holder: soleHolder(log, log.maxEpoch) };
+  if (tagged.length > 1 || committedEvents.length > 1) return UNKNOWN(log);
   if (tagged.length === 1) {
     const [epoch, rows] = tagged[0]!;
     const committedElsewhere = committedEvents.length === 1 && committedEvents[0]![0] !== epoch;
-    if (log.staged.get(epoch) !== rows || committedElsewhere) return UNKNOWN(log.maxEpoch);
-    return { status: 'committed', epoch: log.maxEpoch, committedEpoch: epoch, rowsWritten: rows };
+    if (log.staged.get(epoch) !== rows || committedElsewhere) return UNKNOWN(log);
+    return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
   if (committedEvents.length === 1) {
     const [epoch, rows] = committedEvents[0]!;
-    return { status: 'committed', epoch: log.maxEpoch, committedEpoch: epoch, rowsWritten: rows };
+    return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
-  if (target.liveStaging) return UNKNOWN(log.maxEpoch);
-  return { status: 'not-committed', epoch: log.maxEpoch, committedEpoch: null, rowsWritten: null };
+  // No log at all where the fence must live: nothing proves anything (it may have been lost).
+  if (target.liveStaging || log.maxEpoch === null) return UNKNOWN(log);
+  return { status: 'not-committed', ...held, committedEpoch: null, rowsWritten: null };
 }
 
 /** Wraps a driver failure of a fence read or install; the driver's message stays in `cause`. */

@@ -1,4 +1,4 @@
-import type { FenceAnswer } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceRef } from '../../../ports/connector.ts';
 import type { FenceLog } from './clickhouse-fence.ts';
 import { decideFence, readFenceLog, readTaggedRows } from './clickhouse-fence.ts';
 import type { ReplaceSettlement } from './clickhouse-replace.ts';
@@ -52,12 +52,13 @@ export async function readFence(site: FenceSite, operationId: string): Promise<F
  * settled first (its delete issued again); once committed, this operation's tombstones go. A
  * replace still settling after the wait is FENCE_UNAVAILABLE (retry-safe), never an answer.
  */
-export async function settledAnswer(site: FenceSite, operationId: string): Promise<FenceAnswer> {
+export async function settledAnswer(site: FenceSite, fence: FenceRef): Promise<FenceAnswer> {
+  const { operationId } = fence;
   let reading = await readFence(site, operationId);
   const epoch = reading.answer.committedEpoch;
   const record = epoch === null ? undefined : reading.log.replacing.get(epoch);
   if (reading.settlement === 'unsealed' && epoch !== null && record !== undefined) {
-    await sealReplaced(site.sql, site.table, site.partitionColumn, operationId, epoch, record);
+    await sealReplaced(site.sql, site.table, site.partitionColumn, { ...fence, epoch }, record);
     reading = await readFence(site, operationId);
   }
   if (reading.settlement !== 'durable') throw settlingError(operationId, reading.settlement);

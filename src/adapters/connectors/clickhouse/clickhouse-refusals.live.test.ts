@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLICKHOUSE_USERS } from '../../../../harness/env/local/clickhouse-server.ts';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { ClickHouseTarget } from './clickhouse-target.ts';
-import { COLUMNS, liveClickHouse, request, unverified } from './fixtures/clickhouse-live.ts';
+import { COLUMNS, CREATE, fence, liveClickHouse, request, unverified } from './fixtures/clickhouse-live.ts';
 
 /**
  * Issue 12 rows 3 and 6: tables and endpoints the protocol cannot use are refused before anything
@@ -110,7 +110,7 @@ describe.skipIf(unverified)('clickhouse target refuses what it cannot keep its p
       password: server.password,
       columns: COLUMNS,
     });
-    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
-    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    await target.prepareFence(fence(1), CREATE);
+    expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
   });
 });

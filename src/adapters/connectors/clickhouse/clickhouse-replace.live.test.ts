@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import { eventually, liveClickHouse, parkAt, request, unverified } from './fixtures/clickhouse-live.ts';
+import {
+  CREATE,
+  eventually,
+  fence,
+  liveClickHouse,
+  parkAt,
+  request,
+  unverified,
+} from './fixtures/clickhouse-live.ts';
 
 /**
  * Issue 12 row 1: on 18.16 REPLACE PARTITION only marks the replaced parts outdated in memory, so
@@ -24,7 +32,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
       await seedOldRows(db);
       {
         await using target = await open(db);
-        await target.prepareFence({ operationId: 'op-1', epoch: 1 });
+        await target.prepareFence(fence(1), CREATE);
         await target.mutate(request(1, 'replace-partition'));
       }
       expect(await count(db, "part = 'p1'")).toBe(2);
@@ -47,7 +55,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     await seedOldRows(db);
     const park = parkAt('target.commit:after');
     const dead = await open(db, park.faults);
-    await dead.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await dead.prepareFence(fence(1), CREATE);
     const writing = dead.mutate(request(1, 'replace-partition')).then(
       () => 'returned',
       (e: { code?: string }) => e.code,
@@ -59,13 +67,17 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     await using next = await open(db, undefined, { settleWaitMs: 500 });
     await expect(next.queryFence('op-1')).rejects.toMatchObject({ code: ERROR_CODES.FENCE_UNAVAILABLE });
     await using settler = await open(db);
-    expect(await settler.prepareFence({ operationId: 'op-1', epoch: 2 })).toEqual({
-      epoch: 2,
+    expect(await settler.prepareFence(fence(2), CREATE)).toMatchObject({
       status: 'committed',
+      installed: true,
     });
     expect(await count(db, "part = 'p1'")).toBe(2);
     expect(await count(db, "part = 'p1' AND _dpone_op = 'op-1' AND _dpone_epoch = 1")).toBe(2);
-    expect(await settler.mutate(request(2, 'replace-partition'))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await settler.mutate(request(2, 'replace-partition'))).toEqual({
+      applied: false,
+      rowsWritten: 2,
+      epoch: 1,
+    });
     park.release();
     expect([ERROR_CODES.COMMIT_UNKNOWN, ERROR_CODES.FENCED]).toContain(await writing);
     await dead.close();
@@ -78,16 +90,16 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     await seedOldRows(db);
     const park = parkAt('target.commit:after');
     const dead = await open(db, park.faults);
-    await dead.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await dead.prepareFence(fence(1), CREATE);
     void dead.mutate(request(1, 'replace-partition')).catch(() => undefined);
     await park.parked;
     expect(await count(db, "part = 'p1'")).toBe(2); // the old parts are only outdated in memory
     await using reader = await open(db, undefined, { settleWaitMs: 200 });
     await expect(reader.queryFence('op-1')).rejects.toMatchObject({ code: ERROR_CODES.FENCE_UNAVAILABLE });
     await using settler = await open(db);
-    expect(await settler.prepareFence({ operationId: 'op-1', epoch: 2 })).toEqual({
-      epoch: 2,
+    expect(await settler.prepareFence(fence(2), CREATE)).toMatchObject({
       status: 'committed',
+      installed: true,
     });
     // Settled: a restart now cannot bring the replaced rows back for good.
     await live.server().restart('SIGKILL');
@@ -101,7 +113,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     const db = await freshDb();
     await seedOldRows(db);
     await using target = await open(db);
-    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await target.prepareFence(fence(1), CREATE);
     await target.mutate(request(1, 'replace-partition'));
     await live.server().exec(`INSERT INTO ${db}.events VALUES ('5','p1','later','sha256:next',1)`);
     await live.server().restart('SIGKILL');

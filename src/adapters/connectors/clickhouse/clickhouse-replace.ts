@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import type { FenceRef } from '../../../ports/connector.ts';
 import { EPOCH_COLUMN, OP_COLUMN, quoteName, quoteString, splitTable } from './clickhouse-config.ts';
 import type { FenceLog, ReplaceRecord } from './clickhouse-fence.ts';
 import { appendFenceEvent } from './clickhouse-fence.ts';
@@ -82,24 +83,24 @@ function unreadable(operationId: string): DponeError {
 }
 
 /**
- * Step 3: deletes the replaced rows with a durable mutation, then records `settled`. The predicate
- * is first run as a SELECT: 18.16 retries a failing mutation forever, so a bad one is never sent.
+ * Step 3: deletes the replaced rows with a durable mutation, then records `settled` for
+ * `settles.epoch` (the generation's epoch; intent and holder are the caller's). The predicate is
+ * first run as a SELECT: 18.16 retries a failing mutation forever, so a bad one is never sent.
  */
 export async function sealReplaced(
   sql: ClickHouseSql,
   table: string,
   partitionColumn: string,
-  operationId: string,
-  epoch: number,
+  settles: FenceRef,
   record: ReplaceRecord,
 ): Promise<void> {
-  if (record.partition === '' && record.replaced.length === 0) throw unreadable(operationId);
+  if (record.partition === '' && record.replaced.length === 0) throw unreadable(settles.operationId);
   const predicate = replacedPredicate(partitionColumn, record);
   if (predicate !== null) {
     await countWhere(sql, table, predicate);
     await sql.command(`ALTER TABLE ${quoteName(table)} DELETE WHERE ${predicate}`);
   }
-  await appendFenceEvent(sql, operationId, epoch, 'settled', 0);
+  await appendFenceEvent(sql, settles, 'settled', 0);
 }
 
 const POLL_MS = 200;

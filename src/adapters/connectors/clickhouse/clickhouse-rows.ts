@@ -9,7 +9,7 @@ import {
   quoteString,
   splitTable,
 } from './clickhouse-config.ts';
-import { FENCE_TABLE, FENCE_TABLE_DDL } from './clickhouse-fence.ts';
+import { ADDED_FENCE_LOG_COLUMNS, FENCE_TABLE, FENCE_TABLE_DDL } from './clickhouse-fence.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 export interface TargetShape {
@@ -138,8 +138,24 @@ export function checkTargetTable(described: DescribedTable, shape: TargetShape):
 }
 
 /**
- * Creates the fence and target tables when missing (an older fence table gains its `detail`
- * column), checks the target's shape, and returns the shape with the partition column's type.
+ * A fence log created by an older version gains the columns it lacks. A concurrent worker may add
+ * one first: then the ALTER fails and the column is there.
+ */
+async function addFenceLogColumns(sql: ClickHouseSql, database: string): Promise<void> {
+  const present = (await describe(sql, database, FENCE_TABLE))?.columns;
+  for (const column of ADDED_FENCE_LOG_COLUMNS) {
+    if (present === undefined || present.has(column)) continue;
+    await sql
+      .command(`ALTER TABLE ${FENCE_TABLE} ADD COLUMN ${column} String DEFAULT ''`)
+      .catch(async (error: unknown) => {
+        if (!(await describe(sql, database, FENCE_TABLE))?.columns.has(column)) throw error;
+      });
+  }
+}
+
+/**
+ * Creates the fence and target tables when missing (an older fence log gains its new columns),
+ * checks the target's shape, and returns the shape with the partition column's type.
  */
 export async function ensureTargetTables(
   sql: ClickHouseSql,
@@ -154,13 +170,7 @@ export async function ensureTargetTables(
       if (clickHouseErrorCode(error) !== CH_ERRORS.TABLE_ALREADY_EXISTS) throw error;
     }
   }
-  const fence = await describe(sql, database, FENCE_TABLE);
-  if (fence !== null && !fence.columns.has('detail')) {
-    // A concurrent worker may add it first: then the ALTER fails and the column is there.
-    await sql.command(`ALTER TABLE ${FENCE_TABLE} ADD COLUMN detail String`).catch(async (error: unknown) => {
-      if (!(await describe(sql, database, FENCE_TABLE))?.columns.has('detail')) throw error;
-    });
-  }
+  await addFenceLogColumns(sql, database);
   const where = splitTable(shape.table, database);
   const described = await describe(sql, where.database, where.table);
   if (described === null) throw refuse(ERROR_CODES.OBJECT_NOT_FOUND, 'does not exist', SHAPE_HINT);

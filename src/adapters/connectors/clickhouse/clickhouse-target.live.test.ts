@@ -5,7 +5,17 @@ import { openClickHouseSql } from './clickhouse-session.ts';
 import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
-import { BATCH, COLUMNS, liveClickHouse, parkAt, request, unverified } from './fixtures/clickhouse-live.ts';
+import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import {
+  BATCH,
+  COLUMNS,
+  CREATE,
+  fence,
+  liveClickHouse,
+  parkAt,
+  request,
+  unverified,
+} from './fixtures/clickhouse-live.ts';
 
 const live = liveClickHouse('conn');
 const { freshDb, open, count } = live;
@@ -14,16 +24,16 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
   it('append writes once, proves the generation, and a second mutate under the same epoch writes nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    expect(await target.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: null });
-    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
-    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
-    expect(await target.queryFence('op-1')).toEqual({
+    expect(await target.queryFence('op-1')).toMatchObject({ status: 'unknown', epoch: null });
+    await target.prepareFence(fence(1), CREATE);
+    expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
+    expect(await target.queryFence('op-1')).toMatchObject({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
       rowsWritten: 2,
     });
-    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await target.mutate(request(1))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
     expect(await count(db)).toBe(2);
     expect(await count(db, "_dpone_op = 'op-1' AND _dpone_epoch = 1")).toBe(2);
     expect(
@@ -47,7 +57,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     await live
       .server()
       .exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','legacy',0),('8','p2','keep','legacy',0)`);
-    await target.prepareFence({ operationId: 'op-1', epoch: 3 });
+    await target.prepareFence(fence(3), CREATE);
     await target.mutate(request(3, 'replace-partition'));
     await target.mutate(request(3, 'replace-partition'));
     expect(await count(db, "part = 'p1'")).toBe(2);
@@ -62,20 +72,22 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
   it('source rows repeating a sort key all land (a plain MergeTree keeps them; issue 12 row 3)', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await target.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await target.prepareFence(fence(1), CREATE);
     const twice = { columns: COLUMNS, rows: [...BATCH.rows, { id: '1', part: 'p1', v: 'again' }] };
-    expect(await target.mutate({ ...request(1), batch: twice })).toEqual({ rowsWritten: 3, epoch: 1 });
+    expect(await target.mutate({ ...request(1), batch: twice })).toEqual({
+      applied: true,
+      rowsWritten: 3,
+      epoch: 1,
+    });
     expect(await count(db, "id = '1'")).toBe(2);
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'committed', rowsWritten: 3 });
   });
 
-  it('a stale epoch is refused at prepare and at mutate, and writes nothing', async () => {
+  it('a stale epoch is not installed by prepare and is refused at mutate, writing nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await target.prepareFence({ operationId: 'op-1', epoch: 2 });
-    await expect(target.prepareFence({ operationId: 'op-1', epoch: 1 })).rejects.toMatchObject({
-      code: ERROR_CODES.FENCED,
-    });
+    await target.prepareFence(fence(2), CREATE);
+    expect(await target.prepareFence(fence(1), CREATE)).toMatchObject({ installed: false, epoch: 2 });
     await expect(target.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
     expect(await count(db)).toBe(0);
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 2 });
@@ -86,7 +98,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await zombie.prepareFence(fence(1), CREATE);
     const writing = zombie.mutate(request(1)).then(
       () => 'returned',
       (e: { code?: string }) => e.code,
@@ -94,7 +106,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     await park.parked;
     // Staging written, not attached: a read-only query cannot rule out the swap still landing.
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'unknown' });
-    await next.prepareFence({ operationId: 'op-1', epoch: 2 });
+    await next.prepareFence(fence(2), CREATE);
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 2 });
     park.release();
     expect(await writing).toBe(ERROR_CODES.FENCED);
@@ -109,13 +121,13 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.stage:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await zombie.prepareFence(fence(1), CREATE);
     const writing = zombie.mutate(request(1)).then(
       () => 'returned',
       (e: { code?: string }) => e.code,
     );
     await park.parked;
-    await next.prepareFence({ operationId: 'op-1', epoch: 2 });
+    await next.prepareFence(fence(2), CREATE);
     park.release();
     expect(await writing).toBe(ERROR_CODES.FENCED);
     expect(await count(db)).toBe(0);
@@ -131,17 +143,17 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:after');
     await using dead = await open(db, park.faults);
     await using next = await open(db);
-    await dead.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await dead.prepareFence(fence(1), CREATE);
     void dead.mutate(request(1)).catch(() => undefined);
     await park.parked;
-    expect(await next.queryFence('op-1')).toEqual({
+    expect(await next.queryFence('op-1')).toMatchObject({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
       rowsWritten: 2,
     });
-    await next.prepareFence({ operationId: 'op-1', epoch: 2 });
-    expect(await next.mutate(request(2))).toEqual({ rowsWritten: 2, epoch: 1 });
+    await next.prepareFence(fence(2), CREATE);
+    expect(await next.mutate(request(2))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
     expect(await count(db)).toBe(2);
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
     park.release();
@@ -153,7 +165,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const outcomes = await Promise.all(
       targets.map(async (target, i) => {
         try {
-          await target.prepareFence({ operationId: 'op-1', epoch: i + 1 });
+          await target.prepareFence(fence(i + 1), CREATE);
           return (await target.mutate(request(i + 1))).epoch;
         } catch (error) {
           return (error as { code?: string }).code;
@@ -168,6 +180,12 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await count(db)).toBe(2);
     expect(answer).toMatchObject({ status: 'committed', rowsWritten: 2 });
     expect(await count(db, `_dpone_epoch = ${answer.committedEpoch}`)).toBe(2);
+  });
+
+  describeMarkerFence('clickhouse (staging-swap generation, same port contract)', async () => {
+    const db = await freshDb();
+    const target = await open(db);
+    return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };
   });
 
   it('a dead server is FENCE_UNAVAILABLE without URL or password in the message', async () => {

@@ -6,13 +6,19 @@ import type {
   FenceRef,
   MutationReceipt,
   MutationRequest,
+  PrepareFenceMode,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
-import { checkTableName, parseClickHouseUrl, splitTable } from './clickhouse-config.ts';
+import {
+  checkTableName,
+  clickHouseFenceLocation,
+  parseClickHouseUrl,
+  splitTable,
+} from './clickhouse-config.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
-import { installEpoch, sealOlderEpochs, staleEpoch } from './clickhouse-epoch.ts';
+import { checkGeneration, holds, installEpoch, sealOlderEpochs } from './clickhouse-epoch.ts';
 import { fenceUnavailable, readFenceLog } from './clickhouse-fence.ts';
 import type { FenceReading, FenceSite } from './clickhouse-reading.ts';
 import { readFence, settledAnswer } from './clickhouse-reading.ts';
@@ -57,10 +63,15 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
  * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log
  * `committed(E, n)` through a statement that reads the staging table (fails once sealed); (8) drop
  * staging and this operation's tombstones.
- * prepareFence(E'): refuse if the log holds a newer epoch; log `epoch(E')`; re-read (a racing
- * newer holder wins); SEAL every older epoch's staging name (drop + tombstone, see
- * clickhouse-staging.ts); drop a leftover staging table of E' itself (a dead predecessor with the
- * same holder and epoch); settle a landed but unsettled replace.
+ * prepareFence(E'): never creates the log outside PREPARING (`mode.create`); leaves the log as it
+ * is when it belongs to another intent, holds a newer epoch, or holds E' for another holder (two
+ * journals issued it: the caller moves above it); otherwise logs `epoch(E')` with its holder and
+ * intent, re-reads (a racing newer holder, or a second holder of E', wins: not installed), SEALS
+ * every older epoch's staging name (drop + tombstone, see clickhouse-staging.ts), drops a
+ * leftover staging table of E' itself (a dead predecessor with the same holder and epoch) and
+ * settles a landed but unsettled replace (see clickhouse-epoch.ts).
+ * The generation check refuses like the marker's guard: already committed → `applied: false`,
+ * another intent → INTENT_CONFLICT, another epoch (or holder) → FENCED, no log → DIVERGED.
  *
  * Windows (what queryFence answers; "tags" = target rows with _dpone_op = op):
  * - killed before (3) or during (3)-(5): no tags, no committed event. Read-only query before a
@@ -84,17 +95,19 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
 export class ClickHouseTarget implements TargetConnector {
   readonly identity: string;
   readonly capability: FenceCapabilityKind = 'staging-swap-generation';
+  readonly fenceLocation: string;
   readonly #sql: ClickHouseSql;
   readonly #site: FenceSite;
   readonly #shape: TargetShape;
   readonly #faults: FaultPoints;
 
-  private constructor(opened: OpenedTarget, identity: string) {
+  private constructor(opened: OpenedTarget, identity: string, fenceLocation: string) {
     this.#sql = opened.sql;
     this.#site = opened.site;
     this.#shape = opened.shape;
     this.#faults = opened.faults;
     this.identity = identity;
+    this.fenceLocation = fenceLocation;
   }
 
   /**
@@ -103,19 +116,22 @@ export class ClickHouseTarget implements TargetConnector {
    * cannot use) is its non-retry code; unreachable → FENCE_UNAVAILABLE.
    */
   static async open(options: ClickHouseTargetOptions): Promise<ClickHouseTarget> {
-    return new ClickHouseTarget(await openTargetSite(options), `clickhouse:${options.table}`);
+    const location = clickHouseFenceLocation(options.url, 'target.url');
+    return new ClickHouseTarget(await openTargetSite(options), `clickhouse:${options.table}`, location);
   }
 
-  async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
-    const { operationId, epoch } = fence;
+  async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
     try {
-      const log = await installEpoch(this.#site, fence);
-      await sealOlderEpochs(this.#site, fence, log);
-      const answer = await settledAnswer(this.#site, operationId);
-      return { epoch, status: answer.status };
+      const installation = await installEpoch(this.#site, fence, mode);
+      if (!installation.installed) return installation.evidence;
+      await sealOlderEpochs(this.#site, fence, installation.log);
+      return { ...(await settledAnswer(this.#site, fence)), installed: true };
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw classifyClickHouseError(error, { operationId }) ?? fenceUnavailable(operationId, error);
+      throw (
+        classifyClickHouseError(error, { operationId: fence.operationId }) ??
+        fenceUnavailable(fence.operationId, error)
+      );
     }
   }
 
@@ -124,16 +140,15 @@ export class ClickHouseTarget implements TargetConnector {
     await this.#faults.hit('target.mutate:begin');
     let answer: FenceAnswer;
     try {
-      const log = await readFenceLog(this.#sql, fence.operationId);
-      if (log.maxEpoch !== fence.epoch) throw staleEpoch(fence, log.maxEpoch);
-      answer = await settledAnswer(this.#site, fence.operationId);
+      checkGeneration(await readFenceLog(this.#sql, fence.operationId), fence);
+      answer = await settledAnswer(this.#site, fence);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw unknownOutcome(fence.operationId, error);
     }
     if (answer.status === 'committed') {
-      // Idempotent: the generation is already in the target; nothing is written again.
-      return { rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? fence.epoch };
+      // The generation is already in the target; nothing is written again, and this call claims nothing.
+      return { applied: false, rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? 0 };
     }
     if (answer.status === 'unknown') {
       throw new DponeError(
@@ -147,7 +162,10 @@ export class ClickHouseTarget implements TargetConnector {
       shape: this.#shape,
       request,
       faults: this.#faults,
-      isCurrent: async () => (await readFenceLog(this.#sql, fence.operationId)).maxEpoch === fence.epoch,
+      isCurrent: async () => {
+        const log = await readFenceLog(this.#sql, fence.operationId);
+        return holds(log, fence) && log.committed.size === 0;
+      },
     });
   }
 

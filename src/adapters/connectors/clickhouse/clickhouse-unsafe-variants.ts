@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type {
   FenceAnswer,
   FenceCapabilityKind,
@@ -6,19 +6,27 @@ import type {
   FenceRef,
   MutationReceipt,
   MutationRequest,
+  PrepareFenceMode,
   TargetConnector,
 } from '../../../ports/connector.ts';
-import { requestedUnsafeVariant, UNSAFE_VARIANT_ENV } from '../../../ports/unsafe-variants.ts';
-import { quoteName } from './clickhouse-config.ts';
-import { installEpoch, sealOlderEpochs, staleEpoch } from './clickhouse-epoch.ts';
+import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
+import {
+  requestedUnsafeVariant,
+  unsafeVariantFlaws,
+  unsafeVariantsFor,
+} from '../../../ports/unsafe-variants.ts';
+import { clickHouseFenceLocation, quoteName } from './clickhouse-config.ts';
+import { checkGeneration, holds, installEpoch, sealOlderEpochs } from './clickhouse-epoch.ts';
+import type { FenceLog } from './clickhouse-fence.ts';
 import {
   appendFenceEvent,
   decideFence,
+  fenced,
   fenceUnavailable,
   readFenceLog,
   readTaggedRows,
 } from './clickhouse-fence.ts';
-import { settledAnswer } from './clickhouse-reading.ts';
+import { readFence, settledAnswer } from './clickhouse-reading.ts';
 import { partitionLiteral } from './clickhouse-rows.ts';
 import { listStaging } from './clickhouse-staging.ts';
 import type { ClickHouseTargetOptions, OpenedTarget } from './clickhouse-target.ts';
@@ -26,51 +34,51 @@ import { ClickHouseTarget, openTargetSite, unknownOutcome } from './clickhouse-t
 import { encodeBatch } from './clickhouse-values.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
+const CAPABILITY: FenceCapabilityKind = 'staging-swap-generation';
+
+/**
+ * The unsafe variants a ClickHouse (staging/swap) target offers: the shared catalogue's entries
+ * that are really unsafe on this capability (src/ports/unsafe-variants.ts): `direct-insert`,
+ * `no-seal`, `log-only-fence`, `untagged-staging` and `guard-epoch-only`.
+ */
+export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = unsafeVariantsFor(CAPABILITY);
+
 /**
  * DELIBERATELY BROKEN ClickHouse targets for the harness's sensitivity check: each leaves out one
- * part of the staging/swap protocol and must make a certification FAIL. Reachable only through
- * `clickhouseTargetForHarness` with DPONE_HARNESS=1 and DPONE_UNSAFE_VARIANT=<name>.
- * - `direct-insert`: no staging table; the rows are INSERTed straight into the target (replace
- *   drops the partition first). Nothing seals a paused writer: it inserts after a newer holder.
- * - `no-seal`: a new holder neither seals nor counts older epochs' staging tables: a paused older
- *   holder attaches its staged generation after the newer one committed.
- * - `log-only-fence`: the fence is answered from the fence log alone (committed only with a
- *   `committed` event), not from the target's tagged rows: a worker killed between the swap and
- *   that event is "not committed", and the retry attaches the batch again.
- * - `untagged-staging`: staged rows carry no operation and epoch, so the target cannot prove which
- *   generation landed: after the same kill the retry attaches again.
+ * part of the staging/swap protocol and must make a certification FAIL. Each opens through the
+ * same openTargetSite and reuses the same steps as the certified target, so it differs only in its
+ * flaw. Reachable only through `clickhouseTargetForHarness` with DPONE_HARNESS=1.
  */
-export interface ClickHouseFlaws {
-  readonly directInsert?: boolean;
-  readonly noSeal?: boolean;
-  readonly logOnlyFence?: boolean;
-  readonly untaggedStaging?: boolean;
-}
-
-export const UNSAFE_CLICKHOUSE_VARIANTS: Readonly<Record<string, ClickHouseFlaws>> = {
-  'direct-insert': { directInsert: true },
-  'no-seal': { noSeal: true },
-  'log-only-fence': { logOnlyFence: true },
-  'untagged-staging': { untaggedStaging: true },
-};
-
 class UnsafeClickHouseTarget implements TargetConnector {
   readonly identity: string;
-  readonly capability: FenceCapabilityKind = 'staging-swap-generation';
+  readonly capability: FenceCapabilityKind = CAPABILITY;
+  readonly fenceLocation: string;
   readonly #opened: OpenedTarget;
-  readonly #flaws: ClickHouseFlaws;
+  readonly #flaws: TargetFlaws;
 
-  constructor(opened: OpenedTarget, flaws: ClickHouseFlaws, identity: string) {
+  constructor(opened: OpenedTarget, flaws: TargetFlaws, options: ClickHouseTargetOptions) {
     this.#opened = opened;
     this.#flaws = flaws;
-    this.identity = identity;
+    this.identity = `clickhouse:${options.table}`;
+    this.fenceLocation = clickHouseFenceLocation(options.url, 'target.url');
   }
 
-  async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
+  async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
+    const { sql, site } = this.#opened;
     try {
-      const log = await installEpoch(this.#opened.site, fence);
-      if (!this.#flaws.noSeal) await sealOlderEpochs(this.#opened.site, fence, log);
-      return { epoch: fence.epoch, status: (await this.#answer(fence.operationId)).status };
+      if (this.#flaws.epochOnlyGuard) {
+        // An equal epoch counts whoever installed it, and any intent may raise it.
+        const log = await readFenceLog(sql, fence.operationId);
+        if (log.maxEpoch === null ? mode.create : log.maxEpoch < fence.epoch) {
+          await appendFenceEvent(sql, fence, 'epoch', 0);
+        }
+        const after = await readFenceLog(sql, fence.operationId);
+        return { ...(await this.#answer(fence)), installed: after.maxEpoch === fence.epoch };
+      }
+      const installation = await installEpoch(site, fence, mode);
+      if (!installation.installed) return installation.evidence;
+      if (!this.#flaws.noSeal) await sealOlderEpochs(site, fence, installation.log);
+      return { ...(await this.#answer(fence)), installed: true };
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw fenceUnavailable(fence.operationId, error);
@@ -84,29 +92,39 @@ class UnsafeClickHouseTarget implements TargetConnector {
     let answer: FenceAnswer;
     try {
       const log = await readFenceLog(sql, fence.operationId);
-      if (log.maxEpoch !== fence.epoch) throw staleEpoch(fence, log.maxEpoch);
-      answer = await this.#answer(fence.operationId);
+      if (this.#flaws.epochOnlyGuard) {
+        if (log.maxEpoch !== fence.epoch) throw fenced(fence.operationId, 'unsafe variant: another epoch');
+      } else {
+        checkGeneration(log, fence);
+      }
+      answer = await this.#answer(fence);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw unknownOutcome(fence.operationId, error);
     }
-    if (answer.status === 'committed') {
-      return { rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? fence.epoch };
+    // The epoch-only guard does not look at what is committed: it writes again.
+    if (answer.status === 'committed' && !this.#flaws.epochOnlyGuard) {
+      return { applied: false, rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? 0 };
     }
     if (this.#flaws.directInsert) return this.#insertDirectly(request);
+    const current = (log: FenceLog) =>
+      this.#flaws.epochOnlyGuard
+        ? log.maxEpoch === fence.epoch
+        : holds(log, fence) && log.committed.size === 0;
     return writeGeneration(sql, {
       database: site.database,
       shape,
       request,
       faults,
-      isCurrent: async () => (await readFenceLog(sql, fence.operationId)).maxEpoch === fence.epoch,
+      isCurrent: async () => current(await readFenceLog(sql, fence.operationId)),
       ...(this.#flaws.untaggedStaging ? { rowTags: { operationId: '', epoch: 0 } } : {}),
     });
   }
 
   async queryFence(operationId: string): Promise<FenceAnswer> {
     try {
-      return await this.#answer(operationId);
+      if (this.#flaws.logOnlyFence || this.#flaws.noSeal) return await this.#flawedAnswer(operationId);
+      return (await readFence(this.#opened.site, operationId)).answer;
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw fenceUnavailable(operationId, error);
@@ -121,29 +139,23 @@ class UnsafeClickHouseTarget implements TargetConnector {
     await this.close();
   }
 
-  async #answer(operationId: string): Promise<FenceAnswer> {
+  async #answer(fence: FenceRef): Promise<FenceAnswer> {
+    if (this.#flaws.logOnlyFence || this.#flaws.noSeal) return this.#flawedAnswer(fence.operationId);
+    return settledAnswer(this.#opened.site, fence);
+  }
+
+  /** log-only-fence: committed only with a `committed` event; no-seal: older staging taken for dead. */
+  async #flawedAnswer(operationId: string): Promise<FenceAnswer> {
     const { sql, site } = this.#opened;
-    if (this.#flaws.logOnlyFence) {
-      const log = await readFenceLog(sql, operationId);
-      const [committed] = [...log.committed];
-      return committed
-        ? {
-            status: 'committed',
-            epoch: log.maxEpoch,
-            committedEpoch: committed[0],
-            rowsWritten: committed[1],
-          }
-        : { status: 'not-committed', epoch: log.maxEpoch, committedEpoch: null, rowsWritten: null };
-    }
-    if (this.#flaws.noSeal) {
-      // Older epochs' staging tables are taken for dead, although nothing stopped them.
-      const log = await readFenceLog(sql, operationId);
-      const staging = await listStaging(sql, site.database, operationId);
-      const taggedRows = await readTaggedRows(sql, site.table, operationId);
-      const current = staging.some((t) => !t.sealed && t.epoch >= (log.maxEpoch ?? 0));
-      return decideFence(log, { taggedRows, liveStaging: current });
-    }
-    return settledAnswer(site, operationId);
+    const log = await readFenceLog(sql, operationId);
+    const taggedRows = this.#flaws.logOnlyFence
+      ? new Map<number, number>()
+      : await readTaggedRows(sql, site.table, operationId);
+    const staging = await listStaging(sql, site.database, operationId);
+    const live = staging.some(
+      (t) => !t.sealed && (this.#flaws.logOnlyFence || t.epoch >= (log.maxEpoch ?? 0)),
+    );
+    return decideFence(log, { taggedRows, liveStaging: this.#flaws.logOnlyFence ? false : live });
   }
 
   async #insertDirectly(request: MutationRequest): Promise<MutationReceipt> {
@@ -153,7 +165,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
     const keyed = new Set([...shape.naturalKey, shape.partitionColumn]);
     const encoded = encodeBatch(request.batch, operationId, epoch, keyed);
     try {
-      await appendFenceEvent(sql, operationId, epoch, 'staged', rows);
+      await appendFenceEvent(sql, request.fence, 'staged', rows);
       await faults.hit('target.commit:before');
       if (request.strategy === 'replace-partition') {
         const partition = partitionLiteral(shape, request.partitionValue);
@@ -161,9 +173,9 @@ class UnsafeClickHouseTarget implements TargetConnector {
       }
       if (rows > 0) await sql.insertTsv(quoteName(shape.table), encoded.columns.map(quoteName), encoded.body);
       await faults.hit('target.commit:after');
-      await appendFenceEvent(sql, operationId, epoch, 'committed', rows);
+      await appendFenceEvent(sql, request.fence, 'committed', rows);
       await faults.hit('target.marker:after');
-      return { rowsWritten: rows, epoch };
+      return { applied: true, rowsWritten: rows, epoch };
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw new DponeError(ERROR_CODES.COMMIT_UNKNOWN, 'unsafe variant: mutation did not return', {
@@ -173,17 +185,13 @@ class UnsafeClickHouseTarget implements TargetConnector {
   }
 }
 
-/** Opens the named unsafe variant; an unknown name is bad input naming DPONE_UNSAFE_VARIANT. */
+/** Opens the named unsafe variant; an unknown name, or one not offered here, is bad input naming DPONE_UNSAFE_VARIANT. */
 export async function openUnsafeClickHouseTarget(
   name: string,
   options: ClickHouseTargetOptions,
 ): Promise<TargetConnector> {
-  const flaws = Object.hasOwn(UNSAFE_CLICKHOUSE_VARIANTS, name)
-    ? UNSAFE_CLICKHOUSE_VARIANTS[name]
-    : undefined;
-  if (!flaws)
-    throw invalidInput(`unknown unsafe ClickHouse variant "${name}"`, { field: UNSAFE_VARIANT_ENV });
-  return new UnsafeClickHouseTarget(await openTargetSite(options), flaws, `clickhouse:${options.table}`);
+  const flaws = unsafeVariantFlaws(name, CAPABILITY);
+  return new UnsafeClickHouseTarget(await openTargetSite(options), flaws, options);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { MutationRequest, SourceBatch } from '../../../ports/connector.ts';
-import { liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
+import { CREATE, INTENT, liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
 
 /**
  * Issue 12 rows 4 and 8: values reach typed ClickHouse columns exactly (integers beyond 2^53,
@@ -25,8 +25,10 @@ function openTyped(db: string) {
   return live.open(db, undefined, { columns: COLUMNS, partitionColumn: 'day' });
 }
 
+const FENCE_V = { operationId: 'op-v', epoch: 1, intentDigest: INTENT, holder: 'h1' };
+
 const mutation = (batch: SourceBatch, day: string): MutationRequest => ({
-  fence: { operationId: 'op-v', epoch: 1 },
+  fence: FENCE_V,
   strategy: 'append',
   partitionColumn: 'day',
   partitionValue: day,
@@ -38,7 +40,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
     const db = await live.freshDb();
     await typedTable(db);
     await using target = await openTyped(db);
-    await target.prepareFence({ operationId: 'op-v', epoch: 1 });
+    await target.prepareFence(FENCE_V, CREATE);
     const rows = [
       {
         id: '1',
@@ -62,6 +64,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
       },
     ];
     expect(await target.mutate(mutation({ columns: COLUMNS, rows }, '2026-07-18'))).toEqual({
+      applied: true,
       rowsWritten: 2,
       epoch: 1,
     });
@@ -81,7 +84,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
     const db = await live.freshDb();
     await typedTable(db);
     await using target = await openTyped(db);
-    await target.prepareFence({ operationId: 'op-v', epoch: 1 });
+    await target.prepareFence(FENCE_V, CREATE);
     const row = {
       id: '1',
       day: '2026-07-18',
@@ -107,7 +110,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
     const db = await live.freshDb();
     await typedTable(db, 'UInt32');
     await using target = await openTyped(db);
-    await target.prepareFence({ operationId: 'op-v', epoch: 1 });
+    await target.prepareFence(FENCE_V, CREATE);
     const row = {
       id: '1',
       day: 20260718,

@@ -39,7 +39,7 @@ async function emptyReplace(shape: TargetShape) {
     database: 'db',
     shape,
     request: {
-      fence: { operationId: 'op', epoch: 1 },
+      fence: { operationId: 'op', epoch: 1, intentDigest: 'sha256:i', holder: 'h1' },
       strategy: 'replace-partition',
       partitionColumn: 'day',
       partitionValue: 'd1',

@@ -22,7 +22,7 @@ export interface GenerationWrite {
   readonly shape: TargetShape;
   readonly request: MutationRequest;
   readonly faults: FaultPoints;
-  /** Re-reads the fence log: does it still hold the writer's epoch? */
+  /** Re-reads the fence log: does it still hold the writer's epoch, with nothing committed yet? */
   readonly isCurrent: () => Promise<boolean>;
   /**
    * The generation tags written into each row; the fence's operation and epoch by default. Only
@@ -55,7 +55,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   let staged = false;
   let phase: Phase = 'before-swap';
   try {
-    await appendFenceEvent(sql, operationId, epoch, 'staged', rows);
+    await appendFenceEvent(sql, request.fence, 'staged', rows);
     await faults.hit('target.stage:before');
     if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
       throw fenced(operationId, `the staging name of epoch ${epoch} is sealed or taken; nothing was written`);
@@ -83,14 +83,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
         }
       : null;
     if (record)
-      await appendFenceEvent(
-        sql,
-        operationId,
-        epoch,
-        'replacing',
-        record.replaced.length,
-        JSON.stringify(record),
-      );
+      await appendFenceEvent(sql, request.fence, 'replacing', record.replaced.length, JSON.stringify(record));
     await faults.hit('target.commit:before');
     phase = 'swap';
     if (replace || rows > 0) {
@@ -106,13 +99,13 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     phase = 'after-swap';
     await faults.hit('target.commit:after');
     if (record) {
-      await sealReplaced(sql, shape.table, shape.partitionColumn, operationId, epoch, record);
+      await sealReplaced(sql, shape.table, shape.partitionColumn, request.fence, record);
       await faults.hit('target.settle:after');
     }
-    await appendGuardedCommit(sql, staging, operationId, epoch, rows);
+    await appendGuardedCommit(sql, staging, request.fence, rows);
     await faults.hit('target.marker:after');
     await cleanup(sql, database, operationId, epoch);
-    return { rowsWritten: rows, epoch };
+    return { applied: true, rowsWritten: rows, epoch };
   } catch (error) {
     // FENCED before the swap: our own staging is live and useless, drop it. FENCED at the swap: a
     // newer holder sealed it. Anything else: seal it so no later attach can use it.

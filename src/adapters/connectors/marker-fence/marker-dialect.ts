@@ -32,6 +32,8 @@ export interface MutationTx extends SqlRunner {
    * server to decide alone.
    */
   commit(): Promise<void>;
+  /** Rolls back (a refusal decided after the guard: nothing was written). */
+  rollback(): Promise<void>;
 }
 
 export interface MarkerDialect {

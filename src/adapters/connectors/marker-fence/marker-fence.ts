@@ -1,15 +1,16 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceAnswer, FenceEvidence, FenceRef } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceEvidence, FenceRef, PrepareFenceMode } from '../../../ports/connector.ts';
 import type { MarkerDialect, SqlResult, SqlRunner } from './marker-dialect.ts';
 import type { FenceSql } from './marker-sql.ts';
 
 /**
  * The transactional commit marker, written once for every SQL target: one row per operation in
- * the target database. `epoch` is the newest lease epoch that installed itself; the row turns
- * `committed` in the same transaction as the data, and only while it still holds the writer's
- * epoch. The guard UPDATE is the mutation's first statement, so it holds the row lock: a new holder
- * raising the epoch waits for our COMMIT or ROLLBACK, and a writer whose epoch was raised first
- * matches zero rows.
+ * the target database, holding the newest lease epoch, the holder that installed it and the
+ * intent digest. The row turns `committed` in the same transaction as the data, by a guard that
+ * is the transaction's first statement and matches only while the row holds the writer's epoch
+ * and intent and is not committed yet: at most one commit per operation, whatever any journal
+ * says. The guard holds the row lock, so a new holder raising the epoch waits for our COMMIT or
+ * ROLLBACK, and a writer whose epoch was raised first matches zero rows.
  */
 export const FENCE_TABLE = '_dpone_fence';
 
@@ -17,56 +18,86 @@ export function fenced(operationId: string, message: string): DponeError {
   return new DponeError(ERROR_CODES.FENCED, message, { operationId });
 }
 
+function params(fence: FenceRef, nowMs: number) {
+  return {
+    operation_id: fence.operationId,
+    epoch: fence.epoch,
+    intent_digest: fence.intentDigest,
+    holder: fence.holder,
+    now_ms: nowMs,
+  };
+}
+
+/** Whether the fence holds exactly the caller's epoch, for the caller's holder and intent. */
+export function holdsCaller(answer: FenceAnswer, fence: FenceRef): boolean {
+  return (
+    answer.epoch === fence.epoch &&
+    answer.holder === fence.holder &&
+    answer.intentDigest === fence.intentDigest
+  );
+}
+
 /**
- * Inserts the fence, or raises its epoch to `fence.epoch` (never lowers it, never touches the
- * committed status), in one transaction. Refuses with FENCED when a newer epoch holds it.
- * `raiseEpoch: false` is the unsafe "ignore-epoch" behaviour (insert only).
+ * prepareFence in one transaction: insert the row (only with `mode.create`), raise its epoch for
+ * the caller's intent (never lower it, never touch the status), read it back. It never refuses:
+ * it answers what the fence holds, and `installed` says whether that is the caller's.
  */
 export async function installFence(
   dialect: MarkerDialect,
   fence: FenceRef,
+  mode: PrepareFenceMode,
   nowMs: number,
-  raiseEpoch = true,
 ): Promise<FenceEvidence> {
   const { sql } = dialect;
-  const statements = [sql.insertIfAbsent, ...(raiseEpoch ? [sql.raiseEpoch] : []), sql.select];
-  const params = { operation_id: fence.operationId, epoch: fence.epoch, now_ms: nowMs };
-  const answer = toAnswer(await dialect.batch(statements, params));
-  if (raiseEpoch && answer.epoch !== null && answer.epoch > fence.epoch) {
-    throw fenced(
-      fence.operationId,
-      `the target fence holds epoch ${answer.epoch}, newer than ${fence.epoch}`,
-    );
-  }
-  return { epoch: answer.epoch ?? fence.epoch, status: answer.status };
+  const statements = [...(mode.create ? [sql.insertIfAbsent] : []), sql.raiseEpoch, sql.select];
+  const answer = toAnswer(await dialect.batch(statements, params(fence, nowMs)));
+  return { ...answer, installed: holdsCaller(answer, fence) };
 }
 
+/** The commit guard's outcome when it did not refuse. */
+export type GuardOutcome =
+  { readonly applied: true } | { readonly applied: false; readonly answer: FenceAnswer };
+
 /**
- * The commit guard, the first statement of the mutation's transaction: marks the fence committed
- * only while it holds the writer's epoch. Throws FENCED (the caller rolls back; nothing was
- * written) when it does not. `checkEpoch: false` is the unsafe "ignore-epoch" behaviour.
+ * The commit guard, the first statement of the mutation's transaction. When it matches nothing,
+ * the row is read in the same transaction and the refusal named precisely (nothing was written;
+ * the caller rolls back): no row at all → DIVERGED; another intent → INTENT_CONFLICT; another
+ * epoch → FENCED (a zombie, whether or not the newer epoch committed); our epoch, already
+ * committed → `applied: false`.
  */
-export async function markCommitted(
+export async function guardCommit(
   tx: SqlRunner,
   sql: FenceSql,
   fence: FenceRef,
   rowsWritten: number,
   nowMs: number,
-  checkEpoch = true,
-): Promise<void> {
-  const params = {
-    operation_id: fence.operationId,
-    epoch: fence.epoch,
-    rows_written: rowsWritten,
-    now_ms: nowMs,
-  };
-  const { affected } = await tx.run(checkEpoch ? sql.guard : sql.guardIgnoringEpoch, params);
-  if (affected === 0) {
-    throw fenced(
-      fence.operationId,
-      `the target fence does not hold epoch ${fence.epoch}; nothing was written`,
+): Promise<GuardOutcome> {
+  const values = { ...params(fence, nowMs), rows_written: rowsWritten };
+  const { affected } = await tx.run(sql.guard, values);
+  if (affected > 0) return { applied: true };
+  const answer = toAnswer(await tx.run(sql.select, { operation_id: fence.operationId }));
+  const { operationId } = fence;
+  if (answer.epoch === null) {
+    throw new DponeError(
+      ERROR_CODES.DIVERGED,
+      'the target holds no fence for this operation where this run looks; nothing was written',
+      { operationId },
     );
   }
+  if (answer.intentDigest !== fence.intentDigest) {
+    throw new DponeError(
+      ERROR_CODES.INTENT_CONFLICT,
+      'the target fence holds another intent digest for this operation id; nothing was written',
+      { operationId },
+    );
+  }
+  if (answer.epoch !== fence.epoch) {
+    throw fenced(
+      operationId,
+      `the target fence holds epoch ${answer.epoch}, not ${fence.epoch}; nothing was written`,
+    );
+  }
+  return { applied: false, answer };
 }
 
 /** committed with proof / not-committed (fence present, not committed) / unknown (no fence row). */
@@ -77,16 +108,29 @@ export async function readFence(
   return toAnswer(await dialect.read(dialect.sql.select, { operation_id: operationId }));
 }
 
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
 /** Decodes the fence row (drivers return BIGINT as number, bigint or string). */
 export function toAnswer(result: SqlResult): FenceAnswer {
   const row = result.rows[0];
-  if (row === undefined) return { status: 'unknown', epoch: null, committedEpoch: null, rowsWritten: null };
+  if (row === undefined) {
+    return {
+      status: 'unknown',
+      epoch: null,
+      committedEpoch: null,
+      rowsWritten: null,
+      intentDigest: null,
+      holder: null,
+    };
+  }
   const committed = row.status === 'committed';
   return {
     status: committed ? 'committed' : 'not-committed',
     epoch: Number(row.epoch),
     committedEpoch: committed ? Number(row.committed_epoch) : null,
     rowsWritten: committed ? Number(row.rows_written) : null,
+    intentDigest: text(row.intent_digest),
+    holder: text(row.holder),
   };
 }
 

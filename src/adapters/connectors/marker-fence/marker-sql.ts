@@ -18,38 +18,67 @@ export interface FenceSqlStyle {
   readonly end: string;
 }
 
+/** The fence table's columns, in the order every dialect's DDL declares them. */
+export const FENCE_COLUMNS = [
+  'operation_id',
+  'epoch',
+  'status',
+  'committed_epoch',
+  'rows_written',
+  'intent_digest',
+  'holder',
+  'updated_at_ms',
+] as const;
+
+/** Columns added after the first release: a fence table created before them gains them on open. */
+export const ADDED_FENCE_COLUMNS = ['intent_digest', 'holder'] as const;
+
 /** The fence statements, written once; a dialect's style fills in what its SQL spells differently. */
 export interface FenceSql {
-  /** Inserts the row in `prepared` unless the operation has one. */
+  /** Inserts the row in `prepared` for the caller's epoch, holder and intent, unless one exists. */
   readonly insertIfAbsent: string;
-  /** Raises the epoch, never lowers it, never touches the status. */
+  /**
+   * Raises the epoch (never lowers it) and records the holder that raised it, only for the
+   * caller's intent; a row from before intent digests adopts the caller's. Never touches the status.
+   */
   readonly raiseEpoch: string;
-  /** The row's epoch, status, committed epoch and rows. */
+  /** The row as the protocol reads it. */
   readonly select: string;
-  /** The commit guard: the row turns committed only while it holds @epoch. */
+  /**
+   * THE commit guard, one statement: the row turns committed only while it holds @epoch for
+   * @intent_digest and is not committed yet. `affected` 0 means: refuse, write nothing.
+   */
   readonly guard: string;
-  /** The unsafe "ignore-epoch" guard: keyed by the operation only. */
+  /** Unsafe "guard on epoch only" (the fence before issue 10): no status, no intent check. */
+  readonly guardEpochOnly: string;
+  /** Unsafe "ignore-epoch": status and intent checked, the epoch not. */
   readonly guardIgnoringEpoch: string;
+  /** Unsafe install that accepts an equal epoch from any holder and any intent (raise only). */
+  readonly raiseEpochAnyIntent: string;
 }
 
 export function fenceSql(style: FenceSqlStyle): FenceSql {
   const { table, end } = style;
+  const committed = style.literal('committed');
   const guard = (where: string) =>
-    `UPDATE ${table}${style.guardHint} SET status = ${style.literal('committed')}, committed_epoch = @epoch, ` +
-    `rows_written = @rows_written, updated_at_ms = @now_ms WHERE ${where}${end}${style.guardSuffix}`;
+    `UPDATE ${table}${style.guardHint} SET status = ${committed}, committed_epoch = @epoch, ` +
+    `rows_written = @rows_written, updated_at_ms = @now_ms WHERE operation_id = @operation_id AND ${where}${end}${style.guardSuffix}`;
+  const raise = (intent: string) =>
+    `UPDATE ${table} SET epoch = @epoch, holder = @holder, intent_digest = COALESCE(intent_digest, @intent_digest), ` +
+    `updated_at_ms = @now_ms WHERE operation_id = @operation_id AND epoch < @epoch${intent}${end}`;
   return {
     insertIfAbsent: style.insertIfAbsent(
-      ['operation_id', 'epoch', 'status', 'updated_at_ms'],
-      ['@operation_id', '@epoch', style.literal('prepared'), '@now_ms'],
+      ['operation_id', 'epoch', 'status', 'intent_digest', 'holder', 'updated_at_ms'],
+      ['@operation_id', '@epoch', style.literal('prepared'), '@intent_digest', '@holder', '@now_ms'],
     ),
-    raiseEpoch:
-      `UPDATE ${table} SET epoch = @epoch, updated_at_ms = @now_ms ` +
-      `WHERE operation_id = @operation_id AND epoch < @epoch${end}`,
+    raiseEpoch: raise(' AND (intent_digest IS NULL OR intent_digest = @intent_digest)'),
+    raiseEpochAnyIntent: raise(''),
     select:
-      `SELECT epoch, status, committed_epoch, rows_written FROM ${table}${style.readHint} ` +
-      'WHERE operation_id = @operation_id',
-    guard: guard('operation_id = @operation_id AND epoch = @epoch'),
-    guardIgnoringEpoch: guard('operation_id = @operation_id'),
+      `SELECT ${FENCE_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'updated_at_ms').join(', ')} ` +
+      `FROM ${table}${style.readHint} WHERE operation_id = @operation_id`,
+    guard: guard(`epoch = @epoch AND status <> ${committed} AND intent_digest = @intent_digest`),
+    guardEpochOnly: guard('epoch = @epoch'),
+    guardIgnoringEpoch: guard(`status <> ${committed} AND intent_digest = @intent_digest`),
   };
 }
 

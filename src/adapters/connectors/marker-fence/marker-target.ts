@@ -6,22 +6,35 @@ import type {
   FenceRef,
   MutationReceipt,
   MutationRequest,
+  PrepareFenceMode,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { requestedUnsafeVariant } from '../../../ports/unsafe-variants.ts';
 import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
-import { commitUnknown, fenceUnavailable, installFence, markCommitted, readFence } from './marker-fence.ts';
+import type { GuardOutcome } from './marker-fence.ts';
+import { commitUnknown, fenceUnavailable, guardCommit, installFence, readFence } from './marker-fence.ts';
 
 /**
  * The steps of the marker protocol a target runs. The certified target uses MARKER_PROTOCOL; the
  * harness's deliberately broken variants (marker-unsafe-target.ts) swap single steps.
  */
 export interface MarkerProtocol {
-  prepare(dialect: MarkerDialect, fence: FenceRef, nowMs: number): Promise<FenceEvidence>;
-  /** Runs first in the mutation's transaction; throws FENCED (nothing written) to refuse. */
-  guard(tx: SqlRunner, dialect: MarkerDialect, fence: FenceRef, rows: number, nowMs: number): Promise<void>;
+  prepare(
+    dialect: MarkerDialect,
+    fence: FenceRef,
+    mode: PrepareFenceMode,
+    nowMs: number,
+  ): Promise<FenceEvidence>;
+  /** Runs first in the mutation's transaction; throws (nothing written) or answers already-committed. */
+  guard(
+    tx: SqlRunner,
+    dialect: MarkerDialect,
+    fence: FenceRef,
+    rows: number,
+    nowMs: number,
+  ): Promise<GuardOutcome>;
   /** Runs in its own transaction after the data committed (only the split-marker flaw has one). */
   readonly afterCommit?: (
     dialect: MarkerDialect,
@@ -33,14 +46,16 @@ export interface MarkerProtocol {
 }
 
 export const MARKER_PROTOCOL: MarkerProtocol = {
-  prepare: (dialect, fence, nowMs) => installFence(dialect, fence, nowMs),
-  guard: (tx, dialect, fence, rows, nowMs) => markCommitted(tx, dialect.sql, fence, rows, nowMs),
+  prepare: (dialect, fence, mode, nowMs) => installFence(dialect, fence, mode, nowMs),
+  guard: (tx, dialect, fence, rows, nowMs) => guardCommit(tx, dialect.sql, fence, rows, nowMs),
   query: (dialect, operationId) => readFence(dialect, operationId),
 };
 
 export interface MarkerTargetOptions {
   /** Safe identity, e.g. `postgres:events` — never a connection string. */
   readonly identity: string;
+  /** Where the fence table lives, e.g. `postgres:dw._dpone_fence` (TargetConnector.fenceLocation). */
+  readonly fenceLocation: string;
   readonly faults?: FaultPoints;
   readonly nowMs?: () => number;
 }
@@ -53,6 +68,7 @@ export interface MarkerTargetOptions {
 export class MarkerTarget implements TargetConnector {
   readonly identity: string;
   readonly capability: FenceCapabilityKind = 'transactional-commit-marker';
+  readonly fenceLocation: string;
   readonly #dialect: MarkerDialect;
   readonly #protocol: MarkerProtocol;
   readonly #faults: FaultPoints;
@@ -68,11 +84,12 @@ export class MarkerTarget implements TargetConnector {
     this.#faults = options.faults ?? NO_FAULTS;
     this.#now = options.nowMs ?? Date.now;
     this.identity = options.identity;
+    this.fenceLocation = options.fenceLocation;
   }
 
-  async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
+  async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
     try {
-      return await this.#protocol.prepare(this.#dialect, fence, this.#now());
+      return await this.#protocol.prepare(this.#dialect, fence, mode, this.#now());
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw fenceUnavailable(this.#dialect.label, fence.operationId, error);
@@ -84,9 +101,14 @@ export class MarkerTarget implements TargetConnector {
     const protocol = this.#protocol;
     await this.#faults.hit('target.mutate:begin');
     try {
-      const receipt = await this.#dialect.mutation(async (tx) => {
-        // The guard comes first: a stale epoch is refused before a single row is written.
-        await protocol.guard(tx, this.#dialect, fence, batch.rows.length, this.#now());
+      const receipt = await this.#dialect.mutation(async (tx): Promise<MutationReceipt> => {
+        // The guard comes first: a refused commit writes not a single row.
+        const guard = await protocol.guard(tx, this.#dialect, fence, batch.rows.length, this.#now());
+        if (!guard.applied) {
+          await tx.rollback();
+          const { answer } = guard;
+          return { applied: false, rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? 0 };
+        }
         if (request.strategy === 'replace-partition') {
           await tx.deletePartition(request.partitionColumn, request.partitionValue);
         }
@@ -94,9 +116,9 @@ export class MarkerTarget implements TargetConnector {
         await this.#faults.hit('target.commit:before');
         await tx.commit();
         await this.#faults.hit('target.commit:after');
-        return { rowsWritten, epoch: fence.epoch };
+        return { applied: true, rowsWritten, epoch: fence.epoch };
       });
-      if (protocol.afterCommit) {
+      if (receipt.applied && protocol.afterCommit) {
         await this.#faults.hit('target.marker:before');
         await protocol.afterCommit(this.#dialect, fence, receipt.rowsWritten, this.#now());
       }

@@ -1,53 +1,116 @@
+import type { FenceAnswer, FenceEvidence } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
 import { unsafeVariantFlaws } from '../../../ports/unsafe-variants.ts';
-import type { MarkerDialect } from './marker-dialect.ts';
-import { installFence, markCommitted, readFence } from './marker-fence.ts';
+import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
+import type { GuardOutcome } from './marker-fence.ts';
+import { fenced, guardCommit, installFence, readFence, toAnswer } from './marker-fence.ts';
 import type { MarkerProtocol, MarkerTargetOptions } from './marker-target.ts';
 import { MarkerTarget } from './marker-target.ts';
 
 /**
- * DELIBERATELY BROKEN marker protocols for the harness's sensitivity check: each must make a
- * certification FAIL. A connector reaches them only with DPONE_HARNESS=1 (see its
- * `*-unsafe-variants.ts`); the certified target never takes a protocol from here.
+ * DELIBERATELY BROKEN marker protocols for the harness's sensitivity check: each offered variant
+ * must make a certification FAIL. A connector reaches them only with DPONE_HARNESS=1 (see
+ * openMarkerTarget); the certified target never takes a protocol from here.
  */
+const hide = <T extends FenceAnswer>(answer: T): T =>
+  answer.status === 'committed'
+    ? { ...answer, status: 'not-committed', committedEpoch: null, rowsWritten: null }
+    : answer;
+
+/** A guard that matches on `statement` alone and refuses with FENCED otherwise (no precise refusal). */
+async function bluntGuard(
+  tx: SqlRunner,
+  statement: string,
+  values: Readonly<Record<string, string | number>>,
+): Promise<GuardOutcome> {
+  const { affected } = await tx.run(statement, values);
+  if (affected === 0)
+    throw fenced(String(values.operation_id), 'the target fence refused the commit; nothing was written');
+  return { applied: true };
+}
+
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
-  const checkEpoch = !flaws.ignoreEpoch;
-  const mark: MarkerProtocol['guard'] = (tx, dialect, fence, rows, nowMs) =>
-    markCommitted(tx, dialect.sql, fence, rows, nowMs, checkEpoch);
+  const guard: MarkerProtocol['guard'] = (tx, dialect, fence, rows, nowMs) => {
+    const values = {
+      operation_id: fence.operationId,
+      epoch: fence.epoch,
+      intent_digest: fence.intentDigest,
+      rows_written: rows,
+      now_ms: nowMs,
+    };
+    if (flaws.epochOnlyGuard) return bluntGuard(tx, dialect.sql.guardEpochOnly, values);
+    if (flaws.ignoreEpoch) return bluntGuard(tx, dialect.sql.guardIgnoringEpoch, values);
+    return guardCommit(tx, dialect.sql, fence, rows, nowMs);
+  };
   return {
-    prepare: async (dialect, fence, nowMs) =>
-      flaws.noFence
-        ? { epoch: fence.epoch, status: 'not-committed' }
-        : installFence(dialect, fence, nowMs, checkEpoch),
-    guard: flaws.noFence || flaws.splitMarker ? async () => undefined : mark,
+    async prepare(dialect, fence, mode, nowMs): Promise<FenceEvidence> {
+      if (flaws.noFence) {
+        return {
+          installed: true,
+          status: 'not-committed',
+          epoch: fence.epoch,
+          committedEpoch: null,
+          rowsWritten: null,
+          intentDigest: fence.intentDigest,
+          holder: fence.holder,
+        };
+      }
+      const { sql } = dialect;
+      const insert = mode.create ? [sql.insertIfAbsent] : [];
+      const values = {
+        operation_id: fence.operationId,
+        epoch: fence.epoch,
+        intent_digest: fence.intentDigest,
+        holder: fence.holder,
+        now_ms: nowMs,
+      };
+      if (flaws.epochOnlyGuard || flaws.ignoreEpoch) {
+        // epoch-only: raise for any intent, and an equal epoch counts whoever installed it;
+        // ignore-epoch: never raise, and whatever epoch the row holds counts.
+        const raise = flaws.epochOnlyGuard ? [sql.raiseEpochAnyIntent] : [];
+        const answer = toAnswer(await dialect.batch([...insert, ...raise, sql.select], values));
+        const installed = answer.epoch !== null && (flaws.ignoreEpoch || answer.epoch === fence.epoch);
+        return { ...answer, installed };
+      }
+      const evidence = await installFence(dialect, fence, mode, nowMs);
+      return flaws.queryLies ? hide(evidence) : evidence;
+    },
+    guard: flaws.noFence || flaws.splitMarker ? async () => ({ applied: true }) : guard,
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.
-          afterCommit: (dialect: MarkerDialect, fence, rows, nowMs) =>
-            mark({ run: (sql, params) => dialect.batch([sql], params) }, dialect, fence, rows, nowMs),
+          afterCommit: async (dialect: MarkerDialect, fence, rows, nowMs) => {
+            await guard({ run: (sql, params) => dialect.batch([sql], params) }, dialect, fence, rows, nowMs);
+          },
         }
       : {}),
-    query: async (dialect, operationId) => {
-      if (flaws.noFence)
-        return { status: 'not-committed', epoch: null, committedEpoch: null, rowsWritten: null };
-      const answer = await readFence(dialect, operationId);
-      if (flaws.queryLies && answer.status === 'committed') {
-        return { status: 'not-committed', epoch: answer.epoch, committedEpoch: null, rowsWritten: null };
+    async query(dialect, operationId) {
+      if (flaws.noFence) {
+        return {
+          status: 'not-committed',
+          epoch: null,
+          committedEpoch: null,
+          rowsWritten: null,
+          intentDigest: null,
+          holder: null,
+        };
       }
-      return answer;
+      const answer = await readFence(dialect, operationId);
+      return flaws.queryLies ? hide(answer) : answer;
     },
   };
 }
 
 /**
- * The named variant over the dialect `open` gives. An unknown name is bad input naming
- * DPONE_UNSAFE_VARIANT, refused before anything is opened.
+ * The named variant over the dialect `open` gives. An unknown name, or one harmless on a marker
+ * fence, is bad input naming DPONE_UNSAFE_VARIANT, refused before anything is opened.
  */
 export async function unsafeMarkerTarget(
   name: string,
   open: () => Promise<MarkerDialect>,
   options: MarkerTargetOptions,
+  flaws: TargetFlaws = unsafeVariantFlaws(name, 'transactional-commit-marker'),
 ): Promise<MarkerTarget> {
-  const protocol = flawedProtocol(unsafeVariantFlaws(name));
+  const protocol = flawedProtocol(flaws);
   return new MarkerTarget(await open(), options, protocol);
 }

@@ -1,6 +1,7 @@
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
-import { FENCE_SQL, batchSql } from './mssql-fence.ts';
+import type { MssqlFence } from './mssql-fence.ts';
+import { batchSql } from './mssql-fence.ts';
 import { deletePartition, insertRows } from './mssql-rows.ts';
 import type { MssqlRequest, MssqlSession } from './mssql-session.ts';
 import { MSSQL_ERRORS, bind, mssqlErrorNumber } from './mssql-session.ts';
@@ -16,6 +17,8 @@ async function run(request: MssqlRequest, sql: string, params: FenceParams): Pro
 }
 
 export interface MssqlDialectOptions {
+  /** Where the fence lives (schema-qualified) and its statements. */
+  readonly fence: MssqlFence;
   /** The target table the mutation writes. */
   readonly table: string;
   readonly faults: FaultPoints;
@@ -30,7 +33,7 @@ export function mssqlDialect(session: MssqlSession, options: MssqlDialectOptions
   const { table, faults } = options;
   return {
     label: 'MSSQL',
-    sql: FENCE_SQL,
+    sql: options.fence.sql,
     batch: (statements, params) =>
       session.use(async (pool, driver) => {
         for (let attempt = 1; ; attempt++) {
@@ -48,7 +51,14 @@ export function mssqlDialect(session: MssqlSession, options: MssqlDialectOptions
           }
         }
       }),
-    read: (statement, params) => session.use((pool) => run(pool.request(), statement, params)),
+    read: (statement, params) =>
+      session
+        .use((pool) => run(pool.request(), statement, params))
+        .catch((error: unknown) => {
+          // "Invalid object name": no fence table where the fence must live, so no fence here.
+          if (mssqlErrorNumber(error) === MSSQL_ERRORS.invalidObject) return { rows: [], affected: 0 };
+          throw error;
+        }),
     mutation: (body) =>
       session.use(async (pool, driver) => {
         const tx = pool.transaction();
@@ -71,6 +81,7 @@ export function mssqlDialect(session: MssqlSession, options: MssqlDialectOptions
               await faults.hit('target.commit:sent');
               await reply;
             },
+            rollback: () => tx.rollback(),
           });
         } catch (error) {
           // Before COMMIT was sent, roll back (FENCED: nothing was written) and so hand the

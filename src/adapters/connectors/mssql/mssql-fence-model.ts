@@ -1,4 +1,4 @@
-import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
+import { FENCE_SQL } from './mssql-fence.ts';
 import type { FakeMssql, SeenQuery } from './mssql-fake-driver.ts';
 import type { MssqlResult } from './mssql-session.ts';
 
@@ -7,22 +7,27 @@ interface FenceRow {
   status: string;
   committed_epoch: number | null;
   rows_written: number | null;
+  intent_digest: string | null;
+  holder: string | null;
 }
 
 /**
  * Test support: answers the fence statements from a map, as SQL Server would answer them one
- * session at a time (no locking, no rollback of the map). Data statements answer with a rowcount.
+ * session at a time (no locking, no rollback of the map: a refused guard changes nothing, so
+ * nothing needs rolling back). A batch runs its statements in order. Data statements answer with
+ * a rowcount. It is not a database, and nothing it proves stands in for a live SQL Server run.
  */
 export function fenceModel(fake: FakeMssql, fallback?: (q: SeenQuery) => MssqlResult | undefined) {
   const fences = new Map<string, FenceRow>();
+  const sql = FENCE_SQL;
   // The driver returns BIGINT columns as strings.
   const asRecord = (row: FenceRow | undefined) =>
     row === undefined
       ? []
       : [
           {
+            ...row,
             epoch: String(row.epoch),
-            status: row.status,
             committed_epoch: row.committed_epoch === null ? null : String(row.committed_epoch),
             rows_written: row.rows_written === null ? null : String(row.rows_written),
           },
@@ -30,27 +35,60 @@ export function fenceModel(fake: FakeMssql, fallback?: (q: SeenQuery) => MssqlRe
   fake.respond = (q) => {
     const id = String(q.params.operation_id);
     const epoch = Number(q.params.epoch);
-    const row = fences.get(id);
-    if (q.text === installFenceSql(true) || q.text === installFenceSql(false)) {
-      if (row === undefined)
-        fences.set(id, { epoch, status: 'prepared', committed_epoch: null, rows_written: null });
-      else if (q.text === installFenceSql(true) && row.epoch < epoch) row.epoch = epoch;
+    const intent = q.params.intent_digest === undefined ? null : String(q.params.intent_digest);
+    const holder = q.params.holder === undefined ? null : String(q.params.holder);
+    const has = (statement: string) => q.text.includes(statement);
+    if (has(sql.select) && !has('@@ROWCOUNT')) {
+      if (has(sql.insertIfAbsent) && !fences.has(id)) {
+        fences.set(id, {
+          epoch,
+          status: 'prepared',
+          committed_epoch: null,
+          rows_written: null,
+          intent_digest: intent,
+          holder,
+        });
+      }
+      const row = fences.get(id);
+      const anyIntent = has(sql.raiseEpochAnyIntent);
+      if (row && (has(sql.raiseEpoch) || anyIntent) && row.epoch < epoch) {
+        if (anyIntent || row.intent_digest === null || row.intent_digest === intent) {
+          Object.assign(row, { epoch, holder, intent_digest: row.intent_digest ?? intent });
+        }
+      }
       return { recordset: asRecord(fences.get(id)), rowsAffected: [1] };
     }
-    if (q.text === FENCE_SQL.guard || q.text === FENCE_SQL.guardIgnoringEpoch) {
-      const hit = row !== undefined && (q.text === FENCE_SQL.guardIgnoringEpoch || row.epoch === epoch);
-      if (hit)
+    const guard = [sql.guard, sql.guardEpochOnly, sql.guardIgnoringEpoch].find((s) => q.text === s);
+    if (guard !== undefined) {
+      const row = fences.get(id);
+      const open = row !== undefined && row.status !== 'committed' && row.intent_digest === intent;
+      const hit =
+        row !== undefined &&
+        (guard === sql.guard
+          ? open && row.epoch === epoch
+          : guard === sql.guardEpochOnly
+            ? row.epoch === epoch
+            : open);
+      if (hit) {
         Object.assign(row, {
           status: 'committed',
           committed_epoch: epoch,
           rows_written: q.params.rows_written,
         });
+      }
       return { recordset: [{ affected: hit ? 1 : 0 }], rowsAffected: [hit ? 1 : 0, 1] };
     }
-    if (q.text === FENCE_SQL.select) return { recordset: asRecord(row), rowsAffected: [row ? 1 : 0] };
     const other = fallback?.(q);
     if (other) return other;
     return { rowsAffected: [Object.keys(q.params).length] };
   };
   return fences;
+}
+
+/** Data rows the fake saw inserted in transactions that committed (`(@p…)` tuples of INSERT INTO the target). */
+export function committedRows(fake: FakeMssql, table = '[dbo].[events]'): number {
+  const committed = new Set(fake.events.flatMap((e) => (e.kind === 'commit' ? [e.tx] : [])));
+  return fake.queries
+    .filter((q) => q.tx !== null && committed.has(q.tx) && q.text.startsWith(`INSERT INTO ${table}`))
+    .reduce((sum, q) => sum + (q.text.match(/\(@p/g)?.length ?? 0), 0);
 }

@@ -3,6 +3,7 @@ import type { FenceReader } from '../marker-fence/marker-fence-reader.ts';
 import { markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
 import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
 import { mssqlDialect } from './mssql-dialect.ts';
+import { mssqlFence } from './mssql-fence.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession } from './mssql-session.ts';
 
@@ -10,6 +11,8 @@ export interface MssqlFenceReaderOptions {
   /** The target's `mssql://user@host:port/database?…` URL (no password in it). */
   readonly url: string;
   readonly password?: string;
+  /** `target.fence_schema`, default `dbo`. */
+  readonly fenceSchema?: string;
   readonly loadDriver?: LoadMssqlDriver;
 }
 
@@ -20,9 +23,10 @@ export type MssqlFenceReader = FenceReader;
  * table and sends nothing but the fence SELECT (connecting on the first query).
  */
 export function openMssqlFenceReader(options: MssqlFenceReaderOptions): MssqlFenceReader {
+  const fence = mssqlFence(options.fenceSchema);
   const session = new MssqlSession(
     parseMssqlConnectorUrl(options.url, options.password, 'target.url', 'dpone-recovery'),
     options.loadDriver,
   );
-  return markerFenceReader(mssqlDialect(session, { table: '', faults: NO_FAULTS }));
+  return markerFenceReader(mssqlDialect(session, { fence, table: '', faults: NO_FAULTS }));
 }

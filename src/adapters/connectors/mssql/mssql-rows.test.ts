@@ -3,7 +3,7 @@ import { FakeMssql } from './mssql-fake-driver.ts';
 import { FENCE_SQL } from './mssql-fence.ts';
 import { fenceModel } from './mssql-fence-model.ts';
 import { MAX_PARAMETERS_PER_STATEMENT, rowsPerStatement } from './mssql-rows.ts';
-import { COLUMNS, OP, batch, open, request } from './mssql-target.test-support.ts';
+import { COLUMNS, CREATE, batch, open, ref, request } from './mssql-target.test-support.ts';
 
 describe('MSSQL target rows (driver slice faked: no server needed)', () => {
   it('rows per INSERT stay within both limits for every width SQL Server allows', () => {
@@ -18,7 +18,7 @@ describe('MSSQL target rows (driver slice faked: no server needed)', () => {
     const fake = new FakeMssql();
     fenceModel(fake);
     await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     fake.events.length = 0;
     await target.mutate(request(1, batch(3), 'replace-partition'));
     expect(fake.kinds).toEqual(['begin', 'query', 'query', 'query', 'commit']);
@@ -36,11 +36,12 @@ describe('MSSQL target rows (driver slice faked: no server needed)', () => {
     const fake = new FakeMssql();
     fenceModel(fake);
     await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
     for (const [rows, columns, statements] of [
       [1500, COLUMNS, 3], // 666 rows x 3 columns per statement
       [2500, ['id'], 3], // 1000 rows per VALUES at most
     ] as const) {
+      fenceModel(fake); // a fresh fence each time: a committed one would refuse the second write
+      await target.prepareFence(ref(1), CREATE);
       fake.events.length = 0;
       expect(await target.mutate(request(1, batch(rows, [...columns])))).toMatchObject({ rowsWritten: rows });
       const inserts = fake.queries.filter((q) => q.text.startsWith('INSERT'));

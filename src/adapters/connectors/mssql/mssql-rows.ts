@@ -1,6 +1,6 @@
 import type { CellValue, SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
-import { FENCE_TABLE_DDL } from './mssql-fence.ts';
+import type { MssqlFence } from './mssql-fence.ts';
 import type { MssqlPool, MssqlRequest } from './mssql-session.ts';
 import { MSSQL_ERRORS, bind, mssqlErrorNumber } from './mssql-session.ts';
 
@@ -26,11 +26,12 @@ export function targetTableDdl(table: string, columns: readonly string[]): strin
 /** Creates the fence table and, when missing, the target table; a concurrent creator's win is fine. */
 export async function ensureTargetTables(
   pool: MssqlPool,
+  fence: MssqlFence,
   table: string,
   columns: readonly string[],
 ): Promise<void> {
   const statements: [string, Record<string, unknown>][] = [
-    [FENCE_TABLE_DDL, {}],
+    ...fence.ddl.map((ddl): [string, Record<string, unknown>] => [ddl, {}]),
     [targetTableDdl(table, columns), { table_name: quoteTable(table) }],
   ];
   for (const [ddl, params] of statements) {

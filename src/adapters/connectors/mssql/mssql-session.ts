@@ -58,6 +58,8 @@ export const MSSQL_ERRORS = {
   objectExists: 2714,
   /** Chosen as deadlock victim: the server rolled the transaction back, nothing changed. */
   deadlock: 1205,
+  /** "Invalid object name": the table (or its schema) does not exist. */
+  invalidObject: 208,
 } as const;
 
 /** The server error number of a driver error, if it has one. */

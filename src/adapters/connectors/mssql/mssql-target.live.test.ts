@@ -44,8 +44,17 @@ const open = (table: string, faults?: FaultPoints): Promise<TargetConnector> =>
     ...(faults ? { faults } : {}),
   });
 
+const INTENT = `sha256:${'1'.repeat(64)}`;
+const ref = (operationId: string, epoch: number) => ({
+  operationId,
+  epoch,
+  intentDigest: INTENT,
+  holder: `h${epoch}`,
+});
+const CREATE = { create: true } as const;
+
 const request = (operationId: string, epoch: number): MutationRequest => ({
-  fence: { operationId, epoch },
+  fence: ref(operationId, epoch),
   strategy: 'append',
   partitionColumn: 'part',
   partitionValue: 'p1',
@@ -82,21 +91,23 @@ if (url === '') {
       const op = opId();
       await using target = await open(TABLE);
       expect(await target.queryFence(op)).toMatchObject({ status: 'unknown' });
-      expect(await target.prepareFence({ operationId: op, epoch: 1 })).toEqual({
+      expect(await target.prepareFence(ref(op, 1), CREATE)).toMatchObject({
+        installed: true,
         epoch: 1,
         status: 'not-committed',
       });
-      expect(await target.mutate(request(op, 1))).toEqual({ rowsWritten: 2, epoch: 1 });
+      expect(await target.mutate(request(op, 1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
       expect(await target.queryFence(op)).toEqual({
         status: 'committed',
         epoch: 1,
         committedEpoch: 1,
         rowsWritten: 2,
+        intentDigest: INTENT,
+        holder: 'h1',
       });
-      await expect(target.prepareFence({ operationId: op, epoch: 0 })).rejects.toMatchObject({
-        code: ERROR_CODES.FENCED,
-      });
-      expect(await target.prepareFence({ operationId: op, epoch: 2 })).toEqual({
+      expect(await target.prepareFence(ref(op, 0), CREATE)).toMatchObject({ installed: false, epoch: 1 });
+      expect(await target.prepareFence(ref(op, 2), CREATE)).toMatchObject({
+        installed: true,
         epoch: 2,
         status: 'committed',
       });
@@ -123,11 +134,11 @@ if (url === '') {
       };
       await using zombie = await open(TABLE, faults);
       await using next = await open(TABLE);
-      await zombie.prepareFence({ operationId: op, epoch: 1 });
+      await zombie.prepareFence(ref(op, 1), CREATE);
       const writing = zombie.mutate(request(op, 1));
       await atCommit;
       let raised = false;
-      const raising = next.prepareFence({ operationId: op, epoch: 2 }).then((e) => ((raised = true), e));
+      const raising = next.prepareFence(ref(op, 2), CREATE).then((e) => ((raised = true), e));
       // Wait until the server itself shows a session blocked on the fence row's lock.
       await expect
         .poll(
@@ -148,7 +159,7 @@ if (url === '') {
       expect(raised).toBe(false);
       release();
       await writing;
-      expect(await raising).toEqual({ epoch: 2, status: 'committed' });
+      expect(await raising).toMatchObject({ installed: true, epoch: 2, status: 'committed' });
       expect(await next.queryFence(op)).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
       expect(await count(TABLE)).toBe(before + 2);
     });
@@ -158,8 +169,8 @@ if (url === '') {
       const before = await count(TABLE);
       await using zombie = await open(TABLE);
       await using next = await open(TABLE);
-      await zombie.prepareFence({ operationId: op, epoch: 1 });
-      await next.prepareFence({ operationId: op, epoch: 2 });
+      await zombie.prepareFence(ref(op, 1), CREATE);
+      await next.prepareFence(ref(op, 2), CREATE);
       await expect(zombie.mutate(request(op, 1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
       expect(await next.queryFence(op)).toMatchObject({ status: 'not-committed', epoch: 2 });
       expect(await count(TABLE)).toBe(before);

@@ -23,6 +23,14 @@ export const LEAKS = [
 ];
 export const COLUMNS = ['id', 'part', 'v'];
 export const OP = 'sha256:' + 'ab'.repeat(32);
+export const INTENT = 'sha256:' + '1'.repeat(64);
+export const ref = (epoch: number, holder = `h${epoch}`) => ({
+  operationId: OP,
+  epoch,
+  intentDigest: INTENT,
+  holder,
+});
+export const CREATE = { create: true } as const;
 
 export function batch(n: number, columns = COLUMNS): SourceBatch {
   const rows = Array.from({ length: n }, (_, i) =>
@@ -37,7 +45,7 @@ export function request(
   strategy: MutationRequest['strategy'] = 'append',
 ): MutationRequest {
   return {
-    fence: { operationId: OP, epoch },
+    fence: ref(epoch),
     strategy,
     partitionColumn: 'part',
     partitionValue: 'p1',

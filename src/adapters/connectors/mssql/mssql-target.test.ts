@@ -3,9 +3,22 @@ import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
-import { fenceModel } from './mssql-fence-model.ts';
+import { committedRows, fenceModel } from './mssql-fence-model.ts';
 import { MssqlTarget } from './mssql-target.ts';
-import { COLUMNS, OP, PASSWORD, URL, batch, caught, open, request } from './mssql-target.test-support.ts';
+import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import {
+  COLUMNS,
+  CREATE,
+  INTENT,
+  OP,
+  PASSWORD,
+  URL,
+  batch,
+  caught,
+  open,
+  ref,
+  request,
+} from './mssql-target.test-support.ts';
 
 /** The statements of one transaction, in order. */
 const inTx = (fake: FakeMssql, tx: number) => fake.queries.filter((q) => q.tx === tx).map((q) => q.text);
@@ -29,9 +42,16 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
       options: { encrypt: true },
     });
     const ddl = fake.queries.map((q) => q.text);
-    expect(ddl[0]).toContain('CREATE TABLE _dpone_fence (operation_id NVARCHAR(80) NOT NULL PRIMARY KEY');
-    expect(ddl[1]).toContain('CREATE TABLE [dbo].[events] ([id] NVARCHAR(MAX) NULL');
-    expect([target.identity, target.capability]).toEqual(['mssql:dbo.events', 'transactional-commit-marker']);
+    expect(ddl[0]).toContain(
+      'CREATE TABLE [dbo].[_dpone_fence] (operation_id NVARCHAR(80) NOT NULL PRIMARY KEY',
+    );
+    expect(ddl[1]).toContain("IF COL_LENGTH(N'dbo._dpone_fence', N'intent_digest') IS NULL ALTER TABLE");
+    expect(ddl[3]).toContain('CREATE TABLE [dbo].[events] ([id] NVARCHAR(MAX) NULL');
+    expect([target.identity, target.capability, target.fenceLocation]).toEqual([
+      'mssql:dbo.events',
+      'transactional-commit-marker',
+      'mssql:dbo._dpone_fence',
+    ]);
     await target.close();
     expect(fake.kinds.at(-1)).toBe('close');
   });
@@ -40,31 +60,29 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     const fake = new FakeMssql();
     fenceModel(fake);
     await using target = await open(fake);
-    expect(await target.queryFence(OP)).toEqual({
-      status: 'unknown',
-      epoch: null,
-      committedEpoch: null,
-      rowsWritten: null,
-    });
-    expect(await target.prepareFence({ operationId: OP, epoch: 1 })).toEqual({
+    expect(await target.queryFence(OP)).toMatchObject({ status: 'unknown', epoch: null });
+    expect(await target.prepareFence(ref(1), CREATE)).toMatchObject({
+      installed: true,
       epoch: 1,
       status: 'not-committed',
     });
     fake.events.length = 0;
-    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     const tx = (fake.events[0] as { tx: number }).tx;
     expect(fake.kinds).toEqual(['begin', 'query', 'query', 'commit']);
     expect(inTx(fake, tx)[0]).toBe(FENCE_SQL.guard);
     expect(fake.queries[0]!.params).toEqual({
       operation_id: OP,
       epoch: 1,
+      intent_digest: INTENT,
+      holder: 'h1',
       rows_written: 2,
       now_ms: expect.any(Number),
     });
     expect(inTx(fake, tx)[1]).toMatch(
       /^INSERT INTO \[dbo\]\.\[events\] \(\[id\], \[part\], \[v\]\) VALUES \(@p0, @p1, @p2\), \(@p3/,
     );
-    expect(await target.queryFence(OP)).toEqual({
+    expect(await target.queryFence(OP)).toMatchObject({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
@@ -72,31 +90,41 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     });
   });
 
-  it('@@ROWCOUNT 0 from the guard rolls back and throws FENCED with nothing written', async () => {
+  it('@@ROWCOUNT 0 from the guard: the row is read in the same transaction, FENCED, rolled back', async () => {
     const fake = new FakeMssql();
     fenceModel(fake);
     await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
-    await target.prepareFence({ operationId: OP, epoch: 2 });
+    await target.prepareFence(ref(1), CREATE);
+    await target.prepareFence(ref(2), CREATE);
     fake.events.length = 0;
     const error = await caught(target.mutate(request(1, batch(5), 'replace-partition')));
     expect([error.code, error.fields.operationId]).toEqual([ERROR_CODES.FENCED, OP]);
-    expect(fake.kinds).toEqual(['begin', 'query', 'rollback']);
-    expect(fake.queries.map((q) => q.text)).toEqual([FENCE_SQL.guard]);
+    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'rollback']);
+    expect(fake.queries.map((q) => q.text)).toEqual([FENCE_SQL.guard, FENCE_SQL.select]);
+    expect(new Set(fake.queries.map((q) => q.tx)).size).toBe(1);
     expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 2 });
   });
 
-  it('prepareFence raises the epoch only upward and refuses a smaller one with FENCED', async () => {
+  it('prepareFence is one batch, raises the epoch only upward and answers a newer one without installing', async () => {
     const fake = new FakeMssql();
     const fences = fenceModel(fake);
     await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 3 });
+    await target.prepareFence(ref(3), CREATE);
     expect(fake.queries[0]!.text).toBe(installFenceSql(true));
     expect(fake.queries[0]!.text).toMatch(/WITH \(UPDLOCK, HOLDLOCK\).*AND epoch < @epoch/);
-    const error = await caught(target.prepareFence({ operationId: OP, epoch: 2 }));
-    expect(error.code).toBe(ERROR_CODES.FENCED);
+    expect(await target.prepareFence(ref(2), CREATE)).toMatchObject({ installed: false, epoch: 3 });
     expect(fences.get(OP)?.epoch).toBe(3);
-    expect(fake.kinds.filter((k) => k !== 'query')).toEqual(['begin', 'commit', 'begin', 'commit']);
+    await target.prepareFence(ref(4), { create: false });
+    expect(fake.queries.at(-1)!.text).toBe(installFenceSql(false));
+    expect(installFenceSql(false)).not.toContain('INSERT');
+    expect(fake.kinds.filter((k) => k !== 'query')).toEqual([
+      'begin',
+      'commit',
+      'begin',
+      'commit',
+      'begin',
+      'commit',
+    ]);
   });
 
   it('fault points wrap the commit: begin, before, sent (commit already handed over), after', async () => {
@@ -107,7 +135,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
       hit: (point) => void seen.push(`${point}${fake.kinds.includes('commit') ? ' +commit' : ''}`),
     };
     await using target = await open(fake, { faults });
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     fake.events.length = 0;
     await target.mutate(request(1));
     expect(seen).toEqual([
@@ -132,7 +160,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     fake.respond = () => {
       throw timeout;
     };
-    const onPrepare = await caught(target.prepareFence({ operationId: OP, epoch: 1 }));
+    const onPrepare = await caught(target.prepareFence(ref(1), CREATE));
     expect([onPrepare.code, onPrepare.fields.operationId, onPrepare.cause]).toEqual([
       ERROR_CODES.FENCE_UNAVAILABLE,
       OP,
@@ -170,7 +198,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
       return undefined;
     });
     await using target = await open(fake);
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     const beforeCommit = await caught(target.mutate(request(1)));
     expect(beforeCommit.code).toBe(ERROR_CODES.COMMIT_UNKNOWN);
     expect(fake.kinds.slice(-3)).toEqual(['query', 'rollback', 'close']);
@@ -201,7 +229,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
         },
       }),
     });
-    await second.prepareFence({ operationId: OP, epoch: 1 });
+    await second.prepareFence(ref(1), CREATE);
     armed = true;
     lost.events.length = 0;
     const afterCommit = await caught(second.mutate(request(1)));
@@ -214,11 +242,56 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     fenceModel(fake);
     const variant = { DPONE_UNSAFE_VARIANT: 'no-fence' };
     await using safe = await open(fake, { env: variant });
-    await expect(safe.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    await expect(safe.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     await using broken = await open(fake, { env: { ...variant, DPONE_HARNESS: '1' } });
-    expect(await broken.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await broken.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     expect(fake.queries.map((q) => q.text)).not.toContain(FENCE_SQL.guard);
     const error = await caught(open(fake, { env: { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'nope' } }));
     expect([error.code, error.fields.field]).toEqual([ERROR_CODES.INVALID_INPUT, 'DPONE_UNSAFE_VARIANT']);
+    // Harmless on a marker fence, so not offered: asking for it is refused, not silently certified.
+    const harmless = await caught(
+      open(fake, { env: { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'ignore-epoch' } }),
+    );
+    expect(harmless.code).toBe(ERROR_CODES.INVALID_INPUT);
+  });
+
+  it('the fence schema is explicit: another schema qualifies every statement; a system schema is refused', async () => {
+    const fake = new FakeMssql();
+    fenceModel(fake);
+    const target = await MssqlTarget.open({
+      url: URL,
+      password: PASSWORD,
+      table: 'dbo.events',
+      columns: COLUMNS,
+      naturalKey: ['id'],
+      fenceSchema: 'etl',
+      env: {},
+      loadDriver: async () => fake.driver(),
+    });
+    expect(target.fenceLocation).toBe('mssql:etl._dpone_fence');
+    expect(fake.queries[0]!.text).toContain('CREATE TABLE [etl].[_dpone_fence]');
+    await target.close();
+    const refused = await caught(
+      MssqlTarget.open({
+        url: URL,
+        table: 't',
+        columns: COLUMNS,
+        naturalKey: ['id'],
+        fenceSchema: 'sys',
+        env: {},
+      }),
+    );
+    expect([refused.code, refused.fields.field]).toEqual([ERROR_CODES.INVALID_INPUT, 'target.fence_schema']);
   });
 });
+
+{
+  // The kernel's contract on the MSSQL dialect, over the fake (statement order and refusals, not SQL Server).
+  const fake = new FakeMssql();
+  describeMarkerFence('mssql (fake driver)', async () => {
+    fake.events.length = 0;
+    fenceModel(fake);
+    const target = await open(fake);
+    return { target, rows: async () => committedRows(fake), [Symbol.asyncDispose]: () => target.close() };
+  });
+}

@@ -7,6 +7,7 @@ import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
 import { MarkerTarget, openMarkerTarget } from '../marker-fence/marker-target.ts';
 import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
 import { mssqlDialect } from './mssql-dialect.ts';
+import { mssqlFence } from './mssql-fence.ts';
 import { ensureTargetTables } from './mssql-rows.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession } from './mssql-session.ts';
@@ -20,6 +21,8 @@ export interface MssqlTargetOptions {
   readonly columns: readonly string[];
   /** Kept for the checker; the target table has no unique key on purpose. */
   readonly naturalKey: readonly string[];
+  /** `target.fence_schema`, default `dbo` (see mssql-fence.ts). */
+  readonly fenceSchema?: string;
   readonly faults?: FaultPoints;
   /** Selects a harness-only unsafe variant (DPONE_HARNESS=1 + DPONE_UNSAFE_VARIANT); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
@@ -37,7 +40,7 @@ export class MssqlTarget extends MarkerTarget {
    * Connects and creates the fence and target tables when missing; an unreachable server is
    * FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
    */
-  static open(options: MssqlTargetOptions): Promise<TargetConnector> {
+  static async open(options: MssqlTargetOptions): Promise<TargetConnector> {
     return openMarkerTarget(
       options.env ?? process.env,
       () => openTargetDialect(options),
@@ -50,22 +53,24 @@ export class MssqlTarget extends MarkerTarget {
 function markerOptions(options: MssqlTargetOptions): MarkerTargetOptions {
   return {
     identity: `mssql:${options.table}`,
+    fenceLocation: mssqlFence(options.fenceSchema).location,
     ...(options.faults ? { faults: options.faults } : {}),
   };
 }
 
 /** Opens the session and the tables; shared with the unsafe variants so they differ only in the protocol. */
 async function openTargetDialect(options: MssqlTargetOptions) {
+  const fence = mssqlFence(options.fenceSchema);
   const session = new MssqlSession(
     parseMssqlConnectorUrl(options.url, options.password, 'target.url', 'dpone-target'),
     options.loadDriver,
   );
   try {
-    await session.use((pool) => ensureTargetTables(pool, options.table, options.columns));
+    await session.use((pool) => ensureTargetTables(pool, fence, options.table, options.columns));
   } catch (error) {
     await session.close();
     if (isDponeError(error)) throw error;
     throw fenceUnavailable('MSSQL', undefined, error);
   }
-  return mssqlDialect(session, { table: options.table, faults: options.faults ?? NO_FAULTS });
+  return mssqlDialect(session, { fence, table: options.table, faults: options.faults ?? NO_FAULTS });
 }

@@ -2,12 +2,15 @@ import { isDponeError } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
 import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
-import { FENCE_TABLE } from './postgres-fence.ts';
+import type { PostgresFence } from './postgres-fence.ts';
 import { deletePartition, insertRows } from './postgres-rows.ts';
 import type { PostgresSession, SqlClient } from './postgres-session.ts';
 
 /** The PostgreSQL dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
-const SQL = fenceSql(onConflictStyle(FENCE_TABLE));
+
+/** undefined_table, invalid_schema_name: the fence's table or schema does not exist. */
+const MISSING_RELATION = new Set(['42P01', '3F000']);
+const NO_ROWS: SqlResult = { rows: [], affected: 0 };
 
 async function run(client: SqlClient, sql: string, params: FenceParams): Promise<SqlResult> {
   const { text, values } = positional(sql, params);
@@ -16,6 +19,8 @@ async function run(client: SqlClient, sql: string, params: FenceParams): Promise
 }
 
 export interface PostgresDialectOptions {
+  /** Where the fence lives (schema-qualified). */
+  readonly fence: PostgresFence;
   /** The target table the mutation writes. */
   readonly table: string;
   readonly faults: FaultPoints;
@@ -32,7 +37,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
   const { table, faults } = options;
   return {
     label: 'PostgreSQL',
-    sql: SQL,
+    sql: fenceSql(onConflictStyle(options.fence.table)),
     batch: (statements, params) =>
       session.use(async (client) => {
         await client.query('BEGIN');
@@ -42,15 +47,21 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
         return last;
       }),
     read: (statement, params) =>
-      session.use(async (client) => {
-        if (!options.readOnly) return run(client, statement, params);
-        await client.query('BEGIN READ ONLY');
-        try {
-          return await run(client, statement, params);
-        } finally {
-          await client.query('ROLLBACK');
-        }
-      }),
+      session
+        .use(async (client) => {
+          if (!options.readOnly) return run(client, statement, params);
+          await client.query('BEGIN READ ONLY');
+          try {
+            return await run(client, statement, params);
+          } finally {
+            await client.query('ROLLBACK');
+          }
+        })
+        .catch((error: unknown) => {
+          // No fence table (or schema) where the fence must live: there is no fence here.
+          if (MISSING_RELATION.has(String((error as { code?: unknown })?.code))) return NO_ROWS;
+          throw error;
+        }),
     mutation: (body) =>
       session.use(async (client) => {
         await client.query('BEGIN');
@@ -68,6 +79,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
               await faults.hit('target.commit:sent');
               await reply;
             },
+            rollback: async () => void (await client.query('ROLLBACK')),
           });
         } catch (error) {
           if (isDponeError(error)) await client.query('ROLLBACK').catch(() => undefined);

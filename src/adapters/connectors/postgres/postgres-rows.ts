@@ -1,28 +1,32 @@
 import type { SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
-import { FENCE_TABLE, FENCE_TABLE_DDL } from './postgres-fence.ts';
+import type { PostgresFence } from './postgres-fence.ts';
+import { fenceTableDdl } from './postgres-fence.ts';
 import type { SqlClient } from './postgres-session.ts';
 
 const SCHEMA_LOCK_KEY = 0x66656e63; // "fenc"
 
 /**
- * Creates the fence table and, when missing, the target table (TEXT columns, deliberately no
- * unique key: a replay must show up as duplicate rows). Skips all DDL when both exist, and takes
- * an advisory lock otherwise, so 32 racing workers never collide in the catalog.
+ * Creates the fence table (in its own schema) and, when missing, the target table (TEXT columns,
+ * deliberately no unique key: a replay must show up as duplicate rows). Skips all DDL when both
+ * exist with every fence column, and takes an advisory lock otherwise, so 32 racing workers never
+ * collide in the catalog.
  */
 export async function ensureTargetTables(
   client: SqlClient,
+  fence: PostgresFence,
   table: string,
   columns: readonly string[],
 ): Promise<void> {
   const exists = await client.query(
-    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
-    [FENCE_TABLE, quoteTable(table)],
+    'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AND EXISTS (SELECT 1 FROM ' +
+      "pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'holder' AND NOT attisdropped) AS ok",
+    [fence.table, quoteTable(table)],
   );
   if (exists.rows[0]?.ok === true) return;
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-  await client.query(FENCE_TABLE_DDL);
+  for (const ddl of fenceTableDdl(fence)) await client.query(ddl);
   await client.query(
     `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns.map((c) => `${quoteIdentifier(c)} TEXT`).join(', ')})`,
   );

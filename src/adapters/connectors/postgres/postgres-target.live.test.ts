@@ -7,6 +7,7 @@ import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { TargetConnector } from '../../../ports/connector.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
+import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
 
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
@@ -57,8 +58,12 @@ function open(db: string, faults?: FaultPoints, env: NodeJS.ProcessEnv = {}): Pr
   });
 }
 
+const INTENT = `sha256:${'1'.repeat(64)}`;
+const ref = (epoch: number) => ({ operationId: 'op-1', epoch, intentDigest: INTENT, holder: `h${epoch}` });
+const CREATE = { create: true } as const;
+
 const request = (epoch: number) => ({
-  fence: { operationId: 'op-1', epoch },
+  fence: ref(epoch),
   strategy: 'append' as const,
   partitionColumn: 'part',
   partitionValue: 'p1',
@@ -80,22 +85,23 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
     const db = await freshDb();
     await using target = await open(db);
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'unknown' });
-    expect(await target.prepareFence({ operationId: 'op-1', epoch: 1 })).toEqual({
+    expect(await target.prepareFence(ref(1), CREATE)).toMatchObject({
+      installed: true,
       epoch: 1,
       status: 'not-committed',
     });
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 1 });
-    expect(await target.mutate(request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     expect(await target.queryFence('op-1')).toEqual({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
       rowsWritten: 2,
+      intentDigest: INTENT,
+      holder: 'h1',
     });
-    await expect(target.prepareFence({ operationId: 'op-1', epoch: 0 })).rejects.toMatchObject({
-      code: ERROR_CODES.FENCED,
-    });
-    await target.prepareFence({ operationId: 'op-1', epoch: 2 });
+    expect(await target.prepareFence(ref(0), CREATE)).toMatchObject({ installed: false, epoch: 1 });
+    await target.prepareFence(ref(2), CREATE);
     await expect(target.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
     expect(await count(db)).toBe(2);
     await using source = await PostgresSource.open({
@@ -116,11 +122,11 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
     const faults: FaultPoints = { hit: (p) => (p === 'target.commit:before' ? (parked(), gate) : undefined) };
     await using zombie = await open(db, faults);
     await using next = await open(db);
-    await zombie.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await zombie.prepareFence(ref(1), CREATE);
     const writing = zombie.mutate(request(1));
     await atCommit;
     let raised = false;
-    const raising = next.prepareFence({ operationId: 'op-1', epoch: 2 }).then((e) => ((raised = true), e));
+    const raising = next.prepareFence(ref(2), CREATE).then((e) => ((raised = true), e));
     // Wait until the server itself shows the raise blocked on the fence row's lock.
     await expect
       .poll(
@@ -140,9 +146,20 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
     expect(raised).toBe(false);
     release();
     await writing;
-    expect(await raising).toEqual({ epoch: 2, status: 'committed' });
+    expect(await raising).toMatchObject({
+      installed: true,
+      epoch: 2,
+      status: 'committed',
+      committedEpoch: 1,
+    });
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
     expect(await count(db)).toBe(1 * 2);
+  });
+
+  describeMarkerFence('postgres', async () => {
+    const db = await freshDb();
+    const target = await open(db);
+    return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };
   });
 
   it('a dead server is FENCE_UNAVAILABLE without URL, user or password in the message', async () => {
@@ -165,9 +182,10 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
   it('the no-fence variant answers only under DPONE_HARNESS=1 and then replays the mutation', async () => {
     const db = await freshDb();
     await using safe = await open(db, undefined, { DPONE_UNSAFE_VARIANT: 'no-fence' });
-    await safe.prepareFence({ operationId: 'op-1', epoch: 1 });
+    await safe.prepareFence(ref(1), CREATE);
     await safe.mutate(request(1));
     await expect(safe.mutate(request(0))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    expect(await safe.mutate(request(1))).toMatchObject({ applied: false });
     await using broken = await open(db, undefined, { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'no-fence' });
     await broken.mutate(request(1));
     expect(await count(db)).toBe(4);

@@ -6,6 +6,7 @@ import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
 import { MarkerTarget, openMarkerTarget } from '../marker-fence/marker-target.ts';
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
+import { postgresFence } from './postgres-fence.ts';
 import { ensureTargetTables } from './postgres-rows.ts';
 import { PostgresSession } from './postgres-session.ts';
 
@@ -17,6 +18,8 @@ export interface PostgresTargetOptions {
   readonly columns: readonly string[];
   /** Kept for the checker; the target table has no unique key on purpose. */
   readonly naturalKey: readonly string[];
+  /** `target.fence_schema`; default the URL's `?schema=`, else `public` (see postgres-fence.ts). */
+  readonly fenceSchema?: string;
   readonly faults?: FaultPoints;
   /** Selects a harness-only unsafe variant (DPONE_HARNESS=1 + DPONE_UNSAFE_VARIANT); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
@@ -32,7 +35,7 @@ export class PostgresTarget extends MarkerTarget {
    * Connects and creates the fence and target tables when missing; an unreachable server is
    * FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
    */
-  static open(options: PostgresTargetOptions): Promise<TargetConnector> {
+  static async open(options: PostgresTargetOptions): Promise<TargetConnector> {
     return openMarkerTarget(
       options.env ?? process.env,
       () => openTargetDialect(options),
@@ -45,20 +48,22 @@ export class PostgresTarget extends MarkerTarget {
 function markerOptions(options: PostgresTargetOptions): MarkerTargetOptions {
   return {
     identity: `postgres:${options.table}`,
+    fenceLocation: postgresFence(options.url, options.fenceSchema).location,
     ...(options.faults ? { faults: options.faults } : {}),
   };
 }
 
 /** Opens the session and the tables; shared with the unsafe variants so they differ only in the protocol. */
 async function openTargetDialect(options: PostgresTargetOptions) {
+  const fence = postgresFence(options.url, options.fenceSchema);
   const session = new PostgresSession(
     parsePostgresUrl(options.url, options.password, 'target.url', 'dpone-target'),
   );
   try {
-    await session.use((client) => ensureTargetTables(client, options.table, options.columns));
+    await session.use((client) => ensureTargetTables(client, fence, options.table, options.columns));
   } catch (error) {
     await session.close();
     throw fenceUnavailable('PostgreSQL', undefined, error);
   }
-  return postgresDialect(session, { table: options.table, faults: options.faults ?? NO_FAULTS });
+  return postgresDialect(session, { fence, table: options.table, faults: options.faults ?? NO_FAULTS });
 }

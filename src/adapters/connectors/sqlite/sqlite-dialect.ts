@@ -2,11 +2,11 @@ import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/mark
 import { fenceSql, onConflictStyle, usedParameters } from '../marker-fence/marker-sql.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { rollbackQuietly } from './sqlite-connection.ts';
-import { FENCE_TABLE } from './sqlite-fence.ts';
+import { SQLITE_FENCE_TABLE } from './sqlite-fence.ts';
 import { deletePartition, insertRows } from './sqlite-rows.ts';
 
 /** The SQLite dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
-const SQL = fenceSql(onConflictStyle(FENCE_TABLE));
+const SQL = fenceSql(onConflictStyle(SQLITE_FENCE_TABLE));
 
 function run(db: SqliteDatabase, sql: string, params: FenceParams): SqlResult {
   const statement = db.prepare(sql);
@@ -36,7 +36,15 @@ export function sqliteDialect(db: SqliteDatabase, table: string): MarkerDialect 
         throw error;
       }
     },
-    read: async (statement, params) => run(db, statement, params),
+    read: async (statement, params) => {
+      try {
+        return run(db, statement, params);
+      } catch (error) {
+        // No fence table in the file: there is no fence here.
+        if (/no such table/i.test((error as Error).message)) return { rows: [], affected: 0 };
+        throw error;
+      }
+    },
     async mutation(body) {
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -45,6 +53,7 @@ export function sqliteDialect(db: SqliteDatabase, table: string): MarkerDialect 
           deletePartition: async (column, value) => deletePartition(db, table, column, value),
           insertRows: async (batch) => insertRows(db, table, batch),
           commit: async () => db.exec('COMMIT'),
+          rollback: async () => rollbackQuietly(db),
         });
       } catch (error) {
         rollbackQuietly(db);

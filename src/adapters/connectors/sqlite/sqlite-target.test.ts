@@ -5,11 +5,23 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { MutationRequest } from '../../../ports/connector.ts';
+import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { flawedProtocol } from '../marker-fence/marker-unsafe-target.ts';
+import { MarkerTarget } from '../marker-fence/marker-target.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
 import { SqliteSource } from './sqlite-source.ts';
-import { SqliteTarget } from './sqlite-target.ts';
+import { SqliteTarget, openTargetDatabase } from './sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS, sqliteTargetForHarness } from './sqlite-unsafe-variants.ts';
 
 const OP = 'sha256:' + 'a'.repeat(64);
+const INTENT = 'sha256:' + '1'.repeat(64);
+const ref = (epoch: number, holder = `h${epoch}`) => ({
+  operationId: OP,
+  epoch,
+  intentDigest: INTENT,
+  holder,
+});
+const CREATE = { create: true } as const;
 const columns = ['day', 'id', 'amount'] as const;
 let dir: string;
 
@@ -33,7 +45,7 @@ async function request(
   await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
   const batch = await source.read({ partitionColumn: 'day', partitionValue: '2026-01-02' });
   return {
-    fence: { operationId: OP, epoch },
+    fence: ref(epoch),
     strategy,
     partitionColumn: 'day',
     partitionValue: '2026-01-02',
@@ -66,15 +78,18 @@ describe('SqliteSource', () => {
 describe('SqliteTarget', () => {
   it('commits data and marker together and proves it in the fence', async () => {
     await using target = await SqliteTarget.open(targetOptions());
+    expect(target.fenceLocation).toBe('sqlite:main._dpone_fence');
     expect(await target.queryFence(OP)).toMatchObject({ status: 'unknown' });
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 1 });
-    expect(await target.mutate(await request(1))).toEqual({ rowsWritten: 2, epoch: 1 });
+    expect(await target.mutate(await request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     expect(await target.queryFence(OP)).toEqual({
       status: 'committed',
       epoch: 1,
       committedEpoch: 1,
       rowsWritten: 2,
+      intentDigest: INTENT,
+      holder: 'h1',
     });
     expect(targetRows()).toEqual([
       { day: '2026-01-02', id: 1, id_type: 'integer', amount: 1.5 },
@@ -84,22 +99,20 @@ describe('SqliteTarget', () => {
 
   it('refuses a stale epoch and writes nothing (a zombie is fenced)', async () => {
     await using target = await SqliteTarget.open(targetOptions());
-    await target.prepareFence({ operationId: OP, epoch: 1 });
-    await target.prepareFence({ operationId: OP, epoch: 2 });
+    await target.prepareFence(ref(1), CREATE);
+    await target.prepareFence(ref(2), CREATE);
     await expect(target.mutate(await request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
-    await expect(target.prepareFence({ operationId: OP, epoch: 1 })).rejects.toMatchObject({
-      code: ERROR_CODES.FENCED,
-    });
+    expect(await target.prepareFence(ref(1), CREATE)).toMatchObject({ installed: false, epoch: 2 });
     expect(targetRows()).toEqual([]);
     expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 2 });
   });
 
   it('raising the epoch never clears a committed marker', async () => {
     await using target = await SqliteTarget.open(targetOptions());
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     await target.mutate(await request(1));
-    await target.prepareFence({ operationId: OP, epoch: 5 });
-    expect(await target.queryFence(OP)).toEqual({
+    await target.prepareFence(ref(5), CREATE);
+    expect(await target.queryFence(OP)).toMatchObject({
       status: 'committed',
       epoch: 5,
       committedEpoch: 1,
@@ -113,7 +126,7 @@ describe('SqliteTarget', () => {
     db.exec(`INSERT INTO events VALUES ('2026-01-02', 9, 9.0), ('2026-01-03', 8, 8.0)`);
     db.close();
     await using target = await SqliteTarget.open(targetOptions());
-    await target.prepareFence({ operationId: OP, epoch: 1 });
+    await target.prepareFence(ref(1), CREATE);
     await target.mutate(await request(1, 'replace-partition'));
     expect(targetRows().map((row) => (row as { id: number }).id)).toEqual([1, 2, 8]);
   });
@@ -133,14 +146,72 @@ describe('unsafe variants', () => {
     ).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
   });
 
-  it('query-lies hides a commit and ignore-epoch lets a stale epoch write', async () => {
-    await using lies = await UNSAFE_SQLITE_VARIANTS['query-lies']!(targetOptions());
-    await lies.prepareFence({ operationId: OP, epoch: 1 });
+  it('query-lies is harmless for data on a marker fence: the status guard refuses the replay it invites', async () => {
+    expect(UNSAFE_SQLITE_VARIANTS['query-lies']).toBeUndefined();
+    const dialect = sqliteDialect(openTargetDatabase(targetOptions()), 'events');
+    await using lies = new MarkerTarget(
+      dialect,
+      { identity: 'sqlite:events', fenceLocation: 'x' },
+      flawedProtocol({ queryLies: true }),
+    );
+    await lies.prepareFence(ref(1), CREATE);
     await lies.mutate(await request(1));
     expect(await lies.queryFence(OP)).toMatchObject({ status: 'not-committed' });
-    await using ignores = await UNSAFE_SQLITE_VARIANTS['ignore-epoch']!(targetOptions());
-    await ignores.prepareFence({ operationId: OP, epoch: 7 });
-    await ignores.mutate(await request(3));
+    expect(await lies.prepareFence(ref(2), CREATE)).toMatchObject({
+      status: 'not-committed',
+      installed: true,
+    });
+    expect(await lies.mutate(await request(2))).toMatchObject({ applied: false });
+    expect(targetRows()).toHaveLength(2);
+  });
+
+  it('guard-epoch-only (the fence before issue 10) lets a reissued epoch of another holder write twice', async () => {
+    await using old = await UNSAFE_SQLITE_VARIANTS['guard-epoch-only']!(targetOptions());
+    await old.prepareFence(ref(1, 'journal-a'), CREATE);
+    await old.mutate(await request(1));
+    // A reset journal issues epoch 1 again, to another holder: accepted, and the guard writes again.
+    expect(await old.prepareFence(ref(1, 'journal-b'), CREATE)).toMatchObject({ installed: true });
+    expect(await old.mutate(await request(1))).toMatchObject({ applied: true });
     expect(targetRows()).toHaveLength(4);
   });
+
+  it('ignore-epoch is harmless on a marker fence: the status guard refuses the zombie after a commit', async () => {
+    expect(UNSAFE_SQLITE_VARIANTS['ignore-epoch']).toBeUndefined();
+    const dialect = sqliteDialect(openTargetDatabase(targetOptions()), 'events');
+    await using ignores = new MarkerTarget(
+      dialect,
+      { identity: 'sqlite:events', fenceLocation: 'x' },
+      flawedProtocol({ ignoreEpoch: true }),
+    );
+    await ignores.prepareFence(ref(7), CREATE);
+    await ignores.mutate(await request(7));
+    // A zombie of epoch 3 (stale) is not refused for its epoch, but the fence is committed already.
+    await expect(ignores.mutate(await request(3))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    expect(targetRows()).toHaveLength(2);
+  });
+});
+
+describeMarkerFence('sqlite', async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'dpone-sqlite-fence-')), 'target.db');
+  const target = await SqliteTarget.open({
+    path,
+    table: 'events',
+    columns: ['id', 'part', 'v'],
+    naturalKey: ['id'],
+  });
+  return {
+    target,
+    rows: async () => {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return Number(db.prepare('SELECT count(*) AS n FROM events').get()!.n);
+      } finally {
+        db.close();
+      }
+    },
+    [Symbol.asyncDispose]: async () => {
+      await target.close();
+      rmSync(join(path, '..'), { recursive: true, force: true });
+    },
+  };
 });

@@ -5,7 +5,7 @@ import { MarkerTarget } from '../marker-fence/marker-target.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
-import { ensureFenceTable } from './sqlite-fence.ts';
+import { SQLITE_FENCE_LOCATION, ensureFenceTable } from './sqlite-fence.ts';
 import { ensureTargetTable } from './sqlite-rows.ts';
 
 export interface SqliteTargetOptions {
@@ -41,6 +41,7 @@ export function openTargetDatabase(options: SqliteTargetOptions): SqliteDatabase
 export function markerOptions(options: SqliteTargetOptions): MarkerTargetOptions {
   return {
     identity: `sqlite:${options.table}`,
+    fenceLocation: SQLITE_FENCE_LOCATION,
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.nowMs ? { nowMs: options.nowMs } : {}),
   };

@@ -119,6 +119,26 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
     expect(fake.events).toEqual(['begin', 'commit']);
   });
 
+  it('a lease with minEpoch writes max(last_epoch + 1, minEpoch) as the epoch and last_epoch', async () => {
+    const { fake, journal } = await openFake();
+    const id = opId('mssql-min-epoch');
+    fake.respond = (q) =>
+      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
+        ? { recordset: [storedRow(id)], rowsAffected: [1] }
+        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
+    const entry = await journal.acquireLease({
+      operationId: id,
+      expectedVersion: 1,
+      holder: 'a',
+      ttlMs: 10,
+      nowMs: 1_500,
+      minEpoch: 6,
+    });
+    expect([entry.lease?.epoch, entry.last_epoch]).toEqual([6, 6]);
+    expect(fake.queries[1]!.params).toMatchObject({ lease_epoch: 6, last_epoch: 6, expected_version: 1 });
+    expect(fake.queries[2]!.params).toMatchObject({ kind: 'lease', lease_epoch: 6 });
+  });
+
   it('a failing statement mid-transaction is JOURNAL_UNAVAILABLE without SQL; a deadlock is a CAS conflict', async () => {
     const { fake, journal } = await openFake();
     const id = opId('mssql-failure');

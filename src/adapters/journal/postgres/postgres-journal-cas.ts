@@ -73,13 +73,13 @@ export const LEASE_STATEMENT = {
   FOR UPDATE
 ), nxt AS (
   SELECT state,
-    CASE WHEN lease_holder = $3::text THEN lease_epoch ELSE last_epoch + 1 END AS epoch,
+    GREATEST(CASE WHEN lease_holder = $3::text THEN lease_epoch ELSE last_epoch + 1 END, $9::bigint) AS epoch,
     CASE WHEN lease_holder = $3::text THEN $6::text WHEN lease_holder IS NULL THEN $7::text
       ELSE $8::text END AS evidence
   FROM cur
 ), upd AS (
   UPDATE ${ENTRY} e SET lease_holder = $3::text, lease_epoch = n.epoch,
-    lease_expires_at_ms = $4::bigint + $5::bigint, last_epoch = n.epoch,
+    lease_expires_at_ms = $4::bigint + $5::bigint, last_epoch = GREATEST(e.last_epoch, n.epoch),
     version = e.version + 1, updated_at_ms = $4::bigint
   FROM nxt n WHERE e.operation_id = $1::text AND e.version = $2::bigint
   RETURNING e.*, n.state AS from_state, n.evidence AS lease_evidence
@@ -104,5 +104,6 @@ export function leaseValues(request: LeaseRequest): unknown[] {
     evidence('lease:renewed'),
     evidence('lease:acquired'),
     evidence('lease:takeover'),
+    request.minEpoch ?? 0,
   ];
 }

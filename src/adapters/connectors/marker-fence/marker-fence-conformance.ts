@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../contracts/errors.ts';
+import type { FenceRef, MutationRequest, SourceBatch, TargetConnector } from '../../../ports/connector.ts';
+
+/** One fresh target (its own fence, its own table) and a way to count the target table's rows. */
+export interface FenceUnderTest extends AsyncDisposable {
+  readonly target: TargetConnector;
+  /** Rows in the target table, read past the connector (how many times data landed). */
+  rows(): Promise<number>;
+}
+
+export type FenceFactory = () => Promise<FenceUnderTest>;
+
+const OP = `sha256:${'e'.repeat(64)}`;
+const INTENT = `sha256:${'1'.repeat(64)}`;
+const OTHER_INTENT = `sha256:${'2'.repeat(64)}`;
+
+export const fenceRef = (epoch: number, holder = `h${epoch}`, intentDigest = INTENT): FenceRef => ({
+  operationId: OP,
+  epoch,
+  intentDigest,
+  holder,
+});
+
+/** The batch every conformance mutation writes: two rows of partition p1 (columns id, part, v). */
+export const CONFORMANCE_BATCH: SourceBatch = {
+  columns: ['id', 'part', 'v'],
+  rows: [
+    { id: '1', part: 'p1', v: 'a' },
+    { id: '2', part: 'p1', v: 'b' },
+  ],
+};
+
+const write = (fence: FenceRef): MutationRequest => ({
+  fence,
+  strategy: 'append',
+  partitionColumn: 'part',
+  partitionValue: 'p1',
+  batch: CONFORMANCE_BATCH,
+});
+
+/**
+ * The transactional-marker fence's contract, for every dialect of the kernel (SQLite real,
+ * PostgreSQL live, MSSQL on its fake driver): at most one commit per operation whatever the
+ * epochs, the intent checked at the target, epochs only up, an equal epoch only for its holder,
+ * and no fence row created outside PREPARING. Every refusal writes nothing.
+ */
+export function describeMarkerFence(name: string, factory: FenceFactory, skipReason?: string): void {
+  const suite = skipReason === undefined ? describe : describe.skip;
+  suite(`marker fence contract: ${name}${skipReason ? ` — ${skipReason}` : ''}`, () => {
+    it('installs only when creating, then commits once and proves it', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      const missing = await target.prepareFence(fenceRef(1), { create: false });
+      expect(missing).toMatchObject({ installed: false, epoch: null, status: 'unknown' });
+      expect(await target.queryFence(OP)).toMatchObject({ status: 'unknown', epoch: null });
+      expect(await target.prepareFence(fenceRef(1), { create: true })).toEqual({
+        installed: true,
+        status: 'not-committed',
+        epoch: 1,
+        committedEpoch: null,
+        rowsWritten: null,
+        intentDigest: INTENT,
+        holder: 'h1',
+      });
+      expect(await target.mutate(write(fenceRef(1)))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
+      expect(await target.queryFence(OP)).toEqual({
+        status: 'committed',
+        epoch: 1,
+        committedEpoch: 1,
+        rowsWritten: 2,
+        intentDigest: INTENT,
+        holder: 'h1',
+      });
+      expect(await subject.rows()).toBe(2);
+    });
+
+    it('a missing fence is never created outside PREPARING, and a write without one is DIVERGED', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      for (let i = 0; i < 2; i++) {
+        expect(await target.prepareFence(fenceRef(5), { create: false })).toMatchObject({
+          installed: false,
+          epoch: null,
+        });
+      }
+      await expect(target.mutate(write(fenceRef(5)))).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
+      expect(await target.queryFence(OP)).toMatchObject({ status: 'unknown', epoch: null });
+      expect(await subject.rows()).toBe(0);
+    });
+
+    it('refuses a second commit whatever the epoch: the same epoch again, or a newer one', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      await target.prepareFence(fenceRef(1), { create: true });
+      await target.mutate(write(fenceRef(1)));
+      expect(await target.mutate(write(fenceRef(1)))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
+      // A reset journal's next holder, above the fence's epoch: installed, but the fence stays committed.
+      const raised = await target.prepareFence(fenceRef(7, 'fresh-journal'), { create: true });
+      expect(raised).toMatchObject({ installed: true, status: 'committed', epoch: 7, committedEpoch: 1 });
+      expect(await target.mutate(write(fenceRef(7, 'fresh-journal')))).toMatchObject({ applied: false });
+      expect(await subject.rows()).toBe(2);
+    });
+
+    it('refuses another intent at the target: prepare leaves the fence alone, mutate is INTENT_CONFLICT', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      await target.prepareFence(fenceRef(1), { create: true });
+      const other = fenceRef(2, 'h2', OTHER_INTENT);
+      expect(await target.prepareFence(other, { create: true })).toMatchObject({
+        installed: false,
+        epoch: 1,
+        intentDigest: INTENT,
+      });
+      await expect(target.mutate(write(other))).rejects.toMatchObject({ code: ERROR_CODES.INTENT_CONFLICT });
+      await target.mutate(write(fenceRef(1)));
+      await expect(target.mutate(write(fenceRef(1, 'h1', OTHER_INTENT)))).rejects.toMatchObject({
+        code: ERROR_CODES.INTENT_CONFLICT,
+      });
+      expect(await subject.rows()).toBe(2);
+    });
+
+    it('refuses a stale epoch (a zombie) and never lowers the epoch', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      await target.prepareFence(fenceRef(1), { create: true });
+      expect(await target.prepareFence(fenceRef(3), { create: false })).toMatchObject({
+        installed: true,
+        epoch: 3,
+      });
+      expect(await target.prepareFence(fenceRef(2), { create: true })).toMatchObject({
+        installed: false,
+        epoch: 3,
+        holder: 'h3',
+      });
+      await expect(target.mutate(write(fenceRef(1)))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+      expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 3 });
+      expect(await subject.rows()).toBe(0);
+    });
+
+    it('an equal epoch is installed again only for its holder', async () => {
+      await using subject = await factory();
+      const { target } = subject;
+      await target.prepareFence(fenceRef(1, 'journal-a'), { create: true });
+      expect(await target.prepareFence(fenceRef(1, 'journal-a'), { create: false })).toMatchObject({
+        installed: true,
+      });
+      expect(await target.prepareFence(fenceRef(1, 'journal-b'), { create: true })).toMatchObject({
+        installed: false,
+        epoch: 1,
+        holder: 'journal-a',
+      });
+      expect(await subject.rows()).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,295 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../contracts/errors.ts';
+import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
+import { SqliteSource } from '../adapters/connectors/sqlite/sqlite-source.ts';
+import { SQLITE_FENCE_LOCATION } from '../adapters/connectors/sqlite/sqlite-fence.ts';
+import { SqliteTarget } from '../adapters/connectors/sqlite/sqlite-target.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
+import type { FaultPoints } from '../ports/fault-points.ts';
+import { NO_FAULTS } from '../ports/fault-points.ts';
+import type { OperationRequest } from './executor.ts';
+import { RecoveryAwareExecutor } from './executor.ts';
+import { COMMITTED_BEFORE_JOURNAL } from './fence-decision.ts';
+import type { CallCounts } from './fixtures/embedded-route.ts';
+import {
+  COLUMNS,
+  PARTITION,
+  PARTITION_ROWS,
+  countingSource,
+  countingTarget,
+  fileStateSink,
+  makeDir,
+  newCounts,
+  seedSource,
+  targetRowCounts,
+} from './fixtures/embedded-route.ts';
+
+/**
+ * The target fence is the last line of defense (issue 10): a journal that is lost, reset, restored
+ * from an older copy or forked never gives a second write, and a fence missing where the journal
+ * says it was prepared stops the run. Real SQLite target, in-memory journals standing in for the
+ * journal each deployment sees.
+ */
+const OP = `sha256:${'b'.repeat(64)}`;
+const INTENT = `sha256:${'c'.repeat(64)}`;
+const TTL = 1_000;
+
+class SimulatedCrash extends Error {}
+const crashAt = (point: string): FaultPoints => ({
+  hit: (p) => {
+    if (p === point) throw new SimulatedCrash(p);
+  },
+});
+
+let dir: string;
+let now: number;
+const clock = { nowMs: () => now };
+const open: AsyncDisposable[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dpone-journal-loss-'));
+  seedSource(join(dir, 'source.db'));
+  now = 1_000_000;
+});
+afterEach(async () => {
+  for (const item of open.splice(0)) await item[Symbol.asyncDispose]();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface RunOptions {
+  readonly faults?: FaultPoints;
+  readonly unsafe?: string;
+  readonly intent?: string;
+  readonly fenceLocation?: string;
+}
+
+async function runner(journal: MemoryJournal, holder: string, options: RunOptions = {}) {
+  const counts: CallCounts = newCounts();
+  const source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
+  const targetOptions = {
+    path: join(dir, 'target.db'),
+    table: 'events',
+    columns: COLUMNS,
+    naturalKey: ['id'],
+  };
+  const target = options.unsafe
+    ? await UNSAFE_SQLITE_VARIANTS[options.unsafe]!(targetOptions)
+    : await SqliteTarget.open(targetOptions);
+  open.push(source, target);
+  const engine = new RecoveryAwareExecutor({
+    journal,
+    source: countingSource(source, counts),
+    target: countingTarget(target, counts),
+    state: fileStateSink(makeDir(join(dir, 'state'))),
+    faults: options.faults ?? NO_FAULTS,
+    clock,
+  });
+  const request: OperationRequest = {
+    operationId: OP,
+    intentDigest: options.intent ?? INTENT,
+    metadata: {
+      workload_id: 'events-daily',
+      target_identity: 'sqlite:events',
+      fence_location: options.fenceLocation ?? SQLITE_FENCE_LOCATION,
+    },
+    strategy: 'append',
+    partitionColumn: PARTITION.column,
+    partitionValue: PARTITION.value,
+    holder,
+    leaseTtlMs: TTL,
+  };
+  return { counts, run: () => engine.execute(request) };
+}
+
+function expectTargetRows(times: number): void {
+  const counts = targetRowCounts(join(dir, 'target.db'));
+  expect([...counts.values()]).toEqual(times === 0 ? [] : Array(PARTITION_ROWS).fill(times));
+}
+
+function fenceRow(): Record<string, unknown> | undefined {
+  const db = new DatabaseSync(join(dir, 'target.db'), { readOnly: true });
+  try {
+    return db.prepare('SELECT epoch, holder, status FROM _dpone_fence').get();
+  } finally {
+    db.close();
+  }
+}
+
+function dropFenceRow(): void {
+  const db = new DatabaseSync(join(dir, 'target.db'));
+  db.exec('DELETE FROM _dpone_fence');
+  db.close();
+}
+
+async function transitions(journal: MemoryJournal) {
+  return (await journal.history(OP))
+    .filter((r) => r.kind !== 'lease')
+    .map((r) => `${r.to_state}:${r.evidence.reason}`);
+}
+
+describe('executor: the fence is the last line of defense', () => {
+  it('a lost journal after the commit: the fence proves it, the new journal catches up, nothing is written', async () => {
+    const first = await runner(new MemoryJournal(), 'w1');
+    expect(await first.run()).toMatchObject({ status: 'committed', mutated: true });
+    const fresh = new MemoryJournal();
+    const retry = await runner(fresh, 'w2');
+    expect(await retry.run()).toMatchObject({
+      status: 'already-complete',
+      state: 'COMPLETE',
+      mutated: false,
+    });
+    expect([retry.counts.source, retry.counts.mutate]).toEqual([0, 0]);
+    expectTargetRows(1);
+    expect(await transitions(fresh)).toEqual([
+      'PREPARING:intent:created',
+      `PREPARED:${COMMITTED_BEFORE_JOURNAL}`,
+      `COMMITTING:${COMMITTED_BEFORE_JOURNAL}`,
+      `TARGET_COMMITTED:${COMMITTED_BEFORE_JOURNAL}`,
+      'COMPLETE:state:complete',
+    ]);
+    const proof = (await fresh.history(OP)).find((r) => r.to_state === 'TARGET_COMMITTED');
+    expect(proof?.evidence).toMatchObject({ fence_status: 'committed', fence_epoch: 1, rows_written: 3 });
+  });
+
+  it('a journal restored to PREPARED after the commit: the retry adopts the commit and writes nothing', async () => {
+    const first = await runner(new MemoryJournal(), 'w1');
+    await first.run();
+    const restored = new MemoryJournal();
+    let entry = (
+      await restored.createIntent({
+        operationId: OP,
+        intentDigest: INTENT,
+        metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+        nowMs: now,
+      })
+    ).entry;
+    entry = await restored.acquireLease({
+      operationId: OP,
+      expectedVersion: entry.version,
+      holder: 'w1',
+      ttlMs: TTL,
+      nowMs: now,
+    });
+    await restored.compareAndSet({
+      operationId: OP,
+      expectedVersion: entry.version,
+      expectedStates: new Set(['PREPARING']),
+      nextState: 'PREPARED',
+      evidence: { reason: 'fence:prepared' },
+      nowMs: now,
+    });
+    now += TTL + 1;
+    const retry = await runner(restored, 'w2');
+    expect(await retry.run()).toMatchObject({ status: 'already-complete', mutated: false });
+    expect(retry.counts.mutate).toBe(0);
+    expectTargetRows(1);
+  });
+
+  it('a reset journal reissues epoch 1: the fence holds it for another holder, so the lease moves above it', async () => {
+    // The first worker prepared epoch 1 and died before writing; its journal is gone.
+    const lost = await runner(new MemoryJournal(), 'w1', { faults: crashAt('source.read:before') });
+    await expect(lost.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    expect(fenceRow()).toMatchObject({ epoch: 1, holder: 'w1' });
+    const fresh = new MemoryJournal();
+    const retry = await runner(fresh, 'w2');
+    expect(await retry.run()).toMatchObject({ status: 'committed', mutated: true, fenceEpoch: 2 });
+    expect(fenceRow()).toMatchObject({ epoch: 2, holder: 'w2', status: 'committed' });
+    expect((await fresh.get(OP))?.last_epoch).toBe(2);
+    expectTargetRows(1);
+  });
+
+  it('a forked journal while the first worker is parked before its write: exactly one write, the zombie is fenced', async () => {
+    let release!: () => void;
+    let parked!: () => void;
+    const isParked = new Promise<void>((resolve) => (parked = resolve));
+    const pause: FaultPoints = {
+      hit: (p) =>
+        p === 'cas:PREPARED->COMMITTING:after'
+          ? (parked(), new Promise<void>((resolve) => (release = resolve)))
+          : undefined,
+    };
+    const zombie = await runner(new MemoryJournal(), 'w1', { faults: pause });
+    const zombieRun = zombie.run();
+    await isParked;
+    const fork = await runner(new MemoryJournal(), 'w2');
+    expect(await fork.run()).toMatchObject({ status: 'committed', mutated: true });
+    release();
+    await expect(zombieRun).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
+    expectTargetRows(1);
+  });
+
+  it('the same fork writes twice with the fence before issue 10 (guard-epoch-only): the test can fail', async () => {
+    let release!: () => void;
+    let parked!: () => void;
+    const isParked = new Promise<void>((resolve) => (parked = resolve));
+    const pause: FaultPoints = {
+      hit: (p) =>
+        p === 'cas:PREPARED->COMMITTING:after'
+          ? (parked(), new Promise<void>((resolve) => (release = resolve)))
+          : undefined,
+    };
+    const zombie = await runner(new MemoryJournal(), 'w1', { faults: pause, unsafe: 'guard-epoch-only' });
+    const zombieRun = zombie.run();
+    await isParked;
+    const fork = await runner(new MemoryJournal(), 'w2', { unsafe: 'guard-epoch-only' });
+    await fork.run();
+    release();
+    await zombieRun.catch(() => undefined);
+    expectTargetRows(2);
+  });
+
+  it('another intent for the same operation id, with a journal that does not know the first: refused at the target', async () => {
+    await (await runner(new MemoryJournal(), 'w1')).run();
+    const other = await runner(new MemoryJournal(), 'w2', { intent: `sha256:${'d'.repeat(64)}` });
+    await expect(other.run()).rejects.toMatchObject({ code: ERROR_CODES.INTENT_CONFLICT });
+    expect([other.counts.source, other.counts.mutate]).toEqual([0, 0]);
+    expectTargetRows(1);
+  });
+
+  it('PREPARED with the fence row gone: DIVERGED, no journal change, and no fence row is created', async () => {
+    const journal = new MemoryJournal();
+    const first = await runner(journal, 'w1', { faults: crashAt('cas:PREPARING->PREPARED:after') });
+    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    dropFenceRow();
+    const before = await journal.get(OP);
+    const retry = await runner(journal, 'w1');
+    await expect(retry.run()).rejects.toMatchObject({
+      code: ERROR_CODES.DIVERGED,
+      fields: { state: 'PREPARED' },
+    });
+    expect(await journal.get(OP)).toEqual(before);
+    expect(fenceRow()).toBeUndefined();
+    expect([retry.counts.source, retry.counts.mutate]).toEqual([0, 0]);
+    expectTargetRows(0);
+  });
+
+  it('COMMITTING with the fence row gone: COMMIT_UNKNOWN (fence:missing), never not-committed, nothing written', async () => {
+    const journal = new MemoryJournal();
+    const first = await runner(journal, 'w1', { faults: crashAt('cas:PREPARED->COMMITTING:after') });
+    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    dropFenceRow();
+    now += TTL + 1;
+    const retry = await runner(journal, 'w2');
+    await expect(retry.run()).rejects.toMatchObject({ code: ERROR_CODES.COMMIT_UNKNOWN });
+    expect((await journal.history(OP)).at(-1)).toMatchObject({
+      to_state: 'COMMIT_UNKNOWN',
+      evidence: { reason: 'fence:missing', fence_status: 'unknown' },
+    });
+    expect(fenceRow()).toBeUndefined();
+    expectTargetRows(0);
+  });
+
+  it('a fence location other than the journal recorded: DIVERGED before any source or target I/O', async () => {
+    const journal = new MemoryJournal();
+    const first = await runner(journal, 'w1', { faults: crashAt('target.mutate:after') });
+    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    const moved = await runner(journal, 'w2', { fenceLocation: 'postgres:dw._dpone_fence' });
+    await expect(moved.run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
+    expect(moved.counts).toEqual(newCounts());
+    expectTargetRows(1);
+  });
+});
