@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { DeploymentPolicyDecision } from '../core/deployment-policy.ts';
+import type { DeploymentPolicyDecision, JournalDescription } from '../core/deployment-policy.ts';
 import { decideDeploymentPolicy } from '../core/deployment-policy.ts';
 
 /** Where `dpone certify gate` writes and `dpone run` reads certifications, relative to the cwd. */
@@ -14,8 +14,9 @@ export const CERTIFICATIONS_DIR_ENV = 'DPONE_CERTIFICATIONS_DIR';
  * older certifications.
  */
 export const ROUTE_CONNECTOR_VERSIONS: Readonly<Record<string, string>> = {
-  sqlite: 'sqlite-transactional-commit-marker/1',
-  postgres: 'postgres-transactional-commit-marker/1',
+  // 2: the guard refuses an operation already committed or of another intent (issue 10).
+  sqlite: 'sqlite-transactional-commit-marker/2',
+  postgres: 'postgres-transactional-commit-marker/2',
   // Named now so `certify gate` can certify the route once its harness route runs; until then no
   // certification exists and every ClickHouse run says `protection: legacy`.
   clickhouse: 'clickhouse-staging-swap-generation/1',
@@ -47,12 +48,13 @@ export async function readCertifications(dir: string): Promise<unknown[]> {
   return records;
 }
 
-/** The deployment policy for a run of `route` from this working directory and environment. */
+/** The deployment policy for a run of `route` on `journal`, from this working directory and environment. */
 export async function deploymentPolicyFor(
   route: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  journal?: JournalDescription,
 ): Promise<DeploymentPolicyDecision> {
   const records = await readCertifications(certificationsDir(cwd, env));
-  return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null);
+  return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null, journal);
 }

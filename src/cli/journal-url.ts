@@ -7,11 +7,20 @@ import type { TargetCommitJournalPort } from '../ports/journal.ts';
 export interface JournalOpenContext {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * Recovery inspect and plan: open for reading only. Nothing is created (a missing or empty
+   * journal is an error), not a byte changes, and a copy on read-only media opens too.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** The slice of a server journal adapter module this opener relies on. */
 interface ServerJournalModule {
-  readonly open: (url: string, password?: string) => Promise<TargetCommitJournalPort>;
+  readonly open: (
+    url: string,
+    password?: string,
+    options?: { readonly readOnly?: boolean },
+  ) => Promise<TargetCommitJournalPort>;
 }
 
 const FLAG = '--journal';
@@ -109,7 +118,9 @@ export async function openJournal(
     switch (scheme) {
       case 'sqlite': {
         const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
-        return await SqliteJournal.open(sqlitePath(url, context.cwd));
+        return await SqliteJournal.open(sqlitePath(url, context.cwd), {
+          readOnly: context.readOnly === true,
+        });
       }
       case 'memory': {
         if (url !== 'memory:') throw bad(url, 'must be exactly "memory:"');
@@ -123,13 +134,13 @@ export async function openJournal(
       case 'postgresql': {
         checkServerUrl(url);
         const adapter = await loadServerJournal(url, POSTGRES_MODULE, 'PostgresJournal');
-        return await adapter.open(url, password);
+        return await adapter.open(url, password, { readOnly: context.readOnly === true });
       }
       case 'mssql':
       case 'sqlserver': {
         checkServerUrl(url);
         const { MssqlJournal } = await import('../adapters/journal/mssql/mssql-journal.ts');
-        return await MssqlJournal.open(url, password);
+        return await MssqlJournal.open(url, password, undefined, { readOnly: context.readOnly === true });
       }
       default:
         throw bad(url, 'is not a journal URL (sqlite:///path, postgres://…, mssql://…)');

@@ -1,7 +1,7 @@
 import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
-import type { EndpointSpec, JournalDurability, TargetSpec, Workload } from '../contracts/workload.ts';
-import { JOURNAL_DURABILITIES, LOAD_STRATEGIES } from '../contracts/workload.ts';
+import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
+import { LOAD_STRATEGIES } from '../contracts/workload.ts';
 
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
@@ -156,29 +156,18 @@ function data(value: unknown): Workload['data'] {
 
 function execution(value: unknown): Workload['execution'] {
   if (value === undefined || value === null) return { lease_ttl_ms: DEFAULT_LEASE_TTL_MS };
-  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir', 'journal_durability']);
+  const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir']);
   const ttl = record.lease_ttl_ms ?? DEFAULT_LEASE_TTL_MS;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1) {
     throw invalidInput('execution.lease_ttl_ms must be a positive integer (milliseconds)', {
       field: 'execution.lease_ttl_ms',
     });
   }
-  let durability: JournalDurability | undefined;
-  if (record.journal_durability !== undefined) {
-    const value = text(record, 'journal_durability', 'execution.journal_durability');
-    if (!(JOURNAL_DURABILITIES as readonly string[]).includes(value)) {
-      throw invalidInput(`execution.journal_durability must be one of: ${JOURNAL_DURABILITIES.join(', ')}`, {
-        field: 'execution.journal_durability',
-      });
-    }
-    durability = value as JournalDurability;
-  }
   return {
     lease_ttl_ms: ttl,
     ...(record.state_dir === undefined
       ? {}
       : { state_dir: text(record, 'state_dir', 'execution.state_dir') }),
-    ...(durability === undefined ? {} : { journal_durability: durability }),
   };
 }
 

@@ -70,6 +70,13 @@ describe('workload file', () => {
     ],
     ['an unknown top-level key', 'route: sqlite', 'colour: blue', 'colour', /not a workload field/],
     ['an unknown nested key', '  table: orders', '  schema: x', 'source.schema', /not a workload field/],
+    [
+      'a fence schema on the sqlite route (its fence is always main)',
+      '  table: events',
+      '  fence_schema: dw',
+      'target.fence_schema',
+      /not a setting of route sqlite/,
+    ],
   ])('refuses %s at the line of the key', (_label, after, inserted, field, message) => {
     const text = exampleText.replace(`${after}\n`, `${after}\n${inserted}\n`);
     const error = refusal(text);
@@ -77,6 +84,34 @@ describe('workload file', () => {
     expect(error.message).toMatch(message);
     const column = inserted.length - inserted.trimStart().length + 1;
     expect(error.fields.location).toBe(`${FILE}:${lineOf(text, inserted)}:${column}`);
+  });
+
+  it.each([['pg_temp'], ['pg_temp_3'], ['pg_catalog'], ['information_schema']])(
+    'refuses target.fence_schema %s: a temporary or system schema dies or is not ours',
+    (schema) => {
+      const text = exampleText
+        .replace('route: sqlite', 'route: postgres')
+        .replace(
+          "  url: 'sqlite:data/target.db'",
+          `  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: ${schema}`,
+        );
+      const error = refusal(text);
+      expect(error.fields.field).toBe('target.fence_schema');
+      expect(error.message).toMatch(/temporary or system schema/);
+      expect(error.fields.location).toBe(`${FILE}:${lineOf(text, '  fence_schema:')}:3`);
+    },
+  );
+
+  it('accepts an ordinary fence schema for postgres, and refuses a temp. target table on sqlite', () => {
+    const postgres = exampleText
+      .replace('route: sqlite', 'route: postgres')
+      .replace(
+        "  url: 'sqlite:data/target.db'",
+        "  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: etl_fence",
+      );
+    expect(parseWorkload(postgres, FILE).target.fence_schema).toBe('etl_fence');
+    const temp = refusal(exampleText.replace('  table: events', '  table: temp.events'));
+    expect(temp.fields.field).toBe('target.table');
   });
 
   it('points a missing field at the map it is missing from', () => {

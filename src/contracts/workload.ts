@@ -24,14 +24,6 @@ export interface TargetSpec extends EndpointSpec {
 }
 
 /**
- * Whether the journal outlives the worker: `shared` says a `sqlite:` journal file lives on
- * storage every retry of the task sees (a persistent or shared volume); `local` (the default for
- * files) says it may die with the worker. A server journal (postgres://, mssql://) is durable.
- */
-export const JOURNAL_DURABILITIES = ['local', 'shared'] as const;
-export type JournalDurability = (typeof JOURNAL_DURABILITIES)[number];
-
-/**
  * A parsed, validated workload file. YAML form (see src/contracts/workload.schema.json):
  *
  *   identity: { release_id, deployment_id, dag_id, dag_run_logical_identity, workload_id,
@@ -42,8 +34,8 @@ export type JournalDurability = (typeof JOURNAL_DURABILITIES)[number];
  *   source: { url, table, password_env? }
  *   target: { url, table, password_env?, fence_schema? }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value } }
- *   journal: sqlite:///path  # optional; --journal overrides
- *   execution: { lease_ttl_ms?, state_dir?, journal_durability? }
+ *   journal: sqlite:///path  # optional; --journal overrides; ?durability=shared marks a file durable
+ *   execution: { lease_ttl_ms?, state_dir? }
  */
 export interface Workload {
   /** Absolute path of the file it was read from; relative sqlite paths resolve against its folder. */
@@ -63,7 +55,5 @@ export interface Workload {
     readonly lease_ttl_ms: number;
     /** Where checkpoints and completion evidence are written (default: beside the workload). */
     readonly state_dir?: string;
-    /** Whether a `sqlite:` journal file outlives the worker (see JOURNAL_DURABILITIES). */
-    readonly journal_durability?: JournalDurability;
   };
 }

@@ -72,4 +72,20 @@ describe('deployment policy', () => {
     const decision = decideDeploymentPolicy([older, record()], 'sqlite', 'sqlite-v1');
     expect(decision.certification?.evidence_digest).toBe(`sha256:${'a'.repeat(64)}`);
   });
+
+  it('runs legacy on a journal that can die with the worker, saying why, even for a certified route', () => {
+    const local = {
+      kind: 'sqlite',
+      location: 'sqlite:///pod/state/journal.db',
+      durable: false,
+      reason: 'a local SQLite file can be lost with the worker',
+    };
+    const decision = decideDeploymentPolicy([record()], 'sqlite', 'sqlite-v1', local);
+    expect(decision).toMatchObject({ mode: 'legacy', certification: null });
+    expect(decision.reason).toMatch(
+      /certified for connector sqlite-v1, but its journal \(sqlite\) is not durable: a local/,
+    );
+    const server = { ...local, kind: 'postgres', location: 'postgres://db:5432/dpone', durable: true };
+    expect(decideDeploymentPolicy([record()], 'sqlite', 'sqlite-v1', server).mode).toBe('enforced');
+  });
 });

@@ -23,8 +23,19 @@ export interface CertificationRecord {
   readonly acceptance: readonly { readonly item: string; readonly status: string }[];
 }
 
-/** `enforced`: certified route and connector version. `legacy`: anything else. */
+/** `enforced`: certified route and connector version, and a durable journal. `legacy`: anything else. */
 export type ProtectionMode = 'enforced' | 'legacy';
+
+/** Where a run's journal is (safe location, never credentials) and whether it outlives the worker. */
+export interface JournalDescription {
+  /** `sqlite`, `postgres`, `mssql` or `memory`. */
+  readonly kind: string;
+  readonly location: string;
+  /** Whether the policy counts it durable: a server, or a file marked shared. */
+  readonly durable: boolean;
+  /** One sentence: why it is (not) durable. */
+  readonly reason: string;
+}
 
 export interface DeploymentPolicyDecision {
   readonly mode: ProtectionMode;
@@ -64,12 +75,14 @@ export function isCertificationRecord(value: unknown): value is CertificationRec
 
 /**
  * Decides the protection mode of one run. `connectorVersion` is the version of the route's
- * connector this runtime ships (null when the runtime does not know the route).
+ * connector this runtime ships (null when the runtime does not know the route). A certified route
+ * runs enforced only on a durable journal: a journal lost with the worker voids the guarantee.
  */
 export function decideDeploymentPolicy(
   records: readonly unknown[],
   route: string,
   connectorVersion: string | null,
+  journal?: JournalDescription,
 ): DeploymentPolicyDecision {
   const legacy = (reason: string): DeploymentPolicyDecision => ({
     mode: 'legacy',
@@ -89,6 +102,12 @@ export function decideDeploymentPolicy(
       other.length > 0
         ? `route ${route} is certified for connector ${other.join(', ')}, not ${connectorVersion}`
         : `route ${route} has no valid certification`,
+    );
+  }
+  if (journal !== undefined && !journal.durable) {
+    return legacy(
+      `route ${route} is certified for connector ${connectorVersion}, but its journal (${journal.kind}) is not ` +
+        `durable: ${journal.reason}`,
     );
   }
   return {

@@ -204,6 +204,12 @@ export class RecoveryAwareExecutor {
               safe(entry),
             );
           }
+          if (run.installedEpoch === null) {
+            // Resuming at PREPARED: the fence must be there. Look before taking the lease, so a
+            // missing fence stops the run without a single journal change.
+            const seen = await this.#deps.target.queryFence(request.operationId);
+            if (seen.epoch === null) throw fenceMissing(entry, request.metadata.fence_location);
+          }
           const fenced = await this.#fenceUnderLease(entry, request, run, false);
           if (fenced.answer.epoch === null) throw fenceMissing(fenced.entry, request.metadata.fence_location);
           if (fenced.answer.status === 'committed') {

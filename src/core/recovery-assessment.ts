@@ -45,16 +45,72 @@ export function targetProofIn(history: readonly JournalHistoryRecord[]): Journal
   );
 }
 
+type Judgement = readonly [RecoveryAssessmentKind, string];
+
+/** What the workload a recovery command was given says now (with `--route`). */
+export interface RecoveryContext {
+  /** Where the workload's fence lives now (TargetConnector.fenceLocation), to compare with the journal's. */
+  readonly fenceLocation?: string;
+}
+
+/** States in which the journal says the target fence exists (it was prepared before). */
+const FENCE_EXPECTED: ReadonlySet<CommitState> = new Set([
+  'PREPARED',
+  'COMMITTING',
+  'TARGET_COMMITTED',
+  'COMMITTED_INCOMPLETE',
+  'COMPLETE',
+]);
+
+/**
+ * Divergences between the journal and the fence that no automatic step may settle (a run stops
+ * with DPONE_TARGET_COMMIT_DIVERGED or COMMIT_UNKNOWN): each with what to do next. Null: none.
+ */
+function divergence(
+  entry: CommitJournalEntry,
+  fence: FenceAnswer | null,
+  context: RecoveryContext,
+): string | null {
+  const recorded = entry.metadata.fence_location;
+  if (recorded !== undefined && context.fenceLocation !== undefined && recorded !== context.fenceLocation) {
+    return (
+      `the journal recorded the target fence at ${recorded}, but this workload now points at ${context.fenceLocation}: ` +
+      '`dpone run` refuses (DIVERGED). Next: point the workload back at the recorded fence (target.fence_schema, ' +
+      'the URL’s ?schema=), then inspect again'
+    );
+  }
+  if (fence === null) return null;
+  if (fence.intentDigest !== null && fence.intentDigest !== entry.intent_digest) {
+    return (
+      'the target fence belongs to another intent digest for this operation id: another mutation owns it. ' +
+      'Next: find which workload wrote it; never retry this one into that target'
+    );
+  }
+  if (fence.epoch === null && fence.status === 'unknown' && FENCE_EXPECTED.has(entry.state)) {
+    const where = context.fenceLocation ?? recorded ?? 'where this workload looks';
+    return (
+      `the journal says the target fence was prepared (${entry.state}), but the target holds no fence for this ` +
+      `operation at ${where}: it was dropped, renamed or is looked for elsewhere, and nothing can prove the ` +
+      'outcome. Next: restore the fence table (or point the workload at it) and inspect again; do not retry ' +
+      'until the target itself shows whether the data landed'
+    );
+  }
+  return null;
+}
+
 export function assessRecovery(
   entry: CommitJournalEntry,
   history: readonly JournalHistoryRecord[],
   fence: FenceAnswer | null,
   nowMs: number,
+  context: RecoveryContext = {},
 ): RecoveryAssessment {
   const leaseLive = entry.lease !== null && entry.lease.expires_at_ms > nowMs;
   const proof = targetProofIn(history) !== null;
   const status = fence?.status ?? null;
-  const [kind, implication] = judge(entry.state, status, leaseLive);
+  const diverged = divergence(entry, fence, context);
+  const [kind, implication]: Judgement =
+    diverged !== null ? ['inconsistent', diverged] : judge(entry.state, status, leaseLive);
   return {
     kind,
     state: entry.state,
@@ -65,8 +121,6 @@ export function assessRecovery(
     implication,
   };
 }
-
-type Judgement = readonly [RecoveryAssessmentKind, string];
 
 function judge(state: CommitState, fence: FenceStatus | null, leaseLive: boolean): Judgement {
   if (COMMITTED_STATES.has(state) && fence === 'not-committed') {

@@ -2,7 +2,7 @@ import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/jour
 import type { CommitState } from '../contracts/states.ts';
 import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
-import type { RecoveryAssessment } from './recovery-assessment.ts';
+import type { RecoveryAssessment, RecoveryContext } from './recovery-assessment.ts';
 import { assessRecovery, targetProofIn } from './recovery-assessment.ts';
 
 /** The operator's recovery actions (spec "CLI recovery"). */
@@ -41,7 +41,7 @@ export interface RecoveryPlan {
   readonly recommended: RecoveryActionName | null;
 }
 
-export interface RecoveryPlanContext {
+export interface RecoveryPlanContext extends RecoveryContext {
   /** Wall-clock now, to tell a live executor lease from an expired one. */
   readonly nowMs: number;
   /** The operator's recorded evidence reference (a ticket, a reconciliation report id), if any. */
@@ -59,7 +59,7 @@ export function planRecovery(
   fence: FenceAnswer | null,
   context: RecoveryPlanContext,
 ): RecoveryPlan {
-  const assessment = assessRecovery(entry, history, fence, context.nowMs);
+  const assessment = assessRecovery(entry, history, fence, context.nowMs, context);
   const actions = [
     completeState(entry, history, fence, context),
     markNotCommitted(entry, fence, context),
@@ -69,7 +69,8 @@ export function planRecovery(
     operation_id: entry.operation_id,
     assessment,
     actions,
-    recommended: recommend(entry, actions, context),
+    // Journal and fence contradict each other: no action is recommended (the assessment says what next).
+    recommended: assessment.kind === 'inconsistent' ? null : recommend(entry, actions, context),
   };
 }
 

@@ -18,7 +18,7 @@ export const run: CommandRun = async (args, io) => {
   const flags = parseRecoveryApplyFlags(args);
   const actor = await platformIdentity(flags, io);
   const faults = faultPointsFromEnv(io.env);
-  await using session = await openRecoverySession(flags, io);
+  await using session = await openRecoverySession(flags, io, { readOnly: false });
   const result = await applyRecovery(
     {
       journal: session.journal,

@@ -13,7 +13,7 @@ import { openRecoverySession, readOperation } from './recovery-session.ts';
  */
 export const run: CommandRun = async (args, io) => {
   const flags = parseRecoveryReadFlags(args);
-  await using session = await openRecoverySession(flags, io);
+  await using session = await openRecoverySession(flags, io, { readOnly: true });
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
   const nowMs = SYSTEM_CLOCK.nowMs();
@@ -24,7 +24,13 @@ export const run: CommandRun = async (args, io) => {
     entry: { ...entry, lease_live: entry.lease !== null && entry.lease.expires_at_ms > nowMs },
     history,
     fence: fenceJSON(answer),
-    assessment: assessRecovery(entry, history, answer, nowMs),
+    assessment: assessRecovery(
+      entry,
+      history,
+      answer,
+      nowMs,
+      session.fenceLocation ? { fenceLocation: session.fenceLocation } : {},
+    ),
   };
   io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderInspect(view));
   return 0;

@@ -13,10 +13,13 @@ import { openRecoverySession, readOperation } from './recovery-session.ts';
  */
 export const run: CommandRun = async (args, io) => {
   const flags = parseRecoveryReadFlags(args);
-  await using session = await openRecoverySession(flags, io);
+  await using session = await openRecoverySession(flags, io, { readOnly: true });
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
-  const plan = planRecovery(entry, history, answer, { nowMs: SYSTEM_CLOCK.nowMs() });
+  const plan = planRecovery(entry, history, answer, {
+    nowMs: SYSTEM_CLOCK.nowMs(),
+    ...(session.fenceLocation ? { fenceLocation: session.fenceLocation } : {}),
+  });
   const where = flags.route !== undefined ? `--route ${flags.route}` : `--journal ${session.journalLabel}`;
   const view: PlanJSON = {
     schema: 'dpone.recovery.plan/v1',

@@ -7,6 +7,7 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
 import { openJournal, sqlitePath } from '../journal-url.ts';
+import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { openFenceReader } from './recovery-fence.ts';
 import type { RecoveryReadFlags } from './recovery-flags.ts';
@@ -19,6 +20,8 @@ export interface RecoverySession extends AsyncDisposable {
   readonly workload: Workload | null;
   /** Read-only fence access, or null without `--route`. */
   readonly fence: Pick<TargetConnector, 'queryFence'> | null;
+  /** Where the workload's fence lives now (with `--route`), to compare with what the journal recorded. */
+  readonly fenceLocation: string | null;
 }
 
 /** The journal a workload uses when `--journal` is not given (as `dpone run` does). */
@@ -29,9 +32,15 @@ export function workloadJournalUrl(workload: Workload): string {
 
 /**
  * Opens the journal and, with `--route`, a read-only reader of the target fence. An SQLite journal
- * must exist already: inspecting a mistyped path must not create an empty journal.
+ * must exist already: inspecting a mistyped path must not create an empty journal. `readOnly`
+ * (inspect, plan) opens the journal for reading only: nothing is created, not a byte changes, and
+ * a copy on read-only media opens too.
  */
-export async function openRecoverySession(flags: RecoveryReadFlags, io: CliIO): Promise<RecoverySession> {
+export async function openRecoverySession(
+  flags: RecoveryReadFlags,
+  io: CliIO,
+  mode: { readonly readOnly: boolean },
+): Promise<RecoverySession> {
   const workload = flags.route !== undefined ? await readWorkloadFile(flags.route, io.cwd) : null;
   const url = flags.journal ?? workloadJournalUrl(workload!);
   // As `dpone run` does: a journal URL from the workload resolves against the workload's folder.
@@ -42,7 +51,8 @@ export async function openRecoverySession(flags: RecoveryReadFlags, io: CliIO): 
       field: flags.journal !== undefined ? '--journal' : '--route',
     });
   }
-  const journal = await openJournal(url, { cwd: base, env: io.env });
+  const fenceLocation = workload ? await routeFenceLocation(workload) : null;
+  const journal = await openJournal(url, { cwd: base, env: io.env, readOnly: mode.readOnly });
   let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
   try {
     fence = workload ? await openFenceReader(workload, io) : null;
@@ -55,6 +65,7 @@ export async function openRecoverySession(flags: RecoveryReadFlags, io: CliIO): 
     journalLabel: label,
     workload,
     fence,
+    fenceLocation,
     async [Symbol.asyncDispose]() {
       try {
         if (fence) await fence[Symbol.asyncDispose]();

@@ -1,6 +1,10 @@
 import type { ErrorCode } from '../../contracts/errors.ts';
 import { DponeError, ERROR_CODES, RETRY_SAFE_CODES, isDponeError } from '../../contracts/errors.ts';
-import type { DeploymentPolicyDecision, ProtectionMode } from '../../core/deployment-policy.ts';
+import type {
+  DeploymentPolicyDecision,
+  JournalDescription,
+  ProtectionMode,
+} from '../../core/deployment-policy.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
 
 /** What `dpone run --json` prints on success and what its XCom holds. Safe fields only. */
@@ -20,6 +24,8 @@ export interface RunResult {
    */
   readonly protection: ProtectionMode;
   readonly protection_reason: string;
+  /** Where the journal is (kind, safe location) and whether the policy counts it durable. */
+  readonly journal: JournalDescription;
 }
 
 /** The XCom of a failed run: the coded error and whether Airflow may simply retry. */
@@ -37,6 +43,7 @@ export function runResult(
   outcome: ExecutionOutcome,
   intentDigest: string,
   policy: DeploymentPolicyDecision,
+  journal: JournalDescription,
 ): RunResult {
   return {
     operation_id: outcome.operationId,
@@ -49,6 +56,7 @@ export function runResult(
     mutated: outcome.mutated,
     protection: policy.mode,
     protection_reason: policy.reason,
+    journal,
   };
 }
 
@@ -69,9 +77,12 @@ export function runFailure(operationId: string, intentDigest: string, error: unk
   };
 }
 
-/** The human form: one `key: value` line per field. */
+/** The human form: one `key: value` line per field (`journal.kind: sqlite` for nested ones). */
 export function plainResult(result: RunResult): string {
-  return `${Object.entries(result)
-    .map(([key, value]) => `${key}: ${String(value)}`)
-    .join('\n')}\n`;
+  const lines = Object.entries(result).flatMap(([key, value]) =>
+    typeof value === 'object' && value !== null
+      ? Object.entries(value).map(([inner, v]) => `${key}.${inner}: ${String(v)}`)
+      : [`${key}: ${String(value)}`],
+  );
+  return `${lines.join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
+import { describeJournal } from '../journal-durability.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
@@ -64,9 +65,14 @@ export const run: CommandRun = async (args, io) => {
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
     await mkdir(stateDir, { recursive: true });
+    const journal = describeJournal(
+      plan.journalUrl,
+      plan.journalBase,
+      values.journal ? '--journal' : 'journal',
+    );
     const outcome = await execute(plan, stateDir, io);
-    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env);
-    const result = runResult(outcome, plan.intentDigest, policy);
+    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env, journal);
+    const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
     return 0;

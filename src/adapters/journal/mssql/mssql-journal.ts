@@ -52,11 +52,15 @@ export class MssqlJournal implements TargetCommitJournalPort {
     this.#pool = pool;
   }
 
-  /** Connects and creates the schema if absent. `loadDriver` lets unit tests hand in a fake. */
+  /**
+   * Connects and creates the schema if absent (not with `readOnly`: recovery inspect and plan
+   * create nothing). `loadDriver` lets unit tests hand in a fake.
+   */
   static async open(
     url: string,
     password?: string,
     loadDriver: () => Promise<MssqlDriver> = loadMssqlDriver,
+    options: { readonly readOnly?: boolean } = {},
   ): Promise<MssqlJournal> {
     const config = parseMssqlUrl(url, password);
     const driver = await loadDriver();
@@ -64,7 +68,7 @@ export class MssqlJournal implements TargetCommitJournalPort {
     try {
       pool = new driver.ConnectionPool(config);
       await pool.connect();
-      for (const ddl of MSSQL_JOURNAL_SCHEMA) {
+      for (const ddl of options.readOnly ? [] : MSSQL_JOURNAL_SCHEMA) {
         await pool
           .request()
           .query(ddl)

@@ -74,3 +74,71 @@ describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
     }
   });
 });
+
+describe.skipIf(skipReason !== undefined)(
+  'postgres journal opened read-only (recovery inspect and plan)',
+  () => {
+    async function freshDatabase(): Promise<{ url: string; tables: () => Promise<number> }> {
+      const c = cluster!;
+      const database = `journal_ro_${process.pid}_${++databases}`;
+      const admin = new pg.Client({
+        host: c.host,
+        port: c.port,
+        user: c.user,
+        password: c.password,
+        database: 'postgres',
+      });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${database}`);
+      await admin.end();
+      const tables = async () => {
+        const client = new pg.Client({
+          host: c.host,
+          port: c.port,
+          user: c.user,
+          password: c.password,
+          database,
+        });
+        await client.connect();
+        try {
+          const { rows } = await client.query(
+            "SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'dpone_%'",
+          );
+          return rows[0].n as number;
+        } finally {
+          await client.end();
+        }
+      };
+      return { url: c.url(database), tables };
+    }
+
+    it('creates no schema: a database without a journal is JOURNAL_UNAVAILABLE and stays empty', async () => {
+      const { url, tables } = await freshDatabase();
+      await expect(PostgresJournal.open(url, cluster!.password, { readOnly: true })).rejects.toMatchObject({
+        code: ERROR_CODES.JOURNAL_UNAVAILABLE,
+      });
+      expect(await tables()).toBe(0);
+    });
+
+    it('reads in READ ONLY transactions and refuses every write', async () => {
+      const { url } = await freshDatabase();
+      const id = `sha256:${'9'.repeat(64)}`;
+      {
+        await using writer = await PostgresJournal.open(url, cluster!.password);
+        await writer.createIntent({
+          operationId: id,
+          intentDigest: id,
+          metadata: { workload_id: 'w', target_identity: 't' },
+          nowMs: 1,
+        });
+      }
+      await using reader = await PostgresJournal.open(url, cluster!.password, { readOnly: true });
+      expect(await reader.get(id)).toMatchObject({ state: 'PREPARING', version: 1 });
+      expect(await reader.history(id)).toHaveLength(1);
+      expect(await reader.list()).toEqual([id]);
+      await expect(
+        reader.acquireLease({ operationId: id, expectedVersion: 1, holder: 'h', ttlMs: 1, nowMs: 2 }),
+      ).rejects.toMatchObject({ code: ERROR_CODES.INTERNAL });
+    });
+  },
+);

@@ -76,24 +76,41 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
  */
 export class PostgresJournal implements TargetCommitJournalPort {
   readonly #pool: pg.Pool;
+  readonly #readOnly: boolean;
   #closed = false;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, readOnly: boolean) {
     this.#pool = pool;
+    this.#readOnly = readOnly;
   }
 
-  /** Opens a pool on the URL's database and creates the schema if absent. */
-  static async open(url: string, password?: string): Promise<PostgresJournal> {
+  /**
+   * Opens a pool on the URL's database and creates the schema if absent. With `readOnly`
+   * (recovery inspect and plan) nothing is created: a database without the journal schema is
+   * JOURNAL_UNAVAILABLE, every read runs in a READ ONLY transaction and writes are refused.
+   */
+  static async open(
+    url: string,
+    password?: string,
+    options: { readonly readOnly?: boolean } = {},
+  ): Promise<PostgresJournal> {
     const pool = new pg.Pool(parseJournalUrl(url, password));
     // An idle client losing its server must not crash the process; the next call reports it.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const journal = new PostgresJournal(pool);
+    const readOnly = options.readOnly === true;
+    const journal = new PostgresJournal(pool, readOnly);
     try {
       await journal.#transaction(undefined, async (client) => {
         // Skip all DDL (and its table locks) when the schema is there: racing openers stay cheap.
         const ready = await client.query(POSTGRES_JOURNAL_READY);
         if (ready.rows[0]?.ready === true) return;
+        if (readOnly) {
+          throw new DponeError(
+            ERROR_CODES.JOURNAL_UNAVAILABLE,
+            'the PostgreSQL database holds no commit journal (its schema is missing); nothing was created',
+          );
+        }
         await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_JOURNAL_LOCK_KEY]);
         await client.query(POSTGRES_JOURNAL_SCHEMA);
       });
@@ -106,6 +123,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
 
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     const id = request.operationId;
+    this.#writable(id);
     return this.#transaction(id, async (client) => {
       const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
       const row = entryToRow(planned.entry);
@@ -125,6 +143,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
     const id = request.operationId;
+    this.#writable(id);
     return this.#withClient(id, async (client) => {
       const from = legalFromStates(request);
       if (from.length > 0) {
@@ -139,6 +158,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
     const id = request.operationId;
+    this.#writable(id);
     return this.#withClient(id, async (client) => {
       const written = await client.query({ ...LEASE_STATEMENT, values: leaseValues(request) });
       if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
@@ -148,18 +168,18 @@ export class PostgresJournal implements TargetCommitJournalPort {
   }
 
   async get(operationId: string): Promise<CommitJournalEntry | null> {
-    return this.#withClient(operationId, (client) => this.#read(client, operationId));
+    return this.#reading(operationId, (client) => this.#read(client, operationId));
   }
 
   async history(operationId: string): Promise<readonly JournalHistoryRecord[]> {
-    return this.#withClient(operationId, async (client) => {
+    return this.#reading(operationId, async (client) => {
       const result = await client.query(SQL.history, [operationId]);
       return result.rows.map((row) => rowToHistory(row as HistoryRow));
     });
   }
 
   async list(): Promise<readonly string[]> {
-    return this.#withClient(undefined, async (client) => {
+    return this.#reading(undefined, async (client) => {
       const result = await client.query(SQL.list);
       return result.rows.map((row) => String((row as { operation_id: unknown }).operation_id));
     });
@@ -173,6 +193,12 @@ export class PostgresJournal implements TargetCommitJournalPort {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  #writable(operationId: string): void {
+    if (this.#readOnly) {
+      throw new DponeError(ERROR_CODES.INTERNAL, 'the journal was opened read-only', { operationId });
+    }
   }
 
   async #read(client: PoolClient, operationId: string): Promise<CommitJournalEntry | null> {
@@ -201,16 +227,21 @@ export class PostgresJournal implements TargetCommitJournalPort {
     body: (client: PoolClient) => Promise<T>,
   ): Promise<T> {
     return this.#withClient(operationId, async (client) => {
-      await client.query('BEGIN');
+      await client.query(this.#readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
       try {
         const value = await body(client);
-        await client.query('COMMIT');
+        await client.query(this.#readOnly ? 'ROLLBACK' : 'COMMIT');
         return value;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
     });
+  }
+
+  /** A read: one autocommit statement, or in a READ ONLY transaction when opened read-only. */
+  #reading<T>(operationId: string | undefined, body: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.#readOnly ? this.#transaction(operationId, body) : this.#withClient(operationId, body);
   }
 
   async #withClient<T>(

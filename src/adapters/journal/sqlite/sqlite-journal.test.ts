@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,5 +98,44 @@ describe('SqliteJournal', () => {
     await journal.close();
     await rejectsWith(journal.list(), ERROR_CODES.JOURNAL_UNAVAILABLE);
     await rejectsWith(journal.history(opId('x')), ERROR_CODES.JOURNAL_UNAVAILABLE);
+  });
+
+  it('an existing file that holds no journal (emptied, another database) is refused, never re-created', async () => {
+    const empty = join(dir, 'empty.db');
+    await writeFile(empty, '');
+    const error = await unavailableError(SqliteJournal.open(empty));
+    expect(error.message).toMatch(/never re-created silently/);
+    expect(statSync(empty).size).toBe(0);
+    const other = join(dir, 'other.db');
+    const db = new DatabaseSync(other);
+    db.exec('CREATE TABLE t (a)');
+    db.close();
+    await unavailableError(SqliteJournal.open(other));
+    await unavailableError(SqliteJournal.open(empty, { readOnly: true }));
+    expect(statSync(empty).size).toBe(0);
+  });
+
+  it('a new journal appears whole: created under a temporary name, linked into place, nothing left beside it', async () => {
+    const path = join(dir, 'fresh.db');
+    await using journal = await SqliteJournal.open(path);
+    await create(journal, opId('fresh'));
+    expect(readdirSync(dir).filter((name) => name.includes('.creating-'))).toEqual([]);
+    const racing = await Promise.all([1, 2, 3].map(() => SqliteJournal.open(join(dir, 'raced.db'))));
+    await Promise.all(racing.map((j) => j.close()));
+    expect(readdirSync(dir).filter((name) => name.startsWith('raced.db'))).toEqual(['raced.db']);
+  });
+
+  it('read-only: reads what is there, refuses every write, and creates nothing for a missing file', async () => {
+    const path = join(dir, 'journal.db');
+    const id = opId('read-only');
+    {
+      await using journal = await SqliteJournal.open(path);
+      await step(journal, await create(journal, id), 'PREPARED');
+    }
+    await using reader = await SqliteJournal.open(path, { readOnly: true });
+    expect(await reader.get(id)).toMatchObject({ state: 'PREPARED' });
+    await expect(create(reader, opId('other'))).rejects.toMatchObject({ code: ERROR_CODES.INTERNAL });
+    await unavailableError(SqliteJournal.open(join(dir, 'missing.db'), { readOnly: true }));
+    expect(existsSync(join(dir, 'missing.db'))).toBe(false);
   });
 });

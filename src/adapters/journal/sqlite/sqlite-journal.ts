@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
+import { createJournalFile, hasJournalSchema, openJournalReadOnly } from './sqlite-journal-file.ts';
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
@@ -25,6 +26,11 @@ import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
 export interface SqliteJournalOptions {
   /** How long a write waits for another process's lock before the journal is "unavailable". */
   readonly busyTimeoutMs?: number;
+  /**
+   * Open for reading only (recovery inspect and plan): nothing is created and not a byte of the
+   * file changes; a journal on read-only media opens too. Every write is refused.
+   */
+  readonly readOnly?: boolean;
 }
 
 const ENTRY = 'dpone_commit_journal';
@@ -38,6 +44,15 @@ interface Statements {
   readonly insertHistory: StatementSync;
   readonly history: StatementSync;
   readonly list: StatementSync;
+}
+
+/** The file exists but is not a journal: never silently made into a new one. */
+function notAJournal(): DponeError {
+  return new DponeError(
+    ERROR_CODES.JOURNAL_UNAVAILABLE,
+    'the SQLite journal file exists but holds no journal (empty, truncated or another database); a ' +
+      'journal that was lost is never re-created silently: restore it, or move the file aside to start a new one',
+  );
 }
 
 function unavailable(cause: unknown, operationId?: string): DponeError {
@@ -80,31 +95,48 @@ function prepare(db: DatabaseSync): Statements {
 export class SqliteJournal implements TargetCommitJournalPort {
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
+  readonly #readOnly: boolean;
   #closed = false;
 
-  private constructor(db: DatabaseSync, sql: Statements) {
+  private constructor(db: DatabaseSync, sql: Statements, readOnly: boolean) {
     this.#db = db;
     this.#sql = sql;
+    this.#readOnly = readOnly;
   }
 
-  /** Opens (creating if absent) the journal file and its schema. */
+  /**
+   * Opens the journal file. A missing file is created whole (schema included) under a temporary
+   * name and linked into place, so a journal file is either absent or complete; an existing file
+   * that holds no journal (emptied, truncated, another database) is JOURNAL_UNAVAILABLE, never
+   * re-created: a lost journal must not silently become a new, empty one.
+   */
   static async open(path: string, options: SqliteJournalOptions = {}): Promise<SqliteJournal> {
     let db: DatabaseSync | undefined;
     try {
-      db = new DatabaseSync(path);
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec('PRAGMA synchronous = FULL');
-      db.exec('BEGIN IMMEDIATE');
-      db.exec(SQLITE_JOURNAL_SCHEMA);
-      db.exec('COMMIT');
-      return new SqliteJournal(db, prepare(db));
+      if (options.readOnly) {
+        db = openJournalReadOnly(path);
+      } else {
+        createJournalFile(path);
+        db = new DatabaseSync(path);
+        db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      }
+      if (!hasJournalSchema(db)) throw notAJournal();
+      if (!options.readOnly) {
+        db.exec('PRAGMA journal_mode = WAL');
+        db.exec('PRAGMA synchronous = FULL');
+        // Idempotent: an existing journal gains whatever a newer schema adds (e.g. a trigger).
+        db.exec('BEGIN IMMEDIATE');
+        db.exec(SQLITE_JOURNAL_SCHEMA);
+        db.exec('COMMIT');
+      }
+      return new SqliteJournal(db, prepare(db), options.readOnly === true);
     } catch (error) {
       try {
         if (db?.isOpen) db.close();
       } catch {
         // the open already failed; closing is best effort
       }
+      if (isDponeError(error)) throw error;
       throw unavailable(error);
     }
   }
@@ -197,6 +229,11 @@ export class SqliteJournal implements TargetCommitJournalPort {
   }
 
   #transaction<T>(operationId: string, body: () => T): Promise<T> {
+    if (this.#readOnly) {
+      return Promise.reject(
+        new DponeError(ERROR_CODES.INTERNAL, 'the journal was opened read-only', { operationId }),
+      );
+    }
     return this.#guard(operationId, () => {
       this.#db.exec('BEGIN IMMEDIATE');
       try {
