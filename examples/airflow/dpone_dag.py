@@ -52,6 +52,7 @@ EXIT_NO_RETRY = {
     EXIT_COMMIT_UNKNOWN: "DPONE_TARGET_COMMIT_UNKNOWN",
     22: "DPONE_TARGET_COMMIT_INTENT_CONFLICT",
     25: "DPONE_UNAUTHORIZED",
+    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree (e.g. the journal was lost): inspect
     26: "DPONE_ROUTE_NOT_CERTIFIED",
 }
 
