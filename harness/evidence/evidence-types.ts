@@ -67,11 +67,13 @@ export interface TargetSnapshot {
 /** The harness audit as read back from the target: digests and counts only, never row values. */
 export interface TargetAuditTrail {
   /**
-   * How mutations were told apart: `transaction` (the audit logs a transaction id per insert) or
+   * How mutations were told apart: `transaction` (the audit logs a transaction id per insert),
    * `serialized-runs` (SQLite: one writer at a time, so a mutation's inserts form one contiguous
-   * run in audit order; a new run starts where a natural key repeats).
+   * run in audit order; a new run starts where a natural key repeats), or `server-part`
+   * (ClickHouse: one record per part the server created by an insert, attach or replace, read from
+   * its own system.part_log and system.parts; see harness/checkers/clickhouse-landings.ts).
    */
-  readonly marker_kind: 'transaction' | 'serialized-runs';
+  readonly marker_kind: 'transaction' | 'serialized-runs' | 'server-part';
   /** One record per mutation the audit saw, in commit order. */
   readonly mutation_records: readonly { readonly marker: string; readonly rows: number }[];
   /** Audited inserts in total (an insert that rolled back leaves no audit row). */

@@ -4,6 +4,7 @@ import type { Workload } from '../contracts/workload.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
 import {
+  ROUTES,
   endpointPassword,
   openRouteConnectors,
   routeCapability,
@@ -104,5 +105,25 @@ describe('LazyConnectors', () => {
     );
     await lazy[Symbol.asyncDispose]();
     expect(opens).toBe(0);
+  });
+});
+
+describe('the clickhouse route’s source', () => {
+  it.each([
+    ["'sqlite:data/source.db'", 'sqlite:'],
+    ["'postgres://etl@127.0.0.1:5432/dw'", 'postgres:'],
+    ["'clickhouse://etl@127.0.0.1:8123/dw'", 'clickhouse:'],
+  ])('source url %s opens a %s source (without connecting)', async (url, kind) => {
+    const example = exampleCopy();
+    const workload = await readWorkloadFile(
+      example.variant('ch.yaml', (text) =>
+        text
+          .replace('route: sqlite', 'route: clickhouse')
+          .replace("url: 'sqlite:data/source.db'", `url: ${url}`),
+      ),
+      example.dir,
+    );
+    await using source = await ROUTES.clickhouse!.openSource(workload, { env: {}, faults: NO_FAULTS });
+    expect(source.identity.startsWith(kind)).toBe(true);
   });
 });

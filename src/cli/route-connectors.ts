@@ -134,23 +134,29 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         await import('../adapters/connectors/clickhouse/clickhouse-config.ts');
       return clickHouseFenceLocation(workload.target.url, 'target.url');
     },
-    // The source is a ClickHouse table (clickhouse://) or, for a quick local workload, a SQLite file.
+    // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
+    // SQLite file (sqlite:), chosen by the source URL's scheme.
     openSource: async (workload, { env }) => {
       if (workload.source.url.startsWith('sqlite:')) {
         const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
         const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
         return SqliteSource.open(path, workload.source.table, workload.data.columns);
       }
+      if (/^postgres(ql)?:\/\//.test(workload.source.url)) {
+        const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
+        return PostgresSource.open(serverSource(workload, env));
+      }
       const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
       return ClickHouseSource.open(serverSource(workload, env));
     },
     openTarget: async (workload, { env, faults }) => {
-      const { ClickHouseTarget } = await import('../adapters/connectors/clickhouse/clickhouse-target.ts');
-      return ClickHouseTarget.open({
-        ...serverTarget(workload, env),
-        partitionColumn: workload.data.partition.column,
-        faults,
-      });
+      // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
+      const { clickhouseTargetForHarness } =
+        await import('../adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts');
+      return clickhouseTargetForHarness(
+        { ...serverTarget(workload, env), partitionColumn: workload.data.partition.column, faults },
+        env,
+      );
     },
   },
 };

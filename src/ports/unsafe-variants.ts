@@ -23,6 +23,14 @@ export interface TargetFlaws {
    * forked journal that issues an epoch again writes a second time.
    */
   readonly epochOnlyGuard?: boolean;
+  /** Staging/swap: no staging table; the rows are INSERTed straight into the target. */
+  readonly directInsert?: boolean;
+  /** Staging/swap: a new holder neither seals nor counts older epochs' staging tables. */
+  readonly noSeal?: boolean;
+  /** Staging/swap: the fence is answered from the fence log alone, not from the target's tagged rows. */
+  readonly logOnlyFence?: boolean;
+  /** Staging/swap: staged rows carry no operation and epoch tag. */
+  readonly untaggedStaging?: boolean;
 }
 
 export interface UnsafeVariant {
@@ -34,6 +42,7 @@ export interface UnsafeVariant {
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
+const STAGING: readonly FenceCapabilityKind[] = ['staging-swap-generation'];
 
 export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   'no-fence': {
@@ -60,7 +69,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'the guard ignores the epoch: HARMLESS on a transactional marker, whose guard also refuses an ' +
       'operation already committed (a zombie can commit only if nobody did), so no route offers it; ' +
-      'the staging-swap analogue (no sealing of older epochs) belongs to that connector',
+      'the staging-swap analogue is no-seal below',
     unsafeOn: [],
   },
   'guard-epoch-only': {
@@ -68,8 +77,35 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'commit guard on epoch only (the fence before issue 10): no committed-status or intent check, ' +
       'and an equal epoch from any holder is accepted, so a lost, restored or forked journal that ' +
-      'reissues an epoch writes twice',
-    unsafeOn: MARKER,
+      'reissues an epoch writes twice (staging/swap: the generation check looks at the epoch only)',
+    unsafeOn: [...MARKER, ...STAGING],
+  },
+  'direct-insert': {
+    flaws: { directInsert: true },
+    description:
+      'no staging table: the rows are inserted straight into the target, so nothing can seal a paused ' +
+      'writer, which inserts after a newer holder committed',
+    unsafeOn: STAGING,
+  },
+  'no-seal': {
+    flaws: { noSeal: true },
+    description:
+      'no sealing of older epochs: a paused older holder attaches its staged generation after a newer one committed',
+    unsafeOn: STAGING,
+  },
+  'log-only-fence': {
+    flaws: { logOnlyFence: true },
+    description:
+      'the fence is answered from the fence log alone: a worker killed between the swap and its commit ' +
+      'record is "not committed", and the retry attaches the batch again',
+    unsafeOn: STAGING,
+  },
+  'untagged-staging': {
+    flaws: { untaggedStaging: true },
+    description:
+      'staged rows are not tagged with operation and epoch: the target cannot prove which generation ' +
+      'landed, and after a kill between swap and commit record the retry attaches again',
+    unsafeOn: STAGING,
   },
 };
 

@@ -1,10 +1,13 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { ClickHouseEndpoint, ControllableClickHouse } from '../clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../clickhouse-endpoint.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 
 const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server', '/usr/bin/clickhouse'];
@@ -30,7 +33,7 @@ export function findClickHouseServer(env: NodeJS.ProcessEnv = process.env): stri
   return null;
 }
 
-function configXml(dir: string, httpPort: number, tcpPort: number): string {
+function configXml(dir: string, httpPort: number, tcpPort: number, partLog: boolean): string {
   return `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>${dir}/log/server.log</log><errorlog>${dir}/log/server.err.log</errorlog><size>10M</size><count>1</count></logger>
@@ -48,49 +51,67 @@ function configXml(dir: string, httpPort: number, tcpPort: number): string {
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <mlock_executable>false</mlock_executable>
   <max_concurrent_queries>200</max_concurrent_queries>
+  ${partLog ? '<part_log><database>system</database><table>part_log</table><flush_interval_milliseconds>100</flush_interval_milliseconds></part_log>' : ''}
 </yandex>
 `;
 }
 
-const USERS_XML = `<?xml version="1.0"?>
+/** A user the tests log in as with a password (and a read-only one), besides password-less `default`. */
+export const CLICKHOUSE_USERS = { writer: 'dpone', reader: 'dpone_reader' } as const;
+
+function usersXml(password: string): string {
+  const user = (name: string, profile: string) =>
+    `<${name}><password>${password}</password><networks><ip>127.0.0.1</ip></networks><profile>${profile}</profile><quota>default</quota></${name}>`;
+  return `<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default><readonly><readonly>1</readonly></readonly></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default>${user(CLICKHOUSE_USERS.writer, 'default')}${user(CLICKHOUSE_USERS.reader, 'readonly')}</users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>
 `;
+}
 
 /**
  * A throw-away ClickHouse server: own data, log and tmp folders in a temp dir, free loopback HTTP
- * and TCP ports, listening on 127.0.0.1 only, no interserver port, user `default` without a
- * password reachable from 127.0.0.1 only. Runs as root as is (seen with 18.16). Started when
- * `/ping` answers; disposing kills it and removes the folder.
+ * and TCP ports, listening on 127.0.0.1 only, no interserver port, `system.part_log` flushed every
+ * 100 ms (the harness inspector counts landings from it). Users: `default` without a password
+ * (setup and inspection) and `dpone`/`dpone_reader` with a generated password. Runs as root as is
+ * (seen with 18.16). Started when `/ping` answers; `kill`/`restart` stop and start the same server
+ * on the same folders and ports (server-kill faults); disposing kills it and removes the folder.
  */
-export class ClickHouseServer implements AsyncDisposable {
+export class ClickHouseServer implements ControllableClickHouse, AsyncDisposable {
   readonly host = '127.0.0.1';
   readonly httpPort: number;
   readonly tcpPort: number;
+  /** Password of the `dpone` and `dpone_reader` users (never written anywhere but the temp users.xml). */
+  readonly password: string;
   readonly #dir: string;
-  readonly #child: ChildProcess;
+  readonly #binary: string;
+  #child: ChildProcess;
   #disposed = false;
 
-  private constructor(dir: string, httpPort: number, tcpPort: number, child: ChildProcess) {
+  private constructor(dir: string, binary: string, ports: { http: number; tcp: number }, password: string) {
     this.#dir = dir;
-    this.httpPort = httpPort;
-    this.tcpPort = tcpPort;
-    this.#child = child;
+    this.#binary = binary;
+    this.httpPort = ports.http;
+    this.tcpPort = ports.tcp;
+    this.password = password;
+    this.#child = this.#spawn();
   }
 
-  static async start(options: { binary: string; startTimeoutMs?: number }): Promise<ClickHouseServer> {
+  /** `partLog: false` starts a server that does not log parts (to test that the harness notices). */
+  static async start(options: {
+    binary: string;
+    startTimeoutMs?: number;
+    partLog?: boolean;
+  }): Promise<ClickHouseServer> {
     const dir = await mkdtemp(join(tmpdir(), 'dpone-ch-'));
-    const [httpPort, tcpPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const [http, tcp] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const password = randomBytes(12).toString('hex');
     for (const sub of ['data', 'tmp', 'log', 'user_files', 'format_schemas']) await mkdir(join(dir, sub));
-    await writeFile(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
-    await writeFile(join(dir, 'users.xml'), USERS_XML);
-    const single = options.binary.endsWith('/clickhouse');
-    const args = [...(single ? ['server'] : []), `--config-file=${join(dir, 'config.xml')}`];
-    const child = spawn(options.binary, args, { cwd: dir, stdio: 'ignore', detached: false });
-    const server = new ClickHouseServer(dir, httpPort, tcpPort, child);
+    await writeFile(join(dir, 'config.xml'), configXml(dir, http, tcp, options.partLog ?? true));
+    await writeFile(join(dir, 'users.xml'), usersXml(password));
+    const server = new ClickHouseServer(dir, options.binary, { http, tcp }, password);
     try {
       await server.#waitForPing(options.startTimeoutMs ?? 30_000);
       return server;
@@ -105,28 +126,54 @@ export class ClickHouseServer implements AsyncDisposable {
     }
   }
 
-  /** `clickhouse://default@127.0.0.1:<http>/<database>` (no password). */
-  url(database = 'default'): string {
-    return `clickhouse://default@${this.host}:${this.httpPort}/${database}`;
+  /** `clickhouse://<user>@127.0.0.1:<http>/<database>`; the password (for `dpone`) goes separately. */
+  url(database = 'default', user = 'default'): string {
+    return `clickhouse://${user}@${this.host}:${this.httpPort}/${database}`;
   }
 
-  /** Runs one statement over HTTP (test setup: CREATE DATABASE, seeding). Returns the body. */
-  async exec(sql: string): Promise<string> {
-    const response = await fetch(`http://${this.host}:${this.httpPort}/`, { method: 'POST', body: sql });
-    const body = await response.text();
-    if (!response.ok) {
-      throw new DponeError(ERROR_CODES.INTERNAL, 'a ClickHouse setup statement failed', {}, { cause: body });
-    }
-    return body;
+  /** Whether the server process is running (false between `kill` and `restart`). */
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** The password-less `default` user, for set-up and inspection. */
+  get admin(): ClickHouseEndpoint {
+    return { host: this.host, httpPort: this.httpPort, user: 'default', password: '' };
+  }
+
+  /** Runs one statement over HTTP as `default` (test setup: CREATE DATABASE, seeding). Returns the body. */
+  exec(sql: string): Promise<string> {
+    return clickhouseHttp(this.admin, sql, 'run a set-up statement');
+  }
+
+  /** Stops the server with `signal` (SIGKILL: a crash; SIGTERM: a clean shutdown) and waits for it to exit. */
+  async kill(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+    if (!this.running) return;
+    const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+    this.#child.kill(signal);
+    await exited;
+  }
+
+  /** Stops the server with `signal` (unless already stopped) and starts it again on the same data and ports. */
+  async restart(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL', startTimeoutMs = 30_000): Promise<void> {
+    await this.kill(signal);
+    this.#child = this.#spawn();
+    await this.#waitForPing(startTimeoutMs);
+  }
+
+  #spawn(): ChildProcess {
+    const single = this.#binary.endsWith('/clickhouse');
+    const args = [...(single ? ['server'] : []), `--config-file=${join(this.#dir, 'config.xml')}`];
+    return spawn(this.#binary, args, { cwd: this.#dir, stdio: 'ignore', detached: false });
   }
 
   async #waitForPing(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.#child.exitCode !== null)
+      if (!this.running)
         throw new DponeError(
           ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-          `clickhouse-server exited with ${this.#child.exitCode}`,
+          `clickhouse-server exited with ${this.#child.exitCode ?? this.#child.signalCode}`,
         );
       const ok = await fetch(`http://${this.host}:${this.httpPort}/ping`)
         .then((r) => r.ok)
@@ -143,11 +190,7 @@ export class ClickHouseServer implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      const exited = new Promise((resolve) => this.#child.once('exit', resolve));
-      this.#child.kill('SIGKILL');
-      await exited;
-    }
+    await this.kill('SIGKILL');
     await rm(this.#dir, { recursive: true, force: true });
   }
 }

@@ -12,13 +12,15 @@ export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
  * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
  * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
- * missing tables); MSSQL has a reader that sends only the fence SELECT; another route reads through its target connector, whose queryFence is
- * read-only by contract.
+ * missing tables); MSSQL has a reader that sends only the fence SELECT; ClickHouse reads on a
+ * connection the server holds read-only; another route reads through its target connector, whose
+ * queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
   if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
   if (workload.route === 'mssql') return openMssqlReader(workload, io);
+  if (workload.route === 'clickhouse') return openClickHouseReader(workload, io);
   return openRouteFenceReader(workload, io);
 }
 
@@ -51,6 +53,18 @@ async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceRead
     url: workload.target.url,
     password: endpointPassword(workload.target, 'target', io.env),
     ...(fenceSchema === undefined ? {} : { fenceSchema }),
+  });
+}
+
+async function openClickHouseReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  const { openClickHouseFenceReader } =
+    await import('../../adapters/connectors/clickhouse/clickhouse-fence-reader.ts');
+  const password = endpointPassword(workload.target, 'target', io.env);
+  return openClickHouseFenceReader({
+    url: workload.target.url,
+    ...(password === undefined ? {} : { password }),
+    table: workload.target.table,
+    partitionColumn: workload.data.partition.column,
   });
 }
 

@@ -9,6 +9,7 @@ import {
   stagingTableName,
 } from './clickhouse-config.ts';
 import { decideFence, foldFenceLog } from './clickhouse-fence.ts';
+import { replacedPredicate } from './clickhouse-replace.ts';
 import { targetTableDdl } from './clickhouse-rows.ts';
 
 const INTENT = `sha256:${'1'.repeat(64)}`;
@@ -110,6 +111,41 @@ describe('clickhouse fence decision (each window of the protocol)', () => {
   it('committed event of one epoch but tags of another: unknown', () => {
     const answer = decideFence(log(['staged', 1, 2], ['staged', 2, 2], ['committed', 1, 2]), tags([[2, 2]]));
     expect(answer.status).toBe('unknown');
+  });
+});
+
+describe('clickhouse replace records', () => {
+  it('folds replacing and settled events, and keeps an unreadable record as a replace', () => {
+    const record = {
+      partition: 'p1',
+      replaced: [
+        ['', 0],
+        ['sha256:x', 4],
+      ],
+    };
+    const folded = foldFenceLog([
+      { kind: 'replacing', epoch: 2, rows: 2, detail: JSON.stringify(record) },
+      { kind: 'settled', epoch: 2, rows: 0 },
+      { kind: 'replacing', epoch: 3, rows: 0, detail: 'not json' },
+    ]);
+    expect(folded.replacing.get(2)).toEqual(record);
+    expect([...folded.settled]).toEqual([2]);
+    expect(folded.replacing.get(3)).toEqual({ partition: '', replaced: [] });
+  });
+
+  it('deletes only the recorded tags in the partition, quoted', () => {
+    expect(
+      replacedPredicate('day', {
+        partition: "p'1",
+        replaced: [
+          ['', 0],
+          ['sha256:x', 4],
+        ],
+      }),
+    ).toBe(
+      "toString(`day`) = 'p\\'1' AND ((_dpone_op = '' AND _dpone_epoch = 0) OR (_dpone_op = 'sha256:x' AND _dpone_epoch = 4))",
+    );
+    expect(replacedPredicate('day', { partition: 'p1', replaced: [] })).toBeNull();
   });
 });
 

@@ -9,7 +9,11 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  * carries the intent digest and the lease holder that wrote it:
  *   epoch     a lease holder installed epoch E (prepareFence);
  *   staged    holder E is about to stage `rows` rows in its staging table (written before it);
- *   committed the ATTACH/REPLACE PARTITION of epoch E's staging returned OK (written after it).
+ *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
+ *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
+ *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);
+ *   committed the swap of epoch E's staging returned OK (written after it, through a statement that
+ *             reads E's staging table, so it fails once a newer holder sealed that name).
  * The log alone proves nothing about the target: the proof is the target's own rows, each tagged
  * with `_dpone_op` and `_dpone_epoch` (the generation). See clickhouse-target.ts for the windows.
  */
@@ -17,13 +21,19 @@ export const FENCE_TABLE = '_dpone_fence';
 
 export const FENCE_TABLE_DDL =
   `CREATE TABLE IF NOT EXISTS ${FENCE_TABLE} (operation_id String, epoch UInt64, kind String, ` +
-  "rows UInt64, at_ms UInt64, intent_digest String DEFAULT '', holder String DEFAULT '') " +
-  'ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)';
+  "rows UInt64, at_ms UInt64, intent_digest String DEFAULT '', holder String DEFAULT '', " +
+  "detail String DEFAULT '') ENGINE = MergeTree ORDER BY (operation_id, epoch, kind)";
 
 /** Columns a fence log from an older version lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
-export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder'] as const;
+export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder', 'detail'] as const;
 
-export type FenceEventKind = 'epoch' | 'staged' | 'committed';
+export type FenceEventKind = 'epoch' | 'staged' | 'replacing' | 'settled' | 'committed';
+
+/** What a replace-partition generation took out of its partition: one `[op, epoch]` per tag seen. */
+export interface ReplaceRecord {
+  readonly partition: string;
+  readonly replaced: readonly (readonly [string, number])[];
+}
 
 export interface FenceLog {
   /** Newest epoch any holder installed; null before the first prepareFence. */
@@ -31,8 +41,12 @@ export interface FenceLog {
   readonly epochs: readonly number[];
   /** Rows each epoch announced it would stage. */
   readonly staged: ReadonlyMap<number, number>;
-  /** Epoch → rows, for every epoch whose ATTACH/REPLACE returned OK. */
+  /** Epoch → rows, for every epoch whose swap returned OK. */
   readonly committed: ReadonlyMap<number, number>;
+  /** Epoch → what its REPLACE PARTITION removes, for replace-partition generations. */
+  readonly replacing: ReadonlyMap<number, ReplaceRecord>;
+  /** Epochs whose replaced rows were deleted durably. */
+  readonly settled: ReadonlySet<number>;
   /** Epoch → the holders that installed it (two means two journals issued it: neither owns it). */
   readonly holders: ReadonlyMap<number, ReadonlySet<string>>;
   /** The intent the log belongs to: that of its first event (lowest epoch); null for an empty log. */
@@ -46,6 +60,7 @@ export interface FenceEvent {
   readonly intent_digest?: string;
   readonly holder?: string;
   readonly at_ms?: number;
+  readonly detail?: string;
 }
 
 /** What the target itself holds for one operation: tagged rows per epoch, and un-sealed staging. */
@@ -60,6 +75,7 @@ export async function appendFenceEvent(
   fence: FenceRef,
   kind: FenceEventKind,
   rows: number,
+  detail = '',
 ): Promise<void> {
   await sql.insert(FENCE_TABLE, [
     {
@@ -70,8 +86,28 @@ export async function appendFenceEvent(
       at_ms: Date.now(),
       intent_digest: fence.intentDigest,
       holder: fence.holder,
+      detail,
     },
   ]);
+}
+
+/**
+ * Records `committed(E, rows)` with one INSERT … SELECT that reads epoch E's staging table: once a
+ * newer holder sealed that name (a tombstone has no `_dpone_epoch` column) or while it drops it
+ * (DROP waits for the statement), the insert fails, so a zombie can never add a stale event.
+ */
+export async function appendGuardedCommit(
+  sql: ClickHouseSql,
+  staging: string,
+  fence: FenceRef,
+  rows: number,
+): Promise<void> {
+  await sql.command(
+    `INSERT INTO ${FENCE_TABLE} (operation_id, epoch, kind, rows, at_ms, intent_digest, holder, detail) ` +
+      `SELECT ${quoteString(fence.operationId)}, toUInt64(${fence.epoch}), 'committed', toUInt64(${rows}), ` +
+      `toUInt64(${Date.now()}), ${quoteString(fence.intentDigest)}, ${quoteString(fence.holder)}, '' ` +
+      `FROM (SELECT count() FROM ${staging} WHERE ${EPOCH_COLUMN} = ${fence.epoch})`,
+  );
 }
 
 export async function readFenceLog(sql: ClickHouseSql, operationId: string): Promise<FenceLog> {
@@ -82,8 +118,9 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
     intent_digest: string;
     holder: string;
     at_ms: string | number;
+    detail: string;
   }>(
-    `SELECT kind, epoch, rows, intent_digest, holder, at_ms FROM ${FENCE_TABLE} ` +
+    `SELECT kind, epoch, rows, intent_digest, holder, at_ms, detail FROM ${FENCE_TABLE} ` +
       `WHERE operation_id = ${quoteString(operationId)}`,
   );
   return foldFenceLog(
@@ -94,14 +131,31 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
       intent_digest: e.intent_digest,
       holder: e.holder,
       at_ms: Number(e.at_ms),
+      detail: e.detail,
     })),
   );
+}
+
+function replaceRecord(detail: string | undefined): ReplaceRecord | null {
+  try {
+    const parsed = JSON.parse(detail ?? '') as { partition?: unknown; replaced?: unknown };
+    if (typeof parsed.partition !== 'string' || !Array.isArray(parsed.replaced)) return null;
+    const replaced = parsed.replaced.filter(
+      (t): t is [string, number] =>
+        Array.isArray(t) && typeof t[0] === 'string' && Number.isSafeInteger(t[1]),
+    );
+    return { partition: parsed.partition, replaced };
+  } catch {
+    return null;
+  }
 }
 
 export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
   const epochs = new Set<number>();
   const staged = new Map<number, number>();
   const committed = new Map<number, number>();
+  const replacing = new Map<number, ReplaceRecord>();
+  const settled = new Set<number>();
   const holders = new Map<number, Set<string>>();
   for (const event of events) {
     if (event.kind === 'epoch') {
@@ -109,6 +163,12 @@ export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
       if (event.holder) holders.set(event.epoch, (holders.get(event.epoch) ?? new Set()).add(event.holder));
     } else if (event.kind === 'staged') staged.set(event.epoch, event.rows);
     else if (event.kind === 'committed') committed.set(event.epoch, event.rows);
+    else if (event.kind === 'settled') settled.add(event.epoch);
+    else if (event.kind === 'replacing') {
+      const record = replaceRecord(event.detail);
+      // An unreadable record still marks the epoch as a replace (settling it then fails loudly).
+      replacing.set(event.epoch, record ?? { partition: '', replaced: [] });
+    }
   }
   const all = [...epochs, ...staged.keys(), ...committed.keys()];
   const first = events
@@ -119,6 +179,8 @@ export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
     epochs: [...epochs].sort((a, b) => a - b),
     staged,
     committed,
+    replacing,
+    settled,
     holders,
     intentDigest: first?.intent_digest ?? null,
   };

@@ -1,5 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { SourceBatch } from '../../../ports/connector.ts';
+import type { ErrorCode } from '../../../contracts/errors.ts';
 import {
   CH_ERRORS,
   clickHouseErrorCode,
@@ -13,17 +13,28 @@ import { ADDED_FENCE_LOG_COLUMNS, FENCE_TABLE, FENCE_TABLE_DDL } from './clickho
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 export interface TargetShape {
+  /** Always `database.table`. */
   readonly table: string;
   readonly columns: readonly string[];
   readonly naturalKey: readonly string[];
   readonly partitionColumn: string;
+  /** The partition column's ClickHouse type, once read from the server (numbers are unquoted in PARTITION). */
+  readonly partitionType?: string;
+  /**
+   * Settings the swap of an EMPTY staging table needs on this server: releases after 18.16 refuse
+   * `REPLACE PARTITION … FROM` an empty source unless `allow_replace_partition_from_empty_source`
+   * is set, and 18.16 refuses that unknown setting. So it is sent only where the server has it.
+   */
+  readonly emptyReplaceSettings?: Readonly<Record<string, number>>;
 }
 
+export const EMPTY_REPLACE_SETTING = 'allow_replace_partition_from_empty_source';
+
 /**
- * The target table DDL: String columns (Nullable outside the sort and partition keys), partitioned
- * by the workload's partition column (ATTACH/REPLACE PARTITION works on whole partitions), plus
- * the hidden generation columns. No unique key exists in ClickHouse, so a replay would show up as
- * duplicate rows.
+ * The target table DDL used when the table does not exist: String columns (Nullable outside the
+ * sort and partition keys), partitioned by the workload's partition column (ATTACH/REPLACE
+ * PARTITION works on whole partitions), plus the hidden generation columns. No unique key exists
+ * in ClickHouse, so a replay would show up as duplicate rows.
  */
 export function targetTableDdl(shape: TargetShape): string {
   const keyed = new Set([...shape.naturalKey, shape.partitionColumn]);
@@ -36,15 +47,121 @@ export function targetTableDdl(shape: TargetShape): string {
   );
 }
 
+const NUMERIC = /^(U?Int(8|16|32|64|128|256)|Float(32|64))$/;
+
+/** The partition as a literal for PARTITION …: a number unquoted for a numeric key, else a string. */
+export function partitionLiteral(shape: TargetShape, value: string): string {
+  if (shape.partitionType === undefined || !NUMERIC.test(shape.partitionType)) return quoteString(value);
+  if (!/^-?\d+(\.\d+)?$/.test(value)) {
+    throw new DponeError(
+      ERROR_CODES.INVALID_INPUT,
+      'data.partition.value is not a number, but the target partitions by a number',
+      {
+        field: 'data.partition.value',
+      },
+    );
+  }
+  return value;
+}
+
+function refuse(code: ErrorCode, why: string, hint: string): DponeError {
+  return new DponeError(code, `the ClickHouse target table ${why}`, { field: 'target.table', hint });
+}
+
+const SHAPE_HINT =
+  'a plain MergeTree PARTITION BY the partition column, with _dpone_op String and _dpone_epoch UInt64 (see README "ClickHouse")';
+
+export interface DescribedTable {
+  readonly engine: string;
+  readonly partitionKey: string;
+  readonly columns: ReadonlyMap<string, { readonly type: string; readonly defaultKind: string }>;
+}
+
+async function describe(sql: ClickHouseSql, database: string, table: string): Promise<DescribedTable | null> {
+  const where = `database = ${quoteString(database)}`;
+  const [found] = await sql.rows<{ engine: string; partition_key: string }>(
+    `SELECT engine, partition_key FROM system.tables WHERE ${where} AND name = ${quoteString(table)}`,
+  );
+  if (found === undefined) return null;
+  const columns = await sql.rows<{ name: string; type: string; default_kind: string }>(
+    `SELECT name, type, default_kind FROM system.columns WHERE ${where} AND table = ${quoteString(table)}`,
+  );
+  return {
+    engine: found.engine,
+    partitionKey: found.partition_key.replaceAll('`', ''),
+    columns: new Map(columns.map((c) => [c.name, { type: c.type, defaultKind: c.default_kind }])),
+  };
+}
+
 /**
- * Creates the fence and target tables when missing, then checks that the target carries the
- * generation columns and is partitioned by the partition column (an existing table may not be).
+ * Refuses a table the protocol cannot keep its promises on (non-retry, before anything is written):
+ * - not a plain MergeTree: a Replacing/Collapsing/Summing/Aggregating/Versioned engine merges rows
+ *   away (a staged part would no longer hold the batch), a Replicated one needs a different swap;
+ * - not PARTITION BY the partition column, or without the generation columns: no swap, no proof;
+ * - a workload column the table lacks (OBJECT_NOT_FOUND), or one the table computes (MATERIALIZED/ALIAS).
+ * Columns the workload does not carry are filled by the table's DEFAULT expressions.
+ */
+export function checkTargetTable(described: DescribedTable, shape: TargetShape): void {
+  if (described.engine !== 'MergeTree') {
+    throw refuse(
+      ERROR_CODES.INVALID_INPUT,
+      `uses engine ${described.engine}; only plain MergeTree is supported`,
+      SHAPE_HINT,
+    );
+  }
+  const op = described.columns.get(OP_COLUMN);
+  const epoch = described.columns.get(EPOCH_COLUMN);
+  if (op?.type !== 'String' || epoch?.type !== 'UInt64' || described.partitionKey !== shape.partitionColumn) {
+    throw refuse(
+      ERROR_CODES.INVALID_INPUT,
+      'must carry _dpone_op String and _dpone_epoch UInt64 and be PARTITION BY the partition column',
+      SHAPE_HINT,
+    );
+  }
+  for (const column of shape.columns) {
+    const found = described.columns.get(column);
+    if (found === undefined) {
+      throw refuse(
+        ERROR_CODES.OBJECT_NOT_FOUND,
+        `has no column ${column}`,
+        'add the column or remove it from data.columns',
+      );
+    }
+    if (found.defaultKind === 'MATERIALIZED' || found.defaultKind === 'ALIAS') {
+      throw refuse(
+        ERROR_CODES.INVALID_INPUT,
+        `computes column ${column} (${found.defaultKind})`,
+        'leave it out of data.columns',
+      );
+    }
+  }
+}
+
+/**
+ * A fence log created by an older version gains the columns it lacks. A concurrent worker may add
+ * one first: then the ALTER fails and the column is there.
+ */
+async function addFenceLogColumns(sql: ClickHouseSql, database: string): Promise<void> {
+  const present = (await describe(sql, database, FENCE_TABLE))?.columns;
+  for (const column of ADDED_FENCE_LOG_COLUMNS) {
+    if (present === undefined || present.has(column)) continue;
+    await sql
+      .command(`ALTER TABLE ${FENCE_TABLE} ADD COLUMN ${column} String DEFAULT ''`)
+      .catch(async (error: unknown) => {
+        if (!(await describe(sql, database, FENCE_TABLE))?.columns.has(column)) throw error;
+      });
+  }
+}
+
+/**
+ * Creates the fence and target tables when missing (an older fence log gains its new columns),
+ * checks the target's shape, and returns the shape with the partition column's type.
  */
 export async function ensureTargetTables(
   sql: ClickHouseSql,
   shape: TargetShape,
   database: string,
-): Promise<void> {
+): Promise<TargetShape> {
   for (const ddl of [FENCE_TABLE_DDL, targetTableDdl(shape)]) {
     try {
       await sql.command(ddl);
@@ -55,53 +172,15 @@ export async function ensureTargetTables(
   }
   await addFenceLogColumns(sql, database);
   const where = splitTable(shape.table, database);
-  const [described] = await sql.rows<{ partition_key: string; generation: string | number }>(
-    `SELECT partition_key, (SELECT count() FROM system.columns WHERE database = ${quoteString(where.database)} ` +
-      `AND table = ${quoteString(where.table)} AND name IN (${quoteString(OP_COLUMN)}, ${quoteString(EPOCH_COLUMN)})) AS generation ` +
-      `FROM system.tables WHERE database = ${quoteString(where.database)} AND name = ${quoteString(where.table)}`,
+  const described = await describe(sql, where.database, where.table);
+  if (described === null) throw refuse(ERROR_CODES.OBJECT_NOT_FOUND, 'does not exist', SHAPE_HINT);
+  checkTargetTable(described, shape);
+  const [setting] = await sql.rows<{ name: string }>(
+    `SELECT name FROM system.settings WHERE name = ${quoteString(EMPTY_REPLACE_SETTING)}`,
   );
-  const partitionKey = described?.partition_key.replaceAll('`', '');
-  if (Number(described?.generation) !== 2 || partitionKey !== shape.partitionColumn) {
-    throw new DponeError(
-      ERROR_CODES.INVALID_INPUT,
-      'the ClickHouse target table must carry _dpone_op/_dpone_epoch and be PARTITION BY the partition column',
-      { field: 'target.table' },
-    );
-  }
-}
-
-/** A fence log created by an older version gains the intent and holder columns. */
-async function addFenceLogColumns(sql: ClickHouseSql, database: string): Promise<void> {
-  const present = await sql.rows<{ name: string }>(
-    `SELECT name FROM system.columns WHERE database = ${quoteString(database)} AND table = ${quoteString(FENCE_TABLE)}`,
-  );
-  const names = new Set(present.map((c) => c.name));
-  for (const column of ADDED_FENCE_LOG_COLUMNS) {
-    if (names.has(column)) continue;
-    await sql.command(`ALTER TABLE ${FENCE_TABLE} ADD COLUMN ${column} String DEFAULT ''`);
-  }
-}
-
-/** The batch as JSONEachRow objects, every value as text (null kept outside the keys), tagged. */
-export function taggedRows(
-  batch: SourceBatch,
-  operationId: string,
-  epoch: number,
-  keyed: ReadonlySet<string>,
-): Record<string, unknown>[] {
-  return batch.rows.map((row) => {
-    const out: Record<string, unknown> = {};
-    for (const column of batch.columns) {
-      const value = row[column] ?? null;
-      if (value === null && keyed.has(column)) {
-        throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a key or partition column holds NULL', {
-          field: 'data.natural_key',
-        });
-      }
-      out[column] = value === null ? null : String(value);
-    }
-    out[OP_COLUMN] = operationId;
-    out[EPOCH_COLUMN] = epoch;
-    return out;
-  });
+  return {
+    ...shape,
+    partitionType: described.columns.get(shape.partitionColumn)?.type ?? 'String',
+    emptyReplaceSettings: setting ? { [EMPTY_REPLACE_SETTING]: 1 } : {},
+  };
 }

@@ -52,18 +52,21 @@ const SEAL_ATTEMPTS = 8;
  * Seals epoch `epoch`'s staging name. Between our DROP and our CREATE a zombie may create the
  * name again (and even attach from it): the CREATE then fails and we drop and try again. When the
  * tombstone is in place, any attach from that name has either happened (its rows are in the
- * target, tagged with `epoch`) or can never happen.
+ * target, tagged with `epoch`) or can never happen. `onlyIfLive`: a writer sealing its own name
+ * after a failure does nothing when the name is already sealed or gone (then nothing can be
+ * attached from it), so it never leaves a tombstone behind a cleanup that already ran.
  */
 export async function sealStaging(
   sql: ClickHouseSql,
   database: string,
   operationId: string,
   epoch: number,
+  onlyIfLive = false,
 ): Promise<void> {
   const name = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   for (let attempt = 0; attempt < SEAL_ATTEMPTS; attempt++) {
     const current = (await listStaging(sql, database, operationId)).find((t) => t.epoch === epoch);
-    if (current?.sealed) return;
+    if (current?.sealed || (onlyIfLive && current === undefined)) return;
     if (current) await sql.command(`DROP TABLE IF EXISTS ${name}`);
     try {
       await sql.command(`CREATE TABLE ${name} (${TOMBSTONE_COLUMN} UInt8) ENGINE = Log`);
@@ -112,4 +115,20 @@ export async function dropStaging(
   await sql.command(
     `DROP TABLE IF EXISTS ${quoteName(`${database}.${stagingTableName(operationId, epoch)}`)}`,
   );
+}
+
+/**
+ * Drops every tombstone of one operation. Called once the operation's commit is proven: a zombie
+ * of a sealed epoch still cannot attach (its staging table is gone, and it re-reads the fence's
+ * epoch after staging), so the tombstones have done their work and need not stay in the user's
+ * database.
+ */
+export async function dropTombstones(
+  sql: ClickHouseSql,
+  database: string,
+  operationId: string,
+): Promise<void> {
+  for (const table of await listStaging(sql, database, operationId)) {
+    if (table.sealed) await sql.command(`DROP TABLE IF EXISTS ${quoteName(`${database}.${table.name}`)}`);
+  }
 }

@@ -1,84 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseServer, findClickHouseServer } from '../../../../harness/env/local/clickhouse-server.ts';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { LoadStrategy, MutationRequest } from '../../../ports/connector.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { parseClickHouseUrl, stagingTableName } from './clickhouse-config.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
 import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
 import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import {
+  BATCH,
+  COLUMNS,
+  CREATE,
+  INTENT,
+  fence,
+  liveClickHouse,
+  parkAt,
+  request,
+  unverified,
+} from './fixtures/clickhouse-live.ts';
 
-const binary = findClickHouseServer();
-const unverified = binary === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED clickhouse connectors: no clickhouse-server binary found');
-
-let server: ClickHouseServer;
-let n = 0;
-const COLUMNS = ['id', 'part', 'v'];
-const BATCH = {
-  columns: COLUMNS,
-  rows: [
-    { id: '1', part: 'p1', v: 'a' },
-    { id: '2', part: 'p1', v: null },
-  ],
-};
-
-async function freshDb(): Promise<string> {
-  const name = `conn_${process.pid}_${++n}`;
-  await server.exec(`CREATE DATABASE ${name}`);
-  return name;
-}
-
-function open(db: string, faults?: FaultPoints) {
-  return ClickHouseTarget.open({
-    url: server.url(db),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-    partitionColumn: 'part',
-    ...(faults ? { faults } : {}),
-  });
-}
-
-const INTENT = `sha256:${'1'.repeat(64)}`;
-const ref = (epoch: number) => ({ operationId: 'op-1', epoch, intentDigest: INTENT, holder: `h${epoch}` });
-const CREATE = { create: true } as const;
-
-const request = (epoch: number, strategy: LoadStrategy = 'append'): MutationRequest => ({
-  fence: ref(epoch),
-  strategy,
-  partitionColumn: 'part',
-  partitionValue: 'p1',
-  batch: BATCH,
-});
-
-const count = async (db: string, where = '1') =>
-  Number((await server.exec(`SELECT count() FROM ${db}.events WHERE ${where}`)).trim());
-
-/** A fault plan that parks the writer forever at `point`: a process frozen (or killed) right there. */
-function parkAt(point: string): { faults: FaultPoints; parked: Promise<void>; release: () => void } {
-  let parkedNow!: () => void;
-  let release!: () => void;
-  const parked = new Promise<void>((resolve) => (parkedNow = resolve));
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  return { faults: { hit: (p) => (p === point ? (parkedNow(), gate) : undefined) }, parked, release };
-}
+const live = liveClickHouse('conn');
+const { freshDb, open, count } = live;
 
 describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)', () => {
-  beforeAll(async () => {
-    server = await ClickHouseServer.start({ binary: binary ?? '' });
-  }, 40_000);
-  afterAll(async () => {
-    await server?.[Symbol.asyncDispose]();
-  });
-
   it('append writes once, proves the generation, and a second mutate under the same epoch writes nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'unknown', epoch: null });
-    await target.prepareFence(ref(1), CREATE);
+    await target.prepareFence(fence(1), CREATE);
     expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     expect(await target.queryFence('op-1')).toMatchObject({
       status: 'committed',
@@ -91,13 +39,13 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await count(db, "_dpone_op = 'op-1' AND _dpone_epoch = 1")).toBe(2);
     expect(
       (
-        await server.exec(
-          `SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '_dpone_stage%'`,
-        )
+        await live
+          .server()
+          .exec(`SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '_dpone_stage%'`)
       ).trim(),
     ).toBe('0');
     await using source = await ClickHouseSource.open({
-      url: server.url(db),
+      url: live.server().url(db),
       table: 'events',
       columns: COLUMNS,
     });
@@ -107,10 +55,10 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
   it('replace-partition swaps the partition once and keeps other partitions', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await server.exec(
-      `INSERT INTO ${db}.events VALUES ('9','p1','old','legacy',0),('8','p2','keep','legacy',0)`,
-    );
-    await target.prepareFence(ref(3), CREATE);
+    await live
+      .server()
+      .exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','legacy',0),('8','p2','keep','legacy',0)`);
+    await target.prepareFence(fence(3), CREATE);
     await target.mutate(request(3, 'replace-partition'));
     await target.mutate(request(3, 'replace-partition'));
     expect(await count(db, "part = 'p1'")).toBe(2);
@@ -122,11 +70,25 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     });
   });
 
+  it('source rows repeating a sort key all land (a plain MergeTree keeps them; issue 12 row 3)', async () => {
+    const db = await freshDb();
+    await using target = await open(db);
+    await target.prepareFence(fence(1), CREATE);
+    const twice = { columns: COLUMNS, rows: [...BATCH.rows, { id: '1', part: 'p1', v: 'again' }] };
+    expect(await target.mutate({ ...request(1), batch: twice })).toEqual({
+      applied: true,
+      rowsWritten: 3,
+      epoch: 1,
+    });
+    expect(await count(db, "id = '1'")).toBe(2);
+    expect(await target.queryFence('op-1')).toMatchObject({ status: 'committed', rowsWritten: 3 });
+  });
+
   it('a stale epoch is not installed by prepare and is refused at mutate, writing nothing', async () => {
     const db = await freshDb();
     await using target = await open(db);
-    await target.prepareFence(ref(2), CREATE);
-    expect(await target.prepareFence(ref(1), CREATE)).toMatchObject({ installed: false, epoch: 2 });
+    await target.prepareFence(fence(2), CREATE);
+    expect(await target.prepareFence(fence(1), CREATE)).toMatchObject({ installed: false, epoch: 2 });
     await expect(target.mutate(request(1))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
     expect(await count(db)).toBe(0);
     expect(await target.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 2 });
@@ -137,7 +99,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence(ref(1), CREATE);
+    await zombie.prepareFence(fence(1), CREATE);
     const writing = zombie.mutate(request(1)).then(
       () => 'returned',
       (e: { code?: string }) => e.code,
@@ -145,7 +107,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     await park.parked;
     // Staging written, not attached: a read-only query cannot rule out the swap still landing.
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'unknown' });
-    await next.prepareFence(ref(2), CREATE);
+    await next.prepareFence(fence(2), CREATE);
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 2 });
     park.release();
     expect(await writing).toBe(ERROR_CODES.FENCED);
@@ -160,18 +122,18 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.stage:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence(ref(1), CREATE);
+    await zombie.prepareFence(fence(1), CREATE);
     const writing = zombie.mutate(request(1)).then(
       () => 'returned',
       (e: { code?: string }) => e.code,
     );
     await park.parked;
-    await next.prepareFence(ref(2), CREATE);
+    await next.prepareFence(fence(2), CREATE);
     park.release();
     expect(await writing).toBe(ERROR_CODES.FENCED);
     expect(await count(db)).toBe(0);
     // The guard that does not depend on the zombie re-reading the fence: its name is a tombstone.
-    const sql = await openClickHouseSql(parseClickHouseUrl(server.url(db), undefined, 'test'));
+    const sql = await openClickHouseSql(parseClickHouseUrl(live.server().url(db), undefined, 'test'));
     expect(await createStaging(sql, db, `${db}.events`, 'op-1', 1)).toBe(false);
     await expect(sql.insert(`${db}.${stagingTableName('op-1', 1)}`, BATCH.rows)).rejects.toBeTruthy();
     await sql.close();
@@ -182,7 +144,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:after');
     await using dead = await open(db, park.faults);
     await using next = await open(db);
-    await dead.prepareFence(ref(1), CREATE);
+    await dead.prepareFence(fence(1), CREATE);
     void dead.mutate(request(1)).catch(() => undefined);
     await park.parked;
     expect(await next.queryFence('op-1')).toMatchObject({
@@ -191,7 +153,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
       committedEpoch: 1,
       rowsWritten: 2,
     });
-    await next.prepareFence(ref(2), CREATE);
+    await next.prepareFence(fence(2), CREATE);
     expect(await next.mutate(request(2))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
     expect(await count(db)).toBe(2);
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'committed', epoch: 2, committedEpoch: 1 });
@@ -204,7 +166,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const outcomes = await Promise.all(
       targets.map(async (target, i) => {
         try {
-          await target.prepareFence(ref(i + 1), CREATE);
+          await target.prepareFence(fence(i + 1), CREATE);
           return (await target.mutate(request(i + 1))).epoch;
         } catch (error) {
           return (error as { code?: string }).code;

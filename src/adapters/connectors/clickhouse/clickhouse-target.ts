@@ -17,22 +17,16 @@ import {
   parseClickHouseUrl,
   splitTable,
 } from './clickhouse-config.ts';
-import type { ClickHouseEndpoint } from './clickhouse-config.ts';
-import {
-  appendFenceEvent,
-  decideFence,
-  fenced,
-  fenceUnavailable,
-  readFenceLog,
-  readTaggedRows,
-  soleHolder,
-} from './clickhouse-fence.ts';
-import type { FenceLog } from './clickhouse-fence.ts';
+import { classifyClickHouseError } from './clickhouse-errors.ts';
+import { checkGeneration, holds, installEpoch, sealOlderEpochs } from './clickhouse-epoch.ts';
+import { fenceUnavailable, readFenceLog } from './clickhouse-fence.ts';
+import type { FenceReading, FenceSite } from './clickhouse-reading.ts';
+import { readFence, settledAnswer } from './clickhouse-reading.ts';
+import { settlingError } from './clickhouse-replace.ts';
 import { ensureTargetTables } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
-import { listStaging, sealStaging, dropStaging } from './clickhouse-staging.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
 export interface ClickHouseTargetOptions {
@@ -48,7 +42,11 @@ export interface ClickHouseTargetOptions {
   readonly faults?: FaultPoints;
   /** Tests hand in a fake or a pre-opened client; by default `@clickhouse/client` over HTTP. */
   readonly sql?: ClickHouseSql;
+  /** How long a fence read waits for a replace's delete mutation to finish after a restart (default 10 s). */
+  readonly settleWaitMs?: number;
 }
+
+const DEFAULT_SETTLE_WAIT_MS = 10_000;
 
 /**
  * The ClickHouse route's target. Capability: a deterministic staging/swap protocol with a
@@ -57,16 +55,21 @@ export interface ClickHouseTargetOptions {
  *
  * mutate under epoch E: (1) fence log's newest epoch must be E, else FENCED; (2) a generation
  * already in the target makes it a no-op (idempotent); (3) log `staged(E, n)`; (4) CREATE staging
- * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED); (5) one INSERT of the
- * tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p; (6) ATTACH PARTITION p
- * FROM staging (append) or REPLACE PARTITION p FROM staging (replace-partition): one part, one
- * atomic step; (7) log `committed(E, n)`; (8) drop staging.
+ * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED) — also for an empty batch;
+ * (5) one INSERT of the tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p;
+ * re-read the log (still E?); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
+ * FROM staging (replace-partition, after logging which tags p held: `replacing`): one part, one
+ * atomic step; (6b) replace only: delete the replaced rows by a durable mutation, log `settled`
+ * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log
+ * `committed(E, n)` through a statement that reads the staging table (fails once sealed); (8) drop
+ * staging and this operation's tombstones.
  * prepareFence(E'): never creates the log outside PREPARING (`mode.create`); leaves the log as it
  * is when it belongs to another intent, holds a newer epoch, or holds E' for another holder (two
  * journals issued it: the caller moves above it); otherwise logs `epoch(E')` with its holder and
  * intent, re-reads (a racing newer holder, or a second holder of E', wins: not installed), SEALS
- * every older epoch's staging name (drop + tombstone, see clickhouse-staging.ts) and drops a
- * leftover staging table of E' itself (a dead predecessor with the same holder and epoch).
+ * every older epoch's staging name (drop + tombstone, see clickhouse-staging.ts), drops a
+ * leftover staging table of E' itself (a dead predecessor with the same holder and epoch) and
+ * settles a landed but unsettled replace (see clickhouse-epoch.ts).
  * The generation check refuses like the marker's guard: already committed → `applied: false`,
  * another intent → INTENT_CONFLICT, another epoch (or holder) → FENCED, no log → DIVERGED.
  *
@@ -74,11 +77,15 @@ export interface ClickHouseTargetOptions {
  * - killed before (3) or during (3)-(5): no tags, no committed event. Read-only query before a
  *   new holder: `unknown` if a live staging table exists (it could still be attached), else
  *   `not-committed`. After prepareFence(E+1) sealed E: `not-committed`, and the zombie E can no
- *   longer create, fill or attach its staging (tombstone).
+ *   longer create, fill or attach its staging (tombstone), nor record a commit.
  * - killed during (6): the server finishes or aborts the ALTER on its own. If it finished: tags of
  *   E = staged n → `committed(E)`. If not: as above. A new holder's seal DROP waits for an ALTER
  *   holding the staging table's structure lock, so after the seal the answer cannot change.
- * - killed between (6) and (7): tags of E = staged n → `committed(E)` (the rows are the proof).
+ * - killed between (6) and (6b) (replace): tags prove the swap, but the replaced rows are not yet
+ *   deleted durably: queryFence refuses to answer (FENCE_UNAVAILABLE, retry-safe); the next
+ *   holder's prepareFence issues (6b) and then answers `committed(E)`.
+ * - killed between (6b) and (7): tags of E = staged n → `committed(E)` (the rows are the proof).
+ * - an empty batch has no tags: its proof is the guarded `committed` event of (7) alone.
  * - killed after (7): `committed(E)`; staging left behind is sealed by the next holder.
  * - zombie E paused anywhere before (6) while E+1 prepares: sealed → its step fails, no tags of E;
  *   paused inside (6) → seal waits, its rows land → E+1 reads `committed(E)` and writes nothing.
@@ -90,63 +97,41 @@ export class ClickHouseTarget implements TargetConnector {
   readonly capability: FenceCapabilityKind = 'staging-swap-generation';
   readonly fenceLocation: string;
   readonly #sql: ClickHouseSql;
-  readonly #database: string;
+  readonly #site: FenceSite;
   readonly #shape: TargetShape;
   readonly #faults: FaultPoints;
 
-  private constructor(sql: ClickHouseSql, endpoint: ClickHouseEndpoint, options: ClickHouseTargetOptions) {
-    this.#sql = sql;
-    this.#database = splitTable(options.table, endpoint.database).database;
-    this.#shape = {
-      table: options.table.includes('.') ? options.table : `${endpoint.database}.${options.table}`,
-      columns: options.columns,
-      naturalKey: options.naturalKey,
-      partitionColumn: options.partitionColumn,
-    };
-    this.#faults = options.faults ?? NO_FAULTS;
-    this.identity = `clickhouse:${options.table}`;
-    this.fenceLocation = clickHouseFenceLocation(options.url, 'target.url');
+  private constructor(opened: OpenedTarget, identity: string, fenceLocation: string) {
+    this.#sql = opened.sql;
+    this.#site = opened.site;
+    this.#shape = opened.shape;
+    this.#faults = opened.faults;
+    this.identity = identity;
+    this.fenceLocation = fenceLocation;
   }
 
-  /** Connects and creates the fence and target tables when missing; unreachable → FENCE_UNAVAILABLE. */
+  /**
+   * Connects, creates the fence and target tables when missing and checks the target's shape.
+   * A refusal the server explains (credentials, privilege, missing database, a table the protocol
+   * cannot use) is its non-retry code; unreachable → FENCE_UNAVAILABLE.
+   */
   static async open(options: ClickHouseTargetOptions): Promise<ClickHouseTarget> {
-    checkTableName(options.table, 'target.table');
-    const endpoint = parseClickHouseUrl(options.url, options.password, 'target.url');
-    const sql = options.sql ?? (await openClickHouseSql(endpoint));
-    const target = new ClickHouseTarget(sql, endpoint, options);
-    try {
-      await ensureTargetTables(sql, target.#shape, endpoint.database);
-      return target;
-    } catch (error) {
-      await sql.close().catch(() => undefined);
-      if (isDponeError(error)) throw error;
-      throw fenceUnavailable(undefined, error);
-    }
+    const location = clickHouseFenceLocation(options.url, 'target.url');
+    return new ClickHouseTarget(await openTargetSite(options), `clickhouse:${options.table}`, location);
   }
 
   async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
-    const { operationId, epoch } = fence;
     try {
-      const before = await readFenceLog(this.#sql, operationId);
-      const empty = before.maxEpoch === null;
-      if ((empty && !mode.create) || !this.#mayInstall(before, fence)) {
-        return { ...(await this.#answer(operationId)), installed: false };
-      }
-      await appendFenceEvent(this.#sql, fence, 'epoch', 0);
-      const log = await readFenceLog(this.#sql, operationId);
-      if (!this.#holds(log, fence)) return { ...(await this.#answer(operationId)), installed: false };
-      const staging = await listStaging(this.#sql, this.#database, operationId);
-      const stale = new Set([...log.epochs, ...staging.map((t) => t.epoch)].filter((e) => e < epoch));
-      for (const old of [...stale].sort((a, b) => a - b)) {
-        await sealStaging(this.#sql, this.#database, operationId, old);
-      }
-      if (staging.some((t) => t.epoch === epoch && !t.sealed)) {
-        await dropStaging(this.#sql, this.#database, operationId, epoch);
-      }
-      return { ...(await this.#answer(operationId)), installed: true };
+      const installation = await installEpoch(this.#site, fence, mode);
+      if (!installation.installed) return installation.evidence;
+      await sealOlderEpochs(this.#site, fence, installation.log);
+      return { ...(await settledAnswer(this.#site, fence)), installed: true };
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw fenceUnavailable(operationId, error);
+      throw (
+        classifyClickHouseError(error, { operationId: fence.operationId }) ??
+        fenceUnavailable(fence.operationId, error)
+      );
     }
   }
 
@@ -155,9 +140,8 @@ export class ClickHouseTarget implements TargetConnector {
     await this.#faults.hit('target.mutate:begin');
     let answer: FenceAnswer;
     try {
-      const log = await readFenceLog(this.#sql, fence.operationId);
-      this.#check(log, fence);
-      answer = await this.#answer(fence.operationId);
+      checkGeneration(await readFenceLog(this.#sql, fence.operationId), fence);
+      answer = await settledAnswer(this.#site, fence);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw unknownOutcome(fence.operationId, error);
@@ -174,24 +158,31 @@ export class ClickHouseTarget implements TargetConnector {
       );
     }
     return writeGeneration(this.#sql, {
-      database: this.#database,
+      database: this.#site.database,
       shape: this.#shape,
       request,
       faults: this.#faults,
       isCurrent: async () => {
         const log = await readFenceLog(this.#sql, fence.operationId);
-        return this.#holds(log, fence) && log.committed.size === 0;
+        return holds(log, fence) && log.committed.size === 0;
       },
     });
   }
 
-  /** Read-only: the fence log, the target's tagged rows and the live staging tables, decided. */
+  /**
+   * Read-only: the fence log, the target's tagged rows and the live staging tables, decided. A
+   * committed replace whose replaced rows are not yet deleted durably is no answer yet:
+   * FENCE_UNAVAILABLE (retry-safe), never `committed`.
+   */
   async queryFence(operationId: string): Promise<FenceAnswer> {
+    let reading: FenceReading;
     try {
-      return await this.#answer(operationId);
+      reading = await readFence(this.#site, operationId);
     } catch (error) {
       throw fenceUnavailable(operationId, error);
     }
+    if (reading.settlement !== 'durable') throw settlingError(operationId, reading.settlement);
+    return reading.answer;
   }
 
   async close(): Promise<void> {
@@ -201,59 +192,48 @@ export class ClickHouseTarget implements TargetConnector {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
 
-  async #answer(operationId: string): Promise<FenceAnswer> {
-    // Order matters: staging, then tags, then the log. A `staged` event precedes its staging
-    // table, which precedes the attach, so every tag we count has its `staged` event visible.
-    const staging = await listStaging(this.#sql, this.#database, operationId);
-    const taggedRows = await readTaggedRows(this.#sql, this.#shape.table, operationId);
-    const log = await readFenceLog(this.#sql, operationId);
-    return decideFence(log, { taggedRows, liveStaging: staging.some((t) => !t.sealed) });
-  }
+/** What a ClickHouse target holds once opened: the connection, where its fence lives, its shape. */
+export interface OpenedTarget {
+  readonly sql: ClickHouseSql;
+  readonly site: FenceSite;
+  /** The checked shape, with the partition column's type. */
+  readonly shape: TargetShape;
+  readonly faults: FaultPoints;
+}
 
-  /** The log belongs to the caller's intent and holds no newer epoch, and no other holder of its own. */
-  #mayInstall(log: FenceLog, fence: FenceRef): boolean {
-    if (log.intentDigest !== null && log.intentDigest !== fence.intentDigest) return false;
-    if (log.maxEpoch === null || log.maxEpoch < fence.epoch) return true;
-    return (
-      log.maxEpoch === fence.epoch &&
-      [...(log.holders.get(fence.epoch) ?? [])].every((h) => h === fence.holder)
+/**
+ * Connects, creates the fence and target tables when missing and checks the target's shape (also
+ * used by the harness's unsafe variants, so they differ from the real target only in their flaw).
+ */
+export async function openTargetSite(options: ClickHouseTargetOptions): Promise<OpenedTarget> {
+  checkTableName(options.table, 'target.table');
+  const endpoint = parseClickHouseUrl(options.url, options.password, 'target.url');
+  const sql = options.sql ?? (await openClickHouseSql(endpoint));
+  try {
+    const shape = await ensureTargetTables(
+      sql,
+      {
+        table: options.table.includes('.') ? options.table : `${endpoint.database}.${options.table}`,
+        columns: options.columns,
+        naturalKey: options.naturalKey,
+        partitionColumn: options.partitionColumn,
+      },
+      endpoint.database,
     );
-  }
-
-  /** The log holds exactly the caller's epoch, installed by the caller alone, for its intent. */
-  #holds(log: FenceLog, fence: FenceRef): boolean {
-    return (
-      log.maxEpoch === fence.epoch &&
-      soleHolder(log, fence.epoch) === fence.holder &&
-      log.intentDigest === fence.intentDigest
-    );
-  }
-
-  /** The generation check's refusals before anything is staged (nothing written). */
-  #check(log: FenceLog, fence: FenceRef): void {
-    const { operationId } = fence;
-    if (log.maxEpoch === null) {
-      throw new DponeError(
-        ERROR_CODES.DIVERGED,
-        'the ClickHouse target holds no fence log for this operation where this run looks; nothing was written',
-        { operationId },
-      );
-    }
-    if (log.intentDigest !== fence.intentDigest) {
-      throw new DponeError(
-        ERROR_CODES.INTENT_CONFLICT,
-        'the ClickHouse fence log holds another intent digest for this operation id; nothing was written',
-        { operationId },
-      );
-    }
-    // Our epoch and holder, already committed: the caller answers applied: false.
-    if (!this.#holds(log, fence)) {
-      throw fenced(
-        operationId,
-        `the target fence holds epoch ${log.maxEpoch} (holder ${soleHolder(log, log.maxEpoch) === null ? 'ambiguous' : 'another'}), not ${fence.epoch} of this holder; nothing was written`,
-      );
-    }
+    const site: FenceSite = {
+      sql,
+      database: splitTable(options.table, endpoint.database).database,
+      table: shape.table,
+      partitionColumn: shape.partitionColumn,
+      settleWaitMs: options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS,
+    };
+    return { sql, site, shape, faults: options.faults ?? NO_FAULTS };
+  } catch (error) {
+    await sql.close().catch(() => undefined);
+    if (isDponeError(error)) throw error;
+    throw classifyClickHouseError(error, { field: 'target.url' }) ?? fenceUnavailable(undefined, error);
   }
 }
 

@@ -2,11 +2,20 @@ import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors
 import type { MutationReceipt, MutationRequest } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { clickHouseErrorCode, quoteName, quoteString, stagingTableName } from './clickhouse-config.ts';
-import { appendFenceEvent, fenced } from './clickhouse-fence.ts';
-import { taggedRows } from './clickhouse-rows.ts';
+import { classifyClickHouseError } from './clickhouse-errors.ts';
+import { appendFenceEvent, appendGuardedCommit, fenced } from './clickhouse-fence.ts';
+import { readPartitionTags, sealReplaced } from './clickhouse-replace.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
+import { partitionLiteral } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
-import { createStaging, dropStaging, listStaging, sealStaging } from './clickhouse-staging.ts';
+import {
+  createStaging,
+  dropStaging,
+  dropTombstones,
+  listStaging,
+  sealStaging,
+} from './clickhouse-staging.ts';
+import { encodeBatch } from './clickhouse-values.ts';
 
 export interface GenerationWrite {
   readonly database: string;
@@ -15,54 +24,102 @@ export interface GenerationWrite {
   readonly faults: FaultPoints;
   /** Re-reads the fence log: does it still hold the writer's epoch, with nothing committed yet? */
   readonly isCurrent: () => Promise<boolean>;
+  /**
+   * The generation tags written into each row; the fence's operation and epoch by default. Only
+   * the harness's deliberately unsafe `untagged-staging` variant passes others.
+   */
+  readonly rowTags?: { readonly operationId: string; readonly epoch: number };
 }
 
+/** Where a write failed: before the swap nothing can have reached the target. */
+type Phase = 'before-swap' | 'swap' | 'after-swap';
+
 /**
- * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, swap, record,
- * clean up. A failure after the staging table exists seals it before the error propagates, so the
- * fence query that follows can answer for sure (the seal waits for an ALTER still running).
+ * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, swap, settle,
+ * record, clean up. An empty batch goes the same way with an empty staging table, so a newer
+ * holder's seal stops it too. A failure after the staging table exists seals it before the error
+ * propagates (a FENCED writer just drops it), so the fence query that follows can answer for sure.
  */
 export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite): Promise<MutationReceipt> {
   const { request, shape, database, faults } = write;
-  const { fence } = request;
-  const { operationId, epoch } = fence;
+  const { operationId, epoch } = request.fence;
   const rows = request.batch.rows.length;
-  const keyed = new Set([...shape.naturalKey, shape.partitionColumn]);
-  const tagged = taggedRows(request.batch, operationId, epoch, keyed);
-  const partition = quoteString(request.partitionValue);
+  const encoded = encodeBatch(
+    request.batch,
+    write.rowTags?.operationId ?? operationId,
+    write.rowTags?.epoch ?? epoch,
+    new Set([...shape.naturalKey, shape.partitionColumn]),
+  );
+  const partition = partitionLiteral(shape, request.partitionValue);
+  const staging = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   let staged = false;
+  let phase: Phase = 'before-swap';
   try {
-    await appendFenceEvent(sql, fence, 'staged', rows);
-    if (rows === 0) return await writeEmpty(sql, write, partition);
+    await appendFenceEvent(sql, request.fence, 'staged', rows);
     await faults.hit('target.stage:before');
     if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
       throw fenced(operationId, `the staging name of epoch ${epoch} is sealed or taken; nothing was written`);
     }
     staged = true;
-    const staging = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
-    await sql.insert(staging, tagged);
-    await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
-    await checkOnePart(sql, database, stagingTableName(operationId, epoch), staging, shape, partition, rows);
+    if (rows > 0) {
+      await sql.insertTsv(staging, encoded.columns.map(quoteName), encoded.body);
+      await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
+    }
+    await checkStaged(
+      sql,
+      { database, table: stagingTableName(operationId, epoch), staging },
+      shape,
+      request.partitionValue,
+      rows,
+    );
     await faults.hit('target.stage:after');
     if (!(await write.isCurrent()))
       throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
-    const verb = request.strategy === 'replace-partition' ? 'REPLACE' : 'ATTACH';
+    const replace = request.strategy === 'replace-partition';
+    const record = replace
+      ? {
+          partition: request.partitionValue,
+          replaced: await readPartitionTags(sql, shape.table, shape.partitionColumn, request.partitionValue),
+        }
+      : null;
+    if (record)
+      await appendFenceEvent(sql, request.fence, 'replacing', record.replaced.length, JSON.stringify(record));
     await faults.hit('target.commit:before');
-    try {
-      await sql.command(
-        `ALTER TABLE ${quoteName(shape.table)} ${verb} PARTITION ${partition} FROM ${staging}`,
-      );
-    } catch (error) {
-      throw await swapRefused(sql, database, operationId, epoch, error);
+    phase = 'swap';
+    if (replace || rows > 0) {
+      try {
+        await sql.command(
+          `ALTER TABLE ${quoteName(shape.table)} ${replace ? 'REPLACE' : 'ATTACH'} PARTITION ${partition} FROM ${staging}`,
+          rows === 0 ? shape.emptyReplaceSettings : undefined,
+        );
+      } catch (error) {
+        throw await swapRefused(sql, database, operationId, epoch, error);
+      }
     }
+    phase = 'after-swap';
     await faults.hit('target.commit:after');
-    await appendFenceEvent(sql, fence, 'committed', rows);
+    if (record) {
+      await sealReplaced(sql, shape.table, shape.partitionColumn, request.fence, record);
+      await faults.hit('target.settle:after');
+    }
+    await appendGuardedCommit(sql, staging, request.fence, rows);
     await faults.hit('target.marker:after');
     await cleanup(sql, database, operationId, epoch);
     return { applied: true, rowsWritten: rows, epoch };
   } catch (error) {
-    if (staged) await sealStaging(sql, database, operationId, epoch).catch(() => undefined);
+    // FENCED before the swap: our own staging is live and useless, drop it. FENCED at the swap: a
+    // newer holder sealed it. Anything else: seal it so no later attach can use it.
+    const stopped = isDponeError(error, ERROR_CODES.FENCED);
+    if (staged && stopped && phase === 'before-swap') {
+      await dropStaging(sql, database, operationId, epoch).catch(() => undefined);
+    } else if (staged && !stopped) {
+      await sealStaging(sql, database, operationId, epoch, true).catch(() => undefined);
+    }
     if (isDponeError(error)) throw error;
+    // Before the swap, a refusal the server explained (a value it cannot parse, a privilege) is
+    // certain: nothing was attached. From the swap on, only the fence can tell.
+    const classified = phase === 'before-swap' ? classifyClickHouseError(error, { operationId }) : null;
+    if (classified) throw classified;
     throw new DponeError(
       ERROR_CODES.COMMIT_UNKNOWN,
       'the ClickHouse target mutation did not return; only the fence can tell whether it committed',
@@ -72,42 +129,23 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   }
 }
 
-/** An empty batch: append writes nothing, replace-partition empties the partition; both replay harmlessly. */
-async function writeEmpty(
+/** Staged: one active part holding exactly the batch, all in the partition (or nothing at all). */
+async function checkStaged(
   sql: ClickHouseSql,
-  write: GenerationWrite,
-  partition: string,
-): Promise<MutationReceipt> {
-  const { fence } = write.request;
-  const { operationId, epoch } = fence;
-  if (!(await write.isCurrent())) throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
-  await write.faults.hit('target.commit:before');
-  if (write.request.strategy === 'replace-partition') {
-    await sql.command(`ALTER TABLE ${quoteName(write.shape.table)} DROP PARTITION ${partition}`);
-  }
-  await write.faults.hit('target.commit:after');
-  await appendFenceEvent(sql, fence, 'committed', 0);
-  return { applied: true, rowsWritten: 0, epoch };
-}
-
-/** One active part holding exactly the batch, all in the requested partition: the swap is then one step. */
-async function checkOnePart(
-  sql: ClickHouseSql,
-  database: string,
-  table: string,
-  staging: string,
+  where: { readonly database: string; readonly table: string; readonly staging: string },
   shape: TargetShape,
-  partition: string,
+  partitionValue: string,
   rows: number,
 ): Promise<void> {
   const [parts] = await sql.rows<{ n: string | number }>(
-    `SELECT count() AS n FROM system.parts WHERE database = ${quoteString(database)} ` +
-      `AND table = ${quoteString(table)} AND active`,
+    `SELECT count() AS n FROM system.parts WHERE database = ${quoteString(where.database)} ` +
+      `AND table = ${quoteString(where.table)} AND active`,
   );
   const [inPartition] = await sql.rows<{ n: string | number }>(
-    `SELECT count() AS n FROM ${staging} WHERE ${quoteName(shape.partitionColumn)} = ${partition}`,
+    `SELECT count() AS n FROM ${where.staging} ` +
+      `WHERE toString(${quoteName(shape.partitionColumn)}) = ${quoteString(partitionValue)}`,
   );
-  if (Number(parts?.n) !== 1 || Number(inPartition?.n) !== rows) {
+  if (Number(parts?.n) !== (rows > 0 ? 1 : 0) || Number(inPartition?.n) !== rows) {
     throw new DponeError(
       ERROR_CODES.COMMIT_UNKNOWN,
       'the staged generation is not one part of the whole batch in its partition; nothing was attached',
@@ -144,7 +182,7 @@ async function swapRefused(
   return error;
 }
 
-/** Drops our staging table after the commit is recorded; a tombstone found there stays. */
+/** After the commit is recorded: drop our staging table and this operation's tombstones. */
 async function cleanup(
   sql: ClickHouseSql,
   database: string,
@@ -152,9 +190,9 @@ async function cleanup(
   epoch: number,
 ): Promise<void> {
   try {
-    const mine = (await listStaging(sql, database, operationId)).find((t) => t.epoch === epoch);
-    if (mine && !mine.sealed) await dropStaging(sql, database, operationId, epoch);
+    await dropStaging(sql, database, operationId, epoch);
+    await dropTombstones(sql, database, operationId);
   } catch {
-    // Cleanup is secondary: the next holder's seal or a retention job removes it.
+    // Cleanup is secondary: the next proof of this operation's commit removes what is left.
   }
 }

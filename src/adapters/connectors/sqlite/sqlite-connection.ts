@@ -8,6 +8,8 @@ export interface SqliteStatement {
   all(...params: SqliteParams): Record<string, unknown>[];
   /** The result columns; none for a statement that returns no rows. */
   columns(): readonly unknown[];
+  /** Integers come back as bigint (exact beyond 2^53) instead of a rounded number. */
+  setReadBigInts(enabled: boolean): void;
 }
 
 export interface SqliteDatabase {

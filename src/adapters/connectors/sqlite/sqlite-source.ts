@@ -10,6 +10,23 @@ import type {
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqliteReadOnly, quoteIdentifier } from './sqlite-connection.ts';
 
+/**
+ * An INTEGER beyond ±2^53 cannot be a JS number without rounding (9007199254740993 would arrive as
+ * …992): such a value travels as its exact decimal text, every other integer as a number.
+ */
+function exactIntegers(row: Record<string, unknown>): Row {
+  const out: Record<string, CellValue> = {};
+  for (const [column, value] of Object.entries(row)) {
+    out[column] =
+      typeof value === 'bigint'
+        ? value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(value)
+          : value.toString()
+        : (value as CellValue);
+  }
+  return out;
+}
+
 /** Reads one partition of a SQLite table, ordered by every column so two reads compare equal. */
 export class SqliteSource implements SourceConnector {
   readonly identity: string;
@@ -61,8 +78,10 @@ export class SqliteSource implements SourceConnector {
       `SELECT ${list} FROM ${quoteIdentifier(this.#table)} ` +
       `WHERE CAST(${quoteIdentifier(request.partitionColumn)} AS TEXT) = ? ORDER BY ${list}`;
     try {
-      const rows = this.#db.prepare(sql).all(request.partitionValue) as Record<string, CellValue>[];
-      return { columns: this.#columns, rows: rows.map((row) => ({ ...row }) as Row) };
+      const statement = this.#db.prepare(sql);
+      statement.setReadBigInts(true);
+      const rows = statement.all(request.partitionValue);
+      return { columns: this.#columns, rows: rows.map(exactIntegers) };
     } catch (error) {
       throw new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
