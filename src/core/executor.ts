@@ -11,6 +11,7 @@ import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
+import { releaseBeforeMutation } from './pre-mutation-release.ts';
 
 export interface ExecutorDeps {
   readonly journal: TargetCommitJournalPort;
@@ -90,7 +91,13 @@ export class RecoveryAwareExecutor {
         { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
       );
     }
-    return this.#drive(entry, request);
+    try {
+      return await this.#drive(entry, request);
+    } catch (error) {
+      // A failure before any mutation hands the lease back, so a retry need not wait for its expiry.
+      await releaseBeforeMutation(this.#deps.journal, this.#deps.clock, request, error);
+      throw error;
+    }
   }
 
   async #drive(initial: CommitJournalEntry, request: OperationRequest): Promise<ExecutionOutcome> {
