@@ -1,3 +1,4 @@
+import { safeJson } from '../../contracts/safe-text.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
 import type { CommandRun } from '../command.ts';
@@ -26,6 +27,6 @@ export const run: CommandRun = async (args, io) => {
     fence: fenceJSON(answer),
     assessment: assessRecovery(entry, history, answer, nowMs),
   };
-  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderInspect(view));
+  io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderInspect(view));
   return 0;
 };
