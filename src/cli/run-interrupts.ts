@@ -60,8 +60,14 @@ export class RunInterrupts implements FaultPoints, Disposable {
 
   hit(point: string): void | Promise<void> {
     const passed = this.#inner.hit(point);
-    if (this.#signal === null || !point.endsWith(':before')) return passed;
-    return Promise.resolve(passed).then(() => this.#maybeStop(point));
+    // A parked point (under a fault plan) is checked when it resumes: the signal may come meanwhile.
+    if (passed instanceof Promise) return passed.then(() => this.#check(point));
+    return this.#check(point);
+  }
+
+  #check(point: string): void | Promise<void> {
+    if (this.#signal === null || !point.endsWith(':before')) return;
+    return this.#maybeStop(point);
   }
 
   async #maybeStop(point: string): Promise<void> {
