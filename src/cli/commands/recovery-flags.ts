@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { assertSha256Id } from '../../contracts/identity.ts';
-import { assertActor } from '../../core/recovery-audit.ts';
+import { assertActor, assertReason, assertReference } from '../../core/recovery-audit.ts';
 import type { RecoveryActionName } from '../../core/recovery-planner.ts';
 import { RECOVERY_ACTIONS, isRecoveryActionName } from '../../core/recovery-planner.ts';
 import { parseFlags, required } from '../args.ts';
@@ -91,8 +91,11 @@ export function parseRecoveryApplyFlags(args: readonly string[]): RecoveryApplyF
     ...base,
     action,
     expectedVersion: Number(versionText),
-    reason: values.reason ?? 'no reason given',
-    ...(values['evidence-ref'] !== undefined ? { evidenceRef: values['evidence-ref'] } : {}),
+    // Checked here too, so the refusal names the flag before any journal is opened.
+    reason: values.reason === undefined ? 'no reason given' : assertReason(values.reason, '--reason'),
+    ...(values['evidence-ref'] !== undefined
+      ? { evidenceRef: assertReference(values['evidence-ref'], '--evidence-ref') }
+      : {}),
     ...(values['identity-file'] !== undefined ? { identityFile: values['identity-file'] } : {}),
   };
 }
