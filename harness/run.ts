@@ -246,6 +246,10 @@ async function runIn(
 
   const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
   await using environment = started.status === 'started' ? started.environment : null;
+  interruption.setCleanup(async () => {
+    await environment?.[Symbol.asyncDispose]();
+    if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
+  });
   interruption.throwIfStopped();
   interruption.progress = 'while recording the clean traces';
   const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
