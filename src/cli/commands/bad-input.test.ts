@@ -265,13 +265,24 @@ describe('issue 14, rows 6 and 11: wrong databases fail with non-retry codes, an
     );
   });
 
-  it('row 11: a source read failure (exit 12) was already handed back; the retry gets 12 again, not 13', async () => {
+  it('same class as row 6: a source table or column that does not exist is exit 32 naming it, every time', async () => {
     const example = exampleCopy();
-    const file = example.variant('no-table.yaml', (text) =>
+    const table = example.variant('no-table.yaml', (text) =>
       text.replace('table: orders', 'table: no_such_table'),
     );
-    expect((await refused(example, file)).exitCode).toBe(12);
-    expect((await refused(example, file)).exitCode).toBe(12);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { exitCode, error } = await refused(example, table);
+      expect([exitCode, error.field]).toEqual([32, 'source.table']);
+    }
+    const column = example.variant('no-column.yaml', (text) =>
+      text.replace('columns: [id, day, amount, region]', 'columns: [id, day, amount, regio]'),
+    );
+    const { exitCode, error } = await refused(example, column);
+    expect([exitCode, error.field, error.message]).toEqual([
+      32,
+      'data.columns',
+      expect.stringContaining('regio'),
+    ]);
   });
 });
 
