@@ -23,6 +23,16 @@ function processState(pid: number): string | null {
   }
 }
 
+/** The wait status of a zombie (field 52 of /proc/PID/stat): low 7 bits = the signal that killed it. */
+function exitStatus(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields.at(-1));
+  } catch {
+    return null;
+  }
+}
+
 function childrenOf(pid: number): number[] {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
@@ -58,6 +68,19 @@ describe('row 3: certify run on SIGINT / SIGTERM (a pause worker SIGSTOPped at t
       expect(stopped, 'no pause worker was ever seen stopped').not.toBeNull();
       const children = childrenOf(run.pid!);
       run.kill(signal);
+      // Killed where it stands: the stopped worker dies of SIGKILL (its zombie's exit status says
+      // so), it is not continued to run on to its own exit.
+      let finished = false;
+      void run.then(() => (finished = true));
+      let status: number | null = null;
+      while (!finished && status === null) {
+        const state = processState(stopped!);
+        if (state === null) break;
+        if (state === 'Z') status = exitStatus(stopped!);
+        else await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      expect(status, 'the stopped worker was reaped before its exit status could be read').not.toBeNull();
+      expect(status! & 0x7f).toBe(9);
       const result = await run;
       expect(result.exitCode).toBe(130);
       const lines = result.stderr.trim().split('\n');
