@@ -106,12 +106,16 @@ function download(env, stderr) {
     dir,
     '--no-audit',
     '--no-fund',
+    '--update-notifier=false',
     '--loglevel=error',
     PACKAGE,
   ]);
-  var result = childProcess.spawnSync(npm.file, args, { stdio: ['ignore', 2, 2], env: env });
+  // npm's own output is shown only when it failed: on success the one line above is all there is.
+  var result = childProcess.spawnSync(npm.file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env });
   var installed = result.status === 0 ? versionOf(cachedNodePath(env)) : null;
   if (installed && isSupported(installed)) return null;
+  if (result.stdout) stderr.write(result.stdout);
+  if (result.stderr) stderr.write(result.stderr);
   return (
     'could not obtain Node 24 (`npm install --prefix ' +
     shortPath(dir, env) +

