@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
 import { findClickHouseServer } from '../env/local/clickhouse-server.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
+import { probeAirflow } from './airflow-probe.ts';
 
 /** One thing a route, a provider or the test suite needs, as found on this machine. */
 export interface Component {
@@ -32,8 +32,6 @@ export type ComponentId =
   | 'airflow';
 
 export const MINIMUM_NODE = [22, 22] as const;
-/** Where the issue-13 Airflow venv lives (created by the Airflow provisioning step). */
-export const AIRFLOW_VENV = '.cache/dpone-airflow/venv';
 export const CHROMIUM = '/usr/bin/chromium';
 const PROBE_TIMEOUT_MS = 3_000;
 
@@ -149,11 +147,10 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
     clickhouse ? clickhouseVersion(clickhouse) : Promise.resolve(null),
     executable(CHROMIUM) ? firstLine(CHROMIUM, ['--version']) : Promise.resolve(null),
     probeDockerEngine(context.env, 1_500),
-    airflowVersion(context.env),
+    probeAirflow(context.env),
   ]);
   const external = [EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword, EXTERNAL_ENV.toxiproxyUrl];
   const unset = external.filter((name) => !context.env[name]);
-  const venv = join(context.env.HOME ?? homedir(), AIRFLOW_VENV);
   return [
     component(
       'clickhouse',
@@ -194,13 +191,7 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
         : 'DPONE_MSSQL_URL not set: MSSQL live checks are UNVERIFIED',
       'docker compose -f docker/compose.yaml --profile mssql up -d (needs a Docker engine), then export DPONE_MSSQL_URL',
     ),
-    component(
-      'airflow',
-      'Airflow venv',
-      airflow !== null,
-      airflow ? `${airflow} (${venv})` : `not found at ${venv}/bin/airflow`,
-      `python3 -m venv ${venv} && ${venv}/bin/pip install apache-airflow==3.3.2 apache-airflow-providers-cncf-kubernetes`,
-    ),
+    component('airflow', 'Airflow venv', airflow.present, airflow.detail, airflow.install),
   ];
 }
 
@@ -209,18 +200,6 @@ async function clickhouseVersion(server: string): Promise<string> {
   const version =
     (await firstLine(server, ['--version'])) ?? (await firstLine('clickhouse-client', ['--version']));
   return version ?? 'version not reported';
-}
-
-async function airflowVersion(env: NodeJS.ProcessEnv): Promise<string | null> {
-  const binary = join(env.HOME ?? homedir(), AIRFLOW_VENV, 'bin', 'airflow');
-  if (!executable(binary)) return null;
-  // `airflow version` imports all of Airflow (seconds); the venv's own metadata answers at once.
-  const python = join(env.HOME ?? homedir(), AIRFLOW_VENV, 'bin', 'python');
-  const version = await firstLine(python, [
-    '-c',
-    'import importlib.metadata as m; print("Airflow " + m.version("apache-airflow"))',
-  ]);
-  return version ?? 'Airflow (version unknown)';
 }
 
 /** Probes everything at once; every probe has a timeout, so this takes seconds at most. */

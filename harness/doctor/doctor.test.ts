@@ -1,4 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
 import { ENVIRONMENT_PROVIDERS } from '../env/environment.ts';
@@ -44,6 +46,27 @@ describe('dpone doctor (real CLI process)', () => {
     expect(plain.stdout).toMatch(/MISSING {2}Docker engine .*127\.0\.0\.1:1/);
     expect(plain.stdout).toMatch(/install: /);
     expect((await dpone(['doctor', '--fast'], { cwd: tmpdir() })).exitCode).toBe(2);
+  });
+});
+
+describe('doctor finds the Airflow environment where the provisioning step builds it', () => {
+  it('an airflow-<version>-py3.11-<digest> folder under DPONE_AIRFLOW_CACHE is found with its version', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'dpone-doctor-airflow-'));
+    const bin = join(cache, 'airflow-3.3.2-py3.11-0123456789ab', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'airflow'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFileSync(join(bin, 'python'), '#!/bin/sh\necho "Airflow 3.3.2"\n', { mode: 0o755 });
+    const found = await dpone(['doctor', '--json'], { cwd: tmpdir(), env: { DPONE_AIRFLOW_CACHE: cache } });
+    const airflow = (JSON.parse(found.stdout) as DoctorReport).components.find((c) => c.id === 'airflow')!;
+    expect(airflow).toMatchObject({
+      present: true,
+      detail: `Airflow 3.3.2 (${join(cache, 'airflow-3.3.2-py3.11-0123456789ab')})`,
+    });
+    const empty = mkdtempSync(join(tmpdir(), 'dpone-doctor-no-airflow-'));
+    const missing = await dpone(['doctor', '--json'], { cwd: tmpdir(), env: { DPONE_AIRFLOW_CACHE: empty } });
+    const none = (JSON.parse(missing.stdout) as DoctorReport).components.find((c) => c.id === 'airflow')!;
+    expect(none.present).toBe(false);
+    expect(none.install).not.toBe('');
   });
 });
 
