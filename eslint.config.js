@@ -19,6 +19,18 @@ export default tseslint.config(
     },
   },
   {
+    // The Node launcher is plain CommonJS so that any Node can run it and say what to do.
+    files: ['bin/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable' },
+    },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { caughtErrors: 'none' }],
+    },
+  },
+  {
     files: ['src/contracts/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {

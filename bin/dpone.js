@@ -1,8 +1,57 @@
 #!/usr/bin/env node
 // Entry point and composition root of the two halves: the runtime CLI (src/cli) and the
 // certification commands of the harness, which src never imports. Node >= 22.22 runs the
-// TypeScript sources directly (type stripping).
-import { main } from '../src/cli/main.ts';
-import { CERTIFY_COMMANDS } from '../harness/cli/commands.ts';
+// TypeScript sources directly (type stripping). This file itself is plain JavaScript and loads the
+// sources only after checking the Node version, so an older Node gets one line, not a stack trace:
+// it runs under the Node 24 that `npm run …` keeps in ~/.cache/dpone-node when there is one.
+import launcher from './supported-node.cjs';
 
-process.exitCode = await main(process.argv.slice(2), CERTIFY_COMMANDS);
+function start() {
+  return Promise.all([import('../src/cli/main.ts'), import('../harness/cli/commands.ts')]).then(
+    function (modules) {
+      return modules[0].main(process.argv.slice(2), modules[1].CERTIFY_COMMANDS);
+    },
+  );
+}
+
+if (launcher.isSupported(process.versions.node)) {
+  start().then(
+    function (code) {
+      process.exitCode = code;
+    },
+    function (error) {
+      // Only a broken install gets here (main() reports every error itself): one line.
+      process.stderr.write(
+        'dpone: DPONE_INTERNAL: the CLI could not start (' +
+          (error && error.code ? error.code : 'error') +
+          ')\n',
+      );
+      if (process.env.DPONE_DEBUG === '1') process.stderr.write(String(error && error.stack) + '\n');
+      process.exitCode = 70;
+    },
+  );
+} else {
+  const decision = launcher.decide({
+    version: process.version,
+    execPath: process.execPath,
+    platform: process.platform,
+    arch: process.arch,
+    env: process.env,
+  });
+  if (decision.kind === 'cached') {
+    process.stderr.write(
+      'dpone: ' + launcher.tooOld(process.version) + '; running under Node ' + decision.version + '\n',
+    );
+    launcher.runChild(decision.node, process.argv.slice(1), process.env);
+  } else {
+    process.stderr.write(
+      'dpone: ' +
+        (decision.kind === 'unsupported'
+          ? decision.message
+          : launcher.tooOld(process.version) +
+            ': run it through npm (`npm run dpone -- ARGS…` fetches Node 24 once) or install Node.js 24 LTS') +
+        '\n',
+    );
+    process.exitCode = launcher.EXIT_UNAVAILABLE;
+  }
+}

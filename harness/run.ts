@@ -22,11 +22,12 @@ import {
 } from './plan/planner.ts';
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
+import { prepareOutDir } from './cli/out-dir.ts';
 import { ROUTES } from './routes/route.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
-import { cleanupOnInterrupt } from './runner/interrupt.ts';
+import { Interruption } from './runner/interruption.ts';
 import { mapBounded } from './runner/pool.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
@@ -182,7 +183,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const seed = options.seed ?? scenarioSeed(scenarios[0]!.scenario, options);
   const runId = runIdFor(routeId);
   const dir = resolve(options.cwd, options.out ?? join('reports', runId));
+  // Before anything runs: a run must not spend its cells and then fail to write its evidence.
+  await prepareOutDir(dir, '--out');
   const work = options.workDir ?? join(scratchRoot(), `dpone-${runId}`);
+  // Ctrl-C / SIGTERM: kill the workers, let everything below unwind, end with one line (exit 130).
+  using interruption = new Interruption();
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {
@@ -198,7 +203,11 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       scenarios,
       startedAt,
     };
-    return await runIn(setup, options);
+    return await runIn(setup, options, interruption);
+  } catch (error) {
+    // Whatever a killed worker or a stopped server made fail, an interrupted run says it was interrupted.
+    if (interruption.stopped) throw interruption.error();
+    throw error;
   } finally {
     if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
   }
@@ -235,19 +244,25 @@ interface RunSetup {
   readonly startedAt: Date;
 }
 
-async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyResult> {
+async function runIn(
+  setup: RunSetup,
+  options: CertifyOptions,
+  interruption: Interruption,
+): Promise<CertifyResult> {
   const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt } = setup;
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
   const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
   await using environment = started.status === 'started' ? started.environment : null;
-  // Ctrl-C must not leave the environment's databases, proxies or servers behind, nor the scratch.
-  using _interrupt = cleanupOnInterrupt(`run ${runId}`, async () => {
+  interruption.setCleanup(async () => {
     await environment?.[Symbol.asyncDispose]();
     if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
   });
+  interruption.throwIfStopped();
+  interruption.progress = 'while recording the clean traces';
   const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
+  interruption.throwIfStopped();
   const empty: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
   const planned = await planCells(scenarios, {
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
@@ -278,6 +293,8 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
     });
 
   const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce };
+  let done = 0;
+  interruption.progress = `after 0 of ${cells.length} cells`;
   const results = await mapBounded(
     cells,
     concurrency,
@@ -292,9 +309,12 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
             ),
           ),
     async (cell) => {
+      interruption.progress = `after ${++done} of ${cells.length} cells`;
       for (const reporter of options.reporters) await reporter.onCellDone?.(cell);
     },
+    () => interruption.stopped,
   );
+  interruption.throwIfStopped();
   const variants = [...new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])))];
   const sensitivity = only === undefined ? buildSensitivity(results, variants) : [];
   const verdict = runVerdict(results, sensitivity);

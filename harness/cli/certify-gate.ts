@@ -5,6 +5,7 @@ import { DEFAULT_CERTIFICATIONS_DIR, ROUTE_CONNECTOR_VERSIONS } from '../../src/
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
+import { prepareOutDir } from './out-dir.ts';
 
 /**
  * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory
@@ -21,6 +22,8 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   });
   const route = required(values.route, '--route');
   const file = required(values.evidence, '--evidence');
+  const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
+  await prepareOutDir(dir, '--out', { create: false });
   const evidence = readEvidence(resolve(io.cwd, file));
   const gate = evaluateGate(
     evidence,
@@ -30,7 +33,6 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   );
   let written: string | null = null;
   if (gate.passed) {
-    const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
     written = await writeCertification(certificationRecord(evidence, gate, new Date()), dir);
   }
   if (values.json) {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
+import { prepareOutDir } from './out-dir.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { verdictExitCode } from '../verdict.ts';
@@ -16,6 +17,7 @@ import { writeReportFiles } from '../reporters/report-files.ts';
 export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const { values, positionals } = parseFlags(args, { out: { type: 'string' } }, { positionals: true });
   const out = resolve(io.cwd, required(values.out, '--out'));
+  await prepareOutDir(out, '--out');
   if (positionals.length === 0)
     throw invalidInput('certify merge needs the shard evidence FILEs', { field: 'FILE' });
   const shards = positionals.map((file) => ({ file, evidence: readEvidence(resolve(io.cwd, file)) }));

@@ -4,12 +4,15 @@ import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags } from '../../src/cli/args.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { readEvidence } from '../evidence/evidence-writer.ts';
+import { checkIntegrity } from '../reporters/integrity.ts';
 import { writeReportFiles } from '../reporters/report-files.ts';
+import { prepareOutDir } from './out-dir.ts';
 
 /**
  * `dpone certify report FILE [--out DIR]`: re-renders index.html, summary.md and junit.xml from an
- * evidence file (default DIR: the evidence's own folder). It does not verify: run `certify verify`
- * for that. Exit 0; 2 for bad input.
+ * evidence file (default DIR: the evidence's own folder). It checks the evidence as `certify verify`
+ * does: a file changed after the run wrote it still renders, under a "NOT VERIFIED: digest does not
+ * match" banner at the top of every report, and the command exits 1. Exit 0; 2 for bad input.
  */
 export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const { values, positionals } = parseFlags(args, { out: { type: 'string' } }, { positionals: true });
@@ -19,6 +22,10 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const evidence = readEvidence(path);
   const folder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ? path : dirname(path);
   const dir = resolve(io.cwd, values.out ?? folder);
-  for (const file of await writeReportFiles(evidence, dir)) io.stdout.write(`wrote ${file}\n`);
-  return 0;
+  await prepareOutDir(dir, values.out === undefined ? 'FILE' : '--out');
+  const integrity = checkIntegrity(evidence);
+  for (const file of await writeReportFiles(evidence, dir, integrity)) io.stdout.write(`wrote ${file}\n`);
+  if (integrity.ok) return 0;
+  io.stderr.write(`dpone certify report: ${integrity.headline} (the reports say so at their top)\n`);
+  return 1;
 };

@@ -35,10 +35,23 @@ const FLAGS = {
   reporter: { type: 'string', multiple: true },
 } as const;
 
-export function integerFlag(value: string | undefined, flag: string, min: number): number | undefined {
+/** Workers a run may keep in flight at once: far above what a machine runs well, far below a fork bomb. */
+export const MAX_CONCURRENCY = 64;
+
+export function integerFlag(
+  value: string | undefined,
+  flag: string,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value)))
-    throw invalidInput(`${flag} must be an integer >= ${min}`, { field: flag });
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw invalidInput(
+      max === Number.MAX_SAFE_INTEGER
+        ? `${flag} must be an integer >= ${min}`
+        : `${flag} must be an integer from ${min} to ${max}`,
+      { field: flag },
+    );
   return Number(value);
 }
 
@@ -77,7 +90,7 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
 export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, FLAGS);
   const seed = integerFlag(values.seed, '--seed', 0);
-  const concurrency = integerFlag(values.concurrency, '--concurrency', 1);
+  const concurrency = integerFlag(values.concurrency, '--concurrency', 1, MAX_CONCURRENCY);
   const result = await runCertification({
     scenarioFiles: values.scenario
       ? await scenarioFiles(values.scenario, io.cwd)

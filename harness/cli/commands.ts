@@ -1,7 +1,11 @@
 import type { CommandTable } from '../../src/cli/command.ts';
 
-/** The certification commands, plugged into the `dpone` CLI by bin/dpone.js. */
+/** The certification commands (and `doctor`), plugged into the `dpone` CLI by bin/dpone.js. */
 export const CERTIFY_COMMANDS: CommandTable = {
+  doctor: {
+    summary: 'say what this machine has and lacks for each route and provider, and how to install it',
+    load: async () => (await import('./doctor.ts')).run,
+  },
   'certify run': {
     summary:
       'run the certification suite (default: scenarios/*.yaml on the embedded route) and write evidence',

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { MAX_BYTES } from '../../src/cli/bounded-file.ts';
 import { join } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { VERDICTS } from '../verdict.ts';
@@ -59,6 +60,17 @@ export function validateEvidence(value: unknown, file = 'evidence'): Evidence {
   return value as unknown as Evidence;
 }
 
+/** A regular file within the evidence cap, so a wrong argument cannot exhaust memory or hang. */
+function checkSize(file: string): void {
+  const found = statSync(file, { throwIfNoEntry: false });
+  if (found?.isFile() === false && !found.isDirectory()) throw invalid(file, 'it is not a regular file');
+  if (found?.isFile() && found.size > MAX_BYTES.evidence)
+    throw invalid(
+      file,
+      `it is ${found.size} bytes, over the ${MAX_BYTES.evidence / (1024 * 1024)} MiB an evidence file may be`,
+    );
+}
+
 /**
  * Reads and validates an evidence file (or a run folder holding `evidence.json`). Rejects with
  * DPONE_INVALID_INPUT and a message naming the file and the field for anything that is not one.
@@ -66,6 +78,7 @@ export function validateEvidence(value: unknown, file = 'evidence'): Evidence {
 export function readEvidence(path: string): Evidence {
   let text: string;
   let file = path;
+  checkSize(file);
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
@@ -79,6 +92,7 @@ export function readEvidence(path: string): Evidence {
       );
     }
     file = join(path, 'evidence.json');
+    checkSize(file);
     try {
       text = readFileSync(file, 'utf8');
     } catch (inner) {

@@ -104,10 +104,10 @@ export async function planCells(
 
 /** Parses `I/N` (1 <= I <= N). */
 export function parseShard(text: string): Shard {
-  const match = /^([1-9][0-9]*)\/([1-9][0-9]*)$/.exec(text);
+  const match = /^([1-9][0-9]{0,3})\/([1-9][0-9]{0,3})$/.exec(text);
   const shard = match ? { index: Number(match[1]), count: Number(match[2]) } : null;
   if (!shard || shard.index > shard.count)
-    throw invalidInput('--shard must be I/N with 1 <= I <= N', { field: '--shard' });
+    throw invalidInput('--shard must be I/N with 1 <= I <= N <= 9999', { field: '--shard' });
   return shard;
 }
 

@@ -2,6 +2,7 @@ import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { SafeHtml } from './html-escape.ts';
 import { html, trusted, verdictClass } from './html-escape.ts';
 import { REPORT_CSS } from './html-style.ts';
+import type { Integrity } from './integrity.ts';
 import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
@@ -16,7 +17,7 @@ import {
 } from './cell-summary.ts';
 
 /** Renders the whole report as one self-contained HTML document (inline CSS and JS, no network). */
-export function renderHtmlReport(evidence: Evidence): string {
+export function renderHtmlReport(evidence: Evidence, integrity?: Integrity): string {
   // Route cells failures first, then the unsafe-variant cells (whose FAIL is the wanted outcome).
   const ordered = [...failuresFirst(routeCells(evidence)), ...failuresFirst(variantCells(evidence))];
   const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
@@ -31,13 +32,15 @@ export function renderHtmlReport(evidence: Evidence): string {
           content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
         />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>dpone certify ${evidence.route}: ${evidence.verdict}</title>
+        <title>
+          ${integrity?.headline ? 'NOT VERIFIED · ' : ''}dpone certify ${evidence.route}: ${evidence.verdict}
+        </title>
         <style>
           ${trusted(REPORT_CSS)}
         </style>
       </head>
       <body>
-        ${renderHeader(evidence)}
+        ${renderIntegrity(integrity)} ${renderHeader(evidence)}
         <h2>Matrix: fault points × scenarios</h2>
         <p class="legend">
           Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
@@ -90,6 +93,18 @@ export function renderHtmlReport(evidence: Evidence): string {
       </body>
     </html> `;
   return page.markup;
+}
+
+/** A banner above everything else when the evidence is not what the run wrote. */
+function renderIntegrity(integrity: Integrity | undefined): SafeHtml | null {
+  if (!integrity?.headline) return null;
+  return html`<div class="tampered" role="alert" id="integrity">
+    <strong>${integrity.headline}</strong>
+    <ul>
+      ${integrity.differences.map((line) => html`<li><code>${line}</code></li>`)}
+    </ul>
+    <p>Do not use this report to enable a route: run <code>dpone certify verify</code> on the evidence.</p>
+  </div>`;
 }
 
 function renderHeader(evidence: Evidence): SafeHtml {

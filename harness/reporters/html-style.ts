@@ -20,6 +20,9 @@ header.run.v-UNKNOWN { border-left-color: var(--unknown); }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 4px 20px; margin: 0; }
 .facts div { display: flex; gap: 6px; min-width: 0; } .facts dt { color: var(--muted); white-space: nowrap; }
 .facts dd { margin: 0; overflow-wrap: anywhere; font-weight: 500; }
+.tampered { border: 3px solid var(--fail); background: #fde8e8; color: #5c0a0a; border-radius: 6px;
+  padding: 10px 14px; margin: 0 0 14px; font-size: 15px; }
+.tampered ul { margin: 6px 0; font-size: 12px; }
 .digest { font-size: 12px; color: var(--muted); overflow-wrap: anywhere; margin: 6px 0 0; }
 .counts { margin-top: 8px; display: flex; gap: 8px; flex-wrap: wrap; }
 .sensitivity-missed { color: var(--fail); font-weight: 700; }

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
 import { cellReason, compareIds } from './cell-summary.ts';
 
@@ -30,7 +31,7 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
  * UNVERIFIED → <skipped> (never a pass). A cell run against an unsafe variant is expected to
  * fail, so it is not a failure itself; each variant gets one extra case that fails if it survived.
  */
-export function renderJunit(evidence: Evidence): string {
+export function renderJunit(evidence: Evidence, integrity?: Integrity): string {
   const suites = new Map<string, CellEvidence[]>();
   for (const cell of [...evidence.cells].sort((a, b) => compareIds(a.id, b.id))) {
     const name = cell.variant ? `sensitivity ${cell.variant}: ${cell.scenario}` : cell.scenario;
@@ -38,10 +39,12 @@ export function renderJunit(evidence: Evidence): string {
   }
   const body = [...suites.entries()].map(([name, cells]) => renderSuite(evidence, name, cells));
   if (evidence.sensitivity.length > 0) body.push(renderSensitivitySuite(evidence));
+  const tampered = integrity?.headline ? 1 : 0;
+  if (integrity?.headline) body.unshift(renderIntegritySuite(integrity.headline, integrity.differences));
   const all = evidence.cells.filter((cell) => cell.variant === null);
   const missed = evidence.sensitivity.filter((record) => !record.caught).length;
-  const tests = evidence.cells.length + evidence.sensitivity.length;
-  const failures = all.filter((cell) => cell.verdict === 'FAIL').length + missed;
+  const tests = evidence.cells.length + evidence.sensitivity.length + tampered;
+  const failures = all.filter((cell) => cell.verdict === 'FAIL').length + missed + tampered;
   const errors = all.filter((cell) => cell.verdict === 'UNKNOWN').length;
   const skipped = all.filter((cell) => cell.verdict === 'UNVERIFIED').length;
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -92,10 +95,23 @@ ${cases.join('\n')}
   </testsuite>`;
 }
 
-export async function writeJunitReport(evidence: Evidence, dir: string): Promise<string> {
+/** One failing case at the top when the evidence is not what the run wrote. */
+function renderIntegritySuite(headline: string, differences: readonly string[]): string {
+  return `  <testsuite name="evidence integrity" tests="1" failures="1" errors="0" skipped="0" time="0.000">
+    <testcase classname="evidence integrity" name="digest and verdicts" time="0.000">
+      <failure message="${escapeXml(headline)}">${escapeXml(differences.join('\n'))}</failure>
+    </testcase>
+  </testsuite>`;
+}
+
+export async function writeJunitReport(
+  evidence: Evidence,
+  dir: string,
+  integrity?: Integrity,
+): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, JUNIT_REPORT_FILE);
-  await writeFile(file, renderJunit(evidence));
+  await writeFile(file, renderJunit(evidence, integrity));
   return file;
 }
 

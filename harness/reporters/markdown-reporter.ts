@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Evidence } from '../evidence/evidence-types.ts';
+import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
 import {
   cellReason,
@@ -28,11 +29,15 @@ function code(value: string): string {
 }
 
 /** A short summary for a pull-request comment or a CI step summary: verdict, counts, failures. */
-export function renderMarkdownSummary(evidence: Evidence): string {
+export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity): string {
   const cells = routeCells(evidence);
   const counts = verdictCounts(cells);
   const env = evidence.environment;
+  const banner = integrity?.headline
+    ? [`> **${inline(integrity.headline)}**`, ...integrity.differences.map((line) => `> - ${code(line)}`), '']
+    : [];
   const lines = [
+    ...banner,
     `## dpone certify: **${inline(evidence.verdict)}** for route ${code(evidence.route)}`,
     '',
     `seed ${evidence.seed} · provider ${inline(evidence.provider)} · runtime ${inline(env.runtime_version)} · ` +
@@ -62,10 +67,14 @@ export function renderMarkdownSummary(evidence: Evidence): string {
   return lines.join('\n');
 }
 
-export async function writeMarkdownSummary(evidence: Evidence, dir: string): Promise<string> {
+export async function writeMarkdownSummary(
+  evidence: Evidence,
+  dir: string,
+  integrity?: Integrity,
+): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, MARKDOWN_REPORT_FILE);
-  await writeFile(file, renderMarkdownSummary(evidence));
+  await writeFile(file, renderMarkdownSummary(evidence, integrity));
   return file;
 }
 

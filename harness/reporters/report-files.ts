@@ -1,13 +1,21 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
+import type { Integrity } from './integrity.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { writeJunitReport } from './junit-reporter.ts';
 import { writeMarkdownSummary } from './markdown-reporter.ts';
 
-/** Renders the three human/CI reports of one evidence into `dir`; returns the files written. */
-export async function writeReportFiles(evidence: Evidence, dir: string): Promise<string[]> {
+/**
+ * Renders the three human/CI reports of one evidence into `dir`; returns the files written. With a
+ * failed integrity check, each report carries it at its top.
+ */
+export async function writeReportFiles(
+  evidence: Evidence,
+  dir: string,
+  integrity?: Integrity,
+): Promise<string[]> {
   return Promise.all([
-    writeHtmlReport(evidence, dir),
-    writeMarkdownSummary(evidence, dir),
-    writeJunitReport(evidence, dir),
+    writeHtmlReport(evidence, dir, integrity),
+    writeMarkdownSummary(evidence, dir, integrity),
+    writeJunitReport(evidence, dir, integrity),
   ]);
 }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import { MAX_BYTES, readBoundedText } from '../../src/cli/bounded-file.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { LoadedScenario, Scenario } from './scenario-schema.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
@@ -53,17 +53,11 @@ export function parseScenario(text: string, file: string): Scenario {
 }
 
 export async function loadScenario(file: string): Promise<LoadedScenario> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.INVALID_INPUT,
-      'cannot read scenario file',
-      { location: file },
-      { cause: error },
-    );
-  }
+  const text = await readBoundedText(file, {
+    what: 'scenario file',
+    maxBytes: MAX_BYTES.scenario,
+    fields: { field: '--scenario' },
+  });
   return { file, scenario: parseScenario(text, file) };
 }
 

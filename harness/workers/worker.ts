@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/core/fault-plan.ts';
 import type { FaultPlan } from '../../src/core/fault-plan.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
@@ -80,6 +81,26 @@ function reportedCode(stderr: string): string | null {
   return null;
 }
 
+/** Every worker process still running, so an interrupted run can kill them all. */
+const LIVE = new Set<Worker>();
+let refusing = false;
+
+/**
+ * Kills every live worker (SIGKILL, then SIGCONT: a SIGSTOPped one must not keep holding its
+ * database's write lock) and refuses to start new ones until `acceptWorkers`.
+ */
+export function killAllWorkers(): void {
+  refusing = true;
+  for (const worker of LIVE) {
+    worker.kill();
+    worker.continue();
+  }
+}
+
+export function acceptWorkers(): void {
+  refusing = false;
+}
+
 /**
  * One worker: a separate OS process running `dpone run` under a fault plan. The harness controls
  * it only from outside (SIGKILL, SIGSTOP, SIGCONT, and SIGUSR2 to release a parked worker), and
@@ -96,6 +117,8 @@ export class Worker implements AsyncDisposable {
   #exited = false;
 
   private constructor(spec: WorkerSpec) {
+    if (refusing)
+      throw new DponeError(ERROR_CODES.INTERRUPTED, 'the run was interrupted: no new worker starts');
     this.spec = spec;
     const plan: FaultPlan = {
       trace: spec.traceFile,
@@ -136,8 +159,10 @@ export class Worker implements AsyncDisposable {
     void this.#process.then(() => {
       for (const park of this.#parks) park.resolve(null);
     });
+    LIVE.add(this);
     this.#record = this.#process.then((result) => {
       this.#exited = true;
+      LIVE.delete(this);
       return {
         pid: this.pid,
         exit_code: result.exitCode ?? null,

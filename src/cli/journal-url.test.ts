@@ -61,6 +61,12 @@ describe('openJournal', () => {
       'postgres://u:hunter2-secret@/db',
       'mssql://u:hunter2-secret@',
       'no scheme at all',
+      // One policy for every URL: a password is refused even where the driver would take it.
+      'postgres://u:hunter2-secret@127.0.0.1:1/journal',
+      'postgres://u:hunter2/secret@127.0.0.1:1/journal',
+      'postgres://u@127.0.0.1:1/journal?password=hunter2-secret',
+      'mssql://h:1433/journal?Password = hunter2-secret',
+      'sqlite:///tmp/j.db?token=hunter2-secret',
     ]) {
       const error = await failure(openJournal(url, { cwd: dir, env: {} }));
       expect([error.code, error.fields.field], url).toEqual([ERROR_CODES.INVALID_INPUT, '--journal']);
@@ -69,15 +75,19 @@ describe('openJournal', () => {
   });
 
   it('an unreachable SQL Server (real driver, closed port) is JOURNAL_UNAVAILABLE without credentials', async () => {
-    const url = 'mssql://sa:hunter2-secret@127.0.0.1:1/journal?encrypt=false';
-    const error = await failure(openJournal(url, { cwd: dir, env: {} }));
+    const url = 'mssql://sa@127.0.0.1:1/journal?encrypt=false';
+    const error = await failure(
+      openJournal(url, { cwd: dir, env: { DPONE_JOURNAL_PASSWORD: 'hunter2-secret' } }),
+    );
     expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
     expect(`${error.message} ${JSON.stringify(error)}`).not.toMatch(/hunter2-secret|127\.0\.0\.1|sa@/);
   });
 
   it('postgres:// loads the PostgreSQL adapter lazily; a closed port is its JOURNAL_UNAVAILABLE', async () => {
-    const url = 'postgres://u:hunter2-secret@127.0.0.1:1/journal';
-    const error = await failure(openJournal(url, { cwd: dir, env: {} }));
+    const url = 'postgres://u@127.0.0.1:1/journal';
+    const error = await failure(
+      openJournal(url, { cwd: dir, env: { DPONE_JOURNAL_PASSWORD: 'hunter2-secret' } }),
+    );
     expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
     expect(error.message).not.toContain('could not be loaded');
     expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('hunter2-secret');
@@ -99,5 +109,37 @@ describe('redactUrl', () => {
     expect(redactUrl('mssql://sa:p%40ss@h/db')).toBe('mssql://sa:***@h/db');
     expect(redactUrl('not a url //u:pw@x?pwd=y')).toBe('not a url //u:***@x?pwd=***');
     expect(redactUrl('sqlite:///tmp/j.db')).toBe('sqlite:///tmp/j.db');
+  });
+
+  it.each([
+    ['an unencoded @ in the password', 'postgres://u:p@ss-hunter2@h/db', 'postgres://u:***@h/db'],
+    ['a / in the password (not a URL any more)', 'postgres://u:pa/hunter2@h/db', 'postgres://u:***@h/db'],
+    ['a # in the password', 'postgres://u:p#hunter2@h/db', 'postgres://u:***@h/db'],
+    ['a ? in the password', 'postgres://u:p?hunter2@h/db', 'postgres://u:***@h/db'],
+    [
+      '"Password = x" with spaces in a query',
+      'mssql://h/db?Password = hunter2 x',
+      'mssql://h/db?Password+=***',
+    ],
+    [
+      'an ADO string with spaces',
+      'Server=h;Password = hunter2 x;Database=d',
+      'Server=h;Password = ***;Database=d',
+    ],
+    [
+      'an ADO string with a quoted value',
+      "Server=h;Pwd='hunter2;x';Database=d",
+      'Server=h;Pwd=***;Database=d',
+    ],
+    ['an empty user', 'postgres://:hunter2@h/db', 'postgres://:***@h/db'],
+    ['a token parameter', 'http://h:8474/?token=hunter2', 'http://h:8474/?token=***'],
+  ])('hides the password of %s', (_label, url, redacted) => {
+    expect(redactUrl(url)).toBe(redacted);
+    expect(redactUrl(url)).not.toContain('hunter2');
+  });
+
+  it('leaves URLs without a password as they are, an @ in a query included', () => {
+    for (const url of ['postgres://u@h:5432/db?application_name=a@b', 'sqlite:data/j.db', 'mssql://sa@h/db'])
+      expect(redactUrl(url)).toBe(url);
   });
 });

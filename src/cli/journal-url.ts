@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
-import { redactUrl } from '../contracts/redact-url.ts';
+import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
+import { checkSqliteFile } from './sqlite-file.ts';
 
 /** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
 export interface JournalOpenContext {
@@ -26,8 +27,8 @@ interface ServerJournalModule {
 const FLAG = '--journal';
 
 /**
- * Env var holding the journal password, so the URL itself (which may be logged, redacted or not)
- * need not carry it. A password in the URL still works and is never echoed.
+ * Env var holding the journal password: the URL itself (which may be logged) never carries one.
+ * A URL with a password is refused (one policy for every URL: src/contracts/redact-url.ts).
  */
 export const JOURNAL_PASSWORD_ENV = 'DPONE_JOURNAL_PASSWORD';
 
@@ -114,11 +115,15 @@ export async function openJournal(
 ): Promise<TargetCommitJournalPort> {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   const password = context.env[JOURNAL_PASSWORD_ENV] || undefined;
+  const problem = urlPasswordProblem(url);
+  if (problem) throw bad(url, `${problem}: put the password in ${JOURNAL_PASSWORD_ENV}`);
   try {
     switch (scheme) {
       case 'sqlite': {
+        const path = sqlitePath(url, context.cwd);
+        checkSqliteFile(path, 'journal', { field: FLAG });
         const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
-        return await SqliteJournal.open(sqlitePath(url, context.cwd), {
+        return await SqliteJournal.open(path, {
           readOnly: context.readOnly === true,
         });
       }

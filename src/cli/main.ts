@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES, EXIT_CODES, isDponeError } from '../contracts/errors.ts';
+import { escapeUnsafe, safeJson } from '../contracts/safe-text.ts';
 import type { CliIO, CommandTable } from './command.ts';
 
 /** The runtime's own commands. The harness adds `certify …` through `main`'s second argument. */
@@ -70,12 +71,15 @@ export function reportError(error: unknown, io: CliIO, json: boolean): number {
         ERROR_CODES.INTERNAL,
         'internal error (details withheld: they may hold sensitive values)',
       );
-  if (json) io.stderr.write(`${JSON.stringify({ error: coded.toJSON() })}\n`);
+  // A message may quote a path or a flag as given: control characters are escaped, never printed.
+  if (json) io.stderr.write(`${safeJson({ error: coded.toJSON() })}\n`);
   else {
     const where = coded.fields.location ?? coded.fields.field;
     const state = coded.fields.sqlstate ? ` [SQLSTATE ${coded.fields.sqlstate}]` : '';
-    io.stderr.write(`dpone: ${coded.code}: ${coded.message}${where ? ` (${where})` : ''}${state}\n`);
-    if (coded.fields.hint) io.stderr.write(`dpone: hint: ${coded.fields.hint}\n`);
+    io.stderr.write(
+      escapeUnsafe(`dpone: ${coded.code}: ${coded.message}${where ? ` (${where})` : ''}${state}`) + '\n',
+    );
+    if (coded.fields.hint) io.stderr.write(escapeUnsafe(`dpone: hint: ${coded.fields.hint}`) + '\n');
   }
   if (io.env.DPONE_DEBUG === '1') {
     if (!isDponeError(error)) io.stderr.write(`${String((error as Error)?.stack)}\n`);
@@ -97,7 +101,7 @@ export async function main(
   const found = resolve(argv, commands);
   if (!found) {
     io.stderr.write(
-      `dpone: ${ERROR_CODES.INVALID_INPUT}: unknown command "${argv.join(' ')}"\n${usage(commands)}`,
+      `${escapeUnsafe(`dpone: ${ERROR_CODES.INVALID_INPUT}: unknown command "${argv.join(' ')}"`)}\n${usage(commands)}`,
     );
     return EXIT_CODES[ERROR_CODES.INVALID_INPUT];
   }

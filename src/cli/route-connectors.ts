@@ -1,9 +1,12 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
+import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
+import { locateWorkloadField } from './workload-file.ts';
+
+export { sqliteFilePath } from './sqlite-file.ts';
 
 /** A route's source and target, opened for one workload. The caller disposes both. */
 export interface RouteConnectors {
@@ -29,19 +32,12 @@ interface RouteEntry {
   readonly openTarget: OpenTarget;
 }
 
-/** Parses `sqlite:///abs/path` or `sqlite:relative/path` (relative to the workload's folder). */
-export function sqliteFilePath(url: string, workloadFile: string, field: string): string {
-  if (!url.startsWith('sqlite:'))
-    throw invalidInput(`${field} must be a sqlite: URL for route sqlite`, { field });
-  let path = url.slice('sqlite:'.length);
-  if (path.startsWith('//')) {
-    if (!path.startsWith('///'))
-      throw invalidInput(`${field} must be sqlite:///abs/path or sqlite:rel/path`, { field });
-    path = path.slice(2);
-  }
-  path = path.split(/[?#]/, 1)[0] ?? '';
-  if (path === '' || path.endsWith('/')) throw invalidInput(`${field} names no database file`, { field });
-  return isAbsolute(path) ? path : resolve(dirname(workloadFile), path);
+/** The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. */
+function sqliteEndpointPath(workload: Workload, side: 'source' | 'target'): string {
+  const field = `${side}.url`;
+  const path = sqliteFilePath(workload[side].url, workload.file, field);
+  checkSqliteFile(path, side, { field, location: locateWorkloadField(workload.file, field) });
+  return path;
 }
 
 /** The password of an endpoint, read only from the environment variable the workload names. */
@@ -71,7 +67,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
     openSource: async (workload) => {
       const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-      const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
+      const path = sqliteEndpointPath(workload, 'source');
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
     },
     openTarget: async (workload, { env, faults }) => {
@@ -81,7 +77,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         await import('../adapters/connectors/sqlite/sqlite-unsafe-variants.ts');
       return sqliteTargetForHarness(
         {
-          path: sqliteFilePath(workload.target.url, workload.file, 'target.url'),
+          path: sqliteEndpointPath(workload, 'target'),
           table: workload.target.table,
           columns: workload.data.columns,
           naturalKey: workload.data.natural_key,
@@ -139,7 +135,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     openSource: async (workload, { env }) => {
       if (workload.source.url.startsWith('sqlite:')) {
         const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-        const path = sqliteFilePath(workload.source.url, workload.file, 'source.url');
+        const path = sqliteEndpointPath(workload, 'source');
         return SqliteSource.open(path, workload.source.table, workload.data.columns);
       }
       if (/^postgres(ql)?:\/\//.test(workload.source.url)) {

@@ -1,5 +1,6 @@
 import { invalidInput } from '../contracts/errors.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
+import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
 import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
@@ -8,6 +9,11 @@ import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
+/**
+ * Bounds of `execution.lease_ttl_ms`. Past a day a crashed executor would block every retry for
+ * longer than any schedule waits; the journal refuses expiries it could not store and read back.
+ */
+export const LEASE_TTL_RANGE_MS = { min: 1, max: 86_400_000 } as const;
 
 const TOP_LEVEL = ['identity', 'intent', 'route', 'source', 'target', 'data', 'journal', 'execution'];
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -70,15 +76,17 @@ function names(record: Fields, key: string, field: string): string[] {
   return value as string[];
 }
 
+/** A password written into the file would end up in logs and evidence: secrets come from the env. */
+function noPassword(url: string, field: string, instead: string): string {
+  const problem = urlPasswordProblem(url);
+  if (problem)
+    throw invalidInput(`${field} ${problem}; name an environment variable in ${instead}`, { field });
+  return url;
+}
+
 function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
   const record = map(need(value, field), field, ['url', 'table', 'password_env', ...extra]);
-  const url = text(record, 'url', `${field}.url`);
-  // A password written into the file would end up in logs and evidence: secrets come from the env.
-  if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^/@]*@/i.test(url) || /[?&](password|pwd)=/i.test(url)) {
-    throw invalidInput(`${field}.url must not carry a password; name an env var in ${field}.password_env`, {
-      field: `${field}.url`,
-    });
-  }
+  const url = noPassword(text(record, 'url', `${field}.url`), `${field}.url`, `${field}.password_env`);
   const table = text(record, 'table', `${field}.table`, TABLE, 'a table name, optionally schema.table');
   const passwordEnv =
     record.password_env === undefined
@@ -175,10 +183,12 @@ function execution(value: unknown): Workload['execution'] {
   if (value === undefined || value === null) return { lease_ttl_ms: DEFAULT_LEASE_TTL_MS };
   const record = map(value, 'execution', ['lease_ttl_ms', 'state_dir']);
   const ttl = record.lease_ttl_ms ?? DEFAULT_LEASE_TTL_MS;
-  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1) {
-    throw invalidInput('execution.lease_ttl_ms must be a positive integer (milliseconds)', {
-      field: 'execution.lease_ttl_ms',
-    });
+  const { min, max } = LEASE_TTL_RANGE_MS;
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < min || ttl > max) {
+    throw invalidInput(
+      `execution.lease_ttl_ms must be an integer from ${min} to ${max} (milliseconds; ${max} is one day)`,
+      { field: 'execution.lease_ttl_ms' },
+    );
   }
   return {
     lease_ttl_ms: ttl,
@@ -189,11 +199,10 @@ function execution(value: unknown): Workload['execution'] {
 }
 
 /**
- * Validates a workload's plain value (as YAML or JSON parsed it) into a Workload. Throws
- * DPONE_INVALID_INPUT whose `field` is the key path at fault; the caller adds the file position.
- * `state_dir` is returned as written; the file reader resolves it.
+ * Validates only the `identity:` and `intent:` maps of a workload's plain value (what `dpone
+ * identity` needs); other sections may be absent. Unknown top-level keys are still refused.
  */
-export function workloadFromValue(value: unknown, file: string): Workload {
+export function identityFromValue(value: unknown): Pick<Workload, 'identity' | 'intent'> {
   const root = map(value, '', TOP_LEVEL);
   const identity = parseIdentity(present(root, 'identity', 'identity'));
   const intent = parseIntent(present(root, 'intent', 'intent'));
@@ -202,11 +211,29 @@ export function workloadFromValue(value: unknown, file: string): Workload {
       field: 'intent.normalized_load_strategy',
     });
   }
+  return { identity, intent };
+}
+
+/**
+ * Validates a workload's plain value (as YAML or JSON parsed it) into a Workload. Throws
+ * DPONE_INVALID_INPUT whose `field` is the key path at fault; the caller adds the file position.
+ * `state_dir` is returned as written; the file reader resolves it.
+ */
+export function workloadFromValue(value: unknown, file: string): Workload {
+  const root = map(value, '', TOP_LEVEL);
+  const { identity, intent } = identityFromValue(root);
   const route = text(root, 'route', 'route');
   if (!(WORKLOAD_ROUTES as readonly string[]).includes(route)) {
     throw invalidInput(`route must be one of: ${WORKLOAD_ROUTES.join(', ')}`, { field: 'route' });
   }
-  const journal = root.journal === undefined ? undefined : text(root, 'journal', 'journal');
+  const journal =
+    root.journal === undefined
+      ? undefined
+      : noPassword(
+          text(root, 'journal', 'journal'),
+          'journal',
+          'the DPONE_JOURNAL_PASSWORD environment variable',
+        );
   const source = endpoint(root.source, 'source');
   const fields = data(root.data);
   const workload: Workload = {

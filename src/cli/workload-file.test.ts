@@ -172,7 +172,14 @@ describe('workload file', () => {
       '  lease_ttl_ms: 30000',
       '  lease_ttl_ms: -5',
       'execution.lease_ttl_ms',
-      /positive integer/,
+      /an integer from 1 to 86400000/,
+    ],
+    [
+      'a lease ttl whose expiry the journal could not store',
+      '  lease_ttl_ms: 30000',
+      '  lease_ttl_ms: 1e16',
+      'execution.lease_ttl_ms',
+      /an integer from 1 to 86400000 \(milliseconds; 86400000 is one day\)/,
     ],
   ])('refuses %s naming the field and its line', (_label, line, replacement, field, message) => {
     expect(exampleText).toContain(line);

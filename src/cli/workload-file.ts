@@ -1,12 +1,32 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import type { IntentInput, OperationIdentityInput } from '../contracts/identity.ts';
+import { firstUnsafeCharacter } from '../contracts/safe-text.ts';
 import type { Workload } from '../contracts/workload.ts';
-import { workloadFromValue } from './workload-fields.ts';
+import { MAX_BYTES, readBoundedText } from './bounded-file.ts';
+import { checkWorkload } from './workload-checks.ts';
+import { identityFromValue, workloadFromValue } from './workload-fields.ts';
 import { YamlPositions } from './yaml-positions.ts';
 
 export const DEFAULT_STATE_DIR = 'dpone-state';
+
+/** The two maps `dpone identity` needs: nothing else of the workload is read or checked. */
+export interface WorkloadIdentity {
+  readonly identity: OperationIdentityInput;
+  readonly intent: IntentInput;
+}
+
+async function readText(path: string, cwd: string): Promise<{ file: string; text: string }> {
+  const file = resolve(cwd, path);
+  const text = await readBoundedText(file, {
+    what: 'workload file',
+    maxBytes: MAX_BYTES.workload,
+    fields: { field: '--workload' },
+  });
+  return { file, text };
+}
 
 /**
  * Reads a workload YAML file (format: src/contracts/workload.ts, schema:
@@ -16,23 +36,25 @@ export const DEFAULT_STATE_DIR = 'dpone-state';
  * there.
  */
 export async function readWorkloadFile(path: string, cwd: string = process.cwd()): Promise<Workload> {
-  const file = resolve(cwd, path);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.INVALID_INPUT,
-      `workload file ${file} cannot be read`,
-      { field: '--workload', location: file },
-      { cause: error },
-    );
-  }
+  const { file, text } = await readText(path, cwd);
   return parseWorkload(text, file);
 }
 
-/** Parses and validates workload YAML text; `file` is used for positions and relative paths. */
-export function parseWorkload(text: string, file: string): Workload {
+/** Reads only `identity:` and `intent:` of a workload file (other sections may be absent). */
+export async function readWorkloadIdentity(
+  path: string,
+  cwd: string = process.cwd(),
+): Promise<WorkloadIdentity> {
+  const { file, text } = await readText(path, cwd);
+  return parseYaml(text, file, (value) => identityFromValue(value));
+}
+
+/**
+ * Parses YAML text and hands its plain value to `validate`; an INVALID_INPUT it throws gets the
+ * `file:line:column` of its field. Control and bidirectional-override characters are refused in
+ * every key and value first: they would act on the terminal of whoever reads them back.
+ */
+function parseYaml<T>(text: string, file: string, validate: (value: unknown) => T): T {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const positions = new YamlPositions(doc, lines, file);
@@ -57,9 +79,9 @@ export function parseWorkload(text: string, file: string): Workload {
       { cause: error },
     );
   }
-  let workload: Workload;
   try {
-    workload = workloadFromValue(value, file);
+    refuseUnsafeText(value, '');
+    return validate(value);
   } catch (error) {
     if (!isDponeError(error, ERROR_CODES.INVALID_INPUT)) throw error;
     const field = error.fields.field;
@@ -68,6 +90,37 @@ export function parseWorkload(text: string, file: string): Workload {
       location: positions.locate(field && field !== '(root)' ? field : ''),
     });
   }
+}
+
+function refuseUnsafeText(value: unknown, path: string): void {
+  if (typeof value === 'string') {
+    const found = firstUnsafeCharacter(value);
+    if (found)
+      throw invalidInput(
+        `${path || 'the workload'} holds the control character ${found}; control, C1 and bidirectional-override characters are refused`,
+        { field: path || '(root)' },
+      );
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => refuseUnsafeText(item, `${path}[${index}]`));
+    return;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (firstUnsafeCharacter(key))
+        throw invalidInput(`a key under ${path || 'the top level'} holds a control character`, {
+          field: path || '(root)',
+        });
+      refuseUnsafeText(item, at);
+    }
+  }
+}
+
+/** Parses and validates workload YAML text; `file` is used for positions and relative paths. */
+export function parseWorkload(text: string, file: string): Workload {
+  const workload = parseYaml(text, file, (value) => checkWorkload(workloadFromValue(value, file)));
   const stateDir = workload.execution.state_dir ?? DEFAULT_STATE_DIR;
   return {
     ...workload,
@@ -76,4 +129,18 @@ export function parseWorkload(text: string, file: string): Workload {
       state_dir: isAbsolute(stateDir) ? stateDir : resolve(dirname(file), stateDir),
     },
   };
+}
+
+/**
+ * `file:line:column` of a field of an already validated workload, for errors found later (a
+ * state folder that cannot be created, a URL that names a folder); the file itself when it moved.
+ */
+export function locateWorkloadField(file: string, field: string): string {
+  try {
+    const lines = new LineCounter();
+    const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
+    return new YamlPositions(doc, lines, file).locate(field);
+  } catch {
+    return file;
+  }
 }

@@ -87,7 +87,6 @@ export const RETRY_SAFE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.FENCED,
 ]);
 
-
 /** The only fields an error may expose. Each is a safe identity or a short fixed vocabulary. */
 export interface SafeErrorFields {
   readonly operationId?: string;

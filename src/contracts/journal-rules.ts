@@ -138,8 +138,30 @@ export function leaseEpoch(current: CommitJournalEntry, holder: string, minEpoch
   return Math.max(base, minEpoch);
 }
 
-/** Computes a lease acquisition, renewal or takeover, or throws CAS_CONFLICT. */
+/**
+ * Refuses, before anything is written, a lease whose expiry could not be stored and read back
+ * exactly (past 2^53 ms a number loses precision; a journal holding such a row could never be
+ * read again, and every later run would stop on it).
+ */
+export function checkLeaseInput(input: Pick<LeaseInput, 'ttlMs' | 'nowMs'>): void {
+  const { ttlMs, nowMs } = input;
+  if (
+    !Number.isSafeInteger(ttlMs) ||
+    ttlMs < 0 ||
+    !Number.isSafeInteger(nowMs) ||
+    !Number.isSafeInteger(nowMs + ttlMs)
+  ) {
+    throw new DponeError(
+      ERROR_CODES.INVALID_INPUT,
+      'the lease TTL gives an expiry the journal could not store and read back exactly',
+      { field: 'lease_ttl_ms' },
+    );
+  }
+}
+
+/** Computes a lease acquisition, renewal or takeover, or throws CAS_CONFLICT / INVALID_INPUT. */
 export function planLease(current: CommitJournalEntry, input: LeaseInput): PlannedChange {
+  checkLeaseInput(input);
   if (current.version !== input.expectedVersion) {
     throw conflict(
       current,

@@ -1,21 +1,50 @@
 /**
- * Redacts credentials from a connection URL before it appears in an error, a log or evidence: the
- * password of the userinfo part and password-like query parameters become "***". Text that does
- * not parse as a URL is redacted by pattern, so a malformed URL cannot leak its password either.
+ * One URL policy for every URL dpone reads (a workload's source, target and journal, `--journal`,
+ * the harness's DPONE_PG_URL, DPONE_TOXIPROXY_URL and DPONE_MSSQL_URL): a URL never carries a
+ * password. Passwords come from environment variables (`password_env`, DPONE_JOURNAL_PASSWORD, …).
+ * And whatever is refused or fails is still shown through `redactUrl`, which hides what a password
+ * could be in forms a URL parser does not take: an unencoded `@`, `/`, `?` or `#` in a password,
+ * `Password = x` with spaces, ADO-style `Server=…;Password=…` strings.
  */
-const SECRET_PARAMS = /^(password|pwd|pass|passwd|secret|token|sslpassword|access_token)$/i;
+const SECRET_KEYS =
+  'password|pwd|pass|passwd|secret|token|sslpassword|access_token|api_key|apikey|auth_token|client_secret';
+const SECRET_PARAM = new RegExp(`^(${SECRET_KEYS})$`, 'i');
+/** `key = value` up to the next `;` or `&` (ADO strings and query strings), quoted values whole. */
+const KEY_VALUE = new RegExp(`\\b(${SECRET_KEYS})(\\s*=\\s*)("[^"]*"|'[^']*'|\\{[^}]*\\}|[^;&]*)`, 'gi');
+/** `scheme://user:…@` up to the last `@` of the token: over-redacting a host is safe, a leak is not. */
+const USERINFO = /(\/\/[^/?#@:\s]*:)\S*@/g;
 
 export function redactUrl(text: string): string {
+  let out = text;
   try {
     const url = new URL(text);
     if (url.password !== '') url.password = '***';
     for (const key of [...url.searchParams.keys()]) {
-      if (SECRET_PARAMS.test(key)) url.searchParams.set(key, '***');
+      if (SECRET_PARAM.test(key.trim())) url.searchParams.set(key, '***');
     }
-    return url.toString().replace(/%2A%2A%2A/g, '***');
+    out = url.toString().replace(/%2A%2A%2A/g, '***');
   } catch {
-    return text
-      .replace(/(\/\/[^/@:]*:)[^@/]*@/g, '$1***@')
-      .replace(/\b(password|pwd|pass|passwd|secret|token|sslpassword|access_token)=[^&;\s]*/gi, '$1=***');
+    // not a URL: the patterns below still apply
   }
+  return out.replace(USERINFO, '$1***@').replace(KEY_VALUE, '$1$2***');
+}
+
+/**
+ * Why a URL breaks the policy (it carries a password), or null. `sqlite:` URLs have no authority,
+ * so only their query is looked at.
+ */
+export function urlPasswordProblem(url: string): string | null {
+  const sqlite = /^sqlite:/i.test(url);
+  if (!sqlite && /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:\S*@/i.test(url))
+    return 'has a password in its user part';
+  try {
+    const parsed = new URL(url);
+    if (!sqlite && parsed.password !== '') return 'has a password in its user part';
+    for (const key of parsed.searchParams.keys())
+      if (SECRET_PARAM.test(key.trim())) return `has a secret parameter (${key.trim()})`;
+  } catch {
+    // an unparseable URL is checked by pattern below, and refused by its own field's check
+  }
+  const pair = new RegExp(`(^|[?&;\\s])(${SECRET_KEYS})\\s*=`, 'i').exec(url);
+  return pair ? `has a secret parameter (${pair[2]})` : null;
 }

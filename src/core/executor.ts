@@ -5,6 +5,7 @@ import { assertSameFenceLocation, fenceMissing, safe } from './fence-decision.ts
 import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
 import { nonRetryCause, withEntry } from './non-retry-cause.ts';
+import { releaseBeforeMutation } from './pre-mutation-release.ts';
 
 export type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executor-types.ts';
 
@@ -53,7 +54,13 @@ export class RecoveryAwareExecutor {
       );
     }
     assertSameFenceLocation(entry, request.metadata.fence_location);
-    return this.#drive(entry, request, steps);
+    try {
+      return await this.#drive(entry, request, steps);
+    } catch (error) {
+      // A failure before any mutation hands the lease back, so a retry need not wait for its expiry.
+      await releaseBeforeMutation(this.#deps.journal, this.#deps.clock, request, error);
+      throw error;
+    }
   }
 
   async #drive(

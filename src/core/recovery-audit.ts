@@ -1,5 +1,6 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { AuditRecord } from '../contracts/journal.ts';
+import { firstUnsafeCharacter } from '../contracts/safe-text.ts';
 import type { RecoveryActionName } from './recovery-planner.ts';
 
 /**
@@ -8,7 +9,20 @@ import type { RecoveryActionName } from './recovery-planner.ts';
  * it looks like a credential or a connection string.
  */
 
-const ACTOR_PATTERN = /^[A-Za-z0-9._@:+/=-]{1,128}$/;
+/**
+ * `kind:name`, e.g. `platform:alice@example.com`, `k8s:system:serviceaccount:ops:recovery`: a
+ * lower-case kind, then `:`-separated parts that each start with a letter or digit. A passwd line,
+ * a path or a bare word is not one.
+ */
+const ACTOR_PATTERN = /^[a-z][a-z0-9-]{0,31}(:[A-Za-z0-9][A-Za-z0-9._@+-]*)+$/;
+const MAX_ACTOR = 128;
+/** Credentials that look like names: tokens with known prefixes, JWTs, long random-looking runs. */
+const TOKEN_LOOKING = [
+  /\beyJ[A-Za-z0-9_-]{8,}\./, // a JWT's header
+  /\b(gh[pousr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|ASIA)[A-Za-z0-9_-]{12,}/,
+  /[0-9a-f]{32,}/i, // a hex secret or hash
+  /(?=[A-Za-z0-9+/=_]*[0-9])(?=[A-Za-z0-9+/=_]*[a-z])(?=[A-Za-z0-9+/=_]*[A-Z])[A-Za-z0-9+/=_]{24,}/,
+];
 const REFERENCE_PATTERN = /^[A-Za-z0-9._:#/+-]{1,128}$/;
 const MAX_REASON = 200;
 const SECRET_LOOKING = [
@@ -17,12 +31,24 @@ const SECRET_LOOKING = [
   /-----BEGIN /,
 ];
 
-/** A platform identity: a principal name such as `platform:alice@example.com`, never a secret. */
+/**
+ * A platform identity: a principal name such as `platform:alice@example.com`, never a secret. It is
+ * attribution (who the operator says they are), not authorisation: see the README's runbook.
+ */
 export function assertActor(value: string, field: string): string {
-  if (!ACTOR_PATTERN.test(value)) {
-    throw invalidInput(`${field} must be a principal name of 1-128 characters [A-Za-z0-9._@:+/=-]`, {
-      field,
-    });
+  if (value.length > MAX_ACTOR || !ACTOR_PATTERN.test(value)) {
+    throw invalidInput(
+      `${field} must be a principal name kind:name (e.g. platform:alice@example.com) of at most ${MAX_ACTOR} characters`,
+      { field },
+    );
+  }
+  if (TOKEN_LOOKING.some((pattern) => pattern.test(value)) || SECRET_LOOKING.some((p) => p.test(value))) {
+    throw invalidInput(
+      `${field} looks like a token or a secret, not a principal name; recovery records never hold secrets`,
+      {
+        field,
+      },
+    );
   }
   return value;
 }
@@ -37,9 +63,11 @@ export function assertReference(value: string, field: string): string {
 
 /** The operator's reason: one short line; anything that looks like a secret is refused. */
 export function assertReason(value: string, field: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (value.length > MAX_REASON || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw invalidInput(`${field} must be one line of at most ${MAX_REASON} characters`, { field });
+  if (value.length > MAX_REASON || firstUnsafeCharacter(value) !== null) {
+    throw invalidInput(
+      `${field} must be one line of at most ${MAX_REASON} printable characters (no control or bidirectional-override characters)`,
+      { field },
+    );
   }
   if (SECRET_LOOKING.some((pattern) => pattern.test(value))) {
     throw invalidInput(`${field} looks like it holds a credential; recovery records never hold secrets`, {

@@ -173,5 +173,27 @@ export function describeJournalLeaseConformance(journalOf: () => TargetCommitJou
       await rejectsWith(lease(entry.version - 1, 1_030, 9), ERROR_CODES.CAS_CONFLICT);
       await unchanged(journal, entry);
     });
+
+    it('refuses a TTL whose expiry it could not store and read back, and stays readable', async () => {
+      const journal = journalOf();
+      const id = opId('lease-ttl-range');
+      const entry = await create(journal, id, 1_000);
+      for (const ttlMs of [1e16, Number.MAX_SAFE_INTEGER, -1, 0.5]) {
+        await rejectsWith(
+          journal.acquireLease({ operationId: id, expectedVersion: 1, holder: 'a', ttlMs, nowMs: 1_000 }),
+          ERROR_CODES.INVALID_INPUT,
+        );
+      }
+      await unchanged(journal, entry);
+      const leased = await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 1,
+        holder: 'a',
+        ttlMs: 86_400_000,
+        nowMs: 1_000,
+      });
+      expect((await journal.get(id))?.lease?.expires_at_ms).toBe(86_401_000);
+      expect(leased.version).toBe(2);
+    });
   });
 }

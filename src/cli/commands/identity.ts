@@ -1,15 +1,16 @@
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
 import { parseFlags, required } from '../args.ts';
 import type { CommandRun } from '../command.ts';
-import { readWorkloadFile } from '../workload-file.ts';
+import { readWorkloadIdentity } from '../workload-file.ts';
 
 /**
  * `dpone identity --workload FILE [--json]`: prints the workload's operation_id and intent_digest.
- * Reads only the file: no journal, target or network access (safe at DAG parse time).
+ * Reads only the file, and only its `identity:` and `intent:` maps (the rest may be absent): no
+ * journal, target or network access (safe at DAG parse time).
  */
 export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, { workload: { type: 'string' }, json: { type: 'boolean' } });
-  const workload = await readWorkloadFile(required(values.workload, '--workload'), io.cwd);
+  const workload = await readWorkloadIdentity(required(values.workload, '--workload'), io.cwd);
   const ids = {
     operation_id: deriveOperationId(workload.identity),
     intent_digest: deriveIntentDigest(workload.intent),

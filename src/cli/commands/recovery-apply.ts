@@ -1,3 +1,4 @@
+import { safeJson } from '../../contracts/safe-text.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { applyRecovery } from '../../core/recovery-apply.ts';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
@@ -47,6 +48,6 @@ export const run: CommandRun = async (args, io) => {
     after: { state: result.after.state, version: result.after.version },
     audit: result.audit,
   };
-  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderApply(view));
+  io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderApply(view));
   return 0;
 };

@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { assertSha256Id } from '../../contracts/identity.ts';
-import { assertActor } from '../../core/recovery-audit.ts';
+import { assertActor, assertReason, assertReference } from '../../core/recovery-audit.ts';
 import type { RecoveryActionName } from '../../core/recovery-planner.ts';
 import { RECOVERY_ACTIONS, isRecoveryActionName } from '../../core/recovery-planner.ts';
 import { parseFlags, required } from '../args.ts';
+import { MAX_BYTES, readBoundedText } from '../bounded-file.ts';
 import type { CliIO } from '../command.ts';
 
 /**
@@ -91,39 +91,43 @@ export function parseRecoveryApplyFlags(args: readonly string[]): RecoveryApplyF
     ...base,
     action,
     expectedVersion: Number(versionText),
-    reason: values.reason ?? 'no reason given',
-    ...(values['evidence-ref'] !== undefined ? { evidenceRef: values['evidence-ref'] } : {}),
+    // Checked here too, so the refusal names the flag before any journal is opened.
+    reason: values.reason === undefined ? 'no reason given' : assertReason(values.reason, '--reason'),
+    ...(values['evidence-ref'] !== undefined
+      ? { evidenceRef: assertReference(values['evidence-ref'], '--evidence-ref') }
+      : {}),
     ...(values['identity-file'] !== undefined ? { identityFile: values['identity-file'] } : {}),
   };
 }
 
 /**
- * The platform identity applying an action: the identity file's first non-empty line when
- * `--identity-file` is given, else DPONE_PLATFORM_IDENTITY. Refused without one.
+ * The platform identity applying an action: the one non-empty line of `--identity-file`, else
+ * DPONE_PLATFORM_IDENTITY. Refused without one. The file must hold that one line and nothing else
+ * (not the first line of whatever file is named), and the name must look like a principal
+ * (`kind:name`), never like a token. It is attribution, not authorisation (README, runbook).
  */
 export async function platformIdentity(flags: RecoveryApplyFlags, io: CliIO): Promise<string> {
   if (flags.identityFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(resolve(io.cwd, flags.identityFile), 'utf8');
-    } catch (error) {
-      throw new DponeError(
-        ERROR_CODES.UNAUTHORIZED,
-        'the --identity-file cannot be read; recovery apply requires a platform identity',
-        { field: '--identity-file' },
-        { cause: error },
-      );
-    }
-    const line = text
+    const text = await readBoundedText(resolve(io.cwd, flags.identityFile), {
+      what: 'identity file',
+      maxBytes: MAX_BYTES.identity,
+      fields: { field: '--identity-file' },
+      unreadableCode: ERROR_CODES.UNAUTHORIZED,
+    });
+    const lines = text
       .split(/\r?\n/)
-      .find((candidate) => candidate.trim() !== '')
-      ?.trim();
-    if (line === undefined) {
+      .map((candidate) => candidate.trim())
+      .filter((candidate) => candidate !== '');
+    if (lines.length === 0) {
       throw new DponeError(ERROR_CODES.UNAUTHORIZED, 'the --identity-file holds no platform identity', {
         field: '--identity-file',
       });
     }
-    return assertActor(line, '--identity-file');
+    if (lines.length > 1)
+      throw invalidInput('the --identity-file must hold exactly one line: the platform identity', {
+        field: '--identity-file',
+      });
+    return assertActor(lines[0]!, '--identity-file');
   }
   const fromEnv = io.env[PLATFORM_IDENTITY_ENV]?.trim();
   if (!fromEnv) {

@@ -1,3 +1,4 @@
+import { safeJson } from '../../contracts/safe-text.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
 import type { CommandRun } from '../command.ts';
@@ -32,6 +33,6 @@ export const run: CommandRun = async (args, io) => {
       session.fenceLocation ? { fenceLocation: session.fenceLocation } : {},
     ),
   };
-  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderInspect(view));
+  io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderInspect(view));
   return 0;
 };

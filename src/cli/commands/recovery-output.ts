@@ -2,6 +2,7 @@ import type { CommitJournalEntry, JournalHistoryRecord } from '../../contracts/j
 import type { RecoveryApplyResult } from '../../core/recovery-apply.ts';
 import type { RecoveryPlan } from '../../core/recovery-planner.ts';
 import type { FenceAnswer } from '../../ports/connector.ts';
+import { escapeUnsafe } from '../../contracts/safe-text.ts';
 
 /**
  * The documented `--json` shapes of the recovery commands and their human-readable form. Every
@@ -61,6 +62,14 @@ export function fenceJSON(answer: FenceAnswer | null): FenceJSON | null {
   };
 }
 
+/**
+ * Journal text (holders, actors, reasons, workload ids) may have been written by another version
+ * or tool: every line is printed with control and bidirectional characters escaped.
+ */
+function printable(text: string): string {
+  return text.split('\n').map(escapeUnsafe).join('\n');
+}
+
 function time(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -96,20 +105,22 @@ export function renderInspect(view: InspectJSON): string {
   const result = entry.result
     ? `${entry.result.rows_written} rows, fence epoch ${entry.result.fence_epoch}, ${entry.result.target_identity}`
     : 'none recorded';
-  return [
-    `operation   ${view.operation_id}`,
-    `journal     ${view.journal}`,
-    `state       ${entry.state} (version ${entry.version})`,
-    `intent      ${entry.intent_digest}`,
-    `workload    ${entry.metadata.workload_id} -> ${entry.metadata.target_identity}${entry.metadata.route ? ` (route ${entry.metadata.route})` : ''}`,
-    `lease       ${lease}`,
-    `result      ${result}`,
-    `fence       ${fenceLine(view.fence)}`,
-    `history`,
-    ...view.history.map(historyLine),
-    `together    ${view.assessment.kind}: ${view.assessment.implication}`,
-    '',
-  ].join('\n');
+  return printable(
+    [
+      `operation   ${view.operation_id}`,
+      `journal     ${view.journal}`,
+      `state       ${entry.state} (version ${entry.version})`,
+      `intent      ${entry.intent_digest}`,
+      `workload    ${entry.metadata.workload_id} -> ${entry.metadata.target_identity}${entry.metadata.route ? ` (route ${entry.metadata.route})` : ''}`,
+      `lease       ${lease}`,
+      `result      ${result}`,
+      `fence       ${fenceLine(view.fence)}`,
+      `history`,
+      ...view.history.map(historyLine),
+      `together    ${view.assessment.kind}: ${view.assessment.implication}`,
+      '',
+    ].join('\n'),
+  );
 }
 
 export function renderPlan(view: PlanJSON): string {
@@ -132,19 +143,21 @@ export function renderPlan(view: PlanJSON): string {
   lines.push(`recommended ${view.recommended ?? 'none'}`);
   if (view.next_command) lines.push(`next        ${view.next_command}`);
   lines.push('');
-  return lines.join('\n');
+  return printable(lines.join('\n'));
 }
 
 export function renderApply(view: ApplyJSON): string {
-  return [
-    `applied     ${view.action} to ${view.operation_id}`,
-    `journal     ${view.before.state} v${view.before.version} -> ${view.after.state} v${view.after.version}`,
-    `audit       ${view.audit.actor} at ${time(view.audit.at_ms)} ref=${view.audit.reference} reason="${view.audit.reason}"`,
-    view.after.state === 'PREPARED'
-      ? 'next        an ordinary `dpone run` retry now writes once under a new lease epoch'
-      : view.after.state === 'TARGET_COMMITTED'
-        ? 'next        complete-state (or a `dpone run` retry) completes it without writing the target'
-        : '',
-    '',
-  ].join('\n');
+  return printable(
+    [
+      `applied     ${view.action} to ${view.operation_id}`,
+      `journal     ${view.before.state} v${view.before.version} -> ${view.after.state} v${view.after.version}`,
+      `audit       ${view.audit.actor} at ${time(view.audit.at_ms)} ref=${view.audit.reference} reason="${view.audit.reason}"`,
+      view.after.state === 'PREPARED'
+        ? 'next        an ordinary `dpone run` retry now writes once under a new lease epoch'
+        : view.after.state === 'TARGET_COMMITTED'
+          ? 'next        complete-state (or a `dpone run` retry) completes it without writing the target'
+          : '',
+      '',
+    ].join('\n'),
+  );
 }

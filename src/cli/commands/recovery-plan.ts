@@ -1,3 +1,4 @@
+import { safeJson } from '../../contracts/safe-text.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { planRecovery } from '../../core/recovery-planner.ts';
 import type { CommandRun } from '../command.ts';
@@ -33,6 +34,6 @@ export const run: CommandRun = async (args, io) => {
       ? `dpone recovery target-commit apply --operation-id ${entry.operation_id} ${where} --action ${plan.recommended} --expected-version ${entry.version} --reason '…'`
       : null,
   };
-  io.stdout.write(flags.json ? `${JSON.stringify(view)}\n` : renderPlan(view));
+  io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderPlan(view));
   return 0;
 };

@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { XCOM_PATH_ENV, writeXcom } from '../../adapters/state/xcom-file.ts';
-import { invalidInput } from '../../contracts/errors.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
+import { firstUnsafeCharacter } from '../../contracts/safe-text.ts';
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
@@ -20,7 +21,8 @@ import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
-import { readWorkloadFile } from '../workload-file.ts';
+import { RunInterrupts } from '../run-interrupts.ts';
+import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
 
 const FLAGS = {
@@ -51,9 +53,7 @@ interface RunPlan {
 export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, FLAGS);
   const workload = await readWorkloadFile(required(values.workload, '--workload'), io.cwd);
-  if (values.holder !== undefined && values.holder.trim() === '') {
-    throw invalidInput('--holder must not be empty', { field: '--holder' });
-  }
+  if (values.holder !== undefined) checkHolder(values.holder);
   const stateDir = workload.execution.state_dir ?? join(dirname(workload.file), 'dpone-state');
   const plan: RunPlan = {
     workload,
@@ -67,7 +67,7 @@ export const run: CommandRun = async (args, io) => {
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
-    await mkdir(stateDir, { recursive: true });
+    await makeStateDir(stateDir, workload);
     const journal = describeJournal(
       plan.journalUrl,
       plan.journalBase,
@@ -86,12 +86,50 @@ export const run: CommandRun = async (args, io) => {
   }
 };
 
+/** The holder name is stored in the journal and printed by `inspect`: a short, printable name. */
+function checkHolder(holder: string): void {
+  if (holder.trim() === '') throw invalidInput('--holder must not be empty', { field: '--holder' });
+  if (holder.length > 128 || firstUnsafeCharacter(holder) !== null)
+    throw invalidInput('--holder must be one line of at most 128 printable characters', {
+      field: '--holder',
+    });
+}
+
+/** Before the journal: a state folder that cannot exist is a coded error naming the field. */
+async function makeStateDir(stateDir: string, workload: Workload): Promise<void> {
+  try {
+    await mkdir(stateDir, { recursive: true });
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code ?? 'error';
+    const fields = {
+      field: 'execution.state_dir',
+      location: locateWorkloadField(workload.file, 'execution.state_dir'),
+    };
+    const why = `execution.state_dir ${stateDir} cannot be created (${errno})`;
+    if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS')
+      throw new DponeError(
+        ERROR_CODES.PERMISSION_DENIED,
+        `${why}: choose a folder this process may write`,
+        fields,
+        {
+          cause: error,
+        },
+      );
+    if (errno === 'ENOSPC' || errno === 'EIO')
+      throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, why, fields, { cause: error });
+    const hint = errno === 'ENOTDIR' || errno === 'EEXIST' ? ': a part of it is a file, not a folder' : '';
+    throw new DponeError(ERROR_CODES.INVALID_INPUT, `${why}${hint}`, fields, { cause: error });
+  }
+}
+
 async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
   const { workload } = plan;
-  const faults = faultPointsFromEnv(io.env);
+  // SIGINT/SIGTERM stop the run at the next point where that leaves nothing half done.
+  using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
   const fenceLocation = await routeFenceLocation(workload);
   await using journal = await openJournal(plan.journalUrl, { cwd: plan.journalBase, env: io.env });
+  faults.attach(journal);
   // Connect only when the executor first needs the source or target: after it read the journal.
   await using connectors = new LazyConnectors(
     {

@@ -27,6 +27,37 @@ function exactIntegers(row: Record<string, unknown>): Row {
   return out;
 }
 
+/**
+ * A table or column the workload names that the source does not have: no retry can make it
+ * appear, so it is OBJECT_NOT_FOUND (exit 32) naming the field, not a retryable read failure.
+ */
+function missingColumns(db: SqliteDatabase, table: string, columns: readonly string[]): void {
+  const name = table.includes('.') ? table.slice(table.indexOf('.') + 1) : table;
+  let found: Set<string>;
+  try {
+    const rows = db.prepare('SELECT name FROM pragma_table_info(?)').all(name);
+    found = new Set(rows.map((row) => String(row.name)));
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'the SQLite source could not be read',
+      {},
+      { cause: error },
+    );
+  }
+  if (found.size === 0)
+    throw new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, `the SQLite source has no table ${table}`, {
+      field: 'source.table',
+    });
+  const absent = columns.filter((column) => !found.has(column));
+  if (absent.length > 0)
+    throw new DponeError(
+      ERROR_CODES.OBJECT_NOT_FOUND,
+      `the SQLite source table ${table} has no column ${absent.join(', ')}`,
+      { field: 'data.columns' },
+    );
+}
+
 /** Reads one partition of a SQLite table, ordered by every column so two reads compare equal. */
 export class SqliteSource implements SourceConnector {
   readonly identity: string;
@@ -58,8 +89,9 @@ export class SqliteSource implements SourceConnector {
         },
       );
     }
+    let db: SqliteDatabase;
     try {
-      return new SqliteSource(openSqliteReadOnly(path), table, columns);
+      db = openSqliteReadOnly(path);
     } catch (error) {
       throw new DponeError(
         ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
@@ -70,6 +102,13 @@ export class SqliteSource implements SourceConnector {
         },
       );
     }
+    try {
+      missingColumns(db, table, columns);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteSource(db, table, columns);
   }
 
   async read(request: SourceReadRequest): Promise<SourceBatch> {

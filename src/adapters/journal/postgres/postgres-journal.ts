@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { checkLeaseInput, newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -162,6 +162,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
     const id = request.operationId;
     this.#writable(id);
+    checkLeaseInput(request);
     return this.#withClient(id, async (client) => {
       const written = await client.query({ ...LEASE_STATEMENT, values: leaseValues(request) });
       if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);

@@ -1,0 +1,74 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { SafeErrorFields } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
+
+const HEADER = 'SQLite format 3\u0000';
+
+/** Parses `sqlite:///abs/path` or `sqlite:relative/path` (relative to the workload's folder). */
+export function sqliteFilePath(url: string, workloadFile: string, field: string): string {
+  if (!url.startsWith('sqlite:'))
+    throw invalidInput(`${field} must be a sqlite: URL for route sqlite`, { field });
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) {
+    if (!path.startsWith('///'))
+      throw invalidInput(`${field} must be sqlite:///abs/path or sqlite:rel/path`, { field });
+    path = path.slice(2);
+  }
+  path = path.split(/[?#]/, 1)[0] ?? '';
+  if (path === '' || path.endsWith('/')) throw invalidInput(`${field} names no database file`, { field });
+  return isAbsolute(path) ? path : resolve(dirname(workloadFile), path);
+}
+
+export type SqliteFileRole = 'source' | 'target' | 'journal';
+
+/**
+ * Checks what a `sqlite:` URL names before SQLite opens it, so a wrong path is a clear input error
+ * (exit 2, or 32 for a missing source) instead of a driver failure that reads as "retry": Airflow
+ * would retry `sqlite:///etc/passwd`, a folder or /dev/null forever. A source must be an existing
+ * SQLite database; a target or journal may not exist yet (SQLite creates it), and a target's
+ * folder must exist.
+ * An existing file must be a regular file that is empty or starts with SQLite's header.
+ */
+export function checkSqliteFile(path: string, role: SqliteFileRole, fields: SafeErrorFields): void {
+  const field = fields.field ?? role;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) {
+    if (role === 'source')
+      throw new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, `${field} names no file: ${path}`, fields);
+    // A journal's folder may be a volume not mounted yet: the journal adapter says "unavailable".
+    if (role === 'journal') return;
+    const folder = statSync(dirname(path), { throwIfNoEntry: false });
+    if (folder === undefined)
+      throw new DponeError(
+        ERROR_CODES.OBJECT_NOT_FOUND,
+        `${field} names a file in a folder that does not exist: ${dirname(path)}`,
+        fields,
+      );
+    if (!folder.isDirectory()) throw invalidInput(`${field}: ${dirname(path)} is not a folder`, fields);
+    return;
+  }
+  if (stat.isDirectory()) throw invalidInput(`${field} names a folder, not a database file: ${path}`, fields);
+  if (!stat.isFile())
+    throw invalidInput(`${field} names a device, FIFO or socket, not a database file: ${path}`, fields);
+  if (stat.size === 0) return;
+  let header: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(HEADER.length);
+      header = buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.PERMISSION_DENIED,
+      `${field} names a file this process cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'}): ${path}`,
+      fields,
+      { cause: error },
+    );
+  }
+  if (header !== HEADER)
+    throw invalidInput(`${field} names a file that is not an SQLite database: ${path}`, fields);
+}

@@ -1,0 +1,55 @@
+import type { ErrorCode } from '../contracts/errors.ts';
+import { ERROR_CODES, isDponeError } from '../contracts/errors.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { TargetCommitJournalPort } from '../ports/journal.ts';
+
+/**
+ * Failures that leave no target mutation behind when they happen before COMMITTING: the fence or
+ * the source could not be reached or opened, the input or the environment is wrong, the process
+ * was asked to stop. Deliberately not here: a lost race (CAS_CONFLICT) or a newer epoch (FENCED),
+ * where the lease is someone else's, and a journal/fence divergence, which must stay as it is for
+ * an operator to inspect.
+ */
+const RELEASE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  ERROR_CODES.FENCE_UNAVAILABLE,
+  ERROR_CODES.PRE_COMMIT_FAILED,
+  ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+  ERROR_CODES.INVALID_INPUT,
+  ERROR_CODES.OBJECT_NOT_FOUND,
+  ERROR_CODES.PERMISSION_DENIED,
+  ERROR_CODES.AUTHENTICATION_FAILED,
+  ERROR_CODES.ROUTE_NOT_CERTIFIED,
+  ERROR_CODES.INTERRUPTED,
+]);
+
+/**
+ * After a run failed, hands the operation back when it is still before any mutation and this
+ * executor holds its lease: PREPARING | PREPARED -> FAILED_PRE_COMMIT with the lease released, so an
+ * immediate retry (Airflow's, an operator's) starts at once instead of getting CAS_CONFLICT until
+ * the lease expires. The retry takes a new epoch, as after any FAILED_PRE_COMMIT. Best effort: the
+ * run's own error stays its outcome, and if the journal cannot be reached the lease simply expires.
+ */
+export async function releaseBeforeMutation(
+  journal: TargetCommitJournalPort,
+  clock: Clock,
+  request: { readonly operationId: string; readonly holder: string },
+  error: unknown,
+): Promise<void> {
+  if (!isDponeError(error) || !RELEASE_ON.has(error.code)) return;
+  try {
+    const entry = await journal.get(request.operationId);
+    if (entry === null || entry.lease?.holder !== request.holder) return;
+    if (entry.state !== 'PREPARING' && entry.state !== 'PREPARED') return;
+    await journal.compareAndSet({
+      operationId: request.operationId,
+      expectedVersion: entry.version,
+      expectedStates: new Set([entry.state]),
+      nextState: 'FAILED_PRE_COMMIT',
+      evidence: { reason: 'lease:released-before-mutation', error_code: error.code, holder: request.holder },
+      nowMs: clock.nowMs(),
+      releaseLease: true,
+    });
+  } catch {
+    // the lease expires on its own; the primary failure is what the caller reports
+  }
+}
