@@ -5,6 +5,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
+import { startAirflow } from './env/airflow/airflow-environment.ts';
+import type { AirflowStart } from './env/airflow/airflow-environment.ts';
 import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
@@ -115,7 +117,8 @@ async function traceBooks(
   const books = new Map<string, TraceBook>();
   for (const { scenario } of scenarios) {
     const kinds = scenario.faults.map((fault) => fault.kind);
-    if (!environment || !kinds.some((kind) => kind === 'crash' || kind === 'airflow-retry')) continue;
+    const traced = ['crash', 'airflow-retry', 'airflow-live'];
+    if (!environment || !kinds.some((kind) => traced.includes(kind))) continue;
     const key = traceKey(route.id, scenario);
     const recovery = scenario.faults.some((fault) => fault.kind === 'crash' && (fault.depth ?? 2) >= 2);
     if (books.has(key) && (!recovery || books.get(key)!.recovery.size > 0)) continue;
@@ -138,15 +141,20 @@ async function traceBooks(
   return books;
 }
 
-function unverifiedCell(cell: PlannedCell, reason: string, reproduce: string): CellEvidence {
+function unverifiedCell(
+  cell: PlannedCell,
+  reason: string,
+  reproduce: string,
+  verdict: 'UNVERIFIED' | 'FAIL' = 'UNVERIFIED',
+): CellEvidence {
   return {
     id: cell.id,
     scenario: cell.scenario,
     route: cell.route,
     variant: cell.variant,
     fault: cell.fault,
-    verdict: 'UNVERIFIED',
-    checks: [{ name: 'environment', verdict: 'UNVERIFIED', detail: reason }],
+    verdict,
+    checks: [{ name: 'environment', verdict, detail: reason }],
     attempts: [],
     target: null,
     journal: null,
@@ -261,20 +269,35 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
       startedAtMs: startedAt.getTime(),
     });
 
-  const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce };
+  // Airflow only when this run (or shard) has airflow-live cells to run on it.
+  const airflowStart: AirflowStart | null =
+    environment && cells.some((cell) => cell.kind === 'airflow-live')
+      ? await startAirflow(work, process.env)
+      : null;
+  await using airflow = airflowStart?.status === 'started' ? airflowStart.airflow : null;
+  const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce, airflow };
   const results = await mapBounded(
     cells,
     concurrency,
     (cell) =>
-      environment
-        ? runCell(cell, context)
-        : Promise.resolve(
+      environment && cell.kind === 'airflow-live' && airflowStart?.status === 'unavailable'
+        ? Promise.resolve(
             unverifiedCell(
               cell,
-              started.status === 'unverified' ? started.reason : 'no environment',
+              airflowStart.failure ? `${airflowStart.reason}; CI provisions Airflow` : airflowStart.reason,
               reproduce(cell),
+              airflowStart.failure ? 'FAIL' : 'UNVERIFIED',
             ),
-          ),
+          )
+        : environment
+          ? runCell(cell, context)
+          : Promise.resolve(
+              unverifiedCell(
+                cell,
+                started.status === 'unverified' ? started.reason : 'no environment',
+                reproduce(cell),
+              ),
+            ),
     async (cell) => {
       for (const reporter of options.reporters) await reporter.onCellDone?.(cell);
     },
@@ -299,6 +322,10 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
       connector_version: route.connectorVersion,
       concurrency,
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
+      ...(airflow
+        ? { airflow: `${airflow.venv.version} (cncf-kubernetes ${airflow.venv.kubernetesProvider})` }
+        : {}),
+      ...(airflowStart?.status === 'unavailable' ? { airflow_unavailable: airflowStart.reason } : {}),
     },
     verdict,
     cells: results,

@@ -1,4 +1,10 @@
-import type { AttemptRecord, CellExpectation, CheckRecord } from '../evidence/evidence-types.ts';
+import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
+import type {
+  AirflowRecord,
+  AttemptRecord,
+  CellExpectation,
+  CheckRecord,
+} from '../evidence/evidence-types.ts';
 import type { CellDraft, PlannedCell } from '../plan/cell.ts';
 import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import type { CellFixture } from '../routes/route.ts';
@@ -53,6 +59,8 @@ export interface CellRun {
   waitForLeaseExpiry(): Promise<void>;
   /** Trace file of a finished attempt, by role. */
   traceOf(role: string): Promise<readonly TraceOccurrence[]>;
+  /** The run's local Airflow, started when the plan has airflow-live cells (else null). */
+  readonly airflow: LocalAirflow | null;
 }
 
 export interface CellOutcome {
@@ -64,6 +72,8 @@ export interface CellOutcome {
   readonly extraChecks?: readonly CheckRecord[];
   /** False when the operation must stay where the fault left it (no settle worker). */
   readonly settle?: boolean;
+  /** airflow-live: what Airflow recorded; the runner adds the Airflow checks computed from it. */
+  readonly airflow?: AirflowRecord;
 }
 
 /** A fault kind: expands a scenario's fault into cells, and runs one cell. */
@@ -87,6 +97,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   network: async () => (await import('./network-fault.ts')).networkFault,
   'lost-ack': async () => (await import('./network-fault.ts')).lostAckFault,
   'server-kill': async () => (await import('./server-fault.ts')).serverKillFault,
+  'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -1,0 +1,272 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ProcessRef } from '../env/airflow/process-tree.ts';
+import { commandLine, parentOf, signalProcess } from '../env/airflow/process-tree.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { AirflowCell, TryStop } from './airflow-live-cell.ts';
+import { recordLostFenceAnswer } from './recovery-fault.ts';
+
+/** What one airflow-live case does; `plans` are keyed by try folder (1 = the first dpone run). */
+export interface LiveCase {
+  readonly plans: ReadonlyMap<number, TryStop>;
+  drive(cell: AirflowCell): Promise<CaseResult>;
+}
+
+export interface CaseResult {
+  /** The planned fault fired (a try parked where planned and the harness acted on it). */
+  readonly hit: boolean;
+  readonly attempts?: readonly AttemptRecord[];
+  readonly checks?: readonly CheckRecord[];
+}
+
+/** The interval of every cell's scheduled run (harness/env/airflow/dags/dpone_live.py). */
+export const CELL_INTERVAL = { start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' } as const;
+/**
+ * A manual run of that interval: a logical date inside the DAG's last day (a run needs one for
+ * its task to be created) and the interval given explicitly, as the REST API and the UI allow.
+ * (Left to infer it, Airflow gives a manual run the interval that ends at its logical date.)
+ */
+const MANUAL_LOGICAL_DATE = '2026-01-01T12:00:00Z';
+const FIRST_POINT: TryStop = { point: 'journal.read:before', hit: 1 };
+
+const stops = (entries: [number, TryStop][]) => new Map(entries);
+
+/** SIGKILLs a parked process's Airflow ancestor `levels` up (1: task runner, 2: executor worker). */
+async function killAncestors(ref: ProcessRef, levels: 1 | 2): Promise<void> {
+  const runner = await parentOf(ref);
+  const worker = levels === 2 && runner ? await parentOf(runner) : null;
+  for (const target of levels === 2 ? [worker, runner] : [runner]) {
+    if (!target || !(await commandLine(target)).includes('airflow'))
+      throw new Error('the parked dpone process has no Airflow task runner/worker above it');
+    await signalProcess(target, 'SIGKILL');
+  }
+}
+
+/** Tries 1..n lost as planned (`null`: not stopped); the run must succeed after kills + 1 tries. */
+export function podLost(losses: readonly (TryStop | null)[]): LiveCase {
+  const plans = stops(
+    losses.flatMap((stop, index) => (stop ? [[index + 1, stop] as [number, TryStop]] : [])),
+  );
+  return {
+    plans,
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      let killed = 0;
+      for (const [folder, stop] of plans) {
+        const ref = await cell.parked(folder);
+        // This try took another path and ended before the point: if it succeeded the run is over.
+        if (!ref && (await cell.exitCode(folder)) === 0) break;
+        if (!ref) continue;
+        await signalProcess(ref, 'SIGKILL');
+        cell.note(folder, `pod-killed@${stop.point}#${stop.hit}`);
+        killed++;
+      }
+      await cell.taskEnd(runId);
+      await cell.recordRun(runId, { task_state: 'success', tries: killed + 1 });
+      return { hit: killed > 0 };
+    },
+  };
+}
+
+/**
+ * XCom lost after a successful `dpone run`: `missing` (no file: KubernetesPodOperator's sidecar
+ * returns an empty XCom, the task succeeds) or `unreadable` (retrieval fails: Airflow retries).
+ */
+export function xcomLost(mode: 'missing' | 'unreadable'): LiveCase {
+  return {
+    plans: stops([[1, FIRST_POINT]]),
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      const ref = await cell.parked(1);
+      if (!ref) return { hit: false };
+      const xcom = join(cell.dir, 'tries', '1', 'xcom');
+      if (mode === 'missing') {
+        await rm(xcom, { recursive: true, force: true });
+        await writeFile(xcom, ''); // a file where the folder should be: nothing can be written
+      } else await mkdir(join(xcom, 'return.json'), { recursive: true });
+      cell.note(1, `xcom-${mode}`);
+      await signalProcess(ref, 'SIGUSR2');
+      await cell.taskEnd(runId);
+      await cell.recordRun(runId, { task_state: 'success', tries: mode === 'missing' ? 1 : 2 });
+      return { hit: true };
+    },
+  };
+}
+
+/**
+ * The Airflow task runner (the process above `dpone`) SIGKILLed right after the target commit;
+ * the orphaned `dpone` is released and finishes on its own; Airflow retries the failed try.
+ */
+export function runnerLost(): LiveCase {
+  const stop: TryStop = { point: 'target.commit:after', hit: 1 };
+  return {
+    plans: stops([[1, stop]]),
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      const ref = await cell.parked(1);
+      if (!ref) return { hit: false };
+      cell.orphan(ref);
+      await killAncestors(ref, 1);
+      cell.note(1, `runner-killed@${stop.point}`);
+      await signalProcess(ref, 'SIGUSR2');
+      await cell.processEnd(ref);
+      await cell.taskEnd(runId);
+      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
+      return { hit: true };
+    },
+  };
+}
+
+/**
+ * The executor worker and task runner SIGKILLed while `dpone` is inside COMMITTING (a worker
+ * machine lost; the pod lives on, parked). Airflow notices the missing heartbeat and retries;
+ * the retry takes the operation over and completes it; then the old `dpone` wakes up: a zombie
+ * with a stale epoch that must write nothing.
+ */
+export function workerLost(): LiveCase {
+  const stop: TryStop = { point: 'cas:PREPARED->COMMITTING:after', hit: 1 };
+  return {
+    plans: stops([[1, stop]]),
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      const ref = await cell.parked(1);
+      if (!ref) return { hit: false };
+      cell.orphan(ref);
+      await killAncestors(ref, 2);
+      cell.note(1, `worker-killed@${stop.point}; zombie released after the retry`);
+      await cell.taskEnd(runId);
+      await signalProcess(ref, 'SIGUSR2');
+      await cell.processEnd(ref);
+      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
+      return { hit: true };
+    },
+  };
+}
+
+/**
+ * An unknown outcome: try 1 lost after the mutation; before try 2 reads the journal the fence's
+ * answer is recorded lost (COMMIT_UNKNOWN). Try 2 must fail without further retries
+ * (AirflowFailException); an operator resolves it with `dpone recovery target-commit apply`,
+ * clears the task, and try 3 completes without writing again.
+ */
+export function unknownOutcome(): LiveCase {
+  const stop: TryStop = { point: 'target.mutate:after', hit: 1 };
+  return {
+    plans: stops([
+      [1, stop],
+      [2, FIRST_POINT],
+    ]),
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      const first = await cell.parked(1);
+      if (!first) return { hit: false };
+      await signalProcess(first, 'SIGKILL');
+      cell.note(1, `pod-killed@${stop.point}`);
+      const second = await cell.parked(2);
+      if (!second) return { hit: false };
+      await cell.run.waitForLeaseExpiry();
+      await recordLostFenceAnswer(cell.run);
+      cell.note(2, 'fence answer recorded lost before this try');
+      await signalProcess(second, 'SIGUSR2');
+      await cell.taskEnd(runId);
+      await cell.recordRun(runId, { task_state: 'failed', tries: 2 });
+      const apply = await operatorResolves(cell, 2);
+      await cell.airflow.api.clearTask(cell.dagId, runId, cell.taskId);
+      await cell.taskEnd(runId, 3);
+      await cell.recordRun(runId, { task_state: 'success', tries: 3 });
+      return { hit: true, attempts: [apply] };
+    },
+  };
+}
+
+/** `dpone recovery target-commit apply --action resolve-unknown` with the rendered workload of a try. */
+async function operatorResolves(cell: AirflowCell, folder: number): Promise<AttemptRecord> {
+  const journal = await cell.run.fixture.openJournal();
+  const [id] = await journal.list();
+  const entry = await journal.get(id!);
+  await journal.close();
+  const identity = join(cell.run.dir, 'platform-identity');
+  await writeFile(identity, 'platform:dpone-harness\n');
+  return cell.run.run('operator-resolve-unknown', {
+    command: [
+      ...['recovery', 'target-commit', 'apply', '--operation-id', entry!.operation_id],
+      ...['--journal', cell.run.fixture.journalUrl],
+      ...['--route', join(cell.dir, 'tries', String(folder), 'workload.yaml')],
+      ...['--action', 'resolve-unknown', '--expected-version', String(entry!.version)],
+      ...['--reason', 'airflow-live: unknown outcome', '--identity-file', identity, '--json'],
+    ],
+  });
+}
+
+/** A successful task cleared (Airflow's "Clear"): it runs again and must not write again. */
+export function cleared(): LiveCase {
+  return {
+    plans: stops([]),
+    async drive(cell) {
+      const runId = await cell.scheduledRun();
+      await cell.taskEnd(runId);
+      await cell.recordRun(runId, { task_state: 'success', tries: 1 });
+      await cell.airflow.api.clearTask(cell.dagId, runId, cell.taskId);
+      await cell.taskEnd(runId, 2);
+      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
+      return { hit: true };
+    },
+  };
+}
+
+/**
+ * The interval run again after it succeeded: a manual run of the same interval (logical date =
+ * the interval's end) finds the operation complete; a manual run without a logical date has no
+ * interval and fails without a retry, before `dpone` runs.
+ */
+export function retriggered(): LiveCase {
+  return {
+    plans: stops([]),
+    async drive(cell) {
+      const api = cell.airflow.api;
+      const scheduled = await cell.scheduledRun();
+      await cell.taskEnd(scheduled);
+      await cell.recordRun(scheduled, { task_state: 'success', tries: 1 });
+      const manual = await api.triggerRun(cell.dagId, MANUAL_LOGICAL_DATE, CELL_INTERVAL);
+      await cell.taskEnd(manual.dag_run_id);
+      await cell.recordRun(manual.dag_run_id, { task_state: 'success', tries: 1 });
+      const bare = await api.triggerRun(cell.dagId, null);
+      await cell.taskEnd(bare.dag_run_id);
+      await cell.recordRun(bare.dag_run_id, { task_state: 'failed', tries: 1 });
+      return { hit: true };
+    },
+  };
+}
+
+/**
+ * Logical identity: a scheduled, a backfill and a manual run of one interval, each created after
+ * the previous one was deleted, so each has another run id (`scheduled__…`, `backfill__…`,
+ * `manual__…`). They must be one operation: one mutation, every later run already complete.
+ */
+export function identity(): LiveCase {
+  return {
+    plans: stops([]),
+    async drive(cell) {
+      const api = cell.airflow.api;
+      const runs = [await cell.scheduledRun()];
+      await cell.taskEnd(runs[0]!);
+      await cell.recordRun(runs[0]!, { task_state: 'success', tries: 1 });
+      await api.deleteRun(cell.dagId, runs[0]!);
+      await api.backfill(cell.dagId, CELL_INTERVAL.start, CELL_INTERVAL.start);
+      runs.push(await cell.newRun('backfill', runs));
+      await cell.taskEnd(runs[1]!);
+      await cell.recordRun(runs[1]!, { task_state: 'success', tries: 1 });
+      await api.deleteRun(cell.dagId, runs[1]!);
+      runs.push((await api.triggerRun(cell.dagId, MANUAL_LOGICAL_DATE, CELL_INTERVAL)).dag_run_id);
+      await cell.taskEnd(runs[2]!);
+      await cell.recordRun(runs[2]!, { task_state: 'success', tries: 1 });
+      const intervals = new Set(cell.runs.map((run) => run.data_interval));
+      const distinct = new Set(runs).size === runs.length && intervals.size === 1;
+      const detail = `run ids ${runs.join(', ')}; data interval ${[...intervals].join(' | ')}`;
+      return {
+        hit: true,
+        checks: [{ name: 'same-interval-other-run-ids', verdict: distinct ? 'PASS' : 'UNKNOWN', detail }],
+      };
+    },
+  };
+}
