@@ -19,6 +19,7 @@ export interface TaskTryInfo {
 }
 
 const enc = encodeURIComponent;
+const RETRIES_ON_LOCK = 8;
 
 /**
  * The slice of Airflow 3's public REST API (/api/v2) the harness drives: DAG runs, task
@@ -33,12 +34,19 @@ export class AirflowApi {
   }
 
   async #call<T>(method: string, path: string, body?: unknown, accept: number[] = []): Promise<T | null> {
-    const response = await fetch(`${this.baseUrl}/api/v2${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    });
+    let response: Response;
+    for (let attempt = 1; ; attempt++) {
+      response = await fetch(`${this.baseUrl}/api/v2${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      // 503: the SQLite metadata database was locked and the request rolled back; ask again.
+      if (response.status !== 503 || attempt === RETRIES_ON_LOCK) break;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
     if (accept.includes(response.status)) return null;
     if (!response.ok) {
       // The response body may echo request values; keep only the status and the route.
