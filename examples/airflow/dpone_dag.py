@@ -55,7 +55,14 @@ EXIT_NO_RETRY = {
     22: "DPONE_TARGET_COMMIT_INTENT_CONFLICT",
     25: "DPONE_UNAUTHORIZED",
     26: "DPONE_ROUTE_NOT_CERTIFIED",
+    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator investigates
+    30: "DPONE_AUTHENTICATION_FAILED",
+    31: "DPONE_PERMISSION_DENIED",
+    32: "DPONE_OBJECT_NOT_FOUND",
+    33: "DPONE_DATA_REJECTED",
 }
+# Every other code is retried, 130 (DPONE_INTERRUPTED: the process was stopped) included: the
+# retry resumes the same journal entry.
 
 # The workload, rendered by Airflow at run time. Every identity field is the same on every try
 # and names the run's data, not the run: the DAG-run logical identity is the data interval. A run
