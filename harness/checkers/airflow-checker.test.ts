@@ -35,6 +35,9 @@ describe('airflow checks', () => {
     expect(verdicts(recordOf([lying]))['airflow-success-proven']).toBe('FAIL');
     const noDpone = { ...run, tries: [{ try_number: 1, state: 'success' }] };
     expect(verdicts(recordOf([noDpone]))['airflow-success-proven']).toBe('FAIL');
+    // The XCom was lost, so only the exit code tells: a killed dpone is no success.
+    const killed = { ...run, tries: [{ ...run.tries[0]!, dpone_status: null, dpone_exit: -9 }] };
+    expect(verdicts(recordOf([killed]))['airflow-success-proven']).toBe('FAIL');
     const unfinished = { ...complete, final_state: 'TARGET_COMMITTED' };
     expect(verdicts(recordOf([run]), unfinished)['airflow-success-proven']).toBe('FAIL');
     expect(verdicts(recordOf([run]), null)['airflow-success-proven']).toBe('UNKNOWN');

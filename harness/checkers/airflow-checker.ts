@@ -53,6 +53,10 @@ function successCheck(airflow: AirflowRecord, journal: JournalSnapshot | null): 
       problems.push(`${run.run_id} try ${t.try_number} succeeded although dpone reported ${t.dpone_status}`);
     if (t.folder === undefined)
       problems.push(`${run.run_id} try ${t.try_number} succeeded without running dpone`);
+    else if (t.dpone_exit !== 0)
+      problems.push(
+        `${run.run_id} try ${t.try_number} succeeded although dpone exited ${t.dpone_exit ?? 'unknown'}`,
+      );
   }
   if (successes.length > 0 && journal !== null && journal.final_state !== 'COMPLETE')
     problems.push(`Airflow reported success but the journal ended ${journal.final_state ?? 'empty'}`);

@@ -114,6 +114,8 @@ export interface AirflowTryRecord {
   readonly state: string | null;
   /** The per-try folder the task used (the pod's stand-in), when it got as far as running dpone. */
   readonly folder?: number;
+  /** How `dpone run` exited in this try (negative: the signal that ended it; null: unknown). */
+  readonly dpone_exit?: number | null;
   /** What `dpone run` reported in this try's XCom (committed, already-complete, failed, …). */
   readonly dpone_status?: string | null;
   /** The error code in this try's XCom, when dpone failed with one. */

@@ -224,15 +224,16 @@ export class AirflowCell implements AsyncDisposable {
     const tries: AirflowTryRecord[] = [];
     for (const t of await api.tries(this.dagId, runId, this.taskId)) {
       const found = folders.find((f) => f.meta?.run_id === runId && f.meta.try_number === t.try_number);
-      const xcom = found
-        ? await readJson<{ status?: string; code?: string }>(
-            join(this.dir, 'tries', String(found.folder), 'xcom', 'return.json'),
-          )
+      const dir = found ? join(this.dir, 'tries', String(found.folder)) : null;
+      const xcom = dir
+        ? await readJson<{ status?: string; code?: string }>(join(dir, 'xcom', 'return.json'))
         : null;
+      const result = dir ? await readJson<{ exit_code: number }>(join(dir, 'result.json')) : null;
       tries.push({
         try_number: t.try_number,
         state: t.state,
         ...(found ? { folder: found.folder } : {}),
+        dpone_exit: result?.exit_code ?? null,
         dpone_status: xcom?.status ?? null,
         dpone_code: xcom?.code ?? null,
         harness_action: found ? (this.#actions.get(found.folder) ?? null) : null,
