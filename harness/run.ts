@@ -323,7 +323,9 @@ async function runIn(setup: RunSetup, options: CertifyOptions): Promise<CertifyR
       concurrency,
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
       ...(airflow
-        ? { airflow: `${airflow.venv.version} (cncf-kubernetes ${airflow.venv.kubernetesProvider})` }
+        ? {
+            airflow: `${airflow.venv.version} (cncf-kubernetes ${airflow.venv.kubernetesProvider}, metadata ${airflow.metadata.description})`,
+          }
         : {}),
       ...(airflowStart?.status === 'unavailable' ? { airflow_unavailable: airflowStart.reason } : {}),
     },

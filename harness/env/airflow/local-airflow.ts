@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 import { AirflowApi } from './airflow-api.ts';
+import type { AirflowMetadata } from './airflow-metadata.ts';
+import { startMetadata } from './airflow-metadata.ts';
 import { killProcessesWithEnv } from './process-tree.ts';
 import type { AirflowVenv } from './airflow-venv.ts';
 
@@ -30,7 +32,6 @@ function airflowConfig(home: string, port: number): Record<string, string> {
     AIRFLOW__CORE__EXECUTOR: 'LocalExecutor',
     AIRFLOW__CORE__PARALLELISM: '8',
     AIRFLOW__CORE__DAGS_ARE_PAUSED_AT_CREATION: 'False',
-    AIRFLOW__DATABASE__SQL_ALCHEMY_CONN: `sqlite:///${join(home, 'airflow.db')}`,
     AIRFLOW__API__HOST: '127.0.0.1',
     AIRFLOW__API__PORT: String(port),
     AIRFLOW__CORE__EXECUTION_API_SERVER_URL: `http://127.0.0.1:${port}/execution/`,
@@ -49,20 +50,28 @@ function airflowConfig(home: string, port: number): Record<string, string> {
 
 /**
  * A real Airflow 3 on this machine: API server (REST and task execution API), scheduler with
- * the LocalExecutor, and DAG processor, on a copied SQLite metadata database in a scratch
- * AIRFLOW_HOME. `dpone` on the tasks' PATH is this checkout's CLI. Disposing it stops every
+ * the LocalExecutor, and DAG processor, in a scratch AIRFLOW_HOME, on a throw-away metadata
+ * database (airflow-metadata.ts). `dpone` on the tasks' PATH is this checkout's CLI. Disposing it stops every
  * process it started, including task processes the harness orphaned on purpose.
  */
 export class LocalAirflow implements AsyncDisposable {
   readonly home: string;
   readonly api: AirflowApi;
   readonly venv: AirflowVenv;
+  readonly metadata: AirflowMetadata;
   readonly #children: ChildProcess[];
 
-  private constructor(home: string, port: number, venv: AirflowVenv, children: ChildProcess[]) {
+  private constructor(
+    home: string,
+    port: number,
+    venv: AirflowVenv,
+    metadata: AirflowMetadata,
+    children: ChildProcess[],
+  ) {
     this.home = home;
     this.api = new AirflowApi(`http://127.0.0.1:${port}`);
     this.venv = venv;
+    this.metadata = metadata;
     this.#children = children;
   }
 
@@ -75,7 +84,6 @@ export class LocalAirflow implements AsyncDisposable {
     await rm(home, { recursive: true, force: true });
     for (const dir of ['dags', 'logs', 'bin', 'cell-env']) await mkdir(join(home, dir), { recursive: true });
     await chmod(join(home, 'cell-env'), 0o700);
-    await copyFile(venv.metadataTemplate, join(home, 'airflow.db'));
     await copyFile(PRODUCTION_DAG, join(home, 'dags', 'dpone_dag.py'));
     await copyFile(LIVE_DAG, join(home, 'dags', 'dpone_live.py'));
     // Both are modules the cell DAGs import, not DAG files of their own.
@@ -84,13 +92,15 @@ export class LocalAirflow implements AsyncDisposable {
     await writeFile(shim, `#!/bin/sh\nexec "${process.execPath}" --no-warnings "${BIN}" "$@"\n`);
     await chmod(shim, 0o755);
     const port = await freeLoopbackPort();
-    const childEnv = {
+    const baseEnv = {
       PATH: `${join(home, 'bin')}:${env.PATH ?? '/usr/bin:/bin'}`,
       HOME: env.HOME ?? '/root',
       LANG: 'C.UTF-8',
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       ...airflowConfig(home, port),
     };
+    const metadata = await startMetadata(venv, home, env, baseEnv);
+    const childEnv = { ...baseEnv, ...metadata.env };
     const children = COMPONENTS.map((component) => {
       const log = openSync(join(home, 'logs', `${component}.log`), 'a');
       try {
@@ -104,7 +114,7 @@ export class LocalAirflow implements AsyncDisposable {
         closeSync(log);
       }
     });
-    const airflow = new LocalAirflow(home, port, venv, children);
+    const airflow = new LocalAirflow(home, port, venv, metadata, children);
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
       if (children.some((child) => child.exitCode !== null || child.signalCode !== null)) break;
@@ -146,6 +156,7 @@ export class LocalAirflow implements AsyncDisposable {
     clearTimeout(timer);
     // Task runners and dpone processes run in sessions of their own; all carry this AIRFLOW_HOME.
     await killProcessesWithEnv(`AIRFLOW_HOME=${this.home}`);
+    await this.metadata[Symbol.asyncDispose]();
   }
 }
 

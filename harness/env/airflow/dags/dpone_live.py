@@ -36,6 +36,8 @@ from airflow.sdk.exceptions import AirflowException
 
 POD_WORKLOAD = "/tmp/workload.yaml"
 POD_XCOM = "/airflow/xcom/return.json"
+# Passed from the task's environment to dpone; AIRFLOW_HOME lets the harness find strays.
+POD_ENV = ("PATH", "HOME", "LANG", "NODE_COMPILE_CACHE", "AIRFLOW_HOME")
 CELL_DAY = datetime(2026, 1, 1, tzinfo=timezone.utc)
 # The last logical date the cell's DAG runs for: the scheduler creates exactly one run, for
 # [CELL_DAY, next day); manual runs with a logical date within that day still get their task.
@@ -107,7 +109,10 @@ class DponeLocalOperator(BaseOperator):
         }
         (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
 
-        env = {**os.environ, **json.loads(Path(self.env_file).read_text(encoding="utf-8"))}
+        # What a pod would have: no Airflow configuration or metadata password, only the
+        # basics, the cell's worker environment (its servers' passwords) and dpone's inputs.
+        env = {name: os.environ[name] for name in POD_ENV if name in os.environ}
+        env.update(json.loads(Path(self.env_file).read_text(encoding="utf-8")))
         env["DPONE_WORKLOAD"] = json.dumps(workload)
         notify = os.open(folder / "notify", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         plan_file = cell / "plans" / f"{number}.json"
