@@ -110,6 +110,8 @@ class DagParseTest(unittest.TestCase):
         for number, code in {**constants["EXIT_RETRY_SAFE"], **constants["EXIT_NO_RETRY"]}.items():
             self.assertEqual(runtime[code], number, code)
         self.assertEqual(runtime["DPONE_TARGET_COMMIT_UNKNOWN"], constants["EXIT_COMMIT_UNKNOWN"])
+        # An unknown outcome must stop the task (AirflowFailException), never be retried.
+        self.assertIn(constants["EXIT_COMMIT_UNKNOWN"], constants["EXIT_NO_RETRY"])
         self.assertEqual(runtime["DPONE_TARGET_COMMITTED_INCOMPLETE"], constants["EXIT_COMMITTED_INCOMPLETE"])
         self.assertEqual(runtime["DPONE_INVALID_INPUT"], constants["EXIT_BAD_INPUT"])
         retry_safe = source[source.index("export const RETRY_SAFE_CODES") :]

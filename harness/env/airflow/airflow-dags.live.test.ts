@@ -35,6 +35,8 @@ async function python(args: readonly string[]): Promise<{ stdout: string; stderr
       HOME: process.env.HOME ?? home,
       AIRFLOW_HOME: home,
       AIRFLOW__CORE__LOAD_EXAMPLES: 'False',
+      // The example folder is part of the checkout: leave no bytecode in it.
+      PYTHONDONTWRITEBYTECODE: '1',
     },
   });
 }
