@@ -32,8 +32,11 @@ interface LiveParams {
 
 /** Fixed pod losses: before the mutation began, and right after the target committed. */
 const POD_LOST_POINTS = ['cas:PREPARED->COMMITTING:after#1', 'target.commit:after#1'];
-/** The loss the unsafe variants are run with: a retry after a commit the journal has not recorded. */
-const SENSITIVE_POINT = 'target.commit:after#1';
+/**
+ * The case the unsafe variants are run with: a lost worker whose retry takes the operation over
+ * and whose old dpone wakes up afterwards. Each of the four variants writes twice there.
+ */
+const SENSITIVE_CASE = 'worker-lost';
 
 function draft(localId: string, params: LiveParams, tries: number, sensitive = false): CellDraft {
   return {
@@ -54,9 +57,7 @@ function planLive(spec: FaultSpecOf<'airflow-live'>, { seed, traces }: PlanConte
   for (const name of spec.cases ?? AIRFLOW_LIVE_CASES) {
     if (name === 'pod-lost') {
       for (const point of POD_LOST_POINTS)
-        drafts.push(
-          draft(`pod-lost/${point}`, { case: name, losses: [point] }, 2, point === SENSITIVE_POINT),
-        );
+        drafts.push(draft(`pod-lost/${point}`, { case: name, losses: [point] }, 2));
       for (let index = 1; index <= (spec.random ?? 1) && traces.clean.length > 0; index++) {
         const random = seededRandom(deriveSeed(seed, `airflow-live-${index}`));
         const losses = [1, 2, 3].map(() =>
@@ -67,7 +68,7 @@ function planLive(spec: FaultSpecOf<'airflow-live'>, { seed, traces }: PlanConte
     } else if (name === 'xcom-lost') {
       for (const mode of ['missing', 'unreadable'] as const)
         drafts.push(draft(`xcom-lost/${mode}`, { case: name, mode }, mode === 'missing' ? 1 : 2));
-    } else drafts.push(draft(name, { case: name }, name === 'unknown' ? 3 : 2));
+    } else drafts.push(draft(name, { case: name }, name === 'unknown' ? 3 : 2, name === SENSITIVE_CASE));
   }
   return drafts;
 }

@@ -145,11 +145,11 @@ describe('airflow-live planning', () => {
       'a/pod-lost/cas:PREPARED->COMMITTING:after#1',
       'a/pod-lost/seed7-1',
       'a/pod-lost/target.commit:after#1',
-      'a/pod-lost/target.commit:after#1@no-fence',
       'a/retriggered',
       'a/runner-lost',
       'a/unknown',
       'a/worker-lost',
+      'a/worker-lost@no-fence',
       'a/xcom-lost/missing',
       'a/xcom-lost/unreadable',
     ]);
