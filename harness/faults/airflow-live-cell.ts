@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, readlink, writeFile } from 'node:fs/promises';
-import { constants } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
@@ -8,7 +7,15 @@ import type { TaskTryInfo } from '../env/airflow/airflow-api.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { ProcessRef } from '../env/airflow/process-tree.ts';
 import { isAlive, processRef, signalProcess } from '../env/airflow/process-tree.ts';
-import type { AirflowRunRecord, AirflowTryRecord, AttemptRecord } from '../evidence/evidence-types.ts';
+import type { AirflowRunRecord, AttemptRecord } from '../evidence/evidence-types.ts';
+import {
+  readJson,
+  runningIn,
+  tryAttempts,
+  tryExitCode,
+  tryFolders,
+  tryRecords,
+} from './airflow-live-tries.ts';
 import type { CellRun } from './fault.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,14 +32,6 @@ export interface TryStop {
 
 function timeout(what: string): DponeError {
   return new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, `Airflow: timed out waiting for ${what}`);
-}
-
-async function readJson<T>(file: string): Promise<T | null> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as T;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -70,12 +69,6 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | null 
     await sleep(300);
   }
   throw timeout(what);
-}
-
-interface TryMeta {
-  readonly run_id: string;
-  readonly try_number: number;
-  readonly run_type: string;
 }
 
 /**
@@ -201,44 +194,12 @@ export class AirflowCell implements AsyncDisposable {
     this.#orphans.push(ref);
   }
 
-  async #folders(): Promise<{ folder: number; meta: TryMeta | null }[]> {
-    const names = await readdir(join(this.dir, 'tries')).catch(() => [] as string[]);
-    const folders = names
-      .map(Number)
-      .filter(Number.isInteger)
-      .sort((a, b) => a - b);
-    return Promise.all(
-      folders.map(async (folder) => ({
-        folder,
-        meta: await readJson<TryMeta>(join(this.dir, 'tries', String(folder), 'meta.json')),
-      })),
-    );
-  }
-
   /** Reads a run's tries from Airflow (before the run is deleted, or at the end) with what it must show. */
   async recordRun(runId: string, expected: AirflowRunRecord['expected']): Promise<AirflowRunRecord> {
     const api = this.airflow.api;
     const info = (await api.dagRuns(this.dagId)).find((run) => run.dag_run_id === runId);
     const ti = await api.taskInstance(this.dagId, runId, this.taskId);
-    const folders = await this.#folders();
-    const tries: AirflowTryRecord[] = [];
-    for (const t of await api.tries(this.dagId, runId, this.taskId)) {
-      const found = folders.find((f) => f.meta?.run_id === runId && f.meta.try_number === t.try_number);
-      const dir = found ? join(this.dir, 'tries', String(found.folder)) : null;
-      const xcom = dir
-        ? await readJson<{ status?: string; code?: string }>(join(dir, 'xcom', 'return.json'))
-        : null;
-      const result = dir ? await readJson<{ exit_code: number }>(join(dir, 'result.json')) : null;
-      tries.push({
-        try_number: t.try_number,
-        state: t.state,
-        ...(found ? { folder: found.folder } : {}),
-        dpone_exit: result?.exit_code ?? null,
-        dpone_status: xcom?.status ?? null,
-        dpone_code: xcom?.code ?? null,
-        harness_action: found ? (this.#actions.get(found.folder) ?? null) : null,
-      });
-    }
+    const tries = await api.tries(this.dagId, runId, this.taskId);
     const recorded: AirflowRunRecord = {
       run_id: runId,
       run_type: info?.run_type ?? 'unknown',
@@ -248,7 +209,7 @@ export class AirflowCell implements AsyncDisposable {
           : null,
       task_state: ti?.state ?? null,
       max_tries: ti?.max_tries ?? 0,
-      tries,
+      tries: await tryRecords(await tryFolders(this.dir), runId, tries, this.#actions),
       expected,
     };
     this.#runs.push(recorded);
@@ -261,40 +222,12 @@ export class AirflowCell implements AsyncDisposable {
 
   /** One attempt record per `dpone run` Airflow started (try folder), in order. */
   async attempts(): Promise<AttemptRecord[]> {
-    const records: AttemptRecord[] = [];
-    for (const { folder, meta } of await this.#folders()) {
-      const dir = join(this.dir, 'tries', String(folder));
-      const result = await readJson<{ exit_code: number; pid: number; duration_ms: number }>(
-        join(dir, 'result.json'),
-      );
-      const xcom = await readJson<{ code?: string }>(join(dir, 'xcom', 'return.json'));
-      const trace = (await readFile(join(dir, 'trace.txt'), 'utf8').catch(() => '')).trimEnd().split('\n');
-      const pid = Number((await readFile(join(dir, 'pid'), 'utf8').catch(() => '-1')).trim());
-      const code = result?.exit_code ?? null;
-      const signal =
-        code !== null && code < 0
-          ? (Object.entries(constants.signals).find(([, number]) => number === -code)?.[0] ?? null)
-          : null;
-      const orphaned = result === null && this.#actions.has(folder);
-      records.push({
-        pid,
-        exit_code: code !== null && code >= 0 ? code : null,
-        signal,
-        duration_ms: result?.duration_ms ?? 0,
-        last_point: trace.at(-1) || null,
-        role: `airflow-${meta?.run_type ?? 'run'}-try-${meta?.try_number ?? folder}${orphaned ? '-orphan' : ''}`,
-        error_code: xcom?.code ?? null,
-      });
-    }
-    return records;
+    return tryAttempts(await tryFolders(this.dir), this.#actions);
   }
 
   /** The exit code `dpone` reported in try folder `n` (null: it has not ended, or was orphaned). */
-  async exitCode(folder: number): Promise<number | null> {
-    const result = await readJson<{ exit_code: number }>(
-      join(this.dir, 'tries', String(folder), 'result.json'),
-    );
-    return result?.exit_code ?? null;
+  exitCode(folder: number): Promise<number | null> {
+    return tryExitCode(join(this.dir, 'tries', String(folder)));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -302,13 +235,10 @@ export class AirflowCell implements AsyncDisposable {
       await signalProcess(ref, 'SIGKILL');
       await signalProcess(ref, 'SIGCONT');
     }
-    // A try still parked when the cell gave up: its process runs in its try folder.
-    for (const { folder } of await this.#folders()) {
-      const dir = join(this.dir, 'tries', String(folder));
-      const pid = Number((await readFile(join(dir, 'pid'), 'utf8').catch(() => '')).trim());
-      const ref = pid > 0 ? await processRef(pid) : null;
-      if (ref && (await readlink(`/proc/${pid}/cwd`).catch(() => '')) === dir)
-        await signalProcess(ref, 'SIGKILL');
+    // A try still parked when the cell gave up.
+    for (const folder of await tryFolders(this.dir)) {
+      const ref = await runningIn(folder);
+      if (ref) await signalProcess(ref, 'SIGKILL');
     }
     await this.airflow.removeDag(this.#dagFile);
   }

@@ -8,16 +8,8 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { AirflowCell } from './airflow-live-cell.ts';
 import type { TryStop } from './airflow-live-cell.ts';
 import type { CaseResult, LiveCase } from './airflow-live-cases.ts';
-import {
-  cleared,
-  identity,
-  podLost,
-  retriggered,
-  runnerLost,
-  unknownOutcome,
-  workerLost,
-  xcomLost,
-} from './airflow-live-cases.ts';
+import { podLost, runnerLost, unknownOutcome, workerLost, xcomLost } from './airflow-live-cases.ts';
+import { cleared, identity, retriggered } from './airflow-live-reruns.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 
