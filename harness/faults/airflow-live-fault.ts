@@ -25,6 +25,11 @@ interface LiveParams {
 /** Fixed pod losses: before the mutation began, and right after the target committed. */
 const POD_LOST_POINTS = ['cas:PREPARED->COMMITTING:after#1', 'target.commit:after#1'];
 /**
+ * Every retry used: three pods lost (before the mutation, right after the commit the retry makes,
+ * at the start of the next), the fourth and last try finishes. Each point is on its try's path.
+ */
+const EVERY_RETRY = ['cas:PREPARED->COMMITTING:after#1', 'target.commit:after#1', 'journal.read:before#1'];
+/**
  * The case the unsafe variants are run with: a lost worker whose retry takes the operation over
  * and whose old dpone wakes up afterwards. Each of the four variants writes twice there.
  */
@@ -50,6 +55,7 @@ function planLive(spec: FaultSpecOf<'airflow-live'>, { seed, traces }: PlanConte
     if (name === 'pod-lost') {
       for (const point of POD_LOST_POINTS)
         drafts.push(draft(`pod-lost/${point}`, { case: name, losses: [point] }, 2));
+      drafts.push(draft('pod-lost/every-retry', { case: name, losses: EVERY_RETRY }, 4));
       for (let index = 1; index <= (spec.random ?? 1) && traces.clean.length > 0; index++) {
         const random = seededRandom(deriveSeed(seed, `airflow-live-${index}`));
         const losses = [1, 2, 3].map(() =>

@@ -143,6 +143,7 @@ describe('airflow-live planning', () => {
       'a/cleared',
       'a/identity',
       'a/pod-lost/cas:PREPARED->COMMITTING:after#1',
+      'a/pod-lost/every-retry',
       'a/pod-lost/seed7-1',
       'a/pod-lost/target.commit:after#1',
       'a/retriggered',
