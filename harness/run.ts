@@ -5,6 +5,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
+import { startAirflow } from './env/airflow/airflow-environment.ts';
+import type { AirflowStart } from './env/airflow/airflow-environment.ts';
 import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
@@ -106,7 +108,13 @@ async function loadRoute(id: string): Promise<Route> {
 }
 
 /** Fault kinds whose cells are planned from a recorded clean trace. */
-const TRACED_KINDS: ReadonlySet<string> = new Set(['crash', 'airflow-retry', 'journal-loss', 'fence-loss']);
+const TRACED_KINDS: ReadonlySet<string> = new Set([
+  'crash',
+  'airflow-retry',
+  'airflow-live',
+  'journal-loss',
+  'fence-loss',
+]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
 async function traceBooks(
@@ -149,15 +157,20 @@ async function traceBooks(
   return books;
 }
 
-function unverifiedCell(cell: PlannedCell, reason: string, reproduce: string): CellEvidence {
+function unverifiedCell(
+  cell: PlannedCell,
+  reason: string,
+  reproduce: string,
+  verdict: 'UNVERIFIED' | 'FAIL' = 'UNVERIFIED',
+): CellEvidence {
   return {
     id: cell.id,
     scenario: cell.scenario,
     route: cell.route,
     variant: cell.variant,
     fault: cell.fault,
-    verdict: 'UNVERIFIED',
-    checks: [{ name: 'environment', verdict: 'UNVERIFIED', detail: reason }],
+    verdict,
+    checks: [{ name: 'environment', verdict, detail: reason }],
     attempts: [],
     target: null,
     journal: null,
@@ -292,22 +305,37 @@ async function runIn(
       startedAtMs: startedAt.getTime(),
     });
 
-  const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce };
+  // Airflow only when this run (or shard) has airflow-live cells to run on it.
+  const airflowStart: AirflowStart | null =
+    environment && cells.some((cell) => cell.kind === 'airflow-live')
+      ? await startAirflow(work, process.env)
+      : null;
+  await using airflow = airflowStart?.status === 'started' ? airflowStart.airflow : null;
+  const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce, airflow };
   let done = 0;
   interruption.progress = `after 0 of ${cells.length} cells`;
   const results = await mapBounded(
     cells,
     concurrency,
     (cell) =>
-      environment
-        ? runCell(cell, context)
-        : Promise.resolve(
+      environment && cell.kind === 'airflow-live' && airflowStart?.status === 'unavailable'
+        ? Promise.resolve(
             unverifiedCell(
               cell,
-              started.status === 'unverified' ? started.reason : 'no environment',
+              airflowStart.failure ? `${airflowStart.reason}; CI provisions Airflow` : airflowStart.reason,
               reproduce(cell),
+              airflowStart.failure ? 'FAIL' : 'UNVERIFIED',
             ),
-          ),
+          )
+        : environment
+          ? runCell(cell, context)
+          : Promise.resolve(
+              unverifiedCell(
+                cell,
+                started.status === 'unverified' ? started.reason : 'no environment',
+                reproduce(cell),
+              ),
+            ),
     async (cell) => {
       interruption.progress = `after ${++done} of ${cells.length} cells`;
       for (const reporter of options.reporters) await reporter.onCellDone?.(cell);
@@ -336,6 +364,12 @@ async function runIn(
       concurrency,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
+      ...(airflow
+        ? {
+            airflow: `${airflow.venv.version} (cncf-kubernetes ${airflow.venv.kubernetesProvider}, metadata ${airflow.metadata.description})`,
+          }
+        : {}),
+      ...(airflowStart?.status === 'unavailable' ? { airflow_unavailable: airflowStart.reason } : {}),
     },
     verdict,
     cells: results,

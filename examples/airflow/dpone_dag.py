@@ -3,10 +3,12 @@
 What this file shows (see examples/airflow/README.md):
 
 * The stable operation inputs (release, deployment, DAG, DAG-run logical identity, workload,
-  mapped partition, interval, target) come from the DAG run, never from the try number, the pod
-  name, the current time or a random value. Every retry of one DAG run therefore derives the same
-  operation_id, and `dpone run` resumes that operation from its durable journal instead of
-  writing again.
+  mapped partition, interval, target) come from the DAG run's data interval, never from the run
+  id, the try number, the pod name, the current time or a random value. Every retry of one DAG
+  run, a cleared task, and a scheduled, manual or backfill run of the same interval therefore
+  derive the same operation_id, and `dpone run` resumes that operation from its durable journal
+  instead of writing again. A run without a data interval (a manual run with no logical date)
+  names no data: it fails without a retry.
 * Parsing this file does no journal, target, secret or network access: the workload is a Jinja
   template that Airflow renders when the task runs, and passwords come from a Kubernetes Secret
   the pod mounts as an environment variable (the scheduler never reads it).
@@ -22,10 +24,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from airflow import DAG
-from airflow.exceptions import AirflowException, AirflowFailException
 from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 from airflow.providers.cncf.kubernetes.secret import Secret
+from airflow.sdk import DAG, CronDataIntervalTimetable
+from airflow.sdk.exceptions import AirflowException, AirflowFailException
 
 # Deployment constants, fixed when the DAG is released (not read from anywhere at parse time).
 RELEASE_ID = "2026.07.1"
@@ -52,36 +54,43 @@ EXIT_NO_RETRY = {
     EXIT_COMMIT_UNKNOWN: "DPONE_TARGET_COMMIT_UNKNOWN",
     22: "DPONE_TARGET_COMMIT_INTENT_CONFLICT",
     25: "DPONE_UNAUTHORIZED",
-    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree (e.g. the journal was lost): inspect
     26: "DPONE_ROUTE_NOT_CERTIFIED",
-    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator inspects
-    30: "DPONE_AUTHENTICATION_FAILED",  # wrong role or password
-    31: "DPONE_PERMISSION_DENIED",  # a grant is missing (the error's hint names it)
-    32: "DPONE_OBJECT_NOT_FOUND",  # a database, schema, table, column or partition is missing
-    33: "DPONE_DATA_REJECTED",  # the target refused the rows (type, NOT NULL, unique, check)
+    29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator investigates
+    30: "DPONE_AUTHENTICATION_FAILED",
+    31: "DPONE_PERMISSION_DENIED",
+    32: "DPONE_OBJECT_NOT_FOUND",
+    33: "DPONE_DATA_REJECTED",
 }
-# Any other non-zero exit (27 environment, 70 internal, 130 interrupted) is Airflow's ordinary retry.
+# Every other code is retried, 130 (DPONE_INTERRUPTED: the process was stopped) included: the
+# retry resumes the same journal entry.
 
-# The workload, rendered by Airflow at run time. Every identity field is a DAG-run property that
-# is the same on every try; `tojson` quotes each value so no run id can break the document.
-WORKLOAD_TEMPLATE = """{
+# The workload, rendered by Airflow at run time. Every identity field is the same on every try
+# and names the run's data, not the run: the DAG-run logical identity is the data interval. A run
+# id would not do: its prefix and time differ between a scheduled, a manual and a backfill run of
+# the same interval (`scheduled__…`, `manual__<trigger time>`, `backfill__…`), so each would be a
+# new operation and load the interval again. Nor would `ds` (the logical date): a manual run of
+# an interval has the interval's end as its logical date. `tojson` quotes every value.
+WORKLOAD_TEMPLATE = """{%% set start = data_interval_start.in_timezone("UTC") -%%}
+{%% set end = data_interval_end.in_timezone("UTC") -%%}
+{%% set day = start.strftime("%%Y-%%m-%%d") -%%}
+{
   "identity": {
     "release_id": %(release)s,
     "deployment_id": %(deployment)s,
     "dag_id": {{ dag.dag_id | tojson }},
-    "dag_run_logical_identity": {{ dag_run.run_id | tojson }},
+    "dag_run_logical_identity": {{ ("data_interval:" ~ start.strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ") ~ "/" ~ end.strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ")) | tojson }},
     "workload_id": %(workload)s,
     "mapped_partition_identity": "region=eu",
     "canonical_interval": {
-      "start": {{ data_interval_start.in_timezone("UTC").strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ") | tojson }},
-      "end": {{ data_interval_end.in_timezone("UTC").strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ") | tojson }}
+      "start": {{ start.strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ") | tojson }},
+      "end": {{ end.strftime("%%Y-%%m-%%dT%%H:%%M:%%SZ") | tojson }}
     },
     "canonical_target_identity": %(target)s
   },
   "intent": {
     "pack_fingerprint": "pack:3f1c9e",
     "normalized_load_strategy": "append",
-    "source_snapshot_or_partition_identity": {{ ("source.orders:day=" ~ ds) | tojson }},
+    "source_snapshot_or_partition_identity": {{ ("source.orders:day=" ~ day) | tojson }},
     "target_contract": "events(id,day,amount,region)",
     "schema_fingerprint": "schema:v1"
   },
@@ -89,7 +98,7 @@ WORKLOAD_TEMPLATE = """{
   "source": {"url": "postgres://dpone@orders-db:5432/orders", "password_env": "DPONE_SOURCE_PASSWORD", "table": "orders"},
   "target": {"url": "postgres://dpone@analytics-db:5432/analytics", "password_env": "DPONE_TARGET_PASSWORD", "table": "events"},
   "data": {"columns": ["id", "day", "amount", "region"], "natural_key": ["id"],
-           "partition": {"column": "day", "value": {{ ds | tojson }}}},
+           "partition": {"column": "day", "value": {{ day | tojson }}}},
   "journal": "postgres://dpone@journal-db:5432/dpone",
   "execution": {"lease_ttl_ms": 30000, "state_dir": "/var/lib/dpone/state"}
 }""" % {
@@ -106,6 +115,29 @@ POD_SCRIPT = (
 )
 
 
+def require_data_interval(context) -> None:
+    """Refuses, without a retry, a run that has no data interval: it names no data to load."""
+    if context.get("data_interval_start") is None or context.get("data_interval_end") is None:
+        raise AirflowFailException(
+            "dpone: this DAG run has no data interval (a manual run needs a logical date): "
+            "nothing to load; not retried"
+        )
+
+
+def fail_or_retry(code: int | None, error: AirflowException) -> None:
+    """Raises what Airflow should do after `dpone run` exited `code` (None: unknown, so retry).
+
+    A no-retry code becomes AirflowFailException; anything else re-raises `error` and Airflow
+    retries, which is safe: the retry resumes the same durable journal entry.
+    """
+    if code in EXIT_NO_RETRY:
+        raise AirflowFailException(
+            f"dpone exited {code} ({EXIT_NO_RETRY[code]}): not retried; see "
+            "`dpone recovery target-commit inspect` in the recovery runbook"
+        ) from error
+    raise error
+
+
 class DponePodOperator(KubernetesPodOperator):
     """KubernetesPodOperator that turns dpone's no-retry exit codes into AirflowFailException.
 
@@ -114,17 +146,15 @@ class DponePodOperator(KubernetesPodOperator):
     without mutating the target again.
     """
 
+    def render_template_fields(self, context, jinja_env=None) -> None:
+        require_data_interval(context)
+        super().render_template_fields(context, jinja_env)
+
     def execute(self, context):
         try:
             return super().execute(context)
         except AirflowException as error:
-            code = self._dpone_exit_code()
-            if code in EXIT_NO_RETRY:
-                raise AirflowFailException(
-                    f"dpone exited {code} ({EXIT_NO_RETRY[code]}): not retried; see "
-                    "`dpone recovery target-commit inspect` in the recovery runbook"
-                ) from error
-            raise
+            fail_or_retry(self._dpone_exit_code(), error)
 
     def _dpone_exit_code(self) -> int | None:
         pod = getattr(self, "pod", None)
@@ -144,7 +174,9 @@ class DponePodOperator(KubernetesPodOperator):
 with DAG(
     dag_id="orders_daily",
     start_date=datetime(2026, 7, 1),
-    schedule="@daily",
+    # A data-interval timetable: each run covers [day, next day). (Airflow 3's "@daily" is a
+    # CronTriggerTimetable whose runs have an empty interval, which dpone rejects as bad input.)
+    schedule=CronDataIntervalTimetable("0 0 * * *", timezone="UTC"),
     catchup=False,
     default_args={"retries": 3, "retry_delay": timedelta(minutes=2)},
     tags=["dpone"],

@@ -5,8 +5,12 @@ Run: python3 -m pytest examples/airflow/test_dag_parse.py   (or python3 -m unitt
 * the DAG file imports only the standard library and Airflow, no network or database client;
 * it never mentions try_number and reads no Variable, Connection or file at parse time;
 * its exit-code table agrees with src/contracts/errors.ts;
-* its workload template renders to a workload `dpone identity` accepts, and two tries of one DAG
-  run derive the same operation_id while another DAG run derives a different one.
+* its workload template renders to a workload `dpone identity` accepts; every try, and a
+  scheduled, manual or backfill run of the same data interval derive the same operation_id, while
+  another interval derives a different one.
+
+Real Airflow parsing the DAG (with audit hooks) and building the pod is checked by
+harness/env/airflow/*.live.test.ts with the pinned Airflow environment.
 """
 
 from __future__ import annotations
@@ -57,18 +61,26 @@ class FakeDate:
         return self.value.strftime(fmt)
 
 
-def render(run_id: str, try_number: int) -> str:
+SCHEDULED = "scheduled__2026-07-19T00:00:00+00:00"
+MANUAL = "manual__2026-11-30T20:09:57.074466+00:00"
+BACKFILL = "backfill__2026-07-19T00:00:00+00:00"
+
+
+def render(run_id: str, try_number: int, day: int = 18, logical_day: int | None = None) -> str:
+    """Renders the workload as Airflow would for a run of the interval [July `day`, next day)."""
     import jinja2
 
     template = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(dag_constants()["WORKLOAD_TEMPLATE"])
-    start = datetime(2026, 7, 18, tzinfo=timezone.utc)
+    start = datetime(2026, 7, day, tzinfo=timezone.utc)
+    logical = start.replace(day=logical_day or day)
     return template.render(
         dag={"dag_id": "orders_daily"},
         dag_run={"run_id": run_id},
         ti={"try_number": try_number},
         data_interval_start=FakeDate(start),
-        data_interval_end=FakeDate(start.replace(day=19)),
-        ds="2026-07-18",
+        data_interval_end=FakeDate(start.replace(day=day + 1)),
+        logical_date=FakeDate(logical),
+        ds=logical.strftime("%Y-%m-%d"),
     )
 
 
@@ -98,6 +110,8 @@ class DagParseTest(unittest.TestCase):
         for number, code in {**constants["EXIT_RETRY_SAFE"], **constants["EXIT_NO_RETRY"]}.items():
             self.assertEqual(runtime[code], number, code)
         self.assertEqual(runtime["DPONE_TARGET_COMMIT_UNKNOWN"], constants["EXIT_COMMIT_UNKNOWN"])
+        # An unknown outcome must stop the task (AirflowFailException), never be retried.
+        self.assertIn(constants["EXIT_COMMIT_UNKNOWN"], constants["EXIT_NO_RETRY"])
         self.assertEqual(runtime["DPONE_TARGET_COMMITTED_INCOMPLETE"], constants["EXIT_COMMITTED_INCOMPLETE"])
         self.assertEqual(runtime["DPONE_INVALID_INPUT"], constants["EXIT_BAD_INPUT"])
         retry_safe = source[source.index("export const RETRY_SAFE_CODES") :]
@@ -106,20 +120,26 @@ class DagParseTest(unittest.TestCase):
         expected = {code_of[key] for key in re.findall(r"ERROR_CODES\.([A-Z_]+)", retry_safe)}
         self.assertEqual(set(constants["EXIT_RETRY_SAFE"].values()), expected)
 
-    def test_rendered_workload_is_stable_across_tries(self):
-        first, retry = render("scheduled__2026-07-18T00:00:00+00:00", 1), render("scheduled__2026-07-18T00:00:00+00:00", 3)
-        self.assertEqual(first, retry)
-        self.assertEqual(json.loads(first)["identity"]["dag_run_logical_identity"], "scheduled__2026-07-18T00:00:00+00:00")
-        self.assertNotEqual(first, render('manual__2026-07-18"x', 1))
-        json.loads(render('manual__2026-07-18"x', 1))  # quoting survives odd run ids
+    def test_rendered_workload_is_stable_across_tries_and_run_kinds(self):
+        first = render(SCHEDULED, 1)
+        self.assertEqual(first, render(SCHEDULED, 3))
+        # A manual run of the same interval has the interval's end as its logical date.
+        self.assertEqual(first, render(MANUAL, 1, logical_day=19))
+        self.assertEqual(first, render(BACKFILL, 2))
+        workload = json.loads(first)
+        self.assertEqual(
+            workload["identity"]["dag_run_logical_identity"], "data_interval:2026-07-18T00:00:00Z/2026-07-19T00:00:00Z"
+        )
+        self.assertEqual(workload["data"]["partition"]["value"], "2026-07-18")
+        self.assertNotEqual(first, render(SCHEDULED, 1, day=19))
 
     @unittest.skipUnless(shutil.which("node"), "node is not on PATH")
     def test_dpone_identity_accepts_the_rendered_workload(self):
         ids = []
-        for run_id in ("scheduled__2026-07-18T00:00:00+00:00", "scheduled__2026-07-18T00:00:00+00:00", "manual__2"):
+        for rendered in (render(SCHEDULED, 1), render(MANUAL, 2, logical_day=19), render(BACKFILL, 1, day=19)):
             with tempfile.TemporaryDirectory() as folder:
                 path = Path(folder) / "workload.yaml"
-                path.write_text(render(run_id, 1), encoding="utf-8")
+                path.write_text(rendered, encoding="utf-8")
                 done = subprocess.run(
                     ["node", str(ROOT / "bin/dpone.js"), "identity", "--workload", str(path), "--json"],
                     capture_output=True,

@@ -5,6 +5,7 @@ import type {
   TargetSnapshot,
 } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
+import { AIRFLOW_CHECK_NAMES, airflowChecks } from './airflow-checker.ts';
 import { CORE_CHECK_NAMES, DEFAULT_EXPECTATION, cellNeverRan, evaluateCell } from './check-cell.ts';
 import type { CheckCellResult } from './check-types.ts';
 import { historyViolations } from './journal-history-checker.ts';
@@ -87,7 +88,14 @@ export function recheckCell(cell: CellEvidence): RecheckResult {
   }
   const target = cell.target === null ? null : recheckTarget(cell.target, differences);
   const journal = cell.journal === null ? null : recheckJournal(cell.journal, differences);
-  const extra = cell.checks.filter((check) => !CORE_CHECK_NAMES.has(check.name));
+  // The Airflow checks are recomputed from the stored Airflow record, like the core checks.
+  const airflow = cell.airflow ? airflowChecks(cell.airflow, journal) : [];
+  const extra = [
+    ...cell.checks.filter(
+      (check) => !CORE_CHECK_NAMES.has(check.name) && !(cell.airflow && AIRFLOW_CHECK_NAMES.has(check.name)),
+    ),
+    ...airflow,
+  ];
   const result = evaluateCell(
     {
       target,
@@ -101,7 +109,7 @@ export function recheckCell(cell: CellEvidence): RecheckResult {
     extra,
   );
   for (const check of result.checks) {
-    if (!CORE_CHECK_NAMES.has(check.name)) continue;
+    if (!CORE_CHECK_NAMES.has(check.name) && !airflow.includes(check)) continue;
     const stored = cell.checks.find((candidate) => candidate.name === check.name);
     if (!stored) differences.push(`check ${check.name}: missing, recomputed ${check.verdict}`);
     else if (stored.verdict !== check.verdict) {

@@ -156,6 +156,46 @@ export interface LossObservation {
   readonly fork_journal?: JournalSnapshot | null;
 }
 
+/** One try of an Airflow task instance, as Airflow's metadata reports it, with what dpone did. */
+export interface AirflowTryRecord {
+  readonly try_number: number;
+  /** The state Airflow recorded for this try (success, failed, …; null if it never ran). */
+  readonly state: string | null;
+  /** The per-try folder the task used (the pod's stand-in), when it got as far as running dpone. */
+  readonly folder?: number;
+  /** How `dpone run` exited in this try (negative: the signal that ended it; null: unknown). */
+  readonly dpone_exit?: number | null;
+  /** What `dpone run` reported in this try's XCom (committed, already-complete, failed, …). */
+  readonly dpone_status?: string | null;
+  /** The error code in this try's XCom, when dpone failed with one. */
+  readonly dpone_code?: string | null;
+  /** What the harness did to this try: `pod-killed@<point>`, `runner-killed@<point>`, … */
+  readonly harness_action?: string | null;
+}
+
+/** One DAG run of an airflow-live cell, read from Airflow's REST API before the run was removed. */
+export interface AirflowRunRecord {
+  readonly run_id: string;
+  readonly run_type: string;
+  readonly data_interval: string | null;
+  /** The task instance's final state and Airflow's retry budget (max_tries = retries + clears). */
+  readonly task_state: string | null;
+  readonly max_tries: number;
+  readonly tries: readonly AirflowTryRecord[];
+  /** What the cell required of this run: its final task state and its number of tries. */
+  readonly expected: { readonly task_state: string; readonly tries: number };
+}
+
+/** What a real Airflow did in an airflow-live cell (evidence extension; absent for other cells). */
+export interface AirflowRecord {
+  readonly version: string;
+  readonly dag_id: string;
+  readonly task_id: string;
+  readonly runs: readonly AirflowRunRecord[];
+  /** Distinct operations the cell's journal holds at the end (one: every run was one operation). */
+  readonly operations: number;
+}
+
 export interface CellEvidence {
   readonly id: string;
   readonly scenario: string;
@@ -173,6 +213,8 @@ export interface CellEvidence {
   readonly loss?: LossObservation;
   readonly reproduce: string;
   readonly duration_ms: number;
+  /** airflow-live cells: the DAG runs and tries Airflow recorded. */
+  readonly airflow?: AirflowRecord;
 }
 
 export interface SensitivityRecord {

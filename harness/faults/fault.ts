@@ -1,4 +1,6 @@
+import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type {
+  AirflowRecord,
   AttemptRecord,
   CellExpectation,
   CheckRecord,
@@ -65,6 +67,8 @@ export interface CellRun {
   waitForLeaseExpiry(): Promise<void>;
   /** Trace file of a finished attempt, by role. */
   traceOf(role: string): Promise<readonly TraceOccurrence[]>;
+  /** The run's local Airflow, started when the plan has airflow-live cells (else null). */
+  readonly airflow: LocalAirflow | null;
 }
 
 export interface CellOutcome {
@@ -78,6 +82,8 @@ export interface CellOutcome {
   readonly settle?: boolean;
   /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
   readonly observe?: () => Promise<LossObservation>;
+  /** airflow-live: what Airflow recorded; the runner adds the Airflow checks computed from it. */
+  readonly airflow?: AirflowRecord;
 }
 
 /** A fault kind: expands a scenario's fault into cells, and runs one cell. */
@@ -108,6 +114,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'server-kill': async () => (await import('./server-fault.ts')).serverKillFault,
   'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
   'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
+  'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

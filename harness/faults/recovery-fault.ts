@@ -105,6 +105,31 @@ async function readOperation(run: CellRun): Promise<Operation | null> {
   }
 }
 
+/**
+ * Records a lost fence answer for an operation a killed worker left in COMMITTING (after its
+ * lease expired): COMMITTING -> COMMIT_UNKNOWN, exactly as the executor records a fence query
+ * that answers unknown, which a certified target never does by itself. Throws when the entry is
+ * not in COMMITTING (the caller's fault did not leave it there).
+ */
+export async function recordLostFenceAnswer(run: CellRun): Promise<void> {
+  const journal = await run.fixture.openJournal();
+  try {
+    const [id] = await journal.list();
+    const entry = await journal.get(id!);
+    await journal.compareAndSet({
+      operationId: entry!.operation_id,
+      expectedVersion: entry!.version,
+      expectedStates: new Set(['COMMITTING']),
+      nextState: 'COMMIT_UNKNOWN',
+      evidence: { reason: 'fence:unknown', fence_status: 'unknown', holder: 'harness:lost-fence-answer' },
+      nowMs: Date.now(),
+      releaseLease: true,
+    });
+  } finally {
+    await journal.close();
+  }
+}
+
 /** Drives the operation to `from`'s state; returns the first attempt and the operation, or null. */
 async function driveTo(
   run: CellRun,
@@ -112,24 +137,7 @@ async function driveTo(
 ): Promise<{ first: AttemptRecord; operation: Operation | null }> {
   const { record, hit } = await run.killAt('first', START[from].kill);
   await run.waitForLeaseExpiry();
-  if (hit && from === 'commit-unknown') {
-    const journal = await run.fixture.openJournal();
-    try {
-      const [id] = await journal.list();
-      const entry = await journal.get(id!);
-      await journal.compareAndSet({
-        operationId: entry!.operation_id,
-        expectedVersion: entry!.version,
-        expectedStates: new Set(['COMMITTING']),
-        nextState: 'COMMIT_UNKNOWN',
-        evidence: { reason: 'fence:unknown', fence_status: 'unknown', holder: 'harness:lost-fence-answer' },
-        nowMs: Date.now(),
-        releaseLease: true,
-      });
-    } finally {
-      await journal.close();
-    }
-  }
+  if (hit && from === 'commit-unknown') await recordLostFenceAnswer(run);
   const operation = await readOperation(run);
   return { first: record, operation: operation?.state === START[from].state ? operation : null };
 }

@@ -10,6 +10,8 @@ import { run as verify } from '../cli/certify-verify.ts';
 import { capturedIo } from './fixtures/captured-io.ts';
 import {
   acceptanceCells,
+  airflowCell,
+  airflowRun,
   checkedCell,
   CONNECTOR_VERSION,
   lossCells,
@@ -57,12 +59,16 @@ describe('certify gate', () => {
         'unknown-never-success',
         'unavailable-is-unverified',
         'journal-loss-one-mutation',
+        'airflow-one-mutation',
       ]),
     );
     expect(result.out).toMatch(
       /journal-loss-one-mutation +12 cells PASS, max 1 mutation: journal-loss rollback 4, journal-loss wipe 4, fence-loss drop 4; each mode at every one of 4 transitions/,
     );
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
+    expect(result.out).toMatch(
+      /airflow-one-mutation\s+3 airflow-live cells PASS on Airflow 3\.3\.2: 3 DAG runs, 6 task tries/,
+    );
     const record = JSON.parse(await readFile(result.certification, 'utf8'));
     expect(record).toMatchObject({
       route: 'sqlite',
@@ -112,6 +118,59 @@ describe('certify gate', () => {
     expect(result.out).toMatch(
       /run-scope\s+2 of \d+ route cells could not run here.*2× race: provider unavailable/,
     );
+  });
+
+  it('decides the Airflow line by the airflow-live cells: none, unavailable, wrong tries, two operations', async () => {
+    const others = acceptanceCells().filter((cell) => cell.fault.kind !== 'airflow-live');
+    const none = await runGate(await workdir(sealEvidence(others)));
+    expect(none.code).toBe(1);
+    expect(none.lines['airflow-one-mutation']).toBe('UNVERIFIED');
+    expect(none.out).toContain('no airflow-live cell in the evidence');
+
+    const unavailable = acceptanceCells().map((cell) =>
+      cell.fault.kind === 'airflow-live' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
+    );
+    const missing = await runGate(await workdir(sealEvidence(unavailable)));
+    expect(missing.lines['airflow-one-mutation']).toBe('UNVERIFIED');
+    expect(missing.out).toContain('environment UNVERIFIED: provider unavailable');
+
+    // Airflow retried once more than the harness lost tries (a try failed on its own).
+    const extraTry = airflowCell('pod-lost/target.commit:after#1', [airflowRun(['pod-killed', 'none'], 2)]);
+    expect(extraTry.verdict).toBe('FAIL');
+    const twoOps = airflowCell('worker-lost', [airflowRun(['worker-killed'])], { operations: 2 });
+    expect(twoOps.checks.find((check) => check.name === 'one-operation')?.verdict).toBe('FAIL');
+    for (const bad of [extraTry, twoOps]) {
+      const cells = acceptanceCells().map((cell) => (cell.id === bad.id ? bad : cell));
+      const result = await runGate(await workdir(sealEvidence(cells)));
+      expect(result.lines['airflow-one-mutation']).toBe('FAIL');
+    }
+    const without = await runGate(
+      await workdir(sealEvidence(acceptanceCells().filter((cell) => !cell.id.includes('xcom-lost')))),
+    );
+    expect(without.lines['airflow-one-mutation']).toBe('UNVERIFIED');
+    expect(without.out).toContain('no airflow-live cell for xcom-lost');
+  });
+
+  it('verify recomputes the Airflow checks from the stored Airflow record', async () => {
+    const evidence = sealEvidence(acceptanceCells());
+    const tampered = {
+      ...evidence,
+      cells: evidence.cells.map((cell) =>
+        cell.airflow
+          ? {
+              ...cell,
+              airflow: {
+                ...cell.airflow,
+                runs: cell.airflow.runs.map((run) => ({ ...run, task_state: 'failed' })),
+              },
+            }
+          : cell,
+      ),
+    };
+    const dir = await workdir(JSON.stringify(tampered));
+    const io = capturedIo(dir);
+    expect(await verify(['evidence.json'], io)).toBe(1);
+    expect(io.out()).toMatch(/check airflow-runs: stored PASS, recomputed FAIL/);
   });
 
   it('fails tampered evidence: one cell verdict edited in the JSON', async () => {

@@ -134,3 +134,32 @@ describe('depth 2 over distinct durable states', () => {
     expect(cells.filter((cell) => cell.id.startsWith('c/d2/'))).toHaveLength(recoverySum);
   });
 });
+
+describe('airflow-live planning', () => {
+  it('plans every case once, a seeded pod-loss case from the trace, and one sensitive cell', async () => {
+    const text = 'name: a\nseed: 7\nfaults:\n  - kind: airflow-live\n';
+    const cells = await plan(text, ['no-fence']);
+    expect(cells.map((cell) => cell.id)).toEqual([
+      'a/cleared',
+      'a/identity',
+      'a/pod-lost/cas:PREPARED->COMMITTING:after#1',
+      'a/pod-lost/every-retry',
+      'a/pod-lost/seed7-1',
+      'a/pod-lost/target.commit:after#1',
+      'a/retriggered',
+      'a/runner-lost',
+      'a/unknown',
+      'a/worker-lost',
+      'a/worker-lost@no-fence',
+      'a/xcom-lost/missing',
+      'a/xcom-lost/unreadable',
+    ]);
+    const seeded = cells.find((cell) => cell.id === 'a/pod-lost/seed7-1')!;
+    const losses = seeded.params.losses as string[];
+    expect(losses).toHaveLength(3);
+    for (const loss of losses) expect(CLEAN.map(occurrenceKey)).toContain(loss);
+    expect((await plan(text)).find((cell) => cell.id === seeded.id)!.params.losses).toEqual(losses);
+    const some = await plan('name: a\nfaults:\n  - kind: airflow-live\n    cases: [unknown]\n');
+    expect(some.map((cell) => cell.id)).toEqual(['a/unknown']);
+  });
+});

@@ -61,6 +61,7 @@ export function cellTag(cell: CellEvidence): string {
     tag = fault.recovery_point ? 'd2' : typeof fault.delay_ms === 'number' || !fault.point ? 'random' : 'd1';
   else if (fault.kind === 'race' && typeof fault.workers === 'number') tag = `${fault.workers}w`;
   else if (fault.kind === 'airflow-retry') tag = 'airflow';
+  else if (fault.kind === 'airflow-live') tag = `airflow ${String(fault.case)}`;
   else if (fault.kind === 'intent-conflict') tag = 'conflict';
   else if ((fault.kind === 'journal-loss' || fault.kind === 'fence-loss') && typeof fault.mode === 'string')
     tag = fault.mode;

@@ -4,6 +4,7 @@ import type { CellRun, WorkerOptions } from '../faults/fault.ts';
 import type { PlannedCell } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import { readTrace } from '../plan/trace.ts';
+import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { CellFixture, Route } from '../routes/route.ts';
 import { Worker } from '../workers/worker.ts';
 
@@ -26,7 +27,13 @@ export async function waitForLeaseExpiry(fixture: CellFixture): Promise<void> {
 }
 
 /** The CellRun a fault module drives: every worker on this cell's fixture, trace file per role. */
-export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture, route: Route): CellRun {
+export function cellRun(
+  cell: PlannedCell,
+  dir: string,
+  fixture: CellFixture,
+  route: Route,
+  airflow: LocalAirflow | null = null,
+): CellRun {
   const traceFile = (role: string) => join(dir, `trace-${role}.txt`);
   const start = (role: string, options: WorkerOptions = {}): Worker =>
     Worker.start({
@@ -65,5 +72,6 @@ export function cellRun(cell: PlannedCell, dir: string, fixture: CellFixture, ro
     },
     waitForLeaseExpiry: () => waitForLeaseExpiry(fixture),
     traceOf: (role) => readTrace(traceFile(role)),
+    airflow,
   };
 }

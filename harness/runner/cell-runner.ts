@@ -1,7 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { airflowChecks } from '../checkers/airflow-checker.ts';
 import { CORE_CHECK_NAMES, checkCell } from '../checkers/check-cell.ts';
 import type { JournalRecords } from '../checkers/check-types.ts';
+import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { AttemptRecord, CellEvidence, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellOutcome } from '../faults/fault.ts';
@@ -19,6 +21,8 @@ export interface CellContext {
   readonly cellsDir: string;
   /** The command that re-runs this cell, e.g. `dpone certify replay ID --evidence FILE`. */
   readonly reproduce: (cell: PlannedCell) => string;
+  /** The run's local Airflow (airflow-live cells), or null. */
+  readonly airflow?: LocalAirflow | null;
 }
 
 async function readJournal(fixture: CellFixture): Promise<JournalRecords> {
@@ -61,7 +65,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
         fault: cell.fault,
       });
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
-    const run = cellRun(cell, dir, fixture, context.route);
+    const run = cellRun(cell, dir, fixture, context.route, context.airflow ?? null);
     const outcome: CellOutcome = await module.run(run, cell.spec);
     attempts.push(...outcome.attempts);
     extra.push(...(outcome.extraChecks ?? []));
@@ -88,15 +92,19 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
     });
     // A scenario may keep only some core checks; the fault's own checks always stay.
     const keep = cell.checks;
-    const checks = keep
-      ? result.checks.filter((c) => keep.includes(c.name) || !CORE_CHECK_NAMES.has(c.name))
-      : result.checks;
+    const checks = [
+      ...(keep
+        ? result.checks.filter((c) => keep.includes(c.name) || !CORE_CHECK_NAMES.has(c.name))
+        : result.checks),
+      ...(outcome.airflow ? airflowChecks(outcome.airflow, result.journal) : []),
+    ];
     return evidence(cell, context, started, attempts, {
       ...result,
       verdict: worst(checks.map((c) => c.verdict)),
       checks,
       fault: { ...cell.fault, fired: outcome.hit },
       ...(loss !== undefined ? { loss } : {}),
+      ...(outcome.airflow ? { airflow: outcome.airflow } : {}),
     });
   } catch (error) {
     const detail = `the harness could not run the cell (${(error as { code?: string })?.code ?? (error as Error)?.name ?? 'error'})`;
@@ -134,5 +142,6 @@ function evidence(
     ...(result.loss !== undefined ? { loss: result.loss } : {}),
     reproduce: context.reproduce(cell),
     duration_ms: Date.now() - started,
+    ...(result.airflow ? { airflow: result.airflow } : {}),
   };
 }

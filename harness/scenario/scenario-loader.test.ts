@@ -30,7 +30,7 @@ describe('scenario schema', () => {
       expect(readFileSync(file, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\/schema\.json\n/);
     const loaded = await loadScenarios(files);
     expect(loaded.map((l) => l.scenario.name).sort()).toEqual(
-      expect.arrayContaining(['airflow-retry', 'crash', 'intent-conflict', 'pause', 'race']),
+      expect.arrayContaining(['airflow-live', 'airflow-retry', 'crash', 'intent-conflict', 'pause', 'race']),
     );
   });
 });

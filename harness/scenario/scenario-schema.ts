@@ -13,6 +13,19 @@ export const FAULT_KINDS = [
   'server-kill',
   'journal-loss',
   'fence-loss',
+  'airflow-live',
+] as const;
+
+/** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
+export const AIRFLOW_LIVE_CASES = [
+  'pod-lost',
+  'xcom-lost',
+  'runner-lost',
+  'worker-lost',
+  'unknown',
+  'cleared',
+  'retriggered',
+  'identity',
 ] as const;
 
 const pointPattern = '^[a-z][A-Za-z0-9_.:>-]*(#[1-9][0-9]*)?$';
@@ -108,6 +121,36 @@ const airflowRetryFault = {
       description: 'Tries per task (retries + 1). Default 4.',
     },
     cases: { type: 'integer', minimum: 1, maximum: 100, description: 'Seeded cases to run. Default 3.' },
+  },
+} as const;
+
+const airflowLiveFault = {
+  type: 'object',
+  description:
+    "A real Airflow (scheduler, LocalExecutor, API server) runs the production DAG's dpone command with retries=3; the harness SIGKILLs dpone (the pod lost), the task runner or the executor worker, spoils the XCom, drives an unknown outcome, clears the task and runs the interval again.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'airflow-live' },
+    cases: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: AIRFLOW_LIVE_CASES },
+      description: 'Cases to run. Default all.',
+    },
+    random: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 20,
+      description:
+        'Seeded cases losing the pod in tries 1-3 at points of the clean trace (try 4 is clean). Default 1.',
+    },
+    retry_delay_s: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 120,
+      description: "The DAG's retry_delay in seconds (production: 2 minutes). Default 2.",
+    },
   },
 } as const;
 
@@ -277,6 +320,7 @@ export const SCENARIO_SCHEMA = {
           serverKillFault,
           journalLossFault,
           fenceLossFault,
+          airflowLiveFault,
         ],
       },
     },

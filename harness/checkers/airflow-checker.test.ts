@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { AirflowRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
+import { airflowRun } from '../gate/fixtures/certified-evidence.ts';
+import { airflowChecks } from './airflow-checker.ts';
+
+const complete: JournalSnapshot = { final_state: 'COMPLETE', version: 5, history_legal: true, history: [] };
+
+function recordOf(runs: AirflowRecord['runs'], operations = 1): AirflowRecord {
+  return { version: '3.3.2', dag_id: 'dpone_live_x', task_id: 'orders_to_events', runs, operations };
+}
+
+const verdicts = (record: AirflowRecord, journal: JournalSnapshot | null = complete) =>
+  Object.fromEntries(airflowChecks(record, journal).map((check) => [check.name, check.verdict]));
+
+describe('airflow checks', () => {
+  it('pass a run that failed once per lost try and then succeeded through dpone', () => {
+    expect(verdicts(recordOf([airflowRun(['pod-killed@target.commit:after#1'])]))).toEqual({
+      'airflow-runs': 'PASS',
+      'airflow-success-proven': 'PASS',
+      'one-operation': 'PASS',
+    });
+  });
+
+  it('fail a run with more or fewer tries than the harness caused, or another final state', () => {
+    expect(verdicts(recordOf([airflowRun(['pod-killed'], 1)]))['airflow-runs']).toBe('FAIL');
+    expect(verdicts(recordOf([airflowRun([], 2)]))['airflow-runs']).toBe('FAIL');
+    const failed = { ...airflowRun(['pod-killed']), task_state: 'failed' };
+    expect(verdicts(recordOf([failed]))['airflow-runs']).toBe('FAIL');
+    expect(verdicts(recordOf([]))['airflow-runs']).toBe('UNKNOWN');
+  });
+
+  it('fail an Airflow success that dpone or the journal does not back', () => {
+    const run = airflowRun([]);
+    const lying = { ...run, tries: [{ ...run.tries[0]!, dpone_status: 'failed' }] };
+    expect(verdicts(recordOf([lying]))['airflow-success-proven']).toBe('FAIL');
+    const noDpone = { ...run, tries: [{ try_number: 1, state: 'success' }] };
+    expect(verdicts(recordOf([noDpone]))['airflow-success-proven']).toBe('FAIL');
+    // The XCom was lost, so only the exit code tells: a killed dpone is no success.
+    const killed = { ...run, tries: [{ ...run.tries[0]!, dpone_status: null, dpone_exit: -9 }] };
+    expect(verdicts(recordOf([killed]))['airflow-success-proven']).toBe('FAIL');
+    const unfinished = { ...complete, final_state: 'TARGET_COMMITTED' };
+    expect(verdicts(recordOf([run]), unfinished)['airflow-success-proven']).toBe('FAIL');
+    expect(verdicts(recordOf([run]), null)['airflow-success-proven']).toBe('UNKNOWN');
+  });
+
+  it('fail a cell whose runs of one interval made two operations', () => {
+    expect(verdicts(recordOf([airflowRun([])], 2))['one-operation']).toBe('FAIL');
+  });
+});

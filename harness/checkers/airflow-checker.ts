@@ -1,0 +1,89 @@
+import type { AirflowRecord, CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
+import { record } from './check-record.ts';
+
+/** What `dpone run` reports when it succeeded (src/core/executor.ts ExecutionOutcome.status). */
+const DPONE_SUCCESS = new Set(['committed', 'already-complete', 'completed-after-recovery']);
+
+export const AIRFLOW_CHECK_NAMES: ReadonlySet<string> = new Set([
+  'airflow-runs',
+  'airflow-success-proven',
+  'one-operation',
+]);
+
+function describeRun(run: AirflowRecord['runs'][number]): string {
+  const tries = run.tries.map(
+    (t) => `${t.state ?? 'none'}${t.harness_action ? `[${t.harness_action}]` : ''}`,
+  );
+  return `${run.run_type} ${run.run_id}: ${run.task_state ?? 'no task'} after ${run.tries.length} tr${run.tries.length === 1 ? 'y' : 'ies'} (${tries.join(', ')})`;
+}
+
+/** Every run ended in the task state the cell required, after exactly the tries it required. */
+function runsCheck(airflow: AirflowRecord): CheckRecord {
+  if (airflow.runs.length === 0) return record('airflow-runs', 'UNKNOWN', 'no DAG run was recorded');
+  const wrong = airflow.runs.filter(
+    (run) => run.task_state !== run.expected.task_state || run.tries.length !== run.expected.tries,
+  );
+  if (wrong.length > 0)
+    return record(
+      'airflow-runs',
+      'FAIL',
+      wrong
+        .map((run) => `${describeRun(run)}; expected ${run.expected.task_state} after ${run.expected.tries}`)
+        .join('; '),
+    );
+  return record('airflow-runs', 'PASS', airflow.runs.map(describeRun).join('; '));
+}
+
+/**
+ * A task try Airflow marked success ran `dpone run` to a success of its own (exit 0 and, when
+ * its XCom survived, a success status), and the journal ended COMPLETE: Airflow's success is
+ * backed by the journal, never by the task alone.
+ */
+function successCheck(airflow: AirflowRecord, journal: JournalSnapshot | null): CheckRecord {
+  // A run recorded twice (before and after a clear) lists its earlier tries twice: count each once.
+  const seen = new Set<string>();
+  const successes = airflow.runs.flatMap((run) =>
+    run.tries
+      .filter((t) => t.state === 'success' && !seen.has(`${run.run_id}#${t.try_number}`))
+      .map((t) => (seen.add(`${run.run_id}#${t.try_number}`), { run, t })),
+  );
+  const problems: string[] = [];
+  for (const { run, t } of successes) {
+    if (t.dpone_status !== null && t.dpone_status !== undefined && !DPONE_SUCCESS.has(t.dpone_status))
+      problems.push(`${run.run_id} try ${t.try_number} succeeded although dpone reported ${t.dpone_status}`);
+    if (t.folder === undefined)
+      problems.push(`${run.run_id} try ${t.try_number} succeeded without running dpone`);
+    else if (t.dpone_exit !== 0)
+      problems.push(
+        `${run.run_id} try ${t.try_number} succeeded although dpone exited ${t.dpone_exit ?? 'unknown'}`,
+      );
+  }
+  if (successes.length > 0 && journal !== null && journal.final_state !== 'COMPLETE')
+    problems.push(`Airflow reported success but the journal ended ${journal.final_state ?? 'empty'}`);
+  if (problems.length > 0) return record('airflow-success-proven', 'FAIL', problems.join('; '));
+  if (journal === null) return record('airflow-success-proven', 'UNKNOWN', 'the journal was not read');
+  return record(
+    'airflow-success-proven',
+    'PASS',
+    `${successes.length} successful tr${successes.length === 1 ? 'y' : 'ies'}, each a dpone success; journal ${journal.final_state}`,
+  );
+}
+
+/** Every DAG run of the cell (retries, clears, other runs of the interval) was one operation. */
+function operationCheck(airflow: AirflowRecord): CheckRecord {
+  return airflow.operations === 1
+    ? record('one-operation', 'PASS', `${airflow.runs.length} DAG run(s), one operation in the journal`)
+    : record(
+        'one-operation',
+        'FAIL',
+        `${airflow.runs.length} DAG run(s) of one interval made ${airflow.operations} operations`,
+      );
+}
+
+/**
+ * The checks of an airflow-live cell, from Airflow's own metadata (as recorded) and the journal
+ * snapshot. Pure, so `certify verify` recomputes them from the stored evidence.
+ */
+export function airflowChecks(airflow: AirflowRecord, journal: JournalSnapshot | null): CheckRecord[] {
+  return [runsCheck(airflow), successCheck(airflow, journal), operationCheck(airflow)];
+}
