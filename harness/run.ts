@@ -200,7 +200,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   await prepareOutDir(dir, '--out');
   const work = options.workDir ?? join(scratchRoot(), `dpone-${runId}`);
   // Ctrl-C / SIGTERM: kill the workers, let everything below unwind, end with one line (exit 130).
-  using interruption = new Interruption();
+  using interruption = new Interruption(runId);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
   try {

@@ -87,7 +87,7 @@ describe('row 3: certify run on SIGINT / SIGTERM (a pause worker SIGSTOPped at t
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
         new RegExp(
-          `^dpone: DPONE_INTERRUPTED: certify run interrupted by ${signal} .*scratch removed; no evidence written`,
+          `^dpone: DPONE_INTERRUPTED: certify run \\S+ interrupted by ${signal} .*scratch removed; no evidence written`,
         ),
       );
       for (const pid of [stopped!, ...children]) expect(processState(pid), `worker ${pid}`).toBeNull();

@@ -56,14 +56,20 @@ describe('doctor finds the Airflow environment where the provisioning step build
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'airflow'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     writeFileSync(join(bin, 'python'), '#!/bin/sh\necho "Airflow 3.3.2"\n', { mode: 0o755 });
-    const found = await dpone(['doctor', '--json'], { cwd: tmpdir(), env: { DPONE_AIRFLOW_CACHE: cache } });
+    const found = await dpone(['doctor', '--json'], {
+      cwd: tmpdir(),
+      env: { DPONE_AIRFLOW_CACHE: cache, DPONE_AIRFLOW_VENV: '' },
+    });
     const airflow = (JSON.parse(found.stdout) as DoctorReport).components.find((c) => c.id === 'airflow')!;
     expect(airflow).toMatchObject({
       present: true,
       detail: `Airflow 3.3.2 (${join(cache, 'airflow-3.3.2-py3.11-0123456789ab')})`,
     });
     const empty = mkdtempSync(join(tmpdir(), 'dpone-doctor-no-airflow-'));
-    const missing = await dpone(['doctor', '--json'], { cwd: tmpdir(), env: { DPONE_AIRFLOW_CACHE: empty } });
+    const missing = await dpone(['doctor', '--json'], {
+      cwd: tmpdir(),
+      env: { DPONE_AIRFLOW_CACHE: empty, DPONE_AIRFLOW_VENV: '' },
+    });
     const none = (JSON.parse(missing.stdout) as DoctorReport).components.find((c) => c.id === 'airflow')!;
     expect(none.present).toBe(false);
     expect(none.install).not.toBe('');

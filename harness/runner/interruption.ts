@@ -26,7 +26,10 @@ export class Interruption implements Disposable {
   /** How far the run got, for the one line an interrupted run ends with. */
   progress = 'before any cell ran';
 
-  constructor(stderr: NodeJS.WritableStream = process.stderr) {
+  readonly #runId: string;
+
+  constructor(runId: string, stderr: NodeJS.WritableStream = process.stderr) {
+    this.#runId = runId;
     this.#stderr = stderr;
     acceptWorkers();
     for (const signal of SIGNALS) {
@@ -44,7 +47,7 @@ export class Interruption implements Disposable {
   error(): DponeError {
     return new DponeError(
       ERROR_CODES.INTERRUPTED,
-      `certify run interrupted by ${this.#signal} ${this.progress}: workers killed, servers stopped, scratch removed; no evidence written (run it again)`,
+      `certify run ${this.#runId} interrupted by ${this.#signal} ${this.progress}: workers killed, servers stopped, scratch removed; no evidence written (run it again)`,
     );
   }
 

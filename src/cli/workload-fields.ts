@@ -106,14 +106,6 @@ function target(value: unknown, columns: readonly string[], route: string): Targ
   const spec = endpoint(value, 'target', ['fence_schema', 'create']);
   const record = value as Fields;
   const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
-  if (route === 'sqlite' && /\./.test(spec.table) && !spec.table.startsWith('main.')) {
-    throw invalidInput(
-      'target.table must be in the main database of the target file (no temp. or attached schema)',
-      {
-        field: 'target.table',
-      },
-    );
-  }
   if (record.fence_schema === undefined) return { ...spec, ...create };
   const schema = text(
     record,

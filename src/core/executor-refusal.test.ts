@@ -94,12 +94,12 @@ describe('a target refusal a retry cannot fix', () => {
     });
   }
 
-  it('a retryable refusal at fence preparation keeps today’s behaviour (lease kept until it expires)', async () => {
+  it('a retryable refusal at fence preparation keeps its code and hands the lease back (nothing was written)', async () => {
     const journal = new MemoryJournal();
     expect(await run(journal, target({ prepare: ERROR_CODES.FENCE_UNAVAILABLE }))).toBe(
       ERROR_CODES.FENCE_UNAVAILABLE,
     );
-    expect((await journal.get(OP))?.state).toBe('PREPARING');
+    expect(await journal.get(OP)).toMatchObject({ state: 'FAILED_PRE_COMMIT', lease: null });
   });
 
   it('DATA_REJECTED from the mutation, fence proves nothing landed: DATA_REJECTED, lease released', async () => {

@@ -140,7 +140,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
     run.kill('SIGINT');
     const ended = await run;
     expect(ended.exitCode).toBe(130);
-    const runId = /DPONE_INTERRUPTED: SIGINT: removing what run (\S+) created/.exec(ended.stderr)?.[1];
+    const runId = /DPONE_INTERRUPTED: certify run (\S+) interrupted by SIGINT/.exec(ended.stderr)?.[1];
     expect(await leftovers()).toEqual({ databases: [], proxies: [] });
     expect(runId).toMatch(/-postgres-/);
     for (const scratch of ['/dev/shm', tmpdir()])
