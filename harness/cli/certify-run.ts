@@ -10,23 +10,43 @@ import type { Reporter } from '../reporters/reporter.ts';
 import { ROUTES } from '../routes/route.ts';
 import { runCertification } from '../run.ts';
 
-/** The default suite: every scenario shipped in scenarios/. */
+/** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
 
 /**
- * The default suite for a route: every scenario in scenarios/ except those named for another
- * route (`<route>-*.yaml`, e.g. postgres-network.yaml needs servers the embedded route has not).
+ * Named suites. `default` is what `npm run certify` runs; `full` adds the scenarios that need an
+ * environment of their own beyond the route's servers (a real Airflow: scenarios/airflow/), and is
+ * what a route is gated on: the gate's Airflow line is decided only by airflow-live cells.
  */
-export async function defaultScenarioFiles(route: string | undefined, cwd: string): Promise<string[]> {
+export const SUITES: Readonly<Record<string, readonly string[]>> = {
+  default: [DEFAULT_SCENARIOS],
+  full: [DEFAULT_SCENARIOS, fileURLToPath(new URL('../../scenarios/airflow/*.yaml', import.meta.url))],
+};
+
+/**
+ * A suite for a route: every scenario of the suite except those named for another route
+ * (`<route>-*.yaml`, e.g. postgres-network.yaml needs servers the embedded route has not).
+ */
+export async function defaultScenarioFiles(
+  route: string | undefined,
+  cwd: string,
+  suite = 'default',
+): Promise<string[]> {
+  const patterns = SUITES[suite];
+  if (!patterns)
+    throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
+      field: '--suite',
+    });
   const selected = route ?? 'sqlite';
   const others = Object.keys(ROUTES).filter((id) => id !== selected);
-  const all = await scenarioFiles([DEFAULT_SCENARIOS], cwd);
+  const all = await scenarioFiles(patterns, cwd);
   return all.filter((file) => !others.some((id) => (file.split('/').pop() ?? '').startsWith(`${id}-`)));
 }
 
 const FLAGS = {
   route: { type: 'string' },
   scenario: { type: 'string', multiple: true },
+  suite: { type: 'string' },
   seed: { type: 'string' },
   out: { type: 'string' },
   provider: { type: 'string' },
@@ -83,18 +103,20 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
 }
 
 /**
- * `dpone certify run [--route ID] [--scenario FILE|GLOB]… [--seed N] [--out DIR] [--provider P]
+ * `dpone certify run [--route ID] [--suite default|full | --scenario FILE|GLOB…] [--seed N] [--out DIR] [--provider P]
  * [--shard I/N] [--concurrency N] [--reporter NAME]…`. No arguments: the default embedded suite.
  * Exit 0 all PASS, 1 any FAIL, 2 bad input (nothing ran), 3 UNVERIFIED/UNKNOWN without FAIL.
  */
 export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, FLAGS);
+  if (values.suite !== undefined && values.scenario !== undefined)
+    throw invalidInput('--suite and --scenario exclude each other', { field: '--suite' });
   const seed = integerFlag(values.seed, '--seed', 0);
   const concurrency = integerFlag(values.concurrency, '--concurrency', 1, MAX_CONCURRENCY);
   const result = await runCertification({
     scenarioFiles: values.scenario
       ? await scenarioFiles(values.scenario, io.cwd)
-      : await defaultScenarioFiles(values.route, io.cwd),
+      : await defaultScenarioFiles(values.route, io.cwd, values.suite),
     ...(values.route !== undefined ? { route: values.route } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),

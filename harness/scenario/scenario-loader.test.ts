@@ -1,5 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import { SCHEMA_FILE, scenarioJsonSchema } from './generate-schema.ts';
@@ -20,14 +20,18 @@ describe('scenario schema', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
   });
 
-  it('every default scenario file loads and points editors at the schema', async () => {
+  it('every shipped scenario file (both suites) loads and points editors at the schema', async () => {
     const dir = join(SCHEMA_FILE, '..');
-    const files = readdirSync(dir)
-      .filter((name) => name.endsWith('.yaml'))
-      .map((name) => join(dir, name));
+    const yaml = (folder: string) =>
+      readdirSync(folder)
+        .filter((name) => name.endsWith('.yaml'))
+        .map((name) => join(folder, name));
+    const files = [...yaml(dir), ...yaml(join(dir, 'airflow'))];
     expect(files.length).toBeGreaterThanOrEqual(5);
-    for (const file of files)
-      expect(readFileSync(file, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\/schema\.json\n/);
+    for (const file of files) {
+      const schema = relative(dirname(file), SCHEMA_FILE).replace(/^schema\.json$/, './schema.json');
+      expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=${schema}`);
+    }
     const loaded = await loadScenarios(files);
     expect(loaded.map((l) => l.scenario.name).sort()).toEqual(
       expect.arrayContaining(['airflow-live', 'airflow-retry', 'crash', 'intent-conflict', 'pause', 'race']),
