@@ -1,11 +1,25 @@
 import type { CellEvidence, SensitivityRecord } from '../evidence/evidence-types.ts';
+import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
+import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { Verdict } from '../verdict.ts';
 import { worst } from '../verdict.ts';
 
-/** Checks whose FAIL shows a duplicate or an extra mutation: what "caught" means. */
-export const CATCHING_CHECKS: ReadonlySet<string> = new Set(['mutations', 'duplicates']);
+/**
+ * Checks whose FAIL shows a broken guarantee from what the target and the storage hold (or how a
+ * process ended), never from what the worker reported: what "caught" means. A duplicate or extra
+ * mutation, a target that differs from the source (a changed value, lost rows), a success the
+ * target does not back, storage an intent conflict touched, or an intent conflict not refused.
+ */
+export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
+  'mutations',
+  'duplicates',
+  'parity',
+  'outcome',
+  STORAGE_UNTOUCHED,
+  INTENT_CONFLICT_REFUSED,
+]);
 
-/** A variant cell catches its variant when it FAILs with the duplicate or extra mutation shown. */
+/** A variant cell catches its variant when it FAILs on one of the catching checks. */
 export function catches(cell: CellEvidence): boolean {
   return (
     cell.verdict === 'FAIL' &&

@@ -1,40 +1,58 @@
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
-import type { CheckRecord } from '../evidence/evidence-types.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 import type { FaultModule } from './fault.ts';
+import { STORAGE_UNTOUCHED, storageCheck } from './storage-seal.ts';
 
 /** Points that mean the conflicting attempt touched the source, the target or its fence. */
 const IO_POINT = /^(source|target|fence)\./;
 
+/** The check that the conflicting attempt exited with the intent-conflict code. */
+export const INTENT_CONFLICT_REFUSED = 'intent-conflict-refused';
+
 /**
  * intent-conflict: complete the operation, then run the same operation id with another intent
- * digest. It must exit with the intent-conflict code before any source, target or fence step.
+ * digest while the route keeps the source, target and fence storage unreachable in a way the
+ * harness watches (CellFixture.sealStorage). The attempt must still exit with the intent-conflict
+ * code, and the storage must show it untouched: the decision is the storage's, not the worker's
+ * trace (kept in the check's detail for diagnosis). A route that cannot seal its storage leaves
+ * the cell UNVERIFIED.
  */
 export const intentConflictFault: FaultModule<'intent-conflict'> = {
   kind: 'intent-conflict',
   leaseTtlMs: () => NORMAL_LEASE_TTL_MS,
   plan: () => [
-    { localId: 'after-complete', fault: { kind: 'intent-conflict' }, params: {}, sensitive: false },
+    { localId: 'after-complete', fault: { kind: 'intent-conflict' }, params: {}, sensitive: true },
   ],
   async run(run) {
     const first = await run.run('first');
-    const conflict = await run.run('conflicting', { workloadFile: run.fixture.conflictingWorkloadFile });
-    const io = (await run.traceOf('conflicting')).filter((o) => IO_POINT.test(o.point));
+    const seal = run.fixture.sealStorage
+      ? await run.fixture.sealStorage(run.fixture.conflictingWorkloadFile)
+      : null;
+    let conflict: AttemptRecord;
+    let touched: readonly string[] = [];
+    try {
+      conflict = await run.run('conflicting', {
+        workloadFile: seal?.workloadFile ?? run.fixture.conflictingWorkloadFile,
+      });
+    } finally {
+      if (seal) touched = await seal.release();
+    }
+    const io = (await run.traceOf('conflicting')).filter((o) => IO_POINT.test(o.point)).map((o) => o.point);
     const expected = EXIT_CODES[ERROR_CODES.INTENT_CONFLICT];
     const checks: CheckRecord[] = [
       {
-        name: 'intent-conflict-refused',
+        name: INTENT_CONFLICT_REFUSED,
         verdict: conflict.exit_code === expected ? 'PASS' : 'FAIL',
         detail: `conflicting attempt exited ${conflict.exit_code ?? conflict.signal} (expected ${expected})`,
       },
-      {
-        name: 'intent-conflict-no-io',
-        verdict: io.length === 0 ? 'PASS' : 'FAIL',
-        detail:
-          io.length === 0
-            ? 'no source, target or fence point before the refusal'
-            : `reached ${io.map((o) => o.point).join(', ')}`,
-      },
+      seal
+        ? storageCheck(seal, touched, io)
+        : {
+            name: STORAGE_UNTOUCHED,
+            verdict: 'UNVERIFIED',
+            detail: `route ${run.cell.route} cannot seal its source, target and fence storage, and the worker's own trace does not decide this`,
+          },
     ];
     return {
       attempts: [first, conflict],

@@ -15,6 +15,8 @@ import type { PostgresCellWorld } from './postgres-cell.ts';
 import { adminQuery, setOddSessionSettings } from '../env/postgres-admin.ts';
 import { PASSWORD_ENV, buildCellWorld, postgresWorkload } from './postgres-cell.ts';
 import { postgresFenceOperations, postgresJournalOperations } from './postgres-loss.ts';
+import { sealPostgresStorage } from './postgres-seal.ts';
+import type { StorageSeal } from '../faults/storage-seal.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, JournalOperations, Route } from './route.ts';
 
 const settingsReady = new WeakMap<PostgresServices, Promise<void>>();
@@ -139,6 +141,12 @@ export class PostgresCellFixture implements CellFixture {
     } finally {
       await client.end().catch(() => undefined);
     }
+  }
+
+  /** The conflicting attempt meets listeners instead of servers; PostgreSQL's own counters must not move. */
+  sealStorage(workloadFile: string): Promise<StorageSeal> {
+    const { target, database, schema } = this.#world;
+    return sealPostgresStorage({ dir: this.#dir, server: target, database, schema }, workloadFile);
   }
 
   openJournal(): Promise<TargetCommitJournalPort> {

@@ -2,6 +2,7 @@ import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { FenceReading } from '../evidence/evidence-types.ts';
+import type { StorageSeal } from '../faults/storage-seal.ts';
 
 /** What the scenario asks of the generated workload. */
 export interface CellWorkloadOptions {
@@ -87,6 +88,13 @@ export interface CellFixture extends AsyncDisposable {
   readonly journalOps?: JournalOperations;
   /** Fence loss operations and the harness's own fence reader (loss cells). */
   readonly fenceOps?: FenceOperations;
+  /**
+   * Makes the source, target and fence storage unreachable for the next attempt, which runs
+   * `workloadFile` (or the workload the seal returns), in a way the harness watches; the seal's
+   * `release` restores it and says what was touched. Absent: intent-conflict cells are UNVERIFIED.
+   * No worker may be running when it is called.
+   */
+  sealStorage?(workloadFile: string): Promise<StorageSeal>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sql
 import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
+import { sealSqliteStorage } from './sqlite-seal.ts';
 import { sqliteStateFingerprint } from './sqlite-state-fingerprint.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
 
@@ -111,6 +112,7 @@ export const route: Route = {
       openJournal: () => openCellJournal(cellDir, journalUrl),
       journalOps: sqliteJournalOperations(cellDir),
       fenceOps: sqliteFenceOperations(cellDir),
+      sealStorage: (file) => sealSqliteStorage(cellDir, file),
       async [Symbol.asyncDispose]() {
         await inspector.close();
       },
