@@ -12,6 +12,9 @@ import type { EnvironmentProvider, StartedEnvironment } from './env/environment.
 import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
+import { planDigest } from './merge/plan-digest.ts';
+import type { PlanRecord } from './plan/plan-record.ts';
+import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
 import type { PlannedCell } from './plan/cell.ts';
 import type { Shard } from './plan/planner.ts';
 import {
@@ -346,6 +349,17 @@ async function runIn(
   const variants = [...new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])))];
   const sensitivity = only === undefined ? buildSensitivity(results, variants) : [];
   const verdict = runVerdict(results, sensitivity);
+  const plan: PlanRecord = {
+    seed_override: options.seed ?? null,
+    scenarios: scenarios.map(({ scenario, file }) => ({
+      name: scenario.name,
+      file: relative(options.cwd, file) || file,
+      sha256: scenarioDigest(scenario),
+    })),
+    traces: Object.fromEntries([...books].map(([key, book]) => [key, storeTraceBook(book)])),
+    digest: planDigest(planned.map((cell) => cell.id)),
+    cells: planned.length,
+  };
   const evidence: Evidence & { scenario_files: readonly ScenarioSource[] } = {
     schema: EVIDENCE_SCHEMA,
     run_id: runId,
@@ -362,6 +376,8 @@ async function runIn(
       runtime_version: RUNTIME_VERSION,
       connector_version: route.connectorVersion,
       concurrency,
+      plan_digest: plan.digest,
+      planned_cells: plan.cells,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
       ...(airflow
@@ -375,6 +391,7 @@ async function runIn(
     cells: results,
     sensitivity,
     ...(options.shard ? { shard: options.shard } : {}),
+    plan,
     scenario_files: scenarios.map(({ scenario, file }) => ({
       name: scenario.name,
       file: relative(options.cwd, file) || file,

@@ -5,6 +5,8 @@ import { record } from './check-record.ts';
 import type { CheckContext, Checker, JournalRecords } from './check-types.ts';
 
 const NAME = 'journal-history';
+/** Holder names the harness writes journal records under when it stages a state itself. */
+export const HARNESS_HOLDER = 'harness:';
 
 type HistoryItem = JournalSnapshot['history'][number];
 
@@ -81,6 +83,7 @@ export function journalSnapshot(records: JournalRecords): JournalSnapshot {
     lease_epoch: item.lease_epoch,
     reason: item.evidence.reason,
     fence_status: item.evidence.fence_status ?? null,
+    ...(item.evidence.holder?.startsWith(HARNESS_HOLDER) ? { staged: true } : {}),
   }));
   const draft: JournalSnapshot = {
     final_state: records.entry?.state ?? null,

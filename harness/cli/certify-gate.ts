@@ -5,11 +5,14 @@ import { DEFAULT_CERTIFICATIONS_DIR, ROUTE_CONNECTOR_VERSIONS } from '../../src/
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
+import { checkPlan } from '../plan/plan-check.ts';
 import { prepareOutDir } from './out-dir.ts';
 
 /**
  * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory
- * acceptance item (and precondition) with its status. Exit 0 only when every line is PASS; then
+ * acceptance item (and precondition) with its status and how many cells decided it. The plan is
+ * derived again from the scenario files (relative to the working folder), seed and recorded traces;
+ * evidence missing a planned cell, or holding one the plan lacks, does not pass. Exit 0 only when every line is PASS; then
  * DIR/<route>.json (default certifications/) is written for the deployment policy. Exit 1
  * otherwise (nothing is written); exit 2 for bad input.
  */
@@ -30,6 +33,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     route,
     verifyEvidence(evidence),
     ROUTE_CONNECTOR_VERSIONS[route] ?? null,
+    await checkPlan(evidence, io.cwd),
   );
   let written: string | null = null;
   if (gate.passed) {

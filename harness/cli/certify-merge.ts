@@ -6,11 +6,14 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { verdictExitCode } from '../verdict.ts';
 import { readEvidence, verifyEvidence, writeEvidence } from '../evidence/evidence-writer.ts';
 import { mergeShards } from '../merge/shard-merge.ts';
+import { checkPlan } from '../plan/plan-check.ts';
 import { writeReportFiles } from '../reporters/report-files.ts';
 
 /**
  * `dpone certify merge FILE… --out DIR`: verifies every shard, combines them into DIR/evidence.json
- * (plus index.html, summary.md, junit.xml) as if the run had been whole. Exit codes follow the
+ * (plus index.html, summary.md, junit.xml) as if the run had been whole. The merged cells must be
+ * exactly the plan derived again from the scenario files (relative to the working folder), seed and
+ * the shards' recorded traces. Exit codes follow the
  * merged verdict like `certify run` (0 PASS, 1 FAIL, 3 UNVERIFIED/UNKNOWN); 1 also when a shard
  * does not verify; 2 for bad input or shards that do not add up to one run.
  */
@@ -33,6 +36,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     return 1;
   }
   const merged = mergeShards(shards.map(({ evidence }) => evidence));
+  // The cells must be the plan derived again here, not just what the shards say they planned.
+  const plan = await checkPlan(merged, io.cwd);
+  if (!plan.ok) throw invalidInput(`cannot merge: ${plan.detail}`, { field: 'FILE' });
   const written = writeEvidence(out, merged, { latestRoot: null });
   await writeReportFiles(written.evidence, out);
   io.stdout.write(

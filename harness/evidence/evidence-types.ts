@@ -1,3 +1,4 @@
+import type { PlanRecord } from '../plan/plan-record.ts';
 import type { Verdict } from '../verdict.ts';
 
 /** The public evidence contract, `dpone.evidence/v1`. Fields may be added, never removed. */
@@ -112,6 +113,8 @@ export interface JournalSnapshot {
     readonly reason: string;
     /** The fence's answer recorded on the transition, when it carried one. */
     readonly fence_status?: string | null;
+    /** True when the harness wrote this record itself (a staged state), not a worker or an operator. */
+    readonly staged?: boolean;
   }[];
 }
 
@@ -246,6 +249,12 @@ export interface Evidence {
   readonly verdict: Verdict;
   readonly cells: readonly CellEvidence[];
   readonly sensitivity: readonly SensitivityRecord[];
+  /**
+   * What the cells were planned from (scenario digests, seed override, recorded traces, plan
+   * digest): `certify merge` and `certify gate` plan again from it and refuse missing or extra
+   * cells. Absent in evidence written before it existed (the gate then refuses it).
+   */
+  readonly plan?: PlanRecord;
   /** Shard this evidence covers, e.g. {index: 1, count: 3}; absent for a whole run. */
   readonly shard?: { readonly index: number; readonly count: number };
   /** sha256 over the canonical JSON of everything but this field (set by the writer). */

@@ -1,17 +1,23 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { isCommitState, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
-import type { GateItemResult } from './acceptance-items.ts';
+import type { ItemVerdict } from './acceptance-items.ts';
 
 export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
 
-/** All selected cells PASS (UNVERIFIED is not PASS), none shows a second mutation, at least one ran. */
-export function allPass(cells: readonly CellEvidence[], what: string): Omit<GateItemResult, 'id'> | null {
-  if (cells.length === 0) return { status: 'UNVERIFIED', detail: `no ${what} cell in the evidence` };
+/**
+ * All selected cells PASS (UNVERIFIED is not PASS) and none shows a second mutation; null when so.
+ * No cell at all is FAIL: an item that nothing decided is not certified (a missing environment
+ * shows as cells that are there but UNVERIFIED, not as no cells).
+ */
+export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdict | null {
+  if (cells.length === 0)
+    return { status: 'FAIL', cells: 0, detail: `no ${what} cell in the evidence: nothing decided this item` };
   const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
   const doubled = cells.filter((cell) => mutations(cell) > 1);
   if (doubled.length > 0)
     return {
       status: 'FAIL',
+      cells: cells.length,
       detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
     };
   if (notPass.length > 0) {
@@ -22,6 +28,7 @@ export function allPass(cells: readonly CellEvidence[], what: string): Omit<Gate
         : 'UNVERIFIED';
     return {
       status,
+      cells: cells.length,
       detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
     };
   }

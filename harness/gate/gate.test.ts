@@ -16,8 +16,10 @@ import {
   CONNECTOR_VERSION,
   lossCells,
   sealEvidence,
+  unknownCell,
   unverifiedCell,
 } from './fixtures/certified-evidence.ts';
+import { writeFixtureScenarios } from './fixtures/fixture-plan.ts';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
@@ -25,6 +27,7 @@ afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, fo
 async function workdir(evidence: Evidence | string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-gate-'));
   dirs.push(dir);
+  await writeFixtureScenarios(dir);
   await writeFile(
     join(dir, 'evidence.json'),
     typeof evidence === 'string' ? evidence : JSON.stringify(evidence, null, 2),
@@ -60,14 +63,19 @@ describe('certify gate', () => {
         'unavailable-is-unverified',
         'journal-loss-one-mutation',
         'airflow-one-mutation',
+        'plan',
       ]),
     );
     expect(result.out).toMatch(
-      /journal-loss-one-mutation +12 cells PASS, max 1 mutation: journal-loss rollback 4, journal-loss wipe 4, fence-loss drop 4; each mode at every one of 4 transitions/,
+      /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
+    expect(result.out).toMatch(
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 7 scenario file/,
+    );
+    expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
     expect(result.out).toMatch(
-      /airflow-one-mutation\s+3 airflow-live cells PASS on Airflow 3\.3\.2: 3 DAG runs, 6 task tries/,
+      /airflow-one-mutation\s+6 cells {2}6 airflow-live cells PASS on Airflow 3\.3\.2: 6 DAG runs, 12 task tries/,
     );
     const record = JSON.parse(await readFile(result.certification, 'utf8'));
     expect(record).toMatchObject({
@@ -97,7 +105,9 @@ describe('certify gate', () => {
 
   it('does not count UNVERIFIED as PASS', async () => {
     const cells = acceptanceCells().map((cell) =>
-      cell.fault.kind === 'race' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
+      cell.fault.kind === 'race' && cell.variant === null
+        ? unverifiedCell(cell.id, cell.scenario, cell.fault)
+        : cell,
     );
     const result = await runGate(await workdir(sealEvidence(cells)));
     expect(result.code).toBe(1);
@@ -110,13 +120,15 @@ describe('certify gate', () => {
     const passing = await runGate(await workdir(sealEvidence(acceptanceCells())));
     expect(passing.lines['run-scope']).toBe('PASS');
     const cells = acceptanceCells().map((cell) =>
-      cell.fault.kind === 'race' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
+      cell.fault.kind === 'race' && cell.variant === null
+        ? unverifiedCell(cell.id, cell.scenario, cell.fault)
+        : cell,
     );
     const result = await runGate(await workdir(sealEvidence(cells)));
     expect(result.code).toBe(1);
     expect(result.lines['run-scope']).toBe('UNVERIFIED');
     expect(result.out).toMatch(
-      /run-scope\s+2 of \d+ route cells could not run here.*2× race: provider unavailable/,
+      /run-scope\s+\d+ cells {2}2 of \d+ route cells could not run here.*2× race: provider unavailable/,
     );
   });
 
@@ -124,8 +136,10 @@ describe('certify gate', () => {
     const others = acceptanceCells().filter((cell) => cell.fault.kind !== 'airflow-live');
     const none = await runGate(await workdir(sealEvidence(others)));
     expect(none.code).toBe(1);
-    expect(none.lines['airflow-one-mutation']).toBe('UNVERIFIED');
-    expect(none.out).toContain('no airflow-live cell in the evidence');
+    // No cell decided it: FAIL, not UNVERIFIED (and the plan misses them).
+    expect(none.lines['airflow-one-mutation']).toBe('FAIL');
+    expect(none.lines.plan).toBe('FAIL');
+    expect(none.out).toContain('no airflow-live cell in the evidence: nothing decided this item');
 
     const unavailable = acceptanceCells().map((cell) =>
       cell.fault.kind === 'airflow-live' ? unverifiedCell(cell.id, cell.scenario, cell.fault) : cell,
@@ -147,7 +161,7 @@ describe('certify gate', () => {
     const without = await runGate(
       await workdir(sealEvidence(acceptanceCells().filter((cell) => !cell.id.includes('xcom-lost')))),
     );
-    expect(without.lines['airflow-one-mutation']).toBe('UNVERIFIED');
+    expect(without.lines['airflow-one-mutation']).toBe('FAIL');
     expect(without.out).toContain('no airflow-live cell for xcom-lost');
   });
 
@@ -290,5 +304,85 @@ describe('certify verify', () => {
     expect(await verify(['evidence.json'], badIo)).toBe(1);
     expect(badIo.out()).toContain('NOT verified');
     expect(badIo.out()).toMatch(/check mutations: stored PASS, recomputed FAIL/);
+  });
+});
+
+describe('certify gate: no line passes on zero cells, no run passes on missing cells', () => {
+  it('prints how many cells decided each line', async () => {
+    const result = await runGate(await workdir(sealEvidence(acceptanceCells())));
+    const lines = result.out.split('\n').filter((line) => /^(PASS|FAIL|UNKNOWN|UNVERIFIED) /.test(line));
+    expect(lines.length).toBeGreaterThanOrEqual(14);
+    for (const line of lines) expect(line).toMatch(/^\S+\s+\S+\s+[1-9]\d* cells? {2}/);
+  });
+
+  it('fails evidence missing a planned cell, or holding one the plan lacks, even when it verifies', async () => {
+    const cells = acceptanceCells();
+    const missing = await runGate(await workdir(sealEvidence(cells.filter((cell) => cell.id !== 'race/8'))));
+    expect(missing.code).toBe(1);
+    expect(missing.lines.plan).toBe('FAIL');
+    expect(missing.lines['evidence-integrity']).toBe('PASS');
+    expect(missing.out).toContain('1 planned cell(s) missing: race/8');
+    const extra = checkedCell('race/3', 'race', { kind: 'race', workers: 3 }, cells[0]!.attempts);
+    const added = await runGate(await workdir(sealEvidence([...cells, extra])));
+    expect(added.lines.plan).toBe('FAIL');
+    expect(added.out).toContain('1 cell(s) not in the plan: race/3');
+  });
+
+  it('fails evidence whose scenario files are not here, or differ from what the run planned from', async () => {
+    const dir = await workdir(sealEvidence(acceptanceCells()));
+    await writeFile(
+      join(dir, 'scenarios/race.yaml'),
+      'name: race\nfaults:\n  - kind: race\n    workers: 2\n',
+    );
+    const changed = await runGate(dir);
+    expect(changed.lines.plan).toBe('FAIL');
+    expect(changed.out).toContain('scenarios/race.yaml is not the one the run planned from');
+    await rm(join(dir, 'scenarios'), { recursive: true });
+    const gone = await runGate(dir);
+    expect(gone.lines.plan).toBe('FAIL');
+    expect(gone.out).toContain('scenario file scenarios/crash.yaml cannot be read here');
+    const { plan: _plan, ...unplanned } = sealEvidence(acceptanceCells());
+    const none = await runGate(await workdir(sealEvidence(unplanned.cells, { plan: undefined })));
+    expect(none.lines.plan).toBe('FAIL');
+    expect(none.out).toContain('the evidence records no plan');
+  });
+
+  it('decides the unknown item only by runs that reached COMMIT_UNKNOWN themselves, never staged ones', async () => {
+    const real = acceptanceCells();
+    const staged = real.map((cell) =>
+      cell.scenario === 'unknown' && cell.journal
+        ? {
+            ...cell,
+            journal: {
+              ...cell.journal,
+              history: cell.journal.history.map((record) =>
+                record.to_state === 'COMMIT_UNKNOWN' ? { ...record, staged: true } : record,
+              ),
+            },
+          }
+        : cell,
+    );
+    const result = await runGate(await workdir(sealEvidence(staged)));
+    expect(result.lines['unknown-never-success']).toBe('FAIL');
+    expect(result.out).toMatch(/unknown-never-success +0 cells {2}no cell reached a real unknown outcome/);
+    const doubled = real.map((cell) =>
+      cell.scenario === 'unknown' && cell.fault.point === 'cas:COMMITTING->TARGET_COMMITTED:after'
+        ? unknownCell(cell.id, cell.scenario, cell.fault, 2)
+        : cell,
+    );
+    const replayed = await runGate(await workdir(sealEvidence(doubled)));
+    expect(replayed.lines['unknown-never-success']).toBe('FAIL');
+    expect(replayed.out).toContain('unknown-outcome cell(s) show a second mutation');
+  });
+
+  it('decides the intent-conflict item from the sealed storage, not from the worker: unsealed is UNVERIFIED', async () => {
+    const cells = acceptanceCells().map((cell) =>
+      cell.fault.kind === 'intent-conflict'
+        ? { ...cell, checks: cell.checks.filter((check) => check.name !== 'storage-untouched') }
+        : cell,
+    );
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.lines['intent-conflict-before-io']).toBe('UNVERIFIED');
+    expect(result.out).toContain("only the worker's own word says no I/O happened");
   });
 });

@@ -1,4 +1,5 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
+import type { PlanCheck } from '../plan/plan-check.ts';
 import type { GateItemResult } from './acceptance-items.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { runScopeLine } from './run-scope.ts';
@@ -17,9 +18,16 @@ export interface GateResult {
   readonly lines: readonly GateItemResult[];
 }
 
+/** A line that nothing decided is never PASS, whatever the item's own logic said. */
+function decided(line: GateItemResult): GateItemResult {
+  if (line.status !== 'PASS' || line.cells > 0) return line;
+  return { ...line, status: 'FAIL', detail: `decided by zero cells: ${line.detail}` };
+}
+
 /**
- * Decides whether `evidence` certifies `route`. Pure: the caller verifies the evidence and passes
- * the result. UNVERIFIED and UNKNOWN are not PASS; a shard is not a whole run.
+ * Decides whether `evidence` certifies `route`. Pure: the caller verifies the evidence and plans
+ * it again (`checkPlan`) and passes both results. UNVERIFIED and UNKNOWN are not PASS; a shard is
+ * not a whole run; a line decided by zero cells is not PASS.
  */
 export function evaluateGate(
   evidence: Evidence,
@@ -27,11 +35,14 @@ export function evaluateGate(
   integrity: IntegrityResult,
   /** The connector version this runtime ships for the route (null: the runtime does not know it). */
   runtimeConnectorVersion: string | null,
+  plan: PlanCheck,
 ): GateResult {
+  const cells = evidence.cells.filter((cell) => cell.variant === null && cell.route === route);
   const lines: GateItemResult[] = [];
   lines.push({
     id: 'evidence-integrity',
     status: integrity.ok ? 'PASS' : 'FAIL',
+    cells: evidence.cells.length,
     detail: integrity.ok
       ? `digest ${evidence.digest ?? '?'} and the checkers' re-run agree`
       : `evidence does not verify: ${integrity.differences.slice(0, 3).join('; ')}${integrity.differences.length > 3 ? ` (+${integrity.differences.length - 3} more)` : ''}`,
@@ -40,6 +51,7 @@ export function evaluateGate(
   lines.push({
     id: 'route-and-scope',
     status: evidence.route === route && whole ? 'PASS' : 'FAIL',
+    cells: cells.length,
     detail:
       evidence.route !== route
         ? `evidence is for route ${evidence.route}, not ${route}`
@@ -47,29 +59,20 @@ export function evaluateGate(
           ? `whole run of route ${route}, seed ${evidence.seed}`
           : `evidence is shard ${evidence.shard!.index}/${evidence.shard!.count}: merge the shards first`,
   });
+  lines.push({ id: 'plan', status: plan.ok ? 'PASS' : 'FAIL', cells: plan.planned, detail: plan.detail });
   const certified = evidence.environment.connector_version;
   lines.push({
     id: 'connector-version',
     status: certified === runtimeConnectorVersion ? 'PASS' : 'FAIL',
+    cells: cells.length,
     detail:
       certified === runtimeConnectorVersion
         ? `evidence covers connector ${certified}, the version this runtime ships`
         : `evidence covers connector ${certified}, but this runtime ships ${runtimeConnectorVersion ?? 'no connector'} for route ${route}: the certification could never be enforced`,
   });
-  const cells = evidence.cells.filter((cell) => cell.variant === null && cell.route === route);
   for (const item of ACCEPTANCE_ITEMS)
     lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
-  const survived = evidence.sensitivity.filter((record) => !record.caught).map((record) => record.variant);
-  lines.push({
-    id: 'no-variant-survived',
-    status: evidence.sensitivity.length === 0 ? 'UNVERIFIED' : survived.length > 0 ? 'FAIL' : 'PASS',
-    detail:
-      evidence.sensitivity.length === 0
-        ? 'no unsafe variant ran: the checks were not shown able to catch a duplicate'
-        : survived.length > 0
-          ? `unsafe variant(s) survived: ${survived.join(', ')}`
-          : `${evidence.sensitivity.length}/${evidence.sensitivity.length} unsafe variants caught`,
-  });
+  lines.push(sensitivityLine(evidence));
   lines.push(runScopeLine(cells));
   const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
   lines.push({
@@ -80,12 +83,42 @@ export function evaluateGate(
         : evidence.verdict === 'PASS'
           ? 'FAIL'
           : evidence.verdict,
+    cells: cells.length,
     detail: `run verdict ${evidence.verdict}; ${cells.length - notPass.length}/${cells.length} route cells PASS`,
   });
-  return { passed: lines.every((line) => line.status === 'PASS'), lines };
+  const checked = lines.map(decided);
+  return { passed: checked.every((line) => line.status === 'PASS'), lines: checked };
 }
 
-/** One printed line per item: status padded, id, detail. */
+/**
+ * Every unsafe variant the run planned was caught. A variant whose cells all could not run
+ * (UNVERIFIED) is not shown caught: UNVERIFIED; none planned or one that survived: FAIL.
+ */
+function sensitivityLine(evidence: Evidence): GateItemResult {
+  const variantCells = evidence.cells.filter((cell) => cell.variant !== null);
+  const unrun = (variant: string) =>
+    variantCells.filter((cell) => cell.variant === variant).every((cell) => cell.verdict === 'UNVERIFIED');
+  const uncaught = evidence.sensitivity.filter((record) => !record.caught);
+  const survived = uncaught.filter((record) => !unrun(record.variant)).map((record) => record.variant);
+  const total = evidence.sensitivity.length;
+  const status = total === 0 || survived.length > 0 ? 'FAIL' : uncaught.length > 0 ? 'UNVERIFIED' : 'PASS';
+  return {
+    id: 'no-variant-survived',
+    status,
+    cells: variantCells.length,
+    detail:
+      total === 0
+        ? 'no unsafe variant ran: the checks were not shown able to catch anything'
+        : survived.length > 0
+          ? `unsafe variant(s) survived: ${survived.join(', ')}`
+          : uncaught.length > 0
+            ? `unsafe variant(s) could not run here: ${uncaught.map((record) => record.variant).join(', ')}`
+            : `${total}/${total} unsafe variants caught`,
+  };
+}
+
+/** One printed line per item: status, id, how many cells decided it, detail. */
 export function formatGateLine(line: GateItemResult): string {
-  return `${line.status.padEnd(10)} ${line.id.padEnd(26)} ${line.detail}`;
+  const cells = `${line.cells} ${line.cells === 1 ? 'cell' : 'cells'}`;
+  return `${line.status.padEnd(10)} ${line.id.padEnd(26)} ${cells.padStart(10)}  ${line.detail}`;
 }

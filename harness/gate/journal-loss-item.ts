@@ -1,5 +1,5 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem, GateItemResult } from './acceptance-items.ts';
+import type { AcceptanceItem, ItemVerdict } from './acceptance-items.ts';
 import { isTransitionPoint } from '../faults/loss-points.ts';
 import { allPass, mutations } from './cell-verdicts.ts';
 
@@ -77,10 +77,14 @@ function declaredButMissing(
 export const journalLossItem: AcceptanceItem = {
   id: 'journal-loss-one-mutation',
   text: 'a lost or rolled-back journal never gives a second mutation',
-  evaluate(cells, environment): Omit<GateItemResult, 'id'> {
+  evaluate(cells, environment): ItemVerdict {
     const loss = cells.filter((cell) => LOSS_KINDS.has(cell.fault.kind));
     if (!loss.some((cell) => cell.fault.kind === 'journal-loss'))
-      return { status: 'FAIL', detail: 'no journal-loss cell in the evidence: nothing decided this item' };
+      return {
+        status: 'FAIL',
+        cells: 0,
+        detail: 'no journal-loss cell in the evidence: nothing decided this item',
+      };
     const byMode = new Map<string, CellEvidence[]>();
     for (const cell of loss) byMode.set(modeOf(cell), [...(byMode.get(modeOf(cell)) ?? []), cell]);
     // journal-loss before fence-loss, modes alphabetically: the same line for the same evidence.
@@ -96,6 +100,7 @@ export const journalLossItem: AcceptanceItem = {
     if (missing.length > 0)
       return {
         status: 'FAIL',
+        cells: loss.length,
         detail: `no cell for loss mode(s) the route supports: ${missing.join(', ')} (${counts})`,
       };
     const required = requiredTransitions(cells, loss);
@@ -105,10 +110,12 @@ export const journalLossItem: AcceptanceItem = {
     if (gaps.length > 0)
       return {
         status: 'UNVERIFIED',
+        cells: loss.length,
         detail: `not struck: ${gaps.slice(0, 4).join('; ')}${gaps.length > 4 ? ` (+${gaps.length - 4} more)` : ''}`,
       };
     return {
       status: 'PASS',
+      cells: loss.length,
       detail: `${loss.length} cells PASS, max ${Math.max(...loss.map(mutations))} mutation: ${counts}; each mode at every one of ${required.size} transitions`,
     };
   },

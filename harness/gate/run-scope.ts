@@ -10,7 +10,12 @@ import type { GateItemResult } from './acceptance-items.ts';
 export function runScopeLine(cells: readonly CellEvidence[]): GateItemResult {
   const unrun = cells.filter((cell) => cell.verdict === 'UNVERIFIED');
   if (unrun.length === 0)
-    return { id: 'run-scope', status: 'PASS', detail: `all ${cells.length} route cells ran` };
+    return {
+      id: 'run-scope',
+      status: 'PASS',
+      cells: cells.length,
+      detail: `all ${cells.length} route cells ran`,
+    };
   const groups = new Map<string, number>();
   for (const cell of unrun) {
     const reason =
@@ -22,6 +27,7 @@ export function runScopeLine(cells: readonly CellEvidence[]): GateItemResult {
   return {
     id: 'run-scope',
     status: 'UNVERIFIED',
+    cells: cells.length,
     detail: `${unrun.length} of ${cells.length} route cells could not run here, so this evidence cannot certify what they test (${reasons}); the ${cells.length - unrun.length} that ran decide the other lines`,
   };
 }

@@ -11,6 +11,7 @@ import { run as merge } from '../cli/certify-merge.ts';
 import { run as report } from '../cli/certify-report.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
+import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
 import { selectShard } from '../plan/planner.ts';
 import { planDigest } from './plan-digest.ts';
 
@@ -34,6 +35,7 @@ function shardOf(index: number, count = 3, seed = 42): Evidence {
 async function mergeFiles(shards: readonly Evidence[]) {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-merge-'));
   dirs.push(dir);
+  await writeFixtureScenarios(dir);
   const files = await Promise.all(
     shards.map(async (shard, position) => {
       const file = `shard-${position}.json`;
@@ -94,6 +96,35 @@ describe('certify merge', () => {
     const overlapping = withCells(2, [...shardOf(2).cells, shardOf(1).cells[0]!]);
     await expect((await mergeFiles([shardOf(1), overlapping, shardOf(3)])).run()).rejects.toThrow(
       /is in shard/,
+    );
+  });
+
+  it('refuses shards that agree with each other but skipped a cell of the plan it derives itself', async () => {
+    // A run that silently skipped a cell, and recorded a plan digest without it: the shards add up.
+    const skipped = [...cells]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .filter((cell) => cell.fault.kind !== 'intent-conflict');
+    const ids = skipped.map((cell) => cell.id);
+    const forged = { ...FIXTURE_PLAN, digest: planDigest(ids), cells: ids.length };
+    const shard = (index: number): Evidence =>
+      sealEvidence(selectShard(skipped, { index, count: 3 }), {
+        run_id: `shard-${index}`,
+        shard: { index, count: 3 },
+        environment: { ...whole.environment, plan_digest: forged.digest, planned_cells: forged.cells },
+        plan: forged,
+      });
+    const { run } = await mergeFiles([shard(1), shard(2), shard(3)]);
+    await expect(run()).rejects.toThrow(/1 planned cell\(s\) missing: intent-conflict\/after-complete/);
+  });
+
+  it('refuses shards planned from a scenario file that is not the one on disk', async () => {
+    const { dir, run } = await mergeFiles([shardOf(1), shardOf(2), shardOf(3)]);
+    await writeFile(
+      join(dir, 'scenarios/race.yaml'),
+      'name: race\nfaults:\n  - kind: race\n    workers: 3\n',
+    );
+    await expect(run()).rejects.toThrow(
+      /scenario file scenarios\/race.yaml is not the one the run planned from/,
     );
   });
 

@@ -26,6 +26,8 @@ function sameRun(shards: readonly Evidence[]): void {
     shard_count: evidence.shard?.count,
     // The runner records which scenario files it planned from; shards of another set cannot merge.
     scenario_files: canonicalJson((evidence as { scenario_files?: unknown }).scenario_files ?? null),
+    // The scenario digests, seed override and recorded traces the shard planned from.
+    plan: canonicalJson(evidence.plan ?? null),
   });
   const expected = facts(first);
   for (const shard of shards.slice(1)) {
