@@ -113,6 +113,7 @@ async function loadRoute(id: string): Promise<Route> {
 /** Fault kinds whose cells are planned from a recorded clean trace. */
 const TRACED_KINDS: ReadonlySet<string> = new Set([
   'crash',
+  'pause',
   'airflow-retry',
   'airflow-live',
   'journal-loss',
@@ -137,7 +138,7 @@ async function traceBooks(
     // route can copy them, a real loss cell starts from one instead of killing a first attempt).
     const recovery = scenario.faults.some(
       (fault) =>
-        (fault.kind === 'crash' && (fault.depth ?? 2) >= 2) ||
+        ((fault.kind === 'crash' || (fault.kind === 'pause' && !fault.points)) && (fault.depth ?? 2) >= 2) ||
         ((fault.kind === 'journal-loss' || fault.kind === 'fence-loss') && route.copyCellState !== undefined),
     );
     if (books.has(key) && (!recovery || books.get(key)!.recovery.size > 0)) continue;

@@ -78,8 +78,12 @@ export interface CellOutcome {
   readonly expectation?: CellExpectation;
   /** Checks the fault itself makes (e.g. the intent conflict touched no source or target). */
   readonly extraChecks?: readonly CheckRecord[];
-  /** False when the operation must stay where the fault left it (no settle worker). */
-  readonly settle?: boolean;
+  /**
+   * False when the operation must stay where the fault left it (no settle worker); `unless-complete`
+   * when the fault's own last worker already was the late retry (pause: the zombie resumed after
+   * the operation completed), so a settle worker runs only if the journal did not reach COMPLETE.
+   */
+  readonly settle?: boolean | 'unless-complete';
   /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
   readonly observe?: () => Promise<LossObservation>;
   /** airflow-live: what Airflow recorded; the runner adds the Airflow checks computed from it. */

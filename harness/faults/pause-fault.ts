@@ -1,59 +1,138 @@
-import { parseOccurrence, occurrenceKey } from '../plan/trace.ts';
-import type { TraceOccurrence } from '../plan/trace.ts';
-import type { FaultModule } from './fault.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft } from '../plan/cell.ts';
+import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
+import { occurrenceKey, parseOccurrence } from '../plan/trace.ts';
+import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import { firstKillGroups } from './crash-fault.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { finishedOrStalled } from './zombie-race.ts';
 
-/**
- * How long the second worker may run while the first is stopped. SQLite: a worker stopped inside
- * its target transaction holds the write lock, so the second cannot finish until the first
- * continues; after this bound the first is continued while the second is still running.
- */
-const SECOND_WORKER_BOUND_MS = 1_500;
 const DEFAULT_PAUSE_TTL_MS = 300;
 
+interface PauseParams {
+  /** Where the paused worker stops (in the first attempt at depth 1, in the recovery at depth 2). */
+  readonly at: TraceOccurrence;
+  /** Depth 2: the first-attempt kill the paused recovery follows, and its recorded state. */
+  readonly first?: TraceOccurrence;
+  readonly killed?: RecordedKill;
+}
+
+/** The states a recovery reconciles: a worker killed from COMMITTING on left them for the next. */
+const RECONCILED = /^cas:(COMMITTING|TARGET_COMMITTED|COMMITTED_INCOMPLETE)->/;
+
 /**
- * pause: SIGSTOP a worker at a point, let its lease expire, run a second worker (to completion
- * when it can), then SIGCONT and release the first and let it run to its end. A zombie must not
- * commit a second time: the fence's epoch stops it.
+ * The part of a recovery run in which its state differs from anything a clean run passes: from its
+ * start until the journal moved out of the state it found (or the whole run, when it never does).
  */
-export const pauseFault: FaultModule<'pause'> = {
-  kind: 'pause',
-  leaseTtlMs: (spec) => spec.lease_ttl_ms ?? DEFAULT_PAUSE_TTL_MS,
-  plan: (spec) =>
-    spec.points.map((text) => {
+function reconcileWindow(recovery: readonly TraceOccurrence[]): readonly TraceOccurrence[] {
+  const end = recovery.findIndex((o) => RECONCILED.test(o.point) && o.point.endsWith(':after'));
+  return end < 0 ? recovery : recovery.slice(0, end + 1);
+}
+
+/**
+ * Where a paused zombie can do harm to the mutation: the commit window (as crash) and the fence
+ * preparation, where a late worker meets a fence a newer epoch holds.
+ */
+function sensitiveAt(trace: readonly TraceOccurrence[], at: TraceOccurrence): boolean {
+  const index = trace.findIndex((o) => occurrenceKey(o) === occurrenceKey(at));
+  const from = trace.findIndex((o) => o.point === 'cas:PREPARED->COMMITTING:after');
+  const to = trace.findIndex((o) => o.point === 'cas:COMMITTING->TARGET_COMMITTED:before');
+  return at.point === 'fence.prepare:before' || (from >= 0 && index > from && (to < 0 || index <= to));
+}
+
+function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDraft[] {
+  if (spec.points) {
+    return spec.points.map((text) => {
       const at = parseOccurrence(text);
       return {
         localId: occurrenceKey(at),
         fault: { kind: 'pause', point: at.point, hit: at.hit },
-        params: { at },
+        params: { at } satisfies PauseParams,
         sensitive: true,
       };
-    }),
-  async run(run) {
-    const at = run.cell.params.at as TraceOccurrence;
-    await using paused = run.start('paused', { stop: at });
-    if (!(await paused.parked())) return { attempts: [await paused.result()], hit: false };
-    paused.pause();
-    await run.waitForLeaseExpiry();
-    await using second = run.start('second');
-    const bound = new Promise<'bound'>((resolve) =>
-      setTimeout(() => resolve('bound'), SECOND_WORKER_BOUND_MS),
-    );
-    const secondFinishedFirst = (await Promise.race([second.result(), bound])) !== 'bound';
-    paused.continue();
-    paused.resume();
-    const attempts = [await paused.result(), await second.result()];
-    return {
-      attempts,
-      hit: true,
-      extraChecks: [
-        {
-          name: 'pause-interleaving',
-          verdict: 'PASS',
-          detail: secondFinishedFirst
-            ? 'the second worker finished while the first was stopped'
-            : 'the stopped worker held the target lock; it was continued while the second still ran',
+    });
+  }
+  const drafts: CellDraft[] = traces.clean.map((at) => ({
+    localId: `d1/${occurrenceKey(at)}`,
+    fault: { kind: 'pause', point: at.point, hit: at.hit, attempt: 1 },
+    params: { at } satisfies PauseParams,
+    sensitive: sensitiveAt(traces.clean, at),
+  }));
+  if ((spec.depth ?? 2) < 2) return drafts;
+  const committing = traces.clean.findIndex((o) => o.point === 'cas:PREPARED->COMMITTING:after');
+  for (const group of firstKillGroups(traces, spec.distinct_states ?? true)) {
+    const [first, ...equivalent] = group;
+    const index = traces.clean.findIndex((o) => occurrenceKey(o) === occurrenceKey(first!));
+    // Before COMMITTING a recovery starts the clean path over: depth 1 pauses cover it.
+    if (committing < 0 || index < committing) continue;
+    for (const at of reconcileWindow(traces.recovery.get(occurrenceKey(first!)) ?? [])) {
+      drafts.push({
+        localId: `d2/${occurrenceKey(first!)}>${occurrenceKey(at)}`,
+        fault: {
+          kind: 'pause',
+          point: first!.point,
+          hit: first!.hit,
+          attempt: 2,
+          recovery_point: occurrenceKey(at),
+          ...(equivalent.length > 0 ? { equivalent_points: equivalent.map(occurrenceKey) } : {}),
         },
-      ],
-    };
-  },
+        params: {
+          at,
+          first: first!,
+          killed: traces.snapshots?.get(occurrenceKey(first!)),
+        } satisfies PauseParams,
+        sensitive: false,
+      });
+    }
+  }
+  return drafts;
+}
+
+async function runPause(run: CellRun): Promise<CellOutcome> {
+  const params = run.cell.params as unknown as PauseParams;
+  const attempts: AttemptRecord[] = [];
+  if (params.first) {
+    // Depth 2: the first attempt died at `first` (its recorded state, when the route can copy it).
+    const recorded = run.cell.variant === null && params.killed !== undefined;
+    const first =
+      recorded && (await run.restore(params.killed!.dir))
+        ? { record: { ...params.killed!.first, role: 'first-recorded' }, hit: true }
+        : await run.killAt('first', params.first);
+    attempts.push(first.record);
+    if (!first.hit) return { attempts, hit: false };
+    await run.waitForLeaseExpiry();
+  }
+  await using paused = run.start('paused', { stop: params.at });
+  if (!(await paused.parked())) return { attempts: [...attempts, await paused.result()], hit: false };
+  paused.pause();
+  await run.waitForLeaseExpiry();
+  await using second = run.start('second');
+  const secondFirst = (await finishedOrStalled(second)) === 'finished';
+  paused.continue();
+  paused.resume();
+  attempts.push(await paused.result(), await second.result());
+  const order: CheckRecord = {
+    name: 'pause-interleaving',
+    verdict: 'PASS',
+    detail: secondFirst
+      ? 'the second worker finished while the first was stopped'
+      : 'the stopped worker held a lock the second needed; it was continued while the second still ran',
+  };
+  // The zombie ran out after the second worker: it was the late retry a settle worker would be.
+  return { attempts, hit: true, extraChecks: [order], settle: 'unless-complete' };
+}
+
+/**
+ * pause: SIGSTOP a worker at a fault point, let its lease expire, run a second worker (to its end,
+ * or until it waits on a lock the stopped one holds), then SIGCONT the first and let it run out. A
+ * zombie must not commit a second time: the fence's epoch stops it. Depth 1 at every point of the
+ * clean trace; depth 2 after each distinct first-attempt kill from COMMITTING on, at every point of
+ * the recovery run while it reconciles (where its state differs from anything a clean run passes).
+ * `points` names explicit first-attempt points instead.
+ */
+export const pauseFault: FaultModule<'pause'> = {
+  kind: 'pause',
+  leaseTtlMs: (spec) => spec.lease_ttl_ms ?? DEFAULT_PAUSE_TTL_MS,
+  plan: planPause,
+  run: runPause,
 };

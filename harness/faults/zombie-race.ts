@@ -24,7 +24,7 @@ function traceSize(file: string): number {
 }
 
 /** Resolves when the worker ended ('finished') or stopped making progress ('stalled'). */
-async function finishedOrStalled(worker: Worker): Promise<'finished' | 'stalled'> {
+export async function finishedOrStalled(worker: Worker): Promise<'finished' | 'stalled'> {
   const ended = worker.result().then(() => 'finished' as const);
   let size = 0;
   let since = Date.now();

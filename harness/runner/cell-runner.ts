@@ -74,7 +74,11 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       extra.push(
         check('fault-fired', 'UNKNOWN', 'the planned fault point was not reached: the cell tested nothing'),
       );
-    if (outcome.settle !== false) {
+    const settle =
+      outcome.settle === 'unless-complete'
+        ? (await readJournal(fixture).catch(() => null))?.entry?.state !== 'COMPLETE'
+        : outcome.settle !== false;
+    if (settle) {
       await waitForLeaseExpiry(fixture);
       attempts.push(await run.run('settle'));
     }

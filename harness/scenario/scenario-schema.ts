@@ -59,9 +59,9 @@ const crashFault = {
 const pauseFault = {
   type: 'object',
   description:
-    'SIGSTOP a worker at a point, let its lease expire, run a second worker to completion, then SIGCONT the first.',
+    'SIGSTOP a worker at a fault point, let its lease expire, run a second worker to its end, then SIGCONT the first: at every point of a clean run (depth 1) and, after each distinct first-attempt kill from COMMITTING on, at every point of the recovery run while it reconciles (depth 2).',
   additionalProperties: false,
-  required: ['kind', 'points'],
+  required: ['kind'],
   properties: {
     kind: { const: 'pause' },
     points: {
@@ -72,6 +72,17 @@ const pauseFault = {
         pattern: pointPattern,
         description: 'A fault point, optionally `#hit` (default #1).',
       },
+      description: 'Pause only at these first-attempt points instead of every point of the clean trace.',
+    },
+    depth: {
+      enum: [1, 2],
+      description:
+        'Deepest pause: 1 = first attempt only, 2 = also inside reconciling recovery runs. Default 2.',
+    },
+    distinct_states: {
+      type: 'boolean',
+      description:
+        'Depth 2 once per distinct durable state a first-attempt kill leaves (as crash). Default true.',
     },
     lease_ttl_ms: {
       type: 'integer',
