@@ -40,6 +40,27 @@ function sensitiveAt(trace: readonly TraceOccurrence[], at: TraceOccurrence): bo
   return at.point === 'fence.prepare:before' || (from >= 0 && index > from && (to < 0 || index <= to));
 }
 
+/** Points after which the durable state changed: a journal write, the fence, the target, the state. */
+const EFFECT =
+  /^(journal\.create|lease\.acquire|fence\.prepare|cas:.*|target\.commit|state\.complete):(after|sent)$/;
+
+/**
+ * First-attempt kills grouped by the durable state they leave. From the recorded kills'
+ * fingerprints when the route computes them (crash's groups); otherwise by the protocol's own
+ * record of what a kill there left: kills between the same two durable effects (a journal write,
+ * the fence's preparation, the target's COMMIT sent or done, the state written) leave one state.
+ */
+function killGroups(traces: PlanContext['traces'], distinct: boolean): TraceOccurrence[][] {
+  if (!distinct || traces.snapshots?.size) return firstKillGroups(traces, distinct);
+  const groups = new Map<number, TraceOccurrence[]>();
+  let effects = 0;
+  for (const at of traces.clean) {
+    if (EFFECT.test(at.point)) effects += 1;
+    groups.set(effects, [...(groups.get(effects) ?? []), at]);
+  }
+  return [...groups.values()];
+}
+
 function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDraft[] {
   if (spec.points) {
     return spec.points.map((text) => {
@@ -60,7 +81,7 @@ function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDra
   }));
   if ((spec.depth ?? 2) < 2) return drafts;
   const committing = traces.clean.findIndex((o) => o.point === 'cas:PREPARED->COMMITTING:after');
-  for (const group of firstKillGroups(traces, spec.distinct_states ?? true)) {
+  for (const group of killGroups(traces, spec.distinct_states ?? true)) {
     const [first, ...equivalent] = group;
     const index = traces.clean.findIndex((o) => occurrenceKey(o) === occurrenceKey(first!));
     // Before COMMITTING a recovery starts the clean path over: depth 1 pauses cover it.
