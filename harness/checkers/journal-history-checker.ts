@@ -1,5 +1,6 @@
 import type { CommitState } from '../../src/contracts/states.ts';
 import { isCommitState, isLegalTransition, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
+import { OPERATOR_EVIDENCE } from '../../src/core/recovery-assessment.ts';
 import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
 import type { CheckContext, Checker, JournalRecords } from './check-types.ts';
@@ -44,7 +45,9 @@ function recordViolations(item: HistoryItem, previous: HistoryItem | null): stri
   } else if (item.kind === 'transition' && isCommitState(from) && isOperatorOnlyTransition(from, to)) {
     problems.push(`${at}: operator-only transition ${from} -> ${to} taken automatically`);
   }
-  if (to === 'TARGET_COMMITTED' && item.fence_status !== 'committed') {
+  // The proof of commit is the fence's, or (no fence could prove it) an operator's audited evidence.
+  const operatorProof = item.kind === 'audit' && item.reason === OPERATOR_EVIDENCE;
+  if (to === 'TARGET_COMMITTED' && item.fence_status !== 'committed' && !operatorProof) {
     problems.push(
       `${at}: TARGET_COMMITTED without fence_status committed (had ${item.fence_status ?? 'none'})`,
     );

@@ -54,7 +54,18 @@ export async function deploymentPolicyFor(
   cwd: string,
   env: NodeJS.ProcessEnv,
   journal?: JournalDescription,
+  /** The workload writes its target without a fence (`target.fence: none`): never enforced. */
+  fenceless = false,
 ): Promise<DeploymentPolicyDecision> {
+  if (fenceless)
+    return {
+      mode: 'legacy',
+      route,
+      connector_version: null,
+      reason:
+        'the target is written without a fence (target.fence: none): no outcome can be proven, so every run that began the mutation stops for an operator and no duplicate-write protection is claimed',
+      certification: null,
+    };
   const records = await readCertifications(certificationsDir(cwd, env));
   return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null, journal);
 }

@@ -30,6 +30,8 @@ interface RouteEntry {
   readonly fenceLocation: (workload: Workload) => Promise<string>;
   readonly openSource: OpenSource;
   readonly openTarget: OpenTarget;
+  /** The same target written without a fence (`target.fence: none`), where the connector has one. */
+  readonly openPlainTarget?: OpenTarget;
 }
 
 /** The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. */
@@ -86,6 +88,16 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         env,
       );
     },
+    openPlainTarget: async (workload, { faults }) => {
+      const { openPlainSqliteTarget } = await import('../adapters/connectors/sqlite/sqlite-target.ts');
+      return openPlainSqliteTarget({
+        path: sqliteEndpointPath(workload, 'target'),
+        table: workload.target.table,
+        columns: workload.data.columns,
+        naturalKey: workload.data.natural_key,
+        faults,
+      });
+    },
   },
   postgres: {
     capability: 'transactional-commit-marker',
@@ -105,6 +117,15 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         ...(create ? { create } : {}),
         faults,
         env,
+      });
+    },
+    openPlainTarget: async (workload, { env, faults }) => {
+      const { openPlainPostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
+      const { create } = workload.target;
+      return openPlainPostgresTarget({
+        ...serverTarget(workload, env),
+        ...(create ? { create } : {}),
+        faults,
       });
     },
   },
@@ -193,9 +214,27 @@ function routeEntry(workload: Workload): RouteEntry {
   return entry;
 }
 
-/** The certified capability of the workload's route; throws ROUTE_NOT_CERTIFIED for an unknown route. */
+/**
+ * The capability of the workload's target: the route's certified fence, or `none` when the workload
+ * writes it without one (`target.fence: none`). Throws ROUTE_NOT_CERTIFIED for an unknown route.
+ */
 export function routeCapability(workload: Workload): TargetConnector['capability'] {
-  return routeEntry(workload).capability;
+  const { capability } = routeEntry(workload);
+  return workload.target.fence === 'none' ? 'none' : capability;
+}
+
+/** Where a target written without a fence keeps it: nowhere (the journal records `none`). */
+const NO_FENCE_LOCATION = 'none';
+
+/** The route's target opener for this workload: plain writes for `target.fence: none`. */
+function targetOpener(workload: Workload): OpenTarget {
+  const entry = routeEntry(workload);
+  if (workload.target.fence !== 'none') return entry.openTarget;
+  if (!entry.openPlainTarget)
+    throw invalidInput(`target.fence: none is not a setting of route ${workload.route}`, {
+      field: 'target.fence',
+    });
+  return entry.openPlainTarget;
 }
 
 /**
@@ -203,6 +242,7 @@ export function routeCapability(workload: Workload): TargetConnector['capability
  * connection is made. Bad fence settings are INVALID_INPUT naming the field.
  */
 export function routeFenceLocation(workload: Workload): Promise<string> {
+  if (workload.target.fence === 'none') return Promise.resolve(NO_FENCE_LOCATION);
   return routeEntry(workload).fenceLocation(workload);
 }
 
@@ -211,10 +251,8 @@ export async function openRouteTarget(
   workload: Workload,
   io: { readonly env: NodeJS.ProcessEnv },
 ): Promise<TargetConnector> {
-  const entry = routeEntry(workload);
-  return opening(`${workload.route} target`, () =>
-    entry.openTarget(workload, { env: io.env, faults: NO_FAULTS }),
-  );
+  const open = targetOpener(workload);
+  return opening(`${workload.route} target`, () => open(workload, { env: io.env, faults: NO_FAULTS }));
 }
 
 async function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
@@ -243,9 +281,10 @@ export async function openRouteConnectors(
   context: RouteContext,
 ): Promise<RouteConnectors> {
   const entry = routeEntry(workload);
+  const openTarget = targetOpener(workload);
   const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
   try {
-    const target = await opening(`${workload.route} target`, () => entry.openTarget(workload, context));
+    const target = await opening(`${workload.route} target`, () => openTarget(workload, context));
     return { source, target };
   } catch (error) {
     await source.close().catch(() => undefined);

@@ -95,6 +95,21 @@ function endpoint(value: unknown, field: string, extra: readonly string[] = []):
   return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
 }
 
+/** Routes whose target can be written without a fence (`target.fence: none`). */
+const FENCELESS_ROUTES: readonly string[] = ['sqlite', 'postgres'];
+
+/** `target.fence: none` (capability none), on a route whose connector has a plain write. */
+function fenceless(record: Fields, route: string): { fence?: 'none' } {
+  if (record.fence === undefined) return {};
+  if (record.fence !== 'none')
+    throw invalidInput("target.fence must be none (or absent for the route's certified fence)", {
+      field: 'target.fence',
+    });
+  if (!FENCELESS_ROUTES.includes(route))
+    throw invalidInput(`target.fence: none is not a setting of route ${route}`, { field: 'target.fence' });
+  return { fence: 'none' };
+}
+
 /** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
 const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -103,10 +118,15 @@ const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * create a missing target table with (`create`, checked against data.columns and the route).
  */
 function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
-  const spec = endpoint(value, 'target', ['fence_schema', 'create']);
+  const endpointSpec = endpoint(value, 'target', ['fence_schema', 'create', 'fence']);
   const record = value as Fields;
   const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
+  const spec = { ...endpointSpec, ...fenceless(record, route) };
   if (record.fence_schema === undefined) return { ...spec, ...create };
+  if (spec.fence === 'none')
+    throw invalidInput('target.fence_schema names where a fence lives, but target.fence is none', {
+      field: 'target.fence_schema',
+    });
   const schema = text(
     record,
     'fence_schema',

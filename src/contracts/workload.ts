@@ -32,6 +32,12 @@ export interface TargetSpec extends EndpointSpec {
    */
   readonly fence_schema?: string;
   readonly create?: TargetCreateSpec;
+  /**
+   * `none`: the target is written WITHOUT a fence (capability `none`): plain writes, nothing to
+   * prove an outcome with, so every run that began the mutation ends COMMIT_UNKNOWN and an operator
+   * settles it. Absent: the route's certified fence.
+   */
+  readonly fence?: 'none';
 }
 
 /**
@@ -43,7 +49,7 @@ export interface TargetSpec extends EndpointSpec {
  *               target_contract, schema_fingerprint }
  *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
  *   source: { url, table, password_env? }
- *   target: { url, table, password_env?, fence_schema?, create?: { columns: { name: type } } }
+ *   target: { url, table, password_env?, fence_schema?, fence?: none, create?: { columns: { name: type } } }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
  *   journal: sqlite:///path  # optional; --journal overrides; ?durability=shared marks a file durable
  *   execution: { lease_ttl_ms?, state_dir? }

@@ -5,6 +5,7 @@ import type { FenceAnswer, LoadStrategy, SourceConnector, TargetConnector } from
 import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
+import type { RuntimeFlaws } from '../ports/unsafe-variants.ts';
 
 export interface ExecutorDeps {
   readonly journal: TargetCommitJournalPort;
@@ -13,6 +14,8 @@ export interface ExecutorDeps {
   readonly state: StateSink;
   readonly faults: FaultPoints;
   readonly clock: Clock;
+  /** DELIBERATELY BROKEN behaviour for the harness's sensitivity check only (DPONE_HARNESS=1); absent: none. */
+  readonly flaws?: RuntimeFlaws;
 }
 
 export interface OperationRequest {

@@ -46,6 +46,13 @@ export class RecoveryAwareExecutor {
       entry = created.entry;
       await faults.hit('journal.create:after');
     }
+    if (this.#deps.flaws?.ioBeforeIntentCheck) {
+      // Unsafe variant only: the source is read before the intent is checked.
+      await this.#deps.source.read({
+        partitionColumn: request.partitionColumn,
+        partitionValue: request.partitionValue,
+      });
+    }
     if (entry.intent_digest !== request.intentDigest) {
       throw new DponeError(
         ERROR_CODES.INTENT_CONFLICT,
@@ -136,12 +143,15 @@ export class RecoveryAwareExecutor {
             );
           }
           // Resuming at PREPARED: the fence must be there. Look before taking the lease, so a
-          // missing fence stops the run without a single journal change.
-          if (!fence.installed && (await fence.query()).epoch === null) {
+          // missing fence stops the run without a single journal change. A target without a
+          // fence capability has none to look for: it writes, and only an operator can settle it.
+          const fenceless = this.#deps.target.capability === 'none';
+          if (!fenceless && !fence.installed && (await fence.query()).epoch === null) {
             throw fenceMissing(entry, request.metadata.fence_location);
           }
           const fenced = await fence.underLease(entry, false);
-          if (fenced.answer.epoch === null) throw fenceMissing(fenced.entry, request.metadata.fence_location);
+          if (!fenceless && fenced.answer.epoch === null)
+            throw fenceMissing(fenced.entry, request.metadata.fence_location);
           if (fenced.answer.status === 'committed') {
             adopted = true;
             entry = await fence.adopt(fenced);

@@ -7,6 +7,9 @@ import type { FenceAnswer, FenceStatus, MutationReceipt } from '../ports/connect
  * forked journal can cause is decided in one place. The journal only moves on the fence's proof.
  */
 
+/** Why a target without a fence capability left the outcome unknown (spec: COMMIT_UNKNOWN, no replay). */
+export const NO_FENCE_CAPABILITY = 'fence:none';
+
 /** Why the journal moved when the target proved a commit the journal did not know of. */
 export const COMMITTED_BEFORE_JOURNAL = 'fence:committed-before-journal';
 
@@ -70,7 +73,18 @@ export interface Reconciliation {
  * denies any commit contradicts itself: `unknown`. This attempt mutated only if its guard matched
  * (`applied`) and the fence's committed epoch is the epoch it wrote under.
  */
-export function reconcileFence(answer: FenceAnswer, receipt: MutationReceipt | null): Reconciliation {
+export function reconcileFence(
+  answer: FenceAnswer,
+  receipt: MutationReceipt | null,
+  /** The target has no fence capability at all (capability `none`): nothing can prove the outcome. */
+  fenceless = false,
+): Reconciliation {
+  if (fenceless)
+    return {
+      status: 'unknown',
+      evidence: { reason: NO_FENCE_CAPABILITY, fence_status: 'unknown' },
+      mutated: false,
+    };
   const contradicted = receipt !== null && !receipt.applied && answer.status !== 'committed';
   const status: FenceStatus = contradicted ? 'unknown' : answer.status;
   const missing = answer.epoch === null && answer.status === 'unknown';

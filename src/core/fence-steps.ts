@@ -2,7 +2,14 @@ import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
 import type { FenceAnswer, FenceRef, MutationReceipt } from '../ports/connector.ts';
 import type { ExecutorDeps, Fenced, OperationRequest, Settled } from './executor-types.ts';
-import { adoptionEvidence, assertSameIntent, reconcileFence, safe } from './fence-decision.ts';
+import type { Reconciliation } from './fence-decision.ts';
+import {
+  NO_FENCE_CAPABILITY,
+  adoptionEvidence,
+  assertSameIntent,
+  reconcileFence,
+  safe,
+} from './fence-decision.ts';
 import type { JournalSteps } from './journal-steps.ts';
 import { nonRetryCause, withEntry } from './non-retry-cause.ts';
 
@@ -166,7 +173,17 @@ export class FenceSteps {
     const answer: FenceAnswer = target.capability === 'none' ? { ...reported, status: 'unknown' } : reported;
     await faults.hit('fence.query:after');
     assertSameIntent(answer, this.#request.intentDigest, entry);
-    const decided = reconcileFence(answer, receipt);
+    // Without a fence capability nothing can prove the outcome: say so, not "the fence is missing".
+    const honest = reconcileFence(answer, receipt, target.capability === 'none');
+    // Unsafe variant only: an outcome the target cannot prove is taken for "not committed".
+    const decided: Reconciliation =
+      this.#deps.flaws?.replayUnknown && honest.status === 'unknown'
+        ? {
+            ...honest,
+            status: 'not-committed',
+            evidence: { ...honest.evidence, fence_status: 'not-committed' },
+          }
+        : honest;
     if (decided.status === 'committed') {
       const committed = await this.#journal.cas(
         entry,
@@ -187,7 +204,9 @@ export class FenceSteps {
       ERROR_CODES.COMMIT_UNKNOWN,
       decided.evidence.reason === 'fence:missing'
         ? 'the target holds no fence for this operation where the journal says it was prepared; explicit reconciliation is required'
-        : 'the target could not prove whether the operation committed; explicit reconciliation is required',
+        : decided.evidence.reason === NO_FENCE_CAPABILITY
+          ? 'the target has no fence capability, so it cannot prove whether the operation committed; explicit reconciliation is required (dpone recovery target-commit)'
+          : 'the target could not prove whether the operation committed; explicit reconciliation is required',
       safe(unknown),
     );
   }

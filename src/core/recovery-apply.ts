@@ -8,7 +8,7 @@ import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
 import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
-import type { PlannedRecoveryAction, RecoveryActionName } from './recovery-planner.ts';
+import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
 import { planRecovery } from './recovery-planner.ts';
 
 export interface RecoveryApplyDeps {
@@ -30,6 +30,8 @@ export interface RecoveryApplyRequest {
   readonly actor: string;
   readonly reason: string;
   readonly evidenceRef?: string;
+  /** What the operator's evidence says the target holds, where the fence cannot prove it. */
+  readonly outcome?: RecoveryOutcome;
 }
 
 export interface RecoveryApplyResult {
@@ -102,7 +104,11 @@ export async function applyRecovery(
   }
 
   const nowMs = deps.clock.nowMs();
-  const plan = planRecovery(entry, history, fence, { nowMs, ...(evidenceRef ? { evidenceRef } : {}) });
+  const plan = planRecovery(entry, history, fence, {
+    nowMs,
+    ...(evidenceRef ? { evidenceRef } : {}),
+    ...(request.outcome ? { outcome: request.outcome } : {}),
+  });
   const chosen = plan.actions.find((candidate) => candidate.name === request.action)!;
   assertLegal(entry, chosen);
   const transition = chosen.transition!;
@@ -141,7 +147,7 @@ export async function applyRecovery(
         nowMs,
         audit,
         releaseLease: true,
-        ...(transition.to === 'TARGET_COMMITTED' && fence ? { result: provenResult(entry, fence) } : {}),
+        ...(transition.to === 'TARGET_COMMITTED' ? { result: provenResult(entry, fence) } : {}),
       }),
     );
   } catch (error) {
@@ -204,10 +210,11 @@ async function queryFence(
   }
 }
 
-function provenResult(entry: CommitJournalEntry, fence: FenceAnswer): RecordedResult {
+/** What TARGET_COMMITTED records: the fence's numbers, or none where an operator's evidence decided. */
+function provenResult(entry: CommitJournalEntry, fence: FenceAnswer | null): RecordedResult {
   return {
-    rows_written: fence.rowsWritten ?? 0,
-    fence_epoch: fence.committedEpoch ?? fence.epoch ?? 0,
+    rows_written: fence?.rowsWritten ?? 0,
+    fence_epoch: fence?.committedEpoch ?? fence?.epoch ?? 0,
     target_identity: entry.metadata.target_identity,
   };
 }

@@ -36,11 +36,20 @@ export interface RecoveryAssessment {
   readonly implication: string;
 }
 
-/** The history record that carries the target's proof of commit, or null. */
+/** Why an operator moved COMMIT_UNKNOWN on by evidence of their own (`recovery apply --evidence-ref`). */
+export const OPERATOR_EVIDENCE = 'recovery:operator-evidence';
+
+/**
+ * The history record that carries the proof of commit, or null: the target fence's, or (where no
+ * fence can prove it) an operator's audited statement with an evidence reference.
+ */
 export function targetProofIn(history: readonly JournalHistoryRecord[]): JournalHistoryRecord | null {
   return (
     history.find(
-      (record) => record.to_state === 'TARGET_COMMITTED' && record.evidence.fence_status === 'committed',
+      (record) =>
+        record.to_state === 'TARGET_COMMITTED' &&
+        (record.evidence.fence_status === 'committed' ||
+          (record.kind === 'audit' && record.evidence.reason === OPERATOR_EVIDENCE)),
     ) ?? null
   );
 }

@@ -46,7 +46,17 @@ export interface RecoveryPlanContext extends RecoveryContext {
   readonly nowMs: number;
   /** The operator's recorded evidence reference (a ticket, a reconciliation report id), if any. */
   readonly evidenceRef?: string;
+  /**
+   * What the operator's evidence says the target holds (`--outcome`), for a fence that cannot
+   * prove it (a target without a fence capability): committed or not. Absent with an evidence
+   * reference: not committed.
+   */
+  readonly outcome?: RecoveryOutcome;
 }
+
+/** The target outcome an operator may assert with evidence where the fence cannot prove one. */
+export const RECOVERY_OUTCOMES = ['committed', 'not-committed'] as const;
+export type RecoveryOutcome = (typeof RECOVERY_OUTCOMES)[number];
 
 /**
  * The recovery planner: a pure function of what the journal holds and what the target fence
@@ -161,16 +171,13 @@ function resolveUnknown(
 ): PlannedRecoveryAction {
   const status = fence?.status ?? null;
   const evidence = context.evidenceRef !== undefined && context.evidenceRef !== '';
+  const proven = status === 'committed' || status === 'not-committed' ? status : null;
+  // The fence's proof decides; the operator's evidence only where the fence cannot prove anything.
+  const outcome = proven ?? (evidence ? (context.outcome ?? 'not-committed') : null);
   const to: CommitState | null =
-    status === 'committed' ? 'TARGET_COMMITTED' : status === 'not-committed' || evidence ? 'PREPARED' : null;
+    outcome === 'committed' ? 'TARGET_COMMITTED' : outcome === 'not-committed' ? 'PREPARED' : null;
   const proof: RecoveryProof | null =
-    status === 'committed'
-      ? 'fence:committed'
-      : status === 'not-committed'
-        ? 'fence:not-committed'
-        : evidence
-          ? 'operator-evidence'
-          : null;
+    proven !== null ? `fence:${proven}` : evidence ? 'operator-evidence' : null;
   return action(
     'resolve-unknown',
     entry,
@@ -183,13 +190,19 @@ function resolveUnknown(
         met: proof !== null,
       },
       {
-        description: 'an operator evidence reference never overrides a fence that proves commit',
-        met: !(proof === 'operator-evidence' && status === 'committed'),
+        description: 'an operator evidence reference never overrides a fence that proves the outcome',
+        met: context.outcome === undefined || proven === null || context.outcome === proven,
+      },
+      {
+        description: 'an outcome asserted by the operator (--outcome) comes with an evidence reference',
+        met: context.outcome === undefined || evidence || proven !== null,
       },
       leaseFree(entry, context.nowMs),
     ],
     to === 'TARGET_COMMITTED'
-      ? 'records the fence’s proof and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
+      ? proof === 'operator-evidence'
+        ? 'records the operator’s evidence that the target holds the mutation and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
+        : 'records the fence’s proof and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
       : 'moves COMMIT_UNKNOWN to PREPARED, a retryable state; the next `dpone run` writes once under a new lease epoch',
     proof,
   );

@@ -31,10 +31,32 @@ export interface TargetFlaws {
   readonly logOnlyFence?: boolean;
   /** Staging/swap: staged rows carry no operation and epoch tag. */
   readonly untaggedStaging?: boolean;
+  /**
+   * prepareFence installs the fence by upsert, last writer wins: whoever prepares sets the epoch
+   * to its own (also a lower one) and the fence back to prepared for its intent.
+   */
+  readonly epochOverwrite?: boolean;
+  /** replace-partition deletes the partition's rows in a transaction of its own, before the guarded one. */
+  readonly deleteOutsideGuard?: boolean;
+  /** Text values are NFC-normalised on the way into the target. */
+  readonly changesValues?: boolean;
+}
+
+/**
+ * DELIBERATELY BROKEN executor behaviours, for the same sensitivity check: flaws of the runtime
+ * itself rather than of a target, so every route offers them whatever its fence.
+ */
+export interface RuntimeFlaws {
+  /** The source is read before the journal's intent is checked (a prefetch while the journal is read). */
+  readonly ioBeforeIntentCheck?: boolean;
+  /** An outcome the target cannot prove is taken for "not committed": the mutation is replayed. */
+  readonly replayUnknown?: boolean;
 }
 
 export interface UnsafeVariant {
   readonly flaws: TargetFlaws;
+  /** Flaws of the executor (absent: none); such a variant leaves the target as certified. */
+  readonly runtime?: RuntimeFlaws;
   /** What is broken and what a certification sees of it. */
   readonly description: string;
   /** The fence capabilities on which this flaw is really unsafe; connectors offer only those. */
@@ -43,6 +65,14 @@ export interface UnsafeVariant {
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
 const STAGING: readonly FenceCapabilityKind[] = ['staging-swap-generation'];
+/** A runtime flaw is unsafe whatever the target's fence, also on a target without one. */
+const EVERY: readonly FenceCapabilityKind[] = [
+  'target-native-idempotency-key',
+  'transactional-commit-marker',
+  'staging-swap-generation',
+  'route-certified-fence',
+  'none',
+];
 
 export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   'no-fence': {
@@ -80,6 +110,43 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'reissues an epoch writes twice (staging/swap: the generation check looks at the epoch only)',
     unsafeOn: [...MARKER, ...STAGING],
   },
+  'epoch-backwards': {
+    flaws: { epochOverwrite: true },
+    description:
+      'the fence is installed by upsert, last writer wins: a late worker that prepares after a newer holder ' +
+      'committed moves the epoch back to its own and the fence back to prepared, and its stale commit lands again',
+    unsafeOn: MARKER,
+  },
+  'delete-outside-guard': {
+    flaws: { deleteOutsideGuard: true },
+    description:
+      'replace-partition deletes the partition in a transaction of its own before the guarded one: a zombie or ' +
+      'a replay the guard refuses has already deleted the rows the winner loaded',
+    unsafeOn: MARKER,
+  },
+  'value-changed': {
+    flaws: { changesValues: true },
+    description:
+      'a value changes on the way: text is NFC-normalised into the target (an NFD source value arrives altered), ' +
+      'which only per-value row parity shows',
+    unsafeOn: MARKER,
+  },
+  'io-before-intent': {
+    flaws: {},
+    runtime: { ioBeforeIntentCheck: true },
+    description:
+      'the executor reads the source before it checks the journal intent: an intent conflict is refused only ' +
+      'after source I/O, which the storage sealed for the conflicting attempt shows',
+    unsafeOn: EVERY,
+  },
+  'replay-unknown': {
+    flaws: {},
+    runtime: { replayUnknown: true },
+    description:
+      'an outcome the target cannot prove is taken for "not committed" and the mutation replayed: on a target ' +
+      'without a fence a committed write lands twice (a fenced target refuses the replay: harmless there)',
+    unsafeOn: ['none'],
+  },
   'direct-insert': {
     flaws: { directInsert: true },
     description:
@@ -109,21 +176,41 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   },
 };
 
-/** The variant names a connector with this fence capability offers (really unsafe there). */
+/**
+ * The variant names a route whose target has this fence capability is certified against (really
+ * unsafe there): the target's own flaws and the executor's.
+ */
 export function unsafeVariantsFor(capability: FenceCapabilityKind): string[] {
   return Object.entries(UNSAFE_VARIANTS)
     .filter(([, variant]) => variant.unsafeOn.includes(capability))
     .map(([name]) => name);
 }
 
+/** The variants a connector with this capability implements itself: those that break the target. */
+export function targetVariantsFor(capability: FenceCapabilityKind): string[] {
+  return unsafeVariantsFor(capability).filter((name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0);
+}
+
 /** Selects the variant; both variables are required so a stray one can never turn fencing off. */
 export const UNSAFE_VARIANT_ENV = 'DPONE_UNSAFE_VARIANT';
 export const HARNESS_ENV = 'DPONE_HARNESS';
 
-/** The requested variant's name under DPONE_HARNESS=1, else null. */
+/**
+ * The requested variant's name under DPONE_HARNESS=1 when it breaks the TARGET (or is unknown, so
+ * the target refuses it by name), else null: a runtime-only variant leaves the target certified.
+ */
 export function requestedUnsafeVariant(env: NodeJS.ProcessEnv): string | null {
   const name = env[UNSAFE_VARIANT_ENV];
-  return name && env[HARNESS_ENV] === '1' ? name : null;
+  if (!name || env[HARNESS_ENV] !== '1') return null;
+  const variant = Object.hasOwn(UNSAFE_VARIANTS, name) ? UNSAFE_VARIANTS[name] : undefined;
+  return variant?.runtime !== undefined && Object.keys(variant.flaws).length === 0 ? null : name;
+}
+
+/** The executor flaws of the requested variant under DPONE_HARNESS=1 (none: an empty object). */
+export function requestedRuntimeFlaws(env: NodeJS.ProcessEnv): RuntimeFlaws {
+  const name = env[UNSAFE_VARIANT_ENV];
+  if (!name || env[HARNESS_ENV] !== '1' || !Object.hasOwn(UNSAFE_VARIANTS, name)) return {};
+  return UNSAFE_VARIANTS[name]!.runtime ?? {};
 }
 
 /**

@@ -38,6 +38,7 @@ export const run: CommandRun = async (args, io) => {
       actor,
       reason: flags.reason,
       ...(flags.evidenceRef !== undefined ? { evidenceRef: flags.evidenceRef } : {}),
+      ...(flags.outcome !== undefined ? { outcome: flags.outcome } : {}),
     },
   );
   const view: ApplyJSON = {

@@ -17,12 +17,26 @@ export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
  * queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  if (workload.target.fence === 'none') return NO_FENCE_READER;
   if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
   if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
   if (workload.route === 'mssql') return openMssqlReader(workload, io);
   if (workload.route === 'clickhouse') return openClickHouseReader(workload, io);
   return openRouteFenceReader(workload, io);
 }
+
+/** A target written without a fence (capability none) has nothing to read: it cannot tell. */
+const NO_FENCE_READER: FenceReader = {
+  queryFence: async () => ({
+    status: 'unknown',
+    epoch: null,
+    committedEpoch: null,
+    rowsWritten: null,
+    intentDigest: null,
+    holder: null,
+  }),
+  [Symbol.asyncDispose]: async () => undefined,
+};
 
 async function openSqliteFenceReader(workload: Workload): Promise<FenceReader> {
   const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');

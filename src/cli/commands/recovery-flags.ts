@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { assertSha256Id } from '../../contracts/identity.ts';
 import { assertActor, assertReason, assertReference } from '../../core/recovery-audit.ts';
-import type { RecoveryActionName } from '../../core/recovery-planner.ts';
-import { RECOVERY_ACTIONS, isRecoveryActionName } from '../../core/recovery-planner.ts';
+import type { RecoveryActionName, RecoveryOutcome } from '../../core/recovery-planner.ts';
+import { RECOVERY_ACTIONS, RECOVERY_OUTCOMES, isRecoveryActionName } from '../../core/recovery-planner.ts';
 import { parseFlags, required } from '../args.ts';
 import { MAX_BYTES, readBoundedText } from '../bounded-file.ts';
 import type { CliIO } from '../command.ts';
@@ -30,6 +30,7 @@ const APPLY = {
   'expected-version': { type: 'string' },
   reason: { type: 'string' },
   'evidence-ref': { type: 'string' },
+  outcome: { type: 'string' },
   'identity-file': { type: 'string' },
 } as const;
 
@@ -47,6 +48,8 @@ export interface RecoveryApplyFlags extends RecoveryReadFlags {
   readonly expectedVersion: number;
   readonly reason: string;
   readonly evidenceRef?: string;
+  /** `--outcome committed|not-committed`: what the evidence says the target holds (resolve-unknown). */
+  readonly outcome?: RecoveryOutcome;
   readonly identityFile?: string;
 }
 
@@ -96,8 +99,20 @@ export function parseRecoveryApplyFlags(args: readonly string[]): RecoveryApplyF
     ...(values['evidence-ref'] !== undefined
       ? { evidenceRef: assertReference(values['evidence-ref'], '--evidence-ref') }
       : {}),
+    ...(values.outcome !== undefined ? { outcome: outcomeFlag(values.outcome, values['evidence-ref']) } : {}),
     ...(values['identity-file'] !== undefined ? { identityFile: values['identity-file'] } : {}),
   };
+}
+
+/** `--outcome` names what the operator's evidence shows; it means nothing without `--evidence-ref`. */
+function outcomeFlag(value: string, evidenceRef: string | undefined): RecoveryOutcome {
+  if (!(RECOVERY_OUTCOMES as readonly string[]).includes(value))
+    throw invalidInput(`--outcome must be one of ${RECOVERY_OUTCOMES.join(', ')}`, { field: '--outcome' });
+  if (evidenceRef === undefined)
+    throw invalidInput('--outcome states what your evidence shows: give it with --evidence-ref', {
+      field: '--outcome',
+    });
+  return value as RecoveryOutcome;
 }
 
 /**

@@ -13,6 +13,7 @@ import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
@@ -74,7 +75,13 @@ export const run: CommandRun = async (args, io) => {
       values.journal ? '--journal' : 'journal',
     );
     const outcome = await execute(plan, stateDir, io);
-    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env, journal);
+    const policy = await deploymentPolicyFor(
+      workload.route,
+      io.cwd,
+      io.env,
+      journal,
+      workload.target.fence === 'none',
+    );
     const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
@@ -149,6 +156,8 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     state: new FileStateSink(stateDir),
     faults,
     clock: SYSTEM_CLOCK,
+    // The harness's deliberately broken executors answer only under DPONE_HARNESS=1.
+    flaws: requestedRuntimeFlaws(io.env),
   });
   // `return await`: the journal and connectors must stay open until the executor has finished.
   return await executor.execute({

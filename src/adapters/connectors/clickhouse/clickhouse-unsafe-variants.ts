@@ -13,7 +13,7 @@ import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
 import {
   requestedUnsafeVariant,
   unsafeVariantFlaws,
-  unsafeVariantsFor,
+  targetVariantsFor,
 } from '../../../ports/unsafe-variants.ts';
 import { clickHouseFenceLocation, quoteName } from './clickhouse-config.ts';
 import { checkGeneration, holds, installEpoch, sealOlderEpochs } from './clickhouse-epoch.ts';
@@ -41,7 +41,7 @@ const CAPABILITY: FenceCapabilityKind = 'staging-swap-generation';
  * that are really unsafe on this capability (src/ports/unsafe-variants.ts): `direct-insert`,
  * `no-seal`, `log-only-fence`, `untagged-staging` and `guard-epoch-only`.
  */
-export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = unsafeVariantsFor(CAPABILITY);
+export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = targetVariantsFor(CAPABILITY);
 
 /**
  * DELIBERATELY BROKEN ClickHouse targets for the harness's sensitivity check: each leaves out one

@@ -55,6 +55,8 @@ export interface FenceSql {
   readonly guardIgnoringEpoch: string;
   /** Unsafe install that accepts an equal epoch from any holder and any intent (raise only). */
   readonly raiseEpochAnyIntent: string;
+  /** Unsafe install by overwrite, last writer wins: the caller's epoch (also a lower one), prepared again. */
+  readonly overwriteFence: string;
 }
 
 export function fenceSql(style: FenceSqlStyle): FenceSql {
@@ -73,6 +75,10 @@ export function fenceSql(style: FenceSqlStyle): FenceSql {
     ),
     raiseEpoch: raise(' AND (intent_digest IS NULL OR intent_digest = @intent_digest)'),
     raiseEpochAnyIntent: raise(''),
+    overwriteFence:
+      `UPDATE ${table} SET epoch = @epoch, holder = @holder, intent_digest = @intent_digest, ` +
+      `status = ${style.literal('prepared')}, committed_epoch = NULL, updated_at_ms = @now_ms ` +
+      `WHERE operation_id = @operation_id${end}`,
     select:
       `SELECT ${FENCE_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'updated_at_ms').join(', ')} ` +
       `FROM ${table}${style.readHint} WHERE operation_id = @operation_id`,

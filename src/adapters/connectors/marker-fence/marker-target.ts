@@ -8,6 +8,7 @@ import type {
   MutationReceipt,
   MutationRequest,
   PrepareFenceMode,
+  SourceBatch,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
@@ -36,6 +37,13 @@ export interface MarkerProtocol {
     rows: number,
     nowMs: number,
   ): Promise<GuardOutcome>;
+  /**
+   * Unsafe only: replace-partition deletes the partition in a transaction of its own, committed
+   * before the guarded one (the certified protocol deletes inside it, after the guard).
+   */
+  readonly deleteOutsideGuard?: boolean;
+  /** Unsafe only: what the rows become on the way into the target (the certified one leaves them). */
+  readonly rows?: (batch: SourceBatch) => SourceBatch;
   /** Runs in its own transaction after the data committed (only the split-marker flaw has one). */
   readonly afterCommit?: (
     dialect: MarkerDialect,
@@ -98,10 +106,17 @@ export class MarkerTarget implements TargetConnector {
   }
 
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
-    const { fence, batch } = request;
+    const { fence } = request;
     const protocol = this.#protocol;
+    const batch = protocol.rows ? protocol.rows(request.batch) : request.batch;
+    const replace = request.strategy === 'replace-partition';
     await this.#faults.hit('target.mutate:begin');
     try {
+      if (replace && protocol.deleteOutsideGuard)
+        await this.#dialect.mutation(async (tx) => {
+          await tx.deletePartition(request.partitionColumn, request.partitionValue);
+          await tx.commit();
+        });
       const receipt = await this.#dialect.mutation(async (tx): Promise<MutationReceipt> => {
         // The guard comes first: a refused commit writes not a single row.
         const guard = await protocol.guard(tx, this.#dialect, fence, batch.rows.length, this.#now());
@@ -110,7 +125,7 @@ export class MarkerTarget implements TargetConnector {
           const { answer } = guard;
           return { applied: false, rowsWritten: answer.rowsWritten ?? 0, epoch: answer.committedEpoch ?? 0 };
         }
-        if (request.strategy === 'replace-partition') {
+        if (replace && !protocol.deleteOutsideGuard) {
           await tx.deletePartition(request.partitionColumn, request.partitionValue);
         }
         const rowsWritten = await tx.insertRows(batch);

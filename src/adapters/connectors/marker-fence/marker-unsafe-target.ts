@@ -1,4 +1,4 @@
-import type { FenceAnswer, FenceEvidence } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceEvidence, SourceBatch } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
 import { unsafeVariantFlaws } from '../../../ports/unsafe-variants.ts';
 import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
@@ -27,6 +27,21 @@ async function bluntGuard(
   if (affected === 0)
     throw fenced(String(values.operation_id), 'the target fence refused the commit; nothing was written');
   return { applied: true };
+}
+
+/** Text NFC-normalised on the way: an NFD value (or any other decomposed form) arrives altered. */
+function normalisedText(batch: SourceBatch): SourceBatch {
+  return {
+    ...batch,
+    rows: batch.rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([column, value]) => [
+          column,
+          typeof value === 'string' ? value.normalize('NFC') : value,
+        ]),
+      ),
+    ),
+  };
 }
 
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
@@ -64,6 +79,11 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
         holder: fence.holder,
         now_ms: nowMs,
       };
+      if (flaws.epochOverwrite) {
+        // Last writer wins: the fence is whatever the latest preparer says, also an older epoch.
+        const answer = toAnswer(await dialect.batch([...insert, sql.overwriteFence, sql.select], values));
+        return { ...answer, installed: answer.epoch === fence.epoch };
+      }
       if (flaws.epochOnlyGuard || flaws.ignoreEpoch) {
         // epoch-only: raise for any intent, and an equal epoch counts whoever installed it;
         // ignore-epoch: never raise, and whatever epoch the row holds counts.
@@ -76,6 +96,8 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
       return flaws.queryLies ? hide(evidence) : evidence;
     },
     guard: flaws.noFence || flaws.splitMarker ? async () => ({ applied: true }) : guard,
+    ...(flaws.deleteOutsideGuard ? { deleteOutsideGuard: true } : {}),
+    ...(flaws.changesValues ? { rows: normalisedText } : {}),
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.

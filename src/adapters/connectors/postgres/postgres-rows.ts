@@ -32,6 +32,8 @@ export async function ensureTargetTables(
   fence: PostgresFence,
   table: string,
   create: TargetCreateSpec | undefined,
+  /** False for a target written without a fence (capability none): no fence table is made. */
+  withFence = true,
 ): Promise<void> {
   const { rows } = await needing(`USAGE on schema ${fence.schema} and on the schema of ${table}`, () =>
     client.query(
@@ -42,10 +44,10 @@ export async function ensureTargetTables(
   );
   const found = rows[0] as { fence: boolean; target: boolean } | undefined;
   if (found?.target !== true && create === undefined) throw missingTarget();
-  if (found?.fence === true && found.target === true) return;
+  if ((found?.fence === true || !withFence) && found?.target === true) return;
   await client.query('BEGIN');
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-  if (found?.fence !== true)
+  if (found?.fence !== true && withFence)
     await needing(fenceCreate(fence), async () => {
       for (const ddl of fenceTableDdl(fence)) await client.query(ddl);
     });

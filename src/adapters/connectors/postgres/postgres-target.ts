@@ -6,6 +6,7 @@ import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { fenceUnavailable } from '../marker-fence/marker-fence.ts';
 import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
 import { MarkerTarget, openMarkerTarget } from '../marker-fence/marker-target.ts';
+import { PlainTarget } from '../marker-fence/plain-target.ts';
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { classifyPostgresError } from './postgres-errors.ts';
@@ -50,6 +51,17 @@ export class PostgresTarget extends MarkerTarget {
   }
 }
 
+/**
+ * The same table written WITHOUT a fence (`target.fence: none`, capability none): no fence table
+ * is created or read, and no outcome can be proven.
+ */
+export async function openPlainPostgresTarget(options: PostgresTargetOptions): Promise<TargetConnector> {
+  return new PlainTarget(await openTargetDialect(options, false), {
+    identity: `postgres:${options.table}`,
+    ...(options.faults ? { faults: options.faults } : {}),
+  });
+}
+
 function markerOptions(options: PostgresTargetOptions): MarkerTargetOptions {
   return {
     identity: `postgres:${options.table}`,
@@ -59,13 +71,15 @@ function markerOptions(options: PostgresTargetOptions): MarkerTargetOptions {
 }
 
 /** Opens the session and the tables; shared with the unsafe variants so they differ only in the protocol. */
-async function openTargetDialect(options: PostgresTargetOptions) {
+async function openTargetDialect(options: PostgresTargetOptions, withFence = true) {
   const fence = postgresFence(options.url, options.fenceSchema);
   const session = new PostgresSession(
     parsePostgresUrl(options.url, options.password, 'target.url', 'dpone-target'),
   );
   try {
-    await session.use((client) => ensureTargetTables(client, fence, options.table, options.create));
+    await session.use((client) =>
+      ensureTargetTables(client, fence, options.table, options.create, withFence),
+    );
   } catch (error) {
     await session.close();
     // A refused login, a missing grant or database is said as such; the rest is a retry.

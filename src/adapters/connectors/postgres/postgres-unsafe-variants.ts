@@ -1,4 +1,4 @@
-import { unsafeVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { targetVariantsFor } from '../../../ports/unsafe-variants.ts';
 
 /**
  * DELIBERATELY BROKEN PostgreSQL targets for the harness's sensitivity check (the shared catalogue's
@@ -6,4 +6,4 @@ import { unsafeVariantsFor } from '../../../ports/unsafe-variants.ts';
  * ../marker-fence/marker-unsafe-target.ts): each must make the certification FAIL.
  * Reachable only through PostgresTarget.open with DPONE_HARNESS=1.
  */
-export const UNSAFE_POSTGRES_VARIANTS: readonly string[] = unsafeVariantsFor('transactional-commit-marker');
+export const UNSAFE_POSTGRES_VARIANTS: readonly string[] = targetVariantsFor('transactional-commit-marker');

@@ -2,6 +2,7 @@ import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
 import { MarkerTarget } from '../marker-fence/marker-target.ts';
+import { PlainTarget } from '../marker-fence/plain-target.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -21,10 +22,10 @@ export interface SqliteTargetOptions {
 }
 
 /** Opens the file and creates the fence and target tables; a driver failure is FENCE_UNAVAILABLE. */
-export function openTargetDatabase(options: SqliteTargetOptions): SqliteDatabase {
+export function openTargetDatabase(options: SqliteTargetOptions, withFence = true): SqliteDatabase {
   try {
     const db = openSqlite(options.path);
-    ensureFenceTable(db);
+    if (withFence) ensureFenceTable(db);
     ensureTargetTable(db, options.table, options.columns);
     return db;
   } catch (error) {
@@ -35,6 +36,17 @@ export function openTargetDatabase(options: SqliteTargetOptions): SqliteDatabase
       { cause: error },
     );
   }
+}
+
+/**
+ * The same table written WITHOUT a fence (`target.fence: none`, capability none): no fence table
+ * is created or read, and no outcome can be proven.
+ */
+export function openPlainSqliteTarget(options: SqliteTargetOptions): PlainTarget {
+  return new PlainTarget(sqliteDialect(openTargetDatabase(options, false), options.table), {
+    identity: `sqlite:${options.table}`,
+    ...(options.faults ? { faults: options.faults } : {}),
+  });
 }
 
 /** The marker target's options for a SQLite target (identity, faults, clock). */

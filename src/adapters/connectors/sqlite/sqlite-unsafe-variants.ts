@@ -1,5 +1,5 @@
 import type { TargetConnector } from '../../../ports/connector.ts';
-import { unsafeVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { targetVariantsFor } from '../../../ports/unsafe-variants.ts';
 import { openMarkerTarget } from '../marker-fence/marker-target.ts';
 import { unsafeMarkerTarget } from '../marker-fence/marker-unsafe-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -24,7 +24,7 @@ function variant(name: string): VariantFactory {
 
 /** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
 export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
-  unsafeVariantsFor('transactional-commit-marker').map((name) => [name, variant(name)]),
+  targetVariantsFor('transactional-commit-marker').map((name) => [name, variant(name)]),
 );
 
 /**
