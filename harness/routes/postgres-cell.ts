@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PostgresEndpoint, ProxyEndpoint, ToxiproxyService } from '../env/postgres-services.ts';
 import { PostgresInspector } from '../checkers/postgres-inspector.ts';
 import { adminQuery } from '../env/postgres-admin.ts';
+import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
 
@@ -49,6 +50,11 @@ function url(host: string, port: number, user: string, database: string, schema:
   return `postgres://${encodeURIComponent(user)}@${host}:${port}/${database}?schema=${schema}${extra ? `&${extra}` : ''}`;
 }
 
+/** A text literal for the admin's seeding SQL (standard_conforming_strings: only ' is special). */
+function sqlText(value: string | null): string {
+  return value === null ? 'NULL' : `'${value.replaceAll("'", "''")}'`;
+}
+
 async function seedSource(
   server: PostgresEndpoint,
   database: string,
@@ -60,7 +66,7 @@ async function seedSource(
   for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
     const day = id <= options.rows ? PG_DAY : NEXT_DAY;
     const amount = `${randomInt(random, 1, 100_000)}::float8 / 7`;
-    tuples.push(`(${id}, '${day}', ${amount}, 'item-${randomInt(random, 1, 999)}')`);
+    tuples.push(`(${id}, '${day}', ${amount}, ${sqlText(cellLabel(id, randomInt(random, 1, 999)))})`);
   }
   const columns = PG_COLUMNS.map((c) => `${c} ${PG_TYPES[c]}`).join(', ');
   await adminQuery(server, database, [

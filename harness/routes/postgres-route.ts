@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { stringify } from 'yaml';
-import { UNSAFE_POSTGRES_VARIANTS } from '../../src/adapters/connectors/postgres/postgres-unsafe-variants.ts';
+import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
 import { openJournal } from '../../src/cli/journal-url.ts';
@@ -208,7 +208,8 @@ export class PostgresCellFixture implements CellFixture {
 export const route: Route = {
   id: 'postgres',
   defaultProvider: 'local',
-  unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS].sort(),
+  // The target's flaws (the connector's variants) and the executor's (io-before-intent).
+  unsafeVariants: unsafeVariantsFor('transactional-commit-marker').sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/2',
   // No "wal-loss": the journal server's WAL is not the harness's to delete.
   lossModes: {

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { stringify } from 'yaml';
 import { ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
+import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
+import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sealSqliteStorage } from './sqlite-seal.ts';
@@ -27,7 +28,8 @@ function writeSource(file: string, options: CellWorkloadOptions): void {
     db.exec('BEGIN');
     for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
       const day = id <= options.rows ? DAY : '2026-01-02';
-      insert.run(id, day, randomInt(random, 1, 100_000), `item-${randomInt(random, 1, 999)}`);
+      const amount = randomInt(random, 1, 100_000);
+      insert.run(id, day, amount, cellLabel(id, randomInt(random, 1, 999)));
     }
     db.exec('COMMIT');
   } finally {
@@ -70,7 +72,8 @@ function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: strin
 export const route: Route = {
   id: 'sqlite',
   defaultProvider: 'embedded',
-  unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS).sort(),
+  // The target's flaws (the connector's variants) and the executor's (io-before-intent).
+  unsafeVariants: unsafeVariantsFor('transactional-commit-marker').sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.sqlite ?? 'unknown',
   // No "move": SQLite has no search path to point a retry's fence lookup elsewhere.
   lossModes: {
