@@ -88,9 +88,9 @@ async function bareOnce(url: string, password: string, table: string): Promise<n
   await client.connect();
   await client.query(`CREATE TABLE ${table} (id text, day text, payload text)`);
   const started = performance.now();
-  const batch = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
+  const rows = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
   await client.query('BEGIN');
-  await insertRows(client, table, batch);
+  await insertRows(client, table, rows);
   await client.query('COMMIT');
   const ms = performance.now() - started;
   await client.end();
