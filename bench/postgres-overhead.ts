@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
 import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
-import { insertRows } from '../src/adapters/connectors/postgres/postgres-rows.ts';
+import { copyRows } from '../src/adapters/connectors/postgres/postgres-copy.ts';
 import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
@@ -90,7 +90,7 @@ async function bareOnce(url: string, password: string, table: string): Promise<n
   const started = performance.now();
   const rows = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
   await client.query('BEGIN');
-  await insertRows(client, table, rows);
+  await copyRows(client, table, rows);
   await client.query('COMMIT');
   const ms = performance.now() - started;
   await client.end();
