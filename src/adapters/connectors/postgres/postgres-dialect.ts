@@ -91,7 +91,10 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
               needing(`UPDATE on the fence table ${fenceName}`, () => run(client, sql, params)),
             deletePartition: (column, value) =>
               needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
-            insertRows: (rows) => needing(`INSERT on table ${table}`, () => copyRows(client, table, rows)),
+            insertRows: (rows) =>
+              needing(`INSERT on table ${table}`, () =>
+                copyRows(client, table, rows, { stallMs: session.queryTimeoutMs }),
+              ),
             commit: async () => {
               // node-postgres writes COMMIT to the socket synchronously inside query(); the reply
               // is only observed when awaited. A kill at `target.commit:sent` therefore leaves the

@@ -95,7 +95,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
         [total, 'p1', AWKWARD],
       );
       await c.query("INSERT INTO src VALUES (0, 'p2', 'other partition'), (-1, 'p1', NULL)");
-      for (const table of ['tgt', 'tgt_fail', 'tgt_strict']) {
+      for (const table of ['tgt', 'tgt_fail', 'tgt_strict', 'tgt_slow']) {
         await c.query(
           `CREATE TABLE ${table} (id int, part text, v text${table === 'tgt_strict' ? ' NOT NULL' : ''})`,
         );
@@ -173,5 +173,30 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
     });
     expect(await count('tgt_strict')).toBe(0);
     expect(await target.queryFence('op-strict')).toMatchObject({ status: 'not-committed' });
+  });
+
+  it('a COPY longer than query_timeout_ms lands (the bound is per stalled step, not per partition)', async () => {
+    // 300 ms per statement; the COPY below takes at least 4 x 150 ms.
+    const target = await PostgresTarget.open({
+      url: `${cluster.url('stream')}?query_timeout_ms=300`,
+      password: cluster.password,
+      table: 'tgt_slow',
+      columns: COLUMNS,
+      naturalKey: ['id'],
+      env: {},
+    });
+    await using _target = target;
+    await target.prepareFence(fence('op-slow'), { create: true });
+    const slow = rowStream(COLUMNS, async function* () {
+      for (let c = 0; c < 4; c++) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        yield Array.from({ length: 10 }, (_, i): Row => [c * 10 + i, 'p1', 'slow']);
+      }
+    });
+    const started = performance.now();
+    expect(await target.mutate(write('op-slow', slow))).toMatchObject({ applied: true, rowsWritten: 40 });
+    expect(performance.now() - started).toBeGreaterThan(600);
+    expect(await count('tgt_slow')).toBe(40);
+    expect(await target.queryFence('op-slow')).toMatchObject({ status: 'committed', rowsWritten: 40 });
   });
 });
