@@ -121,12 +121,12 @@ async function runPause(run: CellRun): Promise<CellOutcome> {
         : await run.killAt('first', params.first);
     attempts.push(first.record);
     if (!first.hit) return { attempts, hit: false };
-    await run.waitForLeaseExpiry();
+    await run.expireLeases();
   }
   await using paused = run.start('paused', { stop: params.at });
   if (!(await paused.parked())) return { attempts: [...attempts, await paused.result()], hit: false };
   paused.pause();
-  await run.waitForLeaseExpiry();
+  await run.expireLeases();
   await using second = run.start('second');
   const secondFirst = (await finishedOrStalled(second)) === 'finished';
   paused.continue();

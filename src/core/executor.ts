@@ -47,11 +47,12 @@ export class RecoveryAwareExecutor {
       await faults.hit('journal.create:after');
     }
     if (this.#deps.flaws?.ioBeforeIntentCheck) {
-      // Unsafe variant only: the source is read before the intent is checked.
-      await this.#deps.source.read({
+      // Unsafe variant only: the source is read (its first chunk) before the intent is checked.
+      await using rows = await this.#deps.source.read({
         partitionColumn: request.partitionColumn,
         partitionValue: request.partitionValue,
       });
+      for await (const chunk of rows) if (chunk.length >= 0) break;
     }
     if (entry.intent_digest !== request.intentDigest) {
       throw new DponeError(

@@ -1,7 +1,7 @@
-import type { FenceAnswer, FenceEvidence, SourceBatch } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceEvidence, FenceRef, RowStream } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
 import { unsafeVariantFlaws } from '../../../ports/unsafe-variants.ts';
-import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
+import type { FenceParams, MarkerDialect, SqlRunner } from './marker-dialect.ts';
 import type { GuardOutcome } from './marker-fence.ts';
 import { fenced, guardCommit, installFence, readFence, toAnswer } from './marker-fence.ts';
 import type { MarkerProtocol, MarkerTargetOptions } from './marker-target.ts';
@@ -18,11 +18,7 @@ const hide = <T extends FenceAnswer>(answer: T): T =>
     : answer;
 
 /** A guard that matches on `statement` alone and refuses with FENCED otherwise (no precise refusal). */
-async function bluntGuard(
-  tx: SqlRunner,
-  statement: string,
-  values: Readonly<Record<string, string | number>>,
-): Promise<GuardOutcome> {
+async function bluntGuard(tx: SqlRunner, statement: string, values: FenceParams): Promise<GuardOutcome> {
   const { affected } = await tx.run(statement, values);
   if (affected === 0)
     throw fenced(String(values.operation_id), 'the target fence refused the commit; nothing was written');
@@ -30,22 +26,28 @@ async function bluntGuard(
 }
 
 /** Text NFC-normalised on the way: an NFD value (or any other decomposed form) arrives altered. */
-function normalisedText(batch: SourceBatch): SourceBatch {
+function normalisedText(rows: RowStream): RowStream {
   return {
-    ...batch,
-    rows: batch.rows.map((row) =>
-      Object.fromEntries(
-        Object.entries(row).map(([column, value]) => [
-          column,
-          typeof value === 'string' ? value.normalize('NFC') : value,
-        ]),
-      ),
-    ),
+    columns: rows.columns,
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of rows)
+        yield chunk.map((row) =>
+          row.map((value) => (typeof value === 'string' ? value.normalize('NFC') : value)),
+        );
+    },
+    close: () => rows.close(),
+    [Symbol.asyncDispose]: () => rows.close(),
   };
 }
 
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
-  const guard: MarkerProtocol['guard'] = (tx, dialect, fence, rows, nowMs) => {
+  const guard = (
+    tx: SqlRunner,
+    dialect: MarkerDialect,
+    fence: FenceRef,
+    rows: number | null,
+    nowMs: number,
+  ): Promise<GuardOutcome> => {
     const values = {
       operation_id: fence.operationId,
       epoch: fence.epoch,
@@ -95,7 +97,10 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
       const evidence = await installFence(dialect, fence, mode, nowMs);
       return flaws.queryLies ? hide(evidence) : evidence;
     },
-    guard: flaws.noFence || flaws.splitMarker ? async () => ({ applied: true }) : guard,
+    guard:
+      flaws.noFence || flaws.splitMarker
+        ? async () => ({ applied: true })
+        : (tx, dialect, fence, nowMs) => guard(tx, dialect, fence, null, nowMs),
     ...(flaws.deleteOutsideGuard ? { deleteOutsideGuard: true } : {}),
     ...(flaws.changesValues ? { rows: normalisedText } : {}),
     ...(flaws.splitMarker && !flaws.noFence

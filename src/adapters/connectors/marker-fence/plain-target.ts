@@ -56,13 +56,13 @@ export class PlainTarget implements TargetConnector {
   }
 
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
-    const { fence, batch } = request;
+    const { fence } = request;
     await this.#faults.hit('target.mutate:begin');
     try {
       return await this.#dialect.mutation(async (tx): Promise<MutationReceipt> => {
         if (request.strategy === 'replace-partition')
           await tx.deletePartition(request.partitionColumn, request.partitionValue);
-        const rowsWritten = await tx.insertRows(batch);
+        const rowsWritten = await tx.insertRows(request.rows);
         await this.#faults.hit('target.commit:before');
         await tx.commit();
         await this.#faults.hit('target.commit:after');
