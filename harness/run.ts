@@ -152,6 +152,7 @@ async function traceBooks(
           rows: scenario.workload?.rows ?? DEFAULT_ROWS,
           strategy: scenario.workload?.strategy ?? 'append',
           seed: scenarioSeed(scenario, options),
+          ...(scenario.workload?.fence === 'none' ? { fence: 'none' as const } : {}),
         },
         recovery,
         concurrency,

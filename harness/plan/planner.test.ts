@@ -163,3 +163,29 @@ describe('airflow-live planning', () => {
     expect(some.map((cell) => cell.id)).toEqual(['a/unknown']);
   });
 });
+
+describe('unsafe variants per target configuration', () => {
+  const VARIANTS = ['no-fence', 'io-before-intent', 'replay-unknown'];
+
+  it('a fenced workload runs the fence and executor flaws, not replay-unknown (its fence refuses the replay)', async () => {
+    const cells = await plan('name: c\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n', VARIANTS);
+    const variants = new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])));
+    expect([...variants].sort()).toEqual(['io-before-intent', 'no-fence']);
+  });
+
+  it('a fenceless workload (capability none) runs replay-unknown only, and its traces are its own', async () => {
+    const keys: string[] = [];
+    const cells = await planCells(
+      [
+        scenario(
+          'name: c\nworkload:\n  fence: none\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n',
+        ),
+      ],
+      { variants: VARIANTS, traces: (key) => (keys.push(key), BOOK) },
+    );
+    const variants = new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])));
+    expect([...variants]).toEqual(['replay-unknown']);
+    expect(cells.every((cell) => cell.workload.fence === 'none')).toBe(true);
+    expect(keys).toEqual(['sqlite/append/20/fence-none']);
+  });
+});

@@ -1,4 +1,5 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
+import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { faultModule } from '../faults/fault.ts';
 import type { PlanContext } from '../faults/fault.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
@@ -30,7 +31,8 @@ export interface Shard {
 
 /** Scenarios with the same route and workload shape share one set of recorded traces. */
 export function traceKey(route: string, scenario: LoadedScenario['scenario']): string {
-  return `${route}/${scenario.workload?.strategy ?? 'append'}/${scenario.workload?.rows ?? DEFAULT_ROWS}`;
+  const fence = scenario.workload?.fence === 'none' ? '/fence-none' : '';
+  return `${route}/${scenario.workload?.strategy ?? 'append'}/${scenario.workload?.rows ?? DEFAULT_ROWS}${fence}`;
 }
 
 export function scenarioRoute(scenario: LoadedScenario['scenario'], options: { route?: string }): string {
@@ -39,6 +41,22 @@ export function scenarioRoute(scenario: LoadedScenario['scenario'], options: { r
 
 export function scenarioSeed(scenario: LoadedScenario['scenario'], options: { seed?: number }): number {
   return options.seed ?? scenario.seed ?? DEFAULT_SEED;
+}
+
+/**
+ * The variants a cell's target is certified against: a fenceless workload (capability none) only
+ * those unsafe without a fence alone (replay-unknown; a fence flaw has no fence to break there and
+ * the executor's other flaws are run on the fenced cells); a fenced one all but those harmless
+ * behind its fence (replay-unknown: the fence refuses the replay).
+ */
+export function variantsForWorkload(variants: readonly string[], fence: 'none' | undefined): string[] {
+  return variants.filter((name) => {
+    // A name outside the catalogue (a test's, a connector's own) is a fenced target's flaw.
+    if (!Object.hasOwn(UNSAFE_VARIANTS, name)) return fence !== 'none';
+    const unsafeOn = UNSAFE_VARIANTS[name]!.unsafeOn;
+    const fenced = unsafeOn.some((capability) => capability !== 'none');
+    return fence === 'none' ? unsafeOn.includes('none') && !fenced : fenced;
+  });
 }
 
 /**
@@ -62,7 +80,8 @@ export async function planCells(
         strategy: scenario.workload?.strategy ?? 'append',
         leaseTtlMs: module.leaseTtlMs(spec),
         seed,
-      } as const;
+        ...(scenario.workload?.fence === 'none' ? { fence: 'none' as const } : {}),
+      };
       const context: PlanContext = {
         seed,
         traces,
@@ -85,7 +104,7 @@ export async function planCells(
         } satisfies PlannedCell;
         cells.push(base);
         if (draft.sensitive && scenario.variants !== false) {
-          for (const variant of options.variants) {
+          for (const variant of variantsForWorkload(options.variants, workload.fence)) {
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }
         }

@@ -183,7 +183,12 @@ export function postgresWorkload(
     },
     route: 'postgres',
     source: { url: world.urls.source, table: PG_TABLES.source, password_env: PASSWORD_ENV.target },
-    target: { url: world.urls.target, table: PG_TABLES.target, password_env: PASSWORD_ENV.target },
+    target: {
+      url: world.urls.target,
+      table: PG_TABLES.target,
+      password_env: PASSWORD_ENV.target,
+      ...(options.fence ? { fence: options.fence } : {}),
+    },
     data: { columns: [...PG_COLUMNS], natural_key: ['id'], partition: { column: 'day', value: PG_DAY } },
     journal: world.urls.journal,
     execution: { lease_ttl_ms: options.leaseTtlMs, state_dir: 'state' },

@@ -208,8 +208,11 @@ export class PostgresCellFixture implements CellFixture {
 export const route: Route = {
   id: 'postgres',
   defaultProvider: 'local',
-  // The target's flaws (the connector's variants) and the executor's (io-before-intent).
-  unsafeVariants: unsafeVariantsFor('transactional-commit-marker').sort(),
+  // The target's flaws (the connector's variants), the executor's (io-before-intent), and those
+  // of its capability-none configuration (target.fence: none; replay-unknown).
+  unsafeVariants: [
+    ...new Set([...unsafeVariantsFor('transactional-commit-marker'), ...unsafeVariantsFor('none')]),
+  ].sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.postgres ?? 'postgres-transactional-commit-marker/2',
   // No "wal-loss": the journal server's WAL is not the harness's to delete.
   lossModes: {

@@ -13,6 +13,8 @@ export interface CellWorkloadOptions {
   readonly leaseTtlMs: number;
   /** Seeds the generated row values, so a replayed cell loads the same rows. */
   readonly seed: number;
+  /** `none`: the workload writes its target without a fence (capability none). */
+  readonly fence?: 'none';
 }
 
 /** How a journal is lost (harness/faults/journal-loss-fault.ts). */

@@ -58,7 +58,7 @@ function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: strin
     },
     route: 'sqlite',
     source: { url: 'sqlite:source.db', table: TABLE },
-    target: { url: 'sqlite:target.db', table: TABLE },
+    target: { url: 'sqlite:target.db', table: TABLE, ...(options.fence ? { fence: options.fence } : {}) },
     data: { columns: [...COLUMNS], natural_key: ['id'], partition: { column: 'day', value: DAY } },
     execution: { lease_ttl_ms: options.leaseTtlMs, state_dir: 'state' },
   };
@@ -72,8 +72,11 @@ function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: strin
 export const route: Route = {
   id: 'sqlite',
   defaultProvider: 'embedded',
-  // The target's flaws (the connector's variants) and the executor's (io-before-intent).
-  unsafeVariants: unsafeVariantsFor('transactional-commit-marker').sort(),
+  // The target's flaws (the connector's variants), the executor's (io-before-intent), and those
+  // of its capability-none configuration (target.fence: none; replay-unknown).
+  unsafeVariants: [
+    ...new Set([...unsafeVariantsFor('transactional-commit-marker'), ...unsafeVariantsFor('none')]),
+  ].sort(),
   connectorVersion: ROUTE_CONNECTOR_VERSIONS.sqlite ?? 'unknown',
   // No "move": SQLite has no search path to point a retry's fence lookup elsewhere.
   lossModes: {

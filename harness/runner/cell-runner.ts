@@ -14,6 +14,7 @@ import { worst } from '../verdict.ts';
 import { cellDirName } from './cell-dir.ts';
 import { CellClock } from './cell-clock.ts';
 import { cellRun } from './cell-run.ts';
+import { operatorSettles } from './operator-settle.ts';
 
 export interface CellContext {
   readonly route: Route;
@@ -80,7 +81,12 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       outcome.settle === 'unless-complete'
         ? (await readJournal(fixture).catch(() => null))?.entry?.state !== 'COMPLETE'
         : outcome.settle !== false;
-    if (settle) {
+    if (cell.workload.fence === 'none') {
+      // No fence can prove the outcome: the harness settles it as the operator, from the target rows.
+      const operator = await operatorSettles(run, attempts);
+      attempts.push(...operator.attempts);
+      if (outcome.hit) extra.push(operator.check);
+    } else if (settle) {
       await run.expireLeases();
       attempts.push(await run.run('settle'));
     }

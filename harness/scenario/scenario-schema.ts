@@ -313,6 +313,11 @@ export const SCENARIO_SCHEMA = {
           description: 'Source rows in the partition. Default 20.',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
+        fence: {
+          enum: ['none'],
+          description:
+            "none: the target is written without a fence (target.fence: none, capability none): every run that began the mutation ends COMMIT_UNKNOWN, and after the cell's workers the harness acts as the operator (recovery apply resolve-unknown with the outcome the target's own rows show). Absent: the route's certified fence.",
+        },
       },
     },
     faults: {
