@@ -30,6 +30,8 @@ export interface BulkLoadRow {
   readonly protocol_cpu_ms: number;
   readonly cpu_ratio: number | null;
   readonly worker_rss_mb: number;
+  /** Node flags the worker ran with ('' = defaults). */
+  readonly worker_flags: string;
 }
 
 interface Timed {
@@ -58,8 +60,8 @@ interface WorkerRun {
   readonly rows: number;
 }
 
-async function worker(job: WorkerJob, expected: number): Promise<WorkerRun> {
-  const { stdout } = await run(process.execPath, [WORKER, JSON.stringify(job)], {
+async function worker(job: WorkerJob, expected: number, flags: readonly string[]): Promise<WorkerRun> {
+  const { stdout } = await run(process.execPath, [...flags, WORKER, JSON.stringify(job)], {
     env: process.env,
     maxBuffer: 16 * 2 ** 20,
   });
@@ -72,7 +74,7 @@ const GENERATE = (n: number) =>
   `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${n}) ` +
   `SELECT i, '${BULK_DAY}', i * 7 % 100000, 'item-' || (i % 999) FROM g`;
 
-async function sqliteSize(rows: number, repeats: number): Promise<BulkLoadRow> {
+async function sqliteSize(rows: number, repeats: number, flags: readonly string[]): Promise<BulkLoadRow> {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-bench-bulk-'));
   try {
     const seed = new DatabaseSync(join(dir, 'source.db'));
@@ -92,10 +94,10 @@ async function sqliteSize(rows: number, repeats: number): Promise<BulkLoadRow> {
         `BEGIN; INSERT INTO events SELECT ${BULK_COLUMNS.join(', ')} FROM s.src ` +
         `WHERE CAST(day AS TEXT) = '${BULK_DAY}'; COMMIT;`;
       floor.push(await timed(['sqlite3', file, sql]));
-      runs.push(await worker({ database: 'sqlite', dir, table: `events_${i}` }, rows));
+      runs.push(await worker({ database: 'sqlite', dir, table: `events_${i}` }, rows, flags));
       await rm(file, { force: true });
     }
-    return summarize('sqlite', rows, floor, runs);
+    return summarize('sqlite', rows, floor, runs, flags);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -106,6 +108,7 @@ async function postgresSize(
   password: string,
   rows: number,
   repeats: number,
+  flags: readonly string[],
 ): Promise<BulkLoadRow> {
   const admin = new pg.Client(clientConfig(url, password));
   await admin.connect();
@@ -134,18 +137,24 @@ async function postgresSize(
       const out = `\\copy (SELECT ${BULK_COLUMNS.join(', ')} FROM bulk_src WHERE day = '${BULK_DAY}') TO STDOUT`;
       const pipeline = `${psql.join(' ')} -c "${out}" | ${psql.join(' ')} -c "\\copy ${table} FROM STDIN"`;
       floor.push(await timed(['sh', '-c', pipeline], psqlEnv));
-      runs.push(await worker({ database: 'postgres', dir, table: `bulk_t_${rows}_${i}`, url }, rows));
+      runs.push(await worker({ database: 'postgres', dir, table: `bulk_t_${rows}_${i}`, url }, rows, flags));
       await admin.query(`DROP TABLE ${table}`);
       await admin.query(`DROP TABLE bulk_t_${rows}_${i}`);
     }
-    return summarize('postgres', rows, floor, runs);
+    return summarize('postgres', rows, floor, runs, flags);
   } finally {
     await admin.end();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function summarize(database: string, rows: number, floor: Timed[], runs: WorkerRun[]): BulkLoadRow {
+function summarize(
+  database: string,
+  rows: number,
+  floor: Timed[],
+  runs: WorkerRun[],
+  flags: readonly string[],
+): BulkLoadRow {
   const protocol = median(runs.map((r) => r.ms));
   const protocolCpu = median(runs.map((r) => r.cpu_ms));
   const floorMs = median(floor.map((f) => f.ms));
@@ -160,6 +169,7 @@ function summarize(database: string, rows: number, floor: Timed[], runs: WorkerR
     protocol_cpu_ms: round(protocolCpu),
     cpu_ratio: floorCpu > 0 ? round(protocolCpu / floorCpu) : null,
     worker_rss_mb: round(Math.max(...runs.map((r) => r.rss_mb)), 1),
+    worker_flags: flags.join(' '),
   };
 }
 
@@ -170,12 +180,15 @@ export async function bulkLoad(options: {
   readonly postgres?: { readonly url: string; readonly password: string };
   /** PostgreSQL's sizes, when they differ. */
   readonly pgSizes?: readonly number[];
+  /** Node flags for the worker, e.g. a smaller young generation. */
+  readonly workerFlags?: readonly string[];
 }): Promise<BulkLoadRow[]> {
   const out: BulkLoadRow[] = [];
-  for (const rows of options.sizes) out.push(await sqliteSize(rows, options.repeats(rows)));
+  const flags = options.workerFlags ?? [];
+  for (const rows of options.sizes) out.push(await sqliteSize(rows, options.repeats(rows), flags));
   const cluster = options.postgres;
   if (cluster)
     for (const rows of options.pgSizes ?? options.sizes)
-      out.push(await postgresSize(cluster.url, cluster.password, rows, options.repeats(rows)));
+      out.push(await postgresSize(cluster.url, cluster.password, rows, options.repeats(rows), flags));
   return out;
 }
