@@ -37,7 +37,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   }
   if (values.json) {
     io.stdout.write(
-      `${JSON.stringify({ route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
+      `${JSON.stringify({ schema: 'dpone.certify.gate/v1', route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
     );
   } else {
     io.stdout.write(`dpone certify gate: route ${route}, evidence ${file}\n`);

@@ -35,7 +35,7 @@ export interface TargetSpec extends EndpointSpec {
 }
 
 /**
- * A parsed, validated workload file. YAML form (see src/contracts/workload.schema.json):
+ * A parsed, validated workload file. YAML form (see schemas/workload.v1.json):
  *
  *   identity: { release_id, deployment_id, dag_id, dag_run_logical_identity, workload_id,
  *               mapped_partition_identity, canonical_interval: { start, end }, canonical_target_identity }
