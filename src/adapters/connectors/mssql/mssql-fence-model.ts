@@ -78,6 +78,12 @@ export function fenceModel(fake: FakeMssql, fallback?: (q: SeenQuery) => MssqlRe
       }
       return { recordset: [{ affected: hit ? 1 : 0 }], rowsAffected: [hit ? 1 : 0, 1] };
     }
+    if (q.text === sql.recordRows) {
+      const row = fences.get(id);
+      const hit = row !== undefined && row.status === 'committed' && row.committed_epoch === epoch;
+      if (hit) row.rows_written = Number(q.params.rows_written);
+      return { rowsAffected: [hit ? 1 : 0] };
+    }
     const other = fallback?.(q);
     if (other) return other;
     return { rowsAffected: [Object.keys(q.params).length] };

@@ -21,7 +21,7 @@ describe('MSSQL target rows (driver slice faked: no server needed)', () => {
     await target.prepareFence(ref(1), CREATE);
     fake.events.length = 0;
     await target.mutate(request(1, batch(3), 'replace-partition'));
-    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'query', 'commit']);
+    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'query', 'query', 'commit']);
     const texts = fake.queries.map((q) => q.text);
     expect(texts[0]).toBe(FENCE_SQL.guard);
     expect(texts[1]).toBe(
@@ -29,6 +29,7 @@ describe('MSSQL target rows (driver slice faked: no server needed)', () => {
     );
     expect(fake.queries[1]!.params).toEqual({ partition_value: 'p1' });
     expect(texts[2]).toMatch(/^INSERT INTO \[dbo\]\.\[events\]/);
+    expect(texts[3]).toBe(FENCE_SQL.recordRows);
     expect(new Set(fake.queries.map((q) => q.tx)).size).toBe(1);
   });
 

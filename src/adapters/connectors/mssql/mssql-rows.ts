@@ -1,4 +1,4 @@
-import type { CellValue, SourceBatch } from '../../../ports/connector.ts';
+import type { CellValue, RowStream } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { MssqlFence } from './mssql-fence.ts';
 import type { MssqlPool, MssqlRequest } from './mssql-session.ts';
@@ -62,31 +62,35 @@ function text(value: CellValue | undefined): string | null {
 }
 
 /**
- * Inserts the batch with multi-row INSERTs of bound parameters (`@p0`, `@p1`, …), each within the
+ * Inserts the stream with multi-row INSERTs of bound parameters (`@p0`, `@p1`, …), each within the
  * parameter and row limits; the caller owns the transaction and passes a request per statement.
  * Returns the rows written.
  */
 export async function insertRows(
   newRequest: () => MssqlRequest,
   table: string,
-  batch: SourceBatch,
+  rows: RowStream,
 ): Promise<number> {
-  const width = batch.columns.length;
-  if (width === 0 || batch.rows.length === 0) return 0;
+  const width = rows.columns.length;
+  if (width === 0) return 0;
   const perStatement = rowsPerStatement(width);
-  const head = `INSERT INTO ${quoteTable(table)} (${batch.columns.map(quoteIdentifier).join(', ')}) VALUES `;
-  for (let start = 0; start < batch.rows.length; start += perStatement) {
-    const rows = batch.rows.slice(start, start + perStatement);
-    const request = newRequest();
-    const tuples = rows.map((row, r) => {
-      const names = batch.columns.map((column, c) => {
-        const name = `p${r * width + c}`;
-        request.input(name, text(row[column]));
-        return `@${name}`;
+  const head = `INSERT INTO ${quoteTable(table)} (${rows.columns.map(quoteIdentifier).join(', ')}) VALUES `;
+  let written = 0;
+  for await (const chunk of rows) {
+    for (let start = 0; start < chunk.length; start += perStatement) {
+      const slice = chunk.slice(start, start + perStatement);
+      const request = newRequest();
+      const tuples = slice.map((row, r) => {
+        const names = row.map((value, c) => {
+          const name = `p${r * width + c}`;
+          request.input(name, text(value));
+          return `@${name}`;
+        });
+        return `(${names.join(', ')})`;
       });
-      return `(${names.join(', ')})`;
-    });
-    await request.query(head + tuples.join(', '));
+      await request.query(head + tuples.join(', '));
+    }
+    written += chunk.length;
   }
-  return batch.rows.length;
+  return written;
 }

@@ -69,19 +69,22 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     fake.events.length = 0;
     expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     const tx = (fake.events[0] as { tx: number }).tx;
-    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'commit']);
+    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'query', 'commit']);
     expect(inTx(fake, tx)[0]).toBe(FENCE_SQL.guard);
+    // The guard comes before any row, so it cannot know their count: the last statement records it.
     expect(fake.queries[0]!.params).toEqual({
       operation_id: OP,
       epoch: 1,
       intent_digest: INTENT,
       holder: 'h1',
-      rows_written: 2,
+      rows_written: null,
       now_ms: expect.any(Number),
     });
     expect(inTx(fake, tx)[1]).toMatch(
       /^INSERT INTO \[dbo\]\.\[events\] \(\[id\], \[part\], \[v\]\) VALUES \(@p0, @p1, @p2\), \(@p3/,
     );
+    expect(inTx(fake, tx)[2]).toBe(FENCE_SQL.recordRows);
+    expect(fake.queries[2]!.params).toEqual({ operation_id: OP, epoch: 1, rows_written: 2 });
     expect(await target.queryFence(OP)).toMatchObject({
       status: 'committed',
       epoch: 1,

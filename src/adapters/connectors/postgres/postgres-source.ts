@@ -1,11 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type {
-  CellValue,
-  Row,
-  SourceBatch,
-  SourceConnector,
-  SourceReadRequest,
-} from '../../../ports/connector.ts';
+import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
@@ -46,7 +41,7 @@ export class PostgresSource implements SourceConnector {
     );
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
+  async read(request: SourceReadRequest): Promise<RowStream> {
     const columns = this.#options.columns;
     const table = this.#options.table;
     const list = columns.map((c) => `${quoteIdentifier(c)}::text AS ${quoteIdentifier(c)}`).join(', ');
@@ -60,7 +55,10 @@ export class PostgresSource implements SourceConnector {
           client.query(sql, [request.partitionValue]),
         ),
       );
-      return { columns, rows: result.rows.map((row) => ({ ...(row as Record<string, CellValue>) }) as Row) };
+      return rowStreamOf(
+        columns,
+        result.rows.map((row) => columns.map((column) => (row[column] ?? null) as CellValue)),
+      );
     } catch (error) {
       throw readFailure(this.identity, error);
     }

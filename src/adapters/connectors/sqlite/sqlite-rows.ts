@@ -1,4 +1,4 @@
-import type { SourceBatch } from '../../../ports/connector.ts';
+import type { RowStream } from '../../../ports/connector.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { bindCell, quoteIdentifier } from './sqlite-connection.ts';
 
@@ -23,13 +23,18 @@ export function deletePartition(
   return Number(db.prepare(sql).run(partitionValue).changes);
 }
 
-/** Inserts every row of the batch; the caller owns the transaction. Returns the rows written. */
-export function insertRows(db: SqliteDatabase, table: string, batch: SourceBatch): number {
-  const columns = batch.columns.map(quoteIdentifier).join(', ');
-  const marks = batch.columns.map(() => '?').join(', ');
+/**
+ * Inserts every row of the stream with one prepared statement, chunk by chunk; the caller owns
+ * the transaction. Returns the rows written.
+ */
+export async function insertRows(db: SqliteDatabase, table: string, rows: RowStream): Promise<number> {
+  const columns = rows.columns.map(quoteIdentifier).join(', ');
+  const marks = rows.columns.map(() => '?').join(', ');
   const insert = db.prepare(`INSERT INTO ${quoteIdentifier(table)} (${columns}) VALUES (${marks})`);
-  for (const row of batch.rows) {
-    insert.run(...batch.columns.map((column) => bindCell(row[column] ?? null)));
+  let written = 0;
+  for await (const chunk of rows) {
+    for (const row of chunk) insert.run(...row.map(bindCell));
+    written += chunk.length;
   }
-  return batch.rows.length;
+  return written;
 }

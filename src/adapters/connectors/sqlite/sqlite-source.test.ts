@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collectRows } from '../../../ports/row-stream.ts';
 import { SqliteSource } from './sqlite-source.ts';
 
 const dirs: string[] = [];
@@ -24,8 +25,11 @@ function sourceFile(): string {
 describe('sqlite source values', () => {
   it('keeps integers beyond 2^53 exact (as text) and safe integers as numbers', async () => {
     await using source = await SqliteSource.open(sourceFile(), 'src', ['id', 'day', 'amount']);
-    const { rows } = await source.read({ partitionColumn: 'day', partitionValue: 'd1' });
-    expect(rows.map((row) => row.id)).toEqual(['-9223372036854775808', 42, '9007199254740993']);
-    expect(rows.map((row) => row.amount)).toEqual([2, null, 1.5]);
+    const rows = await collectRows(await source.read({ partitionColumn: 'day', partitionValue: 'd1' }));
+    const byId = new Map(rows.map((row) => [row[0], row[2]]));
+    expect(new Set(byId.keys())).toEqual(new Set([42, '-9223372036854775808', '9007199254740993']));
+    expect(byId.get('-9223372036854775808')).toBe(2);
+    expect(byId.get(42)).toBeNull();
+    expect(byId.get('9007199254740993')).toBe(1.5);
   });
 });

@@ -3,10 +3,11 @@ import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type {
   CellValue,
   Row,
-  SourceBatch,
+  RowStream,
   SourceConnector,
   SourceReadRequest,
 } from '../../../ports/connector.ts';
+import { chunked, rowStream } from '../../../ports/row-stream.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqliteReadOnly, quoteIdentifier } from './sqlite-connection.ts';
 
@@ -14,10 +15,11 @@ import { openSqliteReadOnly, quoteIdentifier } from './sqlite-connection.ts';
  * An INTEGER beyond ±2^53 cannot be a JS number without rounding (9007199254740993 would arrive as
  * …992): such a value travels as its exact decimal text, every other integer as a number.
  */
-function exactIntegers(row: Record<string, unknown>): Row {
-  const out: Record<string, CellValue> = {};
-  for (const [column, value] of Object.entries(row)) {
-    out[column] =
+function exactIntegers(values: readonly unknown[]): Row {
+  const out: CellValue[] = new Array<CellValue>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    out[i] =
       typeof value === 'bigint'
         ? value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
           ? Number(value)
@@ -111,24 +113,44 @@ export class SqliteSource implements SourceConnector {
     return new SqliteSource(db, table, columns);
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
+  /**
+   * Steps through the partition with one statement (SQLite's own cursor): nothing is read ahead
+   * of the chunk being yielded. Rows come in the table's storage order: the target has no order
+   * and the checker's parity digest is order-independent, so a sort would only cost time.
+   */
+  async read(request: SourceReadRequest): Promise<RowStream> {
     const list = this.#columns.map(quoteIdentifier).join(', ');
     const sql =
       `SELECT ${list} FROM ${quoteIdentifier(this.#table)} ` +
-      `WHERE CAST(${quoteIdentifier(request.partitionColumn)} AS TEXT) = ? ORDER BY ${list}`;
-    try {
-      const statement = this.#db.prepare(sql);
-      statement.setReadBigInts(true);
-      const rows = statement.all(request.partitionValue);
-      return { columns: this.#columns, rows: rows.map(exactIntegers) };
-    } catch (error) {
-      throw new DponeError(
+      `WHERE CAST(${quoteIdentifier(request.partitionColumn)} AS TEXT) = ?`;
+    const failed = (error: unknown) =>
+      new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
         `the SQLite source ${this.identity} could not be read`,
         {},
         { cause: error },
       );
+    let rows: IterableIterator<unknown>;
+    try {
+      const statement = this.#db.prepare(sql);
+      statement.setReadBigInts(true);
+      statement.setReturnArrays(true);
+      rows = statement.iterate(request.partitionValue);
+    } catch (error) {
+      throw failed(error);
     }
+    function* exact(): Generator<Row> {
+      try {
+        for (const values of rows) yield exactIntegers(values as unknown[]);
+      } catch (error) {
+        throw failed(error);
+      }
+    }
+    return rowStream(
+      this.#columns,
+      () => chunked(exact()),
+      () => void rows.return?.(),
+    );
   }
 
   async close(): Promise<void> {
