@@ -47,7 +47,11 @@ function resolveModule(specifier: string, baseDir: string, field: string): strin
  * folder) and checks its shape before anything calls into it. The module's `default` export, or
  * its `connector` export, is the plug-in.
  */
-export function loadConnectorPlugin(specifier: string, baseDir: string, field: string): Promise<LoadedPlugin> {
+export function loadConnectorPlugin(
+  specifier: string,
+  baseDir: string,
+  field: string,
+): Promise<LoadedPlugin> {
   if (specifier.trim() === '' || firstUnsafeCharacter(specifier) !== null)
     throw invalidInput(`${field} must name a module: an npm package name or a path`, { field });
   const url = resolveModule(specifier, baseDir, field);
@@ -77,6 +81,8 @@ async function importPlugin(url: string, specifier: string, field: string): Prom
   const plugin = module.default ?? module.connector;
   const problem = pluginProblem(plugin);
   if (problem !== null)
-    throw invalidInput(`${field}: ${JSON.stringify(specifier)} is not a dpone connector: ${problem}`, { field });
+    throw invalidInput(`${field}: ${JSON.stringify(specifier)} is not a dpone connector: ${problem}`, {
+      field,
+    });
   return { plugin: plugin as ConnectorPlugin, specifier, url };
 }

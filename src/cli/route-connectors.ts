@@ -154,7 +154,10 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
  * A built-in source chosen by the source URL's scheme: `sqlite:`, `postgres://`, `mssql://` or
  * `sqlserver://`, else ClickHouse (the routes whose source may differ from their target).
  */
-export async function openSourceByScheme(workload: Workload, env: NodeJS.ProcessEnv): Promise<SourceConnector> {
+export async function openSourceByScheme(
+  workload: Workload,
+  env: NodeJS.ProcessEnv,
+): Promise<SourceConnector> {
   const url = workload.source.url;
   if (url.startsWith('sqlite:')) {
     const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');

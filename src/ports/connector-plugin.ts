@@ -50,7 +50,11 @@ export interface PluginTarget {
    * for a process the harness started (DPONE_HARNESS=1 and DPONE_UNSAFE_VARIANT).
    */
   readonly unsafeVariants?: readonly string[];
-  openUnsafe?(variant: string, endpoint: ConnectorEndpoint, context: TargetOpenContext): Promise<TargetConnector>;
+  openUnsafe?(
+    variant: string,
+    endpoint: ConnectorEndpoint,
+    context: TargetOpenContext,
+  ): Promise<TargetConnector>;
 }
 
 /** The source a plug-in supplies (a workload names it with `source.connector`). */
