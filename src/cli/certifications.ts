@@ -54,7 +54,9 @@ export async function deploymentPolicyFor(
   cwd: string,
   env: NodeJS.ProcessEnv,
   journal?: JournalDescription,
+  /** The connector version the run used (a plug-in's `<name>@<version>`); default: the built-in's. */
+  connectorVersion: string | null = ROUTE_CONNECTOR_VERSIONS[route] ?? null,
 ): Promise<DeploymentPolicyDecision> {
   const records = await readCertifications(certificationsDir(cwd, env));
-  return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null, journal);
+  return decideDeploymentPolicy(records, route, connectorVersion, journal);
 }
