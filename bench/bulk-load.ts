@@ -34,7 +34,7 @@ export interface BulkLoadRow {
   readonly worker_flags: string;
 }
 
-interface Timed {
+export interface Timed {
   readonly ms: number;
   readonly cpu_ms: number;
 }
@@ -43,7 +43,7 @@ interface Timed {
  * Wall and CPU time of a command from GNU time (the floor's own process tree, start-up included;
  * a database server's CPU is not in it).
  */
-async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed> {
+export async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed> {
   const { stderr } = await run('/usr/bin/time', ['-f', 'DPONE_TIME=%e %U %S', ...command], {
     env: { ...process.env, ...env },
     maxBuffer: 16 * 2 ** 20,
@@ -53,7 +53,7 @@ async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed>
   return { ms: Number(found[1]) * 1000, cpu_ms: (Number(found[2]) + Number(found[3])) * 1000 };
 }
 
-interface WorkerRun {
+export interface WorkerRun {
   readonly ms: number;
   readonly cpu_ms: number;
   readonly rss_mb: number;
@@ -61,7 +61,7 @@ interface WorkerRun {
   readonly status: string;
 }
 
-async function worker(job: WorkerJob, expected: number, flags: readonly string[]): Promise<WorkerRun> {
+export async function worker(job: WorkerJob, expected: number, flags: readonly string[]): Promise<WorkerRun> {
   const { stdout } = await run(process.execPath, [...flags, WORKER, JSON.stringify(job)], {
     env: process.env,
     maxBuffer: 16 * 2 ** 20,
@@ -79,15 +79,19 @@ const GENERATE = (n: number) =>
   `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${n}) ` +
   `SELECT i, '${BULK_DAY}', i * 7 % 100000, 'item-' || (i % 999) FROM g`;
 
+/** `rows` rows of the bench day in table `src`, plus one row of another day (both sides must select). */
+export function seedSqliteSource(file: string, rows: number): void {
+  const seed = new DatabaseSync(file);
+  seed.exec('CREATE TABLE src (id INTEGER, day TEXT, amount INTEGER, label TEXT)');
+  seed.exec(`INSERT INTO src ${GENERATE(rows)}`);
+  seed.exec(`INSERT INTO src VALUES (0, '2026-11-02', 0, 'other')`);
+  seed.close();
+}
+
 async function sqliteSize(rows: number, repeats: number, flags: readonly string[]): Promise<BulkLoadRow> {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-bench-bulk-'));
   try {
-    const seed = new DatabaseSync(join(dir, 'source.db'));
-    seed.exec('CREATE TABLE src (id INTEGER, day TEXT, amount INTEGER, label TEXT)');
-    seed.exec(`INSERT INTO src ${GENERATE(rows)}`);
-    // Another partition, so both sides must select.
-    seed.exec(`INSERT INTO src VALUES (0, '2026-11-02', 0, 'other')`);
-    seed.close();
+    seedSqliteSource(join(dir, 'source.db'), rows);
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
     for (let i = 0; i < repeats; i++) {
@@ -155,7 +159,7 @@ async function postgresSize(
   }
 }
 
-function summarize(
+export function summarize(
   database: string,
   rows: number,
   floor: Timed[],

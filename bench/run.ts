@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { clickhouseBulkLoad } from './bulk-load-clickhouse.ts';
 import { bulkLoad } from './bulk-load.ts';
 import { harnessCost } from './harness-cost.ts';
 import { journalThroughput } from './journal-throughput.ts';
@@ -66,7 +67,8 @@ const sqliteBulk = [
   })),
   ...(await bulkLoad({ sizes: BIG, repeats: () => 1, workerFlags: SMALL_YOUNG })),
 ];
-const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? [])];
+const clickhouse = await clickhouseBulkLoad({ sizes: BULK_SIZES, repeats: bulkRepeats });
+const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? []), ...clickhouse.rows];
 const allOverhead = [...overhead, ...(postgres.value?.overhead ?? [])];
 const oneOp = overhead.find((row) => row.rows === 1)?.protocol_ms ?? 0;
 const harness = await harnessCost({ protocolMs: oneOp });
@@ -76,7 +78,8 @@ console.table(allOverhead.map(({ protocol_calls: _c, ...row }) => row));
 console.log('round trips of one protocol operation:', JSON.stringify(overhead[0]?.protocol_calls));
 console.log(
   "\nbulk loads (one protocol operation in its own worker vs the database's own copy: sqlite3 CLI " +
-    "INSERT … SELECT, psql \\copy out | psql \\copy in; same run; RSS = the worker's peak)",
+    'INSERT … SELECT, psql \\copy out | psql \\copy in, sqlite3 tabs | clickhouse-client INSERT; ' +
+    "same run; RSS = the worker's peak)",
 );
 console.table(bulk);
 console.log('\njournal throughput (CAS through the adapter vs raw conditional UPDATE loop)');
@@ -85,6 +88,7 @@ console.log('\nharness cost');
 console.table([{ ...harness, races: undefined }]);
 console.table(harness.races);
 if (postgres.unverified) console.log(`postgres: UNVERIFIED (${postgres.unverified})`);
+if (clickhouse.unverified) console.log(`clickhouse: UNVERIFIED (${clickhouse.unverified})`);
 
 const results = {
   machine,
@@ -93,6 +97,7 @@ const results = {
   throughput,
   harness,
   postgres_unverified: postgres.unverified ?? null,
+  clickhouse_unverified: clickhouse.unverified ?? null,
 };
 await writeFile(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log('\nwritten bench/results.json');
