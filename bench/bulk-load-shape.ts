@@ -1,11 +1,14 @@
 /** The bulk-load bench's partition shape and the job a worker runs (shared by bulk-load.ts and its worker). */
 export interface WorkerJob {
-  readonly database: 'sqlite' | 'postgres';
+  readonly database: 'sqlite' | 'postgres' | 'clickhouse';
   /** A scratch folder (SQLite files, state). */
   readonly dir: string;
   /** The target table, new for each run. */
   readonly table: string;
-  /** PostgreSQL only: the cluster's URL (the password comes from DPONE_BENCH_PG_PASSWORD). */
+  /**
+   * PostgreSQL: the cluster's URL (password from DPONE_BENCH_PG_PASSWORD). ClickHouse: the target
+   * database's URL (password from DPONE_BENCH_CH_PASSWORD); the source is `source.db` in `dir`.
+   */
   readonly url?: string;
 }
 

@@ -2,6 +2,7 @@
 // its peak RSS is the worker's alone. Spawned by bulk-load.ts; prints one JSON line:
 // { ms, cpu_ms, rss_mb }. Arguments: one JSON object (see WorkerJob).
 import { join } from 'node:path';
+import { ClickHouseTarget } from '../src/adapters/connectors/clickhouse/clickhouse-target.ts';
 import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
 import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
 import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
@@ -31,6 +32,21 @@ async function open(job: WorkerJob): Promise<[SourceConnector, TargetConnector, 
     ];
   }
   const url = job.url!;
+  if (job.database === 'clickhouse') {
+    // The spec's live route shape: rows read from an embedded source, landed by staging and swap.
+    return [
+      await SqliteSource.open(join(job.dir, 'source.db'), 'src', BULK_COLUMNS),
+      await ClickHouseTarget.open({
+        url,
+        password: process.env.DPONE_BENCH_CH_PASSWORD,
+        table: job.table,
+        columns: BULK_COLUMNS,
+        naturalKey: ['id'],
+        partitionColumn: 'day',
+      }),
+      await SqliteJournal.open(join(job.dir, `journal-${job.table}.db`)),
+    ];
+  }
   const password = process.env.DPONE_BENCH_PG_PASSWORD;
   return [
     await PostgresSource.open({ url, password, table: 'bulk_src', columns: BULK_COLUMNS }),

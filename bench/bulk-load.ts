@@ -30,9 +30,11 @@ export interface BulkLoadRow {
   readonly protocol_cpu_ms: number;
   readonly cpu_ratio: number | null;
   readonly worker_rss_mb: number;
+  /** Node flags the worker ran with ('' = defaults). */
+  readonly worker_flags: string;
 }
 
-interface Timed {
+export interface Timed {
   readonly ms: number;
   readonly cpu_ms: number;
 }
@@ -41,7 +43,7 @@ interface Timed {
  * Wall and CPU time of a command from GNU time (the floor's own process tree, start-up included;
  * a database server's CPU is not in it).
  */
-async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed> {
+export async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed> {
   const { stderr } = await run('/usr/bin/time', ['-f', 'DPONE_TIME=%e %U %S', ...command], {
     env: { ...process.env, ...env },
     maxBuffer: 16 * 2 ** 20,
@@ -51,20 +53,25 @@ async function timed(command: string[], env?: NodeJS.ProcessEnv): Promise<Timed>
   return { ms: Number(found[1]) * 1000, cpu_ms: (Number(found[2]) + Number(found[3])) * 1000 };
 }
 
-interface WorkerRun {
+export interface WorkerRun {
   readonly ms: number;
   readonly cpu_ms: number;
   readonly rss_mb: number;
   readonly rows: number;
+  readonly status: string;
 }
 
-async function worker(job: WorkerJob, expected: number): Promise<WorkerRun> {
-  const { stdout } = await run(process.execPath, [WORKER, JSON.stringify(job)], {
+export async function worker(job: WorkerJob, expected: number, flags: readonly string[]): Promise<WorkerRun> {
+  const { stdout } = await run(process.execPath, [...flags, WORKER, JSON.stringify(job)], {
     env: process.env,
     maxBuffer: 16 * 2 ** 20,
   });
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as WorkerRun;
-  if (result.rows !== expected) throw new Error(`the worker wrote ${result.rows} rows, not ${expected}`);
+  // A fresh operation each run: an `already-complete` answer would time nothing.
+  if (result.status !== 'committed' || result.rows !== expected)
+    throw new Error(
+      `the worker ended ${result.status} with ${result.rows} rows, not committed with ${expected}`,
+    );
   return result;
 }
 
@@ -72,15 +79,19 @@ const GENERATE = (n: number) =>
   `WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ${n}) ` +
   `SELECT i, '${BULK_DAY}', i * 7 % 100000, 'item-' || (i % 999) FROM g`;
 
-async function sqliteSize(rows: number, repeats: number): Promise<BulkLoadRow> {
+/** `rows` rows of the bench day in table `src`, plus one row of another day (both sides must select). */
+export function seedSqliteSource(file: string, rows: number): void {
+  const seed = new DatabaseSync(file);
+  seed.exec('CREATE TABLE src (id INTEGER, day TEXT, amount INTEGER, label TEXT)');
+  seed.exec(`INSERT INTO src ${GENERATE(rows)}`);
+  seed.exec(`INSERT INTO src VALUES (0, '2026-11-02', 0, 'other')`);
+  seed.close();
+}
+
+async function sqliteSize(rows: number, repeats: number, flags: readonly string[]): Promise<BulkLoadRow> {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-bench-bulk-'));
   try {
-    const seed = new DatabaseSync(join(dir, 'source.db'));
-    seed.exec('CREATE TABLE src (id INTEGER, day TEXT, amount INTEGER, label TEXT)');
-    seed.exec(`INSERT INTO src ${GENERATE(rows)}`);
-    // Another partition, so both sides must select.
-    seed.exec(`INSERT INTO src VALUES (0, '2026-11-02', 0, 'other')`);
-    seed.close();
+    seedSqliteSource(join(dir, 'source.db'), rows);
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
     for (let i = 0; i < repeats; i++) {
@@ -92,10 +103,10 @@ async function sqliteSize(rows: number, repeats: number): Promise<BulkLoadRow> {
         `BEGIN; INSERT INTO events SELECT ${BULK_COLUMNS.join(', ')} FROM s.src ` +
         `WHERE CAST(day AS TEXT) = '${BULK_DAY}'; COMMIT;`;
       floor.push(await timed(['sqlite3', file, sql]));
-      runs.push(await worker({ database: 'sqlite', dir, table: `events_${i}` }, rows));
+      runs.push(await worker({ database: 'sqlite', dir, table: `events_${i}` }, rows, flags));
       await rm(file, { force: true });
     }
-    return summarize('sqlite', rows, floor, runs);
+    return summarize('sqlite', rows, floor, runs, flags);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -106,6 +117,7 @@ async function postgresSize(
   password: string,
   rows: number,
   repeats: number,
+  flags: readonly string[],
 ): Promise<BulkLoadRow> {
   const admin = new pg.Client(clientConfig(url, password));
   await admin.connect();
@@ -128,24 +140,32 @@ async function postgresSize(
     await admin.query('VACUUM ANALYZE bulk_src');
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
+    // The table names the operation (and the journal outlives the size): one per flag set too.
+    const target = `bulk_t_${rows}${flags.length > 0 ? '_flags' : ''}`;
     for (let i = 0; i < repeats; i++) {
       const table = `bulk_floor_${rows}_${i}`;
       await admin.query(`CREATE TABLE ${table} (id bigint, day text, amount bigint, label text)`);
       const out = `\\copy (SELECT ${BULK_COLUMNS.join(', ')} FROM bulk_src WHERE day = '${BULK_DAY}') TO STDOUT`;
       const pipeline = `${psql.join(' ')} -c "${out}" | ${psql.join(' ')} -c "\\copy ${table} FROM STDIN"`;
       floor.push(await timed(['sh', '-c', pipeline], psqlEnv));
-      runs.push(await worker({ database: 'postgres', dir, table: `bulk_t_${rows}_${i}`, url }, rows));
+      runs.push(await worker({ database: 'postgres', dir, table: `${target}_${i}`, url }, rows, flags));
       await admin.query(`DROP TABLE ${table}`);
-      await admin.query(`DROP TABLE bulk_t_${rows}_${i}`);
+      await admin.query(`DROP TABLE ${target}_${i}`);
     }
-    return summarize('postgres', rows, floor, runs);
+    return summarize('postgres', rows, floor, runs, flags);
   } finally {
     await admin.end();
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function summarize(database: string, rows: number, floor: Timed[], runs: WorkerRun[]): BulkLoadRow {
+export function summarize(
+  database: string,
+  rows: number,
+  floor: Timed[],
+  runs: WorkerRun[],
+  flags: readonly string[],
+): BulkLoadRow {
   const protocol = median(runs.map((r) => r.ms));
   const protocolCpu = median(runs.map((r) => r.cpu_ms));
   const floorMs = median(floor.map((f) => f.ms));
@@ -160,6 +180,7 @@ function summarize(database: string, rows: number, floor: Timed[], runs: WorkerR
     protocol_cpu_ms: round(protocolCpu),
     cpu_ratio: floorCpu > 0 ? round(protocolCpu / floorCpu) : null,
     worker_rss_mb: round(Math.max(...runs.map((r) => r.rss_mb)), 1),
+    worker_flags: flags.join(' '),
   };
 }
 
@@ -170,12 +191,15 @@ export async function bulkLoad(options: {
   readonly postgres?: { readonly url: string; readonly password: string };
   /** PostgreSQL's sizes, when they differ. */
   readonly pgSizes?: readonly number[];
+  /** Node flags for the worker, e.g. a smaller young generation. */
+  readonly workerFlags?: readonly string[];
 }): Promise<BulkLoadRow[]> {
   const out: BulkLoadRow[] = [];
-  for (const rows of options.sizes) out.push(await sqliteSize(rows, options.repeats(rows)));
+  const flags = options.workerFlags ?? [];
+  for (const rows of options.sizes) out.push(await sqliteSize(rows, options.repeats(rows), flags));
   const cluster = options.postgres;
   if (cluster)
     for (const rows of options.pgSizes ?? options.sizes)
-      out.push(await postgresSize(cluster.url, cluster.password, rows, options.repeats(rows)));
+      out.push(await postgresSize(cluster.url, cluster.password, rows, options.repeats(rows), flags));
   return out;
 }

@@ -11,3 +11,10 @@ export function countCalls<T extends object>(target: T, label: string, counts: M
     },
   });
 }
+
+/** Journal writes of one operation: each is one durable commit (create, lease, compare-and-set). */
+export function journalCommits(counts: ReadonlyMap<string, number>): number {
+  return ['journal.createIntent', 'journal.acquireLease', 'journal.compareAndSet']
+    .map((key) => counts.get(key) ?? 0)
+    .reduce((a, b) => a + b, 0);
+}

@@ -10,7 +10,7 @@ import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';
-import { countCalls } from './call-counter.ts';
+import { countCalls, journalCommits } from './call-counter.ts';
 import type { OverheadRow } from './protocol-overhead.ts';
 import { median, round } from './stats.ts';
 
@@ -60,6 +60,7 @@ export async function postgresOverhead(
         ratio: round(median(protocol) / median(bare)),
         bare_round_trips: 4,
         protocol_round_trips: trips,
+        journal_commits: journalCommits(calls),
         protocol_calls: Object.fromEntries([...calls].sort()),
       });
     }

@@ -11,7 +11,7 @@ import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
-import { countCalls } from './call-counter.ts';
+import { countCalls, journalCommits } from './call-counter.ts';
 import { median, round } from './stats.ts';
 
 /**
@@ -28,6 +28,8 @@ export interface OverheadRow {
   /** Calls that cross to a database, per operation: bare = source read + one write transaction. */
   readonly bare_round_trips: number;
   readonly protocol_round_trips: number;
+  /** Durable journal commits per operation (the spec's transitions plus the lease). */
+  readonly journal_commits: number;
   readonly protocol_calls: Readonly<Record<string, number>>;
 }
 
@@ -119,6 +121,7 @@ export async function protocolOverhead(options: {
         ratio: round(median(protocol) / median(bare)),
         bare_round_trips: 2,
         protocol_round_trips: trips,
+        journal_commits: journalCommits(calls),
         protocol_calls: protocolCalls,
       });
     } finally {

@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { clickhouseBulkLoad } from './bulk-load-clickhouse.ts';
 import { bulkLoad } from './bulk-load.ts';
 import { harnessCost } from './harness-cost.ts';
 import { journalThroughput } from './journal-throughput.ts';
@@ -29,14 +30,26 @@ const overhead = await protocolOverhead({ repeats: quick ? 3 : 7, sizes: [1, 10_
 const BULK_SIZES = quick ? [1, 10_000] : [1, 10_000, 1_000_000];
 const bulkRepeats = (rows: number) => (rows >= 1_000_000 ? 3 : quick ? 3 : 5);
 const BIG = quick ? [] : [5_000_000];
+// The 5M entry again with V8's young generation capped: a streamed load allocates short-lived
+// chunks fast, and by default V8 grows the young generation (and the old space's slack) with it.
+const SMALL_YOUNG = ['--max-semi-space-size=4'];
 const postgres = await withLocalPostgres(async (pg) => ({
   overhead: await pg.protocolOverhead({ repeats: quick ? 3 : 7, sizes: [1, 10_000] }),
-  bulk: await bulkLoad({
-    sizes: [],
-    pgSizes: [...BULK_SIZES, ...BIG],
-    repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
-    postgres: { url: pg.journalUrl, password: pg.password },
-  }),
+  bulk: [
+    ...(await bulkLoad({
+      sizes: [],
+      pgSizes: [...BULK_SIZES, ...BIG],
+      repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
+      postgres: { url: pg.journalUrl, password: pg.password },
+    })),
+    ...(await bulkLoad({
+      sizes: [],
+      pgSizes: BIG,
+      repeats: () => 1,
+      postgres: { url: pg.journalUrl, password: pg.password },
+      workerFlags: SMALL_YOUNG,
+    })),
+  ],
   throughput: await journalThroughput({
     opsPerClient: quick ? 100 : 300,
     repeats: 3,
@@ -47,11 +60,15 @@ const throughput = [
   ...(await journalThroughput({ opsPerClient: quick ? 100 : 300, repeats: 3 })),
   ...(postgres.value?.throughput.filter((row) => row.database === 'postgres') ?? []),
 ];
-const sqliteBulk = await bulkLoad({
-  sizes: [...BULK_SIZES, ...BIG],
-  repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
-});
-const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? [])];
+const sqliteBulk = [
+  ...(await bulkLoad({
+    sizes: [...BULK_SIZES, ...BIG],
+    repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
+  })),
+  ...(await bulkLoad({ sizes: BIG, repeats: () => 1, workerFlags: SMALL_YOUNG })),
+];
+const clickhouse = await clickhouseBulkLoad({ sizes: BULK_SIZES, repeats: bulkRepeats });
+const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? []), ...clickhouse.rows];
 const allOverhead = [...overhead, ...(postgres.value?.overhead ?? [])];
 const oneOp = overhead.find((row) => row.rows === 1)?.protocol_ms ?? 0;
 const harness = await harnessCost({ protocolMs: oneOp });
@@ -61,7 +78,8 @@ console.table(allOverhead.map(({ protocol_calls: _c, ...row }) => row));
 console.log('round trips of one protocol operation:', JSON.stringify(overhead[0]?.protocol_calls));
 console.log(
   "\nbulk loads (one protocol operation in its own worker vs the database's own copy: sqlite3 CLI " +
-    "INSERT … SELECT, psql \\copy out | psql \\copy in; same run; RSS = the worker's peak)",
+    'INSERT … SELECT, psql \\copy out | psql \\copy in, sqlite3 tabs | clickhouse-client INSERT; ' +
+    "same run; RSS = the worker's peak)",
 );
 console.table(bulk);
 console.log('\njournal throughput (CAS through the adapter vs raw conditional UPDATE loop)');
@@ -70,6 +88,7 @@ console.log('\nharness cost');
 console.table([{ ...harness, races: undefined }]);
 console.table(harness.races);
 if (postgres.unverified) console.log(`postgres: UNVERIFIED (${postgres.unverified})`);
+if (clickhouse.unverified) console.log(`clickhouse: UNVERIFIED (${clickhouse.unverified})`);
 
 const results = {
   machine,
@@ -78,6 +97,7 @@ const results = {
   throughput,
   harness,
   postgres_unverified: postgres.unverified ?? null,
+  clickhouse_unverified: clickhouse.unverified ?? null,
 };
 await writeFile(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log('\nwritten bench/results.json');

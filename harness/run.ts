@@ -28,6 +28,7 @@ import {
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
 import { prepareOutDir } from './cli/out-dir.ts';
+import { pluginRoutes } from './routes/plugin-routes.ts';
 import { ROUTES } from './routes/route.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
@@ -56,6 +57,8 @@ export interface CertifyOptions {
   readonly updateLatest?: boolean;
   readonly reporters: readonly Reporter[];
   readonly cwd: string;
+  /** Connector plug-in modules (`--connector`), beside those listed in package.json `dpone.connectors`. */
+  readonly connectors?: readonly string[];
   /** How a cell is re-run, given the evidence file this run writes. */
   readonly reproduce?: (cell: PlannedCell, evidenceFile: string) => string;
 }
@@ -101,12 +104,20 @@ function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions)
   return [...routes][0] ?? options.route ?? 'sqlite';
 }
 
-async function loadRoute(id: string): Promise<Route> {
-  const load = ROUTES[id];
+/** A built-in route, or one a connector plug-in declares (loaded only when a plug-in route is asked for). */
+export async function loadRoute(
+  id: string,
+  options: Pick<CertifyOptions, 'cwd' | 'connectors'>,
+): Promise<Route> {
+  const builtIn = Object.hasOwn(ROUTES, id) ? ROUTES[id] : undefined;
+  if (builtIn) return builtIn();
+  const plugins = await pluginRoutes(options.cwd, options.connectors);
+  const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
   if (!load)
-    throw invalidInput(`unknown route "${id}" (known: ${Object.keys(ROUTES).join(', ')})`, {
-      field: '--route',
-    });
+    throw invalidInput(
+      `unknown route "${id}" (known: ${[...Object.keys(ROUTES), ...Object.keys(plugins)].join(', ')}; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      { field: '--route' },
+    );
   return load();
 }
 
@@ -194,7 +205,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const scenarios = await loadScenarios(options.scenarioFiles);
   if (scenarios.length === 0) throw invalidInput('no scenario files matched', { field: '--scenario' });
   const routeId = oneRoute(scenarios, options);
-  const route = await loadRoute(routeId);
+  const route = await loadRoute(routeId, options);
   const providerName = options.provider ?? route.defaultProvider;
   const loadProvider = ENVIRONMENT_PROVIDERS[providerName];
   if (!loadProvider) throw invalidInput(`unknown provider "${providerName}"`, { field: '--provider' });

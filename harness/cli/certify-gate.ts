@@ -6,7 +6,25 @@ import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
 import { checkPlan } from '../plan/plan-check.ts';
+import { pluginRoutes } from '../routes/plugin-routes.ts';
+import { ROUTES } from '../routes/route.ts';
 import { prepareOutDir } from './out-dir.ts';
+
+/**
+ * The connector version this installation runs for the route: a built-in's, or the version of the
+ * plug-in module that declares it (as installed now: evidence of another version does not certify it).
+ */
+async function shippedVersion(
+  route: string,
+  io: CliIO,
+  values: { readonly connector?: readonly string[] },
+): Promise<string | null> {
+  const builtIn = ROUTE_CONNECTOR_VERSIONS[route];
+  if (builtIn !== undefined || Object.hasOwn(ROUTES, route)) return builtIn ?? null;
+  const plugins = await pluginRoutes(io.cwd, values.connector ?? []);
+  const load = Object.hasOwn(plugins, route) ? plugins[route] : undefined;
+  return load ? (await load()).connectorVersion : null;
+}
 
 /**
  * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory
@@ -22,6 +40,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     evidence: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    connector: { type: 'string', multiple: true },
   });
   const route = required(values.route, '--route');
   const file = required(values.evidence, '--evidence');
@@ -32,7 +51,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     evidence,
     route,
     verifyEvidence(evidence),
-    ROUTE_CONNECTOR_VERSIONS[route] ?? null,
+    await shippedVersion(route, io, values),
     await checkPlan(evidence, io.cwd),
   );
   let written: string | null = null;
@@ -41,7 +60,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   }
   if (values.json) {
     io.stdout.write(
-      `${JSON.stringify({ route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
+      `${JSON.stringify({ schema: 'dpone.certify.gate/v1', route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
     );
   } else {
     io.stdout.write(`dpone certify gate: route ${route}, evidence ${file}\n`);

@@ -12,14 +12,16 @@ import { sealSqliteStorage } from './sqlite-seal.ts';
 import { sqliteStateFingerprint } from './sqlite-state-fingerprint.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
 
-const TABLE = 'events';
-const COLUMNS = ['id', 'day', 'amount', 'label'] as const;
-const DAY = '2026-01-01';
+export const TABLE = 'events';
+export const COLUMNS = ['id', 'day', 'amount', 'label'] as const;
+/** The columns' kinds, as a plug-in route's target part is told them. */
+export const COLUMN_TYPES = { id: 'integer', day: 'text', amount: 'integer', label: 'text' } as const;
+export const DAY = '2026-01-01';
 /** Rows of another partition that a correct load must leave out of the target. */
 const OTHER_DAY_ROWS = 5;
 
 /** Writes the seeded source: `rows` rows in the loaded partition plus a few in another. */
-function writeSource(file: string, options: CellWorkloadOptions): void {
+export function writeSource(file: string, options: CellWorkloadOptions): void {
   const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
   const db = new DatabaseSync(file);
   try {
@@ -37,7 +39,7 @@ function writeSource(file: string, options: CellWorkloadOptions): void {
   }
 }
 
-function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: string) {
+export function workloadDocument(options: CellWorkloadOptions, schemaFingerprint: string) {
   return {
     identity: {
       release_id: 'cert-release-1',

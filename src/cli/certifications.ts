@@ -54,6 +54,8 @@ export async function deploymentPolicyFor(
   cwd: string,
   env: NodeJS.ProcessEnv,
   journal?: JournalDescription,
+  /** The connector version the run used (a plug-in's `<name>@<version>`); default: the built-in's. */
+  connectorVersion: string | null = ROUTE_CONNECTOR_VERSIONS[route] ?? null,
   /** The workload writes its target without a fence (`target.fence: none`): never enforced. */
   fenceless = false,
 ): Promise<DeploymentPolicyDecision> {
@@ -67,5 +69,5 @@ export async function deploymentPolicyFor(
       certification: null,
     };
   const records = await readCertifications(certificationsDir(cwd, env));
-  return decideDeploymentPolicy(records, route, ROUTE_CONNECTOR_VERSIONS[route] ?? null, journal);
+  return decideDeploymentPolicy(records, route, connectorVersion, journal);
 }

@@ -65,7 +65,7 @@ describe('openRouteConnectors', () => {
     const stream = await connectors.source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' });
     const id = stream.columns.indexOf('id');
     expect((await collectRows(stream)).map((row) => row[id]).sort()).toEqual([2, 3, 4, 5, 6]);
-    expect(connectors.target.capability).toBe(routeCapability(workload));
+    expect(connectors.target.capability).toBe(await routeCapability(workload));
   });
 
   it('refuses a route with no connectors in this build', async () => {

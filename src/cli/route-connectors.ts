@@ -1,6 +1,7 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
+import { ROUTE_CONNECTOR_VERSIONS } from './certifications.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
@@ -18,12 +19,14 @@ export interface RouteContext {
   readonly env: NodeJS.ProcessEnv;
   /** Passed to the target so its inner steps (e.g. `target.commit:before`) are fault points too. */
   readonly faults: FaultPoints;
+  /** Recovery commands: only the fence is read, and opening must create nothing. */
+  readonly readOnly?: boolean;
 }
 
 type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
 type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetConnector>;
 
-interface RouteEntry {
+export interface RouteEntry {
   /** The fence capability the route's target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
   /** Where the route's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
@@ -32,6 +35,8 @@ interface RouteEntry {
   readonly openTarget: OpenTarget;
   /** The same target written without a fence (`target.fence: none`), where the connector has one. */
   readonly openPlainTarget?: OpenTarget;
+  /** A plug-in route's connector version (`<name>@<version>`); built-ins: certifications.ts. */
+  readonly connectorVersion?: string;
 }
 
 /** The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. */
@@ -153,19 +158,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     },
     // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
     // SQLite file (sqlite:), chosen by the source URL's scheme.
-    openSource: async (workload, { env }) => {
-      if (workload.source.url.startsWith('sqlite:')) {
-        const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-        const path = sqliteEndpointPath(workload, 'source');
-        return SqliteSource.open(path, workload.source.table, workload.data.columns);
-      }
-      if (/^postgres(ql)?:\/\//.test(workload.source.url)) {
-        const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-        return PostgresSource.open(serverSource(workload, env));
-      }
-      const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
-      return ClickHouseSource.open(serverSource(workload, env));
-    },
+    openSource: (workload, { env }) => openSourceByScheme(workload, env),
     openTarget: async (workload, { env, faults }) => {
       // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
       const { clickhouseTargetForHarness } =
@@ -177,6 +170,32 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     },
   },
 };
+
+/**
+ * A built-in source chosen by the source URL's scheme: `sqlite:`, `postgres://`, `mssql://` or
+ * `sqlserver://`, else ClickHouse (the routes whose source may differ from their target).
+ */
+export async function openSourceByScheme(
+  workload: Workload,
+  env: NodeJS.ProcessEnv,
+): Promise<SourceConnector> {
+  const url = workload.source.url;
+  if (url.startsWith('sqlite:')) {
+    const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
+    const path = sqliteEndpointPath(workload, 'source');
+    return SqliteSource.open(path, workload.source.table, workload.data.columns);
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
+    return PostgresSource.open(serverSource(workload, env));
+  }
+  if (/^(mssql|sqlserver):\/\//.test(url)) {
+    const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
+    return MssqlSource.open(serverSource(workload, env));
+  }
+  const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
+  return ClickHouseSource.open(serverSource(workload, env));
+}
 
 /** The options every server source takes: URL, password from its env variable, table, columns. */
 function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
@@ -203,7 +222,12 @@ function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
   };
 }
 
-function routeEntry(workload: Workload): RouteEntry {
+/** The workload's route: a plug-in's when an endpoint names a connector module, else a built-in. */
+async function routeEntry(workload: Workload): Promise<RouteEntry> {
+  if (workload.target?.connector !== undefined || workload.source?.connector !== undefined) {
+    const { pluginRouteEntry } = await import('./plugin-route.ts');
+    return pluginRouteEntry(workload);
+  }
   const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
   if (!entry) {
     throw new DponeError(
@@ -218,8 +242,8 @@ function routeEntry(workload: Workload): RouteEntry {
  * The capability of the workload's target: the route's certified fence, or `none` when the workload
  * writes it without one (`target.fence: none`). Throws ROUTE_NOT_CERTIFIED for an unknown route.
  */
-export function routeCapability(workload: Workload): TargetConnector['capability'] {
-  const { capability } = routeEntry(workload);
+export async function routeCapability(workload: Workload): Promise<TargetConnector['capability']> {
+  const { capability } = await routeEntry(workload);
   return workload.target.fence === 'none' ? 'none' : capability;
 }
 
@@ -227,8 +251,8 @@ export function routeCapability(workload: Workload): TargetConnector['capability
 const NO_FENCE_LOCATION = 'none';
 
 /** The route's target opener for this workload: plain writes for `target.fence: none`. */
-function targetOpener(workload: Workload): OpenTarget {
-  const entry = routeEntry(workload);
+async function targetOpener(workload: Workload): Promise<OpenTarget> {
+  const entry = await routeEntry(workload);
   if (workload.target.fence !== 'none') return entry.openTarget;
   if (!entry.openPlainTarget)
     throw invalidInput(`target.fence: none is not a setting of route ${workload.route}`, {
@@ -238,21 +262,33 @@ function targetOpener(workload: Workload): OpenTarget {
 }
 
 /**
+ * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the version
+ * this runtime ships for a built-in route (null: none). A certification must name exactly this.
+ */
+export async function routeConnectorVersion(workload: Workload): Promise<string | null> {
+  const entry = await routeEntry(workload);
+  return entry.connectorVersion ?? ROUTE_CONNECTOR_VERSIONS[workload.route] ?? null;
+}
+
+/**
  * Where the workload's fence lives (a safe identity), resolved from the workload alone: no
  * connection is made. Bad fence settings are INVALID_INPUT naming the field.
  */
-export function routeFenceLocation(workload: Workload): Promise<string> {
-  if (workload.target.fence === 'none') return Promise.resolve(NO_FENCE_LOCATION);
-  return routeEntry(workload).fenceLocation(workload);
+export async function routeFenceLocation(workload: Workload): Promise<string> {
+  if (workload.target.fence === 'none') return NO_FENCE_LOCATION;
+  return (await routeEntry(workload)).fenceLocation(workload);
 }
 
 /** Opens only the route's target (recovery commands read its fence). The caller closes it. */
 export async function openRouteTarget(
   workload: Workload,
   io: { readonly env: NodeJS.ProcessEnv },
+  readOnly = false,
 ): Promise<TargetConnector> {
-  const open = targetOpener(workload);
-  return opening(`${workload.route} target`, () => open(workload, { env: io.env, faults: NO_FAULTS }));
+  const open = await targetOpener(workload);
+  return opening(`${workload.route} target`, () =>
+    open(workload, { env: io.env, faults: NO_FAULTS, readOnly }),
+  );
 }
 
 async function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
@@ -280,8 +316,8 @@ export async function openRouteConnectors(
   workload: Workload,
   context: RouteContext,
 ): Promise<RouteConnectors> {
-  const entry = routeEntry(workload);
-  const openTarget = targetOpener(workload);
+  const entry = await routeEntry(workload);
+  const openTarget = await targetOpener(workload);
   const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
   try {
     const target = await opening(`${workload.route} target`, () => openTarget(workload, context));

@@ -8,6 +8,14 @@ import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 /** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
 export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
 
+/**
+ * A plug-in route's id (a workload whose target or source names a `connector` module): it names
+ * the route's certification file, so it is file-name safe, and never a built-in route's id.
+ */
+export const PLUGIN_ROUTE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** An npm package name or a path: printable, one line, no spaces at either end. */
+const MODULE_SPECIFIER = /^\S(.*\S)?$/;
+
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 /**
  * Bounds of `execution.lease_ttl_ms`. Past a day a crashed executor would block every retry for
@@ -85,14 +93,38 @@ function noPassword(url: string, field: string, instead: string): string {
 }
 
 function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
-  const record = map(need(value, field), field, ['url', 'table', 'password_env', ...extra]);
+  const record = map(need(value, field), field, ['url', 'table', 'password_env', 'connector', ...extra]);
   const url = noPassword(text(record, 'url', `${field}.url`), `${field}.url`, `${field}.password_env`);
   const table = text(record, 'table', `${field}.table`, TABLE, 'a table name, optionally schema.table');
   const passwordEnv =
     record.password_env === undefined
       ? undefined
       : text(record, 'password_env', `${field}.password_env`, ENV_NAME, 'an environment variable name');
-  return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
+  const connector =
+    record.connector === undefined
+      ? undefined
+      : text(record, 'connector', `${field}.connector`, MODULE_SPECIFIER, 'an npm package name or a path');
+  return {
+    url,
+    table,
+    ...(passwordEnv ? { password_env: passwordEnv } : {}),
+    ...(connector ? { connector } : {}),
+  };
+}
+
+/** A built-in route, or with a connector module a plug-in route's own id. */
+function checkRoute(route: string, plugin: boolean): void {
+  const builtIn = (WORKLOAD_ROUTES as readonly string[]).includes(route);
+  if (!plugin && !builtIn)
+    throw invalidInput(
+      `route must be one of: ${WORKLOAD_ROUTES.join(', ')} (or a plug-in route, with target.connector)`,
+      { field: 'route' },
+    );
+  if (plugin && (builtIn || !PLUGIN_ROUTE_ID.test(route)))
+    throw invalidInput(
+      `route of a plug-in connector must be its own id (lower case, digits, . _ -; not ${WORKLOAD_ROUTES.join(', ')})`,
+      { field: 'route' },
+    );
 }
 
 /** Routes whose target can be written without a fence (`target.fence: none`). */
@@ -235,9 +267,6 @@ export function workloadFromValue(value: unknown, file: string): Workload {
   const root = map(value, '', TOP_LEVEL);
   const { identity, intent } = identityFromValue(root);
   const route = text(root, 'route', 'route');
-  if (!(WORKLOAD_ROUTES as readonly string[]).includes(route)) {
-    throw invalidInput(`route must be one of: ${WORKLOAD_ROUTES.join(', ')}`, { field: 'route' });
-  }
   const journal =
     root.journal === undefined
       ? undefined
@@ -248,13 +277,15 @@ export function workloadFromValue(value: unknown, file: string): Workload {
         );
   const source = endpoint(root.source, 'source');
   const fields = data(root.data);
+  const targetSpec = target(root.target, fields.columns, route);
+  checkRoute(route, targetSpec.connector !== undefined || source.connector !== undefined);
   const workload: Workload = {
     file,
     identity,
     intent,
     route,
     source,
-    target: target(root.target, fields.columns, route),
+    target: targetSpec,
     data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),

@@ -64,6 +64,24 @@ export function newEntry(
   };
 }
 
+/**
+ * A new intent as the changes it makes, in version order: the intent (version 1) and, when the
+ * creator asks for it, its lease (version 2) in the same durable write. Folding the first lease
+ * into the create saves a journal commit per operation without hiding a version: each change
+ * still adds exactly 1 and leaves its own history record.
+ */
+export function newIntent(
+  operationId: string,
+  intentDigest: string,
+  metadata: CommitJournalEntry['metadata'],
+  nowMs: number,
+  lease?: { readonly holder: string; readonly ttlMs: number },
+): readonly [PlannedChange, ...PlannedChange[]] {
+  const created = newEntry(operationId, intentDigest, metadata, nowMs);
+  if (lease === undefined) return [created];
+  return [created, planLease(created.entry, { ...lease, expectedVersion: 1, nowMs })];
+}
+
 function historyRecord(
   entry: CommitJournalEntry,
   kind: JournalHistoryRecord['kind'],

@@ -151,8 +151,10 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
   });
 
   it('a retry under the same holder name still installs its epoch in the fence', async () => {
-    const crashed = await executor('pod-0', { faults: crashAt('lease.acquire:after') });
+    // The first lease rides on the create: crashing right after it leaves the lease held, unfenced.
+    const crashed = await executor('pod-0', { faults: crashAt('journal.create:after') });
     await expect(crashed.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    expect((await journal.get(OP))?.lease?.holder).toBe('pod-0');
     const retry = await executor('pod-0');
     expect(await retry.run()).toMatchObject({ state: 'COMPLETE', mutated: true });
     expectTargetRows(1);

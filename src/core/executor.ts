@@ -41,6 +41,8 @@ export class RecoveryAwareExecutor {
           intentDigest: request.intentDigest,
           metadata: request.metadata,
           nowMs: clock.nowMs(),
+          // The first lease rides on the create: one journal commit fewer per operation.
+          lease: { holder: request.holder, ttlMs: request.leaseTtlMs },
         }),
       );
       entry = created.entry;

@@ -13,6 +13,12 @@ export interface CreateIntentRequest {
   readonly intentDigest: string;
   readonly metadata: CommitIntentMetadata;
   readonly nowMs: number;
+  /**
+   * Take the executor lease in the same durable write when this call creates the intent (version
+   * 2, two history records, one commit). Ignored when the intent exists already. An adapter may
+   * leave the entry unleased; the executor then acquires the lease with its own call.
+   */
+  readonly lease?: { readonly holder: string; readonly ttlMs: number };
 }
 
 export interface CreateIntentResult {

@@ -1,11 +1,60 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../contracts/errors.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
-import { create, opId, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
+import { create, DIGEST, METADATA, opId, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
 
 /** Lease rules: epochs are fencing tokens, so they must only ever grow. Registered by the suite. */
-export function describeJournalLeaseConformance(journalOf: () => TargetCommitJournalPort): void {
+export function describeJournalLeaseConformance(
+  journalOf: () => TargetCommitJournalPort,
+  leaseOnCreate: boolean,
+): void {
   describe('executor lease', () => {
+    it('create with a lease: both changes in one write (versions 1 and 2), or none of the lease', async () => {
+      const journal = journalOf();
+      const id = opId('lease-on-create');
+      const lease = { holder: 'a', ttlMs: 100 };
+      const made = await journal.createIntent({
+        operationId: id,
+        intentDigest: DIGEST,
+        metadata: METADATA,
+        nowMs: 1_000,
+        lease,
+      });
+      expect(made.created).toBe(true);
+      const reasons = (await journal.history(id)).map((r) => [r.version, r.evidence.reason]);
+      if (made.entry.lease === null && !leaseOnCreate) {
+        expect([made.entry.version, reasons]).toEqual([1, [[1, 'intent:created']]]);
+      } else {
+        expect(made.entry.lease).toEqual({ holder: 'a', epoch: 1, expires_at_ms: 1_100 });
+        expect([made.entry.state, made.entry.version, made.entry.last_epoch]).toEqual(['PREPARING', 2, 1]);
+        expect(reasons).toEqual([
+          [1, 'intent:created'],
+          [2, 'lease:acquired'],
+        ]);
+      }
+      expect(await journal.get(id)).toEqual(made.entry);
+      // A second creator (another holder) finds the intent and takes nothing: no lease, no version.
+      const again = await journal.createIntent({
+        operationId: id,
+        intentDigest: DIGEST,
+        metadata: METADATA,
+        nowMs: 1_001,
+        lease: { holder: 'b', ttlMs: 100 },
+      });
+      expect([again.created, again.entry]).toEqual([false, made.entry]);
+      await unchanged(journal, made.entry);
+    });
+
+    it('create with a lease whose expiry cannot be stored writes nothing at all', async () => {
+      const journal = journalOf();
+      const id = opId('lease-on-create-bad-ttl');
+      const request = { operationId: id, intentDigest: DIGEST, metadata: METADATA, nowMs: 1_000 };
+      const attempt = journal.createIntent({ ...request, lease: { holder: 'a', ttlMs: -1 } });
+      if (leaseOnCreate) await rejectsWith(attempt, ERROR_CODES.INVALID_INPUT);
+      else await attempt.catch(() => undefined);
+      if (leaseOnCreate) expect(await journal.get(id)).toBeNull();
+    });
+
     it('acquire gives epoch 1; renewal by the holder keeps it and extends the expiry', async () => {
       const journal = journalOf();
       const id = opId('lease-acquire');

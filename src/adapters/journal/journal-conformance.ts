@@ -21,6 +21,12 @@ export type { JournalFactory, JournalUnderTest } from './journal-conformance-kit
 export interface ConformanceOptions {
   /** When set, the whole suite is registered as skipped with this visible reason (e.g. UNVERIFIED). */
   readonly skipReason?: string;
+  /**
+   * The adapter takes the first lease in the create's own write when asked (`createIntent({ lease
+   * })`; every built-in adapter does). Without it the suite accepts a create that leaves the entry
+   * unleased (the executor then leases with its own call), but never a half-applied one.
+   */
+  readonly leaseOnCreate?: boolean;
 }
 
 /**
@@ -231,7 +237,7 @@ export function describeJournalConformance(
       await rejectsWith(create(other.journal, opId('closed-2')), ERROR_CODES.JOURNAL_UNAVAILABLE);
     });
 
-    describeJournalLeaseConformance(() => journal);
+    describeJournalLeaseConformance(() => journal, options.leaseOnCreate ?? false);
     describeJournalRaceConformance(() => subject);
   });
 }

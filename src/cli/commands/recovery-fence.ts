@@ -4,7 +4,7 @@ import type { Workload } from '../../contracts/workload.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import { ROUTES, endpointPassword, sqliteFilePath } from '../route-connectors.ts';
+import { ROUTES, endpointPassword, openRouteTarget, sqliteFilePath } from '../route-connectors.ts';
 
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 
@@ -18,6 +18,8 @@ export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   if (workload.target.fence === 'none') return NO_FENCE_READER;
+  // A plug-in opens its target read-only on request (TargetOpenContext.readOnly).
+  if (workload.target.connector !== undefined) return openRouteTarget(workload, io, true);
   if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
   if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
   if (workload.route === 'mssql') return openMssqlReader(workload, io);

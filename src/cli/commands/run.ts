@@ -21,7 +21,12 @@ import { describeJournal } from '../journal-durability.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
-import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
+import {
+  openRouteConnectors,
+  routeCapability,
+  routeConnectorVersion,
+  routeFenceLocation,
+} from '../route-connectors.ts';
 import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
@@ -80,6 +85,7 @@ export const run: CommandRun = async (args, io) => {
       io.cwd,
       io.env,
       journal,
+      await routeConnectorVersion(workload),
       workload.target.fence === 'none',
     );
     const result = runResult(outcome, plan.intentDigest, policy, journal);
@@ -143,7 +149,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     {
       source: `${workload.route}:${workload.source.table}`,
       target: `${workload.route}:${workload.target.table}`,
-      capability: routeCapability(workload),
+      capability: await routeCapability(workload),
       fenceLocation,
     },
     () => openRouteConnectors(workload, { env: io.env, faults }),

@@ -77,27 +77,42 @@ export class PostgresSource implements SourceConnector {
       throw readFailure(this.identity, error);
     }
     const identity = this.identity;
+    const fetch = { text: `FETCH ${CHUNK_ROWS} FROM ${CURSOR}`, rowMode: 'array' } as const;
+    const fetchChunk = () =>
+      session.use(async (client) => (await client.query<CellValue[]>(fetch)).rows as Row[]);
+    // One FETCH in flight while the consumer writes the chunk before it: the server produces the
+    // next chunk while the target takes this one (memory: two chunks).
+    let ahead: Promise<Row[]> | null = null;
     async function* chunks(): AsyncGenerator<RowChunk> {
+      let next = fetchChunk();
       for (;;) {
         let rows: Row[];
         try {
-          const fetch = { text: `FETCH ${CHUNK_ROWS} FROM ${CURSOR}`, rowMode: 'array' } as const;
-          rows = await session.use(async (client) => (await client.query<CellValue[]>(fetch)).rows);
+          rows = await next;
         } catch (error) {
           throw readFailure(identity, error);
         }
+        const more = rows.length === CHUNK_ROWS;
+        if (more) {
+          next = fetchChunk();
+          ahead = next;
+          next.catch(() => undefined); // read when awaited; a stream closed early drops it
+        }
         if (rows.length > 0) yield rows;
-        if (rows.length < CHUNK_ROWS) return;
+        if (!more) return;
       }
     }
-    // Ends the read transaction (and the cursor with it); a connection that failed is gone already.
-    const release = () =>
-      session
+    // Ends the read transaction (and the cursor with it) once a FETCH still in flight is answered;
+    // a connection that failed is gone already.
+    const release = async () => {
+      await ahead?.catch(() => undefined);
+      await session
         .use((client) => client.query('ROLLBACK'))
         .then(
           () => undefined,
           () => undefined,
         );
+    };
     return rowStream(columns, chunks, release);
   }
 

@@ -141,6 +141,18 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
     ]);
   });
 
+  it('a consumer that stops after one chunk (a FETCH read ahead in flight) leaves the source reusable', async () => {
+    await using source = await openSource();
+    const stream = await source.read({ partitionColumn: 'part', partitionValue: 'p1' });
+    for await (const chunk of stream) {
+      expect(chunk).toHaveLength(DEFAULT_CHUNK_ROWS);
+      break;
+    }
+    expect(await collectRows(await source.read({ partitionColumn: 'part', partitionValue: 'p2' }))).toEqual([
+      ['0', 'p2', 'other partition'],
+    ]);
+  });
+
   it('a source that dies mid-stream aborts the COPY: nothing lands, the fence stays open, the next write works', async () => {
     await using target = await openTarget('tgt_fail');
     await target.prepareFence(fence('op-fail'), { create: true });

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { describeJournalConformance } from '../journal-conformance.ts';
 import { MemoryJournal } from './memory-journal.ts';
 
-describeJournalConformance('memory', async () => {
-  const journal = new MemoryJournal();
-  return { journal, url: null, [Symbol.asyncDispose]: () => journal.close() };
-});
+describeJournalConformance(
+  'memory',
+  async () => {
+    const journal = new MemoryJournal();
+    return { journal, url: null, [Symbol.asyncDispose]: () => journal.close() };
+  },
+  { leaseOnCreate: true },
+);
 
 describe('memory journal', () => {
   it('is not durable: a second instance does not see the first one’s entries (tests only)', async () => {

@@ -1,7 +1,7 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -24,9 +24,15 @@ export class MemoryJournal implements TargetCommitJournalPort {
     this.#assertOpen(request.operationId);
     const existing = this.#entries.get(request.operationId);
     if (existing) return { entry: existing, created: false };
-    const planned = newEntry(request.operationId, request.intentDigest, request.metadata, request.nowMs);
-    this.#write(planned);
-    return { entry: planned.entry, created: true };
+    const changes = newIntent(
+      request.operationId,
+      request.intentDigest,
+      request.metadata,
+      request.nowMs,
+      request.lease,
+    );
+    for (const change of changes) this.#write(change);
+    return { entry: changes[changes.length - 1]!.entry, created: true };
   }
 
   async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {

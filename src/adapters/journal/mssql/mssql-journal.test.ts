@@ -208,6 +208,37 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
     }
   });
 
+  it('create with a lease: the leased row (version 2) and both history rows in the one transaction', async () => {
+    const { fake, journal } = await openFake();
+    fake.respond = (q) => ({
+      recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
+      rowsAffected: [1],
+    });
+    const created = await journal.createIntent({
+      operationId: opId('mssql-create-leased'),
+      intentDigest: `sha256:${'ab'.repeat(32)}`,
+      metadata: METADATA,
+      nowMs: 1_000,
+      lease: { holder: 'pod-a', ttlMs: 100 },
+    });
+    expect([created.created, created.entry.version, created.entry.lease]).toEqual([
+      true,
+      2,
+      { holder: 'pod-a', epoch: 1, expires_at_ms: 1_100 },
+    ]);
+    expect(fake.queries.map((q) => q.text)).toEqual([
+      MSSQL_JOURNAL_SQL.createIfAbsent,
+      MSSQL_JOURNAL_SQL.insertHistory,
+      MSSQL_JOURNAL_SQL.insertHistory,
+    ]);
+    expect(new Set(fake.queries.map((q) => q.via)).size).toBe(1);
+    expect(fake.queries[0]!.params).toMatchObject({ version: 2, lease_holder: 'pod-a', lease_epoch: 1 });
+    expect(fake.queries.slice(1).map((q) => q.params)).toMatchObject([
+      { version: 1, kind: 'intent' },
+      { version: 2, kind: 'lease', lease_epoch: 1 },
+    ]);
+  });
+
   it('after close every call is JOURNAL_UNAVAILABLE and the pool is closed once', async () => {
     const { fake, journal } = await openFake();
     await journal.close();

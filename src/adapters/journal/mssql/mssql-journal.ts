@@ -1,7 +1,7 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -85,21 +85,23 @@ export class MssqlJournal implements TargetCommitJournalPort {
 
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     const id = request.operationId;
-    const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
+    const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
+    const entry = changes[changes.length - 1]!.entry;
     return this.#transaction(id, async (tx) => {
       let inserted = 0;
       try {
         inserted = affected(
-          (await bind(tx.request(), entryToRow(planned.entry)).query(MSSQL_JOURNAL_SQL.createIfAbsent))
-            .recordset,
+          (await bind(tx.request(), entryToRow(entry)).query(MSSQL_JOURNAL_SQL.createIfAbsent)).recordset,
         );
       } catch (error) {
         // A concurrent creator inserted between our check and insert: it won, we read its entry.
         if (!MSSQL_ERRORS.uniqueViolation.has(mssqlErrorNumber(error) ?? -1)) throw error;
       }
       if (inserted === 1) {
-        await bind(tx.request(), historyToRow(planned.record)).query(MSSQL_JOURNAL_SQL.insertHistory);
-        return { entry: planned.entry, created: true };
+        for (const change of changes) {
+          await bind(tx.request(), historyToRow(change.record)).query(MSSQL_JOURNAL_SQL.insertHistory);
+        }
+        return { entry, created: true };
       }
       const existing = await this.#read(tx.request(), MSSQL_JOURNAL_SQL.select, id);
       if (existing === null) throw unavailable(undefined, id);

@@ -52,7 +52,7 @@ describeJournalConformance(
       },
     };
   },
-  skipReason !== undefined ? { skipReason } : {},
+  skipReason !== undefined ? { skipReason } : { leaseOnCreate: true },
 );
 
 describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {

@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { checkLeaseInput, newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { checkLeaseInput, newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -128,15 +128,16 @@ export class PostgresJournal implements TargetCommitJournalPort {
     const id = request.operationId;
     this.#writable(id);
     return this.#transaction(id, async (client) => {
-      const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
-      const row = entryToRow(planned.entry);
+      const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
+      const entry = changes[changes.length - 1]!.entry;
+      const row = entryToRow(entry);
       const inserted = await client.query(
         SQL.insertEntry,
         ENTRY_COLUMNS.map((c) => row[c]),
       );
       if (inserted.rowCount === 1) {
-        await this.#insertHistory(client, planned);
-        return { entry: planned.entry, created: true };
+        for (const change of changes) await this.#insertHistory(client, change);
+        return { entry, created: true };
       }
       // The conflicting insert has committed (ON CONFLICT waited for it): this read sees it.
       return { entry: (await this.#read(client, id))!, created: false };

@@ -6,19 +6,23 @@ import { describeJournalConformance } from '../journal-conformance.ts';
 import { openJournal } from '../../../cli/journal-url.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 
-describeJournalConformance('sqlite', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'dpone-journal-'));
-  const path = join(dir, 'journal.db');
-  const journal = await SqliteJournal.open(path);
-  return {
-    journal,
-    url: `sqlite://${path}`,
-    [Symbol.asyncDispose]: async () => {
-      await journal.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeJournalConformance(
+  'sqlite',
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dpone-journal-'));
+    const path = join(dir, 'journal.db');
+    const journal = await SqliteJournal.open(path);
+    return {
+      journal,
+      url: `sqlite://${path}`,
+      [Symbol.asyncDispose]: async () => {
+        await journal.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { leaseOnCreate: true },
+);
 
 describe('sqlite conformance factory', () => {
   it('hands the process-race tests a URL that opens the very file the adapter wrote', async () => {

@@ -4,7 +4,7 @@ import { createJournalFile, hasJournalSchema, openJournalReadOnly } from './sqli
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -150,11 +150,12 @@ export class SqliteJournal implements TargetCommitJournalPort {
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     const id = request.operationId;
     return this.#transaction(id, () => {
-      const planned = newEntry(id, request.intentDigest, request.metadata, request.nowMs);
-      const inserted = this.#sql.insertEntry.run({ ...entryToRow(planned.entry) });
+      const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
+      const entry = changes[changes.length - 1]!.entry;
+      const inserted = this.#sql.insertEntry.run({ ...entryToRow(entry) });
       if (Number(inserted.changes) === 1) {
-        this.#sql.insertHistory.run({ ...historyToRow(planned.record) });
-        return { entry: planned.entry, created: true };
+        for (const change of changes) this.#sql.insertHistory.run({ ...historyToRow(change.record) });
+        return { entry, created: true };
       }
       return { entry: this.#read(id)!, created: false };
     });
