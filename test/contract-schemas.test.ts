@@ -12,6 +12,7 @@ import type { ContractName } from '../harness/evidence/contract-schemas.ts';
 import { CONTRACTS, SCHEMAS_DIR, contractProblems } from '../harness/evidence/contract-schemas.ts';
 import { capturedIo } from '../harness/gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../harness/gate/fixtures/certified-evidence.ts';
+import { writeFixtureScenarios } from '../harness/gate/fixtures/fixture-plan.ts';
 import { dpone, exampleCopy } from '../src/cli/commands/example-workload.test-support.ts';
 import type { ExampleCopy } from '../src/cli/commands/example-workload.test-support.ts';
 import { operationIn } from '../src/cli/commands/recovery-operation.test-support.ts';
@@ -160,6 +161,8 @@ describe('certification outputs against their schemas', () => {
 
   it('certify gate --json and the certification record it writes; certify verify --json', async () => {
     (await import('node:fs')).mkdirSync(dir, { recursive: true });
+    // The gate plans again from the scenario files the evidence names, relative to its folder.
+    await writeFixtureScenarios(dir);
     writeFileSync(join(dir, 'evidence.json'), JSON.stringify(sealEvidence(acceptanceCells())));
     const io = capturedIo(dir);
     expect(await gate(['--route', 'sqlite', '--evidence', 'evidence.json', '--json'], io)).toBe(0);
