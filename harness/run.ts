@@ -25,7 +25,7 @@ import {
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
 import { prepareOutDir } from './cli/out-dir.ts';
-import { ROUTES } from './routes/route.ts';
+import { harnessRouteId, loadRoute } from './routes/route-registry.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
@@ -90,21 +90,17 @@ function runIdFor(route: string): string {
 }
 
 function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions): string {
-  const routes = new Set(scenarios.map(({ scenario }) => scenarioRoute(scenario, options)));
+  // Aliases resolve first: `--route sqlite` and a scenario naming sqlite-to-sqlite are one route.
+  const routes = new Set(
+    scenarios.map(({ scenario, file }) =>
+      harnessRouteId(scenarioRoute(scenario, options), options.route ? '--route' : file),
+    ),
+  );
   if (routes.size > 1)
     throw invalidInput(`the scenarios name several routes (${[...routes].join(', ')}); pass --route`, {
       field: '--route',
     });
-  return [...routes][0] ?? options.route ?? 'sqlite';
-}
-
-async function loadRoute(id: string): Promise<Route> {
-  const load = ROUTES[id];
-  if (!load)
-    throw invalidInput(`unknown route "${id}" (known: ${Object.keys(ROUTES).join(', ')})`, {
-      field: '--route',
-    });
-  return load();
+  return [...routes][0] ?? harnessRouteId(options.route ?? 'sqlite');
 }
 
 /** Fault kinds whose cells are planned from a recorded clean trace. */
@@ -114,6 +110,9 @@ const TRACED_KINDS: ReadonlySet<string> = new Set([
   'airflow-live',
   'journal-loss',
   'fence-loss',
+  // Network and server faults plan only the points the route's protocol passes.
+  'network',
+  'server-kill',
 ]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
@@ -266,7 +265,13 @@ async function runIn(
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
-  const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
+  const started = await (
+    await loadProvider()
+  ).start({
+    env: process.env,
+    workDir: work,
+    services: route.services,
+  });
   await using environment = started.status === 'started' ? started.environment : null;
   interruption.setCleanup(async () => {
     await environment?.[Symbol.asyncDispose]();
@@ -282,6 +287,7 @@ async function runIn(
     route: routeId,
     variants: route.unsafeVariants,
     ...(route.lossModes ? { lossModes: route.lossModes } : {}),
+    capabilities: route.capabilities,
     traces: (key) => books.get(key) ?? empty,
   });
   let cells = selectShard(planned, options.shard);
@@ -361,6 +367,7 @@ async function runIn(
       toxiproxy: environment?.toxiproxy ?? null,
       runtime_version: RUNTIME_VERSION,
       connector_version: route.connectorVersion,
+      journal: route.journal,
       concurrency,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
-import { DEFAULT_CERTIFICATIONS_DIR, ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
+import { DEFAULT_CERTIFICATIONS_DIR, routeConnectorVersion } from '../../src/cli/certifications.ts';
+import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
@@ -20,17 +21,14 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     out: { type: 'string' },
     json: { type: 'boolean' },
   });
-  const route = required(values.route, '--route');
+  // An alias (`--route sqlite`) gates its full id: the certification names the full id.
+  const named = required(values.route, '--route');
+  const route = resolveRouteId(named)?.id ?? named;
   const file = required(values.evidence, '--evidence');
   const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
   await prepareOutDir(dir, '--out', { create: false });
   const evidence = readEvidence(resolve(io.cwd, file));
-  const gate = evaluateGate(
-    evidence,
-    route,
-    verifyEvidence(evidence),
-    ROUTE_CONNECTOR_VERSIONS[route] ?? null,
-  );
+  const gate = evaluateGate(evidence, route, verifyEvidence(evidence), routeConnectorVersion(route));
   let written: string | null = null;
   if (gate.passed) {
     written = await writeCertification(certificationRecord(evidence, gate, new Date()), dir);

@@ -7,7 +7,10 @@ import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
 import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
 import type { Reporter } from '../reporters/reporter.ts';
-import { ROUTES } from '../routes/route.ts';
+import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { CONNECTOR_PARTS, loadRoute } from '../routes/route-registry.ts';
+import { loadScenarios } from '../scenario/scenario-loader.ts';
+import { scenarioFits } from '../scenario/route-suite.ts';
 import { runCertification } from '../run.ts';
 
 /** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
@@ -24,8 +27,9 @@ export const SUITES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * A suite for a route: every scenario of the suite except those named for another route
- * (`<route>-*.yaml`, e.g. postgres-network.yaml needs servers the embedded route has not).
+ * A suite for a route: every scenario of the suite that fits it (scenario/route-suite.ts): a file
+ * named for a target engine (`clickhouse-*.yaml`) only on routes into that engine, and no scenario
+ * whose faults the route cannot run (an embedded route has no network to cut or server to kill).
  */
 export async function defaultScenarioFiles(
   route: string | undefined,
@@ -37,10 +41,12 @@ export async function defaultScenarioFiles(
     throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
       field: '--suite',
     });
-  const selected = route ?? 'sqlite';
-  const others = Object.keys(ROUTES).filter((id) => id !== selected);
-  const all = await scenarioFiles(patterns, cwd);
-  return all.filter((file) => !others.some((id) => (file.split('/').pop() ?? '').startsWith(`${id}-`)));
+  const selected = await loadRoute(route ?? 'sqlite');
+  const target = resolveRouteId(selected.id)!.target;
+  const loaded = await loadScenarios(await scenarioFiles(patterns, cwd));
+  return loaded
+    .filter((scenario) => scenarioFits(scenario, selected, target, Object.keys(CONNECTOR_PARTS)))
+    .map((scenario) => scenario.file);
 }
 
 const FLAGS = {

@@ -79,6 +79,13 @@ const pauseFault = {
       maximum: 60000,
       description: 'Lease TTL of the generated workload. Default 300.',
     },
+    late_rows: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description:
+        'Rows added to the loaded source partition while the first worker is stopped: the zombie holds another batch than the next holder reads. Default 0.',
+    },
   },
 } as const;
 
@@ -172,9 +179,20 @@ const networkFault = {
       type: 'array',
       minItems: 1,
       items: {
-        enum: ['before-intent', 'fence-prepare', 'mutation', 'commit', 'fence-query', 'state-complete'],
+        enum: [
+          'before-intent',
+          'fence-prepare',
+          'mutation',
+          'commit',
+          'fence-query',
+          'state-complete',
+          'stage',
+          'staged',
+          'settle',
+        ],
       },
-      description: 'Phases to hit. Default all six.',
+      description:
+        "Phases to hit. Default every phase the route has: the six shared ones whose connection goes through a proxy, and the target's own (ClickHouse: stage, staged, settle).",
     },
   },
 } as const;
@@ -191,7 +209,7 @@ const lostAckFault = {
 const serverKillFault = {
   type: 'object',
   description:
-    'SIGKILL a server the cell owns and restart it: the target during the commit, the journal before the intent and around COMMITTING.',
+    "Stop a server the cell owns (SIGKILL or SIGTERM) at the route's kill points and start it again: the target around the commit (ClickHouse also right after the swap and after the run), the journal before the intent and around COMMITTING.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -201,6 +219,19 @@ const serverKillFault = {
       minItems: 1,
       items: { enum: ['target', 'journal'] },
       description: 'Servers to kill. Default both.',
+    },
+    points: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string', pattern: pointPattern },
+      description: "Only the route's kills at these fault points. Default all of them.",
+    },
+    signals: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['SIGKILL', 'SIGTERM'] },
+      description:
+        "Stop each server with these signals (SIGTERM: a clean shutdown). Default each kill's own.",
     },
   },
 } as const;
@@ -282,7 +313,8 @@ export const SCENARIO_SCHEMA = {
     route: {
       type: 'string',
       pattern: '^[a-z0-9-]+$',
-      description: 'Route id (default sqlite); --route overrides.',
+      description:
+        'Route id, SOURCE-to-TARGET (e.g. sqlite-to-clickhouse) or an alias (sqlite, postgres); default sqlite; --route overrides.',
     },
     seed: {
       type: 'integer',
@@ -297,9 +329,10 @@ export const SCENARIO_SCHEMA = {
       properties: {
         rows: {
           type: 'integer',
-          minimum: 1,
+          minimum: 0,
           maximum: 100000,
-          description: 'Source rows in the partition. Default 20.',
+          description:
+            'Source rows in the partition (0: an empty partition; the workload then allows it). Default 20.',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
       },

@@ -3,6 +3,7 @@ import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
+import { resolveRouteId, routeIdOf } from '../contracts/route-id.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
@@ -23,10 +24,23 @@ export interface RouteContext {
 type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
 type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetConnector>;
 
-interface RouteEntry {
-  /** The fence capability the route's target certifies (known before it is opened). */
+/** How to open a source of one engine. */
+export interface SourceEngine {
+  readonly open: OpenSource;
+}
+
+/** How to open a target of one engine, and what it certifies. */
+export interface TargetEngine {
+  /** The fence capability the target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
-  /** Where the route's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
+  /** Where the target's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
+  readonly fenceLocation: (workload: Workload) => Promise<string>;
+  readonly open: OpenTarget;
+}
+
+/** A route's source and target engines, looked up from its id. */
+interface RouteEntry {
+  readonly capability: TargetConnector['capability'];
   readonly fenceLocation: (workload: Workload) => Promise<string>;
   readonly openSource: OpenSource;
   readonly openTarget: OpenTarget;
@@ -57,20 +71,45 @@ export function endpointPassword(
 }
 
 /**
- * Route id → how to open its connectors. Each entry imports its adapter lazily, so `dpone run` on
- * the embedded route never loads a server driver. Routes absent here are not certified to run.
+ * Source engine → how to open it. A route is any source with any target (`SOURCE-to-TARGET`):
+ * every source yields rows the targets write as they are. Each entry imports its adapter lazily,
+ * so `dpone run` on the embedded route never loads a server driver.
  */
-export const ROUTES: Readonly<Record<string, RouteEntry>> = {
+export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
   sqlite: {
-    capability: 'transactional-commit-marker',
-    fenceLocation: async () =>
-      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
-    openSource: async (workload) => {
+    open: async (workload) => {
       const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
       const path = sqliteEndpointPath(workload, 'source');
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
     },
-    openTarget: async (workload, { env, faults }) => {
+  },
+  postgres: {
+    open: async (workload, { env }) => {
+      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
+      return PostgresSource.open(serverSource(workload, env));
+    },
+  },
+  mssql: {
+    open: async (workload, { env }) => {
+      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
+      return MssqlSource.open(serverSource(workload, env));
+    },
+  },
+  clickhouse: {
+    open: async (workload, { env }) => {
+      const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
+      return ClickHouseSource.open(serverSource(workload, env));
+    },
+  },
+};
+
+/** Target engine → how to open it. Unsafe variants answer only under DPONE_HARNESS=1. */
+export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
+  sqlite: {
+    capability: 'transactional-commit-marker',
+    fenceLocation: async () =>
+      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
+    open: async (workload, { env, faults }) => {
       // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
       // this is exactly SqliteTarget.open.
       const { sqliteTargetForHarness } =
@@ -93,11 +132,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       const { postgresFence } = await import('../adapters/connectors/postgres/postgres-fence.ts');
       return postgresFence(workload.target.url, workload.target.fence_schema).location;
     },
-    openSource: async (workload, { env }) => {
-      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-      return PostgresSource.open(serverSource(workload, env));
-    },
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
       const { create } = workload.target;
       return PostgresTarget.open({
@@ -114,11 +149,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       const { mssqlFence } = await import('../adapters/connectors/mssql/mssql-fence.ts');
       return mssqlFence(workload.target.fence_schema).location;
     },
-    openSource: async (workload, { env }) => {
-      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
-      return MssqlSource.open(serverSource(workload, env));
-    },
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       const { MssqlTarget } = await import('../adapters/connectors/mssql/mssql-target.ts');
       return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
     },
@@ -130,22 +161,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         await import('../adapters/connectors/clickhouse/clickhouse-config.ts');
       return clickHouseFenceLocation(workload.target.url, 'target.url');
     },
-    // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
-    // SQLite file (sqlite:), chosen by the source URL's scheme.
-    openSource: async (workload, { env }) => {
-      if (workload.source.url.startsWith('sqlite:')) {
-        const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-        const path = sqliteEndpointPath(workload, 'source');
-        return SqliteSource.open(path, workload.source.table, workload.data.columns);
-      }
-      if (/^postgres(ql)?:\/\//.test(workload.source.url)) {
-        const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-        return PostgresSource.open(serverSource(workload, env));
-      }
-      const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
-      return ClickHouseSource.open(serverSource(workload, env));
-    },
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
       const { clickhouseTargetForHarness } =
         await import('../adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts');
@@ -156,6 +172,13 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
     },
   },
 };
+
+/** Every route this build can run: each source engine with each target engine. */
+export function runtimeRouteIds(): string[] {
+  return Object.keys(SOURCE_ENGINES).flatMap((source) =>
+    Object.keys(TARGET_ENGINES).map((target) => routeIdOf(source, target)),
+  );
+}
 
 /** The options every server source takes: URL, password from its env variable, table, columns. */
 function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
@@ -182,15 +205,36 @@ function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
   };
 }
 
+/** The source and target engines of the workload's route; ROUTE_NOT_CERTIFIED when this build has none. */
 function routeEntry(workload: Workload): RouteEntry {
-  const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
-  if (!entry) {
+  const parts = resolveRouteId(workload.route, workload.source?.url);
+  const source =
+    parts && Object.hasOwn(SOURCE_ENGINES, parts.source) ? SOURCE_ENGINES[parts.source] : undefined;
+  const target =
+    parts && Object.hasOwn(TARGET_ENGINES, parts.target) ? TARGET_ENGINES[parts.target] : undefined;
+  if (!source || !target) {
     throw new DponeError(
       ERROR_CODES.ROUTE_NOT_CERTIFIED,
-      `route "${workload.route}" has no certified connectors in this build (available: ${Object.keys(ROUTES).join(', ')})`,
+      `route "${workload.route}" has no connectors in this build (sources: ${Object.keys(SOURCE_ENGINES).join(', ')}; targets: ${Object.keys(TARGET_ENGINES).join(', ')}; a route is SOURCE-to-TARGET)`,
     );
   }
-  return entry;
+  return {
+    capability: target.capability,
+    fenceLocation: target.fenceLocation,
+    openSource: source.open,
+    openTarget: target.open,
+  };
+}
+
+/** The target engine of the workload's route (ROUTE_NOT_CERTIFIED when unknown). */
+export function routeTargetEngine(workload: Workload): string {
+  routeEntry(workload);
+  return resolveRouteId(workload.route, workload.source?.url)!.target;
+}
+
+/** Opens only the route's target through its engine, for a reader of its fence. */
+export function routeTargetOpener(workload: Workload): OpenTarget {
+  return routeEntry(workload).openTarget;
 }
 
 /** The certified capability of the workload's route; throws ROUTE_NOT_CERTIFIED for an unknown route. */

@@ -3,10 +3,15 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import { ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from '../contracts/route-id.ts';
+import type { RouteParts } from '../contracts/route-id.ts';
 import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
-/** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
-export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
+/** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
+export const WORKLOAD_ROUTE_ALIASES = [
+  ...Object.keys(ROUTE_ALIASES),
+  ...Object.keys(TARGET_ALIASES),
+] as const;
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 /**
@@ -102,10 +107,11 @@ const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * The target endpoint: where its fence lives (`fence_schema`) and, opt-in, the column types to
  * create a missing target table with (`create`, checked against data.columns and the route).
  */
-function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
+function target(value: unknown, columns: readonly string[], route: RouteParts): TargetSpec {
   const spec = endpoint(value, 'target', ['fence_schema', 'create']);
   const record = value as Fields;
-  const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
+  const create =
+    record.create === undefined ? {} : { create: targetCreate(record.create, columns, route.target) };
   if (record.fence_schema === undefined) return { ...spec, ...create };
   const schema = text(
     record,
@@ -114,9 +120,9 @@ function target(value: unknown, columns: readonly string[], route: string): Targ
     FENCE_SCHEMA,
     'a schema name (letters, digits, _)',
   );
-  if (route === 'sqlite' || route === 'clickhouse') {
+  if (route.target === 'sqlite' || route.target === 'clickhouse') {
     throw invalidInput(
-      `target.fence_schema is not a setting of route ${route} (its fence lives beside the target)`,
+      `target.fence_schema is not a setting of route ${route.id} (its fence lives beside the target)`,
       {
         field: 'target.fence_schema',
       },
@@ -214,10 +220,8 @@ export function identityFromValue(value: unknown): Pick<Workload, 'identity' | '
 export function workloadFromValue(value: unknown, file: string): Workload {
   const root = map(value, '', TOP_LEVEL);
   const { identity, intent } = identityFromValue(root);
-  const route = text(root, 'route', 'route');
-  if (!(WORKLOAD_ROUTES as readonly string[]).includes(route)) {
-    throw invalidInput(`route must be one of: ${WORKLOAD_ROUTES.join(', ')}`, { field: 'route' });
-  }
+  const source = endpoint(root.source, 'source');
+  const route = routeOf(text(root, 'route', 'route'), source.url);
   const journal =
     root.journal === undefined
       ? undefined
@@ -226,19 +230,49 @@ export function workloadFromValue(value: unknown, file: string): Workload {
           'journal',
           'the DPONE_JOURNAL_PASSWORD environment variable',
         );
-  const source = endpoint(root.source, 'source');
   const fields = data(root.data);
   const workload: Workload = {
     file,
     identity,
     intent,
-    route,
+    route: route.id,
     source,
     target: target(root.target, fields.columns, route),
     data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),
   };
-  if (route === 'postgres') checkPostgresNames(workload);
+  checkEndpointEngine(workload.target.url, route.target, 'target');
+  const postgresEnds = (['source', 'target'] as const).filter((end) => route[end] === 'postgres');
+  if (postgresEnds.length > 0) checkPostgresNames(workload, postgresEnds);
   return workload;
+}
+
+/**
+ * The route's full id and engines (`SOURCE-to-TARGET`, or an alias: `sqlite`, `postgres`, `mssql`;
+ * `clickhouse` takes its source engine from source.url). The source URL must name the route's
+ * source engine. Whether this build has connectors for both engines is decided when the route
+ * opens (ROUTE_NOT_CERTIFIED).
+ */
+function routeOf(route: string, sourceUrl: string): RouteParts {
+  const parts = resolveRouteId(route, sourceUrl);
+  if (parts === null) {
+    throw invalidInput(
+      `route must be SOURCE-to-TARGET (e.g. sqlite-to-clickhouse, postgres-to-postgres) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')}`,
+      { field: 'route' },
+    );
+  }
+  checkEndpointEngine(sourceUrl, parts.source, 'source');
+  return parts;
+}
+
+/** An endpoint's URL scheme must name its end's engine (a postgres:// target on a route into ClickHouse is a mistake). */
+function checkEndpointEngine(url: string, engine: string, end: 'source' | 'target'): void {
+  const named = urlEngine(url);
+  if (named !== engine) {
+    throw invalidInput(
+      `${end}.url is ${named === null ? 'not a URL with a scheme' : `a ${named} URL`}, but the route's ${end} is ${engine}`,
+      { field: `${end}.url` },
+    );
+  }
 }
