@@ -131,7 +131,8 @@ export class ClickHouseInspector implements TargetInspector {
         `SELECT ${columns.map((c) => `toString(${q(c)}) AS ${q(c)}`).join(', ')} FROM ${this.#table}`,
       )
     ).map(text);
-    const source = expectedRows((await this.#options.source.read()).map(text), this.#options.parity ?? {});
+    const batch = (await this.#options.source.read()).map(text);
+    const source = expectedRows(batch, this.#options.parity ?? {});
     const trail: TargetAuditTrail = {
       marker_kind: 'server-part',
       mutation_records: records,
@@ -142,6 +143,7 @@ export class ClickHouseInspector implements TargetInspector {
     return snapshotFromTrail(trail, {
       row_count: source.length,
       digest: setDigest(source.map((row) => rowDigest(row, columns))),
+      batch_rows: batch.length,
     });
   }
 

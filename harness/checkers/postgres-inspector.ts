@@ -143,6 +143,7 @@ export class PostgresInspector implements TargetInspector {
         ).map((row) => ({ key: keyDigest(row, naturalKey), row: rowDigest(row, columns) })),
         inserts,
         markerKind: 'transaction',
+        batchRows: source.rows.length,
       });
     });
   }

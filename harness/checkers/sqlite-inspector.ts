@@ -110,6 +110,7 @@ export class SqliteInspector implements TargetInspector {
       source: expectedRows(source.map(comparable), parity).map(digests),
       inserts,
       markerKind: 'serialized-runs',
+      batchRows: source.length,
     });
   }
 
