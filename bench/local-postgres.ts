@@ -5,6 +5,7 @@ import { postgresOverhead } from './postgres-overhead.ts';
 
 export interface LocalPostgresBench {
   readonly journalUrl: string;
+  readonly password: string;
   protocolOverhead(options: { repeats: number; sizes: readonly number[] }): Promise<OverheadRow[]>;
 }
 
@@ -24,6 +25,7 @@ export async function withLocalPostgres<T>(
   return {
     value: await body({
       journalUrl: url,
+      password: cluster.password,
       protocolOverhead: (options) => postgresOverhead(url, cluster.password, options),
     }),
   };

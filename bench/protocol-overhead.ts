@@ -48,9 +48,9 @@ async function bareOnce(dir: string, n: number): Promise<number> {
   const db = openSqlite(join(dir, `bare-${n}.db`));
   db.exec('CREATE TABLE IF NOT EXISTS events (id TEXT, day TEXT, payload TEXT)');
   const started = performance.now();
-  const batch = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
+  const rows = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
   db.exec('BEGIN IMMEDIATE');
-  insertRows(db, 'events', batch);
+  await insertRows(db, 'events', rows);
   db.exec('COMMIT');
   const ms = performance.now() - started;
   db.close();

@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { bulkLoad } from './bulk-load.ts';
 import { harnessCost } from './harness-cost.ts';
 import { journalThroughput } from './journal-throughput.ts';
 import { protocolOverhead } from './protocol-overhead.ts';
@@ -23,8 +24,31 @@ console.log(
 );
 
 const overhead = await protocolOverhead({ repeats: quick ? 3 : 7, sizes: [1, 10_000] });
+// Bulk loads against each database's own copy; the 1,000,000-row size and the 5,000,000-row RSS
+// entry only in the full bench (they take minutes on a small machine).
+const BULK_SIZES = quick ? [1, 10_000] : [1, 10_000, 1_000_000];
+const bulkRepeats = (rows: number) => (rows >= 1_000_000 ? 3 : quick ? 3 : 5);
+const BIG = quick ? [] : [5_000_000];
+// The 5M entry again with V8's young generation capped: a streamed load allocates short-lived
+// chunks fast, and by default V8 grows the young generation (and the old space's slack) with it.
+const SMALL_YOUNG = ['--max-semi-space-size=4'];
 const postgres = await withLocalPostgres(async (pg) => ({
   overhead: await pg.protocolOverhead({ repeats: quick ? 3 : 7, sizes: [1, 10_000] }),
+  bulk: [
+    ...(await bulkLoad({
+      sizes: [],
+      pgSizes: [...BULK_SIZES, ...BIG],
+      repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
+      postgres: { url: pg.journalUrl, password: pg.password },
+    })),
+    ...(await bulkLoad({
+      sizes: [],
+      pgSizes: BIG,
+      repeats: () => 1,
+      postgres: { url: pg.journalUrl, password: pg.password },
+      workerFlags: SMALL_YOUNG,
+    })),
+  ],
   throughput: await journalThroughput({
     opsPerClient: quick ? 100 : 300,
     repeats: 3,
@@ -35,6 +59,14 @@ const throughput = [
   ...(await journalThroughput({ opsPerClient: quick ? 100 : 300, repeats: 3 })),
   ...(postgres.value?.throughput.filter((row) => row.database === 'postgres') ?? []),
 ];
+const sqliteBulk = [
+  ...(await bulkLoad({
+    sizes: [...BULK_SIZES, ...BIG],
+    repeats: (rows) => (BIG.includes(rows) ? 1 : bulkRepeats(rows)),
+  })),
+  ...(await bulkLoad({ sizes: BIG, repeats: () => 1, workerFlags: SMALL_YOUNG })),
+];
+const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? [])];
 const allOverhead = [...overhead, ...(postgres.value?.overhead ?? [])];
 const oneOp = overhead.find((row) => row.rows === 1)?.protocol_ms ?? 0;
 const harness = await harnessCost({ protocolMs: oneOp });
@@ -42,6 +74,11 @@ const harness = await harnessCost({ protocolMs: oneOp });
 console.log('\nprotocol overhead (executor operation vs bare transaction, same database, same run)');
 console.table(allOverhead.map(({ protocol_calls: _c, ...row }) => row));
 console.log('round trips of one protocol operation:', JSON.stringify(overhead[0]?.protocol_calls));
+console.log(
+  "\nbulk loads (one protocol operation in its own worker vs the database's own copy: sqlite3 CLI " +
+    "INSERT … SELECT, psql \\copy out | psql \\copy in; same run; RSS = the worker's peak)",
+);
+console.table(bulk);
 console.log('\njournal throughput (CAS through the adapter vs raw conditional UPDATE loop)');
 console.table(throughput);
 console.log('\nharness cost');
@@ -52,6 +89,7 @@ if (postgres.unverified) console.log(`postgres: UNVERIFIED (${postgres.unverifie
 const results = {
   machine,
   overhead: allOverhead,
+  bulk,
   throughput,
   harness,
   postgres_unverified: postgres.unverified ?? null,

@@ -11,6 +11,7 @@ import type { ClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.t
 import { buildClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
 import { ClickHouseInspector } from './clickhouse-inspector.ts';
 import { sqliteSourceRows } from './source-rows.ts';
+import { rowStreamOf, rowsFromObjects } from '../../src/ports/row-stream.ts';
 
 const binary = findClickHouseServer();
 const unverified = binary === null && process.env.CI !== 'true';
@@ -74,7 +75,7 @@ async function land(
     strategy,
     partitionColumn: 'day',
     partitionValue: DAY,
-    batch: { columns: COLUMNS, rows: ROWS },
+    rows: rowStreamOf(COLUMNS, rowsFromObjects(COLUMNS, ROWS)),
   });
 }
 

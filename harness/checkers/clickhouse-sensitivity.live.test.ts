@@ -15,6 +15,7 @@ import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-
 import type { ClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
 import { buildClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
 import { sqliteSourceRows } from './source-rows.ts';
+import { rowStreamOf, rowsFromObjects } from '../../src/ports/row-stream.ts';
 
 /**
  * Each unsafe ClickHouse variant, put through the window its flaw opens, is caught by the
@@ -99,7 +100,7 @@ async function drive(
     strategy,
     partitionColumn: 'day',
     partitionValue: DAY,
-    batch: { columns: COLUMNS, rows: ROWS },
+    rows: rowStreamOf(COLUMNS, rowsFromObjects(COLUMNS, ROWS)),
   });
   if (window === 'forked-journal') {
     // Two journals issue epoch 1 to two holders; both prepare, one commits, then the other writes.

@@ -4,6 +4,7 @@ import { SqliteTarget } from '../../src/adapters/connectors/sqlite/sqlite-target
 import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
 import { PARTITION_ROWS, insertBatch, sqliteCell } from './fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
+import { rowStreamOf } from '../../src/ports/row-stream.ts';
 
 describe('SqliteInspector on real SQLite files', () => {
   it('reports one mutation, no duplicates and row parity after one whole batch', async () => {
@@ -84,19 +85,26 @@ describe('SqliteInspector on real SQLite files', () => {
       columns,
       naturalKey: ['day', 'id'],
     });
-    const request = {
-      fence: { operationId: `sha256:${'a'.repeat(64)}`, epoch: 1, intentDigest: 'sha256:i', holder: 'h' },
+    const fence = {
+      operationId: `sha256:${'a'.repeat(64)}`,
+      epoch: 1,
+      intentDigest: 'sha256:i',
+      holder: 'h',
+    };
+    // A stream is read once: each mutation gets its own.
+    const request = () => ({
+      fence,
       strategy: 'append' as const,
       partitionColumn: 'day',
       partitionValue: '2026-01-01',
-      batch: { columns, rows: PARTITION_ROWS.map(([day, id, amount]) => ({ day, id, amount })) },
-    };
-    await target.prepareFence(request.fence, { create: true });
-    await target.mutate(request);
+      rows: rowStreamOf(columns, PARTITION_ROWS),
+    });
+    await target.prepareFence(fence, { create: true });
+    await target.mutate(request());
     expect((await cell.inspector.snapshot()).mutations).toBe(1);
     // The certified fence refuses a second commit; a target without a fence (the no-fence variant)
     // writes again while the fence still answers "committed" once: the harness audit shows both.
-    expect(await target.mutate(request)).toMatchObject({ applied: false });
+    expect(await target.mutate(request())).toMatchObject({ applied: false });
     expect((await cell.inspector.snapshot()).mutations).toBe(1);
     await using unfenced = await UNSAFE_SQLITE_VARIANTS['no-fence']!({
       path: cell.targetPath,
@@ -104,8 +112,8 @@ describe('SqliteInspector on real SQLite files', () => {
       columns,
       naturalKey: ['day', 'id'],
     });
-    await unfenced.mutate(request);
-    expect((await target.queryFence(request.fence.operationId)).status).toBe('committed');
+    await unfenced.mutate(request());
+    expect((await target.queryFence(fence.operationId)).status).toBe('committed');
     const snapshot = await cell.inspector.snapshot();
     expect(snapshot).toMatchObject({ mutations: 2, duplicate_rows: 3, row_parity: false });
     const audit = new DatabaseSync(cell.targetPath);

@@ -52,50 +52,63 @@ faults:
     points: ['cas:PREPARED->COMMITTING:after', 'target.commit:before', 'fence.prepare:after', 'source.read:after']
 `;
 
+/**
+ * One interrupted run: wait until a pause worker is SIGSTOPped, send `signal` to `certify run`, and
+ * watch the stopped worker. `status` is its wait status when its zombie was caught before the runner
+ * reaped it (a loaded machine can reap first: then it is null and the caller tries again).
+ */
+async function interruptStoppedWorker(signal: 'SIGINT' | 'SIGTERM') {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-certify-int-'));
+  writeFileSync(join(dir, 'pause.yaml'), PAUSE_SCENARIO);
+  const run = certify(['run', '--scenario', 'pause.yaml', '--concurrency', '2', '--out', 'out'], dir);
+  let stopped: number | null = null;
+  for (let i = 0; i < 1200 && stopped === null; i++) {
+    stopped = childrenOf(run.pid!).find((pid) => processState(pid) === 'T') ?? null;
+    if (stopped === null) await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(stopped, 'no pause worker was ever seen stopped').not.toBeNull();
+  const children = childrenOf(run.pid!);
+  run.kill(signal);
+  let finished = false;
+  void run.then(() => (finished = true));
+  let status: number | null = null;
+  while (!finished && status === null) {
+    const state = processState(stopped!);
+    if (state === null) break;
+    if (state === 'Z') status = exitStatus(stopped!);
+    else await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return { dir, stopped: stopped!, children, status, result: await run };
+}
+
 describe('row 3: certify run on SIGINT / SIGTERM (a pause worker SIGSTOPped at that moment)', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     '%s: workers killed (the stopped one too), scratch removed, one line, exit 130, no evidence',
     async (signal) => {
-      const dir = mkdtempSync(join(tmpdir(), 'dpone-certify-int-'));
-      writeFileSync(join(dir, 'pause.yaml'), PAUSE_SCENARIO);
-      const run = certify(['run', '--scenario', 'pause.yaml', '--concurrency', '2', '--out', 'out'], dir);
-      // Wait until a worker is SIGSTOPped by the pause fault, then interrupt the run.
-      let stopped: number | null = null;
-      for (let i = 0; i < 1200 && stopped === null; i++) {
-        stopped = childrenOf(run.pid!).find((pid) => processState(pid) === 'T') ?? null;
-        if (stopped === null) await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      expect(stopped, 'no pause worker was ever seen stopped').not.toBeNull();
-      const children = childrenOf(run.pid!);
-      run.kill(signal);
       // Killed where it stands: the stopped worker dies of SIGKILL (its zombie's exit status says
-      // so), it is not continued to run on to its own exit.
-      let finished = false;
-      void run.then(() => (finished = true));
-      let status: number | null = null;
-      while (!finished && status === null) {
-        const state = processState(stopped!);
-        if (state === null) break;
-        if (state === 'Z') status = exitStatus(stopped!);
-        else await new Promise((resolve) => setTimeout(resolve, 1));
+      // so), it is not continued to run on to its own exit. Every attempt must meet every check;
+      // attempts repeat only until one catches the zombie's status (at most three).
+      let killedBy: number | null = null;
+      for (let attempt = 0; attempt < 3 && killedBy === null; attempt++) {
+        const { dir, stopped, children, status, result } = await interruptStoppedWorker(signal);
+        if (status !== null) killedBy = status & 0x7f;
+        expect(result.exitCode).toBe(130);
+        const lines = result.stderr.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(
+          new RegExp(
+            `^dpone: DPONE_INTERRUPTED: certify run \\S+ interrupted by ${signal} .*scratch removed; no evidence written`,
+          ),
+        );
+        for (const pid of [stopped, ...children]) expect(processState(pid), `worker ${pid}`).toBeNull();
+        // The run's own scratch folder (named by the run id it announced) is gone.
+        const runId = /run (\S+), route/.exec(result.stdout)?.[1];
+        expect(runId, result.stdout).toBeDefined();
+        expect(existsSync(join(SCRATCH, `dpone-${runId}`))).toBe(false);
+        expect(existsSync(join(dir, 'out', 'evidence.json'))).toBe(false);
       }
-      expect(status, 'the stopped worker was reaped before its exit status could be read').not.toBeNull();
-      expect(status! & 0x7f).toBe(9);
-      const result = await run;
-      expect(result.exitCode).toBe(130);
-      const lines = result.stderr.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(
-        new RegExp(
-          `^dpone: DPONE_INTERRUPTED: certify run \\S+ interrupted by ${signal} .*scratch removed; no evidence written`,
-        ),
-      );
-      for (const pid of [stopped!, ...children]) expect(processState(pid), `worker ${pid}`).toBeNull();
-      // The run's own scratch folder (named by the run id it announced) is gone.
-      const runId = /run (\S+), route/.exec(result.stdout)?.[1];
-      expect(runId, result.stdout).toBeDefined();
-      expect(existsSync(join(SCRATCH, `dpone-${runId}`))).toBe(false);
-      expect(existsSync(join(dir, 'out', 'evidence.json'))).toBe(false);
+      expect(killedBy, 'the runner reaped the stopped worker first in three attempts').not.toBeNull();
+      expect(killedBy).toBe(9);
     },
   );
 });

@@ -72,7 +72,7 @@ export const airflowRetryFault: FaultModule<'airflow-retry'> = {
     const losses = run.cell.params.losses as TryLoss[];
     const attempts: AttemptRecord[] = [];
     for (const [index, loss] of losses.entries()) {
-      if (index > 0) await run.waitForLeaseExpiry(); // Airflow's retry_delay outlasts the lease
+      if (index > 0) await run.expireLeases(); // Airflow's retry_delay outlasts the lease
       const { record, ok } = await runTry(run, `airflow-try-${index + 1}`, loss);
       attempts.push(record);
       if (ok) break;

@@ -105,7 +105,7 @@ async function runCrash(run: CellRun): Promise<CellOutcome> {
       ? { record: { ...params.killed!.first, role: 'first-recorded' }, hit: true }
       : await run.killAt('first', params.first!);
   if (!first.hit || !params.recovery) return { attempts: [first.record], hit: first.hit };
-  await run.waitForLeaseExpiry();
+  await run.expireLeases();
   const recovery = await run.killAt('recovery', params.recovery);
   return { attempts: [first.record, recovery.record], hit: recovery.hit };
 }

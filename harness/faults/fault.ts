@@ -16,10 +16,11 @@ import type { Worker } from '../workers/worker.ts';
 /** Default lease TTL of generated workloads for cells that never need a takeover. */
 export const NORMAL_LEASE_TTL_MS = 30_000;
 /**
- * Lease TTL for cells whose next worker must take over a killed one: short, so the harness waits
- * a fraction of a second (not 30 s) for the dead worker's lease to expire before recovering.
- * Safe to keep shorter than a run: an executor keeps the lease it holds for its whole execution,
- * and these cells never run two live workers at once.
+ * Lease TTL for cells whose next worker must take over a killed one. The harness arranges the
+ * expiry (CellRun.expireLeases) instead of waiting for it, except for a real Airflow's tries,
+ * which it waits out: short, so that wait is a fraction of a second. Safe to keep shorter than a
+ * run: an executor keeps the lease it holds for its whole execution, and these cells never run
+ * two live workers at once.
  */
 export const TAKEOVER_LEASE_TTL_MS = 150;
 
@@ -65,8 +66,15 @@ export interface CellRun {
    * the route cannot, and the caller must produce that state itself.
    */
   restore(fromDir: string): Promise<boolean>;
-  /** Waits until no live lease is held (a killed worker's lease expired). */
+  /**
+   * Arranges that the next worker this cell starts finds every lease expired (a killed or paused
+   * worker's), by moving the cell's clock past them (see harness/runner/cell-clock.ts): no waiting.
+   */
+  expireLeases(): Promise<void>;
+  /** Sleeps until no lease is live on the machine's clock: for workers the harness does not start (Airflow's). */
   waitForLeaseExpiry(): Promise<void>;
+  /** Now on the cell's clock, for what the harness itself writes into the journal. */
+  nowMs(): number;
   /** Trace file of a finished attempt, by role. */
   traceOf(role: string): Promise<readonly TraceOccurrence[]>;
   /** The run's local Airflow, started when the plan has airflow-live cells (else null). */

@@ -56,7 +56,7 @@ async function runFenceLoss(run: CellRun): Promise<CellOutcome> {
   } else {
     // The retry looks for the fence elsewhere; then the settle worker runs with the original view.
     const workloadFile = await ops.moveOutOfView!(params.mode === 'move' ? 'schema' : 'temp');
-    await run.waitForLeaseExpiry();
+    await run.expireLeases();
     attempts.push(await run.run('moved-view', { workloadFile }));
   }
   return {

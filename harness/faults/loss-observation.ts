@@ -100,7 +100,7 @@ export async function observeLoss(run: CellRun, forkUrl?: string): Promise<LossO
   const operationId = await cellOperationId(run);
   // As an operator would find it: a refused worker's lease (TTL 150 ms) has run out, so inspect
   // explains where the operation stopped rather than "wait for the lease".
-  await run.waitForLeaseExpiry();
+  await run.expireLeases();
   let fence: LossObservation['fence'] = null;
   let fenceError: string | undefined;
   if (!run.fixture.fenceOps) fenceError = `route ${run.cell.route} has no fence reader`;

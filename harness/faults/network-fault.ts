@@ -178,7 +178,7 @@ export const lostAckFault: FaultModule<'lost-ack'> = {
     } finally {
       await installed[Symbol.asyncDispose]();
     }
-    await run.waitForLeaseExpiry();
+    await run.expireLeases();
     const recovery = await run.run('recovery');
     const journal = await fixture.openJournal();
     let history;

@@ -39,7 +39,7 @@ export const pauseFault: FaultModule<'pause'> = {
     await using paused = run.start('paused', { stop: at });
     if (!(await paused.parked())) return { attempts: [await paused.result()], hit: false };
     paused.pause();
-    await run.waitForLeaseExpiry();
+    await run.expireLeases();
     if (late > 0) await run.fixture.addSourceRows!(late);
     await using second = run.start('second');
     const bound = new Promise<'bound'>((resolve) =>

@@ -122,7 +122,7 @@ export async function recordLostFenceAnswer(run: CellRun): Promise<void> {
       expectedStates: new Set(['COMMITTING']),
       nextState: 'COMMIT_UNKNOWN',
       evidence: { reason: 'fence:unknown', fence_status: 'unknown', holder: 'harness:lost-fence-answer' },
-      nowMs: Date.now(),
+      nowMs: run.nowMs(),
       releaseLease: true,
     });
   } finally {
@@ -136,7 +136,7 @@ async function driveTo(
   from: From,
 ): Promise<{ first: AttemptRecord; operation: Operation | null }> {
   const { record, hit } = await run.killAt('first', START[from].kill);
-  await run.waitForLeaseExpiry();
+  await run.expireLeases();
   if (hit && from === 'commit-unknown') await recordLostFenceAnswer(run);
   const operation = await readOperation(run);
   return { first: record, operation: operation?.state === START[from].state ? operation : null };

@@ -7,24 +7,7 @@ import { readTrace } from '../plan/trace.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { CellFixture, Route } from '../routes/route.ts';
 import { Worker } from '../workers/worker.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Slack past the lease's expiry instant, for the gap between this clock read and the worker's. */
-const EXPIRY_SLACK_MS = 15;
-
-/** Waits until the operation's lease (if any) has expired, as the journal records it. */
-export async function waitForLeaseExpiry(fixture: CellFixture): Promise<void> {
-  const journal = await fixture.openJournal();
-  try {
-    for (const id of await journal.list()) {
-      const lease = (await journal.get(id))?.lease;
-      const wait = lease ? lease.expires_at_ms - Date.now() + EXPIRY_SLACK_MS : 0;
-      if (wait > 0) await sleep(wait);
-    }
-  } finally {
-    await journal.close();
-  }
-}
+import type { CellClock } from './cell-clock.ts';
 
 /** The CellRun a fault module drives: every worker on this cell's fixture, trace file per role. */
 export function cellRun(
@@ -32,6 +15,7 @@ export function cellRun(
   dir: string,
   fixture: CellFixture,
   route: Route,
+  clock: CellClock,
   airflow: LocalAirflow | null = null,
 ): CellRun {
   const traceFile = (role: string) => join(dir, `trace-${role}.txt`);
@@ -42,7 +26,7 @@ export function cellRun(
       journalUrl: options.journal?.url ?? fixture.journalUrl,
       cwd: dir,
       traceFile: traceFile(role),
-      env: fixture.env,
+      env: { ...fixture.env, ...clock.env() },
       variant: cell.variant,
       ...(options.stop ? { stop: options.stop } : {}),
       ...(options.stops ? { stops: options.stops } : {}),
@@ -70,7 +54,9 @@ export function cellRun(
       await route.copyCellState(fromDir, dir);
       return true;
     },
-    waitForLeaseExpiry: () => waitForLeaseExpiry(fixture),
+    expireLeases: () => clock.passLeases(fixture),
+    waitForLeaseExpiry: () => clock.waitPastLeases(fixture),
+    nowMs: () => clock.nowMs(),
     traceOf: (role) => readTrace(traceFile(role)),
     airflow,
   };

@@ -12,7 +12,8 @@ import type { PlannedCell } from '../plan/cell.ts';
 import type { CellFixture, Route } from '../routes/route.ts';
 import { worst } from '../verdict.ts';
 import { cellDirName } from './cell-dir.ts';
-import { cellRun, waitForLeaseExpiry } from './cell-run.ts';
+import { CellClock } from './cell-clock.ts';
+import { cellRun } from './cell-run.ts';
 
 export interface CellContext {
   readonly route: Route;
@@ -42,7 +43,7 @@ function check(name: string, verdict: CheckRecord['verdict'], detail: string): C
 
 /**
  * Runs one cell on a fresh fixture: the fault module's workers, then a settle worker (a clean
- * run after the lease expired) unless the fault says the operation must stay stopped, then the
+ * run once the lease has expired on the cell's clock) unless the fault says the operation must stay stopped, then the
  * checker. Never throws: a harness failure becomes an UNKNOWN check on the cell.
  */
 export async function runCell(cell: PlannedCell, context: CellContext): Promise<CellEvidence> {
@@ -65,7 +66,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
         fault: cell.fault,
       });
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
-    const run = cellRun(cell, dir, fixture, context.route, context.airflow ?? null);
+    const clock = new CellClock();
+    const run = cellRun(cell, dir, fixture, context.route, clock, context.airflow ?? null);
     const outcome: CellOutcome = await module.run(run, cell.spec);
     attempts.push(...outcome.attempts);
     extra.push(...(outcome.extraChecks ?? []));
@@ -75,7 +77,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
         check('fault-fired', 'UNKNOWN', 'the planned fault point was not reached: the cell tested nothing'),
       );
     if (outcome.settle !== false) {
-      await waitForLeaseExpiry(fixture);
+      await run.expireLeases();
       attempts.push(await run.run('settle'));
     }
     // Before the harness opens the journal itself: inspect must find it as the workers left it.

@@ -7,7 +7,7 @@ import type { RecordedKill, TraceBook, TraceOccurrence } from '../plan/trace.ts'
 import { occurrenceKey, readTrace } from '../plan/trace.ts';
 import type { CellWorkloadOptions, Route } from '../routes/route.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
-import { waitForLeaseExpiry } from './cell-run.ts';
+import { CellClock } from './cell-clock.ts';
 import { mapBounded } from './pool.ts';
 
 export interface TraceRecording {
@@ -27,15 +27,16 @@ async function fresh(recording: TraceRecording, name: string) {
   await mkdir(dir, { recursive: true });
   const workload = { ...recording.workload, leaseTtlMs: TAKEOVER_LEASE_TTL_MS };
   const fixture = await recording.route.prepareCell(dir, workload, recording.environment);
+  const clock = new CellClock();
   const spec = (role: string) => ({
     role,
     workloadFile: fixture.workloadFile,
     journalUrl: fixture.journalUrl,
     cwd: dir,
-    env: fixture.env,
+    env: { ...fixture.env, ...clock.env() },
     traceFile: join(dir, `trace-${role}.txt`),
   });
-  return { dir, fixture, spec };
+  return { dir, fixture, spec, clock };
 }
 
 /** Fingerprints a throw-away copy, so the kept state stays byte for byte as the kill left it. */
@@ -57,7 +58,7 @@ async function recoveryTrace(
   at: TraceOccurrence,
   index: number,
 ): Promise<{ trace: TraceOccurrence[]; kill: RecordedKill | null }> {
-  const { dir, fixture, spec } = await fresh(recording, `recovery-${index}`);
+  const { dir, fixture, spec, clock } = await fresh(recording, `recovery-${index}`);
   try {
     const first = await killAt({ ...spec('first'), stop: at });
     if (!first.hit) return { trace: [], kill: null };
@@ -74,7 +75,7 @@ async function recoveryTrace(
       // set of depth-2 cells (each of which kills a first attempt again; no folder to start from).
       kill = { dir: '', first: first.record, fingerprint: await fixture.fingerprint() };
     }
-    await waitForLeaseExpiry(fixture);
+    await clock.passLeases(fixture);
     await runToEnd(spec('recovery'));
     return { trace: await readTrace(spec('recovery').traceFile), kill };
   } finally {

@@ -7,7 +7,7 @@ import type {
   MutationReceipt,
   PrepareFenceMode,
   MutationRequest,
-  SourceBatch,
+  RowStream,
   SourceConnector,
   SourceReadRequest,
   TargetConnector,
@@ -34,7 +34,7 @@ export class LazyConnectors implements AsyncDisposable {
     const connectors = () => this.#connect();
     this.source = {
       identity: names.source,
-      read: async (request: SourceReadRequest): Promise<SourceBatch> =>
+      read: async (request: SourceReadRequest): Promise<RowStream> =>
         (await connectors()).source.read(request),
       close: () => this.close(),
       [Symbol.asyncDispose]: () => this.close(),

@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
-import type { SourceBatch, SourceConnector, SourceReadRequest } from '../ports/connector.ts';
+import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../ports/connector.ts';
+import { rowStream } from '../ports/row-stream.ts';
 
 /**
  * A source that refuses an empty partition. A partition that matched no rows is far more often a
@@ -8,21 +9,42 @@ import type { SourceBatch, SourceConnector, SourceReadRequest } from '../ports/c
  * The refusal is a cause no retry fixes (DPONE_OBJECT_NOT_FOUND); the executor then records
  * FAILED_PRE_COMMIT, releases the lease and writes nothing, so the corrected workload runs normally.
  * A workload that expects empty partitions says `data.partition.allow_empty: true`.
+ *
+ * The read pulls the first chunk before it answers (before the journal says COMMITTING): that
+ * chunk is kept and yielded first, so the stream stays bounded and the rows are read once.
  */
 export function refusingEmptyPartitions(source: SourceConnector): SourceConnector {
   return {
     identity: source.identity,
-    async read(request: SourceReadRequest): Promise<SourceBatch> {
-      const batch = await source.read(request);
-      if (batch.rows.length > 0) return batch;
-      throw new DponeError(
-        ERROR_CODES.OBJECT_NOT_FOUND,
-        'the source partition data.partition.value matched no rows',
-        {
-          field: 'data.partition.value',
-          hint: 'check the value against the column (compared in its type, e.g. a date as YYYY-MM-DD); set data.partition.allow_empty: true when an empty partition is expected',
-        },
-      );
+    async read(request: SourceReadRequest): Promise<RowStream> {
+      const stream = await source.read(request);
+      const iterator = stream[Symbol.asyncIterator]();
+      let first: IteratorResult<RowChunk>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        await stream.close();
+        throw error;
+      }
+      if (first.done) {
+        await stream.close();
+        throw new DponeError(
+          ERROR_CODES.OBJECT_NOT_FOUND,
+          'the source partition data.partition.value matched no rows',
+          {
+            field: 'data.partition.value',
+            hint: 'check the value against the column (compared in its type, e.g. a date as YYYY-MM-DD); set data.partition.allow_empty: true when an empty partition is expected',
+          },
+        );
+      }
+      async function* rest() {
+        yield first.value;
+        for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+      }
+      return rowStream(stream.columns, rest, async () => {
+        await iterator.return?.();
+        await stream.close();
+      });
     },
     close: () => source.close(),
     [Symbol.asyncDispose]: () => source.close(),

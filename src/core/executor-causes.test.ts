@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
-import type { FenceAnswer, FenceRef, SourceConnector, TargetConnector } from '../ports/connector.ts';
+import type {
+  FenceAnswer,
+  FenceRef,
+  RowStream,
+  SourceConnector,
+  TargetConnector,
+} from '../ports/connector.ts';
+import { rowStreamOf } from '../ports/row-stream.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
 
@@ -12,7 +19,7 @@ import { RecoveryAwareExecutor } from './executor.ts';
  */
 const OP = `sha256:${'1'.repeat(64)}`;
 const INTENT = `sha256:${'2'.repeat(64)}`;
-const ROWS = { columns: ['id'], rows: [{ id: '1' }] };
+const ROWS = () => rowStreamOf(['id'], [['1']]);
 const denied = new DponeError(ERROR_CODES.PERMISSION_DENIED, 'the PostgreSQL target denied a privilege', {
   sqlstate: '42501',
   hint: 'the target role needs UPDATE on table public._dpone_fence',
@@ -22,7 +29,7 @@ const rejected = new DponeError(ERROR_CODES.DATA_REJECTED, 'the PostgreSQL targe
   hint: 'a NOT NULL column of the target got no value',
 });
 
-function source(read: () => Promise<typeof ROWS>): SourceConnector {
+function source(read: () => Promise<RowStream>): SourceConnector {
   return { identity: 'fake:src', read, close: async () => {}, [Symbol.asyncDispose]: async () => {} };
 }
 
@@ -114,7 +121,7 @@ describe('executor: causes a retry cannot fix', () => {
 
   it('rejected data decides the code only after the fence proved nothing landed', async () => {
     const { outcome, entry } = await run(
-      source(async () => ROWS),
+      source(async () => ROWS()),
       target(rejected, 'not-committed'),
     );
     expect(outcome).toMatchObject({
@@ -127,7 +134,7 @@ describe('executor: causes a retry cannot fix', () => {
 
   it('the same refusal with an unprovable outcome is COMMIT_UNKNOWN, never a permanent "nothing written"', async () => {
     const { outcome, entry } = await run(
-      source(async () => ROWS),
+      source(async () => ROWS()),
       target(rejected, 'unknown'),
     );
     expect(outcome).toMatchObject({ code: ERROR_CODES.COMMIT_UNKNOWN });
@@ -136,7 +143,7 @@ describe('executor: causes a retry cannot fix', () => {
 
   it('and when the fence proves the commit, the run succeeds whatever the driver said', async () => {
     const { outcome, entry } = await run(
-      source(async () => ROWS),
+      source(async () => ROWS()),
       target(rejected, 'committed'),
     );
     // Success, though not claimed as this attempt's own write: the driver's error left no receipt.

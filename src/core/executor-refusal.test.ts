@@ -3,6 +3,7 @@ import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import type { ErrorCode } from '../contracts/errors.ts';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { FenceAnswer, SourceConnector, TargetConnector } from '../ports/connector.ts';
+import { rowStreamOf } from '../ports/row-stream.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import type { OperationRequest } from './executor.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
@@ -25,7 +26,7 @@ const answer = (status: FenceAnswer['status'], committed = false): FenceAnswer =
 
 const source: SourceConnector = {
   identity: 'fake:source',
-  read: async () => ({ columns: ['id'], rows: [{ id: '1' }] }),
+  read: async () => rowStreamOf(['id'], [['1']]),
   close: async () => undefined,
   [Symbol.asyncDispose]: async () => undefined,
 };

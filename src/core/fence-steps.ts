@@ -105,9 +105,9 @@ export class FenceSteps {
     const request = this.#request;
     const epoch = entry.lease?.epoch ?? 0;
     await faults.hit('source.read:before');
-    let batch;
+    let rows;
     try {
-      batch = await source.read({
+      rows = await source.read({
         partitionColumn: request.partitionColumn,
         partitionValue: request.partitionValue,
       });
@@ -131,27 +131,35 @@ export class FenceSteps {
         },
       );
     }
-    await faults.hit('source.read:after');
-    const committing = await this.#journal.cas(entry, ['PREPARED'], 'COMMITTING', {
-      reason: 'mutation:begin',
-      fence_epoch: epoch,
-    });
     let receipt: MutationReceipt | null = null;
+    let committing: CommitJournalEntry;
+    // The read is open (its first rows may be in hand); the target streams the rest inside its
+    // guarded transaction. The read is closed before the fence is asked, whatever happened.
     try {
-      receipt = await target.mutate({
-        fence: this.#ref(epoch),
-        strategy: request.strategy,
-        partitionColumn: request.partitionColumn,
-        partitionValue: request.partitionValue,
-        batch,
+      await faults.hit('source.read:after');
+      committing = await this.#journal.cas(entry, ['PREPARED'], 'COMMITTING', {
+        reason: 'mutation:begin',
+        fence_epoch: epoch,
       });
-    } catch (error) {
-      // A newer epoch owns the fence (this executor is a zombie), or the fence belongs to another
-      // intent: nothing was written, and this executor writes nothing more.
-      if (isDponeError(error, ERROR_CODES.FENCED) || isDponeError(error, ERROR_CODES.INTENT_CONFLICT))
-        throw error;
-      // Anything else does not prove rollback: only the fence decides.
-      this.mutationError = error;
+      try {
+        receipt = await target.mutate({
+          fence: this.#ref(epoch),
+          strategy: request.strategy,
+          partitionColumn: request.partitionColumn,
+          partitionValue: request.partitionValue,
+          rows,
+        });
+      } catch (error) {
+        // A newer epoch owns the fence (this executor is a zombie), or the fence belongs to another
+        // intent: nothing was written, and this executor writes nothing more.
+        if (isDponeError(error, ERROR_CODES.FENCED) || isDponeError(error, ERROR_CODES.INTENT_CONFLICT))
+          throw error;
+        // Anything else (a source that failed mid-read too) does not prove rollback: only the fence decides.
+        this.mutationError = error;
+      }
+    } finally {
+      // Closing the read is secondary: its failure never replaces the mutation's outcome.
+      await rows.close().catch(() => undefined);
     }
     await faults.hit('target.mutate:after');
     return this.reconcile(committing, receipt);

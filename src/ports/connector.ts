@@ -12,14 +12,25 @@ export type FenceCapabilityKind =
   | 'none';
 
 export type CellValue = string | number | null;
-export type Row = Readonly<Record<string, CellValue>>;
+/** One row: its values in the order of the stream's `columns`. */
+export type Row = readonly CellValue[];
+/** A bounded slice of a partition's rows, in source order. */
+export type RowChunk = readonly Row[];
 
 export type LoadStrategy = 'append' | 'replace-partition';
 
-/** What a source read returns; rows never leave the process except into the target. */
-export interface SourceBatch {
+/**
+ * A partition as a stream of bounded chunks: memory stays bounded by the chunk size whatever the
+ * partition's size. Iterated at most once; rows never leave the process except into the target.
+ * Whoever opened it closes it (also when it was never iterated, or iterated only in part); an
+ * error while iterating (the source failed mid-read) rejects the iteration, and the target's
+ * transaction then rolls back.
+ */
+export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
+  /** The column names, in the order of every row's values; known before the first chunk. */
   readonly columns: readonly string[];
-  readonly rows: readonly Row[];
+  /** Stops reading and releases the cursor or statement; idempotent. */
+  close(): Promise<void>;
 }
 
 export interface SourceReadRequest {
@@ -31,7 +42,13 @@ export interface SourceReadRequest {
 export interface SourceConnector extends AsyncDisposable {
   /** Safe identity (kind and table), never a connection string. */
   readonly identity: string;
-  read(request: SourceReadRequest): Promise<SourceBatch>;
+  /**
+   * Opens the partition's rows as a stream (a server-side cursor or a streaming statement, never
+   * the whole result in memory). Rejects when the read cannot start (missing table or column, a
+   * privilege, a partition value the column's type cannot take); a failure after it started
+   * rejects the iteration instead.
+   */
+  read(request: SourceReadRequest): Promise<RowStream>;
   close(): Promise<void>;
 }
 
@@ -86,7 +103,12 @@ export interface MutationRequest {
   readonly strategy: LoadStrategy;
   readonly partitionColumn: string;
   readonly partitionValue: string;
-  readonly batch: SourceBatch;
+  /**
+   * The partition's rows. The target consumes them inside its one guarded transaction (or into its
+   * one staging table) and counts them: the count it writes is the fence's rows_written. The
+   * caller closes the stream.
+   */
+  readonly rows: RowStream;
 }
 
 export interface MutationReceipt {
@@ -120,7 +142,7 @@ export interface TargetConnector extends AsyncDisposable {
   prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence>;
 
   /**
-   * Writes the batch and proves it in the fence atomically, only while the fence holds exactly
+   * Writes the rows and proves them in the fence atomically, only while the fence holds exactly
    * `fence.epoch` for `fence.intentDigest` and is not committed yet: at most one commit per
    * operation, whatever any journal says. Refusals, each with nothing written:
    * - already committed (same intent): resolves with `applied: false`;

@@ -1,5 +1,5 @@
 import { safeJson } from '../../contracts/safe-text.ts';
-import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { clockFromEnv } from '../../core/harness-clock.ts';
 import { applyRecovery } from '../../core/recovery-apply.ts';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
@@ -24,7 +24,7 @@ export const run: CommandRun = async (args, io) => {
     {
       journal: session.journal,
       faults,
-      clock: SYSTEM_CLOCK,
+      clock: clockFromEnv(io.env),
       ...(session.fence ? { fence: session.fence } : {}),
       // With a workload, complete-state writes its checkpoint where `dpone run` would.
       ...(session.workload?.execution.state_dir

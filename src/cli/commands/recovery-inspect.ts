@@ -1,5 +1,5 @@
 import { safeJson } from '../../contracts/safe-text.ts';
-import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { clockFromEnv } from '../../core/harness-clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';
@@ -17,7 +17,7 @@ export const run: CommandRun = async (args, io) => {
   await using session = await openRecoverySession(flags, io, { readOnly: true });
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
-  const nowMs = SYSTEM_CLOCK.nowMs();
+  const nowMs = clockFromEnv(io.env).nowMs();
   const view: InspectJSON = {
     schema: 'dpone.recovery.inspect/v1',
     operation_id: entry.operation_id,

@@ -1,5 +1,5 @@
 import { safeJson } from '../../contracts/safe-text.ts';
-import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { clockFromEnv } from '../../core/harness-clock.ts';
 import { planRecovery } from '../../core/recovery-planner.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';
@@ -18,7 +18,7 @@ export const run: CommandRun = async (args, io) => {
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
   const plan = planRecovery(entry, history, answer, {
-    nowMs: SYSTEM_CLOCK.nowMs(),
+    nowMs: clockFromEnv(io.env).nowMs(),
     ...(session.fenceLocation ? { fenceLocation: session.fenceLocation } : {}),
   });
   const where = flags.route !== undefined ? `--route ${flags.route}` : `--journal ${session.journalLabel}`;

@@ -12,7 +12,7 @@ import type { ExecutionOutcome } from '../../core/executor.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
-import { SYSTEM_CLOCK } from '../../ports/clock.ts';
+import { clockFromEnv } from '../../core/harness-clock.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
@@ -124,6 +124,7 @@ async function makeStateDir(stateDir: string, workload: Workload): Promise<void>
 
 async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
   const { workload } = plan;
+  const clock = clockFromEnv(io.env);
   // SIGINT/SIGTERM stop the run at the next point where that leaves nothing half done.
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
@@ -148,7 +149,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     target: connectors.target,
     state: new FileStateSink(stateDir),
     faults,
-    clock: SYSTEM_CLOCK,
+    clock,
   });
   // `return await`: the journal and connectors must stay open until the executor has finished.
   return await executor.execute({

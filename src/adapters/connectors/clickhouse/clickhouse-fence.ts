@@ -8,7 +8,8 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  * transaction), one row per event of an operation, read whole and folded in memory. Every event
  * carries the intent digest and the lease holder that wrote it:
  *   epoch     a lease holder installed epoch E (prepareFence);
- *   staged    holder E is about to stage `rows` rows in its staging table (written before it);
+ *   staged    holder E staged `rows` rows in its staging table (written after the rows streamed
+ *             in, before the swap: every tag in the target has its `staged` event);
  *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
  *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
  *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);

@@ -14,9 +14,10 @@ export interface ClickHouseSql {
   insert(table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**
    * One INSERT statement of TabSeparated bytes into `table` (already quoted) with an explicit
-   * column list (already quoted): columns left out get the table's DEFAULT expressions.
+   * column list (already quoted): columns left out get the table's DEFAULT expressions. A stream
+   * body is sent as it is produced (one HTTP request, nothing buffered whole).
    */
-  insertTsv(table: string, columns: readonly string[], body: Buffer): Promise<void>;
+  insertTsv(table: string, columns: readonly string[], body: Buffer | AsyncIterable<Buffer>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,7 +56,7 @@ export async function openClickHouseSql(
     async insertTsv(table, columns, body) {
       await client.insert({
         table,
-        values: Readable.from([body], { objectMode: false }),
+        values: Readable.from(Buffer.isBuffer(body) ? [body] : body, { objectMode: false }),
         format: 'TabSeparated',
         columns: [...columns] as [string, ...string[]],
       });

@@ -2,10 +2,11 @@ import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type {
   CellValue,
   Row,
-  SourceBatch,
+  RowStream,
   SourceConnector,
   SourceReadRequest,
 } from '../../../ports/connector.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 import { checkTableName, parseClickHouseUrl, quoteName, quoteString } from './clickhouse-config.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
@@ -19,12 +20,10 @@ export interface ClickHouseSourceOptions {
 }
 
 function asText(row: Record<string, CellValue>, columns: readonly string[]): Row {
-  const out: Record<string, CellValue> = {};
-  for (const column of columns) {
+  return columns.map((column) => {
     const value = row[column] ?? null;
-    out[column] = value === null ? null : String(value);
-  }
-  return out;
+    return value === null ? null : String(value);
+  });
 }
 
 /**
@@ -55,7 +54,7 @@ export class ClickHouseSource implements SourceConnector {
     return new ClickHouseSource(sql, options);
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
+  async read(request: SourceReadRequest): Promise<RowStream> {
     const columns = this.#options.columns;
     const list = columns.map(quoteName).join(', ');
     const sql =
@@ -63,7 +62,10 @@ export class ClickHouseSource implements SourceConnector {
       `WHERE toString(${quoteName(request.partitionColumn)}) = ${quoteString(request.partitionValue)} ORDER BY ${list}`;
     try {
       const rows = await this.#sql.rows<Record<string, CellValue>>(sql);
-      return { columns, rows: rows.map((row) => asText(row, columns)) };
+      return rowStreamOf(
+        columns,
+        rows.map((row) => asText(row, columns)),
+      );
     } catch (error) {
       throw new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,

@@ -6,6 +6,7 @@ import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
 import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { collectRows } from '../../../ports/row-stream.ts';
 import {
   BATCH,
   COLUMNS,
@@ -49,7 +50,9 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
       table: 'events',
       columns: COLUMNS,
     });
-    expect((await source.read({ partitionColumn: 'part', partitionValue: 'p1' })).rows).toEqual(BATCH.rows);
+    expect(await collectRows(await source.read({ partitionColumn: 'part', partitionValue: 'p1' }))).toEqual(
+      BATCH,
+    );
   });
 
   it('replace-partition swaps the partition once and keeps other partitions', async () => {
@@ -74,8 +77,8 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const db = await freshDb();
     await using target = await open(db);
     await target.prepareFence(fence(1), CREATE);
-    const twice = { columns: COLUMNS, rows: [...BATCH.rows, { id: '1', part: 'p1', v: 'again' }] };
-    expect(await target.mutate({ ...request(1), batch: twice })).toEqual({
+    const twice = [...BATCH, ['1', 'p1', 'again']];
+    expect(await target.mutate(request(1, 'append', twice))).toEqual({
       applied: true,
       rowsWritten: 3,
       epoch: 1,
@@ -135,7 +138,9 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     // The guard that does not depend on the zombie re-reading the fence: its name is a tombstone.
     const sql = await openClickHouseSql(parseClickHouseUrl(live.server().url(db), undefined, 'test'));
     expect(await createStaging(sql, db, `${db}.events`, 'op-1', 1)).toBe(false);
-    await expect(sql.insert(`${db}.${stagingTableName('op-1', 1)}`, BATCH.rows)).rejects.toBeTruthy();
+    await expect(
+      sql.insert(`${db}.${stagingTableName('op-1', 1)}`, [{ id: '1', part: 'p1', v: 'a' }]),
+    ).rejects.toBeTruthy();
     await sql.close();
   });
 

@@ -54,10 +54,11 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
  * so the target itself says which generation of which operation it holds.
  *
  * mutate under epoch E: (1) fence log's newest epoch must be E, else FENCED; (2) a generation
- * already in the target makes it a no-op (idempotent); (3) log `staged(E, n)`; (4) CREATE staging
- * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED) — also for an empty batch;
- * (5) one INSERT of the tagged rows, OPTIMIZE FINAL, check one part of n rows in partition p;
- * re-read the log (still E?); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
+ * already in the target makes it a no-op (idempotent); (3) CREATE staging
+ * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED) — also for an empty
+ * partition; (4) one streamed INSERT of the tagged rows, chunk by chunk as the source yields
+ * them, OPTIMIZE FINAL, check one part of the n rows counted in partition p; (5) log
+ * `staged(E, n)` (only now is n known); re-read the log (still E?); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
  * FROM staging (replace-partition, after logging which tags p held: `replacing`): one part, one
  * atomic step; (6b) replace only: delete the replaced rows by a durable mutation, log `settled`
  * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log
@@ -85,7 +86,7 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
  *   deleted durably: queryFence refuses to answer (FENCE_UNAVAILABLE, retry-safe); the next
  *   holder's prepareFence issues (6b) and then answers `committed(E)`.
  * - killed between (6b) and (7): tags of E = staged n → `committed(E)` (the rows are the proof).
- * - an empty batch has no tags: its proof is the guarded `committed` event of (7) alone.
+ * - an empty partition has no tags: its proof is the guarded `committed` event of (7) alone.
  * - killed after (7): `committed(E)`; staging left behind is sealed by the next holder.
  * - zombie E paused anywhere before (6) while E+1 prepares: sealed → its step fails, no tags of E;
  *   paused inside (6) → seal waits, its rows land → E+1 reads `committed(E)` and writes nothing.

@@ -7,6 +7,7 @@ import type {
   MutationReceipt,
   MutationRequest,
   PrepareFenceMode,
+  Row,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
@@ -31,7 +32,7 @@ import { partitionLiteral } from './clickhouse-rows.ts';
 import { listStaging } from './clickhouse-staging.ts';
 import type { ClickHouseTargetOptions, OpenedTarget } from './clickhouse-target.ts';
 import { ClickHouseTarget, openTargetSite, unknownOutcome } from './clickhouse-target.ts';
-import { encodeBatch } from './clickhouse-values.ts';
+import { encodeChunk, encodedColumns } from './clickhouse-values.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
 const CAPABILITY: FenceCapabilityKind = 'staging-swap-generation';
@@ -161,9 +162,13 @@ class UnsafeClickHouseTarget implements TargetConnector {
   async #insertDirectly(request: MutationRequest): Promise<MutationReceipt> {
     const { sql, shape, faults } = this.#opened;
     const { operationId, epoch } = request.fence;
-    const rows = request.batch.rows.length;
     const keyed = new Set([...shape.naturalKey, shape.partitionColumn]);
-    const encoded = encodeBatch(request.batch, operationId, epoch, keyed);
+    // Deliberately simple: the whole partition in memory (the harness's small cells only).
+    const all: Row[] = [];
+    for await (const chunk of request.rows) all.push(...chunk);
+    const rows = all.length;
+    const columns = encodedColumns(request.rows.columns);
+    const body = encodeChunk(request.rows.columns, all, operationId, epoch, keyed);
     try {
       await appendFenceEvent(sql, request.fence, 'staged', rows);
       await faults.hit('target.commit:before');
@@ -171,7 +176,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
         const partition = partitionLiteral(shape, request.partitionValue);
         await sql.command(`ALTER TABLE ${quoteName(shape.table)} DROP PARTITION ${partition}`);
       }
-      if (rows > 0) await sql.insertTsv(quoteName(shape.table), encoded.columns.map(quoteName), encoded.body);
+      if (rows > 0) await sql.insertTsv(quoteName(shape.table), columns.map(quoteName), body);
       await faults.hit('target.commit:after');
       await appendFenceEvent(sql, request.fence, 'committed', rows);
       await faults.hit('target.marker:after');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { MutationRequest, SourceBatch } from '../../../ports/connector.ts';
+import type { MutationRequest } from '../../../ports/connector.ts';
+import { rowStreamOf, rowsFromObjects } from '../../../ports/row-stream.ts';
 import { CREATE, INTENT, liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
 
 /**
@@ -27,12 +28,14 @@ function openTyped(db: string) {
 
 const FENCE_V = { operationId: 'op-v', epoch: 1, intentDigest: INTENT, holder: 'h1' };
 
-const mutation = (batch: SourceBatch, day: string): MutationRequest => ({
+type TestRow = Readonly<Record<string, string | number | null>>;
+
+const mutation = (rows: readonly TestRow[], day: string): MutationRequest => ({
   fence: FENCE_V,
   strategy: 'append',
   partitionColumn: 'day',
   partitionValue: day,
-  batch,
+  rows: rowStreamOf(COLUMNS, rowsFromObjects(COLUMNS, rows)),
 });
 
 describe.skipIf(unverified)('clickhouse value transport (live)', () => {
@@ -63,7 +66,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
         note: null,
       },
     ];
-    expect(await target.mutate(mutation({ columns: COLUMNS, rows }, '2026-07-18'))).toEqual({
+    expect(await target.mutate(mutation(rows, '2026-07-18'))).toEqual({
       applied: true,
       rowsWritten: 2,
       epoch: 1,
@@ -95,7 +98,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
       blob: '',
       note: null,
     };
-    const error = await target.mutate(mutation({ columns: COLUMNS, rows: [row] }, '2026-07-18')).then(
+    const error = await target.mutate(mutation([row], '2026-07-18')).then(
       () => null,
       (e: { code?: string; message: string }) => e,
     );
@@ -121,7 +124,7 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
       blob: '',
       note: null,
     };
-    await target.mutate(mutation({ columns: COLUMNS, rows: [row] }, '20260718'));
+    await target.mutate(mutation([row], '20260718'));
     expect(await live.count(db, 'day = 20260718')).toBe(1);
     expect(await target.queryFence('op-v')).toMatchObject({ status: 'committed', rowsWritten: 1 });
   });

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../../../contracts/errors.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import { checkTargetTable, partitionLiteral } from './clickhouse-rows.ts';
 import type { DescribedTable, TargetShape } from './clickhouse-rows.ts';
-import { encodeBatch, encodeValue } from './clickhouse-values.ts';
+import { encodeChunk, encodeValue, encodedColumns } from './clickhouse-values.ts';
 
 const text = (value: unknown) => encodeValue(value, 'c').toString('latin1');
 
@@ -28,17 +28,15 @@ describe('clickhouse value transport (TabSeparated)', () => {
   });
 
   it('tags every line with the generation and refuses NULL in a key', () => {
-    const batch = {
-      columns: ['id', 'v'],
-      rows: [
-        { id: '1', v: null },
-        { id: '2', v: 'x' },
-      ],
-    };
-    const encoded = encodeBatch(batch, "op'1", 7, new Set(['id']));
-    expect(encoded.columns).toEqual(['id', 'v', '_dpone_op', '_dpone_epoch']);
-    expect(encoded.body.toString()).toBe("1\t\\N\top'1\t7\n2\tx\top'1\t7\n");
-    expect(() => encodeBatch({ columns: ['id'], rows: [{ id: null }] }, 'op', 1, new Set(['id']))).toThrow(
+    const rows = [
+      ['1', null],
+      ['2', 'x'],
+    ];
+    expect(encodedColumns(['id', 'v'])).toEqual(['id', 'v', '_dpone_op', '_dpone_epoch']);
+    expect(encodeChunk(['id', 'v'], rows, "op'1", 7, new Set(['id'])).toString()).toBe(
+      "1\t\\N\top'1\t7\n2\tx\top'1\t7\n",
+    );
+    expect(() => encodeChunk(['id'], [[null]], 'op', 1, new Set(['id']))).toThrow(
       expect.objectContaining({ code: ERROR_CODES.DATA_REJECTED }),
     );
   });

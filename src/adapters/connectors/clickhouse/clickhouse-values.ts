@@ -1,12 +1,12 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { SourceBatch } from '../../../ports/connector.ts';
+import type { RowChunk } from '../../../ports/connector.ts';
 import { EPOCH_COLUMN, OP_COLUMN } from './clickhouse-config.ts';
 
 /**
- * How a batch travels to ClickHouse: TabSeparated text, one line per row, in the order of an
+ * How rows travel to ClickHouse: TabSeparated text, one line per row, in the order of an
  * explicit column list. Every value is text the server parses with the target column's own type
  * (Decimal, DateTime, Int64, UInt64, Date, String…), so big integers stay exact (a bigint or a
- * string, never a rounded JS number), and columns the batch does not carry get the table's DEFAULT
+ * string, never a rounded JS number), and columns the rows do not carry get the table's DEFAULT
  * expressions (with a column list, 18.16 evaluates them; JSONEachRow without one does not).
  * BLOB values (Uint8Array) go as their raw bytes: a String or FixedString column holds them exactly.
  */
@@ -56,30 +56,32 @@ export function encodeValue(value: unknown, column: string): Buffer {
   throw refused(column, `holds a ${typeof value === 'object' ? 'structured' : typeof value} value`);
 }
 
-export interface EncodedBatch {
-  /** The quoted-free column names, in order: the batch's columns, then the generation columns. */
-  readonly columns: readonly string[];
-  readonly body: Buffer;
+/** The generation columns every encoded line ends with, after the workload's columns. */
+export function encodedColumns(columns: readonly string[]): string[] {
+  return [...columns, OP_COLUMN, EPOCH_COLUMN];
 }
 
 /**
- * The batch as TabSeparated lines tagged with the generation (`_dpone_op`, `_dpone_epoch`).
- * `notNull` columns (the sort and partition keys) refuse NULL before anything is sent.
+ * One chunk of rows as TabSeparated lines tagged with the generation (`_dpone_op`,
+ * `_dpone_epoch`), in the order `encodedColumns(columns)` names. `notNull` columns (the sort and
+ * partition keys) refuse NULL before the chunk is sent.
  */
-export function encodeBatch(
-  batch: SourceBatch,
+export function encodeChunk(
+  columns: readonly string[],
+  chunk: RowChunk,
   operationId: string,
   epoch: number,
   notNull: ReadonlySet<string>,
-): EncodedBatch {
+): Buffer {
   const parts: Buffer[] = [];
   const tags = [escapeText(operationId), Buffer.from(String(epoch))];
   const tab = Buffer.from([TAB]);
   const newline = Buffer.from([NEWLINE]);
-  for (const row of batch.rows) {
-    batch.columns.forEach((column, i) => {
-      const value = (row as Readonly<Record<string, unknown>>)[column];
-      if ((value === null || value === undefined) && notNull.has(column)) {
+  const keyed = columns.map((column) => notNull.has(column));
+  for (const row of chunk) {
+    columns.forEach((column, i) => {
+      const value = row[i];
+      if ((value === null || value === undefined) && keyed[i]) {
         throw refused(column, 'holds NULL, and it is part of the sort or partition key');
       }
       if (i > 0) parts.push(tab);
@@ -88,5 +90,5 @@ export function encodeBatch(
     for (const tag of tags) parts.push(tab, tag);
     parts.push(newline);
   }
-  return { columns: [...batch.columns, OP_COLUMN, EPOCH_COLUMN], body: Buffer.concat(parts) };
+  return Buffer.concat(parts);
 }

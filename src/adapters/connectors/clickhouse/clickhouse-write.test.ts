@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 import { EMPTY_REPLACE_SETTING } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
@@ -43,7 +44,7 @@ async function emptyReplace(shape: TargetShape) {
       strategy: 'replace-partition',
       partitionColumn: 'day',
       partitionValue: 'd1',
-      batch: { columns: ['id', 'day'], rows: [] },
+      rows: rowStreamOf(['id', 'day'], []),
     },
     faults: NO_FAULTS,
     isCurrent: async () => true,

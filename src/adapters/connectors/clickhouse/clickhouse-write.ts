@@ -1,5 +1,5 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type { MutationReceipt, MutationRequest } from '../../../ports/connector.ts';
+import type { MutationReceipt, MutationRequest, RowStream } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { clickHouseErrorCode, quoteName, quoteString, stagingTableName } from './clickhouse-config.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
@@ -15,7 +15,7 @@ import {
   listStaging,
   sealStaging,
 } from './clickhouse-staging.ts';
-import { encodeBatch } from './clickhouse-values.ts';
+import { encodeChunk, encodedColumns } from './clickhouse-values.ts';
 
 export interface GenerationWrite {
   readonly database: string;
@@ -36,35 +36,29 @@ type Phase = 'before-swap' | 'swap' | 'after-swap';
 
 /**
  * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, swap, settle,
- * record, clean up. An empty batch goes the same way with an empty staging table, so a newer
+ * record, clean up. An empty partition goes the same way with an empty staging table, so a newer
  * holder's seal stops it too. A failure after the staging table exists seals it before the error
  * propagates (a FENCED writer just drops it), so the fence query that follows can answer for sure.
  */
 export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite): Promise<MutationReceipt> {
   const { request, shape, database, faults } = write;
   const { operationId, epoch } = request.fence;
-  const rows = request.batch.rows.length;
-  const encoded = encodeBatch(
-    request.batch,
-    write.rowTags?.operationId ?? operationId,
-    write.rowTags?.epoch ?? epoch,
-    new Set([...shape.naturalKey, shape.partitionColumn]),
-  );
   const partition = partitionLiteral(shape, request.partitionValue);
   const staging = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   let staged = false;
   let phase: Phase = 'before-swap';
   try {
-    await appendFenceEvent(sql, request.fence, 'staged', rows);
     await faults.hit('target.stage:before');
     if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
       throw fenced(operationId, `the staging name of epoch ${epoch} is sealed or taken; nothing was written`);
     }
     staged = true;
-    if (rows > 0) {
-      await sql.insertTsv(staging, encoded.columns.map(quoteName), encoded.body);
-      await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
-    }
+    const rows = await stageRows(sql, staging, request.rows, {
+      operationId: write.rowTags?.operationId ?? operationId,
+      epoch: write.rowTags?.epoch ?? epoch,
+      notNull: new Set([...shape.naturalKey, shape.partitionColumn]),
+    });
+    if (rows > 0) await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
     await checkStaged(
       sql,
       { database, table: stagingTableName(operationId, epoch), staging },
@@ -72,6 +66,9 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       request.partitionValue,
       rows,
     );
+    // Counted only now (the rows streamed in), and logged before the swap: every tag a fence
+    // read can count has its `staged` event.
+    await appendFenceEvent(sql, request.fence, 'staged', rows);
     await faults.hit('target.stage:after');
     if (!(await write.isCurrent()))
       throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
@@ -129,7 +126,43 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   }
 }
 
-/** Staged: one active part holding exactly the batch, all in the partition (or nothing at all). */
+/**
+ * Streams the rows into the staging table with ONE insert (TabSeparated, tagged with the
+ * generation, chunk by chunk as the source yields them); returns how many. No rows: no insert.
+ * A chunk the encoder refuses (NULL in a key) fails the insert with the encoder's own error.
+ */
+async function stageRows(
+  sql: ClickHouseSql,
+  staging: string,
+  rows: RowStream,
+  tags: { readonly operationId: string; readonly epoch: number; readonly notNull: ReadonlySet<string> },
+): Promise<number> {
+  const iterator = rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) return 0;
+  let count = 0;
+  let refusal: unknown = null;
+  async function* body(): AsyncGenerator<Buffer> {
+    for (let next = first; !next.done; next = await iterator.next()) {
+      try {
+        const encoded = encodeChunk(rows.columns, next.value, tags.operationId, tags.epoch, tags.notNull);
+        count += next.value.length;
+        yield encoded;
+      } catch (error) {
+        refusal = error;
+        throw error;
+      }
+    }
+  }
+  try {
+    await sql.insertTsv(staging, encodedColumns(rows.columns).map(quoteName), body());
+  } catch (error) {
+    throw refusal ?? error;
+  }
+  return count;
+}
+
+/** Staged: one active part holding exactly the rows, all in the partition (or nothing at all). */
 async function checkStaged(
   sql: ClickHouseSql,
   where: { readonly database: string; readonly table: string; readonly staging: string },
@@ -148,7 +181,7 @@ async function checkStaged(
   if (Number(parts?.n) !== (rows > 0 ? 1 : 0) || Number(inPartition?.n) !== rows) {
     throw new DponeError(
       ERROR_CODES.COMMIT_UNKNOWN,
-      'the staged generation is not one part of the whole batch in its partition; nothing was attached',
+      'the staged generation is not one part of all the rows in its partition; nothing was attached',
     );
   }
 }

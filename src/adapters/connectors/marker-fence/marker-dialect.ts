@@ -1,5 +1,5 @@
 import type { DponeError } from '../../../contracts/errors.ts';
-import type { SourceBatch } from '../../../ports/connector.ts';
+import type { RowStream } from '../../../ports/connector.ts';
 import type { FenceSql } from './marker-sql.ts';
 
 /**
@@ -26,7 +26,12 @@ export interface SqlRunner {
 /** The mutation's open transaction on one connection. */
 export interface MutationTx extends SqlRunner {
   deletePartition(column: string, value: string): Promise<number>;
-  insertRows(batch: SourceBatch): Promise<number>;
+  /**
+   * Writes every row of the stream in this transaction, chunk by chunk, by the database's bulk
+   * path (memory bounded by a chunk); returns how many it wrote. A source failure mid-stream
+   * rejects, and the transaction is then rolled back like any failure before COMMIT.
+   */
+  insertRows(rows: RowStream): Promise<number>;
   /**
    * Sends COMMIT and waits for the reply. Where the driver hands COMMIT to the socket before the
    * reply arrives, the dialect hits `target.commit:sent` in between: a kill there leaves the

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceRef, MutationRequest, SourceBatch, TargetConnector } from '../../../ports/connector.ts';
+import type { FenceRef, MutationRequest, Row, TargetConnector } from '../../../ports/connector.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 
 /** One fresh target (its own fence, its own table) and a way to count the target table's rows. */
 export interface FenceUnderTest extends AsyncDisposable {
@@ -22,21 +23,19 @@ export const fenceRef = (epoch: number, holder = `h${epoch}`, intentDigest = INT
   holder,
 });
 
-/** The batch every conformance mutation writes: two rows of partition p1 (columns id, part, v). */
-export const CONFORMANCE_BATCH: SourceBatch = {
-  columns: ['id', 'part', 'v'],
-  rows: [
-    { id: '1', part: 'p1', v: 'a' },
-    { id: '2', part: 'p1', v: 'b' },
-  ],
-};
+/** The rows every conformance mutation writes: two rows of partition p1. */
+export const CONFORMANCE_COLUMNS = ['id', 'part', 'v'] as const;
+export const CONFORMANCE_ROWS: readonly Row[] = [
+  ['1', 'p1', 'a'],
+  ['2', 'p1', 'b'],
+];
 
 const write = (fence: FenceRef): MutationRequest => ({
   fence,
   strategy: 'append',
   partitionColumn: 'part',
   partitionValue: 'p1',
-  batch: CONFORMANCE_BATCH,
+  rows: rowStreamOf(CONFORMANCE_COLUMNS, CONFORMANCE_ROWS),
 });
 
 /**

@@ -59,7 +59,8 @@ export type GuardOutcome =
   { readonly applied: true } | { readonly applied: false; readonly answer: FenceAnswer };
 
 /**
- * The commit guard, the first statement of the mutation's transaction. When it matches nothing,
+ * The commit guard, the first statement of the mutation's transaction (`rowsWritten` null: the
+ * rows are streamed after it and recorded by `recordRows`). When it matches nothing,
  * the row is read in the same transaction and the refusal named precisely (nothing was written;
  * the caller rolls back): no row at all → DIVERGED; another intent → INTENT_CONFLICT; another
  * epoch → FENCED (a zombie, whether or not the newer epoch committed); our epoch, already
@@ -69,7 +70,7 @@ export async function guardCommit(
   tx: SqlRunner,
   sql: FenceSql,
   fence: FenceRef,
-  rowsWritten: number,
+  rowsWritten: number | null,
   nowMs: number,
 ): Promise<GuardOutcome> {
   const values = { ...params(fence, nowMs), rows_written: rowsWritten };
@@ -128,7 +129,7 @@ export function toAnswer(result: SqlResult): FenceAnswer {
     status: committed ? 'committed' : 'not-committed',
     epoch: Number(row.epoch),
     committedEpoch: committed ? Number(row.committed_epoch) : null,
-    rowsWritten: committed ? Number(row.rows_written) : null,
+    rowsWritten: committed && row.rows_written !== null ? Number(row.rows_written) : null,
     intentDigest: text(row.intent_digest),
     holder: text(row.holder),
   };

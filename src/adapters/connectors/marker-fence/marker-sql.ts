@@ -49,6 +49,11 @@ export interface FenceSql {
    * @intent_digest and is not committed yet. `affected` 0 means: refuse, write nothing.
    */
   readonly guard: string;
+  /**
+   * Records the rows the mutation wrote, in its transaction after the rows (the guard, the first
+   * statement, cannot know them yet): only on the row this epoch's guard turned committed.
+   */
+  readonly recordRows: string;
   /** Unsafe "guard on epoch only" (the fence before issue 10): no status, no intent check. */
   readonly guardEpochOnly: string;
   /** Unsafe "ignore-epoch": status and intent checked, the epoch not. */
@@ -77,6 +82,9 @@ export function fenceSql(style: FenceSqlStyle): FenceSql {
       `SELECT ${FENCE_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'updated_at_ms').join(', ')} ` +
       `FROM ${table}${style.readHint} WHERE operation_id = @operation_id`,
     guard: guard(`epoch = @epoch AND status <> ${committed} AND intent_digest = @intent_digest`),
+    recordRows:
+      `UPDATE ${table} SET rows_written = @rows_written WHERE operation_id = @operation_id ` +
+      `AND status = ${committed} AND committed_epoch = @epoch${end}`,
     guardEpochOnly: guard('epoch = @epoch'),
     guardIgnoringEpoch: guard(`status <> ${committed} AND intent_digest = @intent_digest`),
   };

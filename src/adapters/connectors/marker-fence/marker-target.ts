@@ -28,14 +28,11 @@ export interface MarkerProtocol {
     mode: PrepareFenceMode,
     nowMs: number,
   ): Promise<FenceEvidence>;
-  /** Runs first in the mutation's transaction; throws (nothing written) or answers already-committed. */
-  guard(
-    tx: SqlRunner,
-    dialect: MarkerDialect,
-    fence: FenceRef,
-    rows: number,
-    nowMs: number,
-  ): Promise<GuardOutcome>;
+  /**
+   * Runs first in the mutation's transaction, before any row is known; throws (nothing written)
+   * or answers already-committed. The kernel records the row count in the same transaction.
+   */
+  guard(tx: SqlRunner, dialect: MarkerDialect, fence: FenceRef, nowMs: number): Promise<GuardOutcome>;
   /** Runs in its own transaction after the data committed (only the split-marker flaw has one). */
   readonly afterCommit?: (
     dialect: MarkerDialect,
@@ -48,7 +45,7 @@ export interface MarkerProtocol {
 
 export const MARKER_PROTOCOL: MarkerProtocol = {
   prepare: (dialect, fence, mode, nowMs) => installFence(dialect, fence, mode, nowMs),
-  guard: (tx, dialect, fence, rows, nowMs) => guardCommit(tx, dialect.sql, fence, rows, nowMs),
+  guard: (tx, dialect, fence, nowMs) => guardCommit(tx, dialect.sql, fence, null, nowMs),
   query: (dialect, operationId) => readFence(dialect, operationId),
 };
 
@@ -98,13 +95,14 @@ export class MarkerTarget implements TargetConnector {
   }
 
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
-    const { fence, batch } = request;
+    const { fence } = request;
     const protocol = this.#protocol;
+    const dialect = this.#dialect;
     await this.#faults.hit('target.mutate:begin');
     try {
-      const receipt = await this.#dialect.mutation(async (tx): Promise<MutationReceipt> => {
+      const receipt = await dialect.mutation(async (tx): Promise<MutationReceipt> => {
         // The guard comes first: a refused commit writes not a single row.
-        const guard = await protocol.guard(tx, this.#dialect, fence, batch.rows.length, this.#now());
+        const guard = await protocol.guard(tx, dialect, fence, this.#now());
         if (!guard.applied) {
           await tx.rollback();
           const { answer } = guard;
@@ -113,7 +111,10 @@ export class MarkerTarget implements TargetConnector {
         if (request.strategy === 'replace-partition') {
           await tx.deletePartition(request.partitionColumn, request.partitionValue);
         }
-        const rowsWritten = await tx.insertRows(batch);
+        // The rows stream in chunk by chunk; the count lands in the fence in the same transaction.
+        const rowsWritten = await tx.insertRows(request.rows);
+        const { operationId, epoch } = fence;
+        await tx.run(dialect.sql.recordRows, { operation_id: operationId, epoch, rows_written: rowsWritten });
         await this.#faults.hit('target.commit:before');
         await tx.commit();
         await this.#faults.hit('target.commit:after');

@@ -1,7 +1,7 @@
-import type { FenceAnswer, FenceEvidence } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceEvidence, FenceRef } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
 import { unsafeVariantFlaws } from '../../../ports/unsafe-variants.ts';
-import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
+import type { FenceParams, MarkerDialect, SqlRunner } from './marker-dialect.ts';
 import type { GuardOutcome } from './marker-fence.ts';
 import { fenced, guardCommit, installFence, readFence, toAnswer } from './marker-fence.ts';
 import type { MarkerProtocol, MarkerTargetOptions } from './marker-target.ts';
@@ -18,11 +18,7 @@ const hide = <T extends FenceAnswer>(answer: T): T =>
     : answer;
 
 /** A guard that matches on `statement` alone and refuses with FENCED otherwise (no precise refusal). */
-async function bluntGuard(
-  tx: SqlRunner,
-  statement: string,
-  values: Readonly<Record<string, string | number>>,
-): Promise<GuardOutcome> {
+async function bluntGuard(tx: SqlRunner, statement: string, values: FenceParams): Promise<GuardOutcome> {
   const { affected } = await tx.run(statement, values);
   if (affected === 0)
     throw fenced(String(values.operation_id), 'the target fence refused the commit; nothing was written');
@@ -30,7 +26,13 @@ async function bluntGuard(
 }
 
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
-  const guard: MarkerProtocol['guard'] = (tx, dialect, fence, rows, nowMs) => {
+  const guard = (
+    tx: SqlRunner,
+    dialect: MarkerDialect,
+    fence: FenceRef,
+    rows: number | null,
+    nowMs: number,
+  ): Promise<GuardOutcome> => {
     const values = {
       operation_id: fence.operationId,
       epoch: fence.epoch,
@@ -75,7 +77,10 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
       const evidence = await installFence(dialect, fence, mode, nowMs);
       return flaws.queryLies ? hide(evidence) : evidence;
     },
-    guard: flaws.noFence || flaws.splitMarker ? async () => ({ applied: true }) : guard,
+    guard:
+      flaws.noFence || flaws.splitMarker
+        ? async () => ({ applied: true })
+        : (tx, dialect, fence, nowMs) => guard(tx, dialect, fence, null, nowMs),
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.

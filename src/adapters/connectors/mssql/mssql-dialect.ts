@@ -68,7 +68,16 @@ export function mssqlDialect(session: MssqlSession, options: MssqlDialectOptions
           return await body({
             run: (sql, params) => run(tx.request(), sql, params),
             deletePartition: (column, value) => deletePartition(tx.request(), table, column, value),
-            insertRows: (batch) => insertRows(() => tx.request(), table, batch),
+            insertRows: (batch) =>
+              insertRows(
+                {
+                  newTable: (name) => new driver.Table(name),
+                  newRequest: () => tx.request(),
+                  textType: driver.NVarChar(driver.MAX),
+                },
+                table,
+                batch,
+              ),
             commit: async () => {
               committing = true;
               // The driver hands the commit request to its connection one event-loop turn after

@@ -78,17 +78,23 @@ export function fenceModel(fake: FakeMssql, fallback?: (q: SeenQuery) => MssqlRe
       }
       return { recordset: [{ affected: hit ? 1 : 0 }], rowsAffected: [hit ? 1 : 0, 1] };
     }
+    if (q.text === sql.recordRows) {
+      const row = fences.get(id);
+      const hit = row !== undefined && row.status === 'committed' && row.committed_epoch === epoch;
+      if (hit) row.rows_written = Number(q.params.rows_written);
+      return { rowsAffected: [hit ? 1 : 0] };
+    }
     const other = fallback?.(q);
     if (other) return other;
-    return { rowsAffected: [Object.keys(q.params).length] };
+    return { rowsAffected: [q.rows?.length ?? Object.keys(q.params).length] };
   };
   return fences;
 }
 
-/** Data rows the fake saw inserted in transactions that committed (`(@p…)` tuples of INSERT INTO the target). */
+/** Data rows the fake saw bulk-loaded into the target in transactions that committed. */
 export function committedRows(fake: FakeMssql, table = '[dbo].[events]'): number {
   const committed = new Set(fake.events.flatMap((e) => (e.kind === 'commit' ? [e.tx] : [])));
   return fake.queries
-    .filter((q) => q.tx !== null && committed.has(q.tx) && q.text.startsWith(`INSERT INTO ${table}`))
-    .reduce((sum, q) => sum + (q.text.match(/\(@p/g)?.length ?? 0), 0);
+    .filter((q) => q.tx !== null && committed.has(q.tx) && q.text.startsWith(`INSERT BULK ${table} `))
+    .reduce((sum, q) => sum + (q.rows?.length ?? 0), 0);
 }

@@ -1,21 +1,8 @@
-import type { CellValue, SourceBatch } from '../../../ports/connector.ts';
+import type { CellValue, RowStream } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { MssqlFence } from './mssql-fence.ts';
-import type { MssqlPool, MssqlRequest } from './mssql-session.ts';
+import type { MssqlPool, MssqlRequest, MssqlTable } from './mssql-session.ts';
 import { MSSQL_ERRORS, bind, mssqlErrorNumber } from './mssql-session.ts';
-
-/**
- * SQL Server refuses a request with more than 2100 parameters, and sp_executesql (which the driver
- * sends) spends two of them on the statement and its declaration: stay well below.
- */
-export const MAX_PARAMETERS_PER_STATEMENT = 2000;
-/** A table value constructor (`VALUES (…), (…)`) takes at most 1000 rows. */
-export const MAX_ROWS_PER_VALUES = 1000;
-
-/** Rows one INSERT carries for a batch of `width` columns. */
-export function rowsPerStatement(width: number): number {
-  return Math.max(1, Math.min(MAX_ROWS_PER_VALUES, Math.floor(MAX_PARAMETERS_PER_STATEMENT / width)));
-}
 
 /** The target table's DDL: NVARCHAR(MAX) columns and deliberately no key, so a replay shows as duplicates. */
 export function targetTableDdl(table: string, columns: readonly string[]): string {
@@ -61,32 +48,34 @@ function text(value: CellValue | undefined): string | null {
   return value === undefined || value === null ? null : String(value);
 }
 
+/** How a bulk load is built and sent: a table of rows for the target, and a request in the transaction. */
+export interface BulkLoad {
+  readonly newTable: (name: string) => MssqlTable;
+  readonly newRequest: () => MssqlRequest;
+  /** The NVARCHAR(MAX) type, as the driver spells it. */
+  readonly textType: unknown;
+}
+
 /**
- * Inserts the batch with multi-row INSERTs of bound parameters (`@p0`, `@p1`, …), each within the
- * parameter and row limits; the caller owns the transaction and passes a request per statement.
- * Returns the rows written.
+ * Inserts the stream with the bulk-load API, one `INSERT BULK` per chunk (memory stays a chunk);
+ * the caller owns the transaction. Every column is NVARCHAR(MAX), as the target's DDL makes it.
+ * Returns the rows the server reports loaded.
  */
-export async function insertRows(
-  newRequest: () => MssqlRequest,
-  table: string,
-  batch: SourceBatch,
-): Promise<number> {
-  const width = batch.columns.length;
-  if (width === 0 || batch.rows.length === 0) return 0;
-  const perStatement = rowsPerStatement(width);
-  const head = `INSERT INTO ${quoteTable(table)} (${batch.columns.map(quoteIdentifier).join(', ')}) VALUES `;
-  for (let start = 0; start < batch.rows.length; start += perStatement) {
-    const rows = batch.rows.slice(start, start + perStatement);
-    const request = newRequest();
-    const tuples = rows.map((row, r) => {
-      const names = batch.columns.map((column, c) => {
-        const name = `p${r * width + c}`;
-        request.input(name, text(row[column]));
-        return `@${name}`;
-      });
-      return `(${names.join(', ')})`;
-    });
-    await request.query(head + tuples.join(', '));
+export async function insertRows(load: BulkLoad, table: string, rows: RowStream): Promise<number> {
+  const width = rows.columns.length;
+  if (width === 0) return 0;
+  let written = 0;
+  for await (const chunk of rows) {
+    if (chunk.length === 0) continue;
+    const bulk = load.newTable(quoteTable(table));
+    bulk.create = false;
+    for (const column of rows.columns) bulk.columns.add(column, load.textType, { nullable: true });
+    for (const row of chunk) {
+      const values: (string | null)[] = new Array<string | null>(width);
+      for (let c = 0; c < width; c++) values[c] = text(row[c]);
+      bulk.rows.add(...values);
+    }
+    written += (await load.newRequest().bulk(bulk)).rowsAffected;
   }
-  return batch.rows.length;
+  return written;
 }

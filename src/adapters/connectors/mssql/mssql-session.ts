@@ -15,6 +15,15 @@ export interface MssqlRequest {
   /** Binds a named parameter (`@name`); the driver infers the SQL type from the JS value. */
   input(name: string, value: unknown): MssqlRequest;
   query(text: string): Promise<MssqlResult>;
+  /** Loads the table's rows with the TDS bulk-load protocol (`INSERT BULK`), in the request's transaction. */
+  bulk(table: MssqlTable): Promise<{ readonly rowsAffected: number }>;
+}
+
+/** The driver's `Table`: the rows of one bulk load and the columns they fill. */
+export interface MssqlTable {
+  create: boolean;
+  readonly columns: { add(name: string, type: unknown, options?: { nullable?: boolean }): unknown };
+  readonly rows: { add(...values: unknown[]): unknown };
 }
 
 export interface MssqlTransaction {
@@ -34,6 +43,11 @@ export interface MssqlPool {
 export interface MssqlDriver {
   readonly ConnectionPool: new (config: MssqlPoolConfig) => MssqlPool;
   readonly ISOLATION_LEVEL: { readonly READ_COMMITTED: number; readonly SERIALIZABLE: number };
+  /** A bulk load's rows for the named (bracket-quoted) table. */
+  readonly Table: new (name: string) => MssqlTable;
+  /** The NVARCHAR(n) column type; with `MAX`, NVARCHAR(MAX). */
+  readonly NVarChar: (length: number) => unknown;
+  readonly MAX: number;
 }
 
 export type LoadMssqlDriver = () => Promise<MssqlDriver>;

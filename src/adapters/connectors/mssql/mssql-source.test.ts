@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { MssqlSource } from './mssql-source.ts';
+import { collectRows } from '../../../ports/row-stream.ts';
 
 const open = (fake: FakeMssql) =>
   MssqlSource.open({
@@ -24,14 +25,12 @@ describe('MssqlSource (driver slice faked: no server needed)', () => {
     });
     await using source = await open(fake);
     expect(fake.events).toEqual([]);
-    const batch = await source.read({ partitionColumn: 'part', partitionValue: 'p1' });
-    expect(batch).toEqual({
-      columns: ['id', 'v'],
-      rows: [
-        { id: '1', v: 'a' },
-        { id: '2', v: null },
-      ],
-    });
+    const stream = await source.read({ partitionColumn: 'part', partitionValue: 'p1' });
+    expect(stream.columns).toEqual(['id', 'v']);
+    expect(await collectRows(stream)).toEqual([
+      ['1', 'a'],
+      ['2', null],
+    ]);
     expect(fake.queries).toEqual([
       {
         tx: null,

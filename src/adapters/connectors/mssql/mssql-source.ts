@@ -1,11 +1,6 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type {
-  CellValue,
-  Row,
-  SourceBatch,
-  SourceConnector,
-  SourceReadRequest,
-} from '../../../ports/connector.ts';
+import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 import { parseMssqlConnectorUrl, quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession, bind } from './mssql-session.ts';
@@ -58,19 +53,17 @@ export class MssqlSource implements SourceConnector {
     return new MssqlSource(new MssqlSession(config, options.loadDriver), options);
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
+  async read(request: SourceReadRequest): Promise<RowStream> {
     const { columns, table } = this.#options;
     try {
       const sql = partitionSelectSql(table, columns, request.partitionColumn);
       const result = await this.#session.use((pool) =>
         bind(pool.request(), { partition_value: request.partitionValue }).query(sql),
       );
-      const rows = (result.recordset ?? []).map((row) => {
-        const copy: Record<string, CellValue> = {};
-        for (const column of columns) copy[column] = (row[column] ?? null) as CellValue;
-        return copy as Row;
-      });
-      return { columns, rows };
+      const rows = (result.recordset ?? []).map((row) =>
+        columns.map((column) => (row[column] ?? null) as CellValue),
+      );
+      return rowStreamOf(columns, rows);
     } catch (error) {
       if (isDponeError(error)) throw error;
       throw new DponeError(

@@ -8,6 +8,7 @@ import type { MssqlPool } from './mssql-session.ts';
 import { loadMssqlDriver } from './mssql-session.ts';
 import { MssqlSource } from './mssql-source.ts';
 import { MssqlTarget } from './mssql-target.ts';
+import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
 
 /**
  * The MSSQL target and source against a real SQL Server, e.g.
@@ -21,13 +22,10 @@ const SKIP =
   'UNVERIFIED: no SQL Server here (set DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD to run the MSSQL target live)';
 
 const COLUMNS = ['id', 'part', 'v'];
-const BATCH = {
-  columns: COLUMNS,
-  rows: [
-    { id: '1', part: 'p1', v: 'a' },
-    { id: '2', part: 'p1', v: 'b' },
-  ],
-};
+const ROWS = [
+  ['1', 'p1', 'a'],
+  ['2', 'p1', 'b'],
+];
 // One table and fresh operation ids per run: runs share the server's fence table.
 const TABLE = `dpone_live_${process.pid}_${Date.now()}`;
 
@@ -58,7 +56,7 @@ const request = (operationId: string, epoch: number): MutationRequest => ({
   strategy: 'append',
   partitionColumn: 'part',
   partitionValue: 'p1',
-  batch: BATCH,
+  rows: rowStreamOf(COLUMNS, ROWS),
 });
 
 const opId = () => `sha256:${randomUUID().replaceAll('-', '')}`;
@@ -117,7 +115,9 @@ if (url === '') {
         table: TABLE,
         columns: COLUMNS,
       });
-      expect((await source.read({ partitionColumn: 'part', partitionValue: 'p1' })).rows).toEqual(BATCH.rows);
+      expect(await collectRows(await source.read({ partitionColumn: 'part', partitionValue: 'p1' }))).toEqual(
+        ROWS,
+      );
     });
 
     it('a zombie parked before COMMIT holds the guard lock: the new epoch waits, then sees it committed once', async () => {

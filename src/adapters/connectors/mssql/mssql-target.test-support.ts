@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { DponeError } from '../../../contracts/errors.ts';
-import type { MutationRequest, SourceBatch } from '../../../ports/connector.ts';
+import type { MutationRequest, Row } from '../../../ports/connector.ts';
+import { rowStreamOf } from '../../../ports/row-stream.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { FakeMssql } from './mssql-fake-driver.ts';
 import { MssqlTarget } from './mssql-target.ts';
@@ -32,9 +33,15 @@ export const ref = (epoch: number, holder = `h${epoch}`) => ({
 });
 export const CREATE = { create: true } as const;
 
-export function batch(n: number, columns = COLUMNS): SourceBatch {
+/** Rows of a test partition, with their columns (`request` streams them). */
+export interface TestRows {
+  readonly columns: readonly string[];
+  readonly rows: readonly Row[];
+}
+
+export function batch(n: number, columns = COLUMNS): TestRows {
   const rows = Array.from({ length: n }, (_, i) =>
-    Object.fromEntries(columns.map((c, j) => [c, j === 0 ? i : c === 'part' ? 'p1' : `v${i}`])),
+    columns.map((c, j) => (j === 0 ? i : c === 'part' ? 'p1' : `v${i}`)),
   );
   return { columns, rows };
 }
@@ -49,7 +56,7 @@ export function request(
     strategy,
     partitionColumn: 'part',
     partitionValue: 'p1',
-    batch: rows,
+    rows: rowStreamOf(rows.columns, rows.rows),
   };
 }
 

@@ -69,19 +69,24 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     fake.events.length = 0;
     expect(await target.mutate(request(1))).toEqual({ applied: true, rowsWritten: 2, epoch: 1 });
     const tx = (fake.events[0] as { tx: number }).tx;
-    expect(fake.kinds).toEqual(['begin', 'query', 'query', 'commit']);
+    expect(fake.kinds).toEqual(['begin', 'query', 'bulk', 'query', 'commit']);
     expect(inTx(fake, tx)[0]).toBe(FENCE_SQL.guard);
+    // The guard comes before any row, so it cannot know their count: the last statement records it.
     expect(fake.queries[0]!.params).toEqual({
       operation_id: OP,
       epoch: 1,
       intent_digest: INTENT,
       holder: 'h1',
-      rows_written: 2,
+      rows_written: null,
       now_ms: expect.any(Number),
     });
-    expect(inTx(fake, tx)[1]).toMatch(
-      /^INSERT INTO \[dbo\]\.\[events\] \(\[id\], \[part\], \[v\]\) VALUES \(@p0, @p1, @p2\), \(@p3/,
-    );
+    expect(inTx(fake, tx)[1]).toBe('INSERT BULK [dbo].[events] ([id], [part], [v])');
+    expect(fake.queries[1]!.rows).toEqual([
+      ['0', 'p1', 'v0'],
+      ['1', 'p1', 'v1'],
+    ]);
+    expect(inTx(fake, tx)[2]).toBe(FENCE_SQL.recordRows);
+    expect(fake.queries[2]!.params).toEqual({ operation_id: OP, epoch: 1, rows_written: 2 });
     expect(await target.queryFence(OP)).toMatchObject({
       status: 'committed',
       epoch: 1,
@@ -201,7 +206,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     await target.prepareFence(ref(1), CREATE);
     const beforeCommit = await caught(target.mutate(request(1)));
     expect(beforeCommit.code).toBe(ERROR_CODES.COMMIT_UNKNOWN);
-    expect(fake.kinds.slice(-3)).toEqual(['query', 'rollback', 'close']);
+    expect(fake.kinds.slice(-3)).toEqual(['bulk', 'rollback', 'close']);
 
     let armed = false;
     const lost = new FakeMssql();

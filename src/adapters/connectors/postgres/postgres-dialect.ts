@@ -4,7 +4,8 @@ import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/mark
 import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
-import { deletePartition, insertRows } from './postgres-rows.ts';
+import { copyRows } from './postgres-copy.ts';
+import { deletePartition } from './postgres-rows.ts';
 import type { PostgresSession, SqlClient } from './postgres-session.ts';
 
 /** The PostgreSQL dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
@@ -90,8 +91,10 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
               needing(`UPDATE on the fence table ${fenceName}`, () => run(client, sql, params)),
             deletePartition: (column, value) =>
               needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
-            insertRows: (batch) =>
-              needing(`INSERT on table ${table}`, () => insertRows(client, table, batch)),
+            insertRows: (rows) =>
+              needing(`INSERT on table ${table}`, () =>
+                copyRows(client, table, rows, { stallMs: session.queryTimeoutMs }),
+              ),
             commit: async () => {
               // node-postgres writes COMMIT to the socket synchronously inside query(); the reply
               // is only observed when awaited. A kill at `target.commit:sent` therefore leaves the

@@ -1,6 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { TargetCreateSpec } from '../../../contracts/workload.ts';
-import type { SourceBatch } from '../../../ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { needing } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
@@ -73,24 +72,4 @@ export async function deletePartition(
     [value],
   );
   return result.rowCount ?? 0;
-}
-
-const MAX_PARAMS = 60_000;
-
-/** Inserts the batch with multi-row INSERTs; the caller owns the transaction. Returns the rows written. */
-export async function insertRows(client: SqlClient, table: string, batch: SourceBatch): Promise<number> {
-  const width = batch.columns.length;
-  if (width === 0 || batch.rows.length === 0) return 0;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / width));
-  const head = `INSERT INTO ${quoteTable(table)} (${batch.columns.map(quoteIdentifier).join(', ')}) VALUES `;
-  for (let start = 0; start < batch.rows.length; start += perStatement) {
-    const rows = batch.rows.slice(start, start + perStatement);
-    const values: unknown[] = [];
-    const tuples = rows.map((row, r) => {
-      for (const column of batch.columns) values.push(row[column] ?? null);
-      return `(${batch.columns.map((_, c) => `$${r * width + c + 1}`).join(', ')})`;
-    });
-    await client.query(head + tuples.join(', '), values);
-  }
-  return batch.rows.length;
 }

@@ -21,6 +21,11 @@ export class PostgresSession {
     this.#config = config;
   }
 
+  /** The per-statement bound the connection was opened with (query_timeout_ms). */
+  get queryTimeoutMs(): number {
+    return this.#config.query_timeout;
+  }
+
   async client(): Promise<pg.Client> {
     if (this.#client) return this.#client;
     const client = new pg.Client({ ...this.#config });

@@ -2,13 +2,18 @@ import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type {
   CellValue,
   Row,
-  SourceBatch,
+  RowChunk,
+  RowStream,
   SourceConnector,
   SourceReadRequest,
 } from '../../../ports/connector.ts';
+import { DEFAULT_CHUNK_ROWS, rowStream } from '../../../ports/row-stream.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
+
+const CURSOR = 'dpone_partition';
+const CHUNK_ROWS = DEFAULT_CHUNK_ROWS;
 
 export interface PostgresSourceOptions {
   readonly url: string;
@@ -19,7 +24,7 @@ export interface PostgresSourceOptions {
 
 /**
  * Reads one partition of a PostgreSQL table as text values in the canonical forms the session
- * pins (postgres-config.ts SESSION_SETTINGS), ordered by every column so two reads compare equal.
+ * pins (postgres-config.ts SESSION_SETTINGS), through a server-side cursor.
  * The partition value is compared in the column's own type (the server types the parameter from
  * the column), so a date matches as a date, not as one spelling of it. Connects on first read.
  */
@@ -46,24 +51,69 @@ export class PostgresSource implements SourceConnector {
     );
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
+  /**
+   * Opens a server-side cursor in a READ ONLY transaction (one snapshot for the whole read) and
+   * fetches it chunk by chunk: the partition is never one result set in memory. The cursor is
+   * declared here, so a missing table or column, a privilege or a partition value the column's
+   * type cannot read fails the read before any mutation. Rows come in the server's scan order:
+   * nothing reads the order, and a sort of a large partition costs time.
+   */
+  async read(request: SourceReadRequest): Promise<RowStream> {
     const columns = this.#options.columns;
     const table = this.#options.table;
-    const list = columns.map((c) => `${quoteIdentifier(c)}::text AS ${quoteIdentifier(c)}`).join(', ');
-    const order = columns.map((c) => `${quoteIdentifier(c)}::text`).join(', ');
+    const list = columns.map((c) => `${quoteIdentifier(c)}::text`).join(', ');
     const sql =
-      `SELECT ${list} FROM ${quoteTable(table)} ` +
-      `WHERE ${quoteIdentifier(request.partitionColumn)} = $1 ORDER BY ${order}`;
+      `DECLARE ${CURSOR} NO SCROLL CURSOR FOR SELECT ${list} FROM ${quoteTable(table)} ` +
+      `WHERE ${quoteIdentifier(request.partitionColumn)} = $1`;
+    const session = this.#session;
     try {
-      const result = await this.#session.use((client) =>
-        needing(`SELECT on table ${table} (and USAGE on its schema)`, () =>
+      await session.use(async (client) => {
+        await client.query('BEGIN READ ONLY');
+        await needing(`SELECT on table ${table} (and USAGE on its schema)`, () =>
           client.query(sql, [request.partitionValue]),
-        ),
-      );
-      return { columns, rows: result.rows.map((row) => ({ ...(row as Record<string, CellValue>) }) as Row) };
+        );
+      });
     } catch (error) {
       throw readFailure(this.identity, error);
     }
+    const identity = this.identity;
+    const fetch = { text: `FETCH ${CHUNK_ROWS} FROM ${CURSOR}`, rowMode: 'array' } as const;
+    const fetchChunk = () =>
+      session.use(async (client) => (await client.query<CellValue[]>(fetch)).rows as Row[]);
+    // One FETCH in flight while the consumer writes the chunk before it: the server produces the
+    // next chunk while the target takes this one (memory: two chunks).
+    let ahead: Promise<Row[]> | null = null;
+    async function* chunks(): AsyncGenerator<RowChunk> {
+      let next = fetchChunk();
+      for (;;) {
+        let rows: Row[];
+        try {
+          rows = await next;
+        } catch (error) {
+          throw readFailure(identity, error);
+        }
+        const more = rows.length === CHUNK_ROWS;
+        if (more) {
+          next = fetchChunk();
+          ahead = next;
+          next.catch(() => undefined); // read when awaited; a stream closed early drops it
+        }
+        if (rows.length > 0) yield rows;
+        if (!more) return;
+      }
+    }
+    // Ends the read transaction (and the cursor with it) once a FETCH still in flight is answered;
+    // a connection that failed is gone already.
+    const release = async () => {
+      await ahead?.catch(() => undefined);
+      await session
+        .use((client) => client.query('ROLLBACK'))
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+    };
+    return rowStream(columns, chunks, release);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import type { TargetConnector } from '../../../ports/connector.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
 
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
@@ -16,13 +17,10 @@ if (unverified) console.warn(`UNVERIFIED postgres connectors: ${binaries.missing
 let cluster: LocalPostgresCluster;
 let n = 0;
 const COLUMNS = ['id', 'part', 'v'];
-const BATCH = {
-  columns: COLUMNS,
-  rows: [
-    { id: '1', part: 'p1', v: 'a' },
-    { id: '2', part: 'p1', v: 'b' },
-  ],
-};
+const ROWS = [
+  ['1', 'p1', 'a'],
+  ['2', 'p1', 'b'],
+];
 
 async function admin<T>(database: string, body: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({
@@ -68,7 +66,7 @@ const request = (epoch: number) => ({
   strategy: 'append' as const,
   partitionColumn: 'part',
   partitionValue: 'p1',
-  batch: BATCH,
+  rows: rowStreamOf(COLUMNS, ROWS),
 });
 
 const count = (db: string) =>
@@ -109,7 +107,9 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
       table: 'events',
       columns: COLUMNS,
     });
-    expect((await source.read({ partitionColumn: 'part', partitionValue: 'p1' })).rows).toEqual(BATCH.rows);
+    expect(await collectRows(await source.read({ partitionColumn: 'part', partitionValue: 'p1' }))).toEqual(
+      ROWS,
+    );
   });
 
   it('the guard holds the row lock: a new epoch waits for the zombie commit, then sees it committed', async () => {

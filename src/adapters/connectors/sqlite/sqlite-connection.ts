@@ -10,6 +10,10 @@ export interface SqliteStatement {
   columns(): readonly unknown[];
   /** Integers come back as bigint (exact beyond 2^53) instead of a rounded number. */
   setReadBigInts(enabled: boolean): void;
+  /** Rows come back as arrays of values in column order instead of objects. */
+  setReturnArrays(enabled: boolean): void;
+  /** Steps through the result one row at a time (nothing is read ahead). */
+  iterate(...params: SqliteParams): IterableIterator<unknown>;
 }
 
 export interface SqliteDatabase {

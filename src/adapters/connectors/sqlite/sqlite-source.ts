@@ -1,31 +1,10 @@
 import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type {
-  CellValue,
-  Row,
-  SourceBatch,
-  SourceConnector,
-  SourceReadRequest,
-} from '../../../ports/connector.ts';
+import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
+import { DEFAULT_CHUNK_ROWS, rowStream } from '../../../ports/row-stream.ts';
+import { partitionChunks } from './sqlite-chunks.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
-import { openSqliteReadOnly, quoteIdentifier } from './sqlite-connection.ts';
-
-/**
- * An INTEGER beyond ±2^53 cannot be a JS number without rounding (9007199254740993 would arrive as
- * …992): such a value travels as its exact decimal text, every other integer as a number.
- */
-function exactIntegers(row: Record<string, unknown>): Row {
-  const out: Record<string, CellValue> = {};
-  for (const [column, value] of Object.entries(row)) {
-    out[column] =
-      typeof value === 'bigint'
-        ? value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-          ? Number(value)
-          : value.toString()
-        : (value as CellValue);
-  }
-  return out;
-}
+import { openSqliteReadOnly } from './sqlite-connection.ts';
 
 /**
  * A table or column the workload names that the source does not have: no retry can make it
@@ -58,7 +37,7 @@ function missingColumns(db: SqliteDatabase, table: string, columns: readonly str
     );
 }
 
-/** Reads one partition of a SQLite table, ordered by every column so two reads compare equal. */
+/** Reads one partition of a SQLite table, chunk by chunk. */
 export class SqliteSource implements SourceConnector {
   readonly identity: string;
   readonly #db: SqliteDatabase;
@@ -111,24 +90,39 @@ export class SqliteSource implements SourceConnector {
     return new SqliteSource(db, table, columns);
   }
 
-  async read(request: SourceReadRequest): Promise<SourceBatch> {
-    const list = this.#columns.map(quoteIdentifier).join(', ');
-    const sql =
-      `SELECT ${list} FROM ${quoteIdentifier(this.#table)} ` +
-      `WHERE CAST(${quoteIdentifier(request.partitionColumn)} AS TEXT) = ? ORDER BY ${list}`;
-    try {
-      const statement = this.#db.prepare(sql);
-      statement.setReadBigInts(true);
-      const rows = statement.all(request.partitionValue);
-      return { columns: this.#columns, rows: rows.map(exactIntegers) };
-    } catch (error) {
-      throw new DponeError(
+  /**
+   * Reads the partition chunk by chunk in one read transaction (see sqlite-chunks.ts): nothing is
+   * read ahead of the chunk being yielded. Rows come in the table's storage order: the target has
+   * no order and the checker's parity digest is order-independent, so a sort would only cost time.
+   */
+  async read(request: SourceReadRequest): Promise<RowStream> {
+    const failed = (error: unknown) =>
+      new DponeError(
         ERROR_CODES.PRE_COMMIT_FAILED,
         `the SQLite source ${this.identity} could not be read`,
         {},
         { cause: error },
       );
+    let opened: ReturnType<typeof partitionChunks>;
+    try {
+      opened = partitionChunks(this.#db, {
+        table: this.#table,
+        columns: this.#columns,
+        partitionColumn: request.partitionColumn,
+        partitionValue: request.partitionValue,
+        size: DEFAULT_CHUNK_ROWS,
+      });
+    } catch (error) {
+      throw failed(error);
     }
+    function* chunks(): Generator<RowChunk> {
+      try {
+        yield* opened.chunks;
+      } catch (error) {
+        throw failed(error);
+      }
+    }
+    return rowStream(this.#columns, chunks, opened.release);
   }
 
   async close(): Promise<void> {

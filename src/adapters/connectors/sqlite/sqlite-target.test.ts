@@ -3,8 +3,13 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { MutationRequest } from '../../../ports/connector.ts';
+import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { MemoryJournal } from '../../journal/memory/memory-journal.ts';
+import { RecoveryAwareExecutor } from '../../../core/executor.ts';
+import { SYSTEM_CLOCK } from '../../../ports/clock.ts';
+import type { MutationRequest, SourceConnector } from '../../../ports/connector.ts';
+import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import { collectRows, rowStream, rowStreamOf } from '../../../ports/row-stream.ts';
 import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
 import { flawedProtocol } from '../marker-fence/marker-unsafe-target.ts';
 import { MarkerTarget } from '../marker-fence/marker-target.ts';
@@ -43,13 +48,13 @@ async function request(
   strategy: MutationRequest['strategy'] = 'append',
 ): Promise<MutationRequest> {
   await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
-  const batch = await source.read({ partitionColumn: 'day', partitionValue: '2026-01-02' });
+  const rows = await collectRows(await source.read({ partitionColumn: 'day', partitionValue: '2026-01-02' }));
   return {
     fence: ref(epoch),
     strategy,
     partitionColumn: 'day',
     partitionValue: '2026-01-02',
-    batch,
+    rows: rowStreamOf(columns, rows),
   };
 }
 
@@ -69,9 +74,10 @@ describe('SqliteSource', () => {
     });
   });
 
-  it('reads exactly one partition, ordered by the columns', async () => {
-    const { batch } = await request(1);
-    expect(batch.rows.map((row) => row.id)).toEqual([1, 2]);
+  it('reads exactly one partition', async () => {
+    const { rows } = await request(1);
+    expect(rows.columns).toEqual(columns);
+    expect((await collectRows(rows)).map((row) => row[1]).sort()).toEqual([1, 2]);
   });
 });
 
@@ -127,6 +133,74 @@ describe('SqliteTarget', () => {
     await target.prepareFence(ref(1), CREATE);
     await target.mutate(await request(1, 'replace-partition'));
     expect(targetRows().map((row) => (row as { id: number }).id)).toEqual([1, 2, 8]);
+  });
+});
+
+describe('a source that fails while its rows stream in', () => {
+  function* failing() {
+    yield [['2026-01-02', 1, 1.5]];
+    throw new DponeError(ERROR_CODES.PRE_COMMIT_FAILED, 'the source connection was lost mid-read');
+  }
+  const failingRequest = (epoch: number): MutationRequest => ({
+    fence: ref(epoch),
+    strategy: 'append',
+    partitionColumn: 'day',
+    partitionValue: '2026-01-02',
+    rows: rowStream(columns, failing),
+  });
+
+  it('rolls the whole transaction back: the first chunk is not kept, the fence stays open', async () => {
+    await using target = await SqliteTarget.open(targetOptions());
+    await target.prepareFence(ref(1), CREATE);
+    await expect(target.mutate(failingRequest(1))).rejects.toMatchObject({
+      code: ERROR_CODES.PRE_COMMIT_FAILED,
+    });
+    expect(targetRows()).toEqual([]);
+    expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 1 });
+  });
+
+  it('the executor asks the fence, which proves nothing landed, and a retry loads every row once', async () => {
+    const journal = new MemoryJournal();
+    await using target = await SqliteTarget.open(targetOptions());
+    await using good = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
+    const failingSource: SourceConnector = {
+      identity: 'sqlite:events',
+      read: async () => rowStream(columns, failing),
+      close: async () => undefined,
+      [Symbol.asyncDispose]: async () => undefined,
+    };
+    const execute = (source: SourceConnector, holder: string) =>
+      new RecoveryAwareExecutor({
+        journal,
+        source,
+        target,
+        state: { complete: async () => undefined },
+        faults: NO_FAULTS,
+        clock: SYSTEM_CLOCK,
+      }).execute({
+        operationId: OP,
+        intentDigest: INTENT,
+        metadata: {
+          workload_id: 'w',
+          target_identity: 'sqlite:events',
+          fence_location: target.fenceLocation,
+        },
+        strategy: 'append',
+        partitionColumn: 'day',
+        partitionValue: '2026-01-02',
+        holder,
+        leaseTtlMs: 30_000,
+      });
+    await expect(execute(failingSource, 'first')).rejects.toMatchObject({
+      code: ERROR_CODES.PRE_COMMIT_FAILED,
+    });
+    expect(targetRows()).toEqual([]);
+    expect(await execute(good, 'retry')).toMatchObject({
+      status: 'committed',
+      rowsWritten: 2,
+      mutated: true,
+    });
+    expect(targetRows()).toHaveLength(2);
   });
 });
 

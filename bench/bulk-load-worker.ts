@@ -1,0 +1,82 @@
+// One protocol operation (journal, lease, fence, streamed load, completion) in its own process, so
+// its peak RSS is the worker's alone. Spawned by bulk-load.ts; prints one JSON line:
+// { ms, cpu_ms, rss_mb }. Arguments: one JSON object (see WorkerJob).
+import { join } from 'node:path';
+import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
+import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
+import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
+import { SqliteTarget } from '../src/adapters/connectors/sqlite/sqlite-target.ts';
+import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
+import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
+import { RecoveryAwareExecutor } from '../src/core/executor.ts';
+import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
+import type { SourceConnector, TargetConnector } from '../src/ports/connector.ts';
+import { NO_FAULTS } from '../src/ports/fault-points.ts';
+import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
+import type { WorkerJob } from './bulk-load-shape.ts';
+import { BULK_COLUMNS, BULK_DAY, BULK_TYPES } from './bulk-load-shape.ts';
+
+async function open(job: WorkerJob): Promise<[SourceConnector, TargetConnector, TargetCommitJournalPort]> {
+  if (job.database === 'sqlite') {
+    return [
+      await SqliteSource.open(join(job.dir, 'source.db'), 'src', BULK_COLUMNS),
+      await SqliteTarget.open({
+        path: join(job.dir, 'target.db'),
+        table: job.table,
+        columns: BULK_COLUMNS,
+        naturalKey: ['id'],
+      }),
+      await SqliteJournal.open(join(job.dir, `journal-${job.table}.db`)),
+    ];
+  }
+  const url = job.url!;
+  const password = process.env.DPONE_BENCH_PG_PASSWORD;
+  return [
+    await PostgresSource.open({ url, password, table: 'bulk_src', columns: BULK_COLUMNS }),
+    await PostgresTarget.open({
+      url,
+      password,
+      table: job.table,
+      columns: BULK_COLUMNS,
+      create: { columns: BULK_TYPES },
+      naturalKey: ['id'],
+    }),
+    await PostgresJournal.open(url, password),
+  ];
+}
+
+const job = JSON.parse(process.argv[2]!) as WorkerJob;
+const [source, target, journal] = await open(job);
+const executor = new RecoveryAwareExecutor({
+  journal,
+  source,
+  target,
+  state: new FileStateSink(join(job.dir, `state-${job.table}`)),
+  faults: NO_FAULTS,
+  clock: SYSTEM_CLOCK,
+});
+const cpu = process.cpuUsage();
+const started = performance.now();
+const outcome = await executor.execute({
+  operationId: `sha256:${Buffer.from(job.table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+  intentDigest: `sha256:${'1'.repeat(64)}`,
+  metadata: { workload_id: 'bench', target_identity: `${job.database}:${job.table}` },
+  strategy: 'append',
+  partitionColumn: 'day',
+  partitionValue: BULK_DAY,
+  holder: 'bench',
+  leaseTtlMs: 600_000,
+});
+const ms = performance.now() - started;
+const used = process.cpuUsage(cpu);
+await Promise.all([journal.close(), target.close(), source.close()]);
+console.log(
+  JSON.stringify({
+    ms,
+    cpu_ms: (used.user + used.system) / 1000,
+    rss_mb: process.resourceUsage().maxRSS / 1024,
+    status: outcome.status,
+    rows: outcome.rowsWritten,
+  }),
+);

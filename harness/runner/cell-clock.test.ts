@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteJournal } from '../../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/core/harness-clock.ts';
+import type { CellFixture } from '../routes/route.ts';
+import { CellClock } from './cell-clock.ts';
+
+const OP = `sha256:${'a'.repeat(64)}`;
+const TTL_MS = 60_000;
+
+describe('cell clock', () => {
+  let dir: string;
+  let fixture: CellFixture;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dpone-cell-clock-'));
+    const path = join(dir, 'journal.db');
+    fixture = { openJournal: () => SqliteJournal.open(path) } as unknown as CellFixture;
+    const journal = await SqliteJournal.open(path);
+    const { entry } = await journal.createIntent({
+      operationId: OP,
+      intentDigest: `sha256:${'b'.repeat(64)}`,
+      metadata: { workload_id: 'w', target_identity: 'sqlite:t' },
+      nowMs: Date.now(),
+    });
+    // A worker took a one-minute lease and died.
+    await journal.acquireLease({
+      operationId: OP,
+      expectedVersion: entry.version,
+      holder: 'dead',
+      ttlMs: TTL_MS,
+      nowMs: Date.now(),
+    });
+    await journal.close();
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function takeOver(nowMs: number) {
+    const journal = await SqliteJournal.open(join(dir, 'journal.db'));
+    try {
+      const entry = (await journal.get(OP))!;
+      return await journal.acquireLease({
+        operationId: OP,
+        expectedVersion: entry.version,
+        holder: 'next',
+        ttlMs: TTL_MS,
+        nowMs,
+      });
+    } finally {
+      await journal.close();
+    }
+  }
+
+  it('moves past the stored lease at once, and the journal itself then lets the next worker in', async () => {
+    const clock = new CellClock();
+    await expect(takeOver(clock.nowMs())).rejects.toMatchObject({ code: ERROR_CODES.CAS_CONFLICT });
+    const started = performance.now();
+    await clock.passLeases(fixture);
+    expect(performance.now() - started).toBeLessThan(TTL_MS / 10); // arranged, not waited for
+    expect(clock.offsetMs).toBeGreaterThan(TTL_MS - 1_000);
+    // The worker reads the offset from its environment, as a harness worker does.
+    const worker = clockFromEnv({ DPONE_HARNESS: '1', ...clock.env() });
+    expect((await takeOver(worker.nowMs())).lease?.holder).toBe('next');
+  });
+
+  it('only ever moves forward', async () => {
+    const clock = new CellClock();
+    await clock.passLeases(fixture);
+    const offset = clock.offsetMs;
+    await clock.passLeases(fixture);
+    expect(clock.offsetMs).toBe(offset);
+    expect(clock.env()).toEqual({ [CLOCK_OFFSET_ENV]: String(offset) });
+  });
+
+  it('has no offset, and passes no variable, until a lease needs passing', () => {
+    const clock = new CellClock();
+    expect(clock.offsetMs).toBe(0);
+    expect(clock.env()).toEqual({});
+  });
+});

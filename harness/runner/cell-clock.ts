@@ -1,0 +1,65 @@
+import { CLOCK_OFFSET_ENV } from '../../src/core/harness-clock.ts';
+import type { CellFixture } from '../routes/route.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Slack past the lease's expiry instant, for the gap between this clock read and the worker's. */
+const EXPIRY_SLACK_MS = 15;
+
+/** The newest lease expiry the cell's journal holds (cell time), or null when no lease is held. */
+async function latestLeaseExpiry(fixture: CellFixture): Promise<number | null> {
+  const journal = await fixture.openJournal();
+  try {
+    let latest: number | null = null;
+    for (const id of await journal.list()) {
+      const expires = (await journal.get(id))?.lease?.expires_at_ms;
+      if (expires !== undefined && (latest === null || expires > latest)) latest = expires;
+    }
+    return latest;
+  } finally {
+    await journal.close();
+  }
+}
+
+/**
+ * One cell's clock: the machine's plus an offset that only grows. Every worker the cell starts
+ * runs on it (CLOCK_OFFSET_ENV), so "the dead worker's lease has expired" is arranged by moving
+ * the cell's clock past the expiry the journal stored, instead of sleeping until it is true. The
+ * journal still decides: it compares the instant a worker hands it with the expiry it stored. A
+ * worker started earlier (a paused zombie) keeps the offset it started with: it runs behind,
+ * as a process whose clock lags would.
+ */
+export class CellClock {
+  #offsetMs = 0;
+
+  get offsetMs(): number {
+    return this.#offsetMs;
+  }
+
+  /** Now, as the cell's next worker will see it. */
+  nowMs(): number {
+    return Date.now() + this.#offsetMs;
+  }
+
+  /** The environment a worker needs to run on this clock. */
+  env(): Readonly<Record<string, string>> {
+    return this.#offsetMs > 0 ? { [CLOCK_OFFSET_ENV]: String(this.#offsetMs) } : {};
+  }
+
+  /** Moves the clock past every lease the cell's journal holds: the next worker finds them expired. */
+  async passLeases(fixture: CellFixture): Promise<void> {
+    const expires = await latestLeaseExpiry(fixture);
+    if (expires === null) return;
+    const ahead = expires - Date.now() + EXPIRY_SLACK_MS;
+    if (ahead > this.#offsetMs) this.#offsetMs = ahead;
+  }
+
+  /**
+   * Sleeps until every lease has expired on the machine's clock: for workers the harness does not
+   * start itself (a real Airflow's tries), which run on that clock.
+   */
+  async waitPastLeases(fixture: CellFixture): Promise<void> {
+    const expires = await latestLeaseExpiry(fixture);
+    const wait = expires === null ? 0 : expires - Date.now() + EXPIRY_SLACK_MS;
+    if (wait > 0) await sleep(wait);
+  }
+}

@@ -1,0 +1,105 @@
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { RowChunk, RowStream } from '../../../ports/connector.ts';
+import { quoteIdentifier, quoteTable } from './postgres-config.ts';
+
+/**
+ * COPY … FROM STDIN, text format: the server's own bulk path, one statement however many rows.
+ * Every value travels as text the column's type parses (as a bound parameter did before), NULL
+ * as `\N`; backslash, tab, newline and carriage return are escaped, bytes go as bytea hex.
+ */
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED = /[\\\t\n\r]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function copyText(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string')
+    return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => ESCAPES[c]!) : value;
+  // A SQLite BLOB arrives as bytes: bytea's hex input, its backslash escaped for COPY.
+  if (value instanceof Uint8Array) return `\\\\x${Buffer.from(value).toString('hex')}`;
+  return String(value);
+}
+
+/** One chunk as COPY text lines. */
+export function encodeCopyChunk(chunk: RowChunk): string {
+  let text = '';
+  for (const row of chunk) {
+    for (let i = 0; i < row.length; i++) text += (i === 0 ? '' : '\t') + copyText(row[i]);
+    text += '\n';
+  }
+  return text;
+}
+
+/** Raised into the COPY when the source stops: the server aborts the COPY (CopyFail), nothing lands. */
+const SOURCE_STOPPED = 'dpone: the source rows stopped before the end';
+
+/** What bounds a COPY instead of the per-statement timeout: how long one step may stall. */
+export interface CopyBounds {
+  /** Each chunk must be taken by the socket, and the server must answer the end, within this. */
+  readonly stallMs: number;
+}
+
+/** The longest timer Node takes: the client's per-query timeout, in effect lifted for the COPY. */
+const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
+
+/** Waits for `step`; past `ms`, `onStall` aborts what it waits on and the wait rejects. */
+async function within<T>(step: Promise<T>, ms: number, onStall: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`dpone: the COPY made no progress for ${ms} ms`);
+      onStall();
+      reject(error);
+    }, ms);
+  });
+  try {
+    return await Promise.race([step, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Streams the rows into `table` with one COPY in the caller's open transaction, chunk by chunk
+ * with the socket's backpressure (memory bounded by a chunk). Returns the rows the server
+ * counted. A failure of the source or of the server rejects; the transaction is then aborted.
+ *
+ * A COPY lasts as long as the partition is large, so a per-statement bound (the server's
+ * statement_timeout, the client's query_timeout) would cap the partition size: this transaction
+ * lifts both for the COPY only and bounds every step's stall instead (`bounds.stallMs`).
+ */
+export async function copyRows(
+  client: pg.Client,
+  table: string,
+  rows: RowStream,
+  bounds: CopyBounds,
+): Promise<number> {
+  const columns = rows.columns.map(quoteIdentifier).join(', ');
+  await client.query('SET LOCAL statement_timeout = 0');
+  const copy = client.query(
+    Object.assign(copyFrom(`COPY ${quoteTable(table)} (${columns}) FROM STDIN`), {
+      query_timeout: NO_QUERY_TIMEOUT,
+    }),
+  );
+  const done = finished(copy);
+  done.catch(() => undefined);
+  const stall = () => copy.destroy(new Error(SOURCE_STOPPED));
+  try {
+    for await (const chunk of rows) {
+      if (!copy.write(encodeCopyChunk(chunk)))
+        await within(Promise.race([once(copy, 'drain'), done]), bounds.stallMs, stall);
+    }
+  } catch (error) {
+    copy.destroy(new Error(SOURCE_STOPPED));
+    await done.catch(() => undefined);
+    throw error;
+  }
+  copy.end();
+  await within(done, bounds.stallMs, stall);
+  // Back to the session's pinned bound for the rest of the transaction (the fence's row count, COMMIT).
+  await client.query('RESET statement_timeout');
+  return copy.rowCount;
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../contracts/errors.ts';
+import type { Row, SourceConnector } from '../ports/connector.ts';
+import { collectRows, rowStream } from '../ports/row-stream.ts';
+import { refusingEmptyPartitions } from './empty-partition.ts';
+
+/** A source whose read yields `chunks` and counts how often its read was released. */
+function source(chunks: readonly (readonly Row[])[]) {
+  const seen = { released: 0, pulled: 0 };
+  const connector: SourceConnector = {
+    identity: 'fake:src',
+    read: async () =>
+      rowStream(
+        ['id'],
+        function* () {
+          for (const chunk of chunks) {
+            seen.pulled++;
+            yield chunk;
+          }
+        },
+        () => void seen.released++,
+      ),
+    close: async () => undefined,
+    [Symbol.asyncDispose]: async () => undefined,
+  };
+  return { connector, seen };
+}
+
+const REQUEST = { partitionColumn: 'day', partitionValue: '2026-07-18' };
+
+describe('refusing empty partitions on a stream', () => {
+  it('refuses a partition with no rows before answering, and releases the read', async () => {
+    const { connector, seen } = source([[], []]);
+    await expect(refusingEmptyPartitions(connector).read(REQUEST)).rejects.toMatchObject({
+      code: ERROR_CODES.OBJECT_NOT_FOUND,
+      fields: { field: 'data.partition.value' },
+    });
+    expect(seen.released).toBe(1);
+  });
+
+  it('looks at the first chunk only, then yields every row once, the first chunk included', async () => {
+    const { connector, seen } = source([[[1], [2]], [[3]]]);
+    const stream = await refusingEmptyPartitions(connector).read(REQUEST);
+    expect(seen.pulled).toBe(1);
+    expect(await collectRows(stream)).toEqual([[1], [2], [3]]);
+    expect(seen.released).toBe(1);
+  });
+
+  it('a stream closed unread releases the read', async () => {
+    const { connector, seen } = source([[[1]], [[2]]]);
+    const stream = await refusingEmptyPartitions(connector).read(REQUEST);
+    await stream.close();
+    expect(seen.released).toBe(1);
+  });
+});
