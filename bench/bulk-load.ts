@@ -58,6 +58,7 @@ interface WorkerRun {
   readonly cpu_ms: number;
   readonly rss_mb: number;
   readonly rows: number;
+  readonly status: string;
 }
 
 async function worker(job: WorkerJob, expected: number, flags: readonly string[]): Promise<WorkerRun> {
@@ -66,7 +67,11 @@ async function worker(job: WorkerJob, expected: number, flags: readonly string[]
     maxBuffer: 16 * 2 ** 20,
   });
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as WorkerRun;
-  if (result.rows !== expected) throw new Error(`the worker wrote ${result.rows} rows, not ${expected}`);
+  // A fresh operation each run: an `already-complete` answer would time nothing.
+  if (result.status !== 'committed' || result.rows !== expected)
+    throw new Error(
+      `the worker ended ${result.status} with ${result.rows} rows, not committed with ${expected}`,
+    );
   return result;
 }
 
@@ -131,15 +136,17 @@ async function postgresSize(
     await admin.query('VACUUM ANALYZE bulk_src');
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
+    // The table names the operation (and the journal outlives the size): one per flag set too.
+    const target = `bulk_t_${rows}${flags.length > 0 ? '_flags' : ''}`;
     for (let i = 0; i < repeats; i++) {
       const table = `bulk_floor_${rows}_${i}`;
       await admin.query(`CREATE TABLE ${table} (id bigint, day text, amount bigint, label text)`);
       const out = `\\copy (SELECT ${BULK_COLUMNS.join(', ')} FROM bulk_src WHERE day = '${BULK_DAY}') TO STDOUT`;
       const pipeline = `${psql.join(' ')} -c "${out}" | ${psql.join(' ')} -c "\\copy ${table} FROM STDIN"`;
       floor.push(await timed(['sh', '-c', pipeline], psqlEnv));
-      runs.push(await worker({ database: 'postgres', dir, table: `bulk_t_${rows}_${i}`, url }, rows, flags));
+      runs.push(await worker({ database: 'postgres', dir, table: `${target}_${i}`, url }, rows, flags));
       await admin.query(`DROP TABLE ${table}`);
-      await admin.query(`DROP TABLE bulk_t_${rows}_${i}`);
+      await admin.query(`DROP TABLE ${target}_${i}`);
     }
     return summarize('postgres', rows, floor, runs, flags);
   } finally {

@@ -25,7 +25,9 @@ import {
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
 import { prepareOutDir } from './cli/out-dir.ts';
-import { harnessRouteId, loadRoute } from './routes/route-registry.ts';
+import { pluginRoutes } from './routes/plugin-routes.ts';
+import { ROUTES, routeIds } from './routes/route-registry.ts';
+import { resolveRouteId } from '../src/contracts/route-id.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
@@ -53,6 +55,8 @@ export interface CertifyOptions {
   readonly updateLatest?: boolean;
   readonly reporters: readonly Reporter[];
   readonly cwd: string;
+  /** Connector plug-in modules (`--connector`), beside those listed in package.json `dpone.connectors`. */
+  readonly connectors?: readonly string[];
   /** How a cell is re-run, given the evidence file this run writes. */
   readonly reproduce?: (cell: PlannedCell, evidenceFile: string) => string;
 }
@@ -91,16 +95,35 @@ function runIdFor(route: string): string {
 
 function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions): string {
   // Aliases resolve first: `--route sqlite` and a scenario naming sqlite-to-sqlite are one route.
-  const routes = new Set(
-    scenarios.map(({ scenario, file }) =>
-      harnessRouteId(scenarioRoute(scenario, options), options.route ? '--route' : file),
-    ),
-  );
+  const routes = new Set(scenarios.map(({ scenario }) => fullRouteId(scenarioRoute(scenario, options))));
   if (routes.size > 1)
     throw invalidInput(`the scenarios name several routes (${[...routes].join(', ')}); pass --route`, {
       field: '--route',
     });
-  return [...routes][0] ?? harnessRouteId(options.route ?? 'sqlite');
+  return [...routes][0] ?? fullRouteId(options.route ?? 'sqlite');
+}
+
+/** A built-in route's full id (aliases resolve); any other name is kept as a plug-in route's id. */
+function fullRouteId(route: string): string {
+  const id = resolveRouteId(route)?.id ?? route;
+  return Object.hasOwn(ROUTES, id) ? id : route;
+}
+
+/** A built-in route, or one a connector plug-in declares (loaded only when a plug-in route is asked for). */
+export async function loadRoute(
+  id: string,
+  options: Pick<CertifyOptions, 'cwd' | 'connectors'>,
+): Promise<Route> {
+  const builtIn = Object.hasOwn(ROUTES, id) ? ROUTES[id] : undefined;
+  if (builtIn) return builtIn();
+  const plugins = await pluginRoutes(options.cwd, options.connectors);
+  const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
+  if (!load)
+    throw invalidInput(
+      `unknown route "${id}" (known: ${[...routeIds(), ...Object.keys(plugins)].join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      { field: '--route' },
+    );
+  return load();
 }
 
 /** Fault kinds whose cells are planned from a recorded clean trace. */
@@ -188,7 +211,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const scenarios = await loadScenarios(options.scenarioFiles);
   if (scenarios.length === 0) throw invalidInput('no scenario files matched', { field: '--scenario' });
   const routeId = oneRoute(scenarios, options);
-  const route = await loadRoute(routeId);
+  const route = await loadRoute(routeId, options);
   const providerName = options.provider ?? route.defaultProvider;
   const loadProvider = ENVIRONMENT_PROVIDERS[providerName];
   if (!loadProvider) throw invalidInput(`unknown provider "${providerName}"`, { field: '--provider' });

@@ -6,7 +6,24 @@ import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
+import { pluginRoutes } from '../routes/plugin-routes.ts';
+import { ROUTES } from '../routes/route-registry.ts';
 import { prepareOutDir } from './out-dir.ts';
+
+/**
+ * The connector version this installation runs for the route: a built-in's, or the version of the
+ * plug-in module that declares it (as installed now: evidence of another version does not certify it).
+ */
+async function shippedVersion(
+  route: string,
+  io: CliIO,
+  values: { readonly connector?: readonly string[] },
+): Promise<string | null> {
+  if (Object.hasOwn(ROUTES, route)) return routeConnectorVersion(route);
+  const plugins = await pluginRoutes(io.cwd, values.connector ?? []);
+  const load = Object.hasOwn(plugins, route) ? plugins[route] : undefined;
+  return load ? (await load()).connectorVersion : null;
+}
 
 /**
  * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory
@@ -20,6 +37,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     evidence: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
+    connector: { type: 'string', multiple: true },
   });
   // An alias (`--route sqlite`) gates its full id: the certification names the full id.
   const named = required(values.route, '--route');
@@ -28,14 +46,19 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
   await prepareOutDir(dir, '--out', { create: false });
   const evidence = readEvidence(resolve(io.cwd, file));
-  const gate = evaluateGate(evidence, route, verifyEvidence(evidence), routeConnectorVersion(route));
+  const gate = evaluateGate(
+    evidence,
+    route,
+    verifyEvidence(evidence),
+    await shippedVersion(route, io, values),
+  );
   let written: string | null = null;
   if (gate.passed) {
     written = await writeCertification(certificationRecord(evidence, gate, new Date()), dir);
   }
   if (values.json) {
     io.stdout.write(
-      `${JSON.stringify({ route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
+      `${JSON.stringify({ schema: 'dpone.certify.gate/v1', route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written })}\n`,
     );
   } else {
     io.stdout.write(`dpone certify gate: route ${route}, evidence ${file}\n`);

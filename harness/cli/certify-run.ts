@@ -59,6 +59,7 @@ const FLAGS = {
   shard: { type: 'string' },
   concurrency: { type: 'string' },
   reporter: { type: 'string', multiple: true },
+  connector: { type: 'string', multiple: true },
 } as const;
 
 /** Workers a run may keep in flight at once: far above what a machine runs well, far below a fork bomb. */
@@ -110,7 +111,8 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
 
 /**
  * `dpone certify run [--route ID] [--suite default|full | --scenario FILE|GLOB…] [--seed N] [--out DIR] [--provider P]
- * [--shard I/N] [--concurrency N] [--reporter NAME]…`. No arguments: the default embedded suite.
+ * [--shard I/N] [--concurrency N] [--reporter NAME]… [--connector MODULE]…`. A plug-in's route
+ * needs its module: `--connector` or package.json `dpone.connectors`. No arguments: the default embedded suite.
  * Exit 0 all PASS, 1 any FAIL, 2 bad input (nothing ran), 3 UNVERIFIED/UNKNOWN without FAIL.
  */
 export const run: CommandRun = async (args, io) => {
@@ -131,6 +133,7 @@ export const run: CommandRun = async (args, io) => {
     ...(concurrency !== undefined ? { concurrency } : {}),
     reporters: await makeReporters(values.reporter ?? DEFAULT_REPORTERS, io),
     cwd: io.cwd,
+    ...(values.connector !== undefined ? { connectors: values.connector } : {}),
   });
   return result.exitCode;
 };

@@ -17,7 +17,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const evidence = readEvidence(resolve(io.cwd, file));
   const result = verifyEvidence(evidence);
   if (values.json) {
-    io.stdout.write(`${JSON.stringify({ file, digest: evidence.digest ?? null, ...result })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ schema: 'dpone.certify.verify/v1', file, digest: evidence.digest ?? null, ...result })}\n`,
+    );
   } else if (result.ok) {
     io.stdout.write(
       `verified: ${file} (${evidence.cells.length} cells, digest ${evidence.digest}, verdict ${evidence.verdict})\n`,

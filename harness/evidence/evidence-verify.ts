@@ -1,6 +1,7 @@
 import { recheckCell } from '../checkers/recheck-cell.ts';
 import { buildSensitivity, catches, runVerdict } from '../checkers/sensitivity.ts';
 import { evidenceDigest } from './evidence-digest.ts';
+import { contractProblems } from './contract-schemas.ts';
 import type { CellEvidence, Evidence, SensitivityRecord } from './evidence-types.ts';
 
 export interface VerifyResult {
@@ -42,12 +43,13 @@ function sensitivityDifferences(
 }
 
 /**
- * Checks an evidence document end to end: the digest over its content; every cell re-checked from
+ * Checks an evidence document end to end: its shape against schemas/evidence.v1.json; the digest over its content; every cell re-checked from
  * its own stored snapshots (`recheckCell`); the sensitivity records and the run verdict recomputed
  * from the cells (an uncaught variant makes the run FAIL). Never throws for a well-shaped document.
  */
 export function verifyEvidence(evidence: Evidence): VerifyResult {
-  const differences: string[] = [];
+  // The published contract first: evidence a reviewer's tools cannot read as dpone.evidence/v1 is not evidence.
+  const differences = contractProblems('evidence', evidence).map((problem) => `schema: ${problem}`);
   const digest = evidenceDigest(evidence);
   if (evidence.digest === undefined) differences.push(`digest: missing (content hashes to ${digest})`);
   else if (evidence.digest !== digest)

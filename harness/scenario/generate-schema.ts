@@ -2,18 +2,18 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 
-/** The committed scenarios/schema.json: the scenario definition plus JSON Schema headers. */
+/** The committed schemas/scenario.v1.json: the scenario definition plus JSON Schema headers. */
 export function scenarioJsonSchema(): string {
   const schema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: 'https://dpone.dev/schemas/scenario.v1.json',
+    $id: 'https://dpone.example/schemas/scenario.v1.json',
     title: 'dpone certification scenario',
     ...SCENARIO_SCHEMA,
   };
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../../scenarios/schema.json', import.meta.url));
+export const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/scenario.v1.json', import.meta.url));
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_FILE, scenarioJsonSchema());

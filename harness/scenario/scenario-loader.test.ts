@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isDponeError } from '../../src/contracts/errors.ts';
@@ -16,12 +17,12 @@ function problemOf(text: string): { message: string; location?: string; field?: 
 }
 
 describe('scenario schema', () => {
-  it('the committed scenarios/schema.json equals the one generated from the TypeScript definition', () => {
+  it('the committed schemas/scenario.v1.json equals the one generated from the TypeScript definition', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(scenarioJsonSchema());
   });
 
   it('every shipped scenario file (both suites) loads and points editors at the schema', async () => {
-    const dir = join(SCHEMA_FILE, '..');
+    const dir = fileURLToPath(new URL('../../scenarios/', import.meta.url));
     const yaml = (folder: string) =>
       readdirSync(folder)
         .filter((name) => name.endsWith('.yaml'))
@@ -29,7 +30,7 @@ describe('scenario schema', () => {
     const files = [...yaml(dir), ...yaml(join(dir, 'airflow'))];
     expect(files.length).toBeGreaterThanOrEqual(5);
     for (const file of files) {
-      const schema = relative(dirname(file), SCHEMA_FILE).replace(/^schema\.json$/, './schema.json');
+      const schema = relative(dirname(file), SCHEMA_FILE);
       expect(readFileSync(file, 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=${schema}`);
     }
     const loaded = await loadScenarios(files);

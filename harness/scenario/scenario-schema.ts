@@ -297,7 +297,7 @@ const fenceLossFault = {
   },
 } as const;
 
-/** THE scenario definition. scenarios/schema.json is generated from it (`npm run schema`). */
+/** THE scenario definition. schemas/scenario.v1.json is generated from it (`npm run schema`). */
 export const SCENARIO_SCHEMA = {
   type: 'object',
   description: 'A dpone certification scenario: a route, a workload, its faults, its checks and a seed.',

@@ -1,6 +1,6 @@
 /**
  * A JSON Schema subset and the TypeScript type it describes, computed by the compiler. The scenario
- * definition is written once as a schema object; its type, its validator and scenarios/schema.json
+ * definition is written once as a schema object; its type, its validator and schemas/scenario.v1.json
  * all come from that one object, so they cannot drift apart.
  */
 export interface StringSchema {

@@ -60,7 +60,7 @@ describe('composed routes and their versions', () => {
     expect(routeConnectorVersion('postgres-to-clickhouse')).toBe(
       'postgres-source/1+clickhouse-staging-swap-generation/1',
     );
-    expect(routeConnectorVersion('sqlite-to-duckdb')).toBeNull();
+    expect(routeConnectorVersion('sqlite-to-acme')).toBeNull();
     expect(routeConnectorVersion('no-route')).toBeNull();
   });
 

@@ -69,8 +69,9 @@ export async function deploymentPolicyFor(
   cwd: string,
   env: NodeJS.ProcessEnv,
   journal?: JournalDescription,
+  /** The connector version the run used (a plug-in's `<name>@<version>`); default: the built-in's. */
+  connectorVersion: string | null = routeConnectorVersion(route),
 ): Promise<DeploymentPolicyDecision> {
   const records = await readCertifications(certificationsDir(cwd, env));
-  const id = resolveRouteId(route)?.id ?? route;
-  return decideDeploymentPolicy(records, id, routeConnectorVersion(id), journal);
+  return decideDeploymentPolicy(records, resolveRouteId(route)?.id ?? route, connectorVersion, journal);
 }

@@ -72,7 +72,7 @@ export function reportError(error: unknown, io: CliIO, json: boolean): number {
         'internal error (details withheld: they may hold sensitive values)',
       );
   // A message may quote a path or a flag as given: control characters are escaped, never printed.
-  if (json) io.stderr.write(`${safeJson({ error: coded.toJSON() })}\n`);
+  if (json) io.stderr.write(`${safeJson({ schema: 'dpone.error/v1', error: coded.toJSON() })}\n`);
   else {
     const where = coded.fields.location ?? coded.fields.field;
     const state = coded.fields.sqlstate ? ` [SQLSTATE ${coded.fields.sqlstate}]` : '';

@@ -3,8 +3,11 @@ import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
+import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
+import { isBuiltInRouteId } from './workload-fields.ts';
 import {
   SOURCE_ENGINES,
+  TARGET_ENGINES,
   runtimeRouteIds,
   endpointPassword,
   openRouteConnectors,
@@ -66,7 +69,7 @@ describe('openRouteConnectors', () => {
     const stream = await connectors.source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' });
     const id = stream.columns.indexOf('id');
     expect((await collectRows(stream)).map((row) => row[id]).sort()).toEqual([2, 3, 4, 5, 6]);
-    expect(connectors.target.capability).toBe(routeCapability(workload));
+    expect(connectors.target.capability).toBe(await routeCapability(workload));
   });
 
   it('refuses a route with no connectors in this build', async () => {
@@ -146,6 +149,15 @@ describe('routes as compositions', () => {
       expect(ids).toContain(id);
   });
 
+  it('the built-in engines a plug-in route may not target are exactly the engines registered here', () => {
+    expect([...BUILT_IN_ENGINES].sort()).toEqual(Object.keys(TARGET_ENGINES).sort());
+    expect(isBuiltInRouteId('sqlite-to-clickhouse')).toBe(true);
+    expect(isBuiltInRouteId('postgres')).toBe(true);
+    expect(isBuiltInRouteId('clickhouse')).toBe(true);
+    // A plug-in's own target engine (an example plug-in route) is not a built-in route.
+    expect(isBuiltInRouteId('sqlite-to-acme')).toBe(false);
+  });
+
   it('a workload may name the full id or an alias, and keeps the full id', async () => {
     const example = exampleCopy();
     const aliased = await readWorkloadFile(example.workload);
@@ -169,7 +181,7 @@ describe('routes as compositions', () => {
   });
 
   it('an engine this build has no connector for is ROUTE_NOT_CERTIFIED (26), not bad input', async () => {
-    const workload = { route: 'sqlite-to-duckdb', source: { url: 'sqlite:x.db' } } as Workload;
+    const workload = { route: 'sqlite-to-acme', source: { url: 'sqlite:x.db' } } as Workload;
     const error = await caught(() => openRouteConnectors(workload, { env: {}, faults: NO_FAULTS }));
     expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
     expect(error.message).toContain('SOURCE-to-TARGET');

@@ -3,7 +3,8 @@ import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
-import { resolveRouteId, routeIdOf } from '../contracts/route-id.ts';
+import { resolveRouteId, routeIdOf, urlEngine } from '../contracts/route-id.ts';
+import { routeConnectorVersion as shippedConnectorVersion } from './certifications.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
@@ -19,6 +20,8 @@ export interface RouteContext {
   readonly env: NodeJS.ProcessEnv;
   /** Passed to the target so its inner steps (e.g. `target.commit:before`) are fault points too. */
   readonly faults: FaultPoints;
+  /** Recovery commands: only the fence is read, and opening must create nothing. */
+  readonly readOnly?: boolean;
 }
 
 type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
@@ -38,12 +41,16 @@ export interface TargetEngine {
   readonly open: OpenTarget;
 }
 
-/** A route's source and target engines, looked up from its id. */
-interface RouteEntry {
+/** A route's source and target, looked up from its id (built-in engines) or its plug-in module. */
+export interface RouteEntry {
+  /** The fence capability the route's target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
+  /** Where the route's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
   readonly fenceLocation: (workload: Workload) => Promise<string>;
   readonly openSource: OpenSource;
   readonly openTarget: OpenTarget;
+  /** A plug-in route's connector version (`<name>@<version>`); built-ins: certifications.ts. */
+  readonly connectorVersion?: string;
 }
 
 /** The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. */
@@ -180,6 +187,23 @@ export function runtimeRouteIds(): string[] {
   );
 }
 
+/**
+ * A built-in source chosen by the source URL's scheme (`sqlite:`, `postgres://`, `mssql://` or
+ * `sqlserver://`, `clickhouse://`): a plug-in target's source when no source connector is named.
+ */
+export async function openSourceByScheme(
+  workload: Workload,
+  env: NodeJS.ProcessEnv,
+): Promise<SourceConnector> {
+  const engine = urlEngine(workload.source.url);
+  if (engine === null || !Object.hasOwn(SOURCE_ENGINES, engine))
+    throw invalidInput(
+      `source.url names no built-in source (sources: ${Object.keys(SOURCE_ENGINES).join(', ')}); name a source.connector`,
+      { field: 'source.url' },
+    );
+  return SOURCE_ENGINES[engine]!.open(workload, { env, faults: NO_FAULTS });
+}
+
 /** The options every server source takes: URL, password from its env variable, table, columns. */
 function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
   const password = endpointPassword(workload.source, 'source', env);
@@ -205,8 +229,20 @@ function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
   };
 }
 
-/** The source and target engines of the workload's route; ROUTE_NOT_CERTIFIED when this build has none. */
-function routeEntry(workload: Workload): RouteEntry {
+/**
+ * The workload's route: a plug-in's when an endpoint names a connector module, else the built-in
+ * source and target engines of its id; ROUTE_NOT_CERTIFIED when this build has none.
+ */
+async function routeEntry(workload: Workload): Promise<RouteEntry> {
+  if (workload.target?.connector !== undefined || workload.source?.connector !== undefined) {
+    const { pluginRouteEntry } = await import('./plugin-route.ts');
+    return pluginRouteEntry(workload);
+  }
+  return builtInRouteEntry(workload);
+}
+
+/** The built-in source and target engines of the workload's route id (ROUTE_NOT_CERTIFIED when unknown). */
+function builtInRouteEntry(workload: Workload): RouteEntry {
   const parts = resolveRouteId(workload.route, workload.source?.url);
   const source =
     parts && Object.hasOwn(SOURCE_ENGINES, parts.source) ? SOURCE_ENGINES[parts.source] : undefined;
@@ -226,38 +262,48 @@ function routeEntry(workload: Workload): RouteEntry {
   };
 }
 
-/** The target engine of the workload's route (ROUTE_NOT_CERTIFIED when unknown). */
+/** The built-in target engine of the workload's route (ROUTE_NOT_CERTIFIED when unknown). */
 export function routeTargetEngine(workload: Workload): string {
-  routeEntry(workload);
+  builtInRouteEntry(workload);
   return resolveRouteId(workload.route, workload.source?.url)!.target;
 }
 
-/** Opens only the route's target through its engine, for a reader of its fence. */
+/** Opens only the route's built-in target through its engine, for a reader of its fence. */
 export function routeTargetOpener(workload: Workload): OpenTarget {
-  return routeEntry(workload).openTarget;
+  return builtInRouteEntry(workload).openTarget;
 }
 
 /** The certified capability of the workload's route; throws ROUTE_NOT_CERTIFIED for an unknown route. */
-export function routeCapability(workload: Workload): TargetConnector['capability'] {
-  return routeEntry(workload).capability;
+export async function routeCapability(workload: Workload): Promise<TargetConnector['capability']> {
+  return (await routeEntry(workload)).capability;
+}
+
+/**
+ * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the pair
+ * this runtime ships for a built-in route (null: none). A certification must name exactly this.
+ */
+export async function routeConnectorVersion(workload: Workload): Promise<string | null> {
+  const entry = await routeEntry(workload);
+  return entry.connectorVersion ?? shippedConnectorVersion(workload.route);
 }
 
 /**
  * Where the workload's fence lives (a safe identity), resolved from the workload alone: no
  * connection is made. Bad fence settings are INVALID_INPUT naming the field.
  */
-export function routeFenceLocation(workload: Workload): Promise<string> {
-  return routeEntry(workload).fenceLocation(workload);
+export async function routeFenceLocation(workload: Workload): Promise<string> {
+  return (await routeEntry(workload)).fenceLocation(workload);
 }
 
 /** Opens only the route's target (recovery commands read its fence). The caller closes it. */
 export async function openRouteTarget(
   workload: Workload,
   io: { readonly env: NodeJS.ProcessEnv },
+  readOnly = false,
 ): Promise<TargetConnector> {
-  const entry = routeEntry(workload);
+  const entry = await routeEntry(workload);
   return opening(`${workload.route} target`, () =>
-    entry.openTarget(workload, { env: io.env, faults: NO_FAULTS }),
+    entry.openTarget(workload, { env: io.env, faults: NO_FAULTS, readOnly }),
   );
 }
 
@@ -286,7 +332,7 @@ export async function openRouteConnectors(
   workload: Workload,
   context: RouteContext,
 ): Promise<RouteConnectors> {
-  const entry = routeEntry(workload);
+  const entry = await routeEntry(workload);
   const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
   try {
     const target = await opening(`${workload.route} target`, () => entry.openTarget(workload, context));

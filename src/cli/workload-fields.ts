@@ -3,7 +3,13 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
-import { ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from '../contracts/route-id.ts';
+import {
+  BUILT_IN_ENGINES,
+  ROUTE_ALIASES,
+  TARGET_ALIASES,
+  resolveRouteId,
+  urlEngine,
+} from '../contracts/route-id.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
 import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
@@ -12,6 +18,14 @@ export const WORKLOAD_ROUTE_ALIASES = [
   ...Object.keys(ROUTE_ALIASES),
   ...Object.keys(TARGET_ALIASES),
 ] as const;
+
+/**
+ * A plug-in route's id (a workload whose target or source names a `connector` module): it names
+ * the route's certification file, so it is file-name safe, and never a built-in route's id.
+ */
+export const PLUGIN_ROUTE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** An npm package name or a path: printable, one line, no spaces at either end. */
+const MODULE_SPECIFIER = /^\S(.*\S)?$/;
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
 /**
@@ -90,14 +104,52 @@ function noPassword(url: string, field: string, instead: string): string {
 }
 
 function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
-  const record = map(need(value, field), field, ['url', 'table', 'password_env', ...extra]);
+  const record = map(need(value, field), field, ['url', 'table', 'password_env', 'connector', ...extra]);
   const url = noPassword(text(record, 'url', `${field}.url`), `${field}.url`, `${field}.password_env`);
   const table = text(record, 'table', `${field}.table`, TABLE, 'a table name, optionally schema.table');
   const passwordEnv =
     record.password_env === undefined
       ? undefined
       : text(record, 'password_env', `${field}.password_env`, ENV_NAME, 'an environment variable name');
-  return { url, table, ...(passwordEnv ? { password_env: passwordEnv } : {}) };
+  const connector =
+    record.connector === undefined
+      ? undefined
+      : text(record, 'connector', `${field}.connector`, MODULE_SPECIFIER, 'an npm package name or a path');
+  return {
+    url,
+    table,
+    ...(passwordEnv ? { password_env: passwordEnv } : {}),
+    ...(connector ? { connector } : {}),
+  };
+}
+
+/**
+ * A built-in route's id: an alias, or a `SOURCE-to-TARGET` whose target is a built-in engine (a
+ * plug-in may not take such an id: it would shadow the built-in composition).
+ */
+export function isBuiltInRouteId(route: string): boolean {
+  if (Object.hasOwn(ROUTE_ALIASES, route) || Object.hasOwn(TARGET_ALIASES, route)) return true;
+  const parts = resolveRouteId(route);
+  return parts !== null && (BUILT_IN_ENGINES as readonly string[]).includes(parts.target);
+}
+
+/** Whether the raw target endpoint names a connector module (checked again by endpoint()). */
+function isPluginEndpoint(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as Fields).connector !== undefined;
+}
+
+/**
+ * With a connector module the route is the plug-in's own id, never a built-in one. Its engines:
+ * the source URL's scheme and the plug-in route's id as the target (no built-in target setting,
+ * such as fence_schema or create, applies to it).
+ */
+function pluginRouteOf(route: string, sourceUrl: string): RouteParts {
+  if (isBuiltInRouteId(route) || !PLUGIN_ROUTE_ID.test(route))
+    throw invalidInput(
+      `route of a plug-in connector must be its own id (lower case, digits, . _ -; not a built-in route such as ${WORKLOAD_ROUTE_ALIASES.join(', ')} or SOURCE-to-${BUILT_IN_ENGINES.join('|')})`,
+      { field: 'route' },
+    );
+  return { id: route, source: urlEngine(sourceUrl) ?? route, target: route };
 }
 
 /** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
@@ -221,7 +273,9 @@ export function workloadFromValue(value: unknown, file: string): Workload {
   const root = map(value, '', TOP_LEVEL);
   const { identity, intent } = identityFromValue(root);
   const source = endpoint(root.source, 'source');
-  const route = routeOf(text(root, 'route', 'route'), source.url);
+  const routeText = text(root, 'route', 'route');
+  const plugin = isPluginEndpoint(root.target) || source.connector !== undefined;
+  const route = plugin ? pluginRouteOf(routeText, source.url) : routeOf(routeText, source.url);
   const journal =
     root.journal === undefined
       ? undefined
@@ -231,18 +285,20 @@ export function workloadFromValue(value: unknown, file: string): Workload {
           'the DPONE_JOURNAL_PASSWORD environment variable',
         );
   const fields = data(root.data);
+  const targetSpec = target(root.target, fields.columns, route);
   const workload: Workload = {
     file,
     identity,
     intent,
     route: route.id,
     source,
-    target: target(root.target, fields.columns, route),
+    target: targetSpec,
     data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),
   };
-  checkEndpointEngine(workload.target.url, route.target, 'target');
+  // A plug-in's target URL is the plug-in's to read (its own scheme).
+  if (!plugin) checkEndpointEngine(workload.target.url, route.target, 'target');
   const postgresEnds = (['source', 'target'] as const).filter((end) => route[end] === 'postgres');
   if (postgresEnds.length > 0) checkPostgresNames(workload, postgresEnds);
   return workload;
@@ -258,7 +314,7 @@ function routeOf(route: string, sourceUrl: string): RouteParts {
   const parts = resolveRouteId(route, sourceUrl);
   if (parts === null) {
     throw invalidInput(
-      `route must be SOURCE-to-TARGET (e.g. sqlite-to-clickhouse, postgres-to-postgres) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')}`,
+      `route must be SOURCE-to-TARGET (e.g. sqlite-to-clickhouse, postgres-to-postgres) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')} (or a plug-in route, with target.connector)`,
       { field: 'route' },
     );
   }

@@ -13,7 +13,7 @@ const vectors = JSON.parse(
   readFileSync(new URL('../contracts/identity-vectors.json', import.meta.url), 'utf8'),
 ) as { vectors: { name: string; operation_id: string; intent_digest: string }[] };
 const schema = JSON.parse(
-  readFileSync(new URL('../contracts/workload.schema.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../schemas/workload.v1.json', import.meta.url), 'utf8'),
 ) as Schema;
 
 function refusal(text: string): DponeError {

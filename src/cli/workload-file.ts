@@ -30,7 +30,7 @@ async function readText(path: string, cwd: string): Promise<{ file: string; text
 
 /**
  * Reads a workload YAML file (format: src/contracts/workload.ts, schema:
- * src/contracts/workload.schema.json). Every refusal is DPONE_INVALID_INPUT with `location` =
+ * schemas/workload.v1.json). Every refusal is DPONE_INVALID_INPUT with `location` =
  * `file:line:column` and `field` = the key path at fault. `execution.state_dir` is always set on
  * the result: relative paths resolve against the file's folder, and it defaults to `dpone-state`
  * there.

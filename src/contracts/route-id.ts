@@ -14,6 +14,12 @@ export const ROUTE_ALIASES: Readonly<Record<string, string>> = {
 /** The alias whose target is fixed and whose source is read from the source URL. */
 export const TARGET_ALIASES: Readonly<Record<string, string>> = { clickhouse: 'clickhouse' };
 
+/**
+ * The engines this runtime has built-in connectors for (src/cli/route-connectors.ts opens them; its
+ * test keeps the two lists equal). A plug-in route may not be named SOURCE-to-<one of these>.
+ */
+export const BUILT_IN_ENGINES = ['sqlite', 'postgres', 'mssql', 'clickhouse'] as const;
+
 const ENGINE = '[a-z][a-z0-9]*';
 const FULL_ID = new RegExp(`^(${ENGINE})-to-(${ENGINE})$`);
 

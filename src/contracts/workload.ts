@@ -12,6 +12,11 @@ export interface EndpointSpec {
   readonly password_env?: string;
   /** Table name (optionally schema-qualified), e.g. `events` or `public.events`. */
   readonly table: string;
+  /**
+   * A connector plug-in module (npm package name, or a path relative to the workload file) that
+   * opens this endpoint instead of a built-in connector; the route is then the plug-in's own id.
+   */
+  readonly connector?: string;
 }
 
 /**
@@ -35,13 +40,14 @@ export interface TargetSpec extends EndpointSpec {
 }
 
 /**
- * A parsed, validated workload file. YAML form (see src/contracts/workload.schema.json):
+ * A parsed, validated workload file. YAML form (see schemas/workload.v1.json):
  *
  *   identity: { release_id, deployment_id, dag_id, dag_run_logical_identity, workload_id,
  *               mapped_partition_identity, canonical_interval: { start, end }, canonical_target_identity }
  *   intent:   { pack_fingerprint, normalized_load_strategy, source_snapshot_or_partition_identity,
  *               target_contract, schema_fingerprint }
- *   route: sqlite            # connector route id: sqlite | postgres | clickhouse | mssql
+ *   route: sqlite            # sqlite | postgres | clickhouse | mssql, or a plug-in route's id
+ *   (source|target).connector: a plug-in module (npm package or path) opening that endpoint
  *   source: { url, table, password_env? }
  *   target: { url, table, password_env?, fence_schema?, create?: { columns: { name: type } } }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }

@@ -14,6 +14,7 @@ describe('dpone identity (real CLI process)', () => {
     const json = await dpone(['identity', '--workload', example.workload, '--json'], { cwd: example.dir });
     expect(json.exitCode).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({
+      schema: 'dpone.identity/v1',
       operation_id: basic.operation_id,
       intent_digest: basic.intent_digest,
     });

@@ -12,6 +12,7 @@ export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, { workload: { type: 'string' }, json: { type: 'boolean' } });
   const workload = await readWorkloadIdentity(required(values.workload, '--workload'), io.cwd);
   const ids = {
+    schema: 'dpone.identity/v1',
     operation_id: deriveOperationId(workload.identity),
     intent_digest: deriveIntentDigest(workload.intent),
   };

@@ -6,6 +6,7 @@ import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
 import {
   endpointPassword,
+  openRouteTarget,
   routeTargetEngine,
   routeTargetOpener,
   sqliteFilePath,
@@ -22,6 +23,8 @@ export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
  * queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
+  // A plug-in opens its target read-only on request (TargetOpenContext.readOnly).
+  if (workload.target.connector !== undefined) return openRouteTarget(workload, io, true);
   const engine = routeTargetEngine(workload);
   if (engine === 'sqlite') return openSqliteFenceReader(workload);
   if (engine === 'postgres') return openPostgresFenceReader(workload, io);

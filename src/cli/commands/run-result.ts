@@ -7,8 +7,12 @@ import type {
 } from '../../core/deployment-policy.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
 
+/** Version of the run output and XCom (schemas/run.v1.json). Fields may be added, never removed. */
+export const RUN_SCHEMA = 'dpone.run/v1';
+
 /** What `dpone run --json` prints on success and what its XCom holds. Safe fields only. */
 export interface RunResult {
+  readonly schema: typeof RUN_SCHEMA;
   readonly operation_id: string;
   readonly intent_digest: string;
   readonly status: ExecutionOutcome['status'];
@@ -30,6 +34,7 @@ export interface RunResult {
 
 /** The XCom of a failed run: the coded error and whether Airflow may simply retry. */
 export interface RunFailure {
+  readonly schema: typeof RUN_SCHEMA;
   readonly operation_id: string;
   readonly intent_digest: string;
   readonly status: 'failed';
@@ -46,6 +51,7 @@ export function runResult(
   journal: JournalDescription,
 ): RunResult {
   return {
+    schema: RUN_SCHEMA,
     operation_id: outcome.operationId,
     intent_digest: intentDigest,
     status: outcome.status,
@@ -68,6 +74,7 @@ export function runFailure(operationId: string, intentDigest: string, error: unk
         'internal error (details withheld: they may hold sensitive values)',
       );
   return {
+    schema: RUN_SCHEMA,
     operation_id: operationId,
     intent_digest: intentDigest,
     status: 'failed',
@@ -78,7 +85,7 @@ export function runFailure(operationId: string, intentDigest: string, error: unk
 }
 
 /** The human form: one `key: value` line per field (`journal.kind: sqlite` for nested ones). */
-export function plainResult(result: RunResult): string {
+export function plainResult({ schema: _version, ...result }: RunResult): string {
   const lines = Object.entries(result).flatMap(([key, value]) =>
     typeof value === 'object' && value !== null
       ? Object.entries(value).map(([inner, v]) => `${key}.${inner}: ${String(v)}`)

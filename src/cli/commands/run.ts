@@ -20,7 +20,12 @@ import { describeJournal } from '../journal-durability.ts';
 import { openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
-import { openRouteConnectors, routeCapability, routeFenceLocation } from '../route-connectors.ts';
+import {
+  openRouteConnectors,
+  routeCapability,
+  routeConnectorVersion,
+  routeFenceLocation,
+} from '../route-connectors.ts';
 import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
@@ -74,7 +79,13 @@ export const run: CommandRun = async (args, io) => {
       values.journal ? '--journal' : 'journal',
     );
     const outcome = await execute(plan, stateDir, io);
-    const policy = await deploymentPolicyFor(workload.route, io.cwd, io.env, journal);
+    const policy = await deploymentPolicyFor(
+      workload.route,
+      io.cwd,
+      io.env,
+      journal,
+      await routeConnectorVersion(workload),
+    );
     const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
@@ -136,7 +147,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     {
       source: `${workload.route}:${workload.source.table}`,
       target: `${workload.route}:${workload.target.table}`,
-      capability: routeCapability(workload),
+      capability: await routeCapability(workload),
       fenceLocation,
     },
     () => openRouteConnectors(workload, { env: io.env, faults }),

@@ -5,7 +5,7 @@ import { openClickHouseSql } from './clickhouse-session.ts';
 import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
-import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { describeFenceConformance } from '../fence-conformance.ts';
 import { collectRows } from '../../../ports/row-stream.ts';
 import {
   BATCH,
@@ -188,7 +188,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await count(db, `_dpone_epoch = ${answer.committedEpoch}`)).toBe(2);
   });
 
-  describeMarkerFence('clickhouse (staging-swap generation, same port contract)', async () => {
+  describeFenceConformance('clickhouse (staging-swap generation, same port contract)', async () => {
     const db = await freshDb();
     const target = await open(db);
     return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };

@@ -29,8 +29,8 @@ async function refusal(promise: Promise<unknown>): Promise<DponeError> {
 }
 
 describe('route mssql (real driver, no server)', () => {
-  it('certifies the transactional commit marker', () => {
-    expect(routeCapability(workload())).toBe('transactional-commit-marker');
+  it('certifies the transactional commit marker', async () => {
+    expect(await routeCapability(workload())).toBe('transactional-commit-marker');
   });
 
   it('builds the MSSQL target, which reports a closed port as FENCE_UNAVAILABLE', async () => {

@@ -5,7 +5,7 @@ import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
 import { committedRows, fenceModel } from './mssql-fence-model.ts';
 import { MssqlTarget } from './mssql-target.ts';
-import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { describeFenceConformance } from '../fence-conformance.ts';
 import {
   COLUMNS,
   CREATE,
@@ -293,7 +293,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
 {
   // The kernel's contract on the MSSQL dialect, over the fake (statement order and refusals, not SQL Server).
   const fake = new FakeMssql();
-  describeMarkerFence('mssql (fake driver)', async () => {
+  describeFenceConformance('mssql (fake driver)', async () => {
     fake.events.length = 0;
     fenceModel(fake);
     const target = await open(fake);

@@ -7,7 +7,7 @@ import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { TargetConnector } from '../../../ports/connector.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
-import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { describeFenceConformance } from '../fence-conformance.ts';
 import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
 
 const binaries = findLocalBinaries();
@@ -155,7 +155,7 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
     expect(await count(db)).toBe(1 * 2);
   });
 
-  describeMarkerFence('postgres', async () => {
+  describeFenceConformance('postgres', async () => {
     const db = await freshDb();
     const target = await open(db);
     return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };

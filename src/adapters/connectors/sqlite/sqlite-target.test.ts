@@ -10,7 +10,7 @@ import { SYSTEM_CLOCK } from '../../../ports/clock.ts';
 import type { MutationRequest, SourceConnector } from '../../../ports/connector.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { collectRows, rowStream, rowStreamOf } from '../../../ports/row-stream.ts';
-import { describeMarkerFence } from '../marker-fence/marker-fence-conformance.ts';
+import { describeFenceConformance } from '../fence-conformance.ts';
 import { flawedProtocol } from '../marker-fence/marker-unsafe-target.ts';
 import { MarkerTarget } from '../marker-fence/marker-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -263,7 +263,7 @@ describe('unsafe variants', () => {
   });
 });
 
-describeMarkerFence('sqlite', async () => {
+describeFenceConformance('sqlite', async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'dpone-sqlite-fence-')), 'target.db');
   const target = await SqliteTarget.open({
     path,

@@ -1,7 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceRef, MutationRequest, Row, TargetConnector } from '../../../ports/connector.ts';
-import { rowStreamOf } from '../../../ports/row-stream.ts';
+import { ERROR_CODES } from '../../contracts/errors.ts';
+import type { FenceRef, MutationRequest, Row, TargetConnector } from '../../ports/connector.ts';
+import { rowStreamOf } from '../../ports/row-stream.ts';
+
+/**
+ * The fence contract of the target port (src/ports/connector.ts), as a conformance suite every
+ * target runs against a real, live target: SQLite, PostgreSQL, MSSQL (fake driver), ClickHouse,
+ * and plug-ins through `dpone-cert/testing`. Exactly the spec's connector requirements: prepare
+ * only raises the epoch (and creates the fence only when asked); a stale epoch writes nothing;
+ * committed only with proof; not-committed only when proven; a second commit of one operation is
+ * refused; unknown otherwise. Every refusal writes nothing (rows are counted past the connector).
+ *
+ * The table the factory's target writes has the columns CONFORMANCE_COLUMNS (all text) and is
+ * partitioned by `part`; the suite writes CONFORMANCE_ROWS into partition p1 with `append`.
+ */
 
 /** One fresh target (its own fence, its own table) and a way to count the target table's rows. */
 export interface FenceUnderTest extends AsyncDisposable {
@@ -38,16 +50,16 @@ const write = (fence: FenceRef): MutationRequest => ({
   rows: rowStreamOf(CONFORMANCE_COLUMNS, CONFORMANCE_ROWS),
 });
 
-/**
- * The transactional-marker fence's contract, for every dialect of the kernel (SQLite real,
- * PostgreSQL live, MSSQL on its fake driver): at most one commit per operation whatever the
- * epochs, the intent checked at the target, epochs only up, an equal epoch only for its holder,
- * and no fence row created outside PREPARING. Every refusal writes nothing.
- */
-export function describeMarkerFence(name: string, factory: FenceFactory, skipReason?: string): void {
-  const suite = skipReason === undefined ? describe : describe.skip;
-  suite(`marker fence contract: ${name}${skipReason ? ` — ${skipReason}` : ''}`, () => {
-    it('installs only when creating, then commits once and proves it', async () => {
+/** One check of the contract: throws (an assertion error) when the target breaks it. */
+export interface FenceCheck {
+  readonly name: string;
+  run(factory: FenceFactory): Promise<void>;
+}
+
+export const FENCE_CHECKS: readonly FenceCheck[] = [
+  {
+    name: 'installs only when creating, then commits once and proves it',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       const missing = await target.prepareFence(fenceRef(1), { create: false });
@@ -72,9 +84,11 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
         holder: 'h1',
       });
       expect(await subject.rows()).toBe(2);
-    });
-
-    it('a missing fence is never created outside PREPARING, and a write without one is DIVERGED', async () => {
+    },
+  },
+  {
+    name: 'a missing fence is never created outside PREPARING, and a write without one is DIVERGED',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       for (let i = 0; i < 2; i++) {
@@ -86,9 +100,11 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
       await expect(target.mutate(write(fenceRef(5)))).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
       expect(await target.queryFence(OP)).toMatchObject({ status: 'unknown', epoch: null });
       expect(await subject.rows()).toBe(0);
-    });
-
-    it('refuses a second commit whatever the epoch: the same epoch again, or a newer one', async () => {
+    },
+  },
+  {
+    name: 'refuses a second commit whatever the epoch: the same epoch again, or a newer one',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1), { create: true });
@@ -99,9 +115,11 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
       expect(raised).toMatchObject({ installed: true, status: 'committed', epoch: 7, committedEpoch: 1 });
       expect(await target.mutate(write(fenceRef(7, 'fresh-journal')))).toMatchObject({ applied: false });
       expect(await subject.rows()).toBe(2);
-    });
-
-    it('refuses another intent at the target: prepare leaves the fence alone, mutate is INTENT_CONFLICT', async () => {
+    },
+  },
+  {
+    name: 'refuses another intent at the target: prepare leaves the fence alone, mutate is INTENT_CONFLICT',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1), { create: true });
@@ -117,9 +135,11 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
         code: ERROR_CODES.INTENT_CONFLICT,
       });
       expect(await subject.rows()).toBe(2);
-    });
-
-    it('refuses a stale epoch (a zombie) and never lowers the epoch', async () => {
+    },
+  },
+  {
+    name: 'refuses a stale epoch (a zombie) and never lowers the epoch',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1), { create: true });
@@ -135,9 +155,11 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
       await expect(target.mutate(write(fenceRef(1)))).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
       expect(await target.queryFence(OP)).toMatchObject({ status: 'not-committed', epoch: 3 });
       expect(await subject.rows()).toBe(0);
-    });
-
-    it('an equal epoch is installed again only for its holder', async () => {
+    },
+  },
+  {
+    name: 'an equal epoch is installed again only for its holder',
+    async run(factory) {
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1, 'journal-a'), { create: true });
@@ -150,6 +172,49 @@ export function describeMarkerFence(name: string, factory: FenceFactory, skipRea
         holder: 'journal-a',
       });
       expect(await subject.rows()).toBe(0);
-    });
+    },
+  },
+];
+
+export interface FenceConformanceOptions {
+  /** When set, the suite is registered as skipped with this visible reason (e.g. UNVERIFIED: no server). */
+  readonly skipReason?: string;
+}
+
+/** Registers the fence contract as a vitest suite: one test per check. */
+export function describeFenceConformance(
+  name: string,
+  factory: FenceFactory,
+  options: FenceConformanceOptions = {},
+): void {
+  const { skipReason } = options;
+  const suite = skipReason === undefined ? describe : describe.skip;
+  suite(`fence contract: ${name}${skipReason ? ` — ${skipReason}` : ''}`, () => {
+    for (const check of FENCE_CHECKS) it(check.name, () => check.run(factory));
   });
+}
+
+/** One check's result when the contract is run as data (checkFenceContract). */
+export interface FenceCheckResult {
+  readonly name: string;
+  readonly passed: boolean;
+  /** The assertion that failed, when it failed. */
+  readonly problem: string | null;
+}
+
+/**
+ * Runs every check and returns what held and what broke instead of failing a test: how a test
+ * shows that a deliberately broken fence is caught.
+ */
+export async function checkFenceContract(factory: FenceFactory): Promise<FenceCheckResult[]> {
+  const results: FenceCheckResult[] = [];
+  for (const check of FENCE_CHECKS) {
+    try {
+      await check.run(factory);
+      results.push({ name: check.name, passed: true, problem: null });
+    } catch (error) {
+      results.push({ name: check.name, passed: false, problem: (error as Error).message.split('\n')[0]! });
+    }
+  }
+  return results;
 }

@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ConnectorEndpoint, MarkerDialect, TargetConnector } from 'dpone-cert';
+import { MarkerTarget, NO_FAULTS, unsafeVariantsFor } from 'dpone-cert';
+import type { FenceFactory } from 'dpone-cert/testing';
+import { CONFORMANCE_COLUMNS, checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
+import connector from './duckdb-connector.ts';
+import { quote, withSession } from './duckdb-database.ts';
+import { duckdbDialect } from './duckdb-dialect.ts';
+import { DUCKDB_FENCE_LOCATION } from './duckdb-target.ts';
+
+const TABLE = 'conformance';
+
+/** A fresh DuckDB file with the conformance table, and a target opened on it by `open`. */
+function factory(
+  open: (endpoint: ConnectorEndpoint, path: string) => Promise<TargetConnector>,
+): FenceFactory {
+  return async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-'));
+    const path = join(dir, 'target.duckdb');
+    await withSession(path, false, (session) =>
+      session.run(
+        `CREATE TABLE ${TABLE} (${CONFORMANCE_COLUMNS.map((c) => `${quote(c)} VARCHAR`).join(', ')})`,
+      ),
+    );
+    const endpoint: ConnectorEndpoint = {
+      url: 'duckdb:target.duckdb',
+      table: TABLE,
+      columns: CONFORMANCE_COLUMNS,
+      naturalKey: ['id'],
+      partitionColumn: 'part',
+      baseDir: dir,
+      field: 'target',
+    };
+    const target = await open(endpoint, path);
+    return {
+      target,
+      // Counted past the connector, on the harness's own session.
+      rows: () =>
+        withSession(path, true, async (session) =>
+          Number((await session.run(`SELECT count(*) AS n FROM ${TABLE}`)).rows[0]!.n),
+        ),
+      async [Symbol.asyncDispose]() {
+        await target.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+const certified = factory((endpoint) =>
+  connector.target!.open(endpoint, { faults: NO_FAULTS, readOnly: false }),
+);
+
+// The connector kit, exactly as a connector author runs it from their own test file.
+describeFenceConformance('duckdb (examples/connectors/duckdb)', certified);
+
+/** The dialect with ONE line broken: the guard's row count read as 1 whatever DuckDB said. */
+function rowCountAlwaysOne(dialect: MarkerDialect): MarkerDialect {
+  return {
+    ...dialect,
+    mutation: (body) =>
+      dialect.mutation((tx) =>
+        body({ ...tx, run: async (sql, params) => ({ ...(await tx.run(sql, params)), affected: 1 }) }),
+      ),
+  };
+}
+
+describe('the connector kit catches a broken DuckDB fence', () => {
+  it('passes the certified target: every check holds', async () => {
+    const results = await checkFenceContract(certified);
+    expect(results.filter((result) => !result.passed)).toEqual([]);
+  });
+
+  it('fails when the guard row count line is broken on purpose (a replay, a zombie and another intent get through)', async () => {
+    const broken = factory(
+      async (endpoint, path) =>
+        new MarkerTarget(rowCountAlwaysOne(duckdbDialect(path, endpoint.table, false)), {
+          identity: 'duckdb:conformance',
+          fenceLocation: DUCKDB_FENCE_LOCATION,
+        }),
+    );
+    const failed = (await checkFenceContract(broken)).filter((result) => !result.passed).map((r) => r.name);
+    expect(failed).toEqual(
+      expect.arrayContaining([
+        'refuses a second commit whatever the epoch: the same epoch again, or a newer one',
+        'refuses a stale epoch (a zombie) and never lowers the epoch',
+      ]),
+    );
+  });
+
+  it.each(unsafeVariantsFor('transactional-commit-marker'))(
+    'fails on the unsafe variant %s the connector offers the certification',
+    async (variant) => {
+      const unsafe = factory((endpoint) =>
+        connector.target!.openUnsafe!(variant, endpoint, { faults: NO_FAULTS, readOnly: false }),
+      );
+      expect((await checkFenceContract(unsafe)).some((result) => !result.passed)).toBe(true);
+    },
+  );
+});
+
+describe('a third-party connector: nothing of dpone names it', () => {
+  it('no file under src/ or harness/ mentions DuckDB (it is loaded as a plug-in only)', () => {
+    const root = join(import.meta.dirname, '..', '..', '..');
+    const naming = ['src', 'harness']
+      .flatMap((dir) => readdirSync(join(root, dir), { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => /duckdb/i.test(file) || /duckdb/i.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(naming).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput } from 'dpone-cert';
+import type { FenceParams, SqlResult } from 'dpone-cert';
+import { positional } from 'dpone-cert';
+
+/**
+ * The slice of @duckdb/node-api this connector uses (typed here, loaded lazily: `dpone run` on
+ * another route never loads the driver, and a unit test can hand in a fake).
+ */
+interface DuckConnection {
+  run(sql: string, values?: unknown[]): Promise<{ readonly rowsChanged: number }>;
+  runAndReadAll(sql: string, values?: unknown[]): Promise<{ getRowObjectsJS(): Record<string, unknown>[] }>;
+  closeSync(): void;
+}
+interface DuckInstance {
+  connect(): Promise<DuckConnection>;
+  closeSync(): void;
+}
+
+/** How long an open waits for another process's lock on the file (DuckDB allows one writer process). */
+const LOCK_WAIT_MS = 20_000;
+const LOCK_RETRY_MS = 25;
+
+/** `duckdb:path/to/file.duckdb` (relative to the workload's folder) or `duckdb:///abs/file.duckdb`. */
+export function duckdbPath(url: string, baseDir: string, field: string): string {
+  const match = /^duckdb:(?:\/\/)?(.+)$/.exec(url);
+  if (!match || match[1]!.trim() === '')
+    throw invalidInput(`${field}.url must be duckdb:<file> (e.g. duckdb:data/target.duckdb)`, {
+      field: `${field}.url`,
+    });
+  const path = match[1]!;
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+/** A DuckDB database file opened for one short unit of work, then closed (releasing its file lock). */
+export class DuckdbSession {
+  readonly #instance: DuckInstance;
+  readonly #connection: DuckConnection;
+
+  private constructor(instance: DuckInstance, connection: DuckConnection) {
+    this.#instance = instance;
+    this.#connection = connection;
+  }
+
+  /**
+   * Opens the file, waiting while another process holds its lock (a worker in its transaction).
+   * `readOnly` never creates the file: a missing one is FENCE_UNAVAILABLE.
+   */
+  static async open(path: string, readOnly: boolean): Promise<DuckdbSession> {
+    if (readOnly && !existsSync(path))
+      throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the DuckDB target file does not exist', {
+        field: 'target.url',
+      });
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
+        const instance = (await DuckDBInstance.create(path, options)) as unknown as DuckInstance;
+        return new DuckdbSession(instance, await instance.connect());
+      } catch (error) {
+        const locked = /Could not set lock/i.test(String((error as Error).message));
+        if (!locked || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+      }
+    }
+  }
+
+  /** Runs one statement written with `@name` parameters; rows for a query, `affected` otherwise. */
+  async run(sql: string, params: FenceParams = {}): Promise<SqlResult> {
+    const { text, values } = positional(sql, params);
+    if (/^\s*SELECT/i.test(text)) {
+      const reader = await this.#connection.runAndReadAll(text, values);
+      return { rows: reader.getRowObjectsJS(), affected: 0 };
+    }
+    const result = await this.#connection.run(text, values);
+    return { rows: [], affected: Number(result.rowsChanged) };
+  }
+
+  /** Runs a statement with positional `$n` values (bulk inserts). */
+  async runValues(sql: string, values: unknown[]): Promise<number> {
+    return Number((await this.#connection.run(sql, values)).rowsChanged);
+  }
+
+  close(): void {
+    this.#connection.closeSync();
+    this.#instance.closeSync();
+  }
+}
+
+/** Runs `work` on a fresh session and always closes it. */
+export async function withSession<T>(
+  path: string,
+  readOnly: boolean,
+  work: (session: DuckdbSession) => Promise<T>,
+): Promise<T> {
+  const session = await DuckdbSession.open(path, readOnly);
+  try {
+    return await work(session);
+  } finally {
+    session.close();
+  }
+}
+
+export const quote = (name: string): string => `"${name.replaceAll('"', '""')}"`;

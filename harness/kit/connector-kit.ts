@@ -1,0 +1,43 @@
+/**
+ * `dpone-cert/testing`: the connector kit. What a connector author runs in their own vitest to
+ * check a connector before certifying it, and the types of the harness parts a plug-in exports
+ * so that `dpone certify run` can certify it (docs/connector-authoring.md).
+ */
+
+// The fence contract, against a live target (one test per check, or the checks as data).
+export type {
+  FenceCheck,
+  FenceCheckResult,
+  FenceConformanceOptions,
+  FenceFactory,
+  FenceUnderTest,
+} from '../../src/adapters/connectors/fence-conformance.ts';
+export {
+  CONFORMANCE_COLUMNS,
+  CONFORMANCE_ROWS,
+  FENCE_CHECKS,
+  checkFenceContract,
+  describeFenceConformance,
+  fenceRef,
+} from '../../src/adapters/connectors/fence-conformance.ts';
+
+// The journal port's contract (docs/journal-conformance.md).
+export type {
+  ConformanceOptions as JournalConformanceOptions,
+  JournalFactory,
+  JournalUnderTest,
+} from '../../src/adapters/journal/journal-conformance.ts';
+export { describeJournalConformance } from '../../src/adapters/journal/journal-conformance.ts';
+
+// Harness parts a plug-in exports as `harness`.
+export type {
+  CellTable,
+  PluginHarness,
+  PluginRouteDeclaration,
+  PreparedTarget,
+  TargetFenceOperations,
+  TargetPart,
+  TargetRows,
+} from '../routes/target-part.ts';
+export type { CellScalar } from '../checkers/target-inspector.ts';
+export type { FenceLocationReading, FenceReading } from '../evidence/evidence-types.ts';

@@ -1,0 +1,126 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
+import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
+import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import type { TargetSnapshot } from '../evidence/evidence-types.ts';
+import { sqliteSourceRows } from '../checkers/source-rows.ts';
+import type { TargetInspector } from '../checkers/target-inspector.ts';
+import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
+import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
+import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
+import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './plugin-source.ts';
+import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
+
+const CELL_TABLE: CellTable = {
+  name: TABLE,
+  columns: COLUMNS.map((name) => ({ name, type: COLUMN_TYPES[name] })),
+  naturalKey: ['id'],
+  partition: { column: 'day', value: DAY },
+};
+
+/** The harness inspector of a plug-in cell: the plug-in's own read of its target, the source read here. */
+function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
+  const source = sqliteSourceRows({
+    path: join(cellDir, 'source.db'),
+    table: TABLE,
+    columns: [...COLUMNS],
+    partition: CELL_TABLE.partition,
+  });
+  const digests = (row: Readonly<Record<string, string | number | bigint | null>>) => ({
+    key: keyDigest(row, CELL_TABLE.naturalKey),
+    row: rowDigest(row, COLUMNS),
+  });
+  return {
+    identity: target.identity,
+    installAudit: () => target.installAudit(),
+    async snapshot(): Promise<TargetSnapshot> {
+      const read = await target.read();
+      return snapshotFromReading({
+        target: read.rows.map(digests),
+        source: (await source.read()).map(digests),
+        inserts: read.inserts.map((insert) => ({
+          key: keyDigest(insert.key, CELL_TABLE.naturalKey),
+          marker: insert.marker,
+        })),
+        markerKind: read.markerKind,
+      });
+    },
+    close: async () => undefined,
+    [Symbol.asyncDispose]: async () => undefined,
+  };
+}
+
+function fenceOperations(target: PreparedTarget): FenceOperations | undefined {
+  const fence = target.fence;
+  if (!fence) return undefined;
+  return {
+    ...(fence.drop ? { drop: () => fence.drop!() } : {}),
+    ...(fence.rename ? { rename: () => fence.rename!() } : {}),
+    read: (operationId) => fence.read(operationId),
+  };
+}
+
+/**
+ * A plug-in route as a composition: the built-in seeded SQLite source and SQLite journal of the
+ * embedded route, and the plug-in's target part. The generated workload names the plug-in module
+ * by its resolved location, so every worker (`dpone run`) loads the very module the run certifies.
+ */
+export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclaration): Route {
+  const { plugin } = loaded;
+  const harness = plugin.harness as PluginHarness;
+  const capability = plugin.target!.capability;
+  const offered = new Set(unsafeVariantsFor(capability));
+  const fenceModes: FenceLossMode[] = [...(harness.fenceLossModes ?? [])];
+  return {
+    id: declaration.id,
+    defaultProvider: 'embedded',
+    services: [],
+    journal: 'sqlite',
+    // No proxy, server or late rows: the plug-in's target is embedded and its table fixed.
+    capabilities: {
+      proxies: [],
+      serverKills: { target: [], journal: [] },
+      networkPhases: {},
+      lateRows: false,
+    },
+    connectorVersion: pluginConnectorVersion(plugin),
+    unsafeVariants: (plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)).sort(),
+    lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
+    async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
+      writeSource(join(cellDir, 'source.db'), options);
+      const target = await harness.target.prepare(cellDir, CELL_TABLE);
+      const document = (schema: string) => {
+        const base = workloadDocument(options, schema);
+        return stringify({
+          ...base,
+          identity: { ...base.identity, canonical_target_identity: target.identity },
+          route: declaration.id,
+          target: { connector: loaded.url, ...target.endpoint },
+        });
+      };
+      const workloadFile = join(cellDir, 'workload.yaml');
+      const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
+      await writeFile(workloadFile, document('schema-v1'));
+      await writeFile(conflictingWorkloadFile, document('schema-v2'));
+      const inspector = inspectorOf(cellDir, target);
+      await inspector.installAudit();
+      const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
+      const fenceOps = fenceOperations(target);
+      return {
+        workloadFile,
+        conflictingWorkloadFile,
+        journalUrl,
+        env: {},
+        inspector,
+        openJournal: () => openCellJournal(cellDir, journalUrl),
+        journalOps: sqliteJournalOperations(cellDir),
+        ...(fenceOps ? { fenceOps } : {}),
+        async [Symbol.asyncDispose]() {
+          await target[Symbol.asyncDispose]();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { loadConnectorPlugin } from '../../src/cli/connector-plugins.ts';
+import { PLUGIN_ROUTE_ID, isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
+import { pluginRoute } from './plugin-route.ts';
+import type { Route } from './route.ts';
+import type { PluginHarness } from './target-part.ts';
+
+/** Where a project lists the connector plug-ins its certification runs know: package.json `dpone.connectors`. */
+export const CONNECTORS_FIELD = 'package.json dpone.connectors';
+
+/** The plug-in modules listed in `<cwd>/package.json` (`"dpone": {"connectors": [...]}`), as given. */
+export async function configuredConnectors(cwd: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(join(cwd, 'package.json'), 'utf8');
+  } catch {
+    return [];
+  }
+  let listed: unknown;
+  try {
+    listed = (JSON.parse(text) as { dpone?: { connectors?: unknown } }).dpone?.connectors;
+  } catch {
+    return [];
+  }
+  if (listed === undefined) return [];
+  if (!Array.isArray(listed) || !listed.every((item) => typeof item === 'string'))
+    throw invalidInput(`${CONNECTORS_FIELD} must be a list of module names or paths`, {
+      field: CONNECTORS_FIELD,
+    });
+  return listed as string[];
+}
+
+function checkHarness(harness: unknown, name: string): PluginHarness {
+  const parts = harness as Partial<PluginHarness> | undefined;
+  if (!parts || !Array.isArray(parts.routes) || typeof parts.target?.prepare !== 'function')
+    throw invalidInput(
+      `connector ${name} exports no harness parts (harness.routes, harness.target.prepare)`,
+      {
+        field: '--connector',
+      },
+    );
+  for (const route of parts.routes) {
+    if (!PLUGIN_ROUTE_ID.test(route.id) || isBuiltInRouteId(route.id))
+      throw invalidInput(`connector ${name} declares route "${route.id}": not a plug-in route id`, {
+        field: '--connector',
+      });
+    if (route.source !== 'sqlite')
+      throw invalidInput(`connector ${name} route ${route.id}: source must be "sqlite"`, {
+        field: '--connector',
+      });
+  }
+  return parts as PluginHarness;
+}
+
+/**
+ * The routes of the connector plug-ins a run knows: `--connector` modules and those listed in
+ * package.json, each loaded (relative paths against `cwd`) and checked. Keyed by route id.
+ */
+export async function pluginRoutes(
+  cwd: string,
+  extra: readonly string[] = [],
+): Promise<Record<string, () => Promise<Route>>> {
+  const specifiers = [...new Set([...(await configuredConnectors(cwd)), ...extra])];
+  const routes: Record<string, () => Promise<Route>> = {};
+  for (const specifier of specifiers) {
+    const loaded = await loadConnectorPlugin(specifier, cwd, '--connector');
+    const harness = checkHarness(loaded.plugin.harness, loaded.plugin.meta.name);
+    if (!loaded.plugin.target)
+      throw invalidInput(`connector ${loaded.plugin.meta.name} supplies no target`, { field: '--connector' });
+    for (const declaration of harness.routes) {
+      if (routes[declaration.id])
+        throw invalidInput(`two connectors declare route "${declaration.id}"`, { field: '--connector' });
+      routes[declaration.id] = async () => pluginRoute(loaded, declaration);
+    }
+  }
+  return routes;
+}

@@ -1,0 +1,79 @@
+import type { FenceReading } from '../evidence/evidence-types.ts';
+import type { AuditedInsert, CellScalar } from '../checkers/target-inspector.ts';
+
+/**
+ * The harness parts a connector plug-in exports (`ConnectorPlugin.harness`), so that `dpone certify
+ * run` can certify it with no edit of this repository: which routes it forms with a built-in
+ * source, and its target part (a fresh target per cell, the audit that counts mutations from the
+ * target's own records, and the fence losses). Published through `dpone-cert/testing`.
+ */
+export interface PluginHarness {
+  /** The routes this plug-in certifies: its id and the built-in source it pairs with. */
+  readonly routes: readonly PluginRouteDeclaration[];
+  readonly target: TargetPart;
+  /** The fence losses its PreparedTarget.fence can inflict; the journal losses come with the built-in journal. */
+  readonly fenceLossModes?: readonly ('drop' | 'rename')[];
+}
+
+export interface PluginRouteDeclaration {
+  /** The route id (`sqlite-to-<engine>`): lower case, digits, . _ -; never a built-in route's id. */
+  readonly id: string;
+  /** The built-in source part the cells read from (a seeded SQLite file in the cell folder). */
+  readonly source: 'sqlite';
+}
+
+/** The table a cell loads, as the harness describes it to the target part. */
+export interface CellTable {
+  readonly name: string;
+  /** Column names and their kind: `integer` values arrive as numbers, `text` as strings. */
+  readonly columns: readonly { readonly name: string; readonly type: 'integer' | 'text' }[];
+  readonly naturalKey: readonly string[];
+  readonly partition: { readonly column: string; readonly value: string };
+}
+
+export interface TargetPart {
+  /** Builds a fresh target in the (empty) cell folder. No worker has started yet. */
+  prepare(cellDir: string, table: CellTable): Promise<PreparedTarget>;
+}
+
+/** One cell's target, as the harness sees it: never through the connector under test. */
+export interface PreparedTarget extends AsyncDisposable {
+  /** The workload's `target` map (the harness adds `connector`); a relative path resolves against the cell folder. */
+  readonly endpoint: { readonly url: string; readonly table: string };
+  /** Safe identity, e.g. `<engine>:events`. */
+  readonly identity: string;
+  /**
+   * Creates the target table without any unique key and installs the audit: the target's own
+   * record of every committed insert, written by the target in the insert's transaction (a
+   * trigger, a column default the database fills per transaction), never by the connector.
+   */
+  installAudit(): Promise<void>;
+  /** Reads the target with the harness's own connection. */
+  read(): Promise<TargetRows>;
+  /** Fence losses (drop, rename) and the harness's own read of the fence; absent: those cells are UNVERIFIED. */
+  readonly fence?: TargetFenceOperations;
+}
+
+export interface TargetRows {
+  /** Every row of the target table by column name: integers as bigint (exact), text as strings. */
+  readonly rows: readonly Readonly<Record<string, CellScalar>>[];
+  /** One record per audited insert in commit order: its natural key values and its transaction marker. */
+  readonly inserts: readonly {
+    readonly key: Readonly<Record<string, CellScalar>>;
+    readonly marker: string | null;
+  }[];
+  /**
+   * `transaction`: a marker names the transaction of each insert (one mutation per marker);
+   * `serialized-runs`: no marker, writers are serialised, a new mutation starts where a key repeats.
+   */
+  readonly markerKind: 'transaction' | 'serialized-runs';
+}
+
+export interface TargetFenceOperations {
+  drop?(): Promise<void>;
+  rename?(): Promise<void>;
+  /** The harness's own read of every place the fence was or may be (never through the connector). */
+  read(operationId: string): Promise<FenceReading>;
+}
+
+export type { AuditedInsert };

@@ -1,0 +1,85 @@
+import { dirname } from 'node:path';
+import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
+import type { EndpointSpec, Workload } from '../contracts/workload.ts';
+import type { ConnectorEndpoint, ConnectorPlugin, PluginTarget } from '../ports/connector-plugin.ts';
+import { pluginConnectorVersion } from '../ports/connector-plugin.ts';
+import { UNSAFE_VARIANT_ENV, requestedUnsafeVariant, unsafeVariantFlaws } from '../ports/unsafe-variants.ts';
+import { loadConnectorPlugin } from './connector-plugins.ts';
+import type { RouteContext, RouteEntry } from './route-connectors.ts';
+import { endpointPassword, openSourceByScheme } from './route-connectors.ts';
+
+/**
+ * What the host hands a plug-in for one endpoint of the workload. The password is read from the
+ * variable `password_env` names only when opening (never for the fence location).
+ */
+function endpointOf(
+  workload: Workload,
+  side: 'source' | 'target',
+  env: NodeJS.ProcessEnv | null,
+): ConnectorEndpoint {
+  const spec: EndpointSpec = workload[side];
+  const password = env === null ? undefined : endpointPassword(spec, side, env);
+  return {
+    url: spec.url,
+    table: spec.table,
+    columns: workload.data.columns,
+    naturalKey: workload.data.natural_key,
+    partitionColumn: workload.data.partition.column,
+    baseDir: dirname(workload.file),
+    ...(password === undefined ? {} : { password }),
+    field: side,
+  };
+}
+
+async function pluginOf(workload: Workload, side: 'source' | 'target'): Promise<ConnectorPlugin> {
+  const field = `${side}.connector`;
+  const { plugin } = await loadConnectorPlugin(workload[side].connector!, dirname(workload.file), field);
+  if (!plugin[side])
+    throw invalidInput(`${field}: ${plugin.meta.name} supplies no ${side} connector`, { field });
+  return plugin;
+}
+
+/**
+ * Opens the plug-in's target, or under DPONE_HARNESS=1 the unsafe variant DPONE_UNSAFE_VARIANT
+ * names: only one the plug-in offers, and only one of the catalogue that is really unsafe on its
+ * capability (a variant harmless there would make the sensitivity check prove nothing).
+ */
+function openTarget(target: PluginTarget, endpoint: ConnectorEndpoint, context: RouteContext) {
+  const open = { faults: context.faults, readOnly: context.readOnly === true };
+  const variant = context.readOnly ? null : requestedUnsafeVariant(context.env);
+  if (variant === null) return target.open(endpoint, open);
+  unsafeVariantFlaws(variant, target.capability);
+  if (!target.unsafeVariants?.includes(variant) || !target.openUnsafe)
+    throw invalidInput(`unsafe variant "${variant}" is not offered by this connector`, {
+      field: UNSAFE_VARIANT_ENV,
+    });
+  return target.openUnsafe(variant, endpoint, open);
+}
+
+/**
+ * The route of a workload whose target (or source) names a connector plug-in. The target comes
+ * from the plug-in; the source from the plug-in named by `source.connector`, else from the
+ * built-in source the source URL's scheme picks. The connector version a certification must name
+ * is the target plug-in's `<name>@<version>`.
+ */
+export async function pluginRouteEntry(workload: Workload): Promise<RouteEntry> {
+  if (workload.target.connector === undefined)
+    throw new DponeError(
+      ERROR_CODES.ROUTE_NOT_CERTIFIED,
+      `route "${workload.route}" names a source connector but no target connector (target.connector)`,
+      { field: 'target.connector' },
+    );
+  const targetPlugin = await pluginOf(workload, 'target');
+  const sourcePlugin = workload.source.connector === undefined ? null : await pluginOf(workload, 'source');
+  const target = targetPlugin.target!;
+  return {
+    capability: target.capability,
+    connectorVersion: pluginConnectorVersion(targetPlugin),
+    fenceLocation: async (w) => target.fenceLocation(endpointOf(w, 'target', null)),
+    openSource: (w, context) =>
+      sourcePlugin === null
+        ? openSourceByScheme(w, context.env)
+        : sourcePlugin.source!.open(endpointOf(w, 'source', context.env)),
+    openTarget: (w, context) => openTarget(target, endpointOf(w, 'target', context.env), context),
+  };
+}
