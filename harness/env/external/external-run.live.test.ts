@@ -77,7 +77,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
       '--provider',
       'external',
       '--scenario',
-      'scenarios/postgres-server.yaml',
+      'scenarios/server-kill.yaml',
       '--scenario',
       'scenarios/intent-conflict.yaml',
       '--concurrency',
@@ -95,7 +95,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
     expect(kills.length).toBeGreaterThan(0);
     for (const cell of kills) {
       expect(cell.verdict).toBe('UNVERIFIED');
-      expect(cell.checks[0]!.detail).toMatch(/provider external owns no PostgreSQL server/);
+      expect(cell.checks[0]!.detail).toMatch(/provider external owns no server it may SIGKILL and restart/);
     }
     expect(evidence.cells.find((cell) => cell.fault.kind === 'intent-conflict')?.verdict).toBe('PASS');
     expect(await leftovers()).toEqual({ databases: [], proxies: [] });
