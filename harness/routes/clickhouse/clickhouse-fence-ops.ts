@@ -28,37 +28,38 @@ async function tableExists(site: ClickHouseSite, table: string): Promise<boolean
 }
 
 /**
- * What a fence log claims for one operation, read by the harness itself: `committed` when the log
- * records a commit or the target holds rows tagged with the operation (the connector's proof),
- * else `prepared` when the log holds any event, else no row.
+ * What one fence log claims for one operation, read by the harness itself: `committed` when the log
+ * records a commit, or when the target holds rows tagged with the operation and an epoch this log
+ * says it staged (the connector's proof: the tags stay in the target wherever the log went, and
+ * belong to the log that staged them); else `prepared` when the log holds any event, else no row.
+ * A log with no event for the operation (none, or one created after the loss) claims nothing.
  */
 async function readLocation(
   site: ClickHouseSite,
   table: string,
   operationId: string,
-  withTags: boolean,
 ): Promise<FenceLocationReading> {
   if (!(await tableExists(site, table))) return { where: table, table: false, status: null, epoch: null };
-  const [log] = await clickhouseRows<{ events: string; commits: string; epoch: string | null }>(
+  const events = await clickhouseRows<{ kind: string; epoch: string }>(
     site.endpoint,
-    `SELECT count() AS events, countIf(kind = 'committed') AS commits, max(epoch) AS epoch ` +
-      `FROM ${q(site.database)}.${q(table)} WHERE operation_id = ${s(operationId)}`,
+    `SELECT kind, toString(epoch) AS epoch FROM ${q(site.database)}.${q(table)} ` +
+      `WHERE operation_id = ${s(operationId)}`,
     'read the fence',
   );
-  const tagged = withTags
-    ? await clickhouseRows<{ n: string }>(
-        site.endpoint,
-        `SELECT count() AS n FROM ${q(site.database)}.${q(site.table)} WHERE _dpone_op = ${s(operationId)}`,
-        'read the fence',
-      )
-    : [{ n: '0' }];
-  const events = Number(log?.events ?? 0);
-  const committed = Number(log?.commits ?? 0) > 0 || Number(tagged[0]?.n ?? 0) > 0;
+  if (events.length === 0) return { where: table, table: true, status: null, epoch: null };
+  const staged = new Set(events.filter((e) => e.kind === 'staged').map((e) => e.epoch));
+  const tagged = await clickhouseRows<{ epoch: string }>(
+    site.endpoint,
+    `SELECT DISTINCT toString(_dpone_epoch) AS epoch FROM ${q(site.database)}.${q(site.table)} ` +
+      `WHERE _dpone_op = ${s(operationId)}`,
+    'read the fence',
+  );
+  const committed = events.some((e) => e.kind === 'committed') || tagged.some((t) => staged.has(t.epoch));
   return {
     where: table,
     table: true,
-    status: committed ? 'committed' : events > 0 ? 'prepared' : null,
-    epoch: events > 0 ? Number(log?.epoch) : null,
+    status: committed ? 'committed' : 'prepared',
+    epoch: Math.max(...events.map((e) => Number(e.epoch))),
   };
 }
 
@@ -76,8 +77,8 @@ export function clickhouseFenceOperations(site: () => ClickHouseSite): FenceOper
     async read(operationId: string): Promise<FenceReading> {
       return {
         locations: [
-          await readLocation(site(), FENCE, operationId, true),
-          await readLocation(site(), RENAMED_FENCE, operationId, false),
+          await readLocation(site(), FENCE, operationId),
+          await readLocation(site(), RENAMED_FENCE, operationId),
         ],
       };
     },
