@@ -114,7 +114,8 @@ export async function loadRoute(
   id: string,
   options: Pick<CertifyOptions, 'cwd' | 'connectors'>,
 ): Promise<Route> {
-  const builtIn = Object.hasOwn(ROUTES, id) ? ROUTES[id] : undefined;
+  const full = fullRouteId(id);
+  const builtIn = Object.hasOwn(ROUTES, full) ? ROUTES[full] : undefined;
   if (builtIn) return builtIn();
   const plugins = await pluginRoutes(options.cwd, options.connectors);
   const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;

@@ -8,10 +8,10 @@ import { parseShard } from '../plan/planner.ts';
 import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
-import { CONNECTOR_PARTS, loadRoute } from '../routes/route-registry.ts';
+import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
 import { loadScenarios } from '../scenario/scenario-loader.ts';
 import { scenarioFits } from '../scenario/route-suite.ts';
-import { runCertification } from '../run.ts';
+import { loadRoute, runCertification } from '../run.ts';
 
 /** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
@@ -35,14 +35,17 @@ export async function defaultScenarioFiles(
   route: string | undefined,
   cwd: string,
   suite = 'default',
+  /** Connector plug-in modules (`--connector`), for a plug-in route. */
+  connectors: readonly string[] = [],
 ): Promise<string[]> {
   const patterns = SUITES[suite];
   if (!patterns)
     throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
       field: '--suite',
     });
-  const selected = await loadRoute(route ?? 'sqlite');
-  const target = resolveRouteId(selected.id)!.target;
+  const selected = await loadRoute(route ?? 'sqlite', { cwd, connectors });
+  // A plug-in route's id need not be SOURCE-to-TARGET: then no engine-named scenario is its.
+  const target = resolveRouteId(selected.id)?.target ?? selected.id;
   const loaded = await loadScenarios(await scenarioFiles(patterns, cwd));
   return loaded
     .filter((scenario) => scenarioFits(scenario, selected, target, Object.keys(CONNECTOR_PARTS)))
@@ -124,7 +127,7 @@ export const run: CommandRun = async (args, io) => {
   const result = await runCertification({
     scenarioFiles: values.scenario
       ? await scenarioFiles(values.scenario, io.cwd)
-      : await defaultScenarioFiles(values.route, io.cwd, values.suite),
+      : await defaultScenarioFiles(values.route, io.cwd, values.suite, values.connector ?? []),
     ...(values.route !== undefined ? { route: values.route } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
