@@ -47,6 +47,11 @@ const crashFault = {
       description:
         'Depth 2 once per distinct durable state a first-attempt kill leaves (kills leaving equal states share one recovery run; the evidence lists them). Default true; false: after every first-attempt kill.',
     },
+    recovery_points: {
+      enum: ['all', 'transitions'],
+      description:
+        "Where depth 2 kills the recovery attempt: 'all' = at every point of its trace; 'transitions' = at each journal transition (cas:*:before/after) only, so every transition of the recovery run is still killed, after every distinct first-attempt kill, in fewer cells (for routes whose cell state lives on a server and cannot be copied, each depth-2 cell replays its first attempt). Default all.",
+    },
     random: {
       type: 'integer',
       minimum: 0,
