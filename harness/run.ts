@@ -29,7 +29,8 @@ import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
 import { prepareOutDir } from './cli/out-dir.ts';
 import { pluginRoutes } from './routes/plugin-routes.ts';
-import { ROUTES } from './routes/route.ts';
+import { ROUTES, routeIds } from './routes/route-registry.ts';
+import { resolveRouteId } from '../src/contracts/route-id.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
@@ -96,12 +97,19 @@ function runIdFor(route: string): string {
 }
 
 function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions): string {
-  const routes = new Set(scenarios.map(({ scenario }) => scenarioRoute(scenario, options)));
+  // Aliases resolve first: `--route sqlite` and a scenario naming sqlite-to-sqlite are one route.
+  const routes = new Set(scenarios.map(({ scenario }) => fullRouteId(scenarioRoute(scenario, options))));
   if (routes.size > 1)
     throw invalidInput(`the scenarios name several routes (${[...routes].join(', ')}); pass --route`, {
       field: '--route',
     });
-  return [...routes][0] ?? options.route ?? 'sqlite';
+  return [...routes][0] ?? fullRouteId(options.route ?? 'sqlite');
+}
+
+/** A built-in route's full id (aliases resolve); any other name is kept as a plug-in route's id. */
+function fullRouteId(route: string): string {
+  const id = resolveRouteId(route)?.id ?? route;
+  return Object.hasOwn(ROUTES, id) ? id : route;
 }
 
 /** A built-in route, or one a connector plug-in declares (loaded only when a plug-in route is asked for). */
@@ -109,13 +117,14 @@ export async function loadRoute(
   id: string,
   options: Pick<CertifyOptions, 'cwd' | 'connectors'>,
 ): Promise<Route> {
-  const builtIn = Object.hasOwn(ROUTES, id) ? ROUTES[id] : undefined;
+  const full = fullRouteId(id);
+  const builtIn = Object.hasOwn(ROUTES, full) ? ROUTES[full] : undefined;
   if (builtIn) return builtIn();
   const plugins = await pluginRoutes(options.cwd, options.connectors);
   const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
   if (!load)
     throw invalidInput(
-      `unknown route "${id}" (known: ${[...Object.keys(ROUTES), ...Object.keys(plugins)].join(', ')}; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      `unknown route "${id}" (known: ${[...routeIds(), ...Object.keys(plugins)].join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
       { field: '--route' },
     );
   return load();
@@ -129,6 +138,9 @@ const TRACED_KINDS: ReadonlySet<string> = new Set([
   'airflow-live',
   'journal-loss',
   'fence-loss',
+  // Network and server faults plan only the points the route's protocol passes.
+  'network',
+  'server-kill',
 ]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
@@ -282,7 +294,13 @@ async function runIn(
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
-  const started = await (await loadProvider()).start({ env: process.env, workDir: work, route: routeId });
+  const started = await (
+    await loadProvider()
+  ).start({
+    env: process.env,
+    workDir: work,
+    services: route.services,
+  });
   await using environment = started.status === 'started' ? started.environment : null;
   interruption.setCleanup(async () => {
     await environment?.[Symbol.asyncDispose]();
@@ -298,6 +316,7 @@ async function runIn(
     route: routeId,
     variants: route.unsafeVariants,
     ...(route.lossModes ? { lossModes: route.lossModes } : {}),
+    capabilities: route.capabilities,
     traces: (key) => books.get(key) ?? empty,
   });
   let cells = selectShard(planned, options.shard);
@@ -388,6 +407,7 @@ async function runIn(
       toxiproxy: environment?.toxiproxy ?? null,
       runtime_version: RUNTIME_VERSION,
       connector_version: route.connectorVersion,
+      journal: route.journal,
       concurrency,
       plan_digest: plan.digest,
       planned_cells: plan.cells,

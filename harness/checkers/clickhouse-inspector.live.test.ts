@@ -7,8 +7,8 @@ import { ClickHouseTarget } from '../../src/adapters/connectors/clickhouse/click
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { LoadStrategy } from '../../src/ports/connector.ts';
 import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-server.ts';
-import type { ClickHouseCellWorld } from '../routes/clickhouse-cell.ts';
-import { buildClickHouseCellWorld } from '../routes/clickhouse-cell.ts';
+import type { ClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
+import { buildClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
 import { ClickHouseInspector } from './clickhouse-inspector.ts';
 import { sqliteSourceRows } from './source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../src/ports/row-stream.ts';

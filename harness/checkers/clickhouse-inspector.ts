@@ -5,6 +5,8 @@ import { clickhouseHttp, clickhouseRows } from '../env/clickhouse-endpoint.ts';
 import type { PartRecord } from './clickhouse-landings.ts';
 import { landings, parsePartName } from './clickhouse-landings.ts';
 import type { SourceRows } from './source-rows.ts';
+import type { ParityOptions } from './parity-basis.ts';
+import { comparableRow, expectedRows } from './parity-basis.ts';
 import type { CellScalar, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromTrail } from './target-inspector.ts';
 
@@ -21,11 +23,14 @@ export interface ClickHouseInspectorOptions {
   readonly source: SourceRows;
   /** How long installAudit waits for its probe insert to show in system.part_log (default 15 s). */
   readonly probeWaitMs?: number;
+  /** Column types and the target's rows before the load (parity-basis.ts); default: text as stored. */
+  readonly parity?: ParityOptions;
 }
 
 const BASELINE_TABLE = '_harness_baseline';
 const PROBE_TABLE = '_harness_probe';
 const PROBE_WAIT_MS = 15_000;
+const MUTATION_WAIT_MS = 20_000;
 const NEW_PART = "toString(event_type) IN ('NEW_PART', 'NewPart')";
 
 const q = (name: string) => `\`${name.replaceAll('\\', '\\\\').replaceAll('`', '\\`')}\``;
@@ -93,6 +98,7 @@ export class ClickHouseInspector implements TargetInspector {
 
   async snapshot(): Promise<TargetSnapshot> {
     const { database, targetTable, columns, naturalKey } = this.#options;
+    await this.#awaitMutations();
     await this.#exec('SYSTEM FLUSH LOGS');
     const where = `database = ${s(database)} AND table = ${s(targetTable)}`;
     const [baseline] = await this.#rows<{ b: string | number }>(
@@ -113,14 +119,20 @@ export class ClickHouseInspector implements TargetInspector {
     });
     const known = (list: (PartRecord | null)[]) => list.filter((p): p is PartRecord => p !== null);
     const records = landings(known(logged), known(parts), Number(baseline?.b ?? 0));
+    const types = this.#options.parity?.types;
+    // Typed: canonical values (the source's reader and this one agree exactly on equal values);
+    // untyped: the text a String column stores.
     const text = (row: Record<string, CellScalar>) =>
-      Object.fromEntries(columns.map((c) => [c, asText(row[c])])) as Record<string, CellScalar>;
+      types
+        ? comparableRow(row, columns, types)
+        : (Object.fromEntries(columns.map((c) => [c, asText(row[c])])) as Record<string, CellScalar>);
     const target = (
       await this.#rows<Record<string, CellScalar>>(
         `SELECT ${columns.map((c) => `toString(${q(c)}) AS ${q(c)}`).join(', ')} FROM ${this.#table}`,
       )
     ).map(text);
-    const source = (await this.#options.source.read()).map(text);
+    const batch = (await this.#options.source.read()).map(text);
+    const source = expectedRows(batch, this.#options.parity ?? {});
     const trail: TargetAuditTrail = {
       marker_kind: 'server-part',
       mutation_records: records,
@@ -131,6 +143,7 @@ export class ClickHouseInspector implements TargetInspector {
     return snapshotFromTrail(trail, {
       row_count: source.length,
       digest: setDigest(source.map((row) => rowDigest(row, columns))),
+      batch_rows: batch.length,
     });
   }
 
@@ -170,6 +183,23 @@ export class ClickHouseInspector implements TargetInspector {
       ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
       'the ClickHouse server does not record parts in system.part_log (configure <part_log>), so the harness cannot count mutations',
     );
+  }
+
+  /**
+   * Waits (bounded) until the server has applied every stored mutation of the target table: after
+   * a restart, parts a replace had outdated come back until the stored delete runs again, and
+   * the durable state is what remains once it has. Past the bound the snapshot shows what is there.
+   */
+  async #awaitMutations(): Promise<void> {
+    const { database, targetTable } = this.#options;
+    const deadline = Date.now() + MUTATION_WAIT_MS;
+    while (Date.now() < deadline) {
+      const [pending] = await this.#rows<{ n: string }>(
+        `SELECT count() AS n FROM system.mutations WHERE database = ${s(database)} AND table = ${s(targetTable)} AND is_done = 0`,
+      ).catch(() => [{ n: '0' }]);
+      if (Number(pending?.n ?? 0) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 
   #exec(sql: string): Promise<string> {

@@ -12,8 +12,8 @@ import {
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { LoadStrategy, TargetConnector } from '../../src/ports/connector.ts';
 import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-server.ts';
-import type { ClickHouseCellWorld } from '../routes/clickhouse-cell.ts';
-import { buildClickHouseCellWorld } from '../routes/clickhouse-cell.ts';
+import type { ClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
+import { buildClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
 import { sqliteSourceRows } from './source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../src/ports/row-stream.ts';
 

@@ -10,11 +10,21 @@ function shown(keys: readonly string[]): string {
   return `; duplicated keys ${keys.slice(0, 3).join(', ')}${more}`;
 }
 
-/** Whether the audit saw one whole mutation: one record covering every source row. */
+/** Source rows of the loaded partition: one whole mutation's size (older evidence: every source row). */
+export function batchRows(target: TargetSnapshot): number {
+  return target.batch_rows ?? target.source_row_count;
+}
+
+/** Landings one successful load shows: one, or none when the source partition is empty. */
+export function expectedLandings(target: TargetSnapshot): number {
+  return batchRows(target) === 0 ? 0 : 1;
+}
+
+/** Whether the audit saw one whole mutation: one record covering every row of the batch. */
 function oneWhole(target: TargetSnapshot): boolean {
   const records = target.audit?.mutation_records;
   if (!records) return true;
-  return records.length === 1 && records[0]?.rows === target.source_row_count;
+  return records.length === 1 && records[0]?.rows === batchRows(target);
 }
 
 /**
@@ -34,8 +44,12 @@ export const mutationChecker: Checker = {
     if (count >= 2) {
       return record(NAME, 'FAIL', `the mutation landed ${count} times${runs}${shown(target.duplicate_keys)}`);
     }
-    if (target.source_row_count === 0) {
-      return record(NAME, 'UNKNOWN', 'the source partition is empty, so a mutation cannot be counted');
+    if (batchRows(target) === 0) {
+      // Nothing to load: any landing is a stale or foreign batch; what an empty replace removes
+      // (and must keep) is for parity to decide.
+      return count === 0
+        ? record(NAME, 'PASS', 'the source partition is empty and nothing landed')
+        : record(NAME, 'FAIL', `a mutation landed for an empty source partition${runs}`);
     }
     if (count === 0) {
       return expectation.end === 'stopped'
@@ -43,11 +57,7 @@ export const mutationChecker: Checker = {
         : record(NAME, 'FAIL', 'the mutation never landed, yet the cell was expected to complete');
     }
     if (!oneWhole(target)) {
-      return record(
-        NAME,
-        'UNKNOWN',
-        `one partial mutation${runs} for ${target.source_row_count} source rows`,
-      );
+      return record(NAME, 'UNKNOWN', `one partial mutation${runs} for ${batchRows(target)} source rows`);
     }
     return record(NAME, 'PASS', `exactly one mutation landed${runs}`);
   },

@@ -1,6 +1,7 @@
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
+import { expectedLandings } from './mutation-checker.ts';
 
 const NAME = 'outcome';
 
@@ -9,7 +10,8 @@ function who(attempt: AttemptRecord): string {
 }
 
 /**
- * No attempt reported success (exit 0) unless the target proves exactly one mutation and the
+ * No attempt reported success (exit 0) unless the target proves exactly one mutation (none for an
+ * empty source partition) and the
  * journal it used reached COMPLETE; an unknown outcome is never success. A cell expected to complete must
  * end COMPLETE; an expected error code must have been reported by some attempt.
  */
@@ -21,7 +23,8 @@ export const outcomeChecker: Checker = {
     const successes = attempts.filter((attempt) => attempt.exit_code === 0);
     const finalState = journal?.final_state ?? null;
     for (const attempt of successes) {
-      if (target !== null && target.mutations !== 1) {
+      // An empty partition lands nothing (an empty replace only removes rows: parity decides it).
+      if (target !== null && target.mutations !== expectedLandings(target)) {
         problems.push(`${who(attempt)} exited 0 but the target shows ${target.mutations} mutations`);
       }
       // A second deployment's attempt (fork) is backed by its own journal, not the cell's.

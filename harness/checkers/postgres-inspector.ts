@@ -5,6 +5,9 @@ import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { canonicalJson } from '../evidence/evidence-digest.ts';
 import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
+import type { ParityOptions } from './parity-basis.ts';
+import { comparableRow, expectedRows } from './parity-basis.ts';
+import type { SourceRows } from './source-rows.ts';
 
 export interface PostgresInspectorOptions {
   /** A direct connection (never through a test proxy); the password stays in memory. */
@@ -24,6 +27,10 @@ export interface PostgresInspectorOptions {
   readonly columnTypes?: Readonly<Record<string, string>>;
   readonly naturalKey: readonly string[];
   readonly partition?: { readonly column: string; readonly value: string };
+  /** Another engine's reader of the source partition (a composed route); default: `sourceTable` above. */
+  readonly source?: SourceRows;
+  /** Column types and the target's rows before the load (parity-basis.ts). */
+  readonly parity?: ParityOptions;
 }
 
 export const PG_AUDIT_TABLE = '_harness_audit';
@@ -35,7 +42,7 @@ const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * values are both read as text under these, so equal text means equal values whatever the roles
  * set (shortest-exact floats, ISO dates, UTC instants).
  */
-const INSPECTOR_SETTINGS = [
+export const INSPECTOR_SETTINGS = [
   'DateStyle=ISO,YMD',
   'IntervalStyle=postgres',
   'extra_float_digits=3',
@@ -100,11 +107,12 @@ export class PostgresInspector implements TargetInspector {
   }
 
   async snapshot(): Promise<TargetSnapshot> {
-    const { schema, targetTable, sourceTable, columns, naturalKey, partition } = this.#options;
-    const digests = (row: Record<string, CellScalar>): RowDigests => ({
-      key: keyDigest(row, naturalKey),
-      row: rowDigest(row, columns),
-    });
+    const { schema, targetTable, sourceTable, columns, naturalKey, partition, parity = {} } = this.#options;
+    const digests = (raw: Record<string, CellScalar>): RowDigests => {
+      const row = comparableRow(raw, columns, parity.types);
+      return { key: keyDigest(row, naturalKey), row: rowDigest(row, columns) };
+    };
+    const other = this.#options.source ? await this.#options.source.read() : null;
     const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
     return this.#with('target and source', async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
@@ -112,12 +120,14 @@ export class PostgresInspector implements TargetInspector {
       const audit = await client.query(
         `SELECT txid::text AS txid, key_json FROM ${q(schema)}.${PG_AUDIT_TABLE} ORDER BY seq`,
       );
-      const source = partition
-        ? await client.query(
-            `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)} WHERE ${q(partition.column)} = $1`,
-            [partition.value],
-          )
-        : await client.query(`SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}`);
+      const source = other
+        ? { rows: other }
+        : partition
+          ? await client.query(
+              `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)} WHERE ${q(partition.column)} = $1`,
+              [partition.value],
+            )
+          : await client.query(`SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}`);
       await client.query('COMMIT');
       const inserts: AuditedInsert[] = audit.rows.map((row: { txid: string; key_json: string }) => ({
         key: auditKeyDigest(row.key_json),
@@ -125,9 +135,15 @@ export class PostgresInspector implements TargetInspector {
       }));
       return snapshotFromReading({
         target: (target.rows as Record<string, CellScalar>[]).map(digests),
-        source: (source.rows as Record<string, CellScalar>[]).map(digests),
+        source: expectedRows(
+          (source.rows as Record<string, CellScalar>[]).map((row) =>
+            comparableRow(row, columns, parity.types),
+          ),
+          parity,
+        ).map((row) => ({ key: keyDigest(row, naturalKey), row: rowDigest(row, columns) })),
         inserts,
         markerKind: 'transaction',
+        batchRows: source.rows.length,
       });
     });
   }

@@ -41,6 +41,7 @@ function recheckTarget(stored: TargetSnapshot, differences: string[]): TargetSna
   const recomputed = snapshotFromTrail(stored.audit, {
     row_count: stored.source_row_count,
     digest: stored.source_digest,
+    ...(stored.batch_rows !== undefined ? { batch_rows: stored.batch_rows } : {}),
   });
   for (const field of TARGET_FIELDS) {
     if (show(stored[field]) !== show(recomputed[field])) {

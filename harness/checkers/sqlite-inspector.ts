@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
@@ -6,7 +7,9 @@ import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { canonicalJson } from '../evidence/evidence-digest.ts';
 import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
-import { createHash } from 'node:crypto';
+import type { ParityOptions } from './parity-basis.ts';
+import { comparableRow, expectedRows } from './parity-basis.ts';
+import type { SourceRows } from './source-rows.ts';
 
 export interface SqliteInspectorOptions {
   readonly targetPath: string;
@@ -18,6 +21,10 @@ export interface SqliteInspectorOptions {
   readonly naturalKey: readonly string[];
   /** The source partition the target must equal; absent: the whole source table. */
   readonly partition?: { readonly column: string; readonly value: string };
+  /** Another engine's reader of the source partition (a composed route); default: the SQLite file above. */
+  readonly source?: SourceRows;
+  /** Column types and the target's rows before the load (parity-basis.ts). */
+  readonly parity?: ParityOptions;
 }
 
 export const AUDIT_TABLE = '_harness_audit';
@@ -67,7 +74,8 @@ export class SqliteInspector implements TargetInspector {
 
   async installAudit(): Promise<void> {
     const { targetTable, columns, naturalKey } = this.#options;
-    const keyJson = `json_array(${naturalKey.map((column) => `NEW.${quote(column)}`).join(', ')})`;
+    // Keys as text: exact for integers beyond 2^53 (the audit's keys only group inserts into runs).
+    const keyJson = `json_array(${naturalKey.map((column) => `CAST(NEW.${quote(column)} AS TEXT)`).join(', ')})`;
     const db = this.#open(this.#options.targetPath, 'target');
     try {
       db.exec('PRAGMA journal_mode = WAL');
@@ -89,18 +97,20 @@ export class SqliteInspector implements TargetInspector {
   }
 
   async snapshot(): Promise<TargetSnapshot> {
-    const { columns, naturalKey } = this.#options;
+    const { columns, naturalKey, parity = {} } = this.#options;
+    const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
     const digests = (row: Record<string, CellScalar>): RowDigests => ({
       key: keyDigest(row, naturalKey),
       row: rowDigest(row, columns),
     });
     const { target, inserts } = this.#readTarget();
-    const source = this.#readSource();
+    const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
     return snapshotFromReading({
-      target: target.map(digests),
-      source: source.map(digests),
+      target: target.map(comparable).map(digests),
+      source: expectedRows(source.map(comparable), parity).map(digests),
       inserts,
       markerKind: 'serialized-runs',
+      batchRows: source.length,
     });
   }
 
@@ -109,14 +119,15 @@ export class SqliteInspector implements TargetInspector {
     const db = this.#open(this.#options.targetPath, 'target');
     try {
       db.exec('BEGIN');
-      const target = db
-        .prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`)
-        .all() as Record<string, CellScalar>[];
+      const select = db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`);
+      // Typed parity reads integers exactly (beyond 2^53); untyped keeps the driver's numbers.
+      if (this.#options.parity?.types) select.setReadBigInts(true);
+      const target = select.all() as Record<string, CellScalar>[];
       const audit = db.prepare(`SELECT key_json FROM ${AUDIT_TABLE} ORDER BY seq`).all() as {
         key_json: string;
       }[];
       db.exec('COMMIT');
-      const inserts = audit.map((row) => ({ key: auditKeyDigest(row.key_json), marker: null }));
+      const inserts = audit.map((row) => ({ key: this.#auditKeyDigest(row.key_json), marker: null }));
       return { target, inserts };
     } catch (error) {
       throw unreadable('target', error);
@@ -151,6 +162,13 @@ export class SqliteInspector implements TargetInspector {
     }
   }
 
+  /** The audit stores the key as a JSON array of texts; its digest only groups inserts into runs. */
+  #auditKeyDigest(keyJson: string): string {
+    return `sha256:${createHash('sha256')
+      .update(canonicalJson(JSON.parse(keyJson)))
+      .digest('hex')}`;
+  }
+
   async close(): Promise<void> {
     // Connections are per call; nothing stays open.
   }
@@ -158,12 +176,6 @@ export class SqliteInspector implements TargetInspector {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-/** The audit stores the key as SQLite JSON; re-encode canonically so it matches `keyDigest`. */
-function auditKeyDigest(keyJson: string): string {
-  const values = JSON.parse(keyJson) as unknown[];
-  return `sha256:${createHash('sha256').update(canonicalJson(values)).digest('hex')}`;
 }
 
 /** `sqlite:///abs/path` or `sqlite:relative/path` (relative to `base`) to a file path. */

@@ -49,6 +49,8 @@ export interface TargetReading {
   readonly source: readonly RowDigests[];
   readonly inserts: readonly AuditedInsert[];
   readonly markerKind: TargetAuditTrail['marker_kind'];
+  /** Source rows of the loaded partition (one whole mutation's size), when `source` holds more. */
+  readonly batchRows?: number;
 }
 
 export type CellScalar = string | number | bigint | null;
@@ -138,7 +140,7 @@ export function duplicatesOf(rowKeys: readonly string[]): { rows: number; keys: 
  */
 export function snapshotFromTrail(
   trail: TargetAuditTrail,
-  source: { readonly row_count: number; readonly digest: string },
+  source: { readonly row_count: number; readonly digest: string; readonly batch_rows?: number },
 ): TargetSnapshot {
   const duplicates = duplicatesOf(trail.target_row_keys);
   const targetDigest = setDigest(trail.target_row_digests);
@@ -149,6 +151,7 @@ export function snapshotFromTrail(
     row_parity: rowCount === source.row_count && targetDigest === source.digest,
     row_count: rowCount,
     source_row_count: source.row_count,
+    ...(source.batch_rows !== undefined ? { batch_rows: source.batch_rows } : {}),
     target_digest: targetDigest,
     source_digest: source.digest,
     duplicate_keys: duplicates.keys,
@@ -168,5 +171,6 @@ export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
   return snapshotFromTrail(trail, {
     row_count: reading.source.length,
     digest: setDigest(reading.source.map((row) => row.row)),
+    ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
   });
 }

@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
-import { DEFAULT_CERTIFICATIONS_DIR, ROUTE_CONNECTOR_VERSIONS } from '../../src/cli/certifications.ts';
+import { DEFAULT_CERTIFICATIONS_DIR, routeConnectorVersion } from '../../src/cli/certifications.ts';
+import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 import { certificationRecord, writeCertification } from '../gate/certification-record.ts';
 import { evaluateGate, formatGateLine } from '../gate/gate.ts';
 import { checkPlan } from '../plan/plan-check.ts';
 import { pluginRoutes } from '../routes/plugin-routes.ts';
-import { ROUTES } from '../routes/route.ts';
+import { ROUTES } from '../routes/route-registry.ts';
 import { prepareOutDir } from './out-dir.ts';
 
 /**
@@ -19,8 +20,7 @@ async function shippedVersion(
   io: CliIO,
   values: { readonly connector?: readonly string[] },
 ): Promise<string | null> {
-  const builtIn = ROUTE_CONNECTOR_VERSIONS[route];
-  if (builtIn !== undefined || Object.hasOwn(ROUTES, route)) return builtIn ?? null;
+  if (Object.hasOwn(ROUTES, route)) return routeConnectorVersion(route);
   const plugins = await pluginRoutes(io.cwd, values.connector ?? []);
   const load = Object.hasOwn(plugins, route) ? plugins[route] : undefined;
   return load ? (await load()).connectorVersion : null;
@@ -42,7 +42,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     json: { type: 'boolean' },
     connector: { type: 'string', multiple: true },
   });
-  const route = required(values.route, '--route');
+  // An alias (`--route sqlite`) gates its full id: the certification names the full id.
+  const named = required(values.route, '--route');
+  const route = resolveRouteId(named)?.id ?? named;
   const file = required(values.evidence, '--evidence');
   const dir = resolve(io.cwd, values.out ?? DEFAULT_CERTIFICATIONS_DIR);
   await prepareOutDir(dir, '--out', { create: false });

@@ -7,8 +7,11 @@ import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
 import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
 import type { Reporter } from '../reporters/reporter.ts';
-import { ROUTES } from '../routes/route.ts';
-import { runCertification } from '../run.ts';
+import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
+import { loadScenarios } from '../scenario/scenario-loader.ts';
+import { scenarioFits } from '../scenario/route-suite.ts';
+import { loadRoute, runCertification } from '../run.ts';
 
 /** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
 export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
@@ -24,23 +27,29 @@ export const SUITES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * A suite for a route: every scenario of the suite except those named for another route
- * (`<route>-*.yaml`, e.g. postgres-network.yaml needs servers the embedded route has not).
+ * A suite for a route: every scenario of the suite that fits it (scenario/route-suite.ts): a file
+ * named for a target engine (`clickhouse-*.yaml`) only on routes into that engine, and no scenario
+ * whose faults the route cannot run (an embedded route has no network to cut or server to kill).
  */
 export async function defaultScenarioFiles(
   route: string | undefined,
   cwd: string,
   suite = 'default',
+  /** Connector plug-in modules (`--connector`), for a plug-in route. */
+  connectors: readonly string[] = [],
 ): Promise<string[]> {
   const patterns = SUITES[suite];
   if (!patterns)
     throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
       field: '--suite',
     });
-  const selected = route ?? 'sqlite';
-  const others = Object.keys(ROUTES).filter((id) => id !== selected);
-  const all = await scenarioFiles(patterns, cwd);
-  return all.filter((file) => !others.some((id) => (file.split('/').pop() ?? '').startsWith(`${id}-`)));
+  const selected = await loadRoute(route ?? 'sqlite', { cwd, connectors });
+  // A plug-in route's id need not be SOURCE-to-TARGET: then no engine-named scenario is its.
+  const target = resolveRouteId(selected.id)?.target ?? selected.id;
+  const loaded = await loadScenarios(await scenarioFiles(patterns, cwd));
+  return loaded
+    .filter((scenario) => scenarioFits(scenario, selected, target, Object.keys(CONNECTOR_PARTS)))
+    .map((scenario) => scenario.file);
 }
 
 const FLAGS = {
@@ -118,7 +127,7 @@ export const run: CommandRun = async (args, io) => {
   const result = await runCertification({
     scenarioFiles: values.scenario
       ? await scenarioFiles(values.scenario, io.cwd)
-      : await defaultScenarioFiles(values.route, io.cwd, values.suite),
+      : await defaultScenarioFiles(values.route, io.cwd, values.suite, values.connector ?? []),
     ...(values.route !== undefined ? { route: values.route } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),

@@ -15,13 +15,29 @@ describe('certify run suites', () => {
     expect(full).toHaveLength(plain.length + 1);
   });
 
-  it('leaves out the scenarios named for another route', async () => {
+  it('leaves out what the route cannot run, and the scenarios named for another target engine', async () => {
     const sqlite = names(await defaultScenarioFiles('sqlite', process.cwd(), 'full'));
     const postgres = names(await defaultScenarioFiles('postgres', process.cwd(), 'full'));
-    expect(sqlite.some((name) => name.startsWith('postgres-'))).toBe(false);
-    expect(postgres).toEqual(
-      expect.arrayContaining(['postgres-network.yaml', 'crash.yaml', 'airflow-live.yaml']),
+    const clickhouse = names(await defaultScenarioFiles('postgres-to-clickhouse', process.cwd(), 'full'));
+    // The embedded route has no network to cut and no server to kill.
+    expect(sqlite).not.toEqual(expect.arrayContaining(['network.yaml']));
+    expect(sqlite.some((name) => ['network.yaml', 'lost-ack.yaml', 'server-kill.yaml'].includes(name))).toBe(
+      false,
     );
+    expect(sqlite.some((name) => name.startsWith('postgres-') || name.startsWith('clickhouse-'))).toBe(false);
+    expect(postgres).toEqual(
+      expect.arrayContaining([
+        'network.yaml',
+        'server-kill.yaml',
+        'postgres-journal-loss.yaml',
+        'crash.yaml',
+        'airflow-live.yaml',
+      ]),
+    );
+    expect(postgres.some((name) => name.startsWith('clickhouse-'))).toBe(false);
+    // A PostgreSQL source does not bring the PostgreSQL target's fence moves along.
+    expect(clickhouse).toEqual(expect.arrayContaining(['network.yaml', 'server-kill.yaml', 'crash.yaml']));
+    expect(clickhouse).not.toContain('postgres-journal-loss.yaml');
   });
 
   it('an unknown suite is bad input naming --suite', async () => {

@@ -3,7 +3,7 @@
  * on the way without any error, so row parity (per natural key) shows it. NULL next to an empty
  * string, one word in Unicode NFC and the same word in NFD, emoji (a flag is two code points, a
  * family a ZWJ sequence), right-to-left text, quote characters and a long value. The rest carry a
- * seeded `item-N`. Chosen by the row id, so every partition of 8 rows or more holds each of them.
+ * seeded `item-N`. Chosen by the row id, so every partition of 16 rows or more (ids 1-15 odd) holds each of them.
  */
 export const CELL_TEXTS: readonly (string | null)[] = [
   null,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
 import { ENVIRONMENT_PROVIDERS } from '../env/environment.ts';
-import { ROUTES } from '../routes/route.ts';
+import { loadRoute, routeIds } from '../routes/route-registry.ts';
 import type { Component } from './doctor-probes.ts';
 import { nodeSupported } from './doctor-probes.ts';
 import type { DoctorReport } from './doctor.ts';
@@ -29,7 +29,7 @@ describe('dpone doctor (real CLI process)', () => {
     const report = JSON.parse(result.stdout) as DoctorReport;
     expect(report.schema).toBe('dpone.doctor/v1');
     expect(report.default_ready).toBe(true);
-    expect(report.uses[0]).toMatchObject({ route: 'sqlite', provider: 'embedded', ready: true });
+    expect(report.uses[0]).toMatchObject({ route: 'sqlite-to-sqlite', provider: 'embedded', ready: true });
     const docker = report.components.find((c) => c.id === 'docker')!;
     expect(docker.present).toBe(false);
     expect(docker.detail).toContain('127.0.0.1:1');
@@ -42,7 +42,7 @@ describe('dpone doctor (real CLI process)', () => {
 
   it('prints one readable table; a bad flag is exit 2', async () => {
     const plain = await dpone(['doctor'], { cwd: tmpdir(), env: { DOCKER_HOST: 'tcp://127.0.0.1:1' } });
-    expect(plain.stdout).toMatch(/^ {2}ready {4}sqlite {5}embedded/m);
+    expect(plain.stdout).toMatch(/^ {2}ready {4}sqlite-to-sqlite +embedded/m);
     expect(plain.stdout).toMatch(/MISSING {2}Docker engine .*127\.0\.0\.1:1/);
     expect(plain.stdout).toMatch(/install: /);
     expect((await dpone(['doctor', '--fast'], { cwd: tmpdir() })).exitCode).toBe(2);
@@ -77,11 +77,18 @@ describe('doctor finds the Airflow environment where the provisioning step build
 });
 
 describe('doctor assessment', () => {
-  it('names every harness route with its default provider, and every provider', async () => {
-    for (const load of Object.values(ROUTES)) {
-      const route = await load();
+  it('names the certified routes with their default provider, only routes the harness has, and every provider', async () => {
+    const certified = [
+      'sqlite-to-sqlite',
+      'postgres-to-postgres',
+      'sqlite-to-clickhouse',
+      'postgres-to-clickhouse',
+    ];
+    for (const id of certified) {
+      const route = await loadRoute(id);
       expect(USES.some((u) => u.route === route.id && u.provider === route.defaultProvider)).toBe(true);
     }
+    for (const use of USES.filter((u) => u.route.includes('-to-'))) expect(routeIds()).toContain(use.route);
     for (const provider of Object.keys(ENVIRONMENT_PROVIDERS))
       expect(USES.some((u) => u.provider === provider)).toBe(true);
   });

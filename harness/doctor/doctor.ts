@@ -10,32 +10,48 @@ export interface Use {
   readonly needs: readonly ComponentId[];
 }
 
-/** Every route and provider the harness and the runtime know, plus the test suite and Airflow. */
+/**
+ * The routes the README certifies, on each provider that can run them, plus the test suite and
+ * Airflow. Every other composition (`dpone certify run --route SOURCE-to-TARGET`) needs the
+ * servers of its two ends.
+ */
 export const USES: readonly Use[] = [
-  { route: 'sqlite', provider: 'embedded', command: 'npm run certify', needs: ['node', 'sqlite'] },
+  { route: 'sqlite-to-sqlite', provider: 'embedded', command: 'npm run certify', needs: ['node', 'sqlite'] },
   {
-    route: 'postgres',
+    route: 'postgres-to-postgres',
     provider: 'local',
     command: 'dpone certify run --route postgres --provider local',
     needs: ['node', 'postgres', 'postgres-user', 'toxiproxy'],
   },
   {
-    route: 'postgres',
+    route: 'postgres-to-postgres',
     provider: 'docker',
     command: 'dpone certify run --route postgres --provider docker',
     needs: ['node', 'docker'],
   },
   {
-    route: 'postgres',
+    route: 'postgres-to-postgres',
     provider: 'external',
     command: 'dpone certify run --route postgres --provider external',
     needs: ['node', 'external'],
   },
   {
-    route: 'clickhouse',
+    route: 'sqlite-to-clickhouse',
     provider: 'local',
-    command: 'connector live tests in npm test (no harness route yet)',
-    needs: ['node', 'clickhouse'],
+    command: 'dpone certify run --route sqlite-to-clickhouse --provider local',
+    needs: ['node', 'clickhouse', 'toxiproxy'],
+  },
+  {
+    route: 'postgres-to-clickhouse',
+    provider: 'local',
+    command: 'dpone certify run --route postgres-to-clickhouse --provider local',
+    needs: ['node', 'postgres', 'postgres-user', 'clickhouse', 'toxiproxy'],
+  },
+  {
+    route: 'mssql-to-clickhouse',
+    provider: 'docker',
+    command: 'dpone certify run --route mssql-to-clickhouse --provider docker',
+    needs: ['node', 'docker'],
   },
   {
     route: 'mssql',
@@ -97,7 +113,7 @@ export function renderDoctor(report: DoctorReport): string {
   const lines = ['routes and providers'];
   for (const use of report.uses) {
     const state = use.ready ? 'ready  ' : 'MISSING';
-    lines.push(`  ${state}  ${use.route.padEnd(10)} ${use.provider.padEnd(10)} ${use.command}`);
+    lines.push(`  ${state}  ${use.route.padEnd(22)} ${use.provider.padEnd(10)} ${use.command}`);
     if (!use.ready)
       lines.push(`           needs: ${use.missing.map((id) => names.get(id) ?? id).join('; ')}`);
   }

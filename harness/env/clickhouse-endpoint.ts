@@ -68,3 +68,27 @@ export async function clickhouseRows<T>(
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as T);
 }
+
+/** A login workers use (the harness's own requests go as `admin`). */
+export interface ClickHouseLogin {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** A dedicated server a cell's server faults may kill and restart (the provider owns it). */
+export interface DedicatedClickHouse extends ControllableClickHouse, AsyncDisposable {
+  readonly worker: ClickHouseLogin;
+  readonly proxyUpstream: string;
+}
+
+/** What the environment offers of ClickHouse (service `clickhouse`). */
+export interface ClickHouseService {
+  /** Straight to the server, as a user that may create and drop databases. */
+  readonly admin: ClickHouseEndpoint;
+  /** The login workers use (a password-protected user, so `password_env` is exercised). */
+  readonly worker: ClickHouseLogin;
+  /** host:port Toxiproxy uses to reach the HTTP port (differs inside a container network). */
+  readonly proxyUpstream: string;
+  /** A fresh server for cells that kill or restart it; absent when the provider owns none. */
+  readonly dedicated?: () => Promise<DedicatedClickHouse>;
+}

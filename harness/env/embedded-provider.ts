@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { EnvironmentProvider, StartedEnvironment } from './environment.ts';
+import { SERVICE_LABELS } from './services.ts';
 
 function sqliteVersion(): string {
   const db = new DatabaseSync(':memory:');
@@ -14,7 +15,12 @@ function sqliteVersion(): string {
 /** The embedded environment: SQLite inside Node, nothing to start, nothing to stop. */
 export const provider: EnvironmentProvider = {
   name: 'embedded',
-  async start() {
+  async start({ services }) {
+    if (services.length > 0)
+      return {
+        status: 'unverified',
+        reason: `embedded provider starts no server, and the route needs ${services.map((s) => SERVICE_LABELS[s]).join(', ')}: use --provider local, docker or external`,
+      };
     const environment: StartedEnvironment = {
       provider: 'embedded',
       databases: { sqlite: sqliteVersion() },

@@ -1,7 +1,10 @@
+import type { EnvironmentServices, ServiceName } from './services.ts';
+
 /**
  * Environment providers: what a route needs started before its cells run (nothing for the
- * embedded route; servers for postgres). A provider either returns a started, async-disposable
- * environment or says why it cannot, and then every cell of the run is UNVERIFIED with that reason.
+ * embedded route; the servers its parts name otherwise). A provider either returns a started,
+ * async-disposable environment or says why it cannot, and then every cell of the run is
+ * UNVERIFIED with that reason.
  *
  * To add a provider: write harness/env/<name>-provider.ts exporting a `provider`, and add one line
  * to ENVIRONMENT_PROVIDERS below (lazy, so `embedded` never loads a server driver).
@@ -14,10 +17,10 @@ export interface StartedEnvironment extends AsyncDisposable {
   /** Toxiproxy version when the environment runs one, else null. */
   readonly toxiproxy: string | null;
   /**
-   * Provider-specific services the route reads (e.g. `postgres` → PostgresServices). Routes check
-   * what they need and throw DPONE_ENVIRONMENT_UNAVAILABLE when it is missing.
+   * The services started for the route's parts (services.ts). A part checks what it needs and
+   * throws DPONE_ENVIRONMENT_UNAVAILABLE when it is missing.
    */
-  readonly services: Readonly<Record<string, unknown>>;
+  readonly services: EnvironmentServices;
 }
 
 export type EnvironmentResult =
@@ -28,13 +31,16 @@ export interface EnvironmentStartOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Scratch directory for the run (server data dirs go below it). */
   readonly workDir: string;
-  /** The route that will use the environment, so a provider can start only what it needs. */
-  readonly route: string;
+  /** What the route's parts need started; a provider starts only these. */
+  readonly services: readonly ServiceName[];
 }
 
 export interface EnvironmentProvider {
   readonly name: string;
-  /** Starts what the route needs. Never throws for a missing server: it returns `unverified`. */
+  /**
+   * Starts the services asked for. Never throws for a missing server: it returns `unverified`
+   * naming what is missing, quickly (before starting anything when it can tell up front).
+   */
   start(options: EnvironmentStartOptions): Promise<EnvironmentResult>;
 }
 

@@ -1,8 +1,6 @@
-import type { EnvironmentResult, StartedEnvironment } from './environment.ts';
 /**
- * What the PostgreSQL route needs from an environment provider (local, docker, external): a
- * PostgreSQL server, a Toxiproxy server able to put a proxy in front of it, and, where the
- * provider owns the servers, fresh servers it can kill and restart for server faults.
+ * A PostgreSQL server as a provider hands it to the routes' parts: where it is, a database the
+ * run's cells live in, and, where the provider owns servers, fresh ones server faults may kill.
  */
 
 /** A PostgreSQL server as seen from this machine. The password stays in memory and goes to workers by env. */
@@ -26,60 +24,14 @@ export interface ControllablePostgres extends PostgresEndpoint, AsyncDisposable 
   startServer(): Promise<void>;
 }
 
-export interface ProxyEndpoint {
-  readonly name: string;
-  /** Where clients connect to go through the proxy. */
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface ToxiproxyService {
-  /** Base URL of the Toxiproxy HTTP API, for toxiproxy-node-client. */
-  readonly apiUrl: string;
-  version(): Promise<string>;
-  /** Creates a proxy named `name` in front of `upstream` (host:port as the proxy server sees it). */
-  createProxy(name: string, upstream: string): Promise<ProxyEndpoint>;
-}
-
-export interface PostgresServices extends AsyncDisposable {
-  readonly provider: 'local' | 'docker' | 'external';
-  readonly postgres: PostgresEndpoint;
+/** What the environment offers of PostgreSQL (service `postgres`). */
+export interface PostgresService {
+  readonly server: PostgresEndpoint;
   /**
    * A database the provider created for this run's cells (each cell adds its own schemas) and
    * drops on dispose, so a run leaves no database behind on a server it does not own.
    */
   readonly cellsDatabase: string;
-  readonly toxiproxy: ToxiproxyService;
   /** A fresh, dedicated server for cells that kill or stop servers; absent when the provider cannot own one. */
-  readonly dedicatedPostgres?: () => Promise<ControllablePostgres>;
-  /** Versions for the evidence's environment block. */
-  readonly versions: Readonly<Record<string, string>>;
-}
-
-/** Either started services or the one-line reason they could not be had. */
-export type ProvisionResult =
-  | { readonly status: 'started'; readonly services: PostgresServices }
-  | { readonly status: 'unverified'; readonly reason: string };
-
-/** Key under which a StartedEnvironment carries these services. */
-export const POSTGRES_SERVICES_KEY = 'postgres';
-
-/** Wraps provisioned services as the harness's StartedEnvironment (services under `postgres`). */
-export function asEnvironment(result: ProvisionResult): EnvironmentResult {
-  if (result.status === 'unverified') return result;
-  const services = result.services;
-  const environment: StartedEnvironment = {
-    provider: services.provider,
-    databases: { postgres: services.versions.postgres ?? 'unknown' },
-    toxiproxy: services.versions.toxiproxy ?? null,
-    services: { [POSTGRES_SERVICES_KEY]: services },
-    [Symbol.asyncDispose]: () => services[Symbol.asyncDispose](),
-  };
-  return { status: 'started', environment };
-}
-
-/** The PostgreSQL services of a started environment, or null when it carries none. */
-export function postgresServicesOf(environment: StartedEnvironment): PostgresServices | null {
-  const value = environment.services[POSTGRES_SERVICES_KEY];
-  return value && typeof value === 'object' && 'toxiproxy' in value ? (value as PostgresServices) : null;
+  readonly dedicated?: () => Promise<ControllablePostgres>;
 }

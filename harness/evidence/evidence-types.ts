@@ -55,7 +55,14 @@ export interface TargetSnapshot {
   readonly duplicate_rows: number;
   readonly row_parity: boolean;
   readonly row_count: number;
+  /** Rows the target must hold after one load (the source partition, plus what a load keeps). */
   readonly source_row_count: number;
+  /**
+   * Source rows of the loaded partition: the size of one whole mutation. Differs from
+   * source_row_count when the target keeps rows of other partitions. Absent in older evidence
+   * (then source_row_count is the batch).
+   */
+  readonly batch_rows?: number;
   /** Order-independent digests (sha256 over sorted row digests): never row values. */
   readonly target_digest: string;
   readonly source_digest: string;

@@ -28,6 +28,11 @@ function commitWindow(trace: readonly TraceOccurrence[]): { from: number; to: nu
   return { from: from < 0 ? 0 : from + 1, to: to < 0 ? trace.length - 1 : to };
 }
 
+/** A journal transition's kill point (`cas:FROM->TO:before|after`): what `recovery_points: transitions` keeps. */
+export function isTransitionPoint(occurrence: TraceOccurrence): boolean {
+  return occurrence.point.startsWith('cas:');
+}
+
 /**
  * First-attempt kills grouped by the durable state they left (trace order kept; the first of a
  * group represents it). Without fingerprints, or when asked for every kill, each is its own group.
@@ -46,6 +51,8 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   const depth = spec.depth ?? 2;
   const randomCount = spec.random ?? 4;
   const window = commitWindow(traces.clean);
+  const recoveryKills = (trace: readonly TraceOccurrence[]) =>
+    spec.recovery_points === 'transitions' ? trace.filter(isTransitionPoint) : trace;
   const drafts: CellDraft[] = traces.clean.map((first, index) => ({
     localId: `d1/${occurrenceKey(first)}`,
     fault: { kind: 'crash', point: first.point, hit: first.hit, attempt: 1 },
@@ -55,7 +62,7 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   if (depth >= 2) {
     for (const group of firstKillGroups(traces, spec.distinct_states ?? true)) {
       const [first, ...equivalent] = group;
-      for (const recovery of traces.recovery.get(occurrenceKey(first!)) ?? []) {
+      for (const recovery of recoveryKills(traces.recovery.get(occurrenceKey(first!)) ?? [])) {
         drafts.push({
           localId: `d2/${occurrenceKey(first!)}>${occurrenceKey(recovery)}`,
           fault: {

@@ -29,6 +29,8 @@ export interface PlanContext {
   readonly traces: TraceBook;
   /** The route's loss modes (Route.lossModes): what a loss fault runs when its scenario names none. */
   readonly lossModes?: Route['lossModes'];
+  /** What the route's cells can do (proxies, servers to kill, its own network phases). */
+  readonly capabilities?: Route['capabilities'];
 }
 
 export interface WorkerOptions {
@@ -134,3 +136,17 @@ export async function faultModule(kind: FaultKind): Promise<FaultModule> {
 }
 
 export type { FaultSpec };
+
+/**
+ * A cell its route cannot run (a connection it does not proxy, a server it does not own): nothing
+ * runs, and the cell is UNVERIFIED with the reason (never PASS).
+ */
+export function unverifiedOutcome(detail: string): CellOutcome {
+  return {
+    attempts: [],
+    hit: true,
+    settle: false,
+    expectation: { end: 'stopped' },
+    extraChecks: [{ name: 'route-capability', verdict: 'UNVERIFIED', detail }],
+  };
+}

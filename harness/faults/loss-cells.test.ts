@@ -7,7 +7,9 @@ import { provider } from '../env/embedded-provider.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { planCells } from '../plan/planner.ts';
-import { route } from '../routes/sqlite-route.ts';
+import { loadRoute } from '../routes/route-registry.ts';
+
+const route = await loadRoute('sqlite');
 import { runCell } from '../runner/cell-runner.ts';
 import { parseScenario } from '../scenario/scenario-loader.ts';
 import { SQLITE_CLEAN_BOOK } from './fixtures/clean-trace.ts';
@@ -20,7 +22,7 @@ import { SQLITE_CLEAN_BOOK } from './fixtures/clean-trace.ts';
 const dir = mkdtempSync(join(tmpdir(), 'dpone-loss-cells-'));
 let environment: StartedEnvironment;
 beforeAll(async () => {
-  const started = await provider.start({ env: process.env, workDir: dir, route: 'sqlite' });
+  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   environment = started.environment;
 });

@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import type { TraceBook } from '../plan/trace.ts';
+import { loadRoute } from '../routes/route-registry.ts';
+import type { PlanContext } from './fault.ts';
 import { PHASES, lostAckFault, networkFault } from './network-fault.ts';
 import { serverKillFault } from './server-fault.ts';
 
-const context = { seed: 42, traces: { clean: [], recovery: new Map() } } as unknown as Parameters<
-  typeof networkFault.plan
->[1];
+const noTraces: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
+
+async function contextOf(route: string, traces: TraceBook = noTraces): Promise<PlanContext> {
+  const { capabilities, lossModes } = await loadRoute(route);
+  return { seed: 42, traces, capabilities, ...(lossModes ? { lossModes } : {}) };
+}
 
 describe('network and server fault planning', () => {
-  it('plans one cell per phase and toxic with stable ids and the evidence fields toxic and phase', () => {
+  it('plans one cell per phase and toxic with stable ids and the evidence fields toxic and phase', async () => {
+    const context = await contextOf('postgres');
     const drafts = networkFault.plan({ kind: 'network' }, context);
     expect(drafts).toHaveLength(6 * 5);
     expect(drafts.map((d) => d.localId)).toContain('commit/timeout');
@@ -17,7 +24,7 @@ describe('network and server fault planning', () => {
         toxic: expect.any(String),
         phase: expect.any(String),
       });
-      expect(PHASES[draft.fault.phase as keyof typeof PHASES].point).toBe(draft.fault.point);
+      expect(PHASES[draft.fault.phase!]!.point).toBe(draft.fault.point);
     }
     expect(networkFault.plan({ kind: 'network' }, context)).toEqual(drafts);
     expect(
@@ -27,7 +34,53 @@ describe('network and server fault planning', () => {
     ).toEqual(['commit/down']);
   });
 
-  it('the lost-ack cell is kind lost-ack at target.commit:before and sensitive; server kills name their server', () => {
+  it('a route into ClickHouse adds its staging phases; an embedded journal has no connection to cut', async () => {
+    const phases = new Set(
+      networkFault
+        .plan({ kind: 'network', toxics: ['down'] }, await contextOf('sqlite-to-clickhouse'))
+        .map((d) => d.fault.phase),
+    );
+    expect([...phases].sort()).toEqual(
+      ['commit', 'fence-prepare', 'fence-query', 'mutation', 'settle', 'stage', 'staged'].sort(),
+    );
+    const withJournal = networkFault.plan(
+      { kind: 'network', toxics: ['down'] },
+      await contextOf('postgres-to-clickhouse'),
+    );
+    expect(withJournal.map((d) => d.fault.phase)).toEqual(
+      expect.arrayContaining(['before-intent', 'state-complete', 'stage']),
+    );
+  });
+
+  it('only the points the clean trace passes are planned (a replace step is no point of an append run)', async () => {
+    const points = [
+      'journal.create:before',
+      'target.stage:before',
+      'target.commit:before',
+      'target.commit:after',
+    ];
+    const traces = { ...noTraces, clean: points.map((point) => ({ point, hit: 1 })) };
+    const context = await contextOf('sqlite-to-clickhouse', traces);
+    expect(networkFault.plan({ kind: 'network', toxics: ['down'] }, context).map((d) => d.localId)).toEqual([
+      'commit/down',
+      'stage/down',
+    ]);
+    expect(serverKillFault.plan({ kind: 'server-kill' }, context).map((d) => d.localId)).toEqual([
+      'target/swap',
+      'target/swapped',
+      'target/swapped-sigterm',
+    ]);
+    expect(
+      serverKillFault
+        .plan({ kind: 'server-kill', signals: ['SIGTERM'], points: ['target.commit:before'] }, context)
+        .map((d) => d.fault),
+    ).toEqual([
+      expect.objectContaining({ signal: 'SIGTERM', point: 'target.commit:before', server: 'target' }),
+    ]);
+  });
+
+  it('the lost-ack cell is kind lost-ack at target.commit:before and sensitive; server kills name their server', async () => {
+    const context = await contextOf('postgres');
     const [lost] = lostAckFault.plan({ kind: 'lost-ack' }, context);
     expect(lost).toMatchObject({
       sensitive: true,

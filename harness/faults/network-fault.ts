@@ -1,54 +1,63 @@
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { PostgresCellFixture } from '../routes/postgres-route.ts';
+import type { ProxiedConnection } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
-import type { CellOutcome, CellRun, FaultModule } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import type { ToxicName } from './toxiproxy-switch.ts';
 import { TOXICS, installToxic } from './toxiproxy-switch.ts';
 
 /**
- * Each phase of the protocol, the fault point a worker parks at to enter it, and the proxy whose
- * connection that phase uses. The worker is parked, the toxic installed, the worker released.
+ * Each phase of the protocol, the fault point a worker parks at to enter it, and the connection
+ * that phase uses. The worker is parked, the toxic installed on that connection's proxy, the
+ * worker released. A target adds phases of its own protocol (ClickHouse: its staging steps).
  */
-export const PHASES = {
+export const PHASES: Readonly<Record<string, { point: string; proxy: ProxiedConnection }>> = {
   'before-intent': { point: 'journal.create:before', proxy: 'journal' },
   'fence-prepare': { point: 'fence.prepare:before', proxy: 'target' },
   mutation: { point: 'target.mutate:begin', proxy: 'target' },
   commit: { point: 'target.commit:before', proxy: 'target' },
   'fence-query': { point: 'fence.query:before', proxy: 'target' },
   'state-complete': { point: 'state.complete:before', proxy: 'journal' },
-} as const;
-export type Phase = keyof typeof PHASES;
+};
 
 interface NetworkParams {
-  readonly phase: Phase;
+  readonly phase: string;
   readonly toxic: ToxicName;
+  readonly point: string;
+  readonly proxy: ProxiedConnection;
 }
 
-function postgresFixture(run: CellRun): PostgresCellFixture {
-  const fixture = run.fixture as Partial<PostgresCellFixture>;
-  if (typeof fixture.toxiproxyApi !== 'string' || !fixture.world) {
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      'network faults need a route whose workers go through Toxiproxy (route postgres)',
-    );
-  }
-  return fixture as PostgresCellFixture;
+/** The shared phases and the route's own, each with its point and connection. */
+function routePhases(context: PlanContext): Record<string, { point: string; proxy: ProxiedConnection }> {
+  const own = Object.entries(context.capabilities?.networkPhases ?? {}).map(
+    ([phase, point]) => [phase, { point, proxy: 'target' as const }] as const,
+  );
+  return { ...PHASES, ...Object.fromEntries(own) };
+}
+
+/**
+ * The proxy a connection goes through in this cell, or why the cell cannot run (an embedded
+ * journal has no connection to poison).
+ */
+function proxyOf(run: CellRun, connection: ProxiedConnection): { apiUrl: string; name: string } | string {
+  const network = run.fixture.network;
+  const name = network?.proxies[connection];
+  if (!network || !name)
+    return `route ${run.cell.route} has no proxy on its ${connection} connection (it is embedded): network faults on it cannot run`;
+  return { apiUrl: network.apiUrl, name };
 }
 
 /** Parks the first worker at the phase's point, installs the toxic, releases it, and removes the toxic after it ended. */
 async function poisonedAttempt(
   run: CellRun,
-  phase: Phase,
-  toxic: ToxicName,
-): Promise<{ record: AttemptRecord; hit: boolean }> {
-  const fixture = postgresFixture(run);
-  const { point, proxy } = PHASES[phase];
-  await using worker = run.start('first', { stop: { point, hit: 1 } });
+  params: NetworkParams,
+): Promise<{ record: AttemptRecord; hit: boolean } | string> {
+  const proxy = proxyOf(run, params.proxy);
+  if (typeof proxy === 'string') return proxy;
+  await using worker = run.start('first', { stop: { point: params.point, hit: 1 } });
   if (!(await worker.parked())) return { record: await worker.result(), hit: false };
-  const installed = await installToxic(fixture.toxiproxyApi, fixture.world.proxies[proxy].name, toxic);
+  const installed = await installToxic(proxy.apiUrl, proxy.name, params.toxic);
   try {
     worker.resume();
     return { record: await worker.result(), hit: true };
@@ -57,23 +66,32 @@ async function poisonedAttempt(
   }
 }
 
-function planNetwork(spec: FaultSpecOf<'network'>): CellDraft[] {
-  const phases = (spec.phases ?? Object.keys(PHASES)) as Phase[];
+/**
+ * Cells per (phase, toxic): the scenario's phases, else every phase whose connection the route
+ * proxies and whose point its clean trace passes (a point the protocol never reaches is no phase
+ * of it). A phase the scenario names but the route lacks is planned and ends UNVERIFIED.
+ */
+function planNetwork(spec: FaultSpecOf<'network'>, context: PlanContext): CellDraft[] {
+  const phases = routePhases(context);
+  const traced = new Set(context.traces.clean.map((o) => o.point));
+  const proxies = context.capabilities?.proxies ?? ['target', 'journal'];
+  const names =
+    spec.phases ??
+    Object.keys(phases).filter(
+      (phase) =>
+        proxies.includes(phases[phase]!.proxy) && (traced.size === 0 || traced.has(phases[phase]!.point)),
+    );
   const toxics = spec.toxics ?? [...TOXICS];
-  return phases.flatMap((phase) =>
-    toxics.map((toxic) => ({
-      localId: `${phase}/${toxic}`,
-      fault: {
-        kind: 'network',
-        toxic,
-        phase,
-        point: PHASES[phase].point,
-        hit: 1,
-        proxy: PHASES[phase].proxy,
-      },
-      params: { phase, toxic } satisfies NetworkParams,
-      sensitive: false,
-    })),
+  return names.flatMap((phase) =>
+    toxics.map((toxic) => {
+      const { point, proxy } = phases[phase] ?? { point: `unknown:${phase}`, proxy: 'target' as const };
+      return {
+        localId: `${phase}/${toxic}`,
+        fault: { kind: 'network', toxic, phase, point, hit: 1, proxy },
+        params: { phase, toxic, point, proxy } satisfies NetworkParams,
+        sensitive: false,
+      };
+    }),
   );
 }
 
@@ -81,16 +99,19 @@ function planNetwork(spec: FaultSpecOf<'network'>): CellDraft[] {
 export const networkFault: FaultModule<'network'> = {
   kind: 'network',
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
-  plan: (spec) => planNetwork(spec),
+  plan: planNetwork,
   async run(run): Promise<CellOutcome> {
-    const { phase, toxic } = run.cell.params as unknown as NetworkParams;
-    const first = await poisonedAttempt(run, phase, toxic);
+    const params = run.cell.params as unknown as NetworkParams;
+    if (params.point.startsWith('unknown:'))
+      return unverifiedOutcome(`route ${run.cell.route} has no network phase ${params.phase}`);
+    const first = await poisonedAttempt(run, params);
+    if (typeof first === 'string') return unverifiedOutcome(first);
     return { attempts: [first.record], hit: first.hit, expectation: { end: 'complete' } };
   },
 };
 
 function lostAckCheck(
-  serverCommitted: string | null,
+  landed: number,
   first: AttemptRecord,
   history: readonly { reason: string; from: string | null; to: string; holder: string | null }[],
 ): CheckRecord {
@@ -100,8 +121,8 @@ function lostAckCheck(
     (h) => h.from === 'COMMITTING' && (h.to === 'TARGET_COMMITTED' || h.to === 'COMMIT_UNKNOWN'),
   );
   const problems: string[] = [];
-  if (serverCommitted !== 'committed')
-    problems.push(`the server did not commit behind the lost reply (fence ${serverCommitted ?? 'absent'})`);
+  if (landed < 1)
+    problems.push('the server did not commit behind the lost reply (the audit counts no mutation)');
   if (first.exit_code === 0)
     problems.push('the first attempt claimed success although it never heard the COMMIT reply');
   if (!reconciled)
@@ -112,14 +133,15 @@ function lostAckCheck(
   return {
     name: 'lost-ack-path',
     verdict: 'PASS',
-    detail: `server committed while the client heard nothing; first attempt ended ${first.error_code ?? `exit ${first.exit_code}`}; the journal went COMMITTING -> ${reconciled!.to} (${reconciled!.reason}) by reconciliation, never by replay`,
+    detail: `server committed while the client heard nothing (audit: ${landed} mutation); first attempt ended ${first.error_code ?? `exit ${first.exit_code}`}; the journal went COMMITTING -> ${reconciled!.to} (${reconciled!.reason}) by reconciliation, never by replay`,
   };
 }
 
 /**
  * lost-ack: a downstream `timeout` toxic (timeout 0) installed at `target.commit:before`, so the
- * server commits and the client never hears back. The fence is read straight from the server
- * before the toxic goes, a recovery worker reconciles, and the check records the path taken.
+ * server commits (PostgreSQL: the COMMIT; ClickHouse: the ATTACH/REPLACE) and the client never
+ * hears back. Whether the server applied it is read from the harness's own audit before the toxic
+ * goes (never from the fence), a recovery worker reconciles, and the check records the path taken.
  */
 export const lostAckFault: FaultModule<'lost-ack'> = {
   kind: 'lost-ack',
@@ -133,7 +155,7 @@ export const lostAckFault: FaultModule<'lost-ack'> = {
         stream: 'downstream',
         timeout: 0,
         phase: 'commit',
-        point: PHASES.commit.point,
+        point: PHASES.commit!.point,
         hit: 1,
       },
       params: {},
@@ -141,16 +163,18 @@ export const lostAckFault: FaultModule<'lost-ack'> = {
     },
   ],
   async run(run): Promise<CellOutcome> {
-    const fixture = postgresFixture(run);
-    await using worker = run.start('first', { stop: { point: PHASES.commit.point, hit: 1 } });
+    const { fixture } = run;
+    const proxy = proxyOf(run, 'target');
+    if (typeof proxy === 'string') return unverifiedOutcome(proxy);
+    await using worker = run.start('first', { stop: { point: PHASES.commit!.point, hit: 1 } });
     if (!(await worker.parked())) return { attempts: [await worker.result()], hit: false };
-    const installed = await installToxic(fixture.toxiproxyApi, fixture.world.proxies.target.name, 'lost-ack');
+    const installed = await installToxic(proxy.apiUrl, proxy.name, 'lost-ack');
     let first: AttemptRecord;
-    let serverCommitted: string | null;
+    let landed: number;
     try {
       worker.resume();
       first = await worker.result();
-      serverCommitted = await fixture.fenceStatus();
+      landed = (await fixture.inspector.snapshot()).mutations;
     } finally {
       await installed[Symbol.asyncDispose]();
     }
@@ -176,7 +200,7 @@ export const lostAckFault: FaultModule<'lost-ack'> = {
       hit: true,
       expectation: { end: stopped ? 'stopped' : 'complete' },
       settle: !stopped,
-      extraChecks: [lostAckCheck(serverCommitted, first, steps)],
+      extraChecks: [lostAckCheck(landed, first, steps)],
     };
   },
 };

@@ -5,6 +5,7 @@ import { occurrenceKey, parseOccurrence } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { firstKillGroups } from './crash-fault.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { unverifiedOutcome } from './fault.ts';
 import { finishedOrStalled } from './zombie-race.ts';
 
 const DEFAULT_PAUSE_TTL_MS = 300;
@@ -62,20 +63,23 @@ function killGroups(traces: PlanContext['traces'], distinct: boolean): TraceOccu
 }
 
 function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDraft[] {
+  const late = spec.late_rows ?? 0;
+  const lateId = late > 0 ? `+late${late}` : '';
+  const lateFault = late > 0 ? { late_rows: late } : {};
   if (spec.points) {
     return spec.points.map((text) => {
       const at = parseOccurrence(text);
       return {
-        localId: occurrenceKey(at),
-        fault: { kind: 'pause', point: at.point, hit: at.hit },
+        localId: `${occurrenceKey(at)}${lateId}`,
+        fault: { kind: 'pause', point: at.point, hit: at.hit, ...lateFault },
         params: { at } satisfies PauseParams,
         sensitive: true,
       };
     });
   }
   const drafts: CellDraft[] = traces.clean.map((at) => ({
-    localId: `d1/${occurrenceKey(at)}`,
-    fault: { kind: 'pause', point: at.point, hit: at.hit, attempt: 1 },
+    localId: `d1/${occurrenceKey(at)}${lateId}`,
+    fault: { kind: 'pause', point: at.point, hit: at.hit, attempt: 1, ...lateFault },
     params: { at } satisfies PauseParams,
     sensitive: sensitiveAt(traces.clean, at),
   }));
@@ -88,13 +92,14 @@ function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDra
     if (committing < 0 || index < committing) continue;
     for (const at of reconcileWindow(traces.recovery.get(occurrenceKey(first!)) ?? [])) {
       drafts.push({
-        localId: `d2/${occurrenceKey(first!)}>${occurrenceKey(at)}`,
+        localId: `d2/${occurrenceKey(first!)}>${occurrenceKey(at)}${lateId}`,
         fault: {
           kind: 'pause',
           point: first!.point,
           hit: first!.hit,
           attempt: 2,
           recovery_point: occurrenceKey(at),
+          ...lateFault,
           ...(equivalent.length > 0 ? { equivalent_points: equivalent.map(occurrenceKey) } : {}),
         },
         params: {
@@ -109,8 +114,11 @@ function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDra
   return drafts;
 }
 
-async function runPause(run: CellRun): Promise<CellOutcome> {
+async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellOutcome> {
   const params = run.cell.params as unknown as PauseParams;
+  const late = spec.late_rows ?? 0;
+  if (late > 0 && !run.fixture.addSourceRows)
+    return unverifiedOutcome(`route ${run.cell.route} cannot add rows to its source during a cell`);
   const attempts: AttemptRecord[] = [];
   if (params.first) {
     // Depth 2: the first attempt died at `first` (its recorded state, when the route can copy it).
@@ -127,6 +135,8 @@ async function runPause(run: CellRun): Promise<CellOutcome> {
   if (!(await paused.parked())) return { attempts: [...attempts, await paused.result()], hit: false };
   paused.pause();
   await run.expireLeases();
+  // Late source rows: the zombie holds another batch than the next holder reads.
+  if (late > 0) await run.fixture.addSourceRows!(late);
   await using second = run.start('second');
   const secondFirst = (await finishedOrStalled(second)) === 'finished';
   paused.continue();
@@ -146,7 +156,9 @@ async function runPause(run: CellRun): Promise<CellOutcome> {
 /**
  * pause: SIGSTOP a worker at a fault point, let its lease expire, run a second worker (to its end,
  * or until it waits on a lock the stopped one holds), then SIGCONT the first and let it run out. A
- * zombie must not commit a second time: the fence's epoch stops it. Depth 1 at every point of the
+ * zombie must not commit a second time, nor undo the next holder's commit: the fence's epoch
+ * stops it. With `late_rows`, rows arrive in the source partition while the first is stopped, so
+ * the zombie's batch and the next holder's differ. Depth 1 at every point of the
  * clean trace; depth 2 after each distinct first-attempt kill from COMMITTING on, at every point of
  * the recovery run while it reconciles (where its state differs from anything a clean run passes).
  * `points` names explicit first-attempt points instead.

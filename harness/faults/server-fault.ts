@@ -1,56 +1,27 @@
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { PostgresCellFixture } from '../routes/postgres-route.ts';
-import type { CellOutcome, CellRun, FaultModule } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import { postgresServicesOf } from '../env/postgres-services.ts';
+import type { ServerKill, ServerSignal } from '../routes/parts.ts';
+import type { CellFixture } from '../routes/route.ts';
+import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import type { CellOutcome, FaultModule, PlanContext } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 
 type Server = 'target' | 'journal';
 
-interface ServerParams {
+interface ServerParams extends ServerKill {
   readonly server: Server;
-  readonly point: string;
-  readonly phase: string;
-  /** The journal died before the worker could record COMMITTING: the target must stay untouched. */
-  readonly noMutationExpected: boolean;
 }
 
-/** Where each server is killed. The target: during the commit; the journal: before the intent and around COMMITTING. */
-const KILLS: Readonly<Record<Server, readonly Omit<ServerParams, 'server'>[]>> = {
-  target: [
-    { phase: 'commit', point: 'target.commit:before', noMutationExpected: false },
-    { phase: 'commit-sent', point: 'target.commit:sent', noMutationExpected: false },
-  ],
-  journal: [
-    { phase: 'before-intent', point: 'journal.create:before', noMutationExpected: true },
-    { phase: 'entering-committing', point: 'cas:PREPARED->COMMITTING:before', noMutationExpected: true },
-    { phase: 'in-committing', point: 'cas:COMMITTING->TARGET_COMMITTED:before', noMutationExpected: false },
-  ],
-};
-
-function postgresFixture(run: CellRun): PostgresCellFixture {
-  const fixture = run.fixture as Partial<PostgresCellFixture>;
-  if (typeof fixture.isolateServers !== 'function') {
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      'server faults need a route whose servers the harness owns (route postgres, provider local)',
-    );
-  }
-  return fixture as PostgresCellFixture;
-}
-
-async function noMutationCheck(fixture: PostgresCellFixture, first: AttemptRecord): Promise<CheckRecord> {
+async function noMutationCheck(fixture: CellFixture, first: AttemptRecord): Promise<CheckRecord> {
   const snapshot = await fixture.inspector.snapshot();
   const problems: string[] = [];
   if (first.error_code !== ERROR_CODES.JOURNAL_UNAVAILABLE)
     problems.push(
       `the attempt reported ${first.error_code ?? `exit ${first.exit_code}`}, not ${ERROR_CODES.JOURNAL_UNAVAILABLE}`,
     );
-  if (snapshot.mutations !== 0 || snapshot.row_count !== 0)
-    problems.push(
-      `the target shows ${snapshot.mutations} mutations and ${snapshot.row_count} rows while the journal was down`,
-    );
+  if (snapshot.mutations !== 0)
+    problems.push(`the target shows ${snapshot.mutations} mutations while the journal was down`);
   return problems.length > 0
     ? { name: 'journal-unavailable-no-mutation', verdict: 'FAIL', detail: problems.join('; ') }
     : {
@@ -61,28 +32,25 @@ async function noMutationCheck(fixture: PostgresCellFixture, first: AttemptRecor
 }
 
 /**
- * server-kill: the cell moves onto two servers of its own, a worker parks at the point, the
- * server is SIGKILLed (postmaster and backends), the worker is released into the dead server,
- * then the server restarts (crash recovery) and the runner's settle worker must finish with one
- * mutation. A journal killed before COMMITTING must mean no mutation and JOURNAL_UNAVAILABLE.
+ * The route's kills of each server the scenario names (default both), of the signals it names
+ * (default each kill's own), at points its clean trace passes (a replace's settle step is no
+ * point of an append run).
  */
-export const serverKillFault: FaultModule<'server-kill'> = {
-  kind: 'server-kill',
-  unavailableIn(environment) {
-    const services = postgresServicesOf(environment);
-    if (services?.dedicatedPostgres) return null;
-    return `provider ${environment.provider} owns no PostgreSQL server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
-  },
-  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
-  plan(spec): CellDraft[] {
-    const servers = (spec.servers ?? ['target', 'journal']) as Server[];
-    return servers.flatMap((server) =>
-      KILLS[server].map((kill) => ({
-        localId: `${server}/${kill.phase}`,
+function planKills(spec: FaultSpecOf<'server-kill'>, context: PlanContext): CellDraft[] {
+  const servers = (spec.servers ?? ['target', 'journal']) as Server[];
+  const traced = new Set(context.traces.clean.map((o) => o.point));
+  const signals = spec.signals as readonly ServerSignal[] | undefined;
+  return servers.flatMap((server) =>
+    (context.capabilities?.serverKills[server] ?? [])
+      .filter((kill) => traced.size === 0 || traced.has(kill.point))
+      .filter((kill) => !spec.points || spec.points.includes(kill.point))
+      .flatMap((kill) => (signals ? signals.map((signal) => ({ ...kill, signal })) : [kill]))
+      .map((kill) => ({
+        localId: `${server}/${kill.phase}${kill.signal === 'SIGKILL' ? '' : `-${kill.signal.toLowerCase()}`}`,
         fault: {
           kind: 'server-kill',
           server,
-          signal: 'SIGKILL',
+          signal: kill.signal,
           phase: kill.phase,
           point: kill.point,
           hit: 1,
@@ -90,16 +58,38 @@ export const serverKillFault: FaultModule<'server-kill'> = {
         params: { server, ...kill } satisfies ServerParams,
         sensitive: false,
       })),
-    );
+  );
+}
+
+/**
+ * server-kill: the cell moves onto servers of its own, a worker parks at the point, the server is
+ * stopped (SIGKILL: a crash, backends too; SIGTERM: a clean shutdown), the worker is released into
+ * the dead server, then the server starts again on the same data and the runner's settle worker
+ * must finish with one mutation. A journal killed before COMMITTING must mean no mutation and
+ * JOURNAL_UNAVAILABLE. The target's kills come from its part (ClickHouse restarts right after a
+ * replace-partition swap, where 18.16 brings replaced rows back), the journal's from its part.
+ */
+export const serverKillFault: FaultModule<'server-kill'> = {
+  kind: 'server-kill',
+  unavailableIn(environment) {
+    const services = environment.services;
+    if (services.postgres?.dedicated || services.clickhouse?.dedicated) return null;
+    return `provider ${environment.provider} owns no server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
   },
+  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
+  plan: planKills,
   async run(run): Promise<CellOutcome> {
     const params = run.cell.params as unknown as ServerParams;
-    const fixture = postgresFixture(run);
-    const servers = await fixture.isolateServers();
+    const { fixture } = run;
+    const servers = fixture.isolateServers ? await fixture.isolateServers() : {};
     const victim = servers[params.server];
+    if (!victim)
+      return unverifiedOutcome(
+        `route ${run.cell.route} has no ${params.server} server of its own to kill (embedded, or the provider owns none)`,
+      );
     await using worker = run.start('first', { stop: { point: params.point, hit: 1 } });
     if (!(await worker.parked())) return { attempts: [await worker.result()], hit: false };
-    await victim.killServer();
+    await victim.kill(params.signal);
     let first: AttemptRecord;
     const extraChecks: CheckRecord[] = [];
     try {
@@ -107,7 +97,7 @@ export const serverKillFault: FaultModule<'server-kill'> = {
       first = await worker.result();
       if (params.noMutationExpected) extraChecks.push(await noMutationCheck(fixture, first));
     } finally {
-      await victim.startServer();
+      await victim.start();
     }
     return {
       attempts: [first],

@@ -46,7 +46,7 @@ async function runGate(dir: string, ...extra: string[]) {
       .filter((match) => match !== null)
       .map((match) => [match[2], match[1]]),
   );
-  return { code, lines, out: io.out(), certification: join(dir, 'certifications', 'sqlite.json') };
+  return { code, lines, out: io.out(), certification: join(dir, 'certifications', 'sqlite-to-sqlite.json') };
 }
 
 describe('certify gate', () => {
@@ -79,12 +79,12 @@ describe('certify gate', () => {
     );
     const record = JSON.parse(await readFile(result.certification, 'utf8'));
     expect(record).toMatchObject({
-      route: 'sqlite',
+      route: 'sqlite-to-sqlite',
       connector_version: CONNECTOR_VERSION,
       runtime_version: '0.1.0',
     });
     expect(record.evidence_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(decideDeploymentPolicy([record], 'sqlite', CONNECTOR_VERSION).mode).toBe('enforced');
+    expect(decideDeploymentPolicy([record], 'sqlite-to-sqlite', CONNECTOR_VERSION).mode).toBe('enforced');
   });
 
   it('fails evidence with a second mutation after a kill, and writes nothing', async () => {

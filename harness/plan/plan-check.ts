@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { planDigest } from '../merge/plan-digest.ts';
-import { ROUTES } from '../routes/route.ts';
+import { ROUTES } from '../routes/route-registry.ts';
 import { loadScenario } from '../scenario/scenario-loader.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { PlanRecord } from './plan-record.ts';
@@ -67,6 +67,7 @@ export async function rederivePlan(
     route: evidence.route,
     variants: route.unsafeVariants,
     ...(route.lossModes ? { lossModes: route.lossModes } : {}),
+    capabilities: route.capabilities,
     traces: (key) => {
       const stored = plan.traces[key];
       return stored ? traceBookFrom(stored) : EMPTY;

@@ -46,6 +46,21 @@ describe('planner enumeration from a hand-made trace', () => {
     );
   });
 
+  it('recovery_points: transitions kills each recovery run at its journal transitions only, after every first kill', async () => {
+    const text = 'name: c\nfaults:\n  - kind: crash\n    random: 0\n    recovery_points: transitions\n';
+    const cells = await plan(text);
+    const depth2 = cells.filter((cell) => cell.id.startsWith('c/d2/'));
+    const expected = [...RECOVERY.values()].flatMap((trace) =>
+      trace.filter((at) => at.point.startsWith('cas:')),
+    );
+    expect(depth2).toHaveLength(expected.length);
+    expect(depth2.every((cell) => cell.fault.recovery_point!.startsWith('cas:'))).toBe(true);
+    // Depth 1 still kills at every point; every first-attempt kill still gets its recovery kills.
+    expect(cells.filter((cell) => cell.id.startsWith('c/d1/'))).toHaveLength(CLEAN.length);
+    expect(new Set(depth2.map((cell) => cell.fault.point))).toEqual(new Set(CLEAN.map((at) => at.point)));
+    expect(cells.map((cell) => cell.id)).not.toContain('c/d2/journal.read:before#1>target.commit:before#1');
+  });
+
   it('seeded random kills: count as asked, delays fixed by the seed', async () => {
     const text = 'name: c\nseed: 7\nfaults:\n  - kind: crash\n    depth: 1\n    random: 3\n';
     const random = (await plan(text)).filter((cell) => cell.id.startsWith('c/random/'));

@@ -19,6 +19,8 @@ export interface PlanOptions {
   readonly variants: readonly string[];
   /** The route's loss modes (Route.lossModes), the default of loss faults. */
   readonly lossModes?: PlanContext['lossModes'];
+  /** The route's capabilities (Route.capabilities): what network and server faults plan from. */
+  readonly capabilities?: PlanContext['capabilities'];
   /** The recorded traces of a scenario's workload (see traceKey). */
   readonly traces: (key: string) => TraceBook;
 }
@@ -86,6 +88,7 @@ export async function planCells(
         seed,
         traces,
         ...(options.lossModes ? { lossModes: options.lossModes } : {}),
+        ...(options.capabilities ? { capabilities: options.capabilities } : {}),
       };
       for (const draft of module.plan(spec, context)) {
         const base = {

@@ -57,6 +57,7 @@ export interface TraceBook {
 
 /** A recorded first-attempt kill whose durable state was kept for depth-2 cells. */
 export interface RecordedKill {
+  /** The copied state's folder; '' when the route cannot copy state (only its fingerprint was read). */
   readonly dir: string;
   readonly first: AttemptRecord;
   /** Route's durable-state digest right after the kill, when the route computes one. */

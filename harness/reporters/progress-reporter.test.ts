@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import { progressLine, progressReporter } from './progress-reporter.ts';
 
 function sink() {
@@ -70,5 +70,27 @@ describe('progress reporter', () => {
     });
     await reporter.onCellDone?.(cell('a', 'PASS'));
     expect(out.text()).toContain('\r\x1b[2K1/2 cells');
+  });
+
+  it('at the end names why the environment could not run, and a variant no cell ran as not run', async () => {
+    const out = sink();
+    const reporter = progressReporter({ stdout: out.stdout, env: { CI: 'true' }, interactive: false });
+    const unavailable = 'local provider: SQL Server cannot run on this machine';
+    const ran = cell('a@no-seal', 'PASS', 'no-seal');
+    const skipped = cell('a@no-fence', 'UNVERIFIED', 'no-fence');
+    const evidence = {
+      verdict: 'UNVERIFIED',
+      duration_ms: 10,
+      environment: { unavailable },
+      cells: [cell('a', 'UNVERIFIED'), ran, skipped],
+      sensitivity: [
+        { variant: 'no-seal', caught: false, cells_run: 1, cells_failed: 0 },
+        { variant: 'no-fence', caught: false, cells_run: 1, cells_failed: 0 },
+      ],
+    } as unknown as Evidence;
+    await reporter.onRunEnd?.(evidence, 'd');
+    expect(out.text()).toContain(`environment UNVERIFIED: ${unavailable}\n`);
+    expect(out.text()).toContain('variant no-seal: NOT CAUGHT');
+    expect(out.text()).toContain('variant no-fence: not run (UNVERIFIED)');
   });
 });

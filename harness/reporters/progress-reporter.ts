@@ -59,10 +59,17 @@ export function progressReporter(options: ReporterOptions): Reporter {
           `unsafe variants caught ${caught}/${evidence.sensitivity.length}; ` +
           `${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
       );
-      for (const record of evidence.sensitivity)
+      // Why nothing could run (no SQL Server here, no Docker…): the reason, not only the verdict.
+      if (evidence.environment.unavailable)
+        out.write(`environment UNVERIFIED: ${evidence.environment.unavailable}\n`);
+      for (const record of evidence.sensitivity) {
+        // A variant none of whose cells ran was not shown to survive: say so, not "NOT CAUGHT".
+        const ran = evidence.cells.some((c) => c.variant === record.variant && c.verdict !== 'UNVERIFIED');
+        const status = record.caught ? 'caught' : ran ? 'NOT CAUGHT' : 'not run (UNVERIFIED)';
         out.write(
-          `  variant ${record.variant}: ${record.caught ? 'caught' : 'NOT CAUGHT'} (${record.cells_failed}/${record.cells_run} cells failed${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
+          `  variant ${record.variant}: ${status} (${record.cells_failed}/${record.cells_run} cells failed${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
         );
+      }
     },
   };
 }

@@ -9,8 +9,8 @@ import { sqliteSourceRows } from '../checkers/source-rows.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
-import { openCellJournal, sqliteJournalOperations } from './sqlite-loss.ts';
-import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './sqlite-route.ts';
+import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
+import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './plugin-source.ts';
 import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
 
 const CELL_TABLE: CellTable = {
@@ -76,6 +76,15 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   return {
     id: declaration.id,
     defaultProvider: 'embedded',
+    services: [],
+    journal: 'sqlite',
+    // No proxy, server or late rows: the plug-in's target is embedded and its table fixed.
+    capabilities: {
+      proxies: [],
+      serverKills: { target: [], journal: [] },
+      networkPhases: {},
+      lateRows: false,
+    },
     connectorVersion: pluginConnectorVersion(plugin),
     unsafeVariants: (plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)).sort(),
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import { defaultScenarioFiles } from '../cli/certify-run.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
@@ -46,6 +47,8 @@ describe('plug-in routes of a certification run', () => {
   it("refuses a plug-in that claims a built-in route's id or a source it cannot pair with", async () => {
     for (const routes of [
       [{ id: 'sqlite', source: 'sqlite' }],
+      // A composed built-in route's id, not only an alias, is refused.
+      [{ id: 'sqlite-to-clickhouse', source: 'sqlite' }],
       [{ id: 'sqlite-to-example', source: 'kafka' }],
     ]) {
       const dir = pluginFolder(routes);
@@ -54,5 +57,14 @@ describe('plug-in routes of a certification run', () => {
         fields: { field: '--connector' },
       });
     }
+  });
+
+  it('a plug-in route has a default suite (no --scenario): the embedded scenarios, none named for an engine', async () => {
+    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], {
+      dpone: { connectors: ['./plugin.mjs'] },
+    });
+    const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
+    expect(files).toEqual(expect.arrayContaining(['crash.yaml', 'race.yaml', 'pause.yaml']));
+    expect(files.some((name) => /^(postgres|clickhouse)-/.test(name ?? ''))).toBe(false);
   });
 });

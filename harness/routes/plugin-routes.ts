@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { loadConnectorPlugin } from '../../src/cli/connector-plugins.ts';
-import { PLUGIN_ROUTE_ID, WORKLOAD_ROUTES } from '../../src/cli/workload-fields.ts';
+import { PLUGIN_ROUTE_ID, isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
 import { pluginRoute } from './plugin-route.ts';
 import type { Route } from './route.ts';
 import type { PluginHarness } from './target-part.ts';
@@ -42,7 +42,7 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
       },
     );
   for (const route of parts.routes) {
-    if (!PLUGIN_ROUTE_ID.test(route.id) || (WORKLOAD_ROUTES as readonly string[]).includes(route.id))
+    if (!PLUGIN_ROUTE_ID.test(route.id) || isBuiltInRouteId(route.id))
       throw invalidInput(`connector ${name} declares route "${route.id}": not a plug-in route id`, {
         field: '--connector',
       });

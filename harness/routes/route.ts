@@ -1,12 +1,14 @@
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
+import type { ServiceName } from '../env/services.ts';
 import type { FenceReading } from '../evidence/evidence-types.ts';
 import type { StorageSeal } from '../faults/storage-seal.ts';
+import type { ServerControl, ServerKill } from './parts.ts';
 
 /** What the scenario asks of the generated workload. */
 export interface CellWorkloadOptions {
-  /** Source rows in the loaded partition. */
+  /** Source rows in the loaded partition (0: an empty partition; the workload then says allow_empty). */
   readonly rows: number;
   readonly strategy: 'append' | 'replace-partition';
   /** `execution.lease_ttl_ms` of the generated workload (short for pause cells). */
@@ -70,7 +72,7 @@ export interface FenceOperations {
  * One cell's fresh world: its own source, target (with the harness audit installed) and journal.
  * Disposing it closes whatever it holds open (files stay for the evidence directory).
  */
-export interface CellFixture extends AsyncDisposable {
+export interface CellFixture extends AsyncDisposable, CellExtras {
   /** Generated workload YAML for this cell. */
   readonly workloadFile: string;
   /** Same identity, different intent digest (for intent-conflict). */
@@ -97,20 +99,63 @@ export interface CellFixture extends AsyncDisposable {
    * No worker may be running when it is called.
    */
   sealStorage?(workloadFile: string): Promise<StorageSeal>;
+  /**
+   * Optional: a digest of the cell's logical durable state read where it lives (servers
+   * included), for routes that cannot copy it: kills leaving equal digests share depth-2 cells.
+   */
+  fingerprint?(): Promise<string>;
+}
+
+/** The connections a route's workers make through a proxy the harness can poison (network faults). */
+export type ProxiedConnection = 'target' | 'journal';
+
+/** What a route's cells can do beyond the protocol's own faults; faults plan from it. */
+export interface RouteCapabilities {
+  readonly proxies: readonly ProxiedConnection[];
+  /** Where server faults kill the target's and the journal's server (empty: none to kill). */
+  readonly serverKills: { readonly target: readonly ServerKill[]; readonly journal: readonly ServerKill[] };
+  /** Network phases of the target's own protocol beyond the shared ones (phase → fault point). */
+  readonly networkPhases: Readonly<Record<string, string>>;
+  /** Whether the source takes rows during a cell (late rows while a zombie is parked). */
+  readonly lateRows: boolean;
+}
+
+/** What a network fault needs of a cell: the Toxiproxy API and the proxy of each connection. */
+export interface CellNetwork {
+  readonly apiUrl: string;
+  readonly proxies: Readonly<Partial<Record<ProxiedConnection, string>>>;
+}
+
+/** A fixture's extra members, present when its route has the capability. */
+export interface CellExtras {
+  readonly network?: CellNetwork;
+  /**
+   * Moves the cell's target and journal onto servers of their own (before any worker ran), which
+   * server faults may kill and restart without touching other cells; the workload follows.
+   */
+  isolateServers?(): Promise<Readonly<Partial<Record<ProxiedConnection, ServerControl>>>>;
+  /** Adds `count` rows to the loaded partition of the source (late rows). */
+  addSourceRows?(count: number): Promise<void>;
 }
 
 /**
- * A route: how to build a fresh cell for one connector pair. To add one, write
- * harness/routes/<id>-route.ts exporting `route` and add one line to ROUTES below.
+ * A route: a source part, a target part and a journal part composed (compose-route.ts), named
+ * `SOURCE-to-TARGET`. Routes are not written one per pair: route-registry.ts derives them from
+ * the connectors' parts.
  */
 export interface Route {
   readonly id: string;
-  /** Provider used when --provider is not given. */
+  /** Provider used when --provider is not given (embedded when the route needs no server). */
   readonly defaultProvider: string;
-  /** Connector version the certification covers (src/cli/certifications.ts ROUTE_CONNECTOR_VERSIONS). */
+  /** What the provider must start for this route's parts. */
+  readonly services: readonly ServiceName[];
+  /** The journal adapter the route's cells use (recorded in the evidence). */
+  readonly journal: string;
+  /** Connector versions the certification covers (src/cli/certifications.ts routeConnectorVersion). */
   readonly connectorVersion: string;
   /** Deliberately unsafe target variants (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
   readonly unsafeVariants: readonly string[];
+  readonly capabilities: RouteCapabilities;
   /**
    * Optional: copies a cell's durable state (source, target, journal, state folder) from one cell
    * folder into another prepared cell, while no worker holds it open. Lets a depth-2 crash cell
@@ -137,14 +182,4 @@ export interface Route {
     options: CellWorkloadOptions,
     environment: StartedEnvironment,
   ): Promise<CellFixture>;
-}
-
-/** The registry, keyed by route id; each entry loads its module only when asked. */
-export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = {
-  sqlite: async () => (await import('./sqlite-route.ts')).route,
-  postgres: async () => (await import('./postgres-route.ts')).route,
-};
-
-export function routeIds(): readonly string[] {
-  return Object.keys(ROUTES).sort();
 }

@@ -50,7 +50,7 @@ export function cellRun(
       return { record: await worker.result(), hit: parked !== null };
     },
     async restore(fromDir) {
-      if (!route.copyCellState) return false;
+      if (!route.copyCellState || fromDir === '') return false;
       await route.copyCellState(fromDir, dir);
       return true;
     },

@@ -61,9 +61,9 @@ describe('scenario loader errors', () => {
   });
 
   it('locates a wrong type and an out-of-range value', () => {
-    const problem = problemOf('name: x\nfaults:\n  - kind: race\n    workers: many\nworkload:\n  rows: 0\n');
+    const problem = problemOf('name: x\nfaults:\n  - kind: race\n    workers: many\nworkload:\n  rows: -1\n');
     expect(problem.message).toContain('bad.yaml:4:14: faults[0].workers: must be an integer');
-    expect(problem.message).toContain('bad.yaml:6:9: workload.rows: must be >= 1');
+    expect(problem.message).toContain('bad.yaml:6:9: workload.rows: must be >= 0');
   });
 
   it('rejects an unknown fault kind and a missing required key', () => {

@@ -47,6 +47,11 @@ const crashFault = {
       description:
         'Depth 2 once per distinct durable state a first-attempt kill leaves (kills leaving equal states share one recovery run; the evidence lists them). Default true; false: after every first-attempt kill.',
     },
+    recovery_points: {
+      enum: ['all', 'transitions'],
+      description:
+        "Where depth 2 kills the recovery attempt: 'all' = at every point of its trace; 'transitions' = at each journal transition (cas:*:before/after) only, so every transition of the recovery run is still killed, after every distinct first-attempt kill, in fewer cells (for routes whose cell state lives on a server and cannot be copied, each depth-2 cell replays its first attempt). Default all.",
+    },
     random: {
       type: 'integer',
       minimum: 0,
@@ -89,6 +94,13 @@ const pauseFault = {
       minimum: 50,
       maximum: 60000,
       description: 'Lease TTL of the generated workload. Default 300.',
+    },
+    late_rows: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description:
+        'Rows added to the loaded source partition while the first worker is stopped: the zombie holds another batch than the next holder reads. Default 0.',
     },
   },
 } as const;
@@ -183,9 +195,20 @@ const networkFault = {
       type: 'array',
       minItems: 1,
       items: {
-        enum: ['before-intent', 'fence-prepare', 'mutation', 'commit', 'fence-query', 'state-complete'],
+        enum: [
+          'before-intent',
+          'fence-prepare',
+          'mutation',
+          'commit',
+          'fence-query',
+          'state-complete',
+          'stage',
+          'staged',
+          'settle',
+        ],
       },
-      description: 'Phases to hit. Default all six.',
+      description:
+        "Phases to hit. Default every phase the route has: the six shared ones whose connection goes through a proxy, and the target's own (ClickHouse: stage, staged, settle).",
     },
   },
 } as const;
@@ -202,7 +225,7 @@ const lostAckFault = {
 const serverKillFault = {
   type: 'object',
   description:
-    'SIGKILL a server the cell owns and restart it: the target during the commit, the journal before the intent and around COMMITTING.',
+    "Stop a server the cell owns (SIGKILL or SIGTERM) at the route's kill points and start it again: the target around the commit (ClickHouse also right after the swap and after the run), the journal before the intent and around COMMITTING.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -212,6 +235,19 @@ const serverKillFault = {
       minItems: 1,
       items: { enum: ['target', 'journal'] },
       description: 'Servers to kill. Default both.',
+    },
+    points: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string', pattern: pointPattern },
+      description: "Only the route's kills at these fault points. Default all of them.",
+    },
+    signals: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['SIGKILL', 'SIGTERM'] },
+      description:
+        "Stop each server with these signals (SIGTERM: a clean shutdown). Default each kill's own.",
     },
   },
 } as const;
@@ -293,7 +329,8 @@ export const SCENARIO_SCHEMA = {
     route: {
       type: 'string',
       pattern: '^[a-z0-9-]+$',
-      description: 'Route id (default sqlite); --route overrides.',
+      description:
+        'Route id, SOURCE-to-TARGET (e.g. sqlite-to-clickhouse) or an alias (sqlite, postgres); default sqlite; --route overrides.',
     },
     seed: {
       type: 'integer',
@@ -308,9 +345,10 @@ export const SCENARIO_SCHEMA = {
       properties: {
         rows: {
           type: 'integer',
-          minimum: 1,
+          minimum: 0,
           maximum: 100000,
-          description: 'Source rows in the partition. Default 20.',
+          description:
+            'Source rows in the partition (0: an empty partition; the workload then allows it). Default 20.',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
         fence: {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { provider } from '../env/embedded-provider.ts';
-import { route } from '../routes/sqlite-route.ts';
+import { loadRoute } from '../routes/route-registry.ts';
+
+const route = await loadRoute('sqlite');
 import { Worker, killAt } from './worker.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-worker-'));
@@ -11,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cell(name: string) {
   const cellDir = join(dir, name);
-  const started = await provider.start({ env: process.env, workDir: dir, route: 'sqlite' });
+  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   mkdirSync(cellDir, { recursive: true });
   const fixture = await route.prepareCell(

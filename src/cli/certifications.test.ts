@@ -7,7 +7,7 @@ import {
   CERTIFICATIONS_DIR_ENV,
   deploymentPolicyFor,
   readCertifications,
-  ROUTE_CONNECTOR_VERSIONS,
+  routeConnectorVersion,
 } from './certifications.ts';
 
 const dirs: string[] = [];
@@ -22,7 +22,7 @@ async function workdir(): Promise<string> {
 const certification = {
   schema: CERTIFICATION_SCHEMA,
   route: 'sqlite',
-  connector_version: ROUTE_CONNECTOR_VERSIONS.sqlite,
+  connector_version: routeConnectorVersion('sqlite'),
   runtime_version: '0.1.0',
   evidence_digest: `sha256:${'e'.repeat(64)}`,
   evidence_run_id: 'run-1',
@@ -51,5 +51,41 @@ describe('certifications reader', () => {
     expect((await deploymentPolicyFor('sqlite', cwd, { [CERTIFICATIONS_DIR_ENV]: 'approved' })).mode).toBe(
       'enforced',
     );
+  });
+});
+
+describe('composed routes and their versions', () => {
+  it('a route’s version names both connectors, and an alias is its full id', () => {
+    expect(routeConnectorVersion('sqlite')).toBe(routeConnectorVersion('sqlite-to-sqlite'));
+    expect(routeConnectorVersion('postgres-to-clickhouse')).toBe(
+      'postgres-source/1+clickhouse-staging-swap-generation/1',
+    );
+    expect(routeConnectorVersion('sqlite-to-acme')).toBeNull();
+    expect(routeConnectorVersion('no-route')).toBeNull();
+  });
+
+  it('a certification covers exactly the combination it names', async () => {
+    const cwd = await workdir();
+    await mkdir(join(cwd, 'certifications'));
+    const record = {
+      ...certification,
+      route: 'sqlite-to-clickhouse',
+      connector_version: routeConnectorVersion('sqlite-to-clickhouse'),
+    };
+    await writeFile(join(cwd, 'certifications', 'sqlite-to-clickhouse.json'), JSON.stringify(record));
+    expect((await deploymentPolicyFor('sqlite-to-clickhouse', cwd, {})).mode).toBe('enforced');
+    // Same target, another source: not certified.
+    const other = await deploymentPolicyFor('postgres-to-clickhouse', cwd, {});
+    expect(other.mode).toBe('legacy');
+    expect(other.reason).toContain('postgres-to-clickhouse has no valid certification');
+    // A record naming another version of the pair certifies nothing.
+    await writeFile(
+      join(cwd, 'certifications', 'sqlite-to-clickhouse.json'),
+      JSON.stringify({
+        ...record,
+        connector_version: 'sqlite-source/1+clickhouse-staging-swap-generation/0',
+      }),
+    );
+    expect((await deploymentPolicyFor('sqlite-to-clickhouse', cwd, {})).mode).toBe('legacy');
   });
 });

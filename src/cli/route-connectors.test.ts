@@ -3,8 +3,12 @@ import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
+import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
+import { isBuiltInRouteId } from './workload-fields.ts';
 import {
-  ROUTES,
+  SOURCE_ENGINES,
+  TARGET_ENGINES,
+  runtimeRouteIds,
   endpointPassword,
   openRouteConnectors,
   routeCapability,
@@ -121,11 +125,65 @@ describe('the clickhouse route’s source', () => {
       example.variant('ch.yaml', (text) =>
         text
           .replace('route: sqlite', 'route: clickhouse')
-          .replace("url: 'sqlite:data/source.db'", `url: ${url}`),
+          .replace("url: 'sqlite:data/source.db'", `url: ${url}`)
+          .replace("url: 'sqlite:data/target.db'", "url: 'clickhouse://etl@127.0.0.1:8123/dw'"),
       ),
       example.dir,
     );
-    await using source = await ROUTES.clickhouse!.openSource(workload, { env: {}, faults: NO_FAULTS });
+    expect(workload.route).toBe(`${kind.slice(0, -1)}-to-clickhouse`);
+    const engine = workload.route.split('-to-')[0]!;
+    await using source = await SOURCE_ENGINES[engine]!.open(workload, { env: {}, faults: NO_FAULTS });
     expect(source.identity.startsWith(kind)).toBe(true);
+  });
+});
+
+describe('routes as compositions', () => {
+  it('every source engine goes with every target engine', () => {
+    const ids = runtimeRouteIds();
+    for (const id of [
+      'sqlite-to-sqlite',
+      'postgres-to-clickhouse',
+      'mssql-to-clickhouse',
+      'sqlite-to-postgres',
+    ])
+      expect(ids).toContain(id);
+  });
+
+  it('the built-in engines a plug-in route may not target are exactly the engines registered here', () => {
+    expect([...BUILT_IN_ENGINES].sort()).toEqual(Object.keys(TARGET_ENGINES).sort());
+    expect(isBuiltInRouteId('sqlite-to-clickhouse')).toBe(true);
+    expect(isBuiltInRouteId('postgres')).toBe(true);
+    expect(isBuiltInRouteId('clickhouse')).toBe(true);
+    // A plug-in's own target engine (an example plug-in route) is not a built-in route.
+    expect(isBuiltInRouteId('sqlite-to-acme')).toBe(false);
+  });
+
+  it('a workload may name the full id or an alias, and keeps the full id', async () => {
+    const example = exampleCopy();
+    const aliased = await readWorkloadFile(example.workload);
+    expect(aliased.route).toBe('sqlite-to-sqlite');
+    const full = await readWorkloadFile(
+      example.variant('full.yaml', (text) => text.replace('route: sqlite', 'route: sqlite-to-sqlite')),
+      example.dir,
+    );
+    expect(full.route).toBe('sqlite-to-sqlite');
+  });
+
+  it('refuses a source or target URL of another engine than the route names, naming the field', async () => {
+    const example = exampleCopy();
+    const file = example.variant('pg.yaml', (text) =>
+      text.replace('route: sqlite', 'route: postgres-to-sqlite'),
+    );
+    const error = await caught(() => readWorkloadFile(file, example.dir));
+    expect(error.code).toBe(ERROR_CODES.INVALID_INPUT);
+    expect(error.fields.field).toBe('source.url');
+    expect(error.message).toContain('a sqlite URL, but the route');
+  });
+
+  it('an engine this build has no connector for is ROUTE_NOT_CERTIFIED (26), not bad input', async () => {
+    const workload = { route: 'sqlite-to-acme', source: { url: 'sqlite:x.db' } } as Workload;
+    const error = await caught(() => openRouteConnectors(workload, { env: {}, faults: NO_FAULTS }));
+    expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
+    expect(error.message).toContain('SOURCE-to-TARGET');
   });
 });

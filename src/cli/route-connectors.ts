@@ -1,9 +1,10 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
-import { ROUTE_CONNECTOR_VERSIONS } from './certifications.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
+import { resolveRouteId, routeIdOf, urlEngine } from '../contracts/route-id.ts';
+import { routeConnectorVersion as shippedConnectorVersion } from './certifications.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
@@ -26,6 +27,23 @@ export interface RouteContext {
 type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
 type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetConnector>;
 
+/** How to open a source of one engine. */
+export interface SourceEngine {
+  readonly open: OpenSource;
+}
+
+/** How to open a target of one engine, and what it certifies. */
+export interface TargetEngine {
+  /** The fence capability the target certifies (known before it is opened). */
+  readonly capability: TargetConnector['capability'];
+  /** Where the target's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
+  readonly fenceLocation: (workload: Workload) => Promise<string>;
+  readonly open: OpenTarget;
+  /** The same target written without a fence (`target.fence: none`), where the connector has one. */
+  readonly openPlainTarget?: OpenTarget;
+}
+
+/** A route's source and target, looked up from its id (built-in engines) or its plug-in module. */
 export interface RouteEntry {
   /** The fence capability the route's target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
@@ -64,20 +82,45 @@ export function endpointPassword(
 }
 
 /**
- * Route id → how to open its connectors. Each entry imports its adapter lazily, so `dpone run` on
- * the embedded route never loads a server driver. Routes absent here are not certified to run.
+ * Source engine → how to open it. A route is any source with any target (`SOURCE-to-TARGET`):
+ * every source yields rows the targets write as they are. Each entry imports its adapter lazily,
+ * so `dpone run` on the embedded route never loads a server driver.
  */
-export const ROUTES: Readonly<Record<string, RouteEntry>> = {
+export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
   sqlite: {
-    capability: 'transactional-commit-marker',
-    fenceLocation: async () =>
-      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
-    openSource: async (workload) => {
+    open: async (workload) => {
       const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
       const path = sqliteEndpointPath(workload, 'source');
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
     },
-    openTarget: async (workload, { env, faults }) => {
+  },
+  postgres: {
+    open: async (workload, { env }) => {
+      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
+      return PostgresSource.open(serverSource(workload, env));
+    },
+  },
+  mssql: {
+    open: async (workload, { env }) => {
+      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
+      return MssqlSource.open(serverSource(workload, env));
+    },
+  },
+  clickhouse: {
+    open: async (workload, { env }) => {
+      const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
+      return ClickHouseSource.open(serverSource(workload, env));
+    },
+  },
+};
+
+/** Target engine → how to open it. Unsafe variants answer only under DPONE_HARNESS=1. */
+export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
+  sqlite: {
+    capability: 'transactional-commit-marker',
+    fenceLocation: async () =>
+      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
+    open: async (workload, { env, faults }) => {
       // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
       // this is exactly SqliteTarget.open.
       const { sqliteTargetForHarness } =
@@ -110,11 +153,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       const { postgresFence } = await import('../adapters/connectors/postgres/postgres-fence.ts');
       return postgresFence(workload.target.url, workload.target.fence_schema).location;
     },
-    openSource: async (workload, { env }) => {
-      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-      return PostgresSource.open(serverSource(workload, env));
-    },
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
       const { create } = workload.target;
       return PostgresTarget.open({
@@ -140,11 +179,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
       const { mssqlFence } = await import('../adapters/connectors/mssql/mssql-fence.ts');
       return mssqlFence(workload.target.fence_schema).location;
     },
-    openSource: async (workload, { env }) => {
-      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
-      return MssqlSource.open(serverSource(workload, env));
-    },
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       const { MssqlTarget } = await import('../adapters/connectors/mssql/mssql-target.ts');
       return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
     },
@@ -156,10 +191,7 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
         await import('../adapters/connectors/clickhouse/clickhouse-config.ts');
       return clickHouseFenceLocation(workload.target.url, 'target.url');
     },
-    // The source is a ClickHouse table (clickhouse://), a PostgreSQL table (postgres://) or a
-    // SQLite file (sqlite:), chosen by the source URL's scheme.
-    openSource: (workload, { env }) => openSourceByScheme(workload, env),
-    openTarget: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults }) => {
       // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
       const { clickhouseTargetForHarness } =
         await import('../adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts');
@@ -171,30 +203,28 @@ export const ROUTES: Readonly<Record<string, RouteEntry>> = {
   },
 };
 
+/** Every route this build can run: each source engine with each target engine. */
+export function runtimeRouteIds(): string[] {
+  return Object.keys(SOURCE_ENGINES).flatMap((source) =>
+    Object.keys(TARGET_ENGINES).map((target) => routeIdOf(source, target)),
+  );
+}
+
 /**
- * A built-in source chosen by the source URL's scheme: `sqlite:`, `postgres://`, `mssql://` or
- * `sqlserver://`, else ClickHouse (the routes whose source may differ from their target).
+ * A built-in source chosen by the source URL's scheme (`sqlite:`, `postgres://`, `mssql://` or
+ * `sqlserver://`, `clickhouse://`): a plug-in target's source when no source connector is named.
  */
 export async function openSourceByScheme(
   workload: Workload,
   env: NodeJS.ProcessEnv,
 ): Promise<SourceConnector> {
-  const url = workload.source.url;
-  if (url.startsWith('sqlite:')) {
-    const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-    const path = sqliteEndpointPath(workload, 'source');
-    return SqliteSource.open(path, workload.source.table, workload.data.columns);
-  }
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-    return PostgresSource.open(serverSource(workload, env));
-  }
-  if (/^(mssql|sqlserver):\/\//.test(url)) {
-    const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
-    return MssqlSource.open(serverSource(workload, env));
-  }
-  const { ClickHouseSource } = await import('../adapters/connectors/clickhouse/clickhouse-source.ts');
-  return ClickHouseSource.open(serverSource(workload, env));
+  const engine = urlEngine(workload.source.url);
+  if (engine === null || !Object.hasOwn(SOURCE_ENGINES, engine))
+    throw invalidInput(
+      `source.url names no built-in source (sources: ${Object.keys(SOURCE_ENGINES).join(', ')}); name a source.connector`,
+      { field: 'source.url' },
+    );
+  return SOURCE_ENGINES[engine]!.open(workload, { env, faults: NO_FAULTS });
 }
 
 /** The options every server source takes: URL, password from its env variable, table, columns. */
@@ -222,20 +252,49 @@ function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
   };
 }
 
-/** The workload's route: a plug-in's when an endpoint names a connector module, else a built-in. */
+/**
+ * The workload's route: a plug-in's when an endpoint names a connector module, else the built-in
+ * source and target engines of its id; ROUTE_NOT_CERTIFIED when this build has none.
+ */
 async function routeEntry(workload: Workload): Promise<RouteEntry> {
   if (workload.target?.connector !== undefined || workload.source?.connector !== undefined) {
     const { pluginRouteEntry } = await import('./plugin-route.ts');
     return pluginRouteEntry(workload);
   }
-  const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
-  if (!entry) {
+  return builtInRouteEntry(workload);
+}
+
+/** The built-in source and target engines of the workload's route id (ROUTE_NOT_CERTIFIED when unknown). */
+function builtInRouteEntry(workload: Workload): RouteEntry {
+  const parts = resolveRouteId(workload.route, workload.source?.url);
+  const source =
+    parts && Object.hasOwn(SOURCE_ENGINES, parts.source) ? SOURCE_ENGINES[parts.source] : undefined;
+  const target =
+    parts && Object.hasOwn(TARGET_ENGINES, parts.target) ? TARGET_ENGINES[parts.target] : undefined;
+  if (!source || !target) {
     throw new DponeError(
       ERROR_CODES.ROUTE_NOT_CERTIFIED,
-      `route "${workload.route}" has no certified connectors in this build (available: ${Object.keys(ROUTES).join(', ')})`,
+      `route "${workload.route}" has no connectors in this build (sources: ${Object.keys(SOURCE_ENGINES).join(', ')}; targets: ${Object.keys(TARGET_ENGINES).join(', ')}; a route is SOURCE-to-TARGET)`,
     );
   }
-  return entry;
+  return {
+    capability: target.capability,
+    fenceLocation: target.fenceLocation,
+    openSource: source.open,
+    openTarget: target.open,
+    ...(target.openPlainTarget ? { openPlainTarget: target.openPlainTarget } : {}),
+  };
+}
+
+/** The built-in target engine of the workload's route (ROUTE_NOT_CERTIFIED when unknown). */
+export function routeTargetEngine(workload: Workload): string {
+  builtInRouteEntry(workload);
+  return resolveRouteId(workload.route, workload.source?.url)!.target;
+}
+
+/** Opens only the route's built-in target through its engine, for a reader of its fence. */
+export function routeTargetOpener(workload: Workload): OpenTarget {
+  return builtInRouteEntry(workload).openTarget;
 }
 
 /**
@@ -262,12 +321,12 @@ async function targetOpener(workload: Workload): Promise<OpenTarget> {
 }
 
 /**
- * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the version
+ * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the pair
  * this runtime ships for a built-in route (null: none). A certification must name exactly this.
  */
 export async function routeConnectorVersion(workload: Workload): Promise<string | null> {
   const entry = await routeEntry(workload);
-  return entry.connectorVersion ?? ROUTE_CONNECTOR_VERSIONS[workload.route] ?? null;
+  return entry.connectorVersion ?? shippedConnectorVersion(workload.route);
 }
 
 /**

@@ -28,7 +28,7 @@ export function checkWorkload(workload: Workload): Workload {
 }
 
 function isSqlite(workload: Workload, endpoint: EndpointSpec): boolean {
-  return workload.route === 'sqlite' || /^sqlite:/i.test(endpoint.url);
+  return /^sqlite:/i.test(endpoint.url);
 }
 
 /** SQLite opens one database file per connection: its `main` schema is the file, `temp` is not. */

@@ -3,10 +3,21 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import {
+  BUILT_IN_ENGINES,
+  ROUTE_ALIASES,
+  TARGET_ALIASES,
+  resolveRouteId,
+  urlEngine,
+} from '../contracts/route-id.ts';
+import type { RouteParts } from '../contracts/route-id.ts';
 import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
 
-/** Routes a workload may name; src/cli/route-connectors.ts says which of them can run here. */
-export const WORKLOAD_ROUTES = ['sqlite', 'postgres', 'clickhouse', 'mssql'] as const;
+/** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
+export const WORKLOAD_ROUTE_ALIASES = [
+  ...Object.keys(ROUTE_ALIASES),
+  ...Object.keys(TARGET_ALIASES),
+] as const;
 
 /**
  * A plug-in route's id (a workload whose target or source names a `connector` module): it names
@@ -112,33 +123,47 @@ function endpoint(value: unknown, field: string, extra: readonly string[] = []):
   };
 }
 
-/** A built-in route, or with a connector module a plug-in route's own id. */
-function checkRoute(route: string, plugin: boolean): void {
-  const builtIn = (WORKLOAD_ROUTES as readonly string[]).includes(route);
-  if (!plugin && !builtIn)
-    throw invalidInput(
-      `route must be one of: ${WORKLOAD_ROUTES.join(', ')} (or a plug-in route, with target.connector)`,
-      { field: 'route' },
-    );
-  if (plugin && (builtIn || !PLUGIN_ROUTE_ID.test(route)))
-    throw invalidInput(
-      `route of a plug-in connector must be its own id (lower case, digits, . _ -; not ${WORKLOAD_ROUTES.join(', ')})`,
-      { field: 'route' },
-    );
+/**
+ * A built-in route's id: an alias, or a `SOURCE-to-TARGET` whose target is a built-in engine (a
+ * plug-in may not take such an id: it would shadow the built-in composition).
+ */
+export function isBuiltInRouteId(route: string): boolean {
+  if (Object.hasOwn(ROUTE_ALIASES, route) || Object.hasOwn(TARGET_ALIASES, route)) return true;
+  const parts = resolveRouteId(route);
+  return parts !== null && (BUILT_IN_ENGINES as readonly string[]).includes(parts.target);
 }
 
-/** Routes whose target can be written without a fence (`target.fence: none`). */
-const FENCELESS_ROUTES: readonly string[] = ['sqlite', 'postgres'];
+/** Whether the raw target endpoint names a connector module (checked again by endpoint()). */
+function isPluginEndpoint(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as Fields).connector !== undefined;
+}
 
-/** `target.fence: none` (capability none), on a route whose connector has a plain write. */
-function fenceless(record: Fields, route: string): { fence?: 'none' } {
+/**
+ * With a connector module the route is the plug-in's own id, never a built-in one. Its engines:
+ * the source URL's scheme and the plug-in route's id as the target (no built-in target setting,
+ * such as fence_schema or create, applies to it).
+ */
+function pluginRouteOf(route: string, sourceUrl: string): RouteParts {
+  if (isBuiltInRouteId(route) || !PLUGIN_ROUTE_ID.test(route))
+    throw invalidInput(
+      `route of a plug-in connector must be its own id (lower case, digits, . _ -; not a built-in route such as ${WORKLOAD_ROUTE_ALIASES.join(', ')} or SOURCE-to-${BUILT_IN_ENGINES.join('|')})`,
+      { field: 'route' },
+    );
+  return { id: route, source: urlEngine(sourceUrl) ?? route, target: route };
+}
+
+/** Target engines that can be written without a fence (`target.fence: none`: a plain write). */
+const FENCELESS_TARGETS: readonly string[] = ['sqlite', 'postgres'];
+
+/** `target.fence: none` (capability none), on a route whose target connector has a plain write. */
+function fenceless(record: Fields, route: RouteParts): { fence?: 'none' } {
   if (record.fence === undefined) return {};
   if (record.fence !== 'none')
     throw invalidInput("target.fence must be none (or absent for the route's certified fence)", {
       field: 'target.fence',
     });
-  if (!FENCELESS_ROUTES.includes(route))
-    throw invalidInput(`target.fence: none is not a setting of route ${route}`, { field: 'target.fence' });
+  if (!FENCELESS_TARGETS.includes(route.target))
+    throw invalidInput(`target.fence: none is not a setting of route ${route.id}`, { field: 'target.fence' });
   return { fence: 'none' };
 }
 
@@ -149,10 +174,11 @@ const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * The target endpoint: where its fence lives (`fence_schema`) and, opt-in, the column types to
  * create a missing target table with (`create`, checked against data.columns and the route).
  */
-function target(value: unknown, columns: readonly string[], route: string): TargetSpec {
+function target(value: unknown, columns: readonly string[], route: RouteParts): TargetSpec {
   const endpointSpec = endpoint(value, 'target', ['fence_schema', 'create', 'fence']);
   const record = value as Fields;
-  const create = record.create === undefined ? {} : { create: targetCreate(record.create, columns, route) };
+  const create =
+    record.create === undefined ? {} : { create: targetCreate(record.create, columns, route.target) };
   const spec = { ...endpointSpec, ...fenceless(record, route) };
   if (record.fence_schema === undefined) return { ...spec, ...create };
   if (spec.fence === 'none')
@@ -166,9 +192,9 @@ function target(value: unknown, columns: readonly string[], route: string): Targ
     FENCE_SCHEMA,
     'a schema name (letters, digits, _)',
   );
-  if (route === 'sqlite' || route === 'clickhouse') {
+  if (route.target === 'sqlite' || route.target === 'clickhouse') {
     throw invalidInput(
-      `target.fence_schema is not a setting of route ${route} (its fence lives beside the target)`,
+      `target.fence_schema is not a setting of route ${route.id} (its fence lives beside the target)`,
       {
         field: 'target.fence_schema',
       },
@@ -266,7 +292,10 @@ export function identityFromValue(value: unknown): Pick<Workload, 'identity' | '
 export function workloadFromValue(value: unknown, file: string): Workload {
   const root = map(value, '', TOP_LEVEL);
   const { identity, intent } = identityFromValue(root);
-  const route = text(root, 'route', 'route');
+  const source = endpoint(root.source, 'source');
+  const routeText = text(root, 'route', 'route');
+  const plugin = isPluginEndpoint(root.target) || source.connector !== undefined;
+  const route = plugin ? pluginRouteOf(routeText, source.url) : routeOf(routeText, source.url);
   const journal =
     root.journal === undefined
       ? undefined
@@ -275,21 +304,51 @@ export function workloadFromValue(value: unknown, file: string): Workload {
           'journal',
           'the DPONE_JOURNAL_PASSWORD environment variable',
         );
-  const source = endpoint(root.source, 'source');
   const fields = data(root.data);
   const targetSpec = target(root.target, fields.columns, route);
-  checkRoute(route, targetSpec.connector !== undefined || source.connector !== undefined);
   const workload: Workload = {
     file,
     identity,
     intent,
-    route,
+    route: route.id,
     source,
     target: targetSpec,
     data: fields,
     ...(journal ? { journal } : {}),
     execution: execution(root.execution),
   };
-  if (route === 'postgres') checkPostgresNames(workload);
+  // A plug-in's target URL is the plug-in's to read (its own scheme).
+  if (!plugin) checkEndpointEngine(workload.target.url, route.target, 'target');
+  const postgresEnds = (['source', 'target'] as const).filter((end) => route[end] === 'postgres');
+  if (postgresEnds.length > 0) checkPostgresNames(workload, postgresEnds);
   return workload;
+}
+
+/**
+ * The route's full id and engines (`SOURCE-to-TARGET`, or an alias: `sqlite`, `postgres`, `mssql`;
+ * `clickhouse` takes its source engine from source.url). The source URL must name the route's
+ * source engine. Whether this build has connectors for both engines is decided when the route
+ * opens (ROUTE_NOT_CERTIFIED).
+ */
+function routeOf(route: string, sourceUrl: string): RouteParts {
+  const parts = resolveRouteId(route, sourceUrl);
+  if (parts === null) {
+    throw invalidInput(
+      `route must be SOURCE-to-TARGET (e.g. sqlite-to-clickhouse, postgres-to-postgres) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')} (or a plug-in route, with target.connector)`,
+      { field: 'route' },
+    );
+  }
+  checkEndpointEngine(sourceUrl, parts.source, 'source');
+  return parts;
+}
+
+/** An endpoint's URL scheme must name its end's engine (a postgres:// target on a route into ClickHouse is a mistake). */
+function checkEndpointEngine(url: string, engine: string, end: 'source' | 'target'): void {
+  const named = urlEngine(url);
+  if (named !== engine) {
+    throw invalidInput(
+      `${end}.url is ${named === null ? 'not a URL with a scheme' : `a ${named} URL`}, but the route's ${end} is ${engine}`,
+      { field: `${end}.url` },
+    );
+  }
 }

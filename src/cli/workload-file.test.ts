@@ -38,7 +38,7 @@ describe('workload file', () => {
     const basic = vectors.vectors.find((vector) => vector.name === 'basic')!;
     expect(deriveOperationId(workload.identity)).toBe(basic.operation_id);
     expect(deriveIntentDigest(workload.intent)).toBe(basic.intent_digest);
-    expect(workload.route).toBe('sqlite');
+    expect(workload.route).toBe('sqlite-to-sqlite');
     expect(workload.execution).toEqual({
       lease_ttl_ms: 30000,
       state_dir: join(dirname(EXAMPLE), 'data/state'),
@@ -90,7 +90,7 @@ describe('workload file', () => {
     'refuses target.fence_schema %s: a temporary or system schema dies or is not ours',
     (schema) => {
       const text = exampleText
-        .replace('route: sqlite', 'route: postgres')
+        .replace('route: sqlite', 'route: sqlite-to-postgres')
         .replace(
           "  url: 'sqlite:data/target.db'",
           `  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: ${schema}`,
@@ -104,7 +104,7 @@ describe('workload file', () => {
 
   it('accepts an ordinary fence schema for postgres, and refuses a temp. target table on sqlite', () => {
     const postgres = exampleText
-      .replace('route: sqlite', 'route: postgres')
+      .replace('route: sqlite', 'route: sqlite-to-postgres')
       .replace(
         "  url: 'sqlite:data/target.db'",
         "  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: etl_fence",
@@ -166,7 +166,7 @@ describe('workload file', () => {
       'source.url',
       /password_env/,
     ],
-    ['an unknown route', 'route: sqlite', 'route: oracle', 'route', /one of/],
+    ['an unknown route', 'route: sqlite', 'route: oracle', 'route', /SOURCE-to-TARGET.*or one of/],
     [
       'a bad lease ttl',
       '  lease_ttl_ms: 30000',

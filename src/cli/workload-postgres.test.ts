@@ -127,7 +127,11 @@ describe('target.create (opt-in table creation)', () => {
 
   it('is refused on a route that cannot honour it', () => {
     const error = refusal(
-      workload((t) => create('{ id: bigint, day: date }')(t).replace('route: postgres', 'route: mssql')),
+      workload((t) =>
+        create('{ id: bigint, day: date }')(t)
+          .replace('route: postgres', 'route: postgres-to-mssql')
+          .replace('url: postgres://loader@db.example:5432/dw', 'url: mssql://loader@db.example:1433/dw'),
+      ),
     );
     expect(error).toMatchObject({ fields: { field: 'target.create' } });
   });

@@ -16,7 +16,11 @@ const COLUMN_TYPE =
  * Reads `target.create` (opt-in creation of a missing target table): `columns` maps every
  * column of data.columns to its PostgreSQL type. Absent: a missing target table is refused.
  */
-export function targetCreate(value: unknown, columns: readonly string[], route: string): TargetCreateSpec {
+export function targetCreate(
+  value: unknown,
+  columns: readonly string[],
+  targetEngine: string,
+): TargetCreateSpec {
   const field = 'target.create';
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalidInput(`${field} must be a map with columns: { name: type }`, { field });
@@ -47,7 +51,8 @@ export function targetCreate(value: unknown, columns: readonly string[], route: 
     throw invalidInput(`${field}.columns gives no type for ${untyped.join(', ')}`, {
       field: `${field}.columns`,
     });
-  if (route !== 'postgres') throw invalidInput(`${field} is supported on route postgres only`, { field });
+  if (targetEngine !== 'postgres')
+    throw invalidInput(`${field} is supported only when the target is postgres`, { field });
   return { columns: Object.fromEntries(columns.map((name) => [name, String(typed[name]).trim()])) };
 }
 
@@ -65,8 +70,11 @@ function urlSchema(url: string): string | null {
  * temporary or system schema (as `schema.table` or through `?schema=`), and table or column names
  * over 63 bytes (the server truncates them, so long names could collide).
  */
-export function checkPostgresNames(workload: Workload): void {
-  for (const end of ['source', 'target'] as const) {
+export function checkPostgresNames(
+  workload: Workload,
+  ends: readonly ('source' | 'target')[] = ['source', 'target'],
+): void {
+  for (const end of ends) {
     const refusedTable = refusedTableName(workload[end].table);
     if (refusedTable) throw invalidInput(`${end}.table ${refusedTable}`, { field: `${end}.table` });
     const schema = urlSchema(workload[end].url);

@@ -1,3 +1,5 @@
+import { resolveRouteId } from '../contracts/route-id.ts';
+
 /**
  * The runtime deployment policy (spec "Migration and rollout"): durable duplicate-write protection
  * is enforced, and claimed, only for a route holding a valid certification for the connector
@@ -92,7 +94,9 @@ export function decideDeploymentPolicy(
     certification: null,
   });
   if (connectorVersion === null) return legacy(`route ${route} has no known connector version`);
-  const valid = records.filter(isCertificationRecord).filter((record) => record.route === route);
+  // A record written under an alias (`sqlite`) certifies the route it names (`sqlite-to-sqlite`).
+  const full = (id: string) => resolveRouteId(id)?.id ?? id;
+  const valid = records.filter(isCertificationRecord).filter((record) => full(record.route) === full(route));
   const matching = valid
     .filter((record) => record.connector_version === connectorVersion)
     .sort((a, b) => Date.parse(b.certified_at) - Date.parse(a.certified_at))[0];

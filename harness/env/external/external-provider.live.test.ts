@@ -5,7 +5,21 @@ import { findLocalBinaries } from '../local/local-binaries.ts';
 import { localToxiproxyService } from '../local/local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from '../local/postgres-cluster.ts';
 import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
-import { provisionExternal } from './external-provider.ts';
+import { startExternal } from './external-provider.ts';
+
+const provisionExternal = async (env: NodeJS.ProcessEnv) => {
+  const result = await startExternal(['postgres', 'toxiproxy'], env);
+  if (result.status !== 'started') return result;
+  const { environment } = result;
+  const { postgres, toxiproxy } = environment.services;
+  const services = {
+    cellsDatabase: postgres!.cellsDatabase,
+    postgres: postgres!.server,
+    toxiproxy: toxiproxy!,
+    [Symbol.asyncDispose]: () => environment[Symbol.asyncDispose](),
+  };
+  return { status: 'started' as const, services };
+};
 
 const binaries = findLocalBinaries();
 const unverified = binaries.missing.length > 0 && process.env.CI !== 'true';

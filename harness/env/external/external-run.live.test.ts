@@ -90,7 +90,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
       '--provider',
       'external',
       '--scenario',
-      'scenarios/postgres-server.yaml',
+      'scenarios/server-kill.yaml',
       '--scenario',
       intentConflictOnly(outDir('dpone-scenario-')),
       '--concurrency',
@@ -108,7 +108,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
     expect(kills.length).toBeGreaterThan(0);
     for (const cell of kills) {
       expect(cell.verdict).toBe('UNVERIFIED');
-      expect(cell.checks[0]!.detail).toMatch(/provider external owns no PostgreSQL server/);
+      expect(cell.checks[0]!.detail).toMatch(/provider external owns no server it may SIGKILL and restart/);
     }
     expect(evidence.cells.find((cell) => cell.fault.kind === 'intent-conflict')?.verdict).toBe('PASS');
     expect(await leftovers()).toEqual({ databases: [], proxies: [] });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './local-binaries.ts';
-import { provisionLocal } from './local-provider.ts';
+import { startLocal } from './local-provider.ts';
 
 const missing = findLocalBinaries().missing;
 // In CI the servers are provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
@@ -10,13 +10,15 @@ if (unverified) console.warn(`UNVERIFIED local provider: ${missing.join('; ')}`)
 
 describe.skipIf(unverified)('local provider (live)', () => {
   it('starts PostgreSQL and Toxiproxy, proxies a connection, survives a SIGKILL restart, and removes everything on dispose', async () => {
-    const result = await provisionLocal();
+    const result = await startLocal(['postgres', 'toxiproxy']);
     if (result.status !== 'started') throw new Error(result.reason);
     const ports: number[] = [];
     {
-      await using services = result.services;
-      const { postgres, toxiproxy } = services;
-      expect(services.versions.postgres).toMatch(/PostgreSQL/);
+      await using environment = result.environment;
+      const postgres = environment.services.postgres!.server;
+      const toxiproxy = environment.services.toxiproxy!;
+      expect(environment.databases.postgres).toMatch(/PostgreSQL/);
+      expect(environment.services.clickhouse).toBeUndefined();
       const proxy = await toxiproxy.createProxy('provider-test', postgres.proxyUpstream);
       const client = new pg.Client({
         host: proxy.host,
@@ -29,7 +31,7 @@ describe.skipIf(unverified)('local provider (live)', () => {
       expect((await client.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'on' });
       await client.end();
 
-      const dedicated = await services.dedicatedPostgres!();
+      const dedicated = await environment.services.postgres!.dedicated!();
       const killed = await dedicated.killServer();
       expect(killed).toBeGreaterThan(0);
       expect(() => process.kill(killed!, 0)).toThrow();

@@ -1,11 +1,16 @@
-import type { EnvironmentProvider } from '../environment.ts';
-import { asEnvironment } from '../postgres-services.ts';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DatabaseSync } from 'node:sqlite';
 import { disposeAll } from '../dispose-all.ts';
+import type { ClickHouseService } from '../clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../clickhouse-endpoint.ts';
+import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
 import { createCellsDatabase } from '../postgres-admin.ts';
-import type { ControllablePostgres, PostgresServices, ProvisionResult } from '../postgres-services.ts';
+import type { ControllablePostgres, PostgresService } from '../postgres-services.ts';
+import type { EnvironmentServices, ServiceName } from '../services.ts';
+import type { ToxiproxyService } from '../toxiproxy-service.ts';
+import { CLICKHOUSE_USERS, ClickHouseServer, findClickHouseServer } from './clickhouse-server.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from './postgres-cluster.ts';
@@ -14,58 +19,131 @@ import { LocalToxiproxyServer } from './toxiproxy-server.ts';
 const run = promisify(execFile);
 const CELLS_DATABASE = 'dpone_cells';
 
+/** SQL Server has no package for this platform: the local provider cannot own one. */
+export const NO_LOCAL_MSSQL =
+  'SQL Server cannot run on this machine (no package for it here): use --provider docker (a Docker engine), or --provider external with DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD';
+
 function asControllable(cluster: LocalPostgresCluster): ControllablePostgres {
   return Object.assign(cluster, { adminDatabase: 'postgres', proxyUpstream: `127.0.0.1:${cluster.port}` });
 }
 
-/**
- * The `local` provider: starts a throw-away PostgreSQL cluster and a Toxiproxy server from the
- * binaries on this machine and stops both on dispose. Missing binaries or a server that will not
- * start give `unverified` with a one-line reason (the caller decides whether that fails CI).
- */
-export async function provisionLocal(env: NodeJS.ProcessEnv = process.env): Promise<ProvisionResult> {
+/** Which of the asked services this machine lacks a binary for, one line each (checked before starting anything). */
+export function missingLocal(services: readonly ServiceName[], env: NodeJS.ProcessEnv): string[] {
   const binaries = findLocalBinaries(env);
-  if (binaries.postgresBin === null || binaries.toxiproxyServer === null) {
-    return { status: 'unverified', reason: `local provider: ${binaries.missing.join('; ')}` };
-  }
-  const bin = binaries.postgresBin;
+  const missing: string[] = [];
+  if (services.includes('mssql')) missing.push(NO_LOCAL_MSSQL);
+  if (services.includes('postgres') && binaries.postgresBin === null) missing.push(binaries.missing[0]!);
+  if (services.includes('toxiproxy') && binaries.toxiproxyServer === null)
+    missing.push(binaries.missing.at(-1)!);
+  if (services.includes('clickhouse') && findClickHouseServer(env) === null)
+    missing.push(
+      'ClickHouse server binary not found (apt-get install clickhouse-server, or $DPONE_CLICKHOUSE_SERVER)',
+    );
+  return missing;
+}
+
+async function startClickHouse(binary: string, owned: AsyncDisposable[]): Promise<ClickHouseServer> {
+  const server = await ClickHouseServer.start({ binary });
+  owned.push(server);
+  return server;
+}
+
+function clickhouseService(
+  server: ClickHouseServer,
+  binary: string,
+  owned: AsyncDisposable[],
+): ClickHouseService {
+  const worker = (s: ClickHouseServer) => ({ user: CLICKHOUSE_USERS.writer, password: s.password });
+  return {
+    admin: server.admin,
+    worker: worker(server),
+    proxyUpstream: `127.0.0.1:${server.httpPort}`,
+    dedicated: async () => {
+      const extra = await startClickHouse(binary, owned);
+      return Object.assign(extra, { worker: worker(extra), proxyUpstream: `127.0.0.1:${extra.httpPort}` });
+    },
+  };
+}
+
+/**
+ * The `local` provider: starts, from the binaries on this machine, exactly the services the route
+ * needs — a throw-away PostgreSQL cluster, a ClickHouse server, a Toxiproxy server — on free
+ * 127.0.0.1 ports, and stops them on dispose. A missing binary (or SQL Server, which cannot run
+ * here) gives `unverified` with one line per missing part before anything starts.
+ */
+export async function startLocal(
+  services: readonly ServiceName[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EnvironmentResult> {
+  const missing = missingLocal(services, env);
+  if (missing.length > 0) return { status: 'unverified', reason: `local provider: ${missing.join('; ')}` };
+  const binaries = findLocalBinaries(env);
   const owned: AsyncDisposable[] = [];
+  const started: { -readonly [K in keyof EnvironmentServices]: EnvironmentServices[K] } = {};
+  const databases: Record<string, string> = { sqlite: sqliteVersion() };
+  let toxiVersion: string | null = null;
   try {
-    const toxi = await LocalToxiproxyServer.start(binaries.toxiproxyServer);
-    owned.push(toxi);
-    const cluster = await LocalPostgresCluster.start({ bin });
-    owned.push(cluster);
-    const pgVersion = (await run(join(bin, 'postgres'), ['--version'])).stdout.trim();
-    const postgres = asControllable(cluster);
-    // The whole cluster is thrown away on dispose, and the database with it.
-    await createCellsDatabase(postgres, CELLS_DATABASE);
-    const services: PostgresServices = {
-      provider: 'local',
-      postgres,
-      cellsDatabase: CELLS_DATABASE,
-      toxiproxy: localToxiproxyService(toxi),
-      dedicatedPostgres: async () => {
-        const extra = asControllable(await LocalPostgresCluster.start({ bin }));
-        owned.push(extra);
-        return extra;
-      },
-      versions: { postgres: pgVersion, toxiproxy: await toxi.version() },
-      async [Symbol.asyncDispose]() {
-        await disposeAll(owned);
-      },
-    };
-    return { status: 'started', services };
+    if (services.includes('toxiproxy')) {
+      const toxi = await LocalToxiproxyServer.start(binaries.toxiproxyServer!);
+      owned.push(toxi);
+      const service: ToxiproxyService = localToxiproxyService(toxi);
+      started.toxiproxy = service;
+      toxiVersion = await toxi.version();
+    }
+    if (services.includes('postgres')) {
+      const bin = binaries.postgresBin!;
+      const cluster = asControllable(await LocalPostgresCluster.start({ bin }));
+      owned.push(cluster);
+      databases.postgres = (await run(join(bin, 'postgres'), ['--version'])).stdout.trim();
+      // The whole cluster is thrown away on dispose, and the database with it.
+      await createCellsDatabase(cluster, CELLS_DATABASE);
+      const service: PostgresService = {
+        server: cluster,
+        cellsDatabase: CELLS_DATABASE,
+        dedicated: async () => {
+          const extra = asControllable(await LocalPostgresCluster.start({ bin }));
+          owned.push(extra);
+          return extra;
+        },
+      };
+      started.postgres = service;
+    }
+    if (services.includes('clickhouse')) {
+      const binary = findClickHouseServer(env)!;
+      const server = await startClickHouse(binary, owned);
+      databases.clickhouse = (
+        await clickhouseHttp(server.admin, 'SELECT version()', 'read its version')
+      ).trim();
+      started.clickhouse = clickhouseService(server, binary, owned);
+    }
   } catch {
     await disposeAll(owned);
     return {
       status: 'unverified',
-      reason: 'local provider: a server did not start (PostgreSQL or Toxiproxy)',
+      reason: `local provider: a server did not start (${services.join(', ')})`,
     };
+  }
+  const environment: StartedEnvironment = {
+    provider: 'local',
+    databases,
+    toxiproxy: toxiVersion,
+    services: started,
+    [Symbol.asyncDispose]: () => disposeAll(owned),
+  };
+  return { status: 'started', environment };
+}
+
+function sqliteVersion(): string {
+  const db = new DatabaseSync(':memory:');
+  try {
+    return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  } finally {
+    db.close();
   }
 }
 
 /** The `local` provider as the harness registry sees it. */
 export const provider: EnvironmentProvider = {
   name: 'local',
-  start: async ({ env }) => asEnvironment(await provisionLocal(env)),
+  start: ({ env, services }) => startLocal(services, env),
 };

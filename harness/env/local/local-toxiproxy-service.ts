@@ -1,5 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import type { ProxyEndpoint, ToxiproxyService } from '../postgres-services.ts';
+import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 import type { LocalToxiproxyServer } from './toxiproxy-server.ts';
 

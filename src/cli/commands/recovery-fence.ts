@@ -4,7 +4,13 @@ import type { Workload } from '../../contracts/workload.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import { ROUTES, endpointPassword, openRouteTarget, sqliteFilePath } from '../route-connectors.ts';
+import {
+  endpointPassword,
+  openRouteTarget,
+  routeTargetEngine,
+  routeTargetOpener,
+  sqliteFilePath,
+} from '../route-connectors.ts';
 
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 
@@ -20,10 +26,11 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   if (workload.target.fence === 'none') return NO_FENCE_READER;
   // A plug-in opens its target read-only on request (TargetOpenContext.readOnly).
   if (workload.target.connector !== undefined) return openRouteTarget(workload, io, true);
-  if (workload.route === 'sqlite') return openSqliteFenceReader(workload);
-  if (workload.route === 'postgres') return openPostgresFenceReader(workload, io);
-  if (workload.route === 'mssql') return openMssqlReader(workload, io);
-  if (workload.route === 'clickhouse') return openClickHouseReader(workload, io);
+  const engine = routeTargetEngine(workload);
+  if (engine === 'sqlite') return openSqliteFenceReader(workload);
+  if (engine === 'postgres') return openPostgresFenceReader(workload, io);
+  if (engine === 'mssql') return openMssqlReader(workload, io);
+  if (engine === 'clickhouse') return openClickHouseReader(workload, io);
   return openRouteFenceReader(workload, io);
 }
 
@@ -85,17 +92,10 @@ async function openClickHouseReader(workload: Workload, io: CliIO): Promise<Fenc
 }
 
 async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
-  const entry = Object.hasOwn(ROUTES, workload.route) ? ROUTES[workload.route] : undefined;
-  if (!entry) {
-    throw new DponeError(
-      ERROR_CODES.ROUTE_NOT_CERTIFIED,
-      `route "${workload.route}" has no certified connectors in this build`,
-      { field: '--route' },
-    );
-  }
+  const open = routeTargetOpener(workload);
   let target: TargetConnector;
   try {
-    target = await entry.openTarget(workload, { env: io.env, faults: NO_FAULTS });
+    target = await open(workload, { env: io.env, faults: NO_FAULTS });
   } catch (error) {
     if (isDponeError(error)) throw error;
     throw new DponeError(

@@ -4,6 +4,7 @@ import type { FenceLog } from './clickhouse-fence.ts';
 import { appendFenceEvent, fenced, readFenceLog, soleHolder } from './clickhouse-fence.ts';
 import type { FenceSite } from './clickhouse-reading.ts';
 import { readFence, settledAnswer } from './clickhouse-reading.ts';
+import { createFenceLog } from './clickhouse-rows.ts';
 import { dropStaging, listStaging, sealStaging } from './clickhouse-staging.ts';
 
 /** The log belongs to the caller's intent and holds no newer epoch, and no other holder of its own. */
@@ -103,6 +104,7 @@ export async function installEpoch(
   if ((before.maxEpoch === null && !mode.create) || !mayInstall(before, fence)) {
     return { installed: false, evidence: await currentAnswer(site, fence, before) };
   }
+  if (before.maxEpoch === null) await createFenceLog(site.sql);
   await appendFenceEvent(site.sql, fence, 'epoch', 0);
   const log = await readFenceLog(site.sql, fence.operationId);
   if (!holds(log, fence)) return { installed: false, evidence: await currentAnswer(site, fence, log) };

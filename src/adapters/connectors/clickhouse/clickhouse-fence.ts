@@ -1,6 +1,13 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FenceAnswer, FenceRef } from '../../../ports/connector.ts';
-import { EPOCH_COLUMN, OP_COLUMN, quoteName, quoteString } from './clickhouse-config.ts';
+import {
+  CH_ERRORS,
+  EPOCH_COLUMN,
+  OP_COLUMN,
+  clickHouseErrorCode,
+  quoteName,
+  quoteString,
+} from './clickhouse-config.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 /**
@@ -111,19 +118,29 @@ export async function appendGuardedCommit(
   );
 }
 
+/**
+ * The operation's events. No fence log table at all reads as an empty log: the fence was never
+ * created here, or was lost (dropped, renamed); opening the target never creates it (only the
+ * first preparation does, createFenceLog), so a lost fence stays lost and is reported.
+ */
 export async function readFenceLog(sql: ClickHouseSql, operationId: string): Promise<FenceLog> {
-  const events = await sql.rows<{
-    kind: string;
-    epoch: string | number;
-    rows: string | number;
-    intent_digest: string;
-    holder: string;
-    at_ms: string | number;
-    detail: string;
-  }>(
-    `SELECT kind, epoch, rows, intent_digest, holder, at_ms, detail FROM ${FENCE_TABLE} ` +
-      `WHERE operation_id = ${quoteString(operationId)}`,
-  );
+  const events = await sql
+    .rows<{
+      kind: string;
+      epoch: string | number;
+      rows: string | number;
+      intent_digest: string;
+      holder: string;
+      at_ms: string | number;
+      detail: string;
+    }>(
+      `SELECT kind, epoch, rows, intent_digest, holder, at_ms, detail FROM ${FENCE_TABLE} ` +
+        `WHERE operation_id = ${quoteString(operationId)}`,
+    )
+    .catch((error: unknown) => {
+      if (clickHouseErrorCode(error) === CH_ERRORS.UNKNOWN_TABLE) return [];
+      throw error;
+    });
   return foldFenceLog(
     events.map((e) => ({
       kind: e.kind,

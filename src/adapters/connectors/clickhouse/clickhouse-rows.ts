@@ -154,22 +154,35 @@ async function addFenceLogColumns(sql: ClickHouseSql, database: string): Promise
 }
 
 /**
- * Creates the fence and target tables when missing (an older fence log gains its new columns),
- * checks the target's shape, and returns the shape with the partition column's type.
+ * Creates the fence log when missing (in the session's database, as every fence statement names
+ * it). Only a first preparation (`mode.create`) may; an existing older log got its new columns
+ * when the target was opened.
+ */
+export async function createFenceLog(sql: ClickHouseSql): Promise<void> {
+  await createIfMissing(sql, FENCE_TABLE_DDL);
+}
+
+async function createIfMissing(sql: ClickHouseSql, ddl: string): Promise<void> {
+  try {
+    await sql.command(ddl);
+  } catch (error) {
+    // Old servers can answer a racing CREATE … IF NOT EXISTS with "already exists": that is fine.
+    if (clickHouseErrorCode(error) !== CH_ERRORS.TABLE_ALREADY_EXISTS) throw error;
+  }
+}
+
+/**
+ * Creates the target table when missing, gives an existing fence log from an older version its new
+ * columns, checks the target's shape, and returns the shape with the partition column's type. The
+ * fence log itself is NOT created here: opening happens on every attempt, and outside the first
+ * preparation a missing fence was lost and must stay missing (the port's `create` rule).
  */
 export async function ensureTargetTables(
   sql: ClickHouseSql,
   shape: TargetShape,
   database: string,
 ): Promise<TargetShape> {
-  for (const ddl of [FENCE_TABLE_DDL, targetTableDdl(shape)]) {
-    try {
-      await sql.command(ddl);
-    } catch (error) {
-      // Old servers can answer a racing CREATE … IF NOT EXISTS with "already exists": that is fine.
-      if (clickHouseErrorCode(error) !== CH_ERRORS.TABLE_ALREADY_EXISTS) throw error;
-    }
-  }
+  await createIfMissing(sql, targetTableDdl(shape));
   await addFenceLogColumns(sql, database);
   const where = splitTable(shape.table, database);
   const described = await describe(sql, where.database, where.table);

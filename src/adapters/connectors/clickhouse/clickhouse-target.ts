@@ -112,7 +112,9 @@ export class ClickHouseTarget implements TargetConnector {
   }
 
   /**
-   * Connects, creates the fence and target tables when missing and checks the target's shape.
+   * Connects, creates the target table when missing and checks the target's shape. The fence log
+   * is created only by a first preparation (`mode.create`): a retry that opens the target after
+   * the log was lost must find it missing, not recreated empty.
    * A refusal the server explains (credentials, privilege, missing database, a table the protocol
    * cannot use) is its non-retry code; unreachable → FENCE_UNAVAILABLE.
    */
@@ -205,7 +207,7 @@ export interface OpenedTarget {
 }
 
 /**
- * Connects, creates the fence and target tables when missing and checks the target's shape (also
+ * Connects, creates the target table when missing (never the fence log) and checks its shape (also
  * used by the harness's unsafe variants, so they differ from the real target only in their flaw).
  */
 export async function openTargetSite(options: ClickHouseTargetOptions): Promise<OpenedTarget> {

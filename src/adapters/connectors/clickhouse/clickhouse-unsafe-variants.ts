@@ -28,7 +28,7 @@ import {
   readTaggedRows,
 } from './clickhouse-fence.ts';
 import { readFence, settledAnswer } from './clickhouse-reading.ts';
-import { partitionLiteral } from './clickhouse-rows.ts';
+import { createFenceLog, partitionLiteral } from './clickhouse-rows.ts';
 import { listStaging } from './clickhouse-staging.ts';
 import type { ClickHouseTargetOptions, OpenedTarget } from './clickhouse-target.ts';
 import { ClickHouseTarget, openTargetSite, unknownOutcome } from './clickhouse-target.ts';
@@ -71,6 +71,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
         // An equal epoch counts whoever installed it, and any intent may raise it.
         const log = await readFenceLog(sql, fence.operationId);
         if (log.maxEpoch === null ? mode.create : log.maxEpoch < fence.epoch) {
+          if (log.maxEpoch === null) await createFenceLog(sql);
           await appendFenceEvent(sql, fence, 'epoch', 0);
         }
         const after = await readFenceLog(sql, fence.operationId);

@@ -1,25 +1,22 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { stringify } from 'yaml';
-import type { FenceLocationReading, FenceReading } from '../evidence/evidence-types.ts';
-import type { PostgresEndpoint } from '../env/postgres-services.ts';
-import type { PostgresCellWorld } from './postgres-cell.ts';
-import { adminQuery } from '../env/postgres-admin.ts';
-import { PG_TABLES, postgresWorkload } from './postgres-cell.ts';
-import type { CellWorkloadOptions, FenceOperations, JournalBackup, JournalOperations } from './route.ts';
+import type { FenceLocationReading, FenceReading } from '../../evidence/evidence-types.ts';
+import type { PostgresEndpoint } from '../../env/postgres-services.ts';
+import { adminQuery } from '../../env/postgres-admin.ts';
+import type { WorkloadEndpoint } from '../parts.ts';
+import type { FenceOperations, JournalBackup, JournalOperations } from '../route.ts';
 
 const JOURNAL_TABLES = ['dpone_commit_journal', 'dpone_commit_journal_history'] as const;
 const FENCE = '_dpone_fence';
 const RENAMED_FENCE = '_dpone_fence_lost';
 
-/** What the loss operations need of a PostgreSQL cell; `world()` follows a fixture that moved. */
-export interface PostgresLossCell {
-  readonly dir: string;
-  readonly options: CellWorkloadOptions;
-  world(): PostgresCellWorld;
-  /** Records a schema the operations created, so the fixture drops it with the cell. */
-  adopt(server: PostgresEndpoint, schema: string): void;
+/** Where a cell's journal or target lives on a PostgreSQL server; `adopt` records schemas to drop with the cell. */
+export interface PostgresSite {
+  readonly server: PostgresEndpoint;
+  readonly database: string;
+  readonly schema: string;
+  adopt(schema: string): void;
 }
 
 async function query<T>(
@@ -52,16 +49,22 @@ async function tablesPresent(client: pg.Client, schema: string): Promise<boolean
   return rows[0]?.ok === true;
 }
 
-/** Journal operations on the cell's journal schema, straight on the journal server. */
-export function postgresJournalOperations(cell: PostgresLossCell): JournalOperations {
+/**
+ * Journal operations on the cell's journal schema, straight on the journal server. `workerUrl`
+ * (the journal as workers reach it) gives a forked deployment's URL; `cellDir` holds the
+ * pod-local state folder a delete loses with it.
+ */
+export function postgresJournalOperations(
+  site: PostgresSite,
+  workerUrl: string,
+  cellDir: string,
+): JournalOperations {
   let backups = 0;
-  const on = <T>(body: (client: pg.Client, world: PostgresCellWorld) => Promise<T>) => {
-    const world = cell.world();
-    return query(world.journal, world.database, (client) => body(client, world));
-  };
+  const j = site.schema;
+  const on = <T>(body: (client: pg.Client) => Promise<T>) => query(site.server, site.database, body);
   return {
     async wipe() {
-      await on(async (client, { journalSchema: j }) => {
+      await on(async (client) => {
         if (await tablesPresent(client, j))
           await client.query(`TRUNCATE ${JOURNAL_TABLES.map((t) => `${j}.${t}`).join(', ')}`);
       });
@@ -69,17 +72,16 @@ export function postgresJournalOperations(cell: PostgresLossCell): JournalOperat
     async delete() {
       // The journal's database objects are gone; an empty schema stays where the URL points, as a
       // freshly provisioned database would be. The pod-local state folder goes with it.
-      await on(async (client, { journalSchema: j }) => {
+      await on(async (client) => {
         await client.query(`DROP SCHEMA IF EXISTS ${j} CASCADE`);
         await client.query(`CREATE SCHEMA ${j}`);
       });
-      await rm(join(cell.dir, 'state'), { recursive: true, force: true });
+      await rm(join(cellDir, 'state'), { recursive: true, force: true });
     },
     async backup(): Promise<JournalBackup> {
-      const world = cell.world();
-      const schema = `${world.journalSchema}_b${++backups}`;
-      cell.adopt(world.journal, schema);
-      await on(async (client, { journalSchema: j }) => {
+      const schema = `${j}_b${++backups}`;
+      site.adopt(schema);
+      await on(async (client) => {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         await client.query(`CREATE SCHEMA ${schema}`);
         for (const table of JOURNAL_TABLES)
@@ -90,7 +92,7 @@ export function postgresJournalOperations(cell: PostgresLossCell): JournalOperat
     },
     async restore(backup: JournalBackup) {
       // TRUNCATE and INSERT: the history's append-only trigger refuses UPDATE and DELETE only.
-      await on(async (client, { journalSchema: j }) => {
+      await on(async (client) => {
         await client.query('BEGIN');
         await client.query(`TRUNCATE ${JOURNAL_TABLES.map((t) => `${j}.${t}`).join(', ')}`);
         for (const table of JOURNAL_TABLES)
@@ -99,14 +101,13 @@ export function postgresJournalOperations(cell: PostgresLossCell): JournalOperat
       });
     },
     async forkUrl() {
-      const world = cell.world();
-      const schema = `${world.journalSchema}_f`;
-      cell.adopt(world.journal, schema);
-      await adminQuery(world.journal, world.database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
-      return withSchema(world.urls.journal, schema);
+      const schema = `${j}_f`;
+      site.adopt(schema);
+      await adminQuery(site.server, site.database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
+      return withSchema(workerUrl, schema);
     },
     async digest() {
-      return on(async (client, { journalSchema: j }) => {
+      return on(async (client) => {
         if (!(await tablesPresent(client, j))) return 'absent';
         const parts: string[] = [];
         for (const table of JOURNAL_TABLES) {
@@ -145,51 +146,49 @@ async function readLocation(
 }
 
 /** Fence operations on the cell's target schema, straight on the target server (never the proxy). */
-export function postgresFenceOperations(cell: PostgresLossCell): FenceOperations {
-  const on = <T>(body: (client: pg.Client, world: PostgresCellWorld) => Promise<T>) => {
-    const world = cell.world();
-    return query(world.target, world.database, (client) => body(client, world));
-  };
-  const view = () => `${cell.world().schema}_v`;
+export function postgresFenceOperations(site: PostgresSite): FenceOperations {
+  const { schema } = site;
+  const on = <T>(body: (client: pg.Client) => Promise<T>) => query(site.server, site.database, body);
   return {
     async drop() {
-      await on((client, { schema }) => client.query(`DROP TABLE IF EXISTS ${schema}.${FENCE}`));
+      await on((client) => client.query(`DROP TABLE IF EXISTS ${schema}.${FENCE}`));
     },
     async rename() {
-      await on((client, { schema }) =>
+      await on((client) =>
         client.query(`ALTER TABLE IF EXISTS ${schema}.${FENCE} RENAME TO ${RENAMED_FENCE}`),
       );
     },
-    async moveOutOfView(where) {
-      // Same operation, same (schema-qualified) target table; only the unqualified fence lookup
-      // resolves elsewhere: another schema on the search path, or the session's pg_temp.
-      const world = cell.world();
-      const schema = where === 'temp' ? 'pg_temp' : view();
-      if (where === 'schema') {
-        cell.adopt(world.target, schema);
-        await adminQuery(world.target, world.database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
-      }
-      const document = postgresWorkload(world, cell.options, 'schema-v1');
-      const moved = {
-        ...document,
-        target: {
-          ...document.target,
-          url: withSchema(world.urls.target, schema),
-          table: `${world.schema}.${PG_TABLES.target}`,
-        },
-      };
-      const file = join(cell.dir, `workload-fence-${where}.yaml`);
-      await writeFile(file, stringify(moved));
-      return file;
-    },
     async read(operationId: string): Promise<FenceReading> {
-      return on(async (client, { schema }) => ({
+      return on(async (client) => ({
         locations: [
           await readLocation(client, schema, FENCE, operationId),
           await readLocation(client, schema, RENAMED_FENCE, operationId),
-          await readLocation(client, view(), FENCE, operationId),
+          await readLocation(client, viewSchema(site), FENCE, operationId),
         ],
       }));
     },
   };
+}
+
+/** The schema a `move` to another search-path schema points the retry's fence lookup at. */
+function viewSchema(site: PostgresSite): string {
+  return `${site.schema}_v`;
+}
+
+/**
+ * The target block of a retry whose fence lookup resolves elsewhere: same operation, same
+ * (schema-qualified) target table; only the unqualified fence lookup moves, to another schema on
+ * the search path or to the session's pg_temp.
+ */
+export async function movedTarget(
+  site: PostgresSite,
+  target: WorkloadEndpoint,
+  view: 'schema' | 'temp',
+): Promise<WorkloadEndpoint> {
+  const schema = view === 'temp' ? 'pg_temp' : viewSchema(site);
+  if (view === 'schema') {
+    site.adopt(schema);
+    await adminQuery(site.server, site.database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
+  }
+  return { ...target, url: withSchema(target.url, schema), table: `${site.schema}.${target.table}` };
 }

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { provider } from '../env/embedded-provider.ts';
-import { Worker, killAt, runToEnd } from '../workers/worker.ts';
-import type { CellFixture } from './route.ts';
-import { route } from './sqlite-route.ts';
+import { provider } from '../../env/embedded-provider.ts';
+import { Worker, killAt, runToEnd } from '../../workers/worker.ts';
+import type { CellFixture } from '../route.ts';
+import { loadRoute } from '../route-registry.ts';
+
+const route = await loadRoute('sqlite');
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-sqlite-loss-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function cell(name: string): Promise<{ cellDir: string; fixture: CellFixture }> {
   const cellDir = join(dir, name);
   mkdirSync(cellDir, { recursive: true });
-  const started = await provider.start({ env: process.env, workDir: dir, route: 'sqlite' });
+  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   const options = { rows: 5, strategy: 'append', leaseTtlMs: 150, seed: 1 } as const;
   return { cellDir, fixture: await route.prepareCell(cellDir, options, started.environment) };

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ClickHouseInspector } from '../checkers/clickhouse-inspector.ts';
-import type { SourceRows } from '../checkers/source-rows.ts';
-import type { ClickHouseEndpoint } from '../env/clickhouse-endpoint.ts';
-import { clickhouseHttp } from '../env/clickhouse-endpoint.ts';
+import { ClickHouseInspector } from '../../checkers/clickhouse-inspector.ts';
+import type { SourceRows } from '../../checkers/source-rows.ts';
+import type { ParityOptions } from '../../checkers/parity-basis.ts';
+import type { ClickHouseEndpoint } from '../../env/clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';
 
 /** Env var through which workers receive the ClickHouse password (never written to a file or a URL). */
 export const CLICKHOUSE_PASSWORD_ENV = 'DPONE_CH_CELL_PASSWORD';
@@ -25,6 +26,10 @@ export interface ClickHouseCellOptions {
   readonly source: SourceRows;
   /** Rows in the target before any worker starts (e.g. what a replace-partition must swap out), as text. */
   readonly seedTargetRows?: readonly Readonly<Record<string, string | null>>[];
+  /** The cell's database name; default `c_<hash of the cell folder>`. */
+  readonly database?: string;
+  /** Column types and the rows before the load, for the inspector's parity (parity-basis.ts). */
+  readonly parity?: ParityOptions;
 }
 
 /** One cell's ClickHouse side: its own database, an audited target table, and how workers reach it. */
@@ -56,7 +61,7 @@ export async function buildClickHouseCellWorld(
     .update(`${cellDir}\u0000${Date.now()}\u0000${Math.random()}`)
     .digest('hex')
     .slice(0, 16);
-  const database = `c_${tag}`;
+  const database = options.database ?? `c_${tag}`;
   const targetTable = options.targetTable ?? 'events';
   const exec = (sql: string) => clickhouseHttp(options.endpoint, sql, 'prepare the cell');
   await exec(`CREATE DATABASE ${q(database)}`);
@@ -68,6 +73,7 @@ export async function buildClickHouseCellWorld(
     naturalKey: options.naturalKey,
     partition: options.partition,
     source: options.source,
+    ...(options.parity ? { parity: options.parity } : {}),
   });
   await inspector.createTargetTable();
   const seeds = options.seedTargetRows ?? [];

@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
  * What differs between two kills that left the same durable state: the dead worker's holder name
  * (`host:pid:hex`) and wall-clock instants. Both are masked so only the logical state compares.
  */
-function normalise(text: string): string {
+export function maskVolatile(text: string): string {
   return text.replace(/[\w.-]+:\d+:[0-9a-f]{8}/g, '<holder>').replace(/\b1\d{12}\b/g, '<ms>');
 }
 
@@ -45,18 +45,30 @@ async function dumpFolder(root: string, dir: string): Promise<string[]> {
   return parts;
 }
 
+/** sha256 of the text with holder names and instants masked. */
+export function maskedDigest(text: string): string {
+  return `sha256:${createHash('sha256').update(maskVolatile(text)).digest('hex')}`;
+}
+
+/** The logical content of one SQLite database file: every table, rows sorted (masked by the caller). */
+export function sqliteDump(file: string): string {
+  return existsSync(file) ? dumpDatabase(file) : 'absent';
+}
+
 /**
- * A digest of a cell folder's logical durable state: every table of the source, target and journal
- * databases (rows sorted) and every file of the state folder, with holder names and instants masked.
+ * A digest of a cell folder's logical durable state: every table of the named SQLite database
+ * files (rows sorted) and every file of the state folder, with holder names and instants masked.
  * Two first-attempt kills with equal fingerprints left the same state, so recovery from them is
  * the same test.
  */
-export async function sqliteStateFingerprint(dir: string): Promise<string> {
-  const parts = ['source.db', 'target.db', 'journal.db']
+export async function stateFingerprint(
+  dir: string,
+  files: readonly string[],
+  stateFolder: string,
+): Promise<string> {
+  const parts = files
     .filter((name) => existsSync(join(dir, name)))
     .map((name) => `${name}\n${dumpDatabase(join(dir, name))}`);
-  parts.push(...(await dumpFolder(dir, join(dir, 'state'))));
-  return `sha256:${createHash('sha256')
-    .update(normalise(parts.join('\n\n')))
-    .digest('hex')}`;
+  parts.push(...(await dumpFolder(dir, join(dir, stateFolder))));
+  return maskedDigest(parts.join('\n\n'));
 }

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalValue } from './canonical-value.ts';
+import { expectedTarget, generateDataset, lateRows } from './dataset.ts';
+
+describe('canonicalValue: one form per type, whatever engine read it', () => {
+  it('integers are exact beyond 2^53 whether the driver gave a bigint, a number or text', () => {
+    expect(canonicalValue('integer', 9007199254740993n)).toBe('9007199254740993');
+    expect(canonicalValue('integer', '9007199254740993')).toBe('9007199254740993');
+    expect(canonicalValue('integer', 42)).toBe('42');
+    expect(canonicalValue('integer', '-0')).toBe('0');
+    expect(canonicalValue('integer', '+007')).toBe('7');
+    // A number that lost precision is not silently accepted, nor is a fraction.
+    expect(canonicalValue('integer', 2 ** 53 + 2)).toMatch(/^!integer:/);
+    expect(canonicalValue('integer', '1.5')).toBe('!integer:1.5');
+  });
+
+  it('doubles compare by the IEEE value, not by the text an engine chose', () => {
+    const value = 100_000 / 7;
+    expect(canonicalValue('double', value)).toBe(String(value));
+    expect(canonicalValue('double', '14285.714285714286')).toBe('14285.714285714286');
+    expect(canonicalValue('double', '1e+20')).toBe(canonicalValue('double', '100000000000000000000'));
+    // 15 significant digits (extra_float_digits=0) are another double: parity must see it.
+    expect(canonicalValue('double', '14285.7142857143')).not.toBe(canonicalValue('double', value));
+    expect(canonicalValue('double', 'NaN')).toBe('!double:NaN');
+  });
+
+  it('decimals drop trailing zeros only', () => {
+    expect(canonicalValue('decimal', '12.50')).toBe('12.5');
+    expect(canonicalValue('decimal', '12.5')).toBe('12.5');
+    expect(canonicalValue('decimal', '-0.000')).toBe('0');
+    expect(canonicalValue('decimal', '0012.000')).toBe('12');
+    expect(canonicalValue('decimal', '123456789012345678901234.000001')).toBe(
+      '123456789012345678901234.000001',
+    );
+    expect(canonicalValue('decimal', '1,5')).toBe('!decimal:1,5');
+  });
+
+  it('dates are calendar days; a moved day differs', () => {
+    expect(canonicalValue('date', '2026-07-05')).toBe('2026-07-05');
+    expect(canonicalValue('date', '2026-05-07')).not.toBe('2026-07-05');
+    expect(canonicalValue('date', '2026-02-30')).toBe('!date:2026-02-30');
+  });
+
+  it('timestamps are UTC instants to the microsecond, whatever zone the text was in', () => {
+    const utc = '2026-07-05T10:00:00.123456Z';
+    expect(canonicalValue('timestamp', '2026-07-05 12:00:00.123456+02')).toBe(utc);
+    expect(canonicalValue('timestamp', '2026-07-05T12:00:00.123456+02:00')).toBe(utc);
+    expect(canonicalValue('timestamp', '2026-07-05 07:30:00.123456-02:30')).toBe(utc);
+    expect(canonicalValue('timestamp', '2026-07-05T10:00:00.123456')).toBe(utc);
+    expect(canonicalValue('timestamp', '2026-07-05 10:00:00')).toBe('2026-07-05T10:00:00.000000Z');
+    expect(canonicalValue('timestamp', '2026-07-05 10:00:00.1234567Z')).toBe(utc.replace('456', '456'));
+  });
+
+  it('text is never normalised, and NULL is not the empty string', () => {
+    const nfc = 'caf\u00e9';
+    const nfd = 'cafe\u0301';
+    expect(canonicalValue('text', nfc)).not.toBe(canonicalValue('text', nfd));
+    expect(canonicalValue('text', '')).toBe('');
+    expect(canonicalValue('text', null)).toBeNull();
+    expect(canonicalValue('text', 5)).toBe('!text:5');
+  });
+});
+
+describe('the dataset', () => {
+  it('is the same for the same seed, and rows of another partition are in the source', () => {
+    const a = generateDataset({ rows: 20, strategy: 'append', seed: 42 });
+    expect(generateDataset({ rows: 20, strategy: 'append', seed: 42 })).toEqual(a);
+    expect(a.source.filter((r) => r.day === a.partition.value)).toHaveLength(20);
+    expect(a.source.length).toBeGreaterThan(20);
+    expect(a.target).toEqual([]);
+  });
+
+  it('replace-partition seeds target rows in the partition and a neighbouring one', () => {
+    const d = generateDataset({ rows: 0, strategy: 'replace-partition', seed: 1 });
+    const inPartition = d.target.filter((r) => r.day === d.partition.value);
+    expect(inPartition.length).toBeGreaterThan(0);
+    expect(d.target.length).toBeGreaterThan(inPartition.length);
+    const late = lateRows(d, 2, 1);
+    const expected = expectedTarget(d.target, late, d.partition, 'replace-partition');
+    expect(expected.filter((r) => r.day === d.partition.value)).toEqual(late);
+    expect(expectedTarget(d.target, late, d.partition, 'append')).toHaveLength(d.target.length + 2);
+  });
+});

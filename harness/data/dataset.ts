@@ -1,0 +1,114 @@
+import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import type { CanonicalValue, DatasetType } from './canonical-value.ts';
+import { cellLabel } from './cell-text.ts';
+
+/**
+ * A cell's data, independent of any engine: column types and rows in canonical form
+ * (canonical-value.ts). A route's source part writes `source` in its engine's own types; its
+ * target part creates the target table for these columns and writes `target` (the rows it holds
+ * before any worker starts); the inspector reads both back with each engine's own reader, maps
+ * every value to its canonical form and compares per value. One module, so a richer dataset
+ * (issue 11) changes every route at once.
+ */
+export interface DatasetColumn {
+  readonly name: string;
+  readonly type: DatasetType;
+}
+
+export type DatasetRow = Readonly<Record<string, CanonicalValue>>;
+
+export interface Dataset {
+  /** The source table's name (the target table is named by the target part). */
+  readonly table: string;
+  readonly columns: readonly DatasetColumn[];
+  readonly naturalKey: readonly string[];
+  /** The one partition a cell loads. */
+  readonly partition: { readonly column: string; readonly value: string };
+  /** Every source row: the loaded partition and rows of a neighbouring one a load must leave out. */
+  readonly source: readonly DatasetRow[];
+  /**
+   * Rows the target holds before any worker runs (written before the audit, so they are no
+   * mutation): for replace-partition, rows in the loaded partition the load must remove and rows
+   * of a neighbouring partition it must leave alone.
+   */
+  readonly target: readonly DatasetRow[];
+}
+
+/** What a cell asks of its dataset (CellWorkloadOptions carries these). */
+export interface DatasetOptions {
+  /** Source rows in the loaded partition (0: an empty partition). */
+  readonly rows: number;
+  readonly strategy: 'append' | 'replace-partition';
+  readonly seed: number;
+}
+
+export const DATASET_DAY = '2026-07-05';
+/** The neighbouring partition: a date whose day and month both read as a month (DMY/MDY mix-ups show). */
+export const NEIGHBOUR_DAY = '2026-07-06';
+const NEIGHBOUR_ROWS = 5;
+const TARGET_PARTITION_ROWS = 3;
+const TARGET_NEIGHBOUR_ROWS = 2;
+/** Ids of target-only rows start here, far from the source's, so a key never collides by accident. */
+const TARGET_ID_BASE = 900_000;
+
+export const DATASET_COLUMNS: readonly DatasetColumn[] = [
+  { name: 'id', type: 'integer' },
+  { name: 'day', type: 'date' },
+  { name: 'amount', type: 'double' },
+  { name: 'label', type: 'text' },
+];
+
+function row(id: number, day: string, random: () => number): DatasetRow {
+  // amount/7: a double whose shortest exact text needs up to 17 digits.
+  const amount = String(randomInt(random, 1, 100_000) / 7);
+  // label: NULL next to '', NFC and NFD, emoji, right-to-left and long text (cell-text.ts).
+  return { id: String(id), day, amount, label: cellLabel(id, randomInt(random, 1, 999)) };
+}
+
+/** The seeded dataset of a cell: the same options give the same rows on every machine. */
+export function generateDataset(options: DatasetOptions): Dataset {
+  const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
+  const source: DatasetRow[] = [];
+  for (let id = 1; id <= options.rows + NEIGHBOUR_ROWS; id++)
+    source.push(row(id, id <= options.rows ? DATASET_DAY : NEIGHBOUR_DAY, random));
+  const target: DatasetRow[] = [];
+  if (options.strategy === 'replace-partition') {
+    const seeded = seededRandom(deriveSeed(options.seed, 'target-rows'));
+    for (let i = 1; i <= TARGET_PARTITION_ROWS + TARGET_NEIGHBOUR_ROWS; i++)
+      target.push(row(TARGET_ID_BASE + i, i <= TARGET_PARTITION_ROWS ? DATASET_DAY : NEIGHBOUR_DAY, seeded));
+  }
+  return {
+    table: 'events_src',
+    columns: DATASET_COLUMNS,
+    naturalKey: ['id'],
+    partition: { column: 'day', value: DATASET_DAY },
+    source,
+    target,
+  };
+}
+
+/**
+ * Rows that arrive in the loaded partition after a first worker read it (a late source row: the
+ * zombie's batch and the next holder's differ). Ids follow the dataset's own.
+ */
+export function lateRows(dataset: Dataset, count: number, seed: number): DatasetRow[] {
+  const random = seededRandom(deriveSeed(seed, 'late-rows'));
+  const next = Math.max(0, ...dataset.source.map((r) => Number(r.id))) + 1;
+  return Array.from({ length: count }, (_, i) => row(next + i, dataset.partition.value, random));
+}
+
+/**
+ * What the target must hold after exactly one load of `partition` (its rows as read from the
+ * source now): append adds them to what the target held; replace-partition first removes the
+ * target's rows of that partition. Compared by the inspector with what the target holds.
+ */
+export function expectedTarget(
+  before: readonly DatasetRow[],
+  partitionRows: readonly DatasetRow[],
+  partition: Dataset['partition'],
+  strategy: DatasetOptions['strategy'],
+): DatasetRow[] {
+  const kept =
+    strategy === 'replace-partition' ? before.filter((r) => r[partition.column] !== partition.value) : before;
+  return [...kept, ...partitionRows];
+}

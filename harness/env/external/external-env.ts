@@ -1,0 +1,48 @@
+import type { ServiceName } from '../services.ts';
+
+/** Environment variables the `external` provider reads. Credentials come from here only. */
+export const EXTERNAL_ENV = {
+  pgUrl: 'DPONE_PG_URL',
+  pgPassword: 'DPONE_PG_PASSWORD',
+  /** host:port Toxiproxy uses to reach PostgreSQL, when it differs from the URL's (e.g. a container alias). */
+  pgUpstream: 'DPONE_PG_UPSTREAM',
+  /** `clickhouse://USER@HOST:HTTP_PORT` (no password): a user that may create and drop databases. */
+  chUrl: 'DPONE_CH_URL',
+  chPassword: 'DPONE_CH_PASSWORD',
+  chUpstream: 'DPONE_CH_UPSTREAM',
+  /** `mssql://USER@HOST:1433[?trustServerCertificate=true]` (no password): a login that may create databases. */
+  mssqlUrl: 'DPONE_MSSQL_URL',
+  mssqlPassword: 'DPONE_MSSQL_PASSWORD',
+  mssqlUpstream: 'DPONE_MSSQL_UPSTREAM',
+  toxiproxyUrl: 'DPONE_TOXIPROXY_URL',
+  /** Host on which the Toxiproxy server's proxy ports are reachable from here (default: the API host). */
+  toxiproxyProxyHost: 'DPONE_TOXIPROXY_PROXY_HOST',
+  /** `FIRST-LAST`: listen ports the proxies may use (the ports a container publishes, e.g. 58666-58697). */
+  toxiproxyPorts: 'DPONE_TOXIPROXY_PORTS',
+  /**
+   * Address the proxies listen on (default 127.0.0.1). A proxy forwards to your database without
+   * asking for anything, so it must not be reachable from other machines; only a Toxiproxy inside
+   * a container, whose ports are published on the host's loopback, needs 0.0.0.0.
+   */
+  toxiproxyListenHost: 'DPONE_TOXIPROXY_LISTEN_HOST',
+} as const;
+
+/** The variables each service needs (its URL and password; Toxiproxy's API URL). */
+export const REQUIRED_ENV: Readonly<Record<ServiceName, readonly string[]>> = {
+  postgres: [EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword],
+  clickhouse: [EXTERNAL_ENV.chUrl, EXTERNAL_ENV.chPassword],
+  mssql: [EXTERNAL_ENV.mssqlUrl, EXTERNAL_ENV.mssqlPassword],
+  toxiproxy: [EXTERNAL_ENV.toxiproxyUrl],
+};
+
+/** A server URL without a password, or why not (the password has its own variable). */
+export function serverUrl(env: NodeJS.ProcessEnv, name: string, passwordVar: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(env[name] ?? '');
+  } catch {
+    return `${name} is not a URL`;
+  }
+  if (url.password) return `put the password in ${passwordVar}, not in ${name}`;
+  return url;
+}

@@ -1,0 +1,17 @@
+/** A SQL Server as a provider hands it to the routes' parts (service `mssql`). */
+export interface MssqlEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  /** URL query a client needs (e.g. `trustServerCertificate=true` for a container's own certificate). */
+  readonly query: string;
+  /** host:port the Toxiproxy server uses to reach this server. */
+  readonly proxyUpstream: string;
+}
+
+export interface MssqlService {
+  readonly server: MssqlEndpoint;
+  /** A database the provider created for this run's cells (each cell adds its own schemas). */
+  readonly cellsDatabase: string;
+}

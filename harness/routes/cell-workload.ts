@@ -1,0 +1,59 @@
+import type { Dataset } from '../data/dataset.ts';
+import { NEIGHBOUR_DAY } from '../data/dataset.ts';
+import type { WorkloadEndpoint } from './parts.ts';
+import type { CellWorkloadOptions } from './route.ts';
+
+/** The target table every route's cells load into. */
+export const CELL_TARGET_TABLE = 'events';
+
+/**
+ * The generated workload of a composed cell: the same identity on every route (so an operation id
+ * names one logical load), the source and target blocks the parts contributed, and the journal.
+ * `schemaFingerprint` changes only the intent (an intent-conflict cell's second workload).
+ */
+export function cellWorkload(
+  route: { readonly id: string; readonly target: string },
+  dataset: Dataset,
+  options: CellWorkloadOptions,
+  ends: { readonly source: WorkloadEndpoint; readonly target: WorkloadEndpoint; readonly journal: string },
+  schemaFingerprint: string,
+) {
+  const { partition } = dataset;
+  const day = partition.value;
+  const columns = dataset.columns.map((c) => c.name);
+  return {
+    identity: {
+      release_id: 'cert-release-1',
+      deployment_id: 'cert-deployment',
+      dag_id: 'certify_dag',
+      dag_run_logical_identity: `scheduled__${day}`,
+      workload_id: 'events_load',
+      mapped_partition_identity: `${partition.column}=${day}`,
+      canonical_interval: { start: `${day}T00:00:00.000Z`, end: `${NEIGHBOUR_DAY}T00:00:00.000Z` },
+      canonical_target_identity: `${route.target}:${CELL_TARGET_TABLE}`,
+    },
+    intent: {
+      pack_fingerprint: 'pack-v1',
+      normalized_load_strategy: options.strategy,
+      source_snapshot_or_partition_identity: `${dataset.table}/${partition.column}=${day}`,
+      target_contract: `${CELL_TARGET_TABLE}(${columns.join(',')})`,
+      schema_fingerprint: schemaFingerprint,
+    },
+    route: route.id,
+    source: ends.source,
+    // fence: none writes the same target without a fence (capability none; plain writes).
+    target: { ...ends.target, ...(options.fence ? { fence: options.fence } : {}) },
+    data: {
+      columns,
+      natural_key: [...dataset.naturalKey],
+      partition: {
+        column: partition.column,
+        value: day,
+        // An empty partition is refused unless said; a cell that loads one says so.
+        ...(options.rows === 0 ? { allow_empty: true } : {}),
+      },
+    },
+    journal: ends.journal,
+    execution: { lease_ttl_ms: options.leaseTtlMs, state_dir: 'state' },
+  };
+}

@@ -1,0 +1,92 @@
+import { cp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { composeConnectorVersion } from '../../src/cli/certifications.ts';
+import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { generateDataset } from '../data/dataset.ts';
+import type { ServiceName } from '../env/services.ts';
+import { SERVICE_NAMES } from '../env/services.ts';
+import { ComposedCell } from './composed-cell.ts';
+import type { RouteParts } from './composed-cell.ts';
+import type { JournalPart, SourcePart, TargetPart } from './parts.ts';
+import type { ProxiedConnection, Route } from './route.ts';
+import { stateFingerprint } from './state-fingerprint.ts';
+
+/** The runtime's checkpoints and evidence (execution.state_dir of the generated workload). */
+const STATE_FOLDER = 'state';
+
+/** Every service the parts need, in a stable order. */
+function servicesOf(parts: readonly { readonly services: readonly ServiceName[] }[]): ServiceName[] {
+  const wanted = new Set(parts.flatMap((part) => part.services));
+  return SERVICE_NAMES.filter((name) => wanted.has(name));
+}
+
+/**
+ * The variants a route is certified against: its target's own flaws; for a target that can also
+ * be written without a fence (`plainWrites`) every variant unsafe on its capability (the
+ * executor's, such as io-before-intent, included) and on capability none (replay-unknown). The
+ * planner gives fenced cells the first and fenceless cells the second.
+ */
+function routeVariants(target: TargetPart): string[] {
+  const names = target.plainWrites
+    ? [...target.unsafeVariants, ...unsafeVariantsFor(target.capability), ...unsafeVariantsFor('none')]
+    : target.unsafeVariants;
+  return [...new Set(names)].sort();
+}
+
+/**
+ * A route from its three parts: the id `SOURCE-to-TARGET`, the services to start, the connector
+ * versions a certification covers, the target's unsafe variants and loss modes, and what the
+ * faults may do to its cells. When every part keeps its state in the cell folder (embedded
+ * engines) the route also copies and fingerprints cell state, so depth-2 cells start from a
+ * recorded kill instead of killing a first attempt again.
+ */
+export function composeRoute(source: SourcePart, target: TargetPart, journal: JournalPart): Route {
+  const id = `${source.engine}-to-${target.engine}`;
+  const parts: RouteParts = { id, source, target, journal };
+  const services = servicesOf([source, target, journal]);
+  const proxied = (part: { readonly services: readonly ServiceName[] }) =>
+    part.services.includes('toxiproxy');
+  const proxies: ProxiedConnection[] = [
+    ...(proxied(target) ? (['target'] as const) : []),
+    ...(proxied(journal) ? (['journal'] as const) : []),
+  ];
+  const files = [source, target, journal].flatMap((part) => part.files ?? []);
+  const fileBased = [source, target, journal].every((part) => part.files !== undefined);
+  const route: Route = {
+    id,
+    defaultProvider: services.length === 0 ? 'embedded' : 'local',
+    services,
+    journal: journal.kind,
+    connectorVersion: composeConnectorVersion(source.connectorVersion, target.connectorVersion),
+    unsafeVariants: routeVariants(target),
+    capabilities: {
+      proxies,
+      serverKills: { target: target.serverKills ?? [], journal: journal.serverKills ?? [] },
+      networkPhases: target.networkPhases ?? {},
+      lateRows: true,
+    },
+    lossModes: { journal: journal.lossModes, fence: target.fenceLossModes },
+    async prepareCell(cellDir, options, environment) {
+      const dataset = generateDataset(options);
+      return ComposedCell.create(parts, cellDir, options, environment, dataset);
+    },
+  };
+  if (!fileBased) return route;
+  // A database file and its SQLite side files (-wal, -shm, -journal) go together.
+  const durable = (name: string) =>
+    name === STATE_FOLDER ||
+    files.some(
+      (file) =>
+        name === file || (/^-(wal|shm|journal)$/.test(name.slice(file.length)) && name.startsWith(file)),
+    );
+  return {
+    ...route,
+    async copyCellState(fromDir: string, toDir: string): Promise<void> {
+      for (const name of (await readdir(toDir)).filter(durable))
+        await rm(join(toDir, name), { recursive: true, force: true });
+      for (const name of (await readdir(fromDir)).filter(durable))
+        await cp(join(fromDir, name), join(toDir, name), { recursive: true });
+    },
+    durableFingerprint: (dir: string) => stateFingerprint(dir, files, STATE_FOLDER),
+  };
+}

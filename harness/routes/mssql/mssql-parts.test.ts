@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { generateDataset } from '../../data/dataset.ts';
+import { mssqlPartitionSql, mssqlSeedSql } from './mssql-parts.ts';
+
+describe('the SQL Server source part (no server here: its SQL, checked as text)', () => {
+  const dataset = generateDataset({ rows: 1200, strategy: 'append', seed: 7 });
+
+  it('creates the table in the dataset types and inserts at most 1000 rows per statement, Unicode-safe', () => {
+    const statements = mssqlSeedSql('c_1', dataset, dataset.source);
+    expect(statements[0]).toMatch(
+      /CREATE TABLE \[c_1\]\.\[events_src\] \(\[id\] BIGINT, \[day\] DATE, \[amount\] FLOAT, \[label\] NVARCHAR\(MAX\)\)/,
+    );
+    expect(statements).toHaveLength(3);
+    expect(statements[1]!.match(/\),\s*\(/g)).toHaveLength(999);
+    const quoted = mssqlSeedSql('c_1', dataset, [
+      { id: '1', day: '2026-07-05', amount: null, label: "O'Brien \u00e9" },
+    ]);
+    expect(quoted[1]).toContain("CAST(N'O''Brien \u00e9' AS NVARCHAR(MAX))");
+    expect(quoted[1]).toContain('NULL');
+  });
+
+  it('reads the partition back as text the canonical forms parse, compared in the column type', () => {
+    const sql = mssqlPartitionSql('c_1', dataset);
+    expect(sql).toContain('CONVERT(VARCHAR(10), [day], 23) AS [day]');
+    expect(sql).toContain('CONVERT(VARCHAR(40), [amount], 3) AS [amount]');
+    expect(sql).toContain("WHERE [day] = CAST(N'2026-07-05' AS DATE)");
+  });
+});

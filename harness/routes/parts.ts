@@ -1,0 +1,189 @@
+import type { FenceCapabilityKind } from '../../src/ports/connector.ts';
+import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
+import type { SourceRows } from '../checkers/source-rows.ts';
+import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { Dataset, DatasetRow } from '../data/dataset.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
+import type { ServiceName } from '../env/services.ts';
+import type { ProxyEndpoint } from '../env/toxiproxy-service.ts';
+import type {
+  CellWorkloadOptions,
+  FenceLossMode,
+  FenceOperations,
+  JournalLossMode,
+  JournalOperations,
+} from './route.ts';
+
+/**
+ * A route is composed of three PARTS, one per role, each written once per connector (a folder
+ * under harness/routes/): a source part (creates and seeds a fresh source for a cell), a target
+ * part (a fresh target, its independent inspector, its fence and loss operations, its unsafe
+ * variants) and a journal part. compose-route.ts puts any source with any target and picks the
+ * journal; route-registry.ts lists the connectors. A new connector joins every combination by
+ * adding its parts and one registration line.
+ */
+
+/** What a part gets for one cell. */
+export interface PartCell {
+  /** The cell's folder (files of embedded engines live here; the workload is written here). */
+  readonly dir: string;
+  /** A short name unique to this cell (`c_<16 hex>`), for server-side schemas and databases. */
+  readonly tag: string;
+  readonly options: CellWorkloadOptions;
+  readonly dataset: Dataset;
+  readonly environment: StartedEnvironment;
+  /**
+   * True when a server fault will kill this role's server: the part puts the cell on a server of
+   * its own (the service's `dedicated`) and returns its `server` control.
+   */
+  readonly dedicated: boolean;
+}
+
+/** The `source:` or `target:` block of the generated workload. */
+export interface WorkloadEndpoint {
+  readonly url: string;
+  readonly table: string;
+  readonly password_env?: string;
+  readonly fence_schema?: string;
+}
+
+/** A server a cell owns, for server faults: stopped with a signal, then started on the same data. */
+export interface ServerControl {
+  /** What it is, for evidence lines ("ClickHouse", "PostgreSQL"). */
+  readonly label: string;
+  /** Stops it: SIGKILL (a crash, backends too) or SIGTERM (a clean shutdown). */
+  kill(signal: ServerSignal): Promise<void>;
+  /** Starts it again on the same data and port; resolves once it answers. */
+  start(): Promise<void>;
+}
+
+export type ServerSignal = 'SIGKILL' | 'SIGTERM';
+
+/** Where a server fault kills a role's server (points absent from a route's trace are not planned). */
+export interface ServerKill {
+  readonly phase: string;
+  readonly point: string;
+  readonly signal: ServerSignal;
+  /** The journal died before COMMITTING: the attempt must end JOURNAL_UNAVAILABLE, the target untouched. */
+  readonly noMutationExpected?: boolean;
+}
+
+/**
+ * A part's storage sealed for one attempt (intent-conflict cells), in a way the harness itself
+ * watches: what decides "no I/O" is what the storage shows afterwards, never the attempt's trace.
+ */
+export interface PartSeal {
+  /** The URL the sealed attempt's workload names for this part (it reaches nothing real). */
+  readonly url: string;
+  /** What was made unreachable, for the evidence. */
+  readonly sealed: string;
+  /** Restores the storage and says what was touched meanwhile (empty: nothing). */
+  release(): Promise<readonly string[]>;
+}
+
+/** What every prepared part may hold: extra worker environment and a digest of its durable state. */
+interface PreparedPart extends AsyncDisposable {
+  /** Extra environment for workers (passwords by the variable the workload names). */
+  readonly env: Readonly<Record<string, string>>;
+  /**
+   * A digest of this part's logical durable state, read by the harness itself, with holder names
+   * and instants masked: equal after two kills means recovery from them is one test.
+   */
+  fingerprint?(): Promise<string>;
+}
+
+export interface PreparedSource extends PreparedPart {
+  readonly workload: WorkloadEndpoint;
+  /** The harness's own reader of the loaded partition (parity), never the connector under test. */
+  readonly rows: SourceRows;
+  /** Adds rows to the source (late rows arriving while a zombie is parked). */
+  addRows(rows: readonly DatasetRow[]): Promise<void>;
+  /** Seals the source for one attempt (no worker may be running); absent: intent-conflict cells are UNVERIFIED. */
+  seal?(): Promise<PartSeal>;
+}
+
+export interface SourcePart extends FileState {
+  /** The engine, as in route ids (`sqlite`, `postgres`). */
+  readonly engine: string;
+  /** The connector version the runtime ships for this source (src/cli/certifications.ts). */
+  readonly connectorVersion: string;
+  readonly services: readonly ServiceName[];
+  prepare(cell: PartCell): Promise<PreparedSource>;
+}
+
+export interface PreparedTarget extends PreparedPart {
+  readonly workload: WorkloadEndpoint;
+  /** CHECKER's inspector, with its audit installed: reads target and source itself. */
+  readonly inspector: TargetInspector;
+  readonly fenceOps?: FenceOperations;
+  /**
+   * Target blocks whose fence lookup resolves elsewhere (fence-loss `move` modes), for the same
+   * operation and target table; absent when the engine has no such view.
+   */
+  movedOutOfView?(view: 'schema' | 'temp'): Promise<WorkloadEndpoint>;
+  /** The proxy in front of the target (network faults poison it); absent for an embedded target. */
+  readonly proxy?: ProxyEndpoint;
+  /** The cell's own server, when prepared `dedicated`. */
+  readonly server?: ServerControl;
+  /** Seals the target and its fence for one attempt (no worker may be running); absent: intent-conflict cells are UNVERIFIED. */
+  seal?(): Promise<PartSeal>;
+}
+
+export interface TargetPart extends FileState {
+  readonly engine: string;
+  readonly capability: FenceCapabilityKind;
+  /**
+   * The connector can also write this target without a fence (`target.fence: none`, capability
+   * none: plain writes), for fenceless scenarios; the route is then certified against the
+   * variants unsafe without a fence too.
+   */
+  readonly plainWrites?: boolean;
+  readonly connectorVersion: string;
+  readonly services: readonly ServiceName[];
+  /** Deliberately unsafe variants of this target (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
+  readonly unsafeVariants: readonly string[];
+  /** Fence-loss modes its fence operations support. */
+  readonly fenceLossModes: readonly FenceLossMode[];
+  /** Where server faults kill this target's server; absent: it has none to kill. */
+  readonly serverKills?: readonly ServerKill[];
+  /** Network phases of its own protocol beyond the shared ones (phase → fault point). */
+  readonly networkPhases?: Readonly<Record<string, string>>;
+  prepare(cell: PartCell, source: PreparedSource): Promise<PreparedTarget>;
+}
+
+export interface PreparedJournal extends PreparedPart {
+  /** Workers' `--journal` (through its proxy when it has one). */
+  readonly url: string;
+  /** Journal loss operations; absent members make those loss cells UNVERIFIED. */
+  readonly ops: JournalOperations;
+  /** Opens the journal for the harness (never creating one a loss fault removed); the caller closes it. */
+  open(): Promise<TargetCommitJournalPort>;
+  readonly proxy?: ProxyEndpoint;
+  readonly server?: ServerControl;
+}
+
+export interface JournalPart extends FileState {
+  /** The journal adapter, as recorded in the evidence (`sqlite`, `postgres`). */
+  readonly kind: string;
+  readonly services: readonly ServiceName[];
+  readonly lossModes: readonly JournalLossMode[];
+  readonly serverKills?: readonly ServerKill[];
+  prepare(cell: PartCell): Promise<PreparedJournal>;
+}
+
+/**
+ * Every part may say which files of the cell folder hold its durable state, when it lives there
+ * (embedded engines): a route whose three parts all do can copy and fingerprint a cell's state,
+ * so depth-2 cells start from a recorded kill.
+ */
+export interface FileState {
+  readonly files?: readonly string[];
+}
+
+/** One connector's harness parts: whichever roles it can play. */
+export interface ConnectorParts {
+  readonly engine: string;
+  readonly source?: SourcePart;
+  readonly target?: TargetPart;
+  readonly journal?: JournalPart;
+}

@@ -1,0 +1,94 @@
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { adminQuery, setOddSessionSettings } from '../../env/postgres-admin.ts';
+import type { ControllablePostgres, PostgresEndpoint, PostgresService } from '../../env/postgres-services.ts';
+import type { PartCell, ServerControl } from '../parts.ts';
+
+/** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
+export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
+
+/** A worker URL: no password (it travels in the variable the workload names). */
+export function postgresUrl(
+  at: { readonly host: string; readonly port: number },
+  user: string,
+  database: string,
+  schema: string,
+  extra = '',
+): string {
+  return `postgres://${encodeURIComponent(user)}@${at.host}:${at.port}/${database}?schema=${schema}${extra ? `&${extra}` : ''}`;
+}
+
+const settingsReady = new WeakMap<object, Promise<void>>();
+
+/**
+ * Gives the role odd session settings in the cells database, once per server (a schema per cell
+ * is then cheap): every worker connection, source and target alike, starts with them, and the
+ * inspector's parity shows whether values still arrive exactly.
+ */
+function oddSettingsOnce(key: object, server: PostgresEndpoint, database: string): Promise<void> {
+  let ready = settingsReady.get(key);
+  if (!ready) {
+    ready = setOddSessionSettings(server, database);
+    settingsReady.set(key, ready);
+  }
+  return ready;
+}
+
+/** Where a cell's part lives: the shared server's cells database, or a dedicated server's `postgres`. */
+export interface PostgresPlace {
+  readonly server: PostgresEndpoint;
+  readonly database: string;
+  /** The dedicated server (server faults kill it); null on the shared one. */
+  readonly owned: ControllablePostgres | null;
+}
+
+export function postgresServiceOf(cell: PartCell): PostgresService {
+  const service = cell.environment.services.postgres;
+  if (!service)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `this route needs PostgreSQL; provider ${cell.environment.provider} started none`,
+    );
+  return service;
+}
+
+/** The server a part of this cell uses: the shared one, or (dedicated) a fresh one of its own. */
+export async function postgresPlace(cell: PartCell): Promise<PostgresPlace> {
+  const service = postgresServiceOf(cell);
+  if (!cell.dedicated) {
+    await oddSettingsOnce(service, service.server, service.cellsDatabase);
+    return { server: service.server, database: service.cellsDatabase, owned: null };
+  }
+  if (!service.dedicated)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `provider ${cell.environment.provider} cannot start dedicated PostgreSQL servers for server faults`,
+    );
+  const owned = await service.dedicated();
+  await setOddSessionSettings(owned, 'postgres');
+  return { server: owned, database: 'postgres', owned };
+}
+
+/** A dedicated server as server faults drive it. */
+export function serverControl(owned: ControllablePostgres): ServerControl {
+  return {
+    label: 'PostgreSQL',
+    async kill(signal) {
+      if (signal === 'SIGKILL') await owned.killServer();
+      else await owned.stopServer();
+    },
+    start: () => owned.startServer(),
+  };
+}
+
+/** Drops a schema (best effort) and disposes a dedicated server. */
+export async function releasePlace(place: PostgresPlace, schemas: readonly string[]): Promise<void> {
+  if (place.owned) {
+    await place.owned[Symbol.asyncDispose]();
+    return;
+  }
+  await adminQuery(
+    place.server,
+    place.database,
+    schemas.map((schema) => `DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+  ).catch(() => undefined);
+}

@@ -1,0 +1,93 @@
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/route-connectors.ts';
+import { composeRoute } from './compose-route.ts';
+import type { ConnectorParts, JournalPart } from './parts.ts';
+import type { Route } from './route.ts';
+
+type Role = 'source' | 'target' | 'journal';
+
+/**
+ * The connectors the harness has parts for: which roles each can play, and its parts folder
+ * (loaded only when a route uses it). To add a connector: write harness/routes/<name>/<name>-parts.ts
+ * exporting `parts`, and add ONE line here. Every route is derived from these lines.
+ */
+export const CONNECTOR_PARTS: Readonly<
+  Record<string, { readonly roles: readonly Role[]; readonly load: () => Promise<ConnectorParts> }>
+> = {
+  sqlite: {
+    roles: ['source', 'target', 'journal'],
+    load: async () => (await import('./sqlite/sqlite-parts.ts')).parts,
+  },
+  postgres: {
+    roles: ['source', 'target', 'journal'],
+    load: async () => (await import('./postgres/postgres-parts.ts')).parts,
+  },
+  clickhouse: {
+    roles: ['target'],
+    load: async () => (await import('./clickhouse/clickhouse-parts.ts')).parts,
+  },
+  mssql: { roles: ['source'], load: async () => (await import('./mssql/mssql-parts.ts')).parts },
+};
+
+/** The journal of the embedded engine, used when no server of the route keeps a journal. */
+const EMBEDDED_JOURNAL = 'sqlite';
+
+const plays = (engine: string, role: Role) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;
+
+/**
+ * The journal a route's cells use: the server journal of a server the route already has (its
+ * target's engine first, then its source's: PostgreSQL for postgres-to-clickhouse), else the
+ * embedded SQLite file journal (sqlite-to-clickhouse). A route never starts a server only for its
+ * journal. The evidence names it (`environment.journal`).
+ */
+export function journalEngine(source: string, target: string): string {
+  return (
+    [target, source].find((engine) => engine !== EMBEDDED_JOURNAL && plays(engine, 'journal')) ??
+    EMBEDDED_JOURNAL
+  );
+}
+
+/**
+ * Every route the harness can certify: each source part with each target part, for engines the
+ * runtime has connectors for (src/cli/route-connectors.ts). Keyed by full id.
+ */
+export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = Object.fromEntries(
+  Object.keys(CONNECTOR_PARTS)
+    .filter((source) => plays(source, 'source') && Object.hasOwn(SOURCE_ENGINES, source))
+    .flatMap((source) =>
+      Object.keys(CONNECTOR_PARTS)
+        .filter((target) => plays(target, 'target') && Object.hasOwn(TARGET_ENGINES, target))
+        .map((target) => [routeIdOf(source, target), () => loadComposed(source, target)] as const),
+    ),
+);
+
+async function loadComposed(source: string, target: string): Promise<Route> {
+  const journal = journalEngine(source, target);
+  const [sourceParts, targetParts, journalParts] = await Promise.all(
+    [source, target, journal].map((engine) => CONNECTOR_PARTS[engine]!.load()),
+  );
+  return composeRoute(sourceParts!.source!, targetParts!.target!, journalParts!.journal as JournalPart);
+}
+
+export function routeIds(): readonly string[] {
+  return Object.keys(ROUTES).sort();
+}
+
+/** The full id of a route id or alias the harness knows, or bad input naming `field`. */
+export function harnessRouteId(route: string, field = '--route'): string {
+  const id = resolveRouteId(route)?.id ?? route;
+  if (!Object.hasOwn(ROUTES, id))
+    throw invalidInput(
+      `unknown route "${route}" (known: ${routeIds().join(', ')}; aliases: sqlite, postgres)`,
+      {
+        field,
+      },
+    );
+  return id;
+}
+
+/** Loads a route by id or alias. */
+export function loadRoute(route: string, field = '--route'): Promise<Route> {
+  return ROUTES[harnessRouteId(route, field)]!();
+}
