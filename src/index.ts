@@ -37,7 +37,7 @@ export { NO_FAULTS } from './ports/fault-points.ts';
 export { DEFAULT_CHUNK_ROWS, chunked, collectRows, rowStream, rowStreamOf } from './ports/row-stream.ts';
 export type { TargetCommitJournalPort } from './ports/journal.ts';
 export type { UnsafeVariant } from './ports/unsafe-variants.ts';
-export { UNSAFE_VARIANTS, unsafeVariantsFor } from './ports/unsafe-variants.ts';
+export { UNSAFE_VARIANTS, fenceContractVariantsFor, unsafeVariantsFor } from './ports/unsafe-variants.ts';
 
 // Errors: one class, stable codes.
 export type { ErrorCode, SafeErrorFields } from './contracts/errors.ts';

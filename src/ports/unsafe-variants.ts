@@ -61,6 +61,12 @@ export interface UnsafeVariant {
   readonly description: string;
   /** The fence capabilities on which this flaw is really unsafe; connectors offer only those. */
   readonly unsafeOn: readonly FenceCapabilityKind[];
+  /**
+   * `cells`: the fence contract cannot see it (it changes rows, a replace's delete, or the
+   * executor), only certification cells do — row parity, a zombie after a replace, storage sealed
+   * for a conflicting attempt. Absent: the fence contract itself fails on it.
+   */
+  readonly caughtBy?: 'cells';
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
@@ -123,6 +129,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'replace-partition deletes the partition in a transaction of its own before the guarded one: a zombie or ' +
       'a replay the guard refuses has already deleted the rows the winner loaded',
     unsafeOn: MARKER,
+    caughtBy: 'cells',
   },
   'value-changed': {
     flaws: { changesValues: true },
@@ -130,6 +137,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'a value changes on the way: text is NFC-normalised into the target (an NFD source value arrives altered), ' +
       'which only per-value row parity shows',
     unsafeOn: MARKER,
+    caughtBy: 'cells',
   },
   'io-before-intent': {
     flaws: {},
@@ -138,6 +146,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'the executor reads the source before it checks the journal intent: an intent conflict is refused only ' +
       'after source I/O, which the storage sealed for the conflicting attempt shows',
     unsafeOn: EVERY,
+    caughtBy: 'cells',
   },
   'replay-unknown': {
     flaws: {},
@@ -146,6 +155,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'an outcome the target cannot prove is taken for "not committed" and the mutation replayed: on a target ' +
       'without a fence a committed write lands twice (a fenced target refuses the replay: harmless there)',
     unsafeOn: ['none'],
+    caughtBy: 'cells',
   },
   'direct-insert': {
     flaws: { directInsert: true },
@@ -184,6 +194,14 @@ export function unsafeVariantsFor(capability: FenceCapabilityKind): string[] {
   return Object.entries(UNSAFE_VARIANTS)
     .filter(([, variant]) => variant.unsafeOn.includes(capability))
     .map(([name]) => name);
+}
+
+/**
+ * The variants of this capability the fence contract alone must fail on (the connector kit's
+ * `checkFenceContract`); the others are caught only by certification cells.
+ */
+export function fenceContractVariantsFor(capability: FenceCapabilityKind): string[] {
+  return unsafeVariantsFor(capability).filter((name) => UNSAFE_VARIANTS[name]!.caughtBy !== 'cells');
 }
 
 /** The variants a connector with this capability implements itself: those that break the target. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConnectorEndpoint, MarkerDialect, TargetConnector } from 'dpone-cert';
-import { MarkerTarget, NO_FAULTS, unsafeVariantsFor } from 'dpone-cert';
+import { MarkerTarget, NO_FAULTS, fenceContractVariantsFor, unsafeVariantsFor } from 'dpone-cert';
 import type { FenceFactory } from 'dpone-cert/testing';
 import { CONFORMANCE_COLUMNS, checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
 import connector from './duckdb-connector.ts';
@@ -91,8 +91,17 @@ describe('the connector kit catches a broken DuckDB fence', () => {
     );
   });
 
-  it.each(unsafeVariantsFor('transactional-commit-marker'))(
-    'fails on the unsafe variant %s the connector offers the certification',
+  it('offers every variant of its capability; the fence contract must catch those that break the fence', () => {
+    expect(connector.target!.unsafeVariants).toEqual(unsafeVariantsFor('transactional-commit-marker'));
+    // The others (a changed value, a replace's delete outside the guard, the executor's own flaws)
+    // are caught by the certification's cells, not by a fence contract.
+    expect(fenceContractVariantsFor('transactional-commit-marker')).toEqual(
+      expect.arrayContaining(['no-fence', 'split-marker', 'guard-epoch-only', 'epoch-backwards']),
+    );
+  });
+
+  it.each(fenceContractVariantsFor('transactional-commit-marker'))(
+    'fails the fence contract on the unsafe variant %s the connector offers the certification',
     async (variant) => {
       const unsafe = factory((endpoint) =>
         connector.target!.openUnsafe!(variant, endpoint, { faults: NO_FAULTS, readOnly: false }),

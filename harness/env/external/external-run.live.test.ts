@@ -123,7 +123,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
     ]);
     expect(gate.exitCode).toBe(1);
     expect(gate.stdout).toMatch(
-      /UNVERIFIED run-scope\s+\d+ of \d+ route cells could not run here.*server-kill/,
+      /UNVERIFIED run-scope\s+\d+ cells?\s+\d+ of \d+ route cells could not run here.*server-kill/,
     );
     expect(gate.stdout).toMatch(/PASS\s+intent-conflict-before-io/);
   });
