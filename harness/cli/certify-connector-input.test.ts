@@ -98,6 +98,17 @@ const CASES: readonly (readonly [string, Record<string, string>, string[], strin
     /harness\.target\.stateFiles must list plain file names of its own/,
   ],
   [
+    'a target state file the harness writes itself',
+    {
+      'plugin.mjs': pluginSource(
+        "harness: { routes: [{ id: 'sqlite-to-example', source: 'sqlite' }], target: { prepare: async () => ({}), stateFiles: ['target.x', 'workload.yaml'] } },",
+      ),
+    },
+    ['--connector', './plugin.mjs'],
+    'DPONE_INVALID_INPUT',
+    /harness\.target\.stateFiles must list plain file names of its own/,
+  ],
+  [
     'package.json dpone.connectors that is not a list',
     {
       'plugin.mjs': pluginSource(),

@@ -35,6 +35,8 @@ export async function configuredConnectors(cwd: string): Promise<string[]> {
 
 /** A target state file: a plain name in the cell folder (no separator, not `.` or `..`). */
 const STATE_FILE = /^(?!\.\.?$)[\w.-]+$/;
+/** Names the harness writes per cell (a restored copy of another cell's would point at that cell). */
+const HARNESS_FILE = /^(workload.*\.yaml|trace-.*|airflow|killed-.*)$/;
 
 function checkHarness(harness: unknown, name: string): PluginHarness {
   const parts = harness as Partial<PluginHarness> | undefined;
@@ -57,14 +59,19 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
   }
   const stateFiles: unknown = parts.target.stateFiles;
   if (
-    stateFiles !== undefined &&
-    (!Array.isArray(stateFiles) ||
-      !stateFiles.every(
-        (file) => typeof file === 'string' && STATE_FILE.test(file) && !isEmbeddedDurable(file),
-      ))
+    (stateFiles !== undefined &&
+      (!Array.isArray(stateFiles) ||
+        !stateFiles.every(
+          (file) =>
+            typeof file === 'string' &&
+            STATE_FILE.test(file) &&
+            !isEmbeddedDurable(file) &&
+            !HARNESS_FILE.test(file),
+        ))) ||
+    (parts.target.dumpState !== undefined && typeof parts.target.dumpState !== 'function')
   )
     throw invalidInput(
-      `connector ${name} harness.target.stateFiles must list plain file names of its own (not source.db, journal.db, state)`,
+      `connector ${name} harness.target.stateFiles must list plain file names of its own (not source.db, journal.db, state, workload*.yaml), and dumpState be a function`,
       { field: '--connector' },
     );
   return parts as PluginHarness;
