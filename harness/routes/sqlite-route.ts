@@ -1,4 +1,4 @@
-import { cp, readdir, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { stringify } from 'yaml';
@@ -8,6 +8,7 @@ import { SqliteInspector } from '../checkers/sqlite-inspector.ts';
 import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
+import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
 import { sealSqliteStorage } from './sqlite-seal.ts';
 import { sqliteStateFingerprint } from './sqlite-state-fingerprint.ts';
 import type { CellFixture, CellWorkloadOptions, Route } from './route.ts';
@@ -85,14 +86,7 @@ export const route: Route = {
     journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'],
     fence: ['drop', 'rename'],
   },
-  async copyCellState(fromDir: string, toDir: string): Promise<void> {
-    const durable = (name: string) =>
-      /^(source|target|journal)\.db(-wal|-shm|-journal)?$/.test(name) || name === 'state';
-    for (const name of (await readdir(toDir)).filter(durable))
-      await rm(join(toDir, name), { recursive: true, force: true });
-    for (const name of (await readdir(fromDir)).filter(durable))
-      await cp(join(fromDir, name), join(toDir, name), { recursive: true });
-  },
+  copyCellState: (fromDir: string, toDir: string) => copyDurableFiles(fromDir, toDir, isEmbeddedDurable),
   durableFingerprint: sqliteStateFingerprint,
   async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
     writeSource(join(cellDir, 'source.db'), options);

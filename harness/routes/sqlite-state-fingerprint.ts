@@ -49,13 +49,13 @@ async function dumpFolder(root: string, dir: string): Promise<string[]> {
  * A digest of a cell folder's logical durable state: every table of the source, target and journal
  * databases (rows sorted) and every file of the state folder, with holder names and instants masked.
  * Two first-attempt kills with equal fingerprints left the same state, so recovery from them is
- * the same test.
+ * the same test. `extra`: dumps of state kept elsewhere (a plug-in target's own dump).
  */
-export async function sqliteStateFingerprint(dir: string): Promise<string> {
+export async function sqliteStateFingerprint(dir: string, extra: readonly string[] = []): Promise<string> {
   const parts = ['source.db', 'target.db', 'journal.db']
     .filter((name) => existsSync(join(dir, name)))
     .map((name) => `${name}\n${dumpDatabase(join(dir, name))}`);
-  parts.push(...(await dumpFolder(dir, join(dir, 'state'))));
+  parts.push(...(await dumpFolder(dir, join(dir, 'state'))), ...extra);
   return `sha256:${createHash('sha256')
     .update(normalise(parts.join('\n\n')))
     .digest('hex')}`;
