@@ -7,6 +7,8 @@ import { decideDeploymentPolicy } from '../../src/core/deployment-policy.ts';
 import { run as gate } from '../cli/certify-gate.ts';
 import { capturedIo } from './fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from './fixtures/certified-evidence.ts';
+import { writeFixtureScenarios } from './fixtures/fixture-plan.ts';
+import { route as sqliteRoute } from '../routes/sqlite-route.ts';
 
 /** The gate on a plug-in route: the certification names the module and the version installed. */
 
@@ -27,15 +29,23 @@ async function project(installed: string | null, certified = CERTIFIED): Promise
       `export default {
         api: 'dpone.connector/v1',
         meta: { name: '${MODULE}', version: '${installed}' },
-        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); } },
+        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); }, unsafeVariants: ${JSON.stringify(sqliteRoute.unsafeVariants)}, openUnsafe: async () => { throw new Error('never opened'); } },
         harness: { routes: [{ id: '${ROUTE}', source: 'sqlite' }], target: { prepare: async () => { throw new Error('never prepared'); } } },
       };\n`,
     );
     await writeFile(join(dir, 'package.json'), JSON.stringify({ dpone: { connectors: ['./plugin.mjs'] } }));
   }
+  // The gate plans again from the scenario files the evidence names.
+  await writeFixtureScenarios(dir);
   const cells = acceptanceCells().map((cell) => ({ ...cell, route: ROUTE }));
+  // The fixture's recorded traces, filed under this route (the gate plans the route's cells from them).
+  const plan = sealEvidence([]).plan!;
+  const traces = Object.fromEntries(
+    Object.entries(plan.traces).map(([key, book]) => [key.replace(/^sqlite\//, `${ROUTE}/`), book]),
+  );
   const evidence = sealEvidence(cells, {
     route: ROUTE,
+    plan: { ...plan, traces },
     environment: { ...sealEvidence([]).environment, connector_version: certified },
   });
   await writeFile(join(dir, 'evidence.json'), JSON.stringify(evidence, null, 2));
