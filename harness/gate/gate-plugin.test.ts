@@ -7,7 +7,7 @@ import { decideDeploymentPolicy } from '../../src/core/deployment-policy.ts';
 import { run as gate } from '../cli/certify-gate.ts';
 import { capturedIo } from './fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from './fixtures/certified-evidence.ts';
-import { writeFixtureScenarios } from './fixtures/fixture-plan.ts';
+import { FIXTURE_PLAN, writeFixtureScenarios } from './fixtures/fixture-plan.ts';
 import { route as sqliteRoute } from '../routes/sqlite-route.ts';
 
 /** The gate on a plug-in route: the certification names the module and the version installed. */
@@ -39,13 +39,12 @@ async function project(installed: string | null, certified = CERTIFIED): Promise
   await writeFixtureScenarios(dir);
   const cells = acceptanceCells().map((cell) => ({ ...cell, route: ROUTE }));
   // The fixture's recorded traces, filed under this route (the gate plans the route's cells from them).
-  const plan = sealEvidence([]).plan!;
   const traces = Object.fromEntries(
-    Object.entries(plan.traces).map(([key, book]) => [key.replace(/^sqlite\//, `${ROUTE}/`), book]),
+    Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [key.replace(/^sqlite\//, `${ROUTE}/`), book]),
   );
   const evidence = sealEvidence(cells, {
     route: ROUTE,
-    plan: { ...plan, traces },
+    plan: { ...FIXTURE_PLAN, traces },
     environment: { ...sealEvidence([]).environment, connector_version: certified },
   });
   await writeFile(join(dir, 'evidence.json'), JSON.stringify(evidence, null, 2));
