@@ -27,6 +27,8 @@ export async function clickhouseBulkLoad(options: {
   if (binary === null)
     return { rows: [], unverified: 'no clickhouse-server binary (apt-get install clickhouse-server)' };
   await using server = await ClickHouseServer.start({ binary });
+  // The workers read the writer's password from here (never from an argument or a URL).
+  process.env.DPONE_BENCH_CH_PASSWORD = server.password;
   const out: BulkLoadRow[] = [];
   for (const rows of options.sizes) out.push(await oneSize(server, rows, options.repeats(rows)));
   return { rows: out };
@@ -58,7 +60,6 @@ async function oneSize(server: ClickHouseServer, rows: number, repeats: number):
           `sqlite3 -batch -noheader -cmd '.mode tabs' ${source} "${select}" | ${client}`,
         ]),
       );
-      process.env.DPONE_BENCH_CH_PASSWORD = server.password;
       runs.push(
         await worker(
           { database: 'clickhouse', dir, table, url: server.url(db, CLICKHOUSE_USERS.writer) },

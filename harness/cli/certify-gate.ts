@@ -54,7 +54,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     route,
     verifyEvidence(evidence),
     await shippedVersion(route, io, values),
-    await checkPlan(evidence, io.cwd),
+    await checkPlan(evidence, io.cwd, values.connector ?? []),
   );
   let written: string | null = null;
   if (gate.passed) {

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { planDigest } from '../merge/plan-digest.ts';
+import { pluginRoutes } from '../routes/plugin-routes.ts';
+import type { Route } from '../routes/route.ts';
 import { ROUTES } from '../routes/route-registry.ts';
 import { loadScenario } from '../scenario/scenario-loader.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
@@ -24,6 +26,18 @@ function shownIds(ids: readonly string[]): string {
   return `${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ` (+${ids.length - 3} more)` : ''}`;
 }
 
+/**
+ * A built-in route, or one a connector plug-in declares (`--connector` modules, or package.json
+ * `dpone.connectors` in `cwd`), or null.
+ */
+async function routeOf(id: string, cwd: string, connectors: readonly string[]): Promise<Route | null> {
+  const builtIn = Object.hasOwn(ROUTES, id) ? ROUTES[id] : undefined;
+  if (builtIn) return builtIn();
+  const plugins = await pluginRoutes(cwd, connectors);
+  const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
+  return load ? load() : null;
+}
+
 /** The stored plan record, when the evidence has a well-shaped one. */
 export function planRecordOf(evidence: Evidence): PlanRecord | null {
   const plan = (evidence as { plan?: unknown }).plan;
@@ -43,12 +57,12 @@ export function planRecordOf(evidence: Evidence): PlanRecord | null {
 export async function rederivePlan(
   evidence: Evidence,
   cwd: string,
+  connectors: readonly string[] = [],
 ): Promise<{ ids: readonly string[] } | { problem: string }> {
   const plan = planRecordOf(evidence);
   if (plan === null) return { problem: 'the evidence records no plan (scenario digests and traces)' };
-  const load = ROUTES[evidence.route];
-  if (!load) return { problem: `this build has no route ${evidence.route}` };
-  const route = await load();
+  const route = await routeOf(evidence.route, cwd, connectors);
+  if (!route) return { problem: `this build has no route ${evidence.route}` };
   const scenarios: LoadedScenario[] = [];
   for (const source of plan.scenarios) {
     let loaded: LoadedScenario;
@@ -80,8 +94,12 @@ export async function rederivePlan(
  * Whether the evidence's cells are exactly the plan derived again from its scenario files, seed and
  * traces (and the stored plan digest agrees): no cell missing, none extra.
  */
-export async function checkPlan(evidence: Evidence, cwd: string): Promise<PlanCheck> {
-  const derived = await rederivePlan(evidence, cwd);
+export async function checkPlan(
+  evidence: Evidence,
+  cwd: string,
+  connectors: readonly string[] = [],
+): Promise<PlanCheck> {
+  const derived = await rederivePlan(evidence, cwd, connectors);
   if ('problem' in derived) return { ok: false, planned: 0, detail: derived.problem };
   const present = evidence.cells.map((cell) => cell.id);
   const { missing, extra } = compareCells(present, derived.ids);

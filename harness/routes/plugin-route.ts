@@ -9,7 +9,9 @@ import { sqliteSourceRows } from '../checkers/source-rows.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
+import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
 import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
+import { stateFingerprint } from './state-fingerprint.ts';
 import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './plugin-source.ts';
 import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
 
@@ -73,6 +75,8 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   const capability = plugin.target!.capability;
   const offered = new Set(unsafeVariantsFor(capability));
   const fenceModes: FenceLossMode[] = [...(harness.fenceLossModes ?? [])];
+  const stateFiles = harness.target.stateFiles ? new Set(harness.target.stateFiles) : undefined;
+  const dumpState = harness.target.dumpState?.bind(harness.target);
   return {
     id: declaration.id,
     defaultProvider: 'embedded',
@@ -88,6 +92,20 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
     connectorVersion: pluginConnectorVersion(plugin),
     unsafeVariants: (plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)).sort(),
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
+    ...(stateFiles
+      ? {
+          copyCellState: (fromDir: string, toDir: string) =>
+            copyDurableFiles(fromDir, toDir, (name) => isEmbeddedDurable(name) || stateFiles.has(name)),
+        }
+      : {}),
+    ...(stateFiles && dumpState
+      ? {
+          durableFingerprint: async (dir: string) =>
+            stateFingerprint(dir, ['source.db', 'target.db', 'journal.db'], 'state', [
+              `target\n${await dumpState(dir, CELL_TABLE)}`,
+            ]),
+        }
+      : {}),
     async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
       writeSource(join(cellDir, 'source.db'), options);
       const target = await harness.target.prepare(cellDir, CELL_TABLE);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { defaultScenarioFiles } from '../cli/certify-run.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
-function pluginFolder(routes: unknown, packageJson?: unknown): string {
+function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = ''): string {
   const dir = mkdtempSync(join(tmpdir(), 'dpone-plugin-routes-'));
   writeFileSync(
     join(dir, 'plugin.mjs'),
@@ -15,7 +15,7 @@ function pluginFolder(routes: unknown, packageJson?: unknown): string {
       api: 'dpone.connector/v1',
       meta: { name: 'dpone-connector-example', version: '2.3.4' },
       target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
-      harness: { routes: ${JSON.stringify(routes)}, target: { prepare: async () => { throw new Error('not prepared'); } } },
+      harness: { routes: ${JSON.stringify(routes)}, target: { prepare: async () => { throw new Error('not prepared'); }${targetExtra} } },
     };\n`,
   );
   if (packageJson !== undefined) writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson));
@@ -66,5 +66,67 @@ describe('plug-in routes of a certification run', () => {
     const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
     expect(files).toEqual(expect.arrayContaining(['crash.yaml', 'race.yaml', 'pause.yaml']));
     expect(files.some((name) => /^(postgres|clickhouse)-/.test(name ?? ''))).toBe(false);
+  });
+});
+
+describe('a plug-in route restoring recorded kills', () => {
+  const ROUTES = [{ id: 'sqlite-to-example', source: 'sqlite' }];
+  const route = async (targetExtra: string) =>
+    (await pluginRoutes(pluginFolder(ROUTES, undefined, targetExtra), ['./plugin.mjs']))[
+      'sqlite-to-example'
+    ]!();
+
+  it('without target.stateFiles every cell seeds from scratch: no copy, no fingerprint', async () => {
+    const plain = await route('');
+    expect(plain.copyCellState).toBeUndefined();
+    expect(plain.durableFingerprint).toBeUndefined();
+  });
+
+  it('copies exactly the embedded durable files and the declared state files, dropping stale ones', async () => {
+    const copying = await route(", stateFiles: ['target.x', 'target.x.wal']");
+    expect(copying.durableFingerprint).toBeUndefined(); // no dumpState: kills are never merged
+    const from = mkdtempSync(join(tmpdir(), 'dpone-plugin-from-'));
+    const to = mkdtempSync(join(tmpdir(), 'dpone-plugin-to-'));
+    for (const name of [
+      'source.db',
+      'journal.db',
+      'journal.db-wal',
+      'target.x',
+      'workload.yaml',
+      'scratch.tmp',
+    ])
+      writeFileSync(join(from, name), `from ${name}`);
+    mkdirSync(join(from, 'state'));
+    writeFileSync(join(from, 'state', 'lease'), 'from lease');
+    // The prepared cell: its own fresh target, a WAL the snapshot has not, its own workload.
+    for (const name of ['target.x', 'target.x.wal', 'workload.yaml'])
+      writeFileSync(join(to, name), `to ${name}`);
+    await copying.copyCellState!(from, to);
+    expect(readdirSync(to).sort()).toEqual([
+      'journal.db',
+      'journal.db-wal',
+      'source.db',
+      'state',
+      'target.x',
+      'workload.yaml',
+    ]);
+    expect(readFileSync(join(to, 'target.x'), 'utf8')).toBe('from target.x');
+    expect(readFileSync(join(to, 'state', 'lease'), 'utf8')).toBe('from lease');
+    expect(readFileSync(join(to, 'workload.yaml'), 'utf8')).toBe('to workload.yaml');
+  });
+
+  it("fingerprints with the plug-in's dump: equal dumps are one state, a differing dump is another", async () => {
+    const dumping = await route(
+      ", stateFiles: ['target.x'], dumpState: async (dir) => (await import('node:fs')).readFileSync(dir + '/target.x', 'utf8')",
+    );
+    const cell = (target: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'dpone-plugin-fp-'));
+      writeFileSync(join(dir, 'target.x'), target);
+      return dir;
+    };
+    const a = await dumping.durableFingerprint!(cell('fence COMMITTED 3'));
+    expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(await dumping.durableFingerprint!(cell('fence COMMITTED 3'))).toBe(a);
+    expect(await dumping.durableFingerprint!(cell('fence PREPARED 3'))).not.toBe(a);
   });
 });

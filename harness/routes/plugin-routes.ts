@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { loadConnectorPlugin } from '../../src/cli/connector-plugins.ts';
 import { PLUGIN_ROUTE_ID, isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
+import { isEmbeddedDurable } from './cell-state-copy.ts';
 import { pluginRoute } from './plugin-route.ts';
 import type { Route } from './route.ts';
 import type { PluginHarness } from './target-part.ts';
@@ -32,6 +33,11 @@ export async function configuredConnectors(cwd: string): Promise<string[]> {
   return listed as string[];
 }
 
+/** A target state file: a plain name in the cell folder (no separator, not `.` or `..`). */
+const STATE_FILE = /^(?!\.\.?$)[\w.-]+$/;
+/** Names the harness writes per cell (a restored copy of another cell's would point at that cell). */
+const HARNESS_FILE = /^(workload.*\.yaml|trace-.*|airflow|killed-.*)$/;
+
 function checkHarness(harness: unknown, name: string): PluginHarness {
   const parts = harness as Partial<PluginHarness> | undefined;
   if (!parts || !Array.isArray(parts.routes) || typeof parts.target?.prepare !== 'function')
@@ -51,6 +57,23 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
         field: '--connector',
       });
   }
+  const stateFiles: unknown = parts.target.stateFiles;
+  if (
+    (stateFiles !== undefined &&
+      (!Array.isArray(stateFiles) ||
+        !stateFiles.every(
+          (file) =>
+            typeof file === 'string' &&
+            STATE_FILE.test(file) &&
+            !isEmbeddedDurable(file) &&
+            !HARNESS_FILE.test(file),
+        ))) ||
+    (parts.target.dumpState !== undefined && typeof parts.target.dumpState !== 'function')
+  )
+    throw invalidInput(
+      `connector ${name} harness.target.stateFiles must list plain file names of its own (not source.db, journal.db, state, workload*.yaml), and dumpState be a function`,
+      { field: '--connector' },
+    );
   return parts as PluginHarness;
 }
 

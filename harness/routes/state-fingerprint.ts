@@ -59,16 +59,17 @@ export function sqliteDump(file: string): string {
  * A digest of a cell folder's logical durable state: every table of the named SQLite database
  * files (rows sorted) and every file of the state folder, with holder names and instants masked.
  * Two first-attempt kills with equal fingerprints left the same state, so recovery from them is
- * the same test.
+ * the same test. `extra`: dumps of state kept elsewhere (a plug-in target's own dump).
  */
 export async function stateFingerprint(
   dir: string,
   files: readonly string[],
   stateFolder: string,
+  extra: readonly string[] = [],
 ): Promise<string> {
   const parts = files
     .filter((name) => existsSync(join(dir, name)))
     .map((name) => `${name}\n${dumpDatabase(join(dir, name))}`);
-  parts.push(...(await dumpFolder(dir, join(dir, stateFolder))));
+  parts.push(...(await dumpFolder(dir, join(dir, stateFolder))), ...extra);
   return maskedDigest(parts.join('\n\n'));
 }

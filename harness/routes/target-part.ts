@@ -34,11 +34,32 @@ export interface CellTable {
 export interface TargetPart {
   /** Builds a fresh target in the (empty) cell folder. No worker has started yet. */
   prepare(cellDir: string, table: CellTable): Promise<PreparedTarget>;
+  /**
+   * Optional: the names of the files in the cell folder that hold the target's whole durable state
+   * (its database and any WAL beside it; plain names, no folders). Given, the harness snapshots a
+   * recorded first-attempt kill (these files with the source, journal and state folder) and a
+   * depth-2 crash or loss cell restores it instead of killing a first attempt again. Absent: every
+   * such cell runs its first attempt. A file left out here would be lost on restore: name them all.
+   */
+  readonly stateFiles?: readonly string[];
+  /**
+   * Optional (with `stateFiles`): a text dump of the target's logical durable state in a cell
+   * folder (a throw-away copy: it may be opened for writing) — every table, the fence's too, rows
+   * in a stable order, without values the database fills per transaction (audit markers). The
+   * harness masks holder names and millisecond instants. Two recorded kills whose source, journal,
+   * state folder and dump are equal are recovered once; a dump that leaves out state merges kills
+   * that differ, so leave it out rather than dump less. Absent: every kill is its own cell.
+   */
+  dumpState?(cellDir: string, table: CellTable): Promise<string>;
 }
 
 /** One cell's target, as the harness sees it: never through the connector under test. */
 export interface PreparedTarget extends AsyncDisposable {
-  /** The workload's `target` map (the harness adds `connector`); a relative path resolves against the cell folder. */
+  /**
+   * The workload's `target` map (the harness adds `connector`). A file in it must be named by an
+   * absolute path: workers do not always run beside the cell's workload file (an Airflow try runs
+   * a copy of it from its own folder, where a relative path would open a fresh, empty target).
+   */
   readonly endpoint: { readonly url: string; readonly table: string };
   /** Safe identity, e.g. `<engine>:events`. */
   readonly identity: string;

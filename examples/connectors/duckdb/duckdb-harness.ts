@@ -54,7 +54,8 @@ async function readLocation(path: string, where: string, operationId: string): P
 function prepared(cellDir: string, table: CellTable): PreparedTarget {
   const path = join(cellDir, 'target.duckdb');
   return {
-    endpoint: { url: 'duckdb:target.duckdb', table: table.name },
+    // Absolute: a worker may run in another folder (an Airflow try runs its workload from a try folder).
+    endpoint: { url: `duckdb:${path}`, table: table.name },
     identity: `duckdb:${table.name}`,
     installAudit: () =>
       withSession(path, false, async (session) => {
@@ -102,9 +103,38 @@ function prepared(cellDir: string, table: CellTable): PreparedTarget {
   };
 }
 
+/**
+ * Every table of the target (the fence's too), rows sorted, without the audit columns the database
+ * fills per transaction: what a recovery from this state sees.
+ */
+async function dumpState(path: string): Promise<string> {
+  return withSession(path, false, async (session) => {
+    const tables = await session.run(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name",
+    );
+    const dumps: string[] = [];
+    for (const { name } of tables.rows) {
+      const rows = (await session.run(`SELECT * FROM ${quote(String(name))}`)).rows.map((row) =>
+        JSON.stringify(
+          Object.entries(row)
+            .filter(([column]) => !column.startsWith('_audit_'))
+            .map(([column, value]) => [column, typeof value === 'bigint' ? String(value) : value]),
+        ),
+      );
+      dumps.push(`${String(name)}\n${rows.sort().join('\n')}`);
+    }
+    return dumps.join('\n\n');
+  });
+}
+
 /** The harness parts `dpone certify run` composes into the route sqlite-to-duckdb. */
 export const duckdbHarness: PluginHarness = {
   routes: [{ id: 'sqlite-to-duckdb', source: 'sqlite' }],
-  target: { prepare: async (cellDir, table) => prepared(cellDir, table) },
+  target: {
+    prepare: async (cellDir, table) => prepared(cellDir, table),
+    // The whole durable target: the database and its write-ahead log (present after a kill).
+    stateFiles: ['target.duckdb', 'target.duckdb.wal'],
+    dumpState: (cellDir) => dumpState(join(cellDir, 'target.duckdb')),
+  },
   fenceLossModes: ['drop', 'rename'],
 };

@@ -1,0 +1,23 @@
+import { cp, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The embedded route's durable files: the SQLite source, target and journal (with their WAL/journal files) and the state folder. */
+export function isEmbeddedDurable(name: string): boolean {
+  return /^(source|target|journal)\.db(-wal|-shm|-journal)?$/.test(name) || name === 'state';
+}
+
+/**
+ * Replaces the durable files of one cell folder by those of another (while no worker holds either
+ * open): every name `durable` accepts is first removed from `toDir` (a file the snapshot has not,
+ * e.g. a WAL, must not survive), then copied from `fromDir`.
+ */
+export async function copyDurableFiles(
+  fromDir: string,
+  toDir: string,
+  durable: (name: string) => boolean,
+): Promise<void> {
+  for (const name of (await readdir(toDir)).filter(durable))
+    await rm(join(toDir, name), { recursive: true, force: true });
+  for (const name of (await readdir(fromDir)).filter(durable))
+    await cp(join(fromDir, name), join(toDir, name), { recursive: true });
+}
