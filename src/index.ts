@@ -66,3 +66,5 @@ export { FENCE_TABLE } from './adapters/connectors/marker-fence/marker-fence.ts'
 export type { MarkerTargetOptions } from './adapters/connectors/marker-fence/marker-target.ts';
 export { MarkerTarget } from './adapters/connectors/marker-fence/marker-target.ts';
 export { unsafeMarkerTarget } from './adapters/connectors/marker-fence/marker-unsafe-target.ts';
+// Capability none: the same dialect's plain writes, no fence (a plug-in's `openPlain`).
+export { NO_FENCE_LOCATION, PlainTarget } from './adapters/connectors/marker-fence/plain-target.ts';

@@ -30,7 +30,7 @@ async function project(installed: string | null, certified = CERTIFIED): Promise
       `export default {
         api: 'dpone.connector/v1',
         meta: { name: '${MODULE}', version: '${installed}' },
-        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); }, unsafeVariants: ${JSON.stringify(sqliteRoute.unsafeVariants)}, openUnsafe: async () => { throw new Error('never opened'); } },
+        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); }, unsafeVariants: ${JSON.stringify(sqliteRoute.unsafeVariants)}, openUnsafe: async () => { throw new Error('never opened'); }, openPlain: async () => { throw new Error('never opened'); } },
         harness: { routes: [{ id: '${ROUTE}', source: 'sqlite' }], target: { prepare: async () => { throw new Error('never prepared'); } } },
       };\n`,
     );
@@ -41,7 +41,7 @@ async function project(installed: string | null, certified = CERTIFIED): Promise
   const cells = acceptanceCells().map((cell) => ({ ...cell, route: ROUTE }));
   // The fixture's recorded traces, filed under this route (the gate plans the route's cells from them).
   const traces = Object.fromEntries(
-    Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [key.replace(/^sqlite\//, `${ROUTE}/`), book]),
+    Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [key.replace(/^sqlite-to-sqlite\//, `${ROUTE}/`), book]),
   );
   const evidence = sealEvidence(cells, {
     route: ROUTE,

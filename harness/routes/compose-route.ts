@@ -64,6 +64,7 @@ export function composeRoute(source: SourcePart, target: TargetPart, journal: Jo
       serverKills: { target: target.serverKills ?? [], journal: journal.serverKills ?? [] },
       networkPhases: target.networkPhases ?? {},
       lateRows: true,
+      plainWrites: target.plainWrites === true,
     },
     lossModes: { journal: journal.lossModes, fence: target.fenceLossModes },
     async prepareCell(cellDir, options, environment) {

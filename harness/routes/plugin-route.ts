@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
+import { invalidInput } from '../../src/contracts/errors.ts';
 import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { sqliteSourceRows } from '../checkers/source-rows.ts';
@@ -10,10 +11,16 @@ import type { TargetInspector } from '../checkers/target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
 import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
+import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
+import { sealSqliteFile } from './sqlite/sqlite-seal.ts';
+import { sealStateFiles } from './state-files-seal.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
 import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './plugin-source.ts';
 import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
+
+/** The workload's source URL (plugin-source.ts), relative to the cell folder. */
+const SOURCE_URL = 'sqlite:source.db';
 
 const CELL_TABLE: CellTable = {
   name: TABLE,
@@ -74,6 +81,12 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   const harness = plugin.harness as PluginHarness;
   const capability = plugin.target!.capability;
   const offered = new Set(unsafeVariantsFor(capability));
+  // Plain writes (openPlain): fenceless cells run too, against the variants unsafe without a fence.
+  const plainWrites = typeof plugin.target!.openPlain === 'function';
+  const variants = [
+    ...(plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)),
+    ...(plainWrites ? unsafeVariantsFor('none') : []),
+  ];
   const fenceModes: FenceLossMode[] = [...(harness.fenceLossModes ?? [])];
   const stateFiles = harness.target.stateFiles ? new Set(harness.target.stateFiles) : undefined;
   const dumpState = harness.target.dumpState?.bind(harness.target);
@@ -88,9 +101,10 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
       serverKills: { target: [], journal: [] },
       networkPhases: {},
       lateRows: false,
+      plainWrites,
     },
     connectorVersion: pluginConnectorVersion(plugin),
-    unsafeVariants: (plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)).sort(),
+    unsafeVariants: [...new Set(variants)].sort(),
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
     ...(stateFiles
       ? {
@@ -107,6 +121,11 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         }
       : {}),
     async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
+      if (options.fence === 'none' && !plainWrites)
+        throw invalidInput(
+          `route ${declaration.id}: its connector cannot write the target without a fence (no target.openPlain)`,
+          { field: 'workload.fence' },
+        );
       writeSource(join(cellDir, 'source.db'), options);
       const target = await harness.target.prepare(cellDir, CELL_TABLE);
       const document = (schema: string) => {
@@ -115,7 +134,11 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
           ...base,
           identity: { ...base.identity, canonical_target_identity: target.identity },
           route: declaration.id,
-          target: { connector: loaded.url, ...target.endpoint },
+          target: {
+            connector: loaded.url,
+            ...target.endpoint,
+            ...(options.fence ? { fence: options.fence } : {}),
+          },
         });
       };
       const workloadFile = join(cellDir, 'workload.yaml');
@@ -135,6 +158,16 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         openJournal: () => openCellJournal(cellDir, journalUrl),
         journalOps: sqliteJournalOperations(cellDir),
         ...(fenceOps ? { fenceOps } : {}),
+        // The target's declared files hold it whole (the fence too): sealing them seals the target.
+        ...(stateFiles
+          ? {
+              sealStorage: (workload: string) =>
+                sealParts(cellDir, workload, {
+                  source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
+                  target: { seal: () => sealStateFiles(cellDir, [...stateFiles], target.endpoint.url) },
+                }),
+            }
+          : {}),
         async [Symbol.asyncDispose]() {
           await target[Symbol.asyncDispose]();
         },

@@ -7,14 +7,14 @@ import { defaultScenarioFiles } from '../cli/certify-run.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
-function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = ''): string {
+function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
   const dir = mkdtempSync(join(tmpdir(), 'dpone-plugin-routes-'));
   writeFileSync(
     join(dir, 'plugin.mjs'),
     `export default {
       api: 'dpone.connector/v1',
       meta: { name: 'dpone-connector-example', version: '2.3.4' },
-      target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
+      target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); }${connectorExtra} },
       harness: { routes: ${JSON.stringify(routes)}, target: { prepare: async () => { throw new Error('not prepared'); }${targetExtra} } },
     };\n`,
   );
@@ -66,6 +66,25 @@ describe('plug-in routes of a certification run', () => {
     const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
     expect(files).toEqual(expect.arrayContaining(['crash.yaml', 'race.yaml', 'pause.yaml']));
     expect(files.some((name) => /^(postgres|clickhouse)-/.test(name ?? ''))).toBe(false);
+    // No openPlain: the fenceless scenarios (target.fence: none) are not this route's.
+    expect(files).not.toContain('fenceless.yaml');
+    expect((await (await pluginRoutes(dir))['sqlite-to-example']!()).unsafeVariants).not.toContain(
+      'replay-unknown',
+    );
+  });
+
+  it('a plug-in target with openPlain runs the fenceless scenarios, against the variants unsafe without a fence', async () => {
+    const dir = pluginFolder(
+      [{ id: 'sqlite-to-example', source: 'sqlite' }],
+      { dpone: { connectors: ['./plugin.mjs'] } },
+      '',
+      ", openPlain: async () => { throw new Error('not opened'); }",
+    );
+    const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
+    expect(files).toEqual(expect.arrayContaining(['fenceless.yaml', 'fenceless-pause.yaml']));
+    const route = await (await pluginRoutes(dir))['sqlite-to-example']!();
+    expect(route.capabilities.plainWrites).toBe(true);
+    expect(route.unsafeVariants).toContain('replay-unknown');
   });
 });
 

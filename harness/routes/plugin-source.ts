@@ -1,4 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
+import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
 
@@ -29,7 +30,9 @@ export function writeSource(file: string, options: CellWorkloadOptions): void {
     db.exec('BEGIN');
     for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
       const day = id <= options.rows ? DAY : '2026-01-02';
-      insert.run(id, day, randomInt(random, 1, 100_000), `item-${randomInt(random, 1, 999)}`);
+      const amount = randomInt(random, 1, 100_000);
+      // The rich labels (NULL, '', NFC/NFD, emoji, RTL, quotes, 4 KiB) a value-changing target shows.
+      insert.run(id, day, amount, cellLabel(id, randomInt(random, 1, 999)));
     }
     db.exec('COMMIT');
   } finally {

@@ -118,6 +118,11 @@ export interface RouteCapabilities {
   readonly networkPhases: Readonly<Record<string, string>>;
   /** Whether the source takes rows during a cell (late rows while a zombie is parked). */
   readonly lateRows: boolean;
+  /**
+   * Whether the target can also be written without a fence (`target.fence: none`, capability
+   * none): fenceless scenarios run only then (a suite leaves them out otherwise).
+   */
+  readonly plainWrites?: boolean;
 }
 
 /** What a network fault needs of a cell: the Toxiproxy API and the proxy of each connection. */

@@ -40,6 +40,9 @@ export interface TargetPart {
    * recorded first-attempt kill (these files with the source, journal and state folder) and a
    * depth-2 crash or loss cell restores it instead of killing a first attempt again. Absent: every
    * such cell runs its first attempt. A file left out here would be lost on restore: name them all.
+   * Given, the harness also seals these files for an intent-conflict cell's conflicting attempt
+   * (moved away, an empty folder in place of each name) and requires them untouched afterwards;
+   * absent, that cell is UNVERIFIED. So the fence must live in these files too.
    */
   readonly stateFiles?: readonly string[];
   /**

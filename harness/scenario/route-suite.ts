@@ -28,7 +28,8 @@ export function routeRuns(route: Route, fault: FaultSpec): boolean {
 /**
  * Whether a suite's scenario belongs in a route's suite: a file named `<engine>-*.yaml` for one of
  * `engines` is for routes whose TARGET is that engine (`clickhouse-pause.yaml`,
- * `postgres-journal-loss.yaml`); every other file is for every route that can run all its faults.
+ * `postgres-journal-loss.yaml`); a fenceless scenario (`workload.fence: none`) only for routes whose
+ * target has plain writes; every other file is for every route that can run all its faults.
  */
 export function scenarioFits(
   loaded: LoadedScenario,
@@ -39,5 +40,6 @@ export function scenarioFits(
   const name = basename(loaded.file);
   const named = engines.find((engine) => name.startsWith(`${engine}-`));
   if (named !== undefined && named !== target) return false;
+  if (loaded.scenario.workload?.fence === 'none' && route.capabilities.plainWrites !== true) return false;
   return loaded.scenario.faults.every((fault) => routeRuns(route, fault));
 }

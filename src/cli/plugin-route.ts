@@ -81,5 +81,34 @@ export async function pluginRouteEntry(workload: Workload): Promise<RouteEntry> 
         ? openSourceByScheme(w, context.env)
         : sourcePlugin.source!.open(endpointOf(w, 'source', context.env)),
     openTarget: (w, context) => openTarget(target, endpointOf(w, 'target', context.env), context),
+    ...(target.openPlain
+      ? { openPlainTarget: (w, context) => openPlain(target, endpointOf(w, 'target', context.env), context) }
+      : {}),
   };
+}
+
+/**
+ * Opens the plug-in's target without a fence (`target.fence: none`). Under the harness only the
+ * executor's own flaws apply here (a variant such as replay-unknown): a connector flaw needs a
+ * fence to break. A connector that answers with any capability but `none` is refused: a fence the
+ * workload switched off must not be certified as one.
+ */
+async function openPlain(target: PluginTarget, endpoint: ConnectorEndpoint, context: RouteContext) {
+  const variant = context.readOnly ? null : requestedUnsafeVariant(context.env);
+  if (variant !== null && Object.keys(unsafeVariantFlaws(variant, 'none')).length > 0)
+    throw invalidInput(`unsafe variant "${variant}" breaks a fence; a target written without one has none`, {
+      field: UNSAFE_VARIANT_ENV,
+    });
+  const connector = await target.openPlain!(endpoint, {
+    faults: context.faults,
+    readOnly: context.readOnly === true,
+  });
+  if (connector.capability !== 'none') {
+    await connector.close();
+    throw invalidInput(
+      `target.fence: none: the connector's openPlain() returned a target with capability ${connector.capability}, not none`,
+      { field: 'target.fence' },
+    );
+  }
+  return connector;
 }

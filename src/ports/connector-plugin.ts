@@ -55,6 +55,14 @@ export interface PluginTarget {
     endpoint: ConnectorEndpoint,
     context: TargetOpenContext,
   ): Promise<TargetConnector>;
+  /**
+   * Optional: the same target written WITHOUT a fence (`target.fence: none`, capability `none`):
+   * plain writes that can prove nothing afterwards, so every run that began the mutation ends
+   * COMMIT_UNKNOWN and only an operator settles it. The returned connector must say capability
+   * `none` (the host refuses anything else). Given, the certification also runs the fenceless cells
+   * (crash, pause, race, recovery) and the variants unsafe without a fence.
+   */
+  openPlain?(endpoint: ConnectorEndpoint, context: TargetOpenContext): Promise<TargetConnector>;
 }
 
 /** The source a plug-in supplies (a workload names it with `source.connector`). */
@@ -98,6 +106,8 @@ export function pluginProblem(value: unknown): string | null {
     if (typeof target.capability !== 'string') return 'target.capability is missing';
     if (target.unsafeVariants !== undefined && typeof target.openUnsafe !== 'function')
       return 'target.unsafeVariants needs target.openUnsafe()';
+    if (target.openPlain !== undefined && typeof target.openPlain !== 'function')
+      return 'target.openPlain must be a function';
   }
   const source = plugin.source as Partial<PluginSource> | undefined;
   if (source !== undefined && typeof source.open !== 'function') return 'source needs open()';

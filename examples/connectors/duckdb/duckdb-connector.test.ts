@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ConnectorEndpoint, MarkerDialect, TargetConnector } from 'dpone-cert';
-import { MarkerTarget, NO_FAULTS, fenceContractVariantsFor, unsafeVariantsFor } from 'dpone-cert';
+import {
+  FENCE_TABLE,
+  MarkerTarget,
+  NO_FAULTS,
+  fenceContractVariantsFor,
+  rowStreamOf,
+  unsafeVariantsFor,
+} from 'dpone-cert';
 import type { FenceFactory } from 'dpone-cert/testing';
 import { CONFORMANCE_COLUMNS, checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
 import connector from './duckdb-connector.ts';
@@ -109,6 +116,61 @@ describe('the connector kit catches a broken DuckDB fence', () => {
       expect((await checkFenceContract(unsafe)).some((result) => !result.passed)).toBe(true);
     },
   );
+});
+
+describe('plain writes (target.fence: none): capability none, no fence, nothing proven', () => {
+  it('writes the batch in one transaction, creates no fence table, and answers unknown about any operation', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-plain-'));
+    const path = join(dir, 'target.duckdb');
+    const columns = ['id', 'part', 'v'];
+    await withSession(path, false, (session) =>
+      session.run(`CREATE TABLE ${TABLE} (${columns.map((c) => `${quote(c)} VARCHAR`).join(', ')})`),
+    );
+    const endpoint: ConnectorEndpoint = {
+      url: 'duckdb:target.duckdb',
+      table: TABLE,
+      columns,
+      naturalKey: ['id'],
+      partitionColumn: 'part',
+      baseDir: dir,
+      field: 'target',
+    };
+    const count = () =>
+      withSession(path, true, async (session) =>
+        Number((await session.run(`SELECT count(*) AS n FROM ${TABLE}`)).rows[0]!.n),
+      );
+    const target = await connector.target!.openPlain!(endpoint, { faults: NO_FAULTS, readOnly: false });
+    try {
+      expect(target.capability).toBe('none');
+      const fence = { operationId: 'op-plain', epoch: 1, intentDigest: 'sha256:i', holder: 'h' };
+      expect((await target.prepareFence(fence, { create: true })).installed).toBe(false);
+      const rows = [
+        ['1', 'p1', 'a'],
+        ['2', 'p1', 'b'],
+      ];
+      const request = { strategy: 'append' as const, partitionColumn: 'part', partitionValue: 'p1' };
+      const receipt = await target.mutate({ ...request, fence, rows: rowStreamOf(columns, rows) });
+      expect(receipt).toMatchObject({ applied: true, rowsWritten: 2 });
+      expect(await count()).toBe(2);
+      // Nothing refuses a second write: that is why a run on it ends COMMIT_UNKNOWN, never a replay.
+      await target.mutate({ ...request, fence: { ...fence, epoch: 2 }, rows: rowStreamOf(columns, rows) });
+      expect(await count()).toBe(4);
+      expect((await target.queryFence(fence.operationId)).status).toBe('unknown');
+    } finally {
+      await target.close();
+    }
+    const fenceTables = await withSession(path, true, async (session) =>
+      Number(
+        (
+          await session.run(
+            `SELECT count(*) AS n FROM information_schema.tables WHERE table_name = '${FENCE_TABLE}'`,
+          )
+        ).rows[0]!.n,
+      ),
+    );
+    expect(fenceTables).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
 
 describe('a third-party connector: nothing of dpone names it', () => {

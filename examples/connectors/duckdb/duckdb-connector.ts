@@ -1,7 +1,12 @@
 import { defineConnector, unsafeVariantsFor } from 'dpone-cert';
 import type { PluginHarness } from 'dpone-cert/testing';
 import { duckdbHarness } from './duckdb-harness.ts';
-import { DUCKDB_FENCE_LOCATION, openDuckdbTarget, openUnsafeDuckdbTarget } from './duckdb-target.ts';
+import {
+  DUCKDB_FENCE_LOCATION,
+  openDuckdbTarget,
+  openPlainDuckdbTarget,
+  openUnsafeDuckdbTarget,
+} from './duckdb-target.ts';
 
 /**
  * A DuckDB target for dpone, written as a third-party plug-in: it imports only `dpone-cert` and
@@ -23,6 +28,8 @@ export default defineConnector<PluginHarness>({
     // Every variant of the catalogue that is really unsafe on a transactional marker.
     unsafeVariants: unsafeVariantsFor('transactional-commit-marker'),
     openUnsafe: openUnsafeDuckdbTarget,
+    // Capability none for fenceless workloads (`target.fence: none`): plain writes, no fence.
+    openPlain: openPlainDuckdbTarget,
   },
   harness: duckdbHarness,
 });

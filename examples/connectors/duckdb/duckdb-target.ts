@@ -1,5 +1,12 @@
 import type { ConnectorEndpoint, MarkerTargetOptions, TargetConnector, TargetOpenContext } from 'dpone-cert';
-import { DponeError, ERROR_CODES, FENCE_TABLE, MarkerTarget, unsafeMarkerTarget } from 'dpone-cert';
+import {
+  DponeError,
+  ERROR_CODES,
+  FENCE_TABLE,
+  MarkerTarget,
+  PlainTarget,
+  unsafeMarkerTarget,
+} from 'dpone-cert';
 import { duckdbPath, withSession } from './duckdb-database.ts';
 import { FENCE_DDL, duckdbDialect } from './duckdb-dialect.ts';
 
@@ -28,12 +35,13 @@ function markerOptions(endpoint: ConnectorEndpoint, context: TargetOpenContext):
 }
 
 /**
- * Before the first fence call: the fence table exists (created empty, never a fence row) and the
- * target table exists (a missing one is DPONE_OBJECT_NOT_FOUND naming it, not an unknown outcome).
+ * Before the first fence call: the fence table exists (created empty, never a fence row; not for
+ * plain writes, which have no fence) and the target table exists (a missing one is
+ * DPONE_OBJECT_NOT_FOUND naming it, not an unknown outcome).
  */
-async function prepareFile(path: string, endpoint: ConnectorEndpoint): Promise<void> {
+async function prepareFile(path: string, endpoint: ConnectorEndpoint, fence = true): Promise<void> {
   await withSession(path, false, async (session) => {
-    await session.run(FENCE_DDL);
+    if (fence) await session.run(FENCE_DDL);
     const found = await session.run(
       "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'main' AND table_name = @table",
       { table: endpoint.table },
@@ -77,4 +85,23 @@ export async function openUnsafeDuckdbTarget(
     async () => duckdbDialect(path, endpoint.table, false),
     markerOptions(endpoint, context),
   );
+}
+
+/**
+ * The same DuckDB target written WITHOUT a fence (`target.fence: none`, capability none): the
+ * kernel's plain writes over the same dialect. It can prove nothing afterwards, so a run that began
+ * the mutation ends COMMIT_UNKNOWN for an operator to settle; the certification runs it to show
+ * exactly that (and that no replay follows).
+ */
+export async function openPlainDuckdbTarget(
+  endpoint: ConnectorEndpoint,
+  context: TargetOpenContext,
+): Promise<TargetConnector> {
+  checkTable(endpoint);
+  const path = duckdbPath(endpoint.url, endpoint.baseDir, endpoint.field);
+  if (!context.readOnly) await prepareFile(path, endpoint, false);
+  return new PlainTarget(duckdbDialect(path, endpoint.table, context.readOnly), {
+    identity: `duckdb:${endpoint.table}`,
+    faults: context.faults,
+  });
 }
