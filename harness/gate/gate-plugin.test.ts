@@ -41,7 +41,10 @@ async function project(installed: string | null, certified = CERTIFIED): Promise
   const cells = acceptanceCells().map((cell) => ({ ...cell, route: ROUTE }));
   // The fixture's recorded traces, filed under this route (the gate plans the route's cells from them).
   const traces = Object.fromEntries(
-    Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [key.replace(/^sqlite-to-sqlite\//, `${ROUTE}/`), book]),
+    Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [
+      key.replace(/^sqlite-to-sqlite\//, `${ROUTE}/`),
+      book,
+    ]),
   );
   const evidence = sealEvidence(cells, {
     route: ROUTE,
