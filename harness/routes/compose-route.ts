@@ -1,7 +1,7 @@
 import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeConnectorVersion } from '../../src/cli/certifications.ts';
-import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import { generateDataset } from '../data/dataset.ts';
 import type { ServiceName } from '../env/services.ts';
 import { SERVICE_NAMES } from '../env/services.ts';
@@ -21,15 +21,20 @@ function servicesOf(parts: readonly { readonly services: readonly ServiceName[] 
 }
 
 /**
- * The variants a route is certified against: its target's own flaws; for a target that can also
- * be written without a fence (`plainWrites`) every variant unsafe on its capability (the
+ * The variants a route is certified against: its target's own flaws and the executor's (variants
+ * with no target flaw, such as io-before-intent, which every target's sealed storage must show);
+ * for a target that can also be written without a fence (`plainWrites`) every variant unsafe on its capability (the
  * executor's, such as io-before-intent, included) and on capability none (replay-unknown). The
  * planner gives fenced cells the first and fenceless cells the second.
  */
 function routeVariants(target: TargetPart): string[] {
+  // The executor's own flaws (no target flaw: io-before-intent) apply to every target.
+  const executor = unsafeVariantsFor(target.capability).filter(
+    (name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length === 0,
+  );
   const names = target.plainWrites
     ? [...target.unsafeVariants, ...unsafeVariantsFor(target.capability), ...unsafeVariantsFor('none')]
-    : target.unsafeVariants;
+    : [...target.unsafeVariants, ...executor];
   return [...new Set(names)].sort();
 }
 

@@ -7,6 +7,7 @@ import { CELL_TARGET_TABLE } from '../cell-workload.ts';
 import type { ConnectorParts, PartCell, ServerControl, ServerKill, TargetPart } from '../parts.ts';
 import { buildClickHouseCellWorld } from './clickhouse-cell.ts';
 import { clickhouseFenceOperations, clickhouseFingerprint } from './clickhouse-fence-ops.ts';
+import { sealClickHouseTarget } from './clickhouse-seal.ts';
 
 /**
  * Where server faults stop the ClickHouse server (SIGKILL: a crash; SIGTERM: a clean shutdown)
@@ -107,6 +108,8 @@ export const clickhouseTarget: TargetPart = {
       proxy,
       fenceOps: clickhouseFenceOperations(() => site),
       fingerprint: () => clickhouseFingerprint(site),
+      // The conflicting attempt's URL reaches only a listener; the server's content is compared.
+      seal: () => sealClickHouseTarget(site, world.target.url),
       ...(dedicated ? { server: serverControl(dedicated) } : {}),
       async [Symbol.asyncDispose]() {
         await deleteProxy(toxiproxy, proxy.name);
