@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
+import type { DatasetType } from '../data/canonical-value.ts';
 import type { TargetAuditTrail, TargetSnapshot } from '../evidence/evidence-types.ts';
 import type { ClickHouseEndpoint } from '../env/clickhouse-endpoint.ts';
 import { clickhouseHttp, clickhouseRows } from '../env/clickhouse-endpoint.ts';
@@ -26,6 +27,12 @@ export interface ClickHouseInspectorOptions {
   /** Column types and the target's rows before the load (parity-basis.ts); default: text as stored. */
   readonly parity?: ParityOptions;
 }
+
+/** Dataset types stored in a ClickHouse type of their own (the rest are String: see columnType). */
+const CLICKHOUSE_TYPES: Partial<Record<DatasetType, string>> = {
+  integer: 'Int64',
+  decimal: 'Decimal(18, 6)',
+};
 
 const BASELINE_TABLE = '_harness_baseline';
 const PROBE_TABLE = '_harness_probe';
@@ -85,11 +92,23 @@ export class ClickHouseInspector implements TargetInspector {
     await this.#exec(`INSERT INTO ${q(database)}.${BASELINE_TABLE} VALUES (${Number(max?.b ?? 0)})`);
   }
 
+  /**
+   * The ClickHouse type of `column`: String (the documented shape), except that a typed dataset's
+   * integers are Int64 and its decimals Decimal(18, 6), so a value the connector carries through a
+   * float or a JS number lands changed (a String column would keep whatever text came). Nullable
+   * unless the column is the natural key or the partition column.
+   */
+  columnType(column: string): string {
+    const { naturalKey, partition, parity } = this.#options;
+    const type = parity?.types?.[column];
+    const base = type === undefined ? 'String' : (CLICKHOUSE_TYPES[type] ?? 'String');
+    return naturalKey.includes(column) || column === partition.column ? base : `Nullable(${base})`;
+  }
+
   /** Creates the target table in the documented shape when it is missing (cells seed it before the audit). */
   async createTargetTable(): Promise<void> {
     const { columns, naturalKey, partition } = this.#options;
-    const keyed = new Set([...naturalKey, partition.column]);
-    const list = columns.map((c) => `${q(c)} ${keyed.has(c) ? 'String' : 'Nullable(String)'}`);
+    const list = columns.map((c) => `${q(c)} ${this.columnType(c)}`);
     await this.#exec(
       `CREATE TABLE IF NOT EXISTS ${this.#table} (${list.join(', ')}, _dpone_op String, _dpone_epoch UInt64) ` +
         `ENGINE = MergeTree PARTITION BY ${q(partition.column)} ORDER BY (${naturalKey.map(q).join(', ')})`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalValue } from './canonical-value.ts';
-import { expectedTarget, generateDataset, lateRows } from './dataset.ts';
+import { BIG_2_53_PLUS_1, BIG_INT64_MAX } from './cell-numbers.ts';
+import { DATASET_COLUMNS, expectedTarget, generateDataset, lateRows } from './dataset.ts';
 
 describe('canonicalValue: one form per type, whatever engine read it', () => {
   it('integers are exact beyond 2^53 whether the driver gave a bigint, a number or text', () => {
@@ -79,5 +80,32 @@ describe('the dataset', () => {
     const expected = expectedTarget(d.target, late, d.partition, 'replace-partition');
     expect(expected.filter((r) => r.day === d.partition.value)).toEqual(late);
     expect(expectedTarget(d.target, late, d.partition, 'append')).toHaveLength(d.target.length + 2);
+  });
+
+  it('holds integers a JS number rounds and decimals a double rounds, in every partition of 7 rows', () => {
+    expect(DATASET_COLUMNS).toContainEqual({ name: 'big', type: 'integer' });
+    expect(DATASET_COLUMNS).toContainEqual({ name: 'price', type: 'decimal' });
+    const d = generateDataset({ rows: 7, strategy: 'append', seed: 3 });
+    const rows = d.source.filter((r) => r.day === d.partition.value);
+    const bigs = rows.map((r) => r.big ?? null);
+    const beyond = bigs.filter((b): b is string => b !== null && !Number.isSafeInteger(Number(b)));
+    expect(beyond.some((b) => b.startsWith('-'))).toBe(true);
+    expect(beyond.some((b) => BigInt(b) > 2n ** 62n && BigInt(b) < BIG_INT64_MAX)).toBe(true);
+    expect(bigs).toContain(BIG_2_53_PLUS_1.toString());
+    expect(bigs).toContain(BIG_INT64_MAX.toString());
+    expect(bigs).toContain(null);
+    // Every value is canonical already, and a round trip through a JS number changes each one.
+    for (const big of beyond) {
+      expect(canonicalValue('integer', big)).toBe(big);
+      expect(canonicalValue('integer', Number(big))).not.toBe(big);
+    }
+    const prices = rows.map((r) => r.price ?? null).filter((p): p is string => p !== null);
+    expect(prices.length).toBeGreaterThan(0);
+    for (const price of prices) {
+      expect(canonicalValue('decimal', price)).toBe(price);
+      expect(price).toMatch(/^-?\d{1,12}(\.\d{1,6})?$/);
+    }
+    expect(prices.some((p) => canonicalValue('decimal', String(Number(p))) !== p)).toBe(true);
+    expect(rows.map((r) => r.price ?? null)).toContain(null);
   });
 });

@@ -1,5 +1,6 @@
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CanonicalValue, DatasetType } from './canonical-value.ts';
+import { cellBig, cellPrice } from './cell-numbers.ts';
 import { cellLabel } from './cell-text.ts';
 
 /**
@@ -56,13 +57,17 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
   { name: 'day', type: 'date' },
   { name: 'amount', type: 'double' },
   { name: 'label', type: 'text' },
+  { name: 'big', type: 'integer' },
+  { name: 'price', type: 'decimal' },
 ];
 
 function row(id: number, day: string, random: () => number): DatasetRow {
   // amount/7: a double whose shortest exact text needs up to 17 digits.
   const amount = String(randomInt(random, 1, 100_000) / 7);
   // label: NULL next to '', NFC and NFD, emoji, right-to-left and long text (cell-text.ts).
-  return { id: String(id), day, amount, label: cellLabel(id, randomInt(random, 1, 999)) };
+  const label = cellLabel(id, randomInt(random, 1, 999));
+  // big: beyond 2^53 and up to 2^63 - 1, both signs; price: exact decimals a float rounds (cell-numbers.ts).
+  return { id: String(id), day, amount, label, big: cellBig(id, random), price: cellPrice(id, random) };
 }
 
 /** The seeded dataset of a cell: the same options give the same rows on every machine. */

@@ -12,6 +12,12 @@ export function maskVolatile(text: string): string {
   return text.replace(/[\w.-]+:\d+:[0-9a-f]{8}/g, '<holder>').replace(/\b1\d{12}\b/g, '<ms>');
 }
 
+/** JSON for a row read with bigints: a safe integer as the number it always was, a bigger one as its digits. */
+function exactIntegers(_key: string, value: unknown): unknown {
+  if (typeof value !== 'bigint') return value;
+  return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+}
+
 function dumpDatabase(file: string): string {
   const db = new DatabaseSync(file);
   try {
@@ -20,9 +26,12 @@ function dumpDatabase(file: string): string {
     }[];
     return tables
       .map(({ name }) => {
-        const rows = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`).all();
-        return `${name}\n${rows
-          .map((row) => JSON.stringify(row))
+        const select = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`);
+        // Integers beyond 2^53 (the dataset's `big`) read exactly: a number would throw or round.
+        select.setReadBigInts(true);
+        return `${name}\n${select
+          .all()
+          .map((row) => JSON.stringify(row, exactIntegers))
           .sort()
           .join('\n')}`;
       })

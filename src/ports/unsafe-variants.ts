@@ -40,6 +40,8 @@ export interface TargetFlaws {
   readonly deleteOutsideGuard?: boolean;
   /** Text values are NFC-normalised on the way into the target. */
   readonly changesValues?: boolean;
+  /** Numbers go through a JS double on the way into the target (an integer beyond 2^53 travels as text: that text too). */
+  readonly roundsNumbers?: boolean;
 }
 
 /**
@@ -136,6 +138,14 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'a value changes on the way: text is NFC-normalised into the target (an NFD source value arrives altered), ' +
       'which only per-value row parity shows',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+  },
+  'number-rounded': {
+    flaws: { roundsNumbers: true },
+    description:
+      'numbers go through a JS double on the way: a 64-bit integer beyond 2^53 or an 18-digit decimal arrives ' +
+      'rounded, without any error; only per-value row parity on such values shows it',
     unsafeOn: MARKER,
     caughtBy: 'cells',
   },

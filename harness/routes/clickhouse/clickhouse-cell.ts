@@ -46,6 +46,9 @@ export interface ClickHouseCellWorld {
 const q = (name: string) => `\`${name.replaceAll('`', '\\`')}\``;
 const s = (value: string | null) =>
   value === null ? 'NULL' : `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+/** A literal in the column's type (the text a String column takes as is; Int64, Decimal parsed exactly). */
+const typed = (literal: string, type: string) =>
+  literal === 'NULL' ? literal : `CAST(${literal} AS ${type})`;
 
 /**
  * Builds a fresh ClickHouse world for one cell: database `c_<hash>` (the connector creates its fence
@@ -80,7 +83,8 @@ export async function buildClickHouseCellWorld(
   if (seeds.length > 0) {
     const columns = [...options.columns, '_dpone_op', '_dpone_epoch'];
     const tuples = seeds.map(
-      (row) => `(${[...options.columns.map((c) => s(row[c] ?? null)), "''", '0'].join(', ')})`,
+      (row) =>
+        `(${[...options.columns.map((c) => typed(s(row[c] ?? null), inspector.columnType(c))), "''", '0'].join(', ')})`,
     );
     await exec(
       `INSERT INTO ${q(database)}.${q(targetTable)} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')}`,

@@ -17,7 +17,7 @@ const MSSQL_TYPES: Readonly<Record<DatasetType, string>> = {
   text: 'NVARCHAR(MAX)',
   date: 'DATE',
   double: 'FLOAT',
-  decimal: 'DECIMAL(38, 12)',
+  decimal: 'DECIMAL(18, 6)',
   timestamp: 'DATETIMEOFFSET(6)',
 };
 

@@ -17,7 +17,7 @@ export const PG_TYPES: Readonly<Record<DatasetType, string>> = {
   text: 'TEXT',
   date: 'DATE',
   double: 'DOUBLE PRECISION',
-  decimal: 'NUMERIC',
+  decimal: 'NUMERIC(18, 6)',
   timestamp: 'TIMESTAMPTZ',
 };
 

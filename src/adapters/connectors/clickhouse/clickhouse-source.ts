@@ -19,15 +19,19 @@ export interface ClickHouseSourceOptions {
   readonly sql?: ClickHouseSql;
 }
 
+/** The alias the text of the `index`-th column is read under (never a column's own name). */
+const textAlias = (index: number) => `_dpone_text_${index}`;
+
 function asText(row: Record<string, CellValue>, columns: readonly string[]): Row {
-  return columns.map((column) => {
-    const value = row[column] ?? null;
+  return columns.map((_, index) => {
+    const value = row[textAlias(index)] ?? null;
     return value === null ? null : String(value);
   });
 }
 
 /**
- * Reads one partition of a ClickHouse table, every value as text (NULL kept), ordered by every
+ * Reads one partition of a ClickHouse table, every value as the server's text (NULL kept; a
+ * Decimal or a 64-bit integer exact), ordered by every
  * column so two reads compare equal. Connects lazily: the driver opens sockets on first query.
  */
 export class ClickHouseSource implements SourceConnector {
@@ -57,8 +61,11 @@ export class ClickHouseSource implements SourceConnector {
   async read(request: SourceReadRequest): Promise<RowStream> {
     const columns = this.#options.columns;
     const list = columns.map(quoteName).join(', ');
+    // Each value as the server's own text: JSON carries a Decimal as a bare number, which the
+    // client parses into a double (-123456789012.345678 would arrive as …34568).
+    const texts = columns.map((c, i) => `toString(${quoteName(c)}) AS ${textAlias(i)}`).join(', ');
     const sql =
-      `SELECT ${list} FROM ${quoteName(this.#options.table)} ` +
+      `SELECT ${texts} FROM ${quoteName(this.#options.table)} ` +
       `WHERE toString(${quoteName(request.partitionColumn)}) = ${quoteString(request.partitionValue)} ORDER BY ${list}`;
     try {
       const rows = await this.#sql.rows<Record<string, CellValue>>(sql);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import type { MutationRequest } from '../../../ports/connector.ts';
-import { rowStreamOf, rowsFromObjects } from '../../../ports/row-stream.ts';
+import { collectRows, rowStreamOf, rowsFromObjects } from '../../../ports/row-stream.ts';
+import { ClickHouseSource } from './clickhouse-source.ts';
 import { CREATE, INTENT, liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
 
 /**
@@ -127,5 +128,33 @@ describe.skipIf(unverified)('clickhouse value transport (live)', () => {
     await target.mutate(mutation([row], '20260718'));
     expect(await live.count(db, 'day = 20260718')).toBe(1);
     expect(await target.queryFence('op-v')).toMatchObject({ status: 'committed', rowsWritten: 1 });
+  });
+
+  it('the source reads Int64, UInt64 and Decimal exactly (JSON carries a Decimal as a bare number)', async () => {
+    const db = await live.freshDb();
+    await live
+      .server()
+      .exec(
+        `CREATE TABLE ${db}.nums (id String, day Date, big Nullable(Int64), ubig UInt64, ` +
+          'price Nullable(Decimal(18, 6)), amount Float64) ENGINE = MergeTree PARTITION BY day ORDER BY id',
+      );
+    await live
+      .server()
+      .exec(
+        `INSERT INTO ${db}.nums VALUES ('1', '2026-07-18', -4611686018427387905, 18446744073709551615, ` +
+          `-123456789012.345678, 0.30000000000000004), ('2', '2026-07-18', NULL, 9007199254740993, NULL, 1e-7)`,
+      );
+    await using source = await ClickHouseSource.open({
+      url: live.server().url(db),
+      table: 'nums',
+      columns: ['id', 'big', 'ubig', 'price', 'amount'],
+    });
+    const rows = await collectRows(
+      await source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' }),
+    );
+    expect(rows).toEqual([
+      ['1', '-4611686018427387905', '18446744073709551615', '-123456789012.345678', '0.30000000000000004'],
+      ['2', null, '9007199254740993', null, '1e-7'],
+    ]);
   });
 });

@@ -40,6 +40,24 @@ function normalisedText(rows: RowStream): RowStream {
   };
 }
 
+/** Numeric text, as a connector that parses numbers would take it. */
+const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?$/;
+
+/** Numeric text through a JS double (integers beyond 2^53 travel as text): more digits than a double keeps arrive rounded. */
+function roundedNumbers(rows: RowStream): RowStream {
+  return {
+    columns: rows.columns,
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of rows)
+        yield chunk.map((row) =>
+          row.map((value) => (typeof value === 'string' && NUMERIC_TEXT.test(value) ? Number(value) : value)),
+        );
+    },
+    close: () => rows.close(),
+    [Symbol.asyncDispose]: () => rows.close(),
+  };
+}
+
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
   const guard = (
     tx: SqlRunner,
@@ -103,6 +121,7 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
         : (tx, dialect, fence, nowMs) => guard(tx, dialect, fence, null, nowMs),
     ...(flaws.deleteOutsideGuard ? { deleteOutsideGuard: true } : {}),
     ...(flaws.changesValues ? { rows: normalisedText } : {}),
+    ...(flaws.roundsNumbers ? { rows: roundedNumbers } : {}),
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.
