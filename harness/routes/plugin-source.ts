@@ -1,4 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
+import { cellBig } from '../data/cell-numbers.ts';
 import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
@@ -13,9 +14,15 @@ import type { CellWorkloadOptions } from './route.ts';
  */
 
 export const TABLE = 'events';
-export const COLUMNS = ['id', 'day', 'amount', 'label'] as const;
+export const COLUMNS = ['id', 'day', 'amount', 'label', 'big'] as const;
 /** The columns' kinds, as a plug-in route's target part is told them. */
-export const COLUMN_TYPES = { id: 'integer', day: 'text', amount: 'integer', label: 'text' } as const;
+export const COLUMN_TYPES = {
+  id: 'integer',
+  day: 'text',
+  amount: 'integer',
+  label: 'text',
+  big: 'integer',
+} as const;
 export const DAY = '2026-01-01';
 /** Rows of another partition that a correct load must leave out of the target. */
 const OTHER_DAY_ROWS = 5;
@@ -25,14 +32,17 @@ export function writeSource(file: string, options: CellWorkloadOptions): void {
   const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
   const db = new DatabaseSync(file);
   try {
-    db.exec(`CREATE TABLE ${TABLE} (id INTEGER, day TEXT, amount INTEGER, label TEXT)`);
-    const insert = db.prepare(`INSERT INTO ${TABLE} (id, day, amount, label) VALUES (?, ?, ?, ?)`);
+    db.exec(`CREATE TABLE ${TABLE} (id INTEGER, day TEXT, amount INTEGER, label TEXT, big INTEGER)`);
+    const insert = db.prepare(`INSERT INTO ${TABLE} (id, day, amount, label, big) VALUES (?, ?, ?, ?, ?)`);
     db.exec('BEGIN');
     for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
       const day = id <= options.rows ? DAY : '2026-01-02';
       const amount = randomInt(random, 1, 100_000);
       // The rich labels (NULL, '', NFC/NFD, emoji, RTL, quotes, 4 KiB) a value-changing target shows.
-      insert.run(id, day, amount, cellLabel(id, randomInt(random, 1, 999)));
+      const label = cellLabel(id, randomInt(random, 1, 999));
+      // 64-bit integers beyond 2^53 (and NULL): a target that rounds numbers through a double shows.
+      const big = cellBig(id, random);
+      insert.run(id, day, amount, label, big === null ? null : BigInt(big));
     }
     db.exec('COMMIT');
   } finally {

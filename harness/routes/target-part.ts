@@ -25,7 +25,10 @@ export interface PluginRouteDeclaration {
 /** The table a cell loads, as the harness describes it to the target part. */
 export interface CellTable {
   readonly name: string;
-  /** Column names and their kind: `integer` values arrive as numbers, `text` as strings. */
+  /**
+   * Column names and their kind: `integer` values arrive as numbers, or as exact decimal text beyond
+   * 2^53 (the cells carry 64-bit integers up to 2^63-1: a target must keep every digit), `text` as strings.
+   */
   readonly columns: readonly { readonly name: string; readonly type: 'integer' | 'text' }[];
   readonly naturalKey: readonly string[];
   readonly partition: { readonly column: string; readonly value: string };
