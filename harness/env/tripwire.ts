@@ -17,6 +17,14 @@ export class Tripwire implements AsyncDisposable {
     this.port = port;
   }
 
+  /** `url` with its host and port replaced by this listener's: a workload that reaches only it. */
+  standIn(url: string): string {
+    const parsed = new URL(url);
+    parsed.hostname = this.host;
+    parsed.port = String(this.port);
+    return parsed.toString();
+  }
+
   static async listen(): Promise<Tripwire> {
     let wire: Tripwire | null = null;
     const pending: Socket[] = [];

@@ -1,12 +1,7 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PartSeal } from './parts.ts';
-
-function digest(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
-}
+import { digest } from './sqlite/sqlite-seal.ts';
 
 async function isEmptyFolder(path: string): Promise<boolean> {
   const folder = await stat(path).then(

@@ -3,13 +3,6 @@ import type { PartSeal } from '../parts.ts';
 import type { ClickHouseSite } from './clickhouse-fence-ops.ts';
 import { clickhouseFingerprint } from './clickhouse-fence-ops.ts';
 
-function pointedAt(url: string, wire: Tripwire): string {
-  const parsed = new URL(url);
-  parsed.hostname = wire.host;
-  parsed.port = String(wire.port);
-  return parsed.toString();
-}
-
 /**
  * Seals a ClickHouse target (the table, its staging tables and the fence log, all in the cell's
  * database) for one attempt: the workload's URL points at a listener the harness owns, which
@@ -22,7 +15,7 @@ export async function sealClickHouseTarget(site: ClickHouseSite, url: string): P
   const wire = await Tripwire.listen();
   const before = await clickhouseFingerprint(site);
   return {
-    url: pointedAt(url, wire),
+    url: wire.standIn(url),
     sealed: `the ClickHouse server replaced by a listener the harness watches; database ${site.database} (tables, rows, fence log, mutations) compared`,
     async release() {
       const touched: string[] = [];

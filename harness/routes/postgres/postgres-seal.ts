@@ -39,13 +39,6 @@ async function settledCounters(
   return last;
 }
 
-function pointedAt(url: string, wire: Tripwire): string {
-  const parsed = new URL(url);
-  parsed.hostname = wire.host;
-  parsed.port = String(wire.port);
-  return parsed.toString();
-}
-
 /**
  * Seals one PostgreSQL part of a cell (a source schema, or a target schema with its fence) for one
  * attempt: its workload URL points at a listener the harness owns (it counts every connection
@@ -61,7 +54,7 @@ export async function sealPostgresSchema(
   const wire = await Tripwire.listen();
   const before = await settledCounters(site.server, site.database, site.schema);
   return {
-    url: pointedAt(url, wire),
+    url: wire.standIn(url),
     sealed: `the ${role} server replaced by a listener the harness watches, table statistics of ${[...before.keys()].sort().join(', ')} compared`,
     async release() {
       const touched: string[] = [];

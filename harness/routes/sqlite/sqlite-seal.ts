@@ -9,7 +9,8 @@ function ofDatabase(file: string, name: string): boolean {
   return name === file || (name.startsWith(file) && /^-(wal|shm|journal)$/.test(name.slice(file.length)));
 }
 
-function digest(file: string): string {
+/** sha256 of a file's bytes (a sealed file must come back unchanged). */
+export function digest(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
