@@ -14,14 +14,19 @@ describe('external server login', () => {
     });
   });
 
-  it("falls back to the engine's port and user, no password, and an upstream the variable names", () => {
-    expect(serverLogin({ UP: 'pg-alias:5432' }, new URL('postgres://db.example/x'), PG)).toEqual({
+  it("falls back to the engine's port (forwarded to as well) and user, with no password", () => {
+    expect(serverLogin({}, new URL('postgres://db.example/x'), PG)).toEqual({
       host: 'db.example',
       port: 5432,
       user: 'postgres',
       password: '',
-      proxyUpstream: 'pg-alias:5432',
+      proxyUpstream: 'db.example:5432',
     });
+  });
+
+  it('forwards to the upstream the variable names (e.g. a container alias)', () => {
+    const login = serverLogin({ UP: 'pg-alias:5432' }, new URL('postgres://u@127.0.0.1:15432/x'), PG);
+    expect([login.host, login.port, login.proxyUpstream]).toEqual(['127.0.0.1', 15432, 'pg-alias:5432']);
   });
 
   it('names every run its own cells database', () => {
