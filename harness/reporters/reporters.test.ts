@@ -101,6 +101,7 @@ describe('html reporter', () => {
     expect(failed).toContain('✕ SIGKILL at target.commit:after #1');
     expect(failed).toMatch(/<b>v4<\/b> COMMITTING→TARGET_COMMITTED/);
     expect(failed).toMatch(/<b>2<\/b>target mutations/);
+    expect(failed).toContain('first difference at id=7: duplicated in the target');
     expect(failed).toContain('--cell &#39;crash/d1/target.commit:after#1&#39;');
   });
 
