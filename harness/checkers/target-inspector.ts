@@ -5,7 +5,8 @@ import { canonicalJson } from '../evidence/evidence-digest.ts';
 /**
  * The checker's own view of a route's target. An inspector reads the target and the source
  * ITSELF (its own driver connection, never the connector under test or its fence) and returns
- * digests and counts only: no row values ever leave it.
+ * digests and counts only, and without parity the first differing natural key with the names of
+ * the differing columns (first-difference.ts): no other row values ever leave it.
  *
  * Lifecycle: the route creates the inspector for a fresh cell, calls `installAudit()` before any
  * worker starts, and `snapshot()` after the last worker ended. Both are safe to call again.
