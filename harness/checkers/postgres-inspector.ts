@@ -10,15 +10,18 @@ import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
 import type { SourceRows } from './source-rows.ts';
 
+/** A direct connection of the harness's own (never a worker's, never through a test proxy). */
+export interface InspectorConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}
+
 export interface PostgresInspectorOptions {
   /** A direct connection (never through a test proxy); the password stays in memory. */
-  readonly connection: {
-    readonly host: string;
-    readonly port: number;
-    readonly user: string;
-    readonly password: string;
-    readonly database: string;
-  };
+  readonly connection: InspectorConnection;
   /** Schema holding source, target, fence and audit tables. */
   readonly schema: string;
   readonly targetTable: string;
@@ -60,6 +63,32 @@ function unreadable(what: string, cause: unknown): DponeError {
     {},
     { cause },
   );
+}
+
+/**
+ * Runs `body` on one short connection under INSPECTOR_SETTINGS, closed whatever happens; any
+ * failure is ENVIRONMENT_UNAVAILABLE naming `what` was being read (the driver's error in `cause`).
+ */
+export async function withInspectorClient<T>(
+  connection: InspectorConnection,
+  what: string,
+  body: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({
+    ...connection,
+    connectionTimeoutMillis: 10_000,
+    query_timeout: 30_000,
+    options: INSPECTOR_SETTINGS,
+  });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await body(client);
+  } catch (error) {
+    throw unreadable(what, error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /**
@@ -148,22 +177,8 @@ export class PostgresInspector implements TargetInspector {
     });
   }
 
-  async #with<T>(what: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({
-      ...this.#options.connection,
-      connectionTimeoutMillis: 10_000,
-      query_timeout: 30_000,
-      options: INSPECTOR_SETTINGS,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return await body(client);
-    } catch (error) {
-      throw unreadable(what, error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+  #with<T>(what: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+    return withInspectorClient(this.#options.connection, what, body);
   }
 
   async close(): Promise<void> {

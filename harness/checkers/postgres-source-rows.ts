@@ -1,6 +1,5 @@
-import pg from 'pg';
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import { INSPECTOR_SETTINGS } from './postgres-inspector.ts';
+import type { InspectorConnection } from './postgres-inspector.ts';
+import { withInspectorClient } from './postgres-inspector.ts';
 import type { SourceRows } from './source-rows.ts';
 import type { CellScalar } from './target-inspector.ts';
 
@@ -13,13 +12,7 @@ const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * column's own type.
  */
 export function postgresSourceRows(options: {
-  readonly connection: {
-    readonly host: string;
-    readonly port: number;
-    readonly user: string;
-    readonly password: string;
-    readonly database: string;
-  };
+  readonly connection: InspectorConnection;
   readonly schema: string;
   readonly table: string;
   readonly columns: readonly string[];
@@ -28,32 +21,14 @@ export function postgresSourceRows(options: {
   const { schema, table, columns, partition } = options;
   return {
     identity: `postgres:${table}`,
-    async read() {
-      const client = new pg.Client({
-        ...options.connection,
-        connectionTimeoutMillis: 10_000,
-        query_timeout: 30_000,
-        options: INSPECTOR_SETTINGS,
-      });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
+    read: () =>
+      withInspectorClient(options.connection, 'source', async (client) => {
         const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
         const { rows } = await client.query(
           `SELECT ${list} FROM ${q(schema)}.${q(table)} WHERE ${q(partition.column)} = $1`,
           [partition.value],
         );
         return rows as Record<string, CellScalar>[];
-      } catch (error) {
-        throw new DponeError(
-          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-          'the harness could not read the PostgreSQL source',
-          {},
-          { cause: error },
-        );
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-    },
+      }),
   };
 }

@@ -2,13 +2,15 @@ import pg from 'pg';
 import { serverSqlstate } from '../../src/contracts/sqlstate.ts';
 import type { PostgresEndpoint } from './postgres-services.ts';
 
-/** Runs statements on one short connection as the environment's own user (never a worker's). */
-export async function adminQuery(
+/**
+ * Runs `body` on one short connection as the environment's own user (never a worker's), closed
+ * whatever `body` does; a dropped connection's late error event is ignored (the query rejects).
+ */
+export async function withAdminClient<T>(
   server: PostgresEndpoint,
   database: string,
-  sql: readonly string[],
-  values?: unknown[],
-): Promise<pg.QueryResult[]> {
+  body: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({
     host: server.host,
     port: server.port,
@@ -20,12 +22,24 @@ export async function adminQuery(
   client.on('error', () => undefined);
   await client.connect();
   try {
-    const results: pg.QueryResult[] = [];
-    for (const text of sql) results.push(await client.query(text, text.includes('$1') ? values : undefined));
-    return results;
+    return await body(client);
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** Runs statements in order on one short admin connection; `values` bind the statements that use $1. */
+export async function adminQuery(
+  server: PostgresEndpoint,
+  database: string,
+  sql: readonly string[],
+  values?: unknown[],
+): Promise<pg.QueryResult[]> {
+  return withAdminClient(server, database, async (client) => {
+    const results: pg.QueryResult[] = [];
+    for (const text of sql) results.push(await client.query(text, text.includes('$1') ? values : undefined));
+    return results;
+  });
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

@@ -1,3 +1,4 @@
+import type { ParityOptions } from '../checkers/parity-basis.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { NEIGHBOUR_DAY } from '../data/dataset.ts';
 import type { WorkloadEndpoint } from './parts.ts';
@@ -5,6 +6,17 @@ import type { CellWorkloadOptions } from './route.ts';
 
 /** The target table every route's cells load into. */
 export const CELL_TARGET_TABLE = 'events';
+
+/**
+ * What a cell's target inspector compares the target with (parity-basis.ts): the dataset's column
+ * types, and the rows the target held before the load under the cell's strategy.
+ */
+export function cellParity(dataset: Dataset, options: CellWorkloadOptions): ParityOptions {
+  return {
+    types: Object.fromEntries(dataset.columns.map((c) => [c.name, c.type])),
+    before: { rows: dataset.target, strategy: options.strategy, partition: dataset.partition },
+  };
+}
 
 /**
  * The generated workload of a composed cell: the same identity on every route (so an operation id

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { workloadText } from './workload-text.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
@@ -172,8 +172,8 @@ export class ComposedCell implements CellFixture {
   }
 
   async #writeWorkloads(): Promise<void> {
-    await writeFile(this.workloadFile, stringify(this.#document('schema-v1')));
-    await writeFile(this.conflictingWorkloadFile, stringify(this.#document('schema-v2')));
+    await writeFile(this.workloadFile, workloadText(this.#document('schema-v1')));
+    await writeFile(this.conflictingWorkloadFile, workloadText(this.#document('schema-v2')));
   }
 
   async #writeMoved(
@@ -181,7 +181,7 @@ export class ComposedCell implements CellFixture {
     moved: NonNullable<PreparedTarget['movedOutOfView']>,
   ): Promise<string> {
     const file = join(this.#cell.dir, `workload-fence-${view}.yaml`);
-    await writeFile(file, stringify(this.#document('schema-v1', await moved(view))));
+    await writeFile(file, workloadText(this.#document('schema-v1', await moved(view))));
     return file;
   }
 

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { workloadText } from './workload-text.ts';
 import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
@@ -133,7 +133,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
       const target = await harness.target.prepare(cellDir, CELL_TABLE);
       const document = (schema: string) => {
         const base = workloadDocument(options, schema);
-        return stringify({
+        return workloadText({
           ...base,
           identity: { ...base.identity, canonical_target_identity: target.identity },
           route: declaration.id,

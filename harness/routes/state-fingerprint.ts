@@ -9,7 +9,9 @@ import { DatabaseSync } from 'node:sqlite';
  * (`host:pid:hex`) and wall-clock instants. Both are masked so only the logical state compares.
  */
 export function maskVolatile(text: string): string {
-  return text.replace(/[\w.-]+:\d+:[0-9a-f]{8}/g, '<holder>').replace(/\b1\d{12}\b/g, '<ms>');
+  // A holder starts where a run of name characters starts (the lookbehind): without it every
+  // position inside a long run (the dataset's 4 KiB labels) retried the match to the run's end.
+  return text.replace(/(?<![\w.-])[\w.-]+:\d+:[0-9a-f]{8}/g, '<holder>').replace(/\b1\d{12}\b/g, '<ms>');
 }
 
 /** JSON for a row read with bigints: a safe integer as the number it always was, a bigger one as its digits. */

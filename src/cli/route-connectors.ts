@@ -57,11 +57,20 @@ export interface RouteEntry {
   readonly connectorVersion?: string;
 }
 
-/** The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. */
-function sqliteEndpointPath(workload: Workload, side: 'source' | 'target'): string {
+/**
+ * The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. A refusal
+ * names the field's `file:line:column` (looked up only then: it reads the file again).
+ */
+async function sqliteEndpointPath(workload: Workload, side: 'source' | 'target'): Promise<string> {
   const field = `${side}.url`;
   const path = sqliteFilePath(workload[side].url, workload.file, field);
-  checkSqliteFile(path, side, { field, location: locateWorkloadField(workload.file, field) });
+  try {
+    checkSqliteFile(path, side, { field });
+  } catch (error) {
+    if (!isDponeError(error)) throw error;
+    const location = await locateWorkloadField(workload.file, field);
+    throw new DponeError(error.code, error.message, { ...error.fields, location }, { cause: error.cause });
+  }
   return path;
 }
 
@@ -90,7 +99,7 @@ export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
   sqlite: {
     open: async (workload) => {
       const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-      const path = sqliteEndpointPath(workload, 'source');
+      const path = await sqliteEndpointPath(workload, 'source');
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
     },
   },
@@ -127,7 +136,7 @@ export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
         await import('../adapters/connectors/sqlite/sqlite-unsafe-variants.ts');
       return sqliteTargetForHarness(
         {
-          path: sqliteEndpointPath(workload, 'target'),
+          path: await sqliteEndpointPath(workload, 'target'),
           table: workload.target.table,
           columns: workload.data.columns,
           naturalKey: workload.data.natural_key,
@@ -139,7 +148,7 @@ export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
     openPlainTarget: async (workload, { faults }) => {
       const { openPlainSqliteTarget } = await import('../adapters/connectors/sqlite/sqlite-target.ts');
       return openPlainSqliteTarget({
-        path: sqliteEndpointPath(workload, 'target'),
+        path: await sqliteEndpointPath(workload, 'target'),
         table: workload.target.table,
         columns: workload.data.columns,
         naturalKey: workload.data.natural_key,

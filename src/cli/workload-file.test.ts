@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { deriveIntentDigest, deriveOperationId } from '../contracts/identity.ts';
-import { parseWorkload } from './workload-file.ts';
+import { parseWorkload } from './workload-yaml.ts';
 
 const EXAMPLE = new URL('../../examples/workload.yaml', import.meta.url).pathname;
 const exampleText = readFileSync(EXAMPLE, 'utf8');

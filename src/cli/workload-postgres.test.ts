@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DponeError } from '../contracts/errors.ts';
 import { ERROR_CODES } from '../contracts/errors.ts';
-import { parseWorkload } from './workload-file.ts';
+import { parseWorkload } from './workload-yaml.ts';
 
 const FILE = '/work/pg.yaml';
 

@@ -157,3 +157,8 @@ export function isDponeError(value: unknown, code?: ErrorCode): value is DponeEr
 export function invalidInput(message: string, fields: SafeErrorFields = {}): DponeError {
   return new DponeError(ERROR_CODES.INVALID_INPUT, message, fields);
 }
+
+/** INVALID_INPUT as `<field> <why>`, naming the field; `why` never quotes the value (it may be secret). */
+export function invalidField(field: string, why: string): DponeError {
+  return invalidInput(`${field} ${why}`, { field });
+}

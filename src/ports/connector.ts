@@ -87,6 +87,21 @@ export interface FenceAnswer {
   readonly holder: string | null;
 }
 
+/**
+ * The answer when the target holds no fence for the operation (or no fence at all): `unknown`,
+ * no epoch and nothing proven; `holder` is the caller's when it asked to install one.
+ */
+export function noFenceAnswer(holder: string | null = null): FenceAnswer {
+  return {
+    status: 'unknown',
+    epoch: null,
+    committedEpoch: null,
+    rowsWritten: null,
+    intentDigest: null,
+    holder,
+  };
+}
+
 /** What prepareFence leaves: the fence as queryFence would answer now, and whether it is the caller's. */
 export interface FenceEvidence extends FenceAnswer {
   /**

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import type { Row } from './connector.ts';
-import { chunked, collectRows, rowStream, rowStreamOf, rowsFromObjects } from './row-stream.ts';
+import {
+  checkSourceColumns,
+  chunked,
+  collectRows,
+  rowStream,
+  rowStreamOf,
+  rowsFromObjects,
+} from './row-stream.ts';
 
 const rows = (n: number): Row[] => Array.from({ length: n }, (_, i) => [i, `v${i}`]);
 
@@ -10,6 +17,17 @@ describe('row streams', () => {
     const chunks = [...chunked(rows(12), 5)];
     expect(chunks.map((c) => c.length)).toEqual([5, 5, 2]);
     expect(chunks.flat()).toEqual(rows(12));
+  });
+
+  it("a source with no column is the workload's mistake, named on data.columns", () => {
+    expect(() => checkSourceColumns([], 'a PostgreSQL source')).toThrow(
+      expect.objectContaining({
+        code: ERROR_CODES.INVALID_INPUT,
+        message: 'a PostgreSQL source needs at least one column',
+        fields: { field: 'data.columns' },
+      }),
+    );
+    expect(() => checkSourceColumns(['id'], 'a PostgreSQL source')).not.toThrow();
   });
 
   it('is read once: a second read is refused instead of yielding nothing', async () => {

@@ -8,6 +8,18 @@ import type { Row, RowChunk, RowStream } from './connector.ts';
 export const DEFAULT_CHUNK_ROWS = 5_000;
 
 /**
+ * A source reads at least one column: an empty list is the workload's mistake (INVALID_INPUT on
+ * `data.columns`), caught when the source opens. `source` names it, e.g. "a PostgreSQL source".
+ */
+export function checkSourceColumns(columns: readonly string[], source: string): void {
+  if (columns.length === 0) {
+    throw new DponeError(ERROR_CODES.INVALID_INPUT, `${source} needs at least one column`, {
+      field: 'data.columns',
+    });
+  }
+}
+
+/**
  * A RowStream over a chunk generator: iterated once, closed once. `release` frees what the read
  * holds (a cursor, a statement, a connection's transaction) and runs whichever comes first: the
  * end of the iteration, an early exit of the consumer, or `close()`.

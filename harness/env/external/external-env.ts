@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ServiceName } from '../services.ts';
 
 /** Environment variables the `external` provider reads. Credentials come from here only. */
@@ -46,3 +47,31 @@ export function serverUrl(env: NodeJS.ProcessEnv, name: string, passwordVar: str
   if (url.password) return `put the password in ${passwordVar}, not in ${name}`;
   return url;
 }
+
+/**
+ * Where an external database server is and who logs in: the URL's host and port (else the engine's
+ * default port), its user (else the engine's default), the password from its own variable, and the
+ * host:port Toxiproxy forwards to (the URL's, unless the upstream variable names another).
+ */
+export function serverLogin(
+  env: NodeJS.ProcessEnv,
+  url: URL,
+  engine: {
+    readonly port: number;
+    readonly user: string;
+    readonly passwordVar: string;
+    readonly upstreamVar: string;
+  },
+): { host: string; port: number; user: string; password: string; proxyUpstream: string } {
+  const port = Number(url.port || engine.port);
+  return {
+    host: url.hostname,
+    port,
+    user: decodeURIComponent(url.username || engine.user),
+    password: env[engine.passwordVar] ?? '',
+    proxyUpstream: env[engine.upstreamVar] ?? `${url.hostname}:${port}`,
+  };
+}
+
+/** A fresh name for the run's throw-away database of cells. */
+export const cellsDatabaseName = (): string => `dpone_cells_${randomBytes(6).toString('hex')}`;

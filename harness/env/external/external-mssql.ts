@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { mssqlAdmin } from '../mssql-admin.ts';
 import type { MssqlEndpoint, MssqlService } from '../mssql-service.ts';
-import { EXTERNAL_ENV, serverUrl } from './external-env.ts';
+import { EXTERNAL_ENV, cellsDatabaseName, serverLogin, serverUrl } from './external-env.ts';
 
 /**
  * The user's SQL Server (`mssql://LOGIN@HOST:1433[?trustServerCertificate=true]`, password from
@@ -12,20 +11,20 @@ export async function externalMssql(
 ): Promise<(MssqlService & AsyncDisposable) | string> {
   const url = serverUrl(env, EXTERNAL_ENV.mssqlUrl, EXTERNAL_ENV.mssqlPassword);
   if (typeof url === 'string') return url;
-  const port = Number(url.port || 1433);
   const server: MssqlEndpoint = {
-    host: url.hostname,
-    port,
-    user: decodeURIComponent(url.username || 'sa'),
-    password: env[EXTERNAL_ENV.mssqlPassword] ?? '',
+    ...serverLogin(env, url, {
+      port: 1433,
+      user: 'sa',
+      passwordVar: EXTERNAL_ENV.mssqlPassword,
+      upstreamVar: EXTERNAL_ENV.mssqlUpstream,
+    }),
     query: url.search.slice(1),
-    proxyUpstream: env[EXTERNAL_ENV.mssqlUpstream] ?? `${url.hostname}:${port}`,
   };
-  const cellsDatabase = `dpone_cells_${randomBytes(6).toString('hex')}`;
+  const cellsDatabase = cellsDatabaseName();
   try {
     await mssqlAdmin(server, null, [`CREATE DATABASE [${cellsDatabase}]`]);
   } catch {
-    return `SQL Server at ${server.host}:${port} did not let ${server.user} create the run's database ${cellsDatabase} (check ${EXTERNAL_ENV.mssqlUrl}, ${EXTERNAL_ENV.mssqlPassword} and the CREATE DATABASE permission)`;
+    return `SQL Server at ${server.host}:${server.port} did not let ${server.user} create the run's database ${cellsDatabase} (check ${EXTERNAL_ENV.mssqlUrl}, ${EXTERNAL_ENV.mssqlPassword} and the CREATE DATABASE permission)`;
   }
   return {
     server,

@@ -3,7 +3,7 @@ import { UNSAFE_CLICKHOUSE_VARIANTS } from '../../../src/adapters/connectors/cli
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { ClickHouseService, DedicatedClickHouse } from '../../env/clickhouse-endpoint.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
-import { CELL_TARGET_TABLE } from '../cell-workload.ts';
+import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
 import type { ConnectorParts, PartCell, ServerControl, ServerKill, TargetPart } from '../parts.ts';
 import { buildClickHouseCellWorld } from './clickhouse-cell.ts';
 import { clickhouseFenceOperations, clickhouseFingerprint } from './clickhouse-fence-ops.ts';
@@ -91,10 +91,7 @@ export const clickhouseTarget: TargetPart = {
       partition: dataset.partition,
       source: source.rows,
       seedTargetRows: dataset.target,
-      parity: {
-        types: Object.fromEntries(dataset.columns.map((c) => [c.name, c.type])),
-        before: { rows: dataset.target, strategy: options.strategy, partition: dataset.partition },
-      },
+      parity: cellParity(dataset, options),
     }).catch(async (error: unknown) => {
       await deleteProxy(toxiproxy, proxy.name);
       await dedicated?.[Symbol.asyncDispose]();

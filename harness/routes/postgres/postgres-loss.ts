@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import type { FenceLocationReading, FenceReading } from '../../evidence/evidence-types.ts';
 import type { PostgresEndpoint } from '../../env/postgres-services.ts';
-import { adminQuery } from '../../env/postgres-admin.ts';
+import { adminQuery, withAdminClient } from '../../env/postgres-admin.ts';
 import type { WorkloadEndpoint } from '../parts.ts';
 import type { FenceOperations, JournalBackup, JournalOperations } from '../route.ts';
 
@@ -17,28 +17,6 @@ export interface PostgresSite {
   readonly database: string;
   readonly schema: string;
   adopt(schema: string): void;
-}
-
-async function query<T>(
-  server: PostgresEndpoint,
-  database: string,
-  body: (client: pg.Client) => Promise<T>,
-): Promise<T> {
-  const client = new pg.Client({
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
-    database,
-    connectionTimeoutMillis: 10_000,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 async function tablesPresent(client: pg.Client, schema: string): Promise<boolean> {
@@ -61,7 +39,8 @@ export function postgresJournalOperations(
 ): JournalOperations {
   let backups = 0;
   const j = site.schema;
-  const on = <T>(body: (client: pg.Client) => Promise<T>) => query(site.server, site.database, body);
+  const on = <T>(body: (client: pg.Client) => Promise<T>) =>
+    withAdminClient(site.server, site.database, body);
   return {
     async wipe() {
       await on(async (client) => {
@@ -148,7 +127,8 @@ async function readLocation(
 /** Fence operations on the cell's target schema, straight on the target server (never the proxy). */
 export function postgresFenceOperations(site: PostgresSite): FenceOperations {
   const { schema } = site;
-  const on = <T>(body: (client: pg.Client) => Promise<T>) => query(site.server, site.database, body);
+  const on = <T>(body: (client: pg.Client) => Promise<T>) =>
+    withAdminClient(site.server, site.database, body);
   return {
     async drop() {
       await on((client) => client.query(`DROP TABLE IF EXISTS ${schema}.${FENCE}`));

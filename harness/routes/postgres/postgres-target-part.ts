@@ -3,7 +3,7 @@ import { UNSAFE_POSTGRES_VARIANTS } from '../../../src/adapters/connectors/postg
 import { PostgresInspector } from '../../checkers/postgres-inspector.ts';
 import { adminQuery } from '../../env/postgres-admin.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
-import { CELL_TARGET_TABLE } from '../cell-workload.ts';
+import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
 import type { ServerKill, TargetPart } from '../parts.ts';
 import { movedTarget, postgresFenceOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
@@ -56,10 +56,7 @@ export const postgresTarget: TargetPart = {
       naturalKey: dataset.naturalKey,
       partition: dataset.partition,
       source: source.rows,
-      parity: {
-        types: Object.fromEntries(dataset.columns.map((c) => [c.name, c.type])),
-        before: { rows: dataset.target, strategy: options.strategy, partition: dataset.partition },
-      },
+      parity: cellParity(dataset, options),
     });
     await inspector.installAudit();
     const proxy = await toxiproxy.createProxy(`${cell.tag}-target`, server.proxyUpstream);

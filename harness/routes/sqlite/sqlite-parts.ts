@@ -6,7 +6,7 @@ import { SqliteInspector } from '../../checkers/sqlite-inspector.ts';
 import { sqliteSourceRows } from '../../checkers/source-rows.ts';
 import type { DatasetType } from '../../data/canonical-value.ts';
 import type { Dataset, DatasetRow } from '../../data/dataset.ts';
-import { CELL_TARGET_TABLE } from '../cell-workload.ts';
+import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
 import type { ConnectorParts, JournalPart, PartCell, SourcePart, TargetPart } from '../parts.ts';
 import { maskedDigest, sqliteDump } from '../state-fingerprint.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
@@ -32,10 +32,6 @@ function bind(type: DatasetType, value: string | null): string | number | bigint
   if (type === 'integer') return BigInt(value);
   if (type === 'double') return Number(value);
   return value;
-}
-
-function typesOf(dataset: Dataset): Record<string, DatasetType> {
-  return Object.fromEntries(dataset.columns.map((c) => [c.name, c.type]));
 }
 
 /** Creates `table` (no unique key) if missing and inserts the rows in one transaction. */
@@ -115,10 +111,7 @@ export const sqliteTarget: TargetPart = {
       naturalKey: dataset.naturalKey,
       partition: dataset.partition,
       source: source.rows,
-      parity: {
-        types: typesOf(dataset),
-        before: { rows: dataset.target, strategy: options.strategy, partition: dataset.partition },
-      },
+      parity: cellParity(dataset, options),
     });
     await inspector.installAudit();
     const url = `sqlite:${FILES.target}`;

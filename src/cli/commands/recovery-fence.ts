@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES, isDponeError } from '../../contracts/errors.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
+import { noFenceAnswer } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
 import {
@@ -36,14 +37,7 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
 
 /** A target written without a fence (capability none) has nothing to read: it cannot tell. */
 const NO_FENCE_READER: FenceReader = {
-  queryFence: async () => ({
-    status: 'unknown',
-    epoch: null,
-    committedEpoch: null,
-    rowsWritten: null,
-    intentDigest: null,
-    holder: null,
-  }),
+  queryFence: async () => noFenceAnswer(),
   [Symbol.asyncDispose]: async () => undefined,
 };
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { exampleCopy } from './example-workload.test-support.ts';
 
@@ -45,5 +46,20 @@ describe('dpone run on the embedded route: its module graph', () => {
     expect(urls.some((url) => url.endsWith('/src/adapters/connectors/sqlite/sqlite-target.ts'))).toBe(true);
     expect(urls.some((url) => url.endsWith('/src/adapters/journal/sqlite/sqlite-journal.ts'))).toBe(true);
     expect(urls.filter((url) => SERVER_MODULES.some((pattern) => pattern.test(url)))).toEqual([]);
+  });
+
+  it('reads a workload written as JSON without loading the YAML library (the harness writes its cells so)', async () => {
+    const example = exampleCopy();
+    const json = example.variant('workload.json.yaml', (text) => `${JSON.stringify(parse(text), null, 2)}\n`);
+    const asJson = await modulesOfRun(['run', '--workload', json, '--json'], example.dir);
+    expect(asJson.exitCode).toBe(0);
+    expect(asJson.urls.some((url) => url.endsWith('/src/adapters/connectors/sqlite/sqlite-target.ts'))).toBe(
+      true,
+    );
+    expect(asJson.urls.filter((url) => url.includes('/node_modules/yaml/'))).toEqual([]);
+    // The same workload as YAML does load it (so the assertion above can fail).
+    const asYaml = await modulesOfRun(['identity', '--workload', example.workload], example.dir);
+    expect(asYaml.exitCode).toBe(0);
+    expect(asYaml.urls.some((url) => url.includes('/node_modules/yaml/'))).toBe(true);
   });
 });

@@ -116,7 +116,7 @@ async function makeStateDir(stateDir: string, workload: Workload): Promise<void>
     const errno = (error as NodeJS.ErrnoException).code ?? 'error';
     const fields = {
       field: 'execution.state_dir',
-      location: locateWorkloadField(workload.file, 'execution.state_dir'),
+      location: await locateWorkloadField(workload.file, 'execution.state_dir'),
     };
     const why = `execution.state_dir ${stateDir} cannot be created (${errno})`;
     if (errno === 'EACCES' || errno === 'EPERM' || errno === 'EROFS')

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../../contracts/endpoint-url.ts';
+import { invalidField } from '../../../contracts/errors.ts';
 
 /** What the connectors need to reach one ClickHouse database over HTTP. */
 export interface ClickHouseEndpoint {
@@ -23,11 +24,6 @@ export const TOMBSTONE_COLUMN = '_dpone_sealed';
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function bad(field: string, why: string): DponeError {
-  // Never echo the URL: it may carry a user or a password.
-  return new DponeError(ERROR_CODES.INVALID_INPUT, `${field} ${why}`, { field });
-}
-
 /**
  * Reads `clickhouse://user@host:port/database?request_timeout_ms=N` (HTTP interface, port 8123 by
  * default). A password passed in (from the environment variable the workload names) wins over the
@@ -38,20 +34,16 @@ export function parseClickHouseUrl(
   password: string | undefined,
   field: string,
 ): ClickHouseEndpoint {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw bad(field, 'is not a URL');
-  }
-  if (parsed.protocol !== 'clickhouse:') throw bad(field, 'is not a clickhouse:// URL');
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || 'default';
-  if (!parsed.hostname) throw bad(field, 'needs a host');
-  if (!IDENT.test(database)) throw bad(field, 'names a bad database (letters, digits, _)');
-  const timeout = parsed.searchParams.get('request_timeout_ms');
-  const requestTimeoutMs = timeout === null ? DEFAULT_REQUEST_TIMEOUT_MS : Number(timeout);
-  if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0)
-    throw bad(field, 'has a bad request_timeout_ms');
+  const parsed = parseEndpointUrl(url, field, ['clickhouse:'], 'a clickhouse:// URL');
+  const database = urlDatabase(parsed) || 'default';
+  if (!parsed.hostname) throw invalidField(field, 'needs a host');
+  if (!IDENT.test(database)) throw invalidField(field, 'names a bad database (letters, digits, _)');
+  const requestTimeoutMs = positiveIntParam(
+    parsed.searchParams,
+    'request_timeout_ms',
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    field,
+  );
   const host = parsed.hostname.includes(':')
     ? `[${parsed.hostname.replace(/^\[|\]$/g, '')}]`
     : parsed.hostname;
@@ -75,7 +67,7 @@ export function clickHouseFenceLocation(url: string, field: string): string {
 /** A table name, `table` or `database.table`, each part a plain identifier. */
 export function checkTableName(name: string, field: string): void {
   if (!name.split('.').every((part) => IDENT.test(part)) || name.split('.').length > 2)
-    throw bad(field, 'must be table or database.table (letters, digits, _)');
+    throw invalidField(field, 'must be table or database.table (letters, digits, _)');
 }
 
 /** Back-quotes an identifier (or `db.table`) for ClickHouse. */

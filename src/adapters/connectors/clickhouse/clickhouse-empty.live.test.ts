@@ -9,6 +9,7 @@ import {
   parkAt,
   request,
   unverified,
+  writeUntilParked,
 } from './fixtures/clickhouse-live.ts';
 
 /**
@@ -66,17 +67,12 @@ describe.skipIf(unverified)('clickhouse empty batch is sealed like any other (li
       const park = parkAt(point);
       await using zombie = await open(db, park.faults);
       await using next = await open(db);
-      await zombie.prepareFence(fence(1), CREATE);
-      const writing = zombie.mutate(request(1, strategy, EMPTY)).then(
-        () => 'returned',
-        (e: { code?: string }) => e.code,
-      );
-      await park.parked;
+      const { outcome } = await writeUntilParked(zombie, park.parked, request(1, strategy, EMPTY));
       // Late source rows: the next holder reads two rows where the zombie read none.
       await next.prepareFence(fence(2), CREATE);
       expect(await next.mutate(request(2, strategy))).toEqual({ applied: true, rowsWritten: 2, epoch: 2 });
       park.release();
-      const zombieEnd = await writing;
+      const zombieEnd = await outcome;
       expect([ERROR_CODES.FENCED, ERROR_CODES.COMMIT_UNKNOWN]).toContain(zombieEnd);
       expect(await count(db, "part = 'p1'")).toBe(2);
       expect(await next.queryFence('op-1')).toMatchObject({

@@ -1,4 +1,5 @@
 import type { FenceAnswer, TargetConnector } from '../../../ports/connector.ts';
+import { noFenceAnswer } from '../../../ports/connector.ts';
 import { checkTableName, parseClickHouseUrl, quoteString, splitTable } from './clickhouse-config.ts';
 import { FENCE_TABLE, fenceUnavailable } from './clickhouse-fence.ts';
 import { readFence } from './clickhouse-reading.ts';
@@ -7,15 +8,6 @@ import { openClickHouseSql } from './clickhouse-session.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 export type ClickHouseFenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
-
-const NO_FENCE: FenceAnswer = {
-  status: 'unknown',
-  epoch: null,
-  committedEpoch: null,
-  rowsWritten: null,
-  intentDigest: null,
-  holder: null,
-};
 
 async function fenceTableExists(sql: ClickHouseSql, database: string): Promise<boolean> {
   const rows = await sql.rows<{ name: string }>(
@@ -52,7 +44,7 @@ export async function openClickHouseFenceReader(options: {
     async queryFence(operationId: string): Promise<FenceAnswer> {
       let reading;
       try {
-        if (!(await fenceTableExists(sql, endpoint.database))) return NO_FENCE;
+        if (!(await fenceTableExists(sql, endpoint.database))) return noFenceAnswer();
         reading = await readFence(site, operationId);
       } catch (error) {
         throw fenceUnavailable(operationId, error);

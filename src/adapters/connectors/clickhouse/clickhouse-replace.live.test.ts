@@ -8,6 +8,7 @@ import {
   parkAt,
   request,
   unverified,
+  writeUntilParked,
 } from './fixtures/clickhouse-live.ts';
 
 /**
@@ -55,12 +56,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     await seedOldRows(db);
     const park = parkAt('target.commit:after');
     const dead = await open(db, park.faults);
-    await dead.prepareFence(fence(1), CREATE);
-    const writing = dead.mutate(request(1, 'replace-partition')).then(
-      () => 'returned',
-      (e: { code?: string }) => e.code,
-    );
-    await park.parked;
+    const { outcome } = await writeUntilParked(dead, park.parked, request(1, 'replace-partition'));
     await live.server().restart('SIGKILL');
     // The old rows are back and nothing will delete them: never answer committed now.
     expect(await count(db, "part = 'p1'")).toBe(4);
@@ -79,7 +75,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
       epoch: 1,
     });
     park.release();
-    expect([ERROR_CODES.COMMIT_UNKNOWN, ERROR_CODES.FENCED]).toContain(await writing);
+    expect([ERROR_CODES.COMMIT_UNKNOWN, ERROR_CODES.FENCED]).toContain(await outcome);
     await dead.close();
     expect(await count(db, "part = 'p1'")).toBe(2);
     expect(await count(db, "part = 'p2'")).toBe(1);
@@ -90,9 +86,7 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     await seedOldRows(db);
     const park = parkAt('target.commit:after');
     const dead = await open(db, park.faults);
-    await dead.prepareFence(fence(1), CREATE);
-    void dead.mutate(request(1, 'replace-partition')).catch(() => undefined);
-    await park.parked;
+    await writeUntilParked(dead, park.parked, request(1, 'replace-partition'));
     expect(await count(db, "part = 'p1'")).toBe(2); // the old parts are only outdated in memory
     await using reader = await open(db, undefined, { settleWaitMs: 200 });
     await expect(reader.queryFence('op-1')).rejects.toMatchObject({ code: ERROR_CODES.FENCE_UNAVAILABLE });

@@ -6,7 +6,7 @@ import type {
   SourceConnector,
   SourceReadRequest,
 } from '../../../ports/connector.ts';
-import { rowStreamOf } from '../../../ports/row-stream.ts';
+import { checkSourceColumns, rowStreamOf } from '../../../ports/row-stream.ts';
 import { checkTableName, parseClickHouseUrl, quoteName, quoteString } from './clickhouse-config.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
@@ -46,11 +46,7 @@ export class ClickHouseSource implements SourceConnector {
   }
 
   static async open(options: ClickHouseSourceOptions): Promise<ClickHouseSource> {
-    if (options.columns.length === 0) {
-      throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a ClickHouse source needs at least one column', {
-        field: 'data.columns',
-      });
-    }
+    checkSourceColumns(options.columns, 'a ClickHouse source');
     checkTableName(options.table, 'source.table');
     const sql =
       options.sql ??

@@ -17,6 +17,7 @@ import {
   parkAt,
   request,
   unverified,
+  writeUntilParked,
 } from './fixtures/clickhouse-live.ts';
 
 const live = liveClickHouse('conn');
@@ -102,18 +103,13 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence(fence(1), CREATE);
-    const writing = zombie.mutate(request(1)).then(
-      () => 'returned',
-      (e: { code?: string }) => e.code,
-    );
-    await park.parked;
+    const { outcome } = await writeUntilParked(zombie, park.parked);
     // Staging written, not attached: a read-only query cannot rule out the swap still landing.
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'unknown' });
     await next.prepareFence(fence(2), CREATE);
     expect(await next.queryFence('op-1')).toMatchObject({ status: 'not-committed', epoch: 2 });
     park.release();
-    expect(await writing).toBe(ERROR_CODES.FENCED);
+    expect(await outcome).toBe(ERROR_CODES.FENCED);
     expect(await count(db)).toBe(0);
     await next.mutate(request(2));
     expect(await count(db)).toBe(2);
@@ -125,15 +121,10 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.stage:before');
     await using zombie = await open(db, park.faults);
     await using next = await open(db);
-    await zombie.prepareFence(fence(1), CREATE);
-    const writing = zombie.mutate(request(1)).then(
-      () => 'returned',
-      (e: { code?: string }) => e.code,
-    );
-    await park.parked;
+    const { outcome } = await writeUntilParked(zombie, park.parked);
     await next.prepareFence(fence(2), CREATE);
     park.release();
-    expect(await writing).toBe(ERROR_CODES.FENCED);
+    expect(await outcome).toBe(ERROR_CODES.FENCED);
     expect(await count(db)).toBe(0);
     // The guard that does not depend on the zombie re-reading the fence: its name is a tombstone.
     const sql = await openClickHouseSql(parseClickHouseUrl(live.server().url(db), undefined, 'test'));
@@ -149,9 +140,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     const park = parkAt('target.commit:after');
     await using dead = await open(db, park.faults);
     await using next = await open(db);
-    await dead.prepareFence(fence(1), CREATE);
-    void dead.mutate(request(1)).catch(() => undefined);
-    await park.parked;
+    await writeUntilParked(dead, park.parked);
     expect(await next.queryFence('op-1')).toMatchObject({
       status: 'committed',
       epoch: 1,

@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FenceAnswer, FenceEvidence, FenceRef, PrepareFenceMode } from '../../../ports/connector.ts';
+import { noFenceAnswer } from '../../../ports/connector.ts';
 import type { MarkerDialect, SqlResult, SqlRunner } from './marker-dialect.ts';
 import type { FenceSql } from './marker-sql.ts';
 
@@ -114,16 +115,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 /** Decodes the fence row (drivers return BIGINT as number, bigint or string). */
 export function toAnswer(result: SqlResult): FenceAnswer {
   const row = result.rows[0];
-  if (row === undefined) {
-    return {
-      status: 'unknown',
-      epoch: null,
-      committedEpoch: null,
-      rowsWritten: null,
-      intentDigest: null,
-      holder: null,
-    };
-  }
+  if (row === undefined) return noFenceAnswer();
   const committed = row.status === 'committed';
   return {
     status: committed ? 'committed' : 'not-committed',

@@ -9,6 +9,7 @@ import type {
   MutationRequest,
   TargetConnector,
 } from '../../../ports/connector.ts';
+import { noFenceAnswer } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import type { MarkerDialect } from './marker-dialect.ts';
@@ -16,18 +17,6 @@ import { commitUnknown } from './marker-fence.ts';
 
 /** Where a target without a fence keeps it: nowhere (recorded in the journal like any location). */
 export const NO_FENCE_LOCATION = 'none';
-
-/** What a target without a fence answers about any operation: it cannot tell. */
-function noFence(holder: string | null): FenceAnswer {
-  return {
-    status: 'unknown',
-    epoch: null,
-    committedEpoch: null,
-    rowsWritten: null,
-    intentDigest: null,
-    holder,
-  };
-}
 
 /**
  * A SQL target WITHOUT a fence: the capability `none` of the spec, what a connector is before any
@@ -52,7 +41,7 @@ export class PlainTarget implements TargetConnector {
 
   /** No fence to install: nothing is sent to the target, and the answer says there is none. */
   async prepareFence(fence: FenceRef): Promise<FenceEvidence> {
-    return { ...noFence(fence.holder), installed: false };
+    return { ...noFenceAnswer(fence.holder), installed: false };
   }
 
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
@@ -77,7 +66,7 @@ export class PlainTarget implements TargetConnector {
 
   /** Nothing to read: a target without a fence cannot prove any outcome. */
   async queryFence(): Promise<FenceAnswer> {
-    return noFence(null);
+    return noFenceAnswer();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../../contracts/endpoint-url.ts';
+import { invalidField } from '../../../contracts/errors.ts';
 
 /** The slice of the `mssql` driver's pool configuration the connectors set (kysely-style). */
 export interface MssqlPoolConfig {
@@ -26,25 +27,12 @@ const TRUE = new Set(['1', 'true', 'yes']);
 const FALSE = new Set(['0', 'false', 'no']);
 const SECRET_PARAMS = /^(password|pwd|pass|passwd|secret|token)$/i;
 
-function bad(field: string, why: string): DponeError {
-  // Never echo the URL: it may carry a password, and its host is not ours to publish.
-  return new DponeError(ERROR_CODES.INVALID_INPUT, `${field} ${why}`, { field });
-}
-
 function flag(q: URLSearchParams, name: string, fallback: boolean, field: string): boolean {
   const value = q.get(name)?.toLowerCase();
   if (value === undefined) return fallback;
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
-  throw bad(field, `has a bad ${name} (true or false)`);
-}
-
-function positiveInt(q: URLSearchParams, name: string, fallback: number, field: string): number {
-  const value = q.get(name);
-  if (value === null) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw bad(field, `has a bad ${name}`);
-  return n;
+  throw invalidField(field, `has a bad ${name} (true or false)`);
 }
 
 /**
@@ -60,30 +48,24 @@ export function parseMssqlConnectorUrl(
   field: string,
   appName: string,
 ): MssqlPoolConfig {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw bad(field, 'is not a URL');
-  }
-  if (url.protocol !== 'mssql:' && url.protocol !== 'sqlserver:') throw bad(field, 'is not an mssql:// URL');
+  const url = parseEndpointUrl(text, field, ['mssql:', 'sqlserver:'], 'an mssql:// URL');
   const q = url.searchParams;
   if (url.password !== '' || [...q.keys()].some((key) => SECRET_PARAMS.test(key))) {
-    throw bad(field, 'must not carry a password: name the variable that holds it in password_env');
+    throw invalidField(field, 'must not carry a password: name the variable that holds it in password_env');
   }
-  const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const database = urlDatabase(url);
   if (url.hostname === '' || database === '' || database.includes('/'))
-    throw bad(field, 'needs a host and a database (mssql://user@host:port/database)');
+    throw invalidField(field, 'needs a host and a database (mssql://user@host:port/database)');
   const port = url.port === '' ? undefined : Number(url.port);
   const instanceName = q.get('instanceName') ?? undefined;
-  const queryTimeout = positiveInt(q, 'query_timeout_ms', DEFAULT_TIMEOUTS.queryTimeoutMs, field);
+  const queryTimeout = positiveIntParam(q, 'query_timeout_ms', DEFAULT_TIMEOUTS.queryTimeoutMs, field);
   return {
     server: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     ...(port !== undefined ? { port } : {}),
     database,
     ...(url.username !== '' ? { user: decodeURIComponent(url.username) } : {}),
     ...(password !== undefined ? { password } : {}),
-    connectionTimeout: positiveInt(q, 'connect_timeout_ms', DEFAULT_TIMEOUTS.connectTimeoutMs, field),
+    connectionTimeout: positiveIntParam(q, 'connect_timeout_ms', DEFAULT_TIMEOUTS.connectTimeoutMs, field),
     requestTimeout: queryTimeout,
     // One connection does all the work of a target; a second lets a close overlap a reconnect.
     pool: { max: 2, min: 0 },
@@ -117,7 +99,7 @@ export function redactMssqlUrl(text: string): string {
 
 /** Quotes one T-SQL identifier: `[name]`, with `]` doubled. */
 export function quoteIdentifier(name: string): string {
-  if (name === '' || name.length > 128) throw bad('identifier', 'must be 1 to 128 characters');
+  if (name === '' || name.length > 128) throw invalidField('identifier', 'must be 1 to 128 characters');
   return `[${name.replaceAll(']', ']]')}]`;
 }
 

@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
-import { rowStreamOf } from '../../../ports/row-stream.ts';
+import { checkSourceColumns, rowStreamOf } from '../../../ports/row-stream.ts';
 import { parseMssqlConnectorUrl, quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession, bind } from './mssql-session.ts';
@@ -44,11 +44,7 @@ export class MssqlSource implements SourceConnector {
 
   /** Validates the URL and columns; no I/O until the first read. */
   static async open(options: MssqlSourceOptions): Promise<MssqlSource> {
-    if (options.columns.length === 0) {
-      throw new DponeError(ERROR_CODES.INVALID_INPUT, 'an MSSQL source needs at least one column', {
-        field: 'data.columns',
-      });
-    }
+    checkSourceColumns(options.columns, 'an MSSQL source');
     const config = parseMssqlConnectorUrl(options.url, options.password, 'source.url', 'dpone-source');
     return new MssqlSource(new MssqlSession(config, options.loadDriver), options);
   }

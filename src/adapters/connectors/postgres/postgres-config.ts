@@ -1,4 +1,5 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../../contracts/endpoint-url.ts';
+import { invalidField } from '../../../contracts/errors.ts';
 import { refusedSchema } from '../../../contracts/postgres-names.ts';
 
 /** The slice of `pg`'s client configuration the connectors set. */
@@ -45,18 +46,6 @@ export const SESSION_SETTINGS: Readonly<Record<string, string>> = {
 
 const PINNED = Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`);
 
-function bad(field: string, why: string): DponeError {
-  // Never echo the URL: it may carry a password.
-  return new DponeError(ERROR_CODES.INVALID_INPUT, `${field} ${why}`, { field });
-}
-
-function positiveInt(value: string | null, fallback: number, field: string, name: string): number {
-  if (value === null) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw bad(field, `has a bad ${name}`);
-  return n;
-}
-
 /**
  * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=`.
  * A password passed in (from the environment variable the workload names) wins over the URL's.
@@ -67,23 +56,11 @@ export function parsePostgresUrl(
   field: string,
   applicationName: string,
 ): PostgresClientConfig {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw bad(field, 'is not a URL');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw bad(field, 'is not a postgres:// URL');
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
-  if (!parsed.hostname || !database) throw bad(field, 'needs a host and a database');
+  const parsed = parseEndpointUrl(url, field, ['postgres:', 'postgresql:'], 'a postgres:// URL');
+  const database = urlDatabase(parsed);
+  if (!parsed.hostname || !database) throw invalidField(field, 'needs a host and a database');
   const q = parsed.searchParams;
-  const queryTimeout = positiveInt(
-    q.get('query_timeout_ms'),
-    DEFAULT_TIMEOUTS.queryTimeoutMs,
-    field,
-    'query_timeout_ms',
-  );
+  const queryTimeout = positiveIntParam(q, 'query_timeout_ms', DEFAULT_TIMEOUTS.queryTimeoutMs, field);
   const secret = password ?? (parsed.password ? decodeURIComponent(parsed.password) : undefined);
   return {
     host: parsed.hostname,
@@ -91,11 +68,11 @@ export function parsePostgresUrl(
     user: decodeURIComponent(parsed.username || 'postgres'),
     ...(secret !== undefined ? { password: secret } : {}),
     database,
-    connectionTimeoutMillis: positiveInt(
-      q.get('connect_timeout_ms'),
+    connectionTimeoutMillis: positiveIntParam(
+      q,
+      'connect_timeout_ms',
       DEFAULT_TIMEOUTS.connectTimeoutMs,
       field,
-      'connect_timeout_ms',
     ),
     query_timeout: queryTimeout,
     statement_timeout: queryTimeout,
@@ -110,9 +87,9 @@ export function parsePostgresUrl(
 function searchPath(schema: string | null, field: string): string[] {
   if (schema === null) return [];
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
-    throw bad(field, 'has a bad schema (lower-case letters, digits, _)');
+    throw invalidField(field, 'has a bad schema (lower-case letters, digits, _)');
   const refused = refusedSchema(schema);
-  if (refused) throw bad(field, `names ?schema=${schema}: ${refused}`);
+  if (refused) throw invalidField(field, `names ?schema=${schema}: ${refused}`);
   return [`-c search_path=${schema}`];
 }
 

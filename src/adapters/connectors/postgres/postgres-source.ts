@@ -7,7 +7,7 @@ import type {
   SourceConnector,
   SourceReadRequest,
 } from '../../../ports/connector.ts';
-import { DEFAULT_CHUNK_ROWS, rowStream } from '../../../ports/row-stream.ts';
+import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../../ports/row-stream.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
@@ -40,11 +40,7 @@ export class PostgresSource implements SourceConnector {
   }
 
   static async open(options: PostgresSourceOptions): Promise<PostgresSource> {
-    if (options.columns.length === 0) {
-      throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a PostgreSQL source needs at least one column', {
-        field: 'data.columns',
-      });
-    }
+    checkSourceColumns(options.columns, 'a PostgreSQL source');
     return new PostgresSource(
       new PostgresSession(parsePostgresUrl(options.url, options.password, 'source.url', 'dpone-source')),
       options,

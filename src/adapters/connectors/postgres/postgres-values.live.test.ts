@@ -52,6 +52,9 @@ async function sql(user: string, password: string, statements: readonly string[]
 
 const admin = (statements: readonly string[]) => sql(cluster.user, cluster.password, statements);
 const url = (user: string) => `postgres://${user}@${cluster.host}:${cluster.port}/${DB}`;
+/** The source as the odd-settings source role reads it. */
+const openSource = () =>
+  PostgresSource.open({ url: url('src_role'), password: PASSWORD, table: 'src', columns: COLUMNS });
 
 describe.skipIf(unverified)('postgres values arrive exactly whatever the roles set (live)', () => {
   beforeAll(async () => {
@@ -91,12 +94,7 @@ describe.skipIf(unverified)('postgres values arrive exactly whatever the roles s
   });
 
   it('reads the date partition in its type and writes every value identical, per value', async () => {
-    await using source = await PostgresSource.open({
-      url: url('src_role'),
-      password: PASSWORD,
-      table: 'src',
-      columns: COLUMNS,
-    });
+    await using source = await openSource();
     const rows = await collectRows(
       await source.read({ partitionColumn: 'day', partitionValue: '2026-07-05' }),
     );
@@ -131,12 +129,7 @@ describe.skipIf(unverified)('postgres values arrive exactly whatever the roles s
   });
 
   it('compares the partition in the column type: 2026-7-5 is the date 2026-07-05', async () => {
-    await using source = await PostgresSource.open({
-      url: url('src_role'),
-      password: PASSWORD,
-      table: 'src',
-      columns: COLUMNS,
-    });
+    await using source = await openSource();
     const rows = await collectRows(await source.read({ partitionColumn: 'day', partitionValue: '2026-7-5' }));
     const [id, day] = [COLUMNS.indexOf('id'), COLUMNS.indexOf('day')];
     expect(rows.map((row) => [row[id], row[day]]).sort()).toEqual([
@@ -147,12 +140,7 @@ describe.skipIf(unverified)('postgres values arrive exactly whatever the roles s
   });
 
   it('a partition value the column type cannot read is bad input naming data.partition.value', async () => {
-    await using source = await PostgresSource.open({
-      url: url('src_role'),
-      password: PASSWORD,
-      table: 'src',
-      columns: COLUMNS,
-    });
+    await using source = await openSource();
     await expect(source.read({ partitionColumn: 'day', partitionValue: '2026-13-45' })).rejects.toMatchObject(
       {
         code: ERROR_CODES.INVALID_INPUT,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
-import { DEFAULT_CHUNK_ROWS, rowStream } from '../../../ports/row-stream.ts';
+import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../../ports/row-stream.ts';
 import { partitionChunks } from './sqlite-chunks.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqliteReadOnly } from './sqlite-connection.ts';
@@ -53,11 +53,7 @@ export class SqliteSource implements SourceConnector {
 
   /** Opens the source file; rejects with ENVIRONMENT_UNAVAILABLE when it cannot be opened. */
   static async open(path: string, table: string, columns: readonly string[]): Promise<SqliteSource> {
-    if (columns.length === 0) {
-      throw new DponeError(ERROR_CODES.INVALID_INPUT, 'a SQLite source needs at least one column', {
-        field: 'data.columns',
-      });
-    }
+    checkSourceColumns(columns, 'a SQLite source');
     // Opening a missing file would create an empty database and hide the mistake.
     if (!existsSync(path)) {
       throw new DponeError(
