@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CERTIFY_COMMANDS } from '../harness/cli/commands.ts';
+import { CELL_TEXTS } from '../harness/data/cell-text.ts';
 
 /**
  * No leaks, checked: every connection setting carries a canary secret and the source rows carry
@@ -251,5 +252,29 @@ describe('no canary secret or row value leaks', () => {
         .map((f) => readFileSync(f, 'latin1')),
     ];
     expect(rowValues.filter((text) => /item-\d+/.test(text))).toEqual([]);
+    // The value-changed variant's cells fail parity at a key: the evidence names the key and the
+    // differing column, while none of the label texts every cell's source holds (the NFD one is
+    // what the variant changed) appears anywhere, in UTF-8 as written.
+    const texts = [
+      ...outputs.map((o) => o.text),
+      ...files(out)
+        .filter((f) => !DATA_FILES.test(f))
+        .map((f) => readFileSync(f, 'utf8')),
+    ];
+    const labels = CELL_TEXTS.filter((text): text is string => text !== null && text.length >= 6);
+    expect(labels.length).toBeGreaterThan(4);
+    expect(labels.filter((label) => texts.some((text) => text.includes(label)))).toEqual([]);
+    const evidence = JSON.parse(
+      readFileSync(
+        produced.map((p) => join(out, p)).find((p) => p.endsWith('evidence.json'))!,
+        'utf8',
+      ),
+    ) as { cells: { target: { first_difference?: unknown } | null }[] };
+    const differences = evidence.cells.map((cell) => cell.target?.first_difference).filter(Boolean);
+    expect(differences).toContainEqual({
+      key: { id: expect.stringMatching(/^\d+$/) },
+      kind: 'value',
+      columns: ['label'],
+    });
   });
 });

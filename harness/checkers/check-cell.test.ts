@@ -52,6 +52,9 @@ describe('checkCell on cells the real executor ran against real SQLite files', (
     expect(result.checks.find((check) => check.name === 'duplicates')?.detail).toMatch(
       /3 duplicate rows .* key sha256:/,
     );
+    expect(result.checks.find((check) => check.name === 'parity')?.detail).toMatch(
+      /; first difference at day=2026-01-01, id=1: duplicated in the target$/,
+    );
   });
 
   it('fails a success (exit 0) the target cannot prove', async () => {

@@ -8,6 +8,7 @@ import { landings, parsePartName } from './clickhouse-landings.ts';
 import type { SourceRows } from './source-rows.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
+import { firstDifference } from './first-difference.ts';
 import type { CellScalar, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromTrail } from './target-inspector.ts';
 
@@ -159,11 +160,15 @@ export class ClickHouseInspector implements TargetInspector {
       target_row_keys: target.map((row) => keyDigest(row, naturalKey)).sort(),
       target_row_digests: target.map((row) => rowDigest(row, columns)).sort(),
     };
-    return snapshotFromTrail(trail, {
-      row_count: source.length,
-      digest: setDigest(source.map((row) => rowDigest(row, columns))),
-      batch_rows: batch.length,
-    });
+    return snapshotFromTrail(
+      trail,
+      {
+        row_count: source.length,
+        digest: setDigest(source.map((row) => rowDigest(row, columns))),
+        batch_rows: batch.length,
+      },
+      firstDifference(target, source, naturalKey, columns),
+    );
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,14 @@
 import type { CheckRecord } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
+import { describeDifference } from './first-difference.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
 const NAME = 'parity';
 
 /**
  * The target holds exactly the source partition: same count and same order-independent digest.
- * A cell expected to end stopped may also leave the target empty.
+ * A cell expected to end stopped may also leave the target empty. A failure names the first
+ * differing natural key and how it differs, when the inspector recorded it (never row values).
  */
 export const parityChecker: Checker = {
   name: NAME,
@@ -19,10 +21,13 @@ export const parityChecker: Checker = {
     if (expectation.end === 'stopped' && target.row_count === 0) {
       return record(NAME, 'PASS', 'target empty: the operation stopped before any mutation');
     }
+    const first = target.first_difference
+      ? `; first difference at ${describeDifference(target.first_difference)}`
+      : '';
     return record(
       NAME,
       'FAIL',
-      `target ${target.row_count} rows ${target.target_digest} differs from source ${target.source_row_count} rows ${target.source_digest}`,
+      `target ${target.row_count} rows ${target.target_digest} differs from source ${target.source_row_count} rows ${target.source_digest}${first}`,
     );
   },
 };

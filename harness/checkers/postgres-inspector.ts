@@ -7,6 +7,7 @@ import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './t
 import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
+import { firstDifference } from './first-difference.ts';
 import type { SourceRows } from './source-rows.ts';
 
 /** A direct connection of the harness's own (never a worker's, never through a test proxy). */
@@ -137,10 +138,11 @@ export class PostgresInspector implements TargetInspector {
 
   async snapshot(): Promise<TargetSnapshot> {
     const { schema, targetTable, sourceTable, columns, naturalKey, partition, parity = {} } = this.#options;
-    const digests = (raw: Record<string, CellScalar>): RowDigests => {
-      const row = comparableRow(raw, columns, parity.types);
-      return { key: keyDigest(row, naturalKey), row: rowDigest(row, columns) };
-    };
+    const comparable = (raw: Record<string, CellScalar>) => comparableRow(raw, columns, parity.types);
+    const digests = (row: Record<string, CellScalar>): RowDigests => ({
+      key: keyDigest(row, naturalKey),
+      row: rowDigest(row, columns),
+    });
     const other = this.#options.source ? await this.#options.source.read() : null;
     const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
     return this.#with('target and source', async (client) => {
@@ -162,17 +164,15 @@ export class PostgresInspector implements TargetInspector {
         key: auditKeyDigest(row.key_json),
         marker: `txid:${row.txid}`,
       }));
+      const got = (target.rows as Record<string, CellScalar>[]).map(comparable);
+      const expected = expectedRows((source.rows as Record<string, CellScalar>[]).map(comparable), parity);
       return snapshotFromReading({
-        target: (target.rows as Record<string, CellScalar>[]).map(digests),
-        source: expectedRows(
-          (source.rows as Record<string, CellScalar>[]).map((row) =>
-            comparableRow(row, columns, parity.types),
-          ),
-          parity,
-        ).map((row) => ({ key: keyDigest(row, naturalKey), row: rowDigest(row, columns) })),
+        target: got.map(digests),
+        source: expected.map(digests),
         inserts,
         markerKind: 'transaction',
         batchRows: source.rows.length,
+        firstDifference: firstDifference(got, expected, naturalKey, columns),
       });
     });
   }

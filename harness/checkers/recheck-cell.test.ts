@@ -40,6 +40,19 @@ describe('recheckCell (pure, from stored data alone)', () => {
     );
   });
 
+  it('keeps the first difference the inspector read, and names one stored beside parity', () => {
+    expect(caught.target?.first_difference).toMatchObject({ kind: 'duplicate' });
+    const parity = recheckCell(caught).checks.find((check) => check.name === 'parity');
+    expect(parity?.detail).toMatch(/first difference at day=2026-01-01, id=1: duplicated in the target$/);
+    const forged: CellEvidence = {
+      ...passing,
+      target: { ...passing.target!, first_difference: { key: { id: '1' }, kind: 'missing' } },
+    };
+    expect(recheckCell(forged).differences).toEqual([
+      'target.first_difference: stored, but the trail shows parity',
+    ]);
+  });
+
   it('keeps a cell that never ran at UNVERIFIED at best', () => {
     const never: CellEvidence = {
       ...passing,

@@ -38,11 +38,17 @@ function recheckTarget(stored: TargetSnapshot, differences: string[]): TargetSna
       differences.push(`target.row_parity: stored ${stored.row_parity}, recomputed ${parity}`);
     return { ...stored, row_parity: parity };
   }
-  const recomputed = snapshotFromTrail(stored.audit, {
-    row_count: stored.source_row_count,
-    digest: stored.source_digest,
-    ...(stored.batch_rows !== undefined ? { batch_rows: stored.batch_rows } : {}),
-  });
+  // The first difference was read from the rows, which the trail cannot replay: it is kept
+  // where the trail shows no parity, and a stored one beside parity is a contradiction.
+  const recomputed = snapshotFromTrail(
+    stored.audit,
+    {
+      row_count: stored.source_row_count,
+      digest: stored.source_digest,
+      ...(stored.batch_rows !== undefined ? { batch_rows: stored.batch_rows } : {}),
+    },
+    stored.first_difference,
+  );
   for (const field of TARGET_FIELDS) {
     if (show(stored[field]) !== show(recomputed[field])) {
       differences.push(
@@ -50,6 +56,8 @@ function recheckTarget(stored: TargetSnapshot, differences: string[]): TargetSna
       );
     }
   }
+  if (recomputed.row_parity && stored.first_difference)
+    differences.push('target.first_difference: stored, but the trail shows parity');
   return recomputed;
 }
 

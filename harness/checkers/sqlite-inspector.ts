@@ -9,6 +9,7 @@ import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './t
 import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
+import { firstDifference } from './first-difference.ts';
 import type { SourceRows } from './source-rows.ts';
 
 export interface SqliteInspectorOptions {
@@ -105,12 +106,15 @@ export class SqliteInspector implements TargetInspector {
     });
     const { target, inserts } = this.#readTarget();
     const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
+    const got = target.map(comparable);
+    const expected = expectedRows(source.map(comparable), parity);
     return snapshotFromReading({
-      target: target.map(comparable).map(digests),
-      source: expectedRows(source.map(comparable), parity).map(digests),
+      target: got.map(digests),
+      source: expected.map(digests),
       inserts,
       markerKind: 'serialized-runs',
       batchRows: source.length,
+      firstDifference: firstDifference(got, expected, naturalKey, columns),
     });
   }
 

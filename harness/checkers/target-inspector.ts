@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { TargetAuditTrail, TargetSnapshot } from '../evidence/evidence-types.ts';
+import type { TargetAuditTrail, TargetFirstDifference, TargetSnapshot } from '../evidence/evidence-types.ts';
 import { canonicalJson } from '../evidence/evidence-digest.ts';
 
 /**
  * The checker's own view of a route's target. An inspector reads the target and the source
  * ITSELF (its own driver connection, never the connector under test or its fence) and returns
- * digests and counts only: no row values ever leave it.
+ * digests and counts only, and without parity the first differing natural key with the names of
+ * the differing columns (first-difference.ts): no other row values ever leave it.
  *
  * Lifecycle: the route creates the inspector for a fresh cell, calls `installAudit()` before any
  * worker starts, and `snapshot()` after the last worker ended. Both are safe to call again.
@@ -51,6 +52,8 @@ export interface TargetReading {
   readonly markerKind: TargetAuditTrail['marker_kind'];
   /** Source rows of the loaded partition (one whole mutation's size), when `source` holds more. */
   readonly batchRows?: number;
+  /** Where the target first differs from `source` (first-difference.ts); kept only without parity. */
+  readonly firstDifference?: TargetFirstDifference;
 }
 
 export type CellScalar = string | number | bigint | null;
@@ -141,14 +144,16 @@ export function duplicatesOf(rowKeys: readonly string[]): { rows: number; keys: 
 export function snapshotFromTrail(
   trail: TargetAuditTrail,
   source: { readonly row_count: number; readonly digest: string; readonly batch_rows?: number },
+  firstDifference?: TargetFirstDifference,
 ): TargetSnapshot {
   const duplicates = duplicatesOf(trail.target_row_keys);
   const targetDigest = setDigest(trail.target_row_digests);
   const rowCount = trail.target_row_digests.length;
+  const parity = rowCount === source.row_count && targetDigest === source.digest;
   return {
     mutations: trail.mutation_records.length,
     duplicate_rows: duplicates.rows,
-    row_parity: rowCount === source.row_count && targetDigest === source.digest,
+    row_parity: parity,
     row_count: rowCount,
     source_row_count: source.row_count,
     ...(source.batch_rows !== undefined ? { batch_rows: source.batch_rows } : {}),
@@ -156,6 +161,7 @@ export function snapshotFromTrail(
     source_digest: source.digest,
     duplicate_keys: duplicates.keys,
     audit: trail,
+    ...(!parity && firstDifference ? { first_difference: firstDifference } : {}),
   };
 }
 
@@ -168,9 +174,13 @@ export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
     target_row_keys: reading.target.map((row) => row.key).sort(),
     target_row_digests: reading.target.map((row) => row.row).sort(),
   };
-  return snapshotFromTrail(trail, {
-    row_count: reading.source.length,
-    digest: setDigest(reading.source.map((row) => row.row)),
-    ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
-  });
+  return snapshotFromTrail(
+    trail,
+    {
+      row_count: reading.source.length,
+      digest: setDigest(reading.source.map((row) => row.row)),
+      ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
+    },
+    reading.firstDifference,
+  );
 }

@@ -70,6 +70,25 @@ export interface TargetSnapshot {
   readonly duplicate_keys: readonly string[];
   /** Value-free raw data `certify verify` recomputes the fields above from (absent if not recorded). */
   readonly audit?: TargetAuditTrail;
+  /**
+   * Without parity: the first natural key, in key order, at which the target differs from what it
+   * must hold, read by the inspector from the rows themselves (the trail cannot recompute it).
+   * Absent with parity, and in evidence from before it was recorded.
+   */
+  readonly first_difference?: TargetFirstDifference;
+}
+
+/**
+ * Where parity first fails, value-free: the natural key (identifiers, printable) and how the
+ * target differs there — `missing` (expected, not in the target, or fewer times), `extra` (in the
+ * target, not expected), `duplicate` (in the target more times than expected), `value` (present
+ * as often as expected; `columns` names the differing columns, never their values).
+ */
+export interface TargetFirstDifference {
+  /** Natural-key column to its value in canonical text (null for a NULL key part). */
+  readonly key: Readonly<Record<string, string | null>>;
+  readonly kind: 'missing' | 'extra' | 'duplicate' | 'value';
+  readonly columns?: readonly string[];
 }
 
 /** The harness audit as read back from the target: digests and counts only, never row values. */

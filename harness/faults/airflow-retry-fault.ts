@@ -45,11 +45,14 @@ async function runTry(
  * process; a try is lost at a seeded point (SIGKILL) or succeeds while its XCom is lost (Airflow
  * then fails it and retries); the XCom file is deleted before every try. The last try is clean.
  * Correctness may not depend on the XCom: the end must be COMPLETE with exactly one mutation.
+ * On a target without a fence (capability none) every try that began the mutation, or found it
+ * begun, must stop at COMMIT_UNKNOWN: the tries are then replay-unknown's cells (a try that
+ * replays lands a second mutation), and the runner's operator settles the outcome afterwards.
  */
 export const airflowRetryFault: FaultModule<'airflow-retry'> = {
   kind: 'airflow-retry',
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
-  plan: (spec, { seed, traces }) => {
+  plan: (spec, { seed, traces, fence }) => {
     const tries = spec.tries ?? 4;
     return Array.from({ length: spec.cases ?? 3 }, (_, index) => {
       const random = seededRandom(deriveSeed(seed, `airflow-retry-${index + 1}`));
@@ -63,7 +66,7 @@ export const airflowRetryFault: FaultModule<'airflow-retry'> = {
         localId: `seed${seed}-${index + 1}`,
         fault: { kind: 'airflow-retry', workers: tries, losses },
         params: { losses },
-        sensitive: false,
+        sensitive: fence === 'none',
       };
     });
   },

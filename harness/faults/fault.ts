@@ -31,6 +31,8 @@ export interface PlanContext {
   readonly lossModes?: Route['lossModes'];
   /** What the route's cells can do (proxies, servers to kill, its own network phases). */
   readonly capabilities?: Route['capabilities'];
+  /** `none`: the scenario's target is written without a fence (capability none, plain writes). */
+  readonly fence?: 'none';
 }
 
 export interface WorkerOptions {

@@ -203,4 +203,25 @@ describe('unsafe variants per target configuration', () => {
     expect(cells.every((cell) => cell.workload.fence === 'none')).toBe(true);
     expect(keys).toEqual(['sqlite/append/20/fence-none']);
   });
+
+  it('airflow-retry tries on a fenceless target are replay-unknown cells; on a fenced one, no variant cells', async () => {
+    const faults = 'faults:\n  - kind: airflow-retry\n    tries: 4\n    cases: 3\n';
+    const fenceless = await planCells([scenario(`name: f\nworkload:\n  fence: none\n${faults}`)], {
+      variants: VARIANTS,
+      traces: () => BOOK,
+    });
+    expect(fenceless.map((cell) => cell.id)).toEqual([
+      'f/seed42-1',
+      'f/seed42-1@replay-unknown',
+      'f/seed42-2',
+      'f/seed42-2@replay-unknown',
+      'f/seed42-3',
+      'f/seed42-3@replay-unknown',
+    ]);
+    const fenced = await planCells([scenario(`name: a\n${faults}`)], {
+      variants: VARIANTS,
+      traces: () => BOOK,
+    });
+    expect(fenced.map((cell) => cell.variant)).toEqual([null, null, null]);
+  });
 });

@@ -89,6 +89,7 @@ export async function planCells(
         traces,
         ...(options.lossModes ? { lossModes: options.lossModes } : {}),
         ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+        ...(workload.fence ? { fence: workload.fence } : {}),
       };
       for (const draft of module.plan(spec, context)) {
         const base = {

@@ -6,6 +6,7 @@ import type { Integrity } from './integrity.ts';
 import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
+import { describeDifference } from '../checkers/first-difference.ts';
 import {
   cellReason,
   failuresFirst,
@@ -169,7 +170,13 @@ function renderCell(cell: CellEvidence, anchor: string): SafeHtml {
         <span class="stat ${target.row_parity ? '' : 'bad'}"
           ><b>${target.row_count}/${target.source_row_count}</b>rows
           (target/source)${target.row_parity ? '' : ', NO parity'}</span
-        >`
+        >${
+          target.first_difference
+            ? html` <span class="stat bad"
+                >first difference at ${describeDifference(target.first_difference)}</span
+              >`
+            : ''
+        }`
     : html`<span class="stat"><b>–</b>no target snapshot</span>`;
   return html`<details
     class="cell ${verdictClass(cell.verdict)}"

@@ -11,6 +11,7 @@ import {
   sensitivitySummary,
   verdictCounts,
 } from './cell-summary.ts';
+import { describeDifference } from '../checkers/first-difference.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
 
@@ -54,7 +55,11 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
   if (problems.length > 0) {
     lines.push('', `### Not passing (${problems.length}, failures first)`, '');
     for (const cell of problems.slice(0, LISTED)) {
-      lines.push(`- **${cell.verdict}** ${code(cell.id)}: ${inline(cellReason(cell))}`);
+      const reason = cellReason(cell);
+      lines.push(`- **${cell.verdict}** ${code(cell.id)}: ${inline(reason)}`);
+      const difference = cell.target?.first_difference;
+      if (difference && !reason.includes('first difference at'))
+        lines.push(`  first difference at ${inline(describeDifference(difference))}`);
       lines.push(`  reproduce: ${code(cell.reproduce)}`);
     }
     if (problems.length > LISTED) lines.push(`- … and ${problems.length - LISTED} more: see index.html`);

@@ -66,6 +66,8 @@ describe('markdown reporter', () => {
       "reproduce: `node bin/dpone.js certify run --route sqlite --seed 42 --cell 'crash/d1/target.commit:after#1'`",
     );
     expect(markdown).toContain('SURVIVED: ignore-epoch');
+    // The failed cell's reason is its mutation count; parity's first difference is shown beside it.
+    expect(markdown).toContain('  first difference at id=7: duplicated in the target');
   });
 
   it('stays pull-request-comment sized and renders no markup from evidence', () => {
@@ -101,6 +103,7 @@ describe('html reporter', () => {
     expect(failed).toContain('✕ SIGKILL at target.commit:after #1');
     expect(failed).toMatch(/<b>v4<\/b> COMMITTING→TARGET_COMMITTED/);
     expect(failed).toMatch(/<b>2<\/b>target mutations/);
+    expect(failed).toContain('first difference at id=7: duplicated in the target');
     expect(failed).toContain('--cell &#39;crash/d1/target.commit:after#1&#39;');
   });
 

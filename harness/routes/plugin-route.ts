@@ -9,6 +9,7 @@ import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { sqliteSourceRows } from '../checkers/source-rows.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
+import { firstDifference } from '../checkers/first-difference.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
 import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
 import { sealParts } from './part-seal.ts';
@@ -46,9 +47,11 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
     installAudit: () => target.installAudit(),
     async snapshot(): Promise<TargetSnapshot> {
       const read = await target.read();
+      const expected = await source.read();
       return snapshotFromReading({
         target: read.rows.map(digests),
-        source: (await source.read()).map(digests),
+        source: expected.map(digests),
+        firstDifference: firstDifference(read.rows, expected, CELL_TABLE.naturalKey, COLUMNS),
         inserts: read.inserts.map((insert) => ({
           key: keyDigest(insert.key, CELL_TABLE.naturalKey),
           marker: insert.marker,

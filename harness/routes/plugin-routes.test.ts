@@ -68,6 +68,7 @@ describe('plug-in routes of a certification run', () => {
     expect(files.some((name) => /^(postgres|clickhouse)-/.test(name ?? ''))).toBe(false);
     // No openPlain: the fenceless scenarios (target.fence: none) are not this route's.
     expect(files).not.toContain('fenceless.yaml');
+    expect(files).not.toContain('fenceless-airflow-retry.yaml');
     expect((await (await pluginRoutes(dir))['sqlite-to-example']!()).unsafeVariants).not.toContain(
       'replay-unknown',
     );
@@ -81,7 +82,9 @@ describe('plug-in routes of a certification run', () => {
       ", openPlain: async () => { throw new Error('not opened'); }",
     );
     const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
-    expect(files).toEqual(expect.arrayContaining(['fenceless.yaml', 'fenceless-pause.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining(['fenceless.yaml', 'fenceless-pause.yaml', 'fenceless-airflow-retry.yaml']),
+    );
     const route = await (await pluginRoutes(dir))['sqlite-to-example']!();
     expect(route.capabilities.plainWrites).toBe(true);
     expect(route.unsafeVariants).toContain('replay-unknown');
