@@ -11,6 +11,7 @@ import type { CheckCellInput, CheckCellResult, CheckContext, Checker } from './c
 import { claimsChecker } from './claims-checker.ts';
 import { duplicateChecker } from './duplicate-checker.ts';
 import { fenceAgreementChecker } from './fence-agreement-checker.ts';
+import { fenceRecreatedChecker } from './fence-recreated-checker.ts';
 import { inspectChecker } from './inspect-checker.ts';
 import { journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
 import { mutationChecker } from './mutation-checker.ts';
@@ -26,6 +27,7 @@ export const CELL_CHECKERS: readonly Checker[] = [
   outcomeChecker,
   claimsChecker,
   fenceAgreementChecker,
+  fenceRecreatedChecker,
   inspectChecker,
 ];
 

@@ -11,6 +11,7 @@ import { evaluateCell } from './check-cell.ts';
 import type { CheckContext } from './check-types.ts';
 import { claimsChecker } from './claims-checker.ts';
 import { fenceAgreementChecker } from './fence-agreement-checker.ts';
+import { fenceRecreatedChecker } from './fence-recreated-checker.ts';
 import { inspectChecker } from './inspect-checker.ts';
 import { outcomeChecker } from './outcome-checker.ts';
 import { recheckCell } from './recheck-cell.ts';
@@ -199,5 +200,47 @@ describe('loss checks in a cell', () => {
       expect.stringMatching(/^check fence-agreement: stored PASS, recomputed FAIL/),
       'verdict: stored PASS, recomputed FAIL',
     ]);
+  });
+});
+
+describe('fence-not-recreated', () => {
+  const emptied = (table: boolean, status: string | null = null): LossObservation => ({
+    fence: { locations: [{ where: '_dpone_fence', table, status, epoch: status ? 2 : null }] },
+    inspect: null,
+    fence_removed: true,
+  });
+  const retried = [killed, attempt('retry', { exit_code: 20 }), attempt('settle', { exit_code: 20 })];
+
+  it('passes when the operation has no fence row where the lost fence was, after the retries', () => {
+    const check = fenceRecreatedChecker.check(context(1, emptied(false), retried));
+    expect(check.verdict).toBe('PASS');
+    expect(check.detail).toContain('after 2 later worker(s): no fence table');
+    // A table created again when the target opens holds no claim: reported, not failed.
+    expect(fenceRecreatedChecker.check(context(1, emptied(true), retried)).detail).toContain(
+      'empty fence table',
+    );
+  });
+
+  it('fails when a later worker wrote the operation’s fence row again, whatever its status', () => {
+    for (const status of ['prepared', 'committed'])
+      expect(fenceRecreatedChecker.check(context(1, emptied(true, status), retried)).verdict).toBe('FAIL');
+  });
+
+  it('applies only where the fault emptied the fence’s place (not to a moved view or a journal loss)', () => {
+    expect(fenceRecreatedChecker.applies!(context(1, emptied(true)))).toBe(true);
+    expect(fenceRecreatedChecker.applies!(context(1, { fence: null, inspect: null }))).toBe(false);
+    const cell = evaluateCell(context(1, emptied(true, 'prepared'), retried));
+    expect(cell.checks.find((c) => c.name === 'fence-not-recreated')?.verdict).toBe('FAIL');
+    expect(cell.verdict).toBe('FAIL');
+  });
+
+  it('is UNKNOWN when the harness could not read the fence', () => {
+    const loss: LossObservation = {
+      fence: null,
+      fence_error: 'server gone',
+      inspect: null,
+      fence_removed: true,
+    };
+    expect(fenceRecreatedChecker.check(context(1, loss)).verdict).toBe('UNKNOWN');
   });
 });

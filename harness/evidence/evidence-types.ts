@@ -183,6 +183,8 @@ export interface LossObservation {
   readonly inspect: InspectReading | null;
   /** The second deployment's journal (fork cells): attempts marked `journal: 'fork'` used it. */
   readonly fork_journal?: JournalSnapshot | null;
+  /** Fence-loss cells that dropped or renamed the fence: its own place must stay empty (no retry recreates it). */
+  readonly fence_removed?: boolean;
 }
 
 /** One try of an Airflow task instance, as Airflow's metadata reports it, with what dpone did. */

@@ -30,15 +30,41 @@ function pointsWithFence(trace: readonly TraceOccurrence[]): TraceOccurrence[] {
   return transitionPoints(prepared < 0 ? [] : trace.slice(prepared + 1));
 }
 
+/**
+ * The cell of each mode that unsafe variants run on: where the fence is lost once the data
+ * committed (drop), and once the mutation may have begun (rename). A target that creates a lost
+ * fence again shows there: as a second write, or as a fence row back where the lost one was.
+ */
+const SENSITIVE: Readonly<Partial<Record<FenceLossMode, string>>> = {
+  drop: 'target.commit:after',
+  rename: 'cas:PREPARED->COMMITTING:after',
+};
+
 function planFenceLoss(spec: FaultSpecOf<'fence-loss'>, context: PlanContext): CellDraft[] {
   const { traces } = context;
   const points = pointsWithFence(traces.clean);
   const drafts: CellDraft[] = [];
   for (const mode of selectedModes(spec.modes, context.lossModes?.fence, FENCE_LOSS_MODES)) {
     for (const [at, ...equivalent] of groupByDurableState(points, traces, spec.distinct_states ?? true))
-      drafts.push(lossCellDraft('fence-loss', mode, at!, equivalent, traces));
+      drafts.push(
+        lossCellDraft('fence-loss', mode, at!, equivalent, traces, {
+          sensitive: at!.point === SENSITIVE[mode],
+        }),
+      );
   }
   return drafts;
+}
+
+/**
+ * The fence's own place was emptied (dropped, renamed) once the journal recorded it prepared: from
+ * then on only a lost fence can be missing, and no later worker may create the operation's fence row
+ * again (PrepareFenceMode). Before that (journal PREPARING) a retry prepares the fence afresh.
+ */
+function emptiedAfterPrepared(params: FenceLossParams): boolean {
+  if (params.mode !== 'drop' && params.mode !== 'rename') return false;
+  const cas = /^cas:(\w+)->(\w+):(before|after)$/.exec(params.at.point);
+  const state = cas ? (cas[3] === 'before' ? cas[1] : cas[2]) : null;
+  return state !== null && state !== 'PREPARING';
 }
 
 async function runFenceLoss(run: CellRun): Promise<CellOutcome> {
@@ -64,7 +90,10 @@ async function runFenceLoss(run: CellRun): Promise<CellOutcome> {
     hit: true,
     expectation: { end: 'stopped' },
     extraChecks: checks,
-    observe: () => observeLoss(run),
+    observe: async () => ({
+      ...(await observeLoss(run)),
+      ...(emptiedAfterPrepared(params) ? { fence_removed: true } : {}),
+    }),
   };
 }
 

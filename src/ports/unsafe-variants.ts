@@ -36,6 +36,8 @@ export interface TargetFlaws {
    * to its own (also a lower one) and the fence back to prepared for its intent.
    */
   readonly epochOverwrite?: boolean;
+  /** prepareFence creates a missing fence row on every preparation, not only the first (journal PREPARING). */
+  readonly recreatesLostFence?: boolean;
   /** replace-partition deletes the partition's rows in a transaction of its own, before the guarded one. */
   readonly deleteOutsideGuard?: boolean;
   /** Text values are NFC-normalised on the way into the target. */
@@ -123,6 +125,14 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'the fence is installed by upsert, last writer wins: a late worker that prepares after a newer holder ' +
       'committed moves the epoch back to its own and the fence back to prepared, and its stale commit lands again',
+    unsafeOn: MARKER,
+  },
+  'recreate-lost-fence': {
+    flaws: { recreatesLostFence: true },
+    description:
+      'a missing fence is created again by any preparation, not only the first: a fence lost after the commit ' +
+      'comes back empty, answers "not committed", and the retry writes a second time (or a fence row appears ' +
+      'where the lost one was, which the fence-loss cells read from the target itself)',
     unsafeOn: MARKER,
   },
   'delete-outside-guard': {

@@ -91,7 +91,8 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
         };
       }
       const { sql } = dialect;
-      const insert = mode.create ? [sql.insertIfAbsent] : [];
+      const creating = flaws.recreatesLostFence ? { create: true } : mode;
+      const insert = creating.create ? [sql.insertIfAbsent] : [];
       const values = {
         operation_id: fence.operationId,
         epoch: fence.epoch,
@@ -112,7 +113,7 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
         const installed = answer.epoch !== null && (flaws.ignoreEpoch || answer.epoch === fence.epoch);
         return { ...answer, installed };
       }
-      const evidence = await installFence(dialect, fence, mode, nowMs);
+      const evidence = await installFence(dialect, fence, creating, nowMs);
       return flaws.queryLies ? hide(evidence) : evidence;
     },
     guard:
