@@ -6,13 +6,14 @@ import { defaultScenarioFiles } from './certify-run.ts';
 const names = (files: readonly string[]) => files.map((file) => basename(file));
 
 describe('certify run suites', () => {
-  it('the default suite needs no Airflow; the full suite adds scenarios/airflow/', async () => {
+  it('the default suite needs no Airflow; the full suite adds scenarios/airflow/ and scenarios/large/', async () => {
     const plain = names(await defaultScenarioFiles('sqlite', process.cwd()));
     const full = names(await defaultScenarioFiles('sqlite', process.cwd(), 'full'));
     expect(plain).toContain('crash.yaml');
     expect(plain).not.toContain('airflow-live.yaml');
-    expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml']));
-    expect(full).toHaveLength(plain.length + 1);
+    expect(plain).not.toContain('large-partition.yaml');
+    expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml']));
+    expect(full).toHaveLength(plain.length + 2);
   });
 
   it('leaves out what the route cannot run, and the scenarios named for another target engine', async () => {
