@@ -62,7 +62,10 @@ function planFenceLoss(spec: FaultSpecOf<'fence-loss'>, context: PlanContext): C
  */
 function emptiedAfterPrepared(params: FenceLossParams): boolean {
   if (params.mode !== 'drop' && params.mode !== 'rename') return false;
-  const cas = /^cas:(\w+)->(\w+):(before|after)$/.exec(params.at.point);
+  const { point } = params.at;
+  // The target's own commit points lie inside COMMITTING (the fence exists only after PREPARING).
+  if (point.startsWith('target.commit:')) return true;
+  const cas = /^cas:(\w+)->(\w+):(before|after)$/.exec(point);
   const state = cas ? (cas[3] === 'before' ? cas[1] : cas[2]) : null;
   return state !== null && state !== 'PREPARING';
 }
