@@ -17,6 +17,7 @@ import { NO_FAULTS } from '../src/ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
 import type { WorkerJob } from './bulk-load-shape.ts';
 import { BULK_COLUMNS, BULK_DAY, BULK_TYPES } from './bulk-load-shape.ts';
+import { boundYoungGeneration } from '../src/cli/young-generation.ts';
 
 async function open(job: WorkerJob): Promise<[SourceConnector, TargetConnector, TargetCommitJournalPort]> {
   if (job.database === 'sqlite') {
@@ -63,6 +64,8 @@ async function open(job: WorkerJob): Promise<[SourceConnector, TargetConnector, 
 }
 
 const job = JSON.parse(process.argv[2]!) as WorkerJob;
+// As `dpone run` does (src/cli/commands/run.ts).
+boundYoungGeneration();
 const [source, target, journal] = await open(job);
 const executor = new RecoveryAwareExecutor({
   journal,

@@ -45,7 +45,11 @@ export function rowStream(
       started = true;
       const iterator = chunks();
       try {
-        for (;;) {
+        for (let read = 0; ; read++) {
+          // Between chunks, a turn of the event loop: a synchronous source and target (SQLite to
+          // SQLite) would otherwise hold it for the whole partition, and timers, signal handlers
+          // and garbage-collection observers (young-generation.ts) would wait for the end.
+          if (read > 0) await new Promise<void>((resolve) => setImmediate(resolve));
           const next = await iterator.next();
           if (next.done || closed) return;
           if (next.value.length > 0) yield next.value;

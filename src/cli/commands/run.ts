@@ -29,6 +29,7 @@ import {
 } from '../route-connectors.ts';
 import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
+import { boundYoungGeneration } from '../young-generation.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
 
 const FLAGS = {
@@ -138,6 +139,8 @@ async function makeStateDir(stateDir: string, workload: Workload): Promise<void>
 async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
   const { workload } = plan;
   const clock = clockFromEnv(io.env);
+  // A partition of any size streams through in chunks: keep V8's young generation from growing with it.
+  boundYoungGeneration();
   // SIGINT/SIGTERM stop the run at the next point where that leaves nothing half done.
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
