@@ -1,0 +1,133 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
+import { verifyEvidence } from '../evidence/evidence-verify.ts';
+import { run as merge } from '../cli/certify-merge.ts';
+import { capturedIo } from '../gate/fixtures/captured-io.ts';
+import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
+import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
+import { planDigest } from './plan-digest.ts';
+import { unionRuns } from './run-union.ts';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+const cells = acceptanceCells();
+const whole = sealEvidence(cells, { run_id: 'whole' });
+
+/** A whole run over some of the fixture's scenario files: its own cells and its own plan record. */
+function runOf(names: readonly string[], runId: string, extra: Partial<Evidence> = {}): Evidence {
+  const mine = cells.filter((cell) => names.includes(cell.scenario));
+  const scenarios = FIXTURE_PLAN.scenarios.filter((scenario) => names.includes(scenario.name));
+  const plan = {
+    ...FIXTURE_PLAN,
+    scenarios,
+    digest: planDigest(mine.map((cell) => cell.id)),
+    cells: mine.length,
+  };
+  return sealEvidence(mine, {
+    run_id: runId,
+    plan,
+    scenario_files: scenarios.map(({ name, file }) => ({ name, file })),
+    environment: { ...whole.environment, plan_digest: plan.digest, planned_cells: plan.cells },
+    ...extra,
+  } as Partial<Evidence>);
+}
+
+const AIRFLOW = ['airflow-live'];
+const REST = FIXTURE_PLAN.scenarios
+  .map((scenario) => scenario.name)
+  .filter((name) => name !== 'airflow-live');
+
+async function mergeFiles(runs: readonly Evidence[]) {
+  const dir = await mkdtemp(join(tmpdir(), 'dpone-union-'));
+  dirs.push(dir);
+  await writeFixtureScenarios(dir);
+  const files = await Promise.all(
+    runs.map(async (run, position) => {
+      const file = `run-${position}.json`;
+      await writeFile(join(dir, file), JSON.stringify(run));
+      return file;
+    }),
+  );
+  const io = capturedIo(dir);
+  return { dir, io, run: () => merge([...files, '--out', 'joined'], io) };
+}
+
+describe('certify merge of whole runs (a union over disjoint scenario files)', () => {
+  it('joins the default-suite run and a run of the scenarios the full suite adds into the whole run', async () => {
+    const parts = [runOf(REST, 'default-suite'), runOf(AIRFLOW, 'airflow-only')];
+    expect(parts.every((part) => part.cells.length > 0)).toBe(true);
+    const { dir, io, run } = await mergeFiles(parts);
+    expect(await run()).toBe(0);
+    const joined = JSON.parse(await readFile(join(dir, 'joined', 'evidence.json'), 'utf8')) as Evidence;
+    expect(joined.cells.map((cell) => [cell.id, cell.verdict])).toEqual(
+      whole.cells.map((cell) => [cell.id, cell.verdict]),
+    );
+    expect(joined.verdict).toBe(whole.verdict);
+    expect(joined.sensitivity).toEqual(whole.sensitivity);
+    expect(joined.plan?.digest).toBe(FIXTURE_PLAN.digest);
+    expect(joined.plan?.cells).toBe(FIXTURE_PLAN.cells);
+    expect(joined.environment.joined_from).toEqual(['airflow-only', 'default-suite']);
+    expect(verifyEvidence(joined)).toEqual({ ok: true, differences: [] });
+    expect(io.out()).toContain('merged 2 runs');
+  });
+
+  it('refuses a union whose cells are not the plan derived again (a cell dropped from one run)', async () => {
+    const rest = runOf(REST, 'default-suite');
+    const dropped = sealEvidence(rest.cells.slice(1), {
+      run_id: 'default-suite',
+      plan: rest.plan!,
+      scenario_files: (rest as { scenario_files?: unknown }).scenario_files,
+      environment: rest.environment,
+    } as Partial<Evidence>);
+    const { run } = await mergeFiles([dropped, runOf(AIRFLOW, 'airflow-only')]);
+    await expect(run()).rejects.toMatchObject({
+      code: ERROR_CODES.INVALID_INPUT,
+      message: expect.stringContaining('planned cell(s) missing'),
+    });
+  });
+
+  it('refuses the same scenario twice, another seed or connector, a shard among whole runs', () => {
+    const rest = runOf(REST, 'a');
+    const airflow = runOf(AIRFLOW, 'b');
+    const cases: [readonly Evidence[], RegExp][] = [
+      [[rest, runOf(REST, 'c')], /in more than one run/],
+      [[rest, runOf(AIRFLOW, 'b', { seed: 7 })], /seed/],
+      [
+        [rest, { ...airflow, environment: { ...airflow.environment, connector_version: 'other/9' } }],
+        /connector_version/,
+      ],
+      [[rest, { ...airflow, shard: { index: 1, count: 2 } }], /is a shard/],
+      [[rest], /two or more/],
+    ];
+    for (const [runs, message] of cases) expect(() => unionRuns(runs)).toThrow(message);
+  });
+
+  it('joins a trace key one run recorded with its recovery traces and the other with its clean run only; refuses one recorded differently', () => {
+    const key = Object.keys(FIXTURE_PLAN.traces)[0]!;
+    const book = FIXTURE_PLAN.traces[key]!;
+    const withTraces = (traces: Record<string, unknown>): Evidence =>
+      runOf(AIRFLOW, 'b', { plan: { ...runOf(AIRFLOW, 'b').plan!, traces } } as Partial<Evidence>);
+    const cleanOnly = withTraces({ [key]: { clean: book.clean, recovery: {}, fingerprints: {} } });
+    expect(unionRuns([runOf(REST, 'a'), cleanOnly]).plan?.traces[key]).toEqual(book);
+    const [kill] = Object.keys(book.recovery);
+    const otherRecovery = withTraces({
+      [key]: { ...book, recovery: { [kill!]: ['state.complete:after#1'] } },
+    });
+    expect(() => unionRuns([runOf(REST, 'a'), otherRecovery])).toThrow(/different recovery traces/);
+    const otherClean = withTraces({ [key]: { ...book, clean: book.clean.slice(1) } });
+    expect(() => unionRuns([runOf(REST, 'a'), otherClean])).toThrow(/different clean traces/);
+  });
+
+  it('refuses shards and whole runs given together', async () => {
+    const { run } = await mergeFiles([
+      runOf(REST, 'a'),
+      runOf(AIRFLOW, 'b', { shard: { index: 1, count: 1 } }),
+    ]);
+    await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
+  });
+});
