@@ -1,7 +1,7 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { Verdict } from '../verdict.ts';
 import { airflowItem } from './airflow-item.ts';
-import { allPass, mutations, transitionsSeen } from './cell-verdicts.ts';
+import { allPass, decidedBy, mutations, transitionsSeen } from './cell-verdicts.ts';
 import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
@@ -11,6 +11,8 @@ export interface ItemVerdict {
   readonly status: Verdict;
   /** Cells that decided the line; a line decided by zero cells is never PASS. */
   readonly cells: number;
+  /** The ids of those cells, for an acceptance item (certifications/<route>.json lists them). */
+  readonly decided_by?: readonly string[];
   readonly detail: string;
 }
 
@@ -44,12 +46,12 @@ const killAtEveryTransition: AcceptanceItem = {
     if (uncovered.length > 0)
       return {
         status: 'UNVERIFIED',
-        cells: crash.length,
+        ...decidedBy(crash),
         detail: `no kill at transition(s) ${uncovered.sort().join(', ')}`,
       };
     return {
       status: 'PASS',
-      cells: crash.length,
+      ...decidedBy(crash),
       detail: `${crash.length} crash cells PASS, max ${Math.max(...crash.map(mutations))} mutation; killed at every one of ${transitionsSeen(crash).size} transitions`,
     };
   },
@@ -68,7 +70,7 @@ const twoWorkers: AcceptanceItem = {
     const sizes = [...new Set(races.map((cell) => cell.fault.workers ?? 2))].sort((a, b) => a - b);
     return {
       status: 'PASS',
-      cells: races.length + pauses.length,
+      ...decidedBy([...races, ...pauses]),
       detail: `${races.length} race cells (${sizes.join(', ')} workers) and ${pauses.length} pause cells PASS, each one mutation`,
     };
   },
@@ -85,12 +87,12 @@ const liveUnverified: AcceptanceItem = {
     if (claimed.length > 0)
       return {
         status: 'FAIL',
-        cells: cells.length,
+        ...decidedBy(claimed),
         detail: `${claimed[0]!.id} is PASS without a run, target or journal snapshot`,
       };
     return {
       status: 'PASS',
-      cells: cells.length,
+      ...decidedBy(cells),
       detail: `every PASS cell ran; ${unrun.length} cell(s) without a run are not PASS`,
     };
   },

@@ -1,6 +1,6 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import type { AcceptanceItem } from './acceptance-items.ts';
-import { allPass } from './cell-verdicts.ts';
+import { allPass, decidedBy } from './cell-verdicts.ts';
 
 /** The spec's Airflow row needs these cases: pod loss, worker loss, XCom loss. */
 const AIRFLOW_REQUIRED_CASES = ['pod-lost', 'worker-lost', 'xcom-lost'] as const;
@@ -27,13 +27,13 @@ export const airflowItem: AcceptanceItem = {
     if (unrecorded.length > 0)
       return {
         status: 'FAIL',
-        cells: live.length,
+        ...decidedBy(unrecorded),
         detail: `${unrecorded[0]!.id} has no record of what Airflow did`,
       };
     const cases = new Set(live.map((cell) => String(cell.fault.case)));
     const missing = AIRFLOW_REQUIRED_CASES.filter((name) => !cases.has(name));
     if (missing.length > 0)
-      return { status: 'FAIL', cells: live.length, detail: `no airflow-live cell for ${missing.join(', ')}` };
+      return { status: 'FAIL', ...decidedBy(live), detail: `no airflow-live cell for ${missing.join(', ')}` };
     const tries = live.map(
       (cell) =>
         new Set(cell.airflow!.runs.flatMap((run) => run.tries.map((t) => `${run.run_id}#${t.try_number}`)))
@@ -42,7 +42,7 @@ export const airflowItem: AcceptanceItem = {
     const runs = live.map((cell) => new Set(cell.airflow!.runs.map((run) => run.run_id)).size);
     return {
       status: 'PASS',
-      cells: live.length,
+      ...decidedBy(live),
       detail: `${live.length} airflow-live cells PASS on Airflow ${live[0]!.airflow!.version}: ${sum(runs)} DAG runs, ${sum(tries)} task tries (up to ${Math.max(...tries)} in a cell), each cell one operation and at most one mutation`,
     };
   },

@@ -4,6 +4,11 @@ import type { ItemVerdict } from './acceptance-items.ts';
 
 export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
 
+/** How many cells decided a line, and which: their ids in id order. */
+export function decidedBy(cells: readonly CellEvidence[]): Pick<ItemVerdict, 'cells' | 'decided_by'> {
+  return { cells: cells.length, decided_by: cells.map((cell) => cell.id).sort() };
+}
+
 /**
  * All selected cells PASS (UNVERIFIED is not PASS) and none shows a second mutation; null when so.
  * No cell at all is FAIL: an item that nothing decided is not certified (a missing environment
@@ -17,7 +22,7 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
   if (doubled.length > 0)
     return {
       status: 'FAIL',
-      cells: cells.length,
+      ...decidedBy(doubled),
       detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
     };
   if (notPass.length > 0) {
@@ -28,7 +33,7 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
         : 'UNVERIFIED';
     return {
       status,
-      cells: cells.length,
+      ...decidedBy(notPass),
       detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
     };
   }

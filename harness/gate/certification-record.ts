@@ -23,7 +23,12 @@ export function certificationRecord(evidence: Evidence, gate: GateResult, now: D
     certified_at: now.toISOString(),
     acceptance: gate.lines
       .filter((line) => items.has(line.id))
-      .map((line) => ({ item: line.id, status: line.status })),
+      .map((line) => ({
+        item: line.id,
+        status: line.status,
+        cells: line.cells,
+        decided_by: line.decided_by ?? [],
+      })),
   };
 }
 

@@ -315,6 +315,29 @@ describe('certify gate: no line passes on zero cells, no run passes on missing c
     for (const line of lines) expect(line).toMatch(/^\S+\s+\S+\s+[1-9]\d* cells? {2}/);
   });
 
+  it('names the cells that decided each acceptance item: the first on the terminal, all in the certification', async () => {
+    const cells = acceptanceCells();
+    const result = await runGate(await workdir(sealEvidence(cells)));
+    expect(result.code).toBe(0);
+    const record = JSON.parse(await readFile(result.certification, 'utf8')) as {
+      acceptance: { item: string; cells: number; decided_by: string[] }[];
+    };
+    const byItem = Object.fromEntries(record.acceptance.map((entry) => [entry.item, entry]));
+    const ids = (kinds: readonly string[]) =>
+      cells
+        .filter((cell) => cell.variant === null && kinds.includes(cell.fault.kind))
+        .map((cell) => cell.id)
+        .sort();
+    expect(byItem['kill-every-transition']!.decided_by).toEqual(ids(['crash']));
+    expect(byItem['two-workers-one-mutation']!.decided_by).toEqual(ids(['race', 'pause']));
+    expect(byItem['intent-conflict-before-io']!.decided_by).toEqual(ids(['intent-conflict']));
+    expect(byItem['journal-loss-one-mutation']!.decided_by).toEqual(ids(['journal-loss', 'fence-loss']));
+    expect(byItem['airflow-one-mutation']!.decided_by).toEqual(ids(['airflow-live']));
+    for (const entry of record.acceptance) expect(entry.cells).toBe(entry.decided_by.length);
+    const crash = ids(['crash']);
+    expect(result.out).toContain(`decided by ${crash.slice(0, 3).join(', ')} (+${crash.length - 3} more)`);
+  });
+
   it('fails evidence missing a planned cell, or holding one the plan lacks, even when it verifies', async () => {
     const cells = acceptanceCells();
     const missing = await runGate(await workdir(sealEvidence(cells.filter((cell) => cell.id !== 'race/8'))));

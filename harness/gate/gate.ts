@@ -120,5 +120,15 @@ function sensitivityLine(evidence: Evidence): GateItemResult {
 /** One printed line per item: status, id, how many cells decided it, detail. */
 export function formatGateLine(line: GateItemResult): string {
   const cells = `${line.cells} ${line.cells === 1 ? 'cell' : 'cells'}`;
-  return `${line.status.padEnd(10)} ${line.id.padEnd(26)} ${cells.padStart(10)}  ${line.detail}`;
+  const head = `${line.status.padEnd(10)} ${line.id.padEnd(26)} ${cells.padStart(10)}  ${line.detail}`;
+  const ids = line.decided_by ?? [];
+  if (ids.length === 0) return head;
+  // The cells that decided an acceptance item, by name: the first few here, all of them in the
+  // certification record (certifications/<route>.json).
+  const shown = ids.slice(0, DECIDING_CELLS_SHOWN).join(', ');
+  const more = ids.length > DECIDING_CELLS_SHOWN ? ` (+${ids.length - DECIDING_CELLS_SHOWN} more)` : '';
+  return `${head}\n${' '.repeat(49)}decided by ${shown}${more}`;
 }
+
+/** How many deciding cells a gate line names on the terminal. */
+const DECIDING_CELLS_SHOWN = 3;

@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { AcceptanceItem } from './acceptance-items.ts';
-import { allPass } from './cell-verdicts.ts';
+import { allPass, decidedBy } from './cell-verdicts.ts';
 
 /**
  * "An intent digest conflict fails before source or target I/O", decided by what the storage
@@ -23,7 +23,7 @@ export const intentConflictItem: AcceptanceItem = {
     if (unsealed.length > 0)
       return {
         status: 'UNVERIFIED',
-        cells: conflicts.length - unsealed.length,
+        ...decidedBy(conflicts.filter((cell) => !unsealed.includes(cell))),
         detail: `${unsealed[0]!.id}: the storage was not sealed, so only the worker's own word says no I/O happened`,
       };
     const silent = conflicts.filter(
@@ -32,12 +32,12 @@ export const intentConflictItem: AcceptanceItem = {
     if (silent.length > 0)
       return {
         status: 'FAIL',
-        cells: conflicts.length,
+        ...decidedBy(silent),
         detail: `${silent[0]!.id}: no attempt reported ${ERROR_CODES.INTENT_CONFLICT}`,
       };
     return {
       status: 'PASS',
-      cells: conflicts.length,
+      ...decidedBy(conflicts),
       detail: `${conflicts.length} cell(s): the conflicting attempt failed with ${ERROR_CODES.INTENT_CONFLICT} while source, target and fence were unreachable, and the storage shows them untouched`,
     };
   },

@@ -1,7 +1,7 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { AcceptanceItem, ItemVerdict } from './acceptance-items.ts';
 import { isTransitionPoint } from '../faults/loss-points.ts';
-import { allPass, mutations } from './cell-verdicts.ts';
+import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 export const LOSS_KINDS: ReadonlySet<string> = new Set(['journal-loss', 'fence-loss']);
 
@@ -103,7 +103,7 @@ export const journalLossItem: AcceptanceItem = {
     if (missing.length > 0)
       return {
         status: 'FAIL',
-        cells: loss.length,
+        ...decidedBy(loss),
         detail: `no cell for loss mode(s) the route supports: ${missing.join(', ')} (${counts})`,
       };
     const required = requiredTransitions(cells, loss);
@@ -113,12 +113,12 @@ export const journalLossItem: AcceptanceItem = {
     if (gaps.length > 0)
       return {
         status: 'UNVERIFIED',
-        cells: loss.length,
+        ...decidedBy(loss),
         detail: `not struck: ${gaps.slice(0, 4).join('; ')}${gaps.length > 4 ? ` (+${gaps.length - 4} more)` : ''}`,
       };
     return {
       status: 'PASS',
-      cells: loss.length,
+      ...decidedBy(loss),
       detail: `${loss.length} cells PASS, max ${Math.max(...loss.map(mutations))} mutation: ${counts}; each mode at every one of ${required.size} transitions`,
     };
   },

@@ -1,7 +1,7 @@
 import { COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
 import type { CellEvidence, JournalSnapshot } from '../evidence/evidence-types.ts';
 import type { AcceptanceItem } from './acceptance-items.ts';
-import { allPass, mutations } from './cell-verdicts.ts';
+import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 /**
  * Whether a worker's own executor moved this journal to COMMIT_UNKNOWN: a transition record the
@@ -58,13 +58,13 @@ export const unknownNeverSuccess: AcceptanceItem = {
     if (claimed.length > 0)
       return {
         status: 'FAIL',
-        cells: unknown.length,
+        ...decidedBy(claimed),
         detail: `${claimed[0]!.id}: an attempt exited 0 without a committed journal state`,
       };
     const kinds = [...new Set(unknown.map((cell) => cell.fault.kind))].sort().join(', ');
     return {
       status: 'PASS',
-      cells: unknown.length,
+      ...decidedBy(unknown),
       detail: `${unknown.length} cells reached COMMIT_UNKNOWN in a run (${kinds}): each PASS, max ${Math.max(...unknown.map(mutations))} mutation, never left without an operator; no success without proof in ${cells.length} cells`,
     };
   },

@@ -21,8 +21,17 @@ export interface CertificationRecord {
   readonly seed: number;
   /** ISO-8601 time of the gate run. */
   readonly certified_at: string;
-  /** The spec's mandatory acceptance items and their status; all PASS in a valid record. */
-  readonly acceptance: readonly { readonly item: string; readonly status: string }[];
+  /**
+   * The spec's mandatory acceptance items and their status; all PASS in a valid record. `cells` and
+   * `decided_by` (the ids of the evidence's cells that decided the item) are for review; records
+   * written before they existed lack them.
+   */
+  readonly acceptance: readonly {
+    readonly item: string;
+    readonly status: string;
+    readonly cells?: number;
+    readonly decided_by?: readonly string[];
+  }[];
 }
 
 /** `enforced`: certified route and connector version, and a durable journal. `legacy`: anything else. */
