@@ -1,6 +1,9 @@
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
 
+/** The check's name: one of the catching checks (harness/checkers/sensitivity.ts). */
+export const ATOMIC_VISIBILITY = 'atomic-visibility';
+
 /** The two states a killed attempt may leave the target in, as order-independent digests. */
 export interface TargetImages {
   /** The target as the cell began, before any worker ran (a replace's old partition rows included). */
@@ -37,7 +40,7 @@ export async function atomicVisibility(
   when: string,
 ): Promise<CheckRecord> {
   const now = await inspector.snapshot();
-  const name = 'atomic-visibility';
+  const name = ATOMIC_VISIBILITY;
   if (now.target_digest === images.before)
     return { name, verdict: 'PASS', detail: `${when} the target held its rows from before` };
   if (now.target_digest === images.loaded)
