@@ -38,6 +38,18 @@ describe('sensitivity bookkeeping', () => {
     ]);
   });
 
+  it('counts a partial mutation the target showed right after a kill (atomic-visibility) as caught', () => {
+    const cells = [
+      cell('r/d1/target.commit:before#1', 'delete-outside-guard', 'FAIL', ['atomic-visibility']),
+      cell('r/d1/target.mutate:begin#1', 'delete-outside-guard', 'PASS'),
+    ];
+    expect(buildSensitivity(cells)[0]).toMatchObject({
+      variant: 'delete-outside-guard',
+      caught: true,
+      example_cell: 'r/d1/target.commit:before#1',
+    });
+  });
+
   it('lists a planned variant with no cell as uncaught', () => {
     expect(buildSensitivity([], ['split-marker'])).toEqual([
       { variant: 'split-marker', caught: false, cells_failed: 0, cells_run: 0 },

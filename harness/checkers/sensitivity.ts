@@ -1,4 +1,5 @@
 import type { CellEvidence, SensitivityRecord } from '../evidence/evidence-types.ts';
+import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { Verdict } from '../verdict.ts';
@@ -7,13 +8,15 @@ import { worst } from '../verdict.ts';
 /**
  * Checks whose FAIL shows a broken guarantee from what the target and the storage hold (or how a
  * process ended), never from what the worker reported: what "caught" means. A duplicate or extra
- * mutation, a target that differs from the source (a changed value, lost rows), a success the
- * target does not back, storage an intent conflict touched, or an intent conflict not refused.
+ * mutation, a target that differs from the source (a changed value, lost rows), a target that
+ * showed a partial mutation right after a kill or while a worker was stopped, a success the target
+ * does not back, storage an intent conflict touched, or an intent conflict not refused.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
   'duplicates',
   'parity',
+  ATOMIC_VISIBILITY,
   'outcome',
   STORAGE_UNTOUCHED,
   INTENT_CONFLICT_REFUSED,

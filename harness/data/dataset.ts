@@ -1,5 +1,6 @@
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { CanonicalValue, DatasetType } from './canonical-value.ts';
+import { cellInstant } from './cell-instants.ts';
 import { cellBig, cellPrice } from './cell-numbers.ts';
 import { cellLabel } from './cell-text.ts';
 
@@ -59,6 +60,7 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
   { name: 'label', type: 'text' },
   { name: 'big', type: 'integer' },
   { name: 'price', type: 'decimal' },
+  { name: 'at', type: 'timestamp' },
 ];
 
 function row(id: number, day: string, random: () => number): DatasetRow {
@@ -67,7 +69,9 @@ function row(id: number, day: string, random: () => number): DatasetRow {
   // label: NULL next to '', NFC and NFD, emoji, right-to-left and long text (cell-text.ts).
   const label = cellLabel(id, randomInt(random, 1, 999));
   // big: beyond 2^53 and up to 2^63 - 1, both signs; price: exact decimals a float rounds (cell-numbers.ts).
-  return { id: String(id), day, amount, label, big: cellBig(id, random), price: cellPrice(id, random) };
+  const [big, price] = [cellBig(id, random), cellPrice(id, random)];
+  // at: instants with +05:30, -08:00, DST edges and Z, to the microsecond (cell-instants.ts).
+  return { id: String(id), day, amount, label, big, price, at: cellInstant(id, random) };
 }
 
 /** The seeded dataset of a cell: the same options give the same rows on every machine. */

@@ -4,6 +4,7 @@ import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 
 /** Random kill delays, from worker start: wide enough to land in start-up, the run and after it. */
@@ -98,11 +99,16 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
 
 async function runCrash(run: CellRun): Promise<CellOutcome> {
   const params = run.cell.params as CrashParams;
+  const { inspector } = run.fixture;
+  // Before any worker: the two states a kill may leave (the old rows or the whole load).
+  const images = await targetImages(inspector);
   if (params.delayMs !== undefined) {
     await using worker = run.start('first');
     await new Promise((resolve) => setTimeout(resolve, params.delayMs));
     worker.kill();
-    return { attempts: [await worker.result()], hit: true };
+    const record = await worker.result();
+    const atomic = await atomicVisibility(inspector, images, `after the kill at ${params.delayMs} ms`);
+    return { attempts: [record], hit: true, extraChecks: [atomic] };
   }
   // A real (non-variant) cell starts from the recorded kill's state when the route can copy it:
   // its first attempt then ran, and was SIGKILLed at the same point, once during trace recording.
@@ -111,16 +117,29 @@ async function runCrash(run: CellRun): Promise<CellOutcome> {
     recorded && (await run.restore(params.killed!.dir))
       ? { record: { ...params.killed!.first, role: 'first-recorded' }, hit: true }
       : await run.killAt('first', params.first!);
-  if (!first.hit || !params.recovery) return { attempts: [first.record], hit: first.hit };
+  const checks = first.hit
+    ? [await atomicVisibility(inspector, images, `after the kill at ${occurrenceKey(params.first!)}`)]
+    : [];
+  if (!first.hit || !params.recovery)
+    return { attempts: [first.record], hit: first.hit, extraChecks: checks };
   await run.expireLeases();
   const recovery = await run.killAt('recovery', params.recovery);
-  return { attempts: [first.record, recovery.record], hit: recovery.hit };
+  if (recovery.hit)
+    checks.push(
+      await atomicVisibility(
+        inspector,
+        images,
+        `after the kill in the recovery at ${occurrenceKey(params.recovery)}`,
+      ),
+    );
+  return { attempts: [first.record, recovery.record], hit: recovery.hit, extraChecks: checks };
 }
 
 /**
  * crash: SIGKILL at every occurrence of every fault point of the clean run (depth 1), then, after
  * each of those, at every occurrence of the recovery run's points (depth 2), plus seeded random
- * kill times. The runner's settle worker is the final recovery of every cell.
+ * kill times. The runner's settle worker is the final recovery of every cell. After each kill the
+ * target must hold its rows from before or the whole load (`atomic-visibility`, atomic-visibility.ts).
  */
 export const crashFault: FaultModule<'crash'> = {
   kind: 'crash',

@@ -93,9 +93,11 @@ export interface CellOutcome {
   /**
    * False when the operation must stay where the fault left it (no settle worker); `unless-complete`
    * when the fault's own last worker already was the late retry (pause: the zombie resumed after
-   * the operation completed), so a settle worker runs only if the journal did not reach COMPLETE.
+   * the operation completed), so a settle worker runs only if the journal did not reach COMPLETE;
+   * `operator` when a run must have stopped at COMMIT_UNKNOWN: the harness resolves it as the
+   * operator from the target's rows, then settles (as for a target without a fence).
    */
-  readonly settle?: boolean | 'unless-complete';
+  readonly settle?: boolean | 'unless-complete' | 'operator';
   /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
   readonly observe?: () => Promise<LossObservation>;
   /** airflow-live: what Airflow recorded; the runner adds the Airflow checks computed from it. */

@@ -34,6 +34,26 @@ describe('network and server fault planning', () => {
     ).toEqual(['commit/down']);
   });
 
+  it('heal_at: the network comes back at that point of the same attempt, and the cell says where', async () => {
+    const context = await contextOf('sqlite-to-clickhouse');
+    const drafts = networkFault.plan(
+      { kind: 'network', phases: ['staged', 'commit'], toxics: ['down'], heal_at: 'target.mutate:after' },
+      context,
+    );
+    expect(drafts.map((d) => d.localId)).toEqual([
+      'staged/down>healed@target.mutate:after',
+      'commit/down>healed@target.mutate:after',
+    ]);
+    for (const draft of drafts) {
+      expect(draft.fault).toMatchObject({ heal_at: 'target.mutate:after' });
+      expect(draft.params).toMatchObject({ heal: 'target.mutate:after' });
+    }
+    // Without heal_at the toxic stays until the attempt ended, and nothing names a heal point.
+    const plain = networkFault.plan({ kind: 'network', phases: ['commit'], toxics: ['down'] }, context);
+    expect(plain[0]!.fault).not.toHaveProperty('heal_at');
+    expect(plain[0]!.params).not.toHaveProperty('heal');
+  });
+
   it('a route into ClickHouse adds its staging phases; an embedded journal has no connection to cut', async () => {
     const phases = new Set(
       networkFault

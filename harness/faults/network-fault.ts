@@ -26,6 +26,8 @@ interface NetworkParams {
   readonly toxic: ToxicName;
   readonly point: string;
   readonly proxy: ProxiedConnection;
+  /** The point where the network comes back (the toxic goes while the worker is parked there). */
+  readonly heal?: string;
 }
 
 /** The shared phases and the route's own, each with its point and connection. */
@@ -48,21 +50,32 @@ function proxyOf(run: CellRun, connection: ProxiedConnection): { apiUrl: string;
   return { apiUrl: network.apiUrl, name };
 }
 
-/** Parks the first worker at the phase's point, installs the toxic, releases it, and removes the toxic after it ended. */
+/**
+ * Parks the first worker at the phase's point, installs the toxic, releases it, and removes the
+ * toxic after it ended, or (`heal`) while it is parked at that later point, so the rest of its run
+ * (the fence query) has the network back.
+ */
 async function poisonedAttempt(
   run: CellRun,
   params: NetworkParams,
-): Promise<{ record: AttemptRecord; hit: boolean } | string> {
+): Promise<{ record: AttemptRecord; hit: boolean; healed: boolean } | string> {
   const proxy = proxyOf(run, params.proxy);
   if (typeof proxy === 'string') return proxy;
-  await using worker = run.start('first', { stop: { point: params.point, hit: 1 } });
-  if (!(await worker.parked())) return { record: await worker.result(), hit: false };
+  const heal = params.heal !== undefined ? [{ point: params.heal, hit: 1 }] : [];
+  await using worker = run.start('first', { stop: { point: params.point, hit: 1 }, stops: heal });
+  if (!(await worker.parked())) return { record: await worker.result(), hit: false, healed: false };
   const installed = await installToxic(proxy.apiUrl, proxy.name, params.toxic);
+  let healed = false;
   try {
     worker.resume();
-    return { record: await worker.result(), hit: true };
+    if (heal.length > 0 && (await worker.parked(2)) !== null) {
+      await installed[Symbol.asyncDispose]();
+      healed = true;
+      worker.resume();
+    }
+    return { record: await worker.result(), hit: true, healed };
   } finally {
-    await installed[Symbol.asyncDispose]();
+    if (!healed) await installed[Symbol.asyncDispose]();
   }
 }
 
@@ -82,20 +95,37 @@ function planNetwork(spec: FaultSpecOf<'network'>, context: PlanContext): CellDr
         proxies.includes(phases[phase]!.proxy) && (traced.size === 0 || traced.has(phases[phase]!.point)),
     );
   const toxics = spec.toxics ?? [...TOXICS];
+  const heal = spec.heal_at !== undefined ? { heal: spec.heal_at } : {};
   return names.flatMap((phase) =>
     toxics.map((toxic) => {
       const { point, proxy } = phases[phase] ?? { point: `unknown:${phase}`, proxy: 'target' as const };
       return {
-        localId: `${phase}/${toxic}`,
-        fault: { kind: 'network', toxic, phase, point, hit: 1, proxy },
-        params: { phase, toxic, point, proxy } satisfies NetworkParams,
+        localId: `${phase}/${toxic}${spec.heal_at !== undefined ? `>healed@${spec.heal_at}` : ''}`,
+        fault: {
+          kind: 'network',
+          toxic,
+          phase,
+          point,
+          hit: 1,
+          proxy,
+          ...(spec.heal_at ? { heal_at: spec.heal_at } : {}),
+        },
+        params: { phase, toxic, point, proxy, ...heal } satisfies NetworkParams,
         sensitive: false,
       };
     }),
   );
 }
 
-/** network: one cell per (phase, toxic); after the poisoned attempt the runner's settle worker must complete with one mutation. */
+/**
+ * network: one cell per (phase, toxic); after the poisoned attempt the runner's settle worker must
+ * complete with one mutation. With `heal_at`, the network comes back at that point of the same
+ * attempt: a fenced protocol that can itself answer `unknown` (ClickHouse: a staging table its
+ * failed swap could not seal is still live) is asked while it cannot prove the outcome. That run
+ * must stop at COMMIT_UNKNOWN (never exit 0, never replay), and the harness settles it as the
+ * operator (`recovery target-commit apply --action resolve-unknown`, the outcome read from the
+ * target's own rows), then a settle run completes it: exactly one mutation.
+ */
 export const networkFault: FaultModule<'network'> = {
   kind: 'network',
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
@@ -106,7 +136,14 @@ export const networkFault: FaultModule<'network'> = {
       return unverifiedOutcome(`route ${run.cell.route} has no network phase ${params.phase}`);
     const first = await poisonedAttempt(run, params);
     if (typeof first === 'string') return unverifiedOutcome(first);
-    return { attempts: [first.record], hit: first.hit, expectation: { end: 'complete' } };
+    if (params.heal === undefined)
+      return { attempts: [first.record], hit: first.hit, expectation: { end: 'complete' } };
+    return {
+      attempts: [first.record],
+      hit: first.hit && first.healed,
+      expectation: { end: 'complete' },
+      settle: 'operator',
+    };
   },
 };
 

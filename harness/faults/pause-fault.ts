@@ -6,6 +6,7 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { firstKillGroups } from './crash-fault.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { unverifiedOutcome } from './fault.ts';
+import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import { finishedOrStalled } from './zombie-race.ts';
 
 const DEFAULT_PAUSE_TTL_MS = 300;
@@ -120,6 +121,10 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
   if (late > 0 && !run.fixture.addSourceRows)
     return unverifiedOutcome(`route ${run.cell.route} cannot add rows to its source during a cell`);
   const attempts: AttemptRecord[] = [];
+  const { inspector } = run.fixture;
+  // Before any worker: a stopped worker's mutation is invisible, so the target holds one of these.
+  const images = await targetImages(inspector);
+  const atomic: CheckRecord[] = [];
   if (params.first) {
     // Depth 2: the first attempt died at `first` (its recorded state, when the route can copy it).
     const recorded = run.cell.variant === null && params.killed !== undefined;
@@ -129,11 +134,17 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
         : await run.killAt('first', params.first);
     attempts.push(first.record);
     if (!first.hit) return { attempts, hit: false };
+    atomic.push(
+      await atomicVisibility(inspector, images, `after the kill at ${occurrenceKey(params.first)}`),
+    );
     await run.expireLeases();
   }
   await using paused = run.start('paused', { stop: params.at });
   if (!(await paused.parked())) return { attempts: [...attempts, await paused.result()], hit: false };
   paused.pause();
+  atomic.push(
+    await atomicVisibility(inspector, images, `while the worker was stopped at ${occurrenceKey(params.at)}`),
+  );
   await run.expireLeases();
   // Late source rows: the zombie holds another batch than the next holder reads.
   if (late > 0) await run.fixture.addSourceRows!(late);
@@ -150,7 +161,7 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
       : 'the stopped worker held a lock the second needed; it was continued while the second still ran',
   };
   // The zombie ran out after the second worker: it was the late retry a settle worker would be.
-  return { attempts, hit: true, extraChecks: [order], settle: 'unless-complete' };
+  return { attempts, hit: true, extraChecks: [...atomic, order], settle: 'unless-complete' };
 }
 
 /**

@@ -81,8 +81,9 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       outcome.settle === 'unless-complete'
         ? (await readJournal(fixture).catch(() => null))?.entry?.state !== 'COMPLETE'
         : outcome.settle !== false;
-    if (cell.workload.fence === 'none') {
-      // No fence can prove the outcome: the harness settles it as the operator, from the target rows.
+    if (cell.workload.fence === 'none' || outcome.settle === 'operator') {
+      // No fence can prove the outcome (none at all, or one that answered unknown): the harness
+      // settles it as the operator, from the target rows.
       const operator = await operatorSettles(run, attempts);
       attempts.push(...operator.attempts);
       if (outcome.hit) extra.push(operator.check);

@@ -210,6 +210,12 @@ const networkFault = {
       description:
         "Phases to hit. Default every phase the route has: the six shared ones whose connection goes through a proxy, and the target's own (ClickHouse: stage, staged, settle).",
     },
+    heal_at: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "A fault point of the same attempt where the network comes back (the toxic is removed while the worker is parked there), e.g. 'target.mutate:after': the fence is then asked while what the failed step left behind is still there. Such a run must stop at COMMIT_UNKNOWN; the harness resolves it as the operator from the target's rows. Default: the toxic stays until the attempt ended.",
+    },
   },
 } as const;
 

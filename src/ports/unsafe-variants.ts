@@ -42,6 +42,11 @@ export interface TargetFlaws {
   readonly deleteOutsideGuard?: boolean;
   /** Text values are NFC-normalised on the way into the target. */
   readonly changesValues?: boolean;
+  /**
+   * Instants lose their zone on the way: a timestamp with an offset arrives as the wall clock of
+   * another zone (-08:00) written without any, which the target reads as UTC.
+   */
+  readonly shiftsZones?: boolean;
   /** Numbers go through a JS double on the way into the target (an integer beyond 2^53 travels as text: that text too). */
   readonly roundsNumbers?: boolean;
 }
@@ -156,6 +161,15 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'numbers go through a JS double on the way: a 64-bit integer beyond 2^53 or an 18-digit decimal arrives ' +
       'rounded, without any error; only per-value row parity on such values shows it',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+  },
+  'timezone-shifted': {
+    flaws: { shiftsZones: true },
+    description:
+      'instants lose their zone on the way: a timestamp with an offset (+05:30, -08:00, a DST edge, Z) is ' +
+      'written as the wall clock of a -08:00 host without any zone, so the target holds another instant, ' +
+      'without any error; only per-value row parity on instants compared in UTC shows it',
     unsafeOn: MARKER,
     caughtBy: 'cells',
   },

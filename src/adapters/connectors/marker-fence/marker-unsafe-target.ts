@@ -58,6 +58,41 @@ function roundedNumbers(rows: RowStream): RowStream {
   };
 }
 
+/** An instant with its zone, as the sources here write it (ISO 8601 or PostgreSQL's text form). */
+const ZONED_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
+/** The host the flawed connector pretends to run on: UTC-8, with no zone written. */
+const HOST_OFFSET_MINUTES = -8 * 60;
+
+/** The instant as the -08:00 wall clock, zone dropped (sub-second digits kept); other text unchanged. */
+function hostWallClock(text: string): string {
+  const match = ZONED_INSTANT.exec(text);
+  if (!match) return text;
+  const [, y, mo, d, h, mi, sec, fraction = '', zone] = match;
+  const digits = zone!.toUpperCase() === 'Z' ? '+0000' : zone!.replace(':', '').padEnd(5, '0');
+  const offset =
+    (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * (digits[0] === '-' ? -1 : 1);
+  const utc =
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) - offset * 60_000;
+  const wall = new Date(utc + HOST_OFFSET_MINUTES * 60_000).toISOString();
+  return `${wall.slice(0, 10)} ${wall.slice(11, 19)}${fraction}`;
+}
+
+/** Instants with a zone written as a -08:00 host's wall clock without it (the target reads them as UTC). */
+function shiftedZones(rows: RowStream): RowStream {
+  return {
+    columns: rows.columns,
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of rows)
+        yield chunk.map((row) =>
+          row.map((value) => (typeof value === 'string' ? hostWallClock(value) : value)),
+        );
+    },
+    close: () => rows.close(),
+    [Symbol.asyncDispose]: () => rows.close(),
+  };
+}
+
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
   const guard = (
     tx: SqlRunner,
@@ -123,6 +158,7 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
     ...(flaws.deleteOutsideGuard ? { deleteOutsideGuard: true } : {}),
     ...(flaws.changesValues ? { rows: normalisedText } : {}),
     ...(flaws.roundsNumbers ? { rows: roundedNumbers } : {}),
+    ...(flaws.shiftsZones ? { rows: shiftedZones } : {}),
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.
