@@ -10,6 +10,12 @@ export interface WorkerJob {
    * database's URL (password from DPONE_BENCH_CH_PASSWORD); the source is `source.db` in `dir`.
    */
   readonly url?: string;
+  /**
+   * The same rows through the same source connector and the target's same bulk path (SQLite's
+   * prepared multi-row INSERT, PostgreSQL's COPY) in one plain transaction: no journal, lease, fence
+   * or guard. What moving rows through a Node process costs, without the protocol.
+   */
+  readonly bare?: boolean;
 }
 
 export const BULK_COLUMNS = ['id', 'day', 'amount', 'label'];

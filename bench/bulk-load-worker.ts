@@ -2,6 +2,11 @@
 // its peak RSS is the worker's alone. Spawned by bulk-load.ts; prints one JSON line:
 // { ms, cpu_ms, rss_mb }. Arguments: one JSON object (see WorkerJob).
 import { join } from 'node:path';
+import pg from 'pg';
+import { copyRows } from '../src/adapters/connectors/postgres/postgres-copy.ts';
+import { openSqlite } from '../src/adapters/connectors/sqlite/sqlite-connection.ts';
+import { ensureTargetTable, insertRows } from '../src/adapters/connectors/sqlite/sqlite-rows.ts';
+import { clientConfig } from './postgres-overhead.ts';
 import { ClickHouseTarget } from '../src/adapters/connectors/clickhouse/clickhouse-target.ts';
 import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
 import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
@@ -63,39 +68,100 @@ async function open(job: WorkerJob): Promise<[SourceConnector, TargetConnector, 
   ];
 }
 
+/** The bare copy (WorkerJob.bare): source connector to the target's bulk path, one transaction. */
+async function bareCopy(job: WorkerJob): Promise<number> {
+  const request = { partitionColumn: 'day', partitionValue: BULK_DAY };
+  if (job.database === 'sqlite') {
+    await using source = await SqliteSource.open(join(job.dir, 'source.db'), 'src', BULK_COLUMNS);
+    const db = openSqlite(join(job.dir, 'target.db'));
+    try {
+      ensureTargetTable(db, job.table, BULK_COLUMNS);
+      db.exec('BEGIN IMMEDIATE');
+      const written = await insertRows(db, job.table, await source.read(request));
+      db.exec('COMMIT');
+      return written;
+    } finally {
+      db.close();
+    }
+  }
+  if (job.database !== 'postgres') throw new Error(`no bare copy for ${job.database}`);
+  const password = process.env.DPONE_BENCH_PG_PASSWORD;
+  await using source = await PostgresSource.open({
+    url: job.url!,
+    password,
+    table: 'bulk_src',
+    columns: BULK_COLUMNS,
+  });
+  const client = new pg.Client(clientConfig(job.url!, password));
+  await client.connect();
+  try {
+    await client.query(`CREATE TABLE ${job.table} (id bigint, day text, amount bigint, label text)`);
+    await client.query('BEGIN');
+    const written = await copyRows(client, job.table, await source.read(request), { stallMs: 60_000 });
+    await client.query('COMMIT');
+    return written;
+  } finally {
+    await client.end();
+  }
+}
+
 const job = JSON.parse(process.argv[2]!) as WorkerJob;
 // As `dpone run` does (src/cli/commands/run.ts).
 boundYoungGeneration();
-const [source, target, journal] = await open(job);
-const executor = new RecoveryAwareExecutor({
-  journal,
-  source,
-  target,
-  state: new FileStateSink(join(job.dir, `state-${job.table}`)),
-  faults: NO_FAULTS,
-  clock: SYSTEM_CLOCK,
-});
-const cpu = process.cpuUsage();
-const started = performance.now();
-const outcome = await executor.execute({
-  operationId: `sha256:${Buffer.from(job.table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
-  intentDigest: `sha256:${'1'.repeat(64)}`,
-  metadata: { workload_id: 'bench', target_identity: `${job.database}:${job.table}` },
-  strategy: 'append',
-  partitionColumn: 'day',
-  partitionValue: BULK_DAY,
-  holder: 'bench',
-  leaseTtlMs: 600_000,
-});
-const ms = performance.now() - started;
-const used = process.cpuUsage(cpu);
-await Promise.all([journal.close(), target.close(), source.close()]);
-console.log(
-  JSON.stringify({
-    ms,
-    cpu_ms: (used.user + used.system) / 1000,
-    rss_mb: process.resourceUsage().maxRSS / 1024,
-    status: outcome.status,
-    rows: outcome.rowsWritten,
-  }),
-);
+if (job.bare) await reportBare(job);
+else await runProtocol(job);
+
+/** One line of JSON for bulk-load.ts: the bare copy's time, CPU and peak RSS. */
+async function reportBare(job: WorkerJob): Promise<void> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const rows = await bareCopy(job);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  console.log(
+    JSON.stringify({
+      ms,
+      cpu_ms: (used.user + used.system) / 1000,
+      rss_mb: process.resourceUsage().maxRSS / 1024,
+      status: 'committed',
+      rows,
+    }),
+  );
+}
+
+/** One protocol operation (journal, lease, fence, streamed load, completion), reported likewise. */
+async function runProtocol(job: WorkerJob): Promise<void> {
+  const [source, target, journal] = await open(job);
+  const executor = new RecoveryAwareExecutor({
+    journal,
+    source,
+    target,
+    state: new FileStateSink(join(job.dir, `state-${job.table}`)),
+    faults: NO_FAULTS,
+    clock: SYSTEM_CLOCK,
+  });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const outcome = await executor.execute({
+    operationId: `sha256:${Buffer.from(job.table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+    intentDigest: `sha256:${'1'.repeat(64)}`,
+    metadata: { workload_id: 'bench', target_identity: `${job.database}:${job.table}` },
+    strategy: 'append',
+    partitionColumn: 'day',
+    partitionValue: BULK_DAY,
+    holder: 'bench',
+    leaseTtlMs: 600_000,
+  });
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  await Promise.all([journal.close(), target.close(), source.close()]);
+  console.log(
+    JSON.stringify({
+      ms,
+      cpu_ms: (used.user + used.system) / 1000,
+      rss_mb: process.resourceUsage().maxRSS / 1024,
+      status: outcome.status,
+      rows: outcome.rowsWritten,
+    }),
+  );
+}

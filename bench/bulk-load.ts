@@ -32,6 +32,13 @@ export interface BulkLoadRow {
   readonly worker_rss_mb: number;
   /** Node flags the worker ran with ('' = defaults). */
   readonly worker_flags: string;
+  /**
+   * The bare copy (WorkerJob.bare: same source connector and bulk path, one plain transaction, no
+   * protocol) and its ratio to the floor: what rows through Node cost before the protocol adds
+   * anything. `protocol_ms / bare_ms` is then the protocol's own share. Absent where not measured.
+   */
+  readonly bare_ms?: number;
+  readonly bare_ratio?: number;
 }
 
 export interface Timed {
@@ -94,6 +101,7 @@ async function sqliteSize(rows: number, repeats: number, flags: readonly string[
     seedSqliteSource(join(dir, 'source.db'), rows);
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
+    const bare: WorkerRun[] = [];
     for (let i = 0; i < repeats; i++) {
       const file = join(dir, `floor-${i}.db`);
       // The target's own settings (WAL, synchronous FULL), one transaction.
@@ -104,9 +112,10 @@ async function sqliteSize(rows: number, repeats: number, flags: readonly string[
         `WHERE CAST(day AS TEXT) = '${BULK_DAY}'; COMMIT;`;
       floor.push(await timed(['sqlite3', file, sql]));
       runs.push(await worker({ database: 'sqlite', dir, table: `events_${i}` }, rows, flags));
+      bare.push(await worker({ database: 'sqlite', dir, table: `bare_${i}`, bare: true }, rows, flags));
       await rm(file, { force: true });
     }
-    return summarize('sqlite', rows, floor, runs, flags);
+    return { ...summarize('sqlite', rows, floor, runs, flags), ...bareFigures(floor, bare) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -140,6 +149,7 @@ async function postgresSize(
     await admin.query('VACUUM ANALYZE bulk_src');
     const floor: Timed[] = [];
     const runs: WorkerRun[] = [];
+    const bare: WorkerRun[] = [];
     // The table names the operation (and the journal outlives the size): one per flag set too.
     const target = `bulk_t_${rows}${flags.length > 0 ? '_flags' : ''}`;
     for (let i = 0; i < repeats; i++) {
@@ -149,14 +159,31 @@ async function postgresSize(
       const pipeline = `${psql.join(' ')} -c "${out}" | ${psql.join(' ')} -c "\\copy ${table} FROM STDIN"`;
       floor.push(await timed(['sh', '-c', pipeline], psqlEnv));
       runs.push(await worker({ database: 'postgres', dir, table: `${target}_${i}`, url }, rows, flags));
+      bare.push(
+        await worker(
+          { database: 'postgres', dir, table: `${target}_bare_${i}`, url, bare: true },
+          rows,
+          flags,
+        ),
+      );
+      await admin.query(`DROP TABLE ${target}_bare_${i}`);
       await admin.query(`DROP TABLE ${table}`);
       await admin.query(`DROP TABLE ${target}_${i}`);
     }
-    return summarize('postgres', rows, floor, runs, flags);
+    return { ...summarize('postgres', rows, floor, runs, flags), ...bareFigures(floor, bare) };
   } finally {
     await admin.end();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The bare copy's median wall time and its ratio to the floor's. */
+function bareFigures(
+  floor: readonly Timed[],
+  bare: readonly WorkerRun[],
+): Pick<BulkLoadRow, 'bare_ms' | 'bare_ratio'> {
+  const ms = median(bare.map((run) => run.ms));
+  return { bare_ms: round(ms), bare_ratio: round(ms / median(floor.map((f) => f.ms))) };
 }
 
 export function summarize(

@@ -10,6 +10,7 @@ import { harnessCost } from './harness-cost.ts';
 import { journalThroughput } from './journal-throughput.ts';
 import { protocolOverhead } from './protocol-overhead.ts';
 import { withLocalPostgres } from './local-postgres.ts';
+import { targetVerdicts } from './targets.ts';
 
 const quick = process.argv.includes('--quick');
 const machine = {
@@ -82,6 +83,9 @@ console.log(
     "same run; RSS = the worker's peak)",
 );
 console.table(bulk);
+const targets = targetVerdicts(bulk, allOverhead);
+console.log("\nissue 15's targets (met: true/false; null = not measured in this run)");
+console.table(targets);
 console.log('\njournal throughput (CAS through the adapter vs raw conditional UPDATE loop)');
 console.table(throughput);
 console.log('\nharness cost');
@@ -94,6 +98,7 @@ const results = {
   machine,
   overhead: allOverhead,
   bulk,
+  targets,
   throughput,
   harness,
   postgres_unverified: postgres.unverified ?? null,
