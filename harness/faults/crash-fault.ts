@@ -1,4 +1,5 @@
 import type { CellDraft } from '../plan/cell.ts';
+import { aimKills, killLanding } from '../plan/mutation-window.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
@@ -15,6 +16,10 @@ interface CrashParams {
   readonly killed?: RecordedKill;
   readonly recovery?: TraceOccurrence;
   readonly delayMs?: number;
+  /** Mutation-window kill: count delayMs from the worker's first pass of this point, not its start. */
+  readonly after?: TraceOccurrence;
+  /** Mutation-window kill: the point that ends the window (a kill is inside while it is not passed). */
+  readonly windowEnd?: string;
 }
 
 /**
@@ -83,6 +88,7 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
       }
     }
   }
+  if (spec.random_window === 'mutation') return [...drafts, ...mutationKills(seed, randomCount, traces)];
   for (let index = 1; index <= randomCount; index++) {
     const random = seededRandom(deriveSeed(seed, `crash-random-${index}`));
     const delayMs = randomInt(random, RANDOM_DELAY_MS.min, RANDOM_DELAY_MS.max);
@@ -96,8 +102,60 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   return drafts;
 }
 
+/**
+ * Random kills inside the rows' write: a seeded fraction of the mutation window the reference run
+ * measured, counted from the worker's own pass of the window's begin point. Without a measured
+ * window (a plan replayed from stored traces) the delay is unknown: the ids stay, the fault has none.
+ */
+function mutationKills(seed: number, count: number, traces: PlanContext['traces']): CellDraft[] {
+  const window = traces.mutationWindow;
+  const kills = window ? aimKills(seed, count, window) : [];
+  return Array.from({ length: count }, (_, index) => {
+    const kill = kills[index];
+    return {
+      localId: `random/mutation/seed${seed}-${index + 1}`,
+      fault: {
+        kind: 'crash',
+        attempt: 1,
+        ...(window && kill
+          ? {
+              after_point: window.begin,
+              delay_ms: kill.delayMs,
+              window_fraction: kill.fraction,
+              window_ms: window.lengthMs,
+              window_end: window.end,
+            }
+          : {}),
+      },
+      params: (window && kill
+        ? { delayMs: kill.delayMs, after: { point: window.begin, hit: 1 }, windowEnd: window.end }
+        : {}) satisfies CrashParams,
+      sensitive: false,
+    };
+  });
+}
+
+/**
+ * Lets the worker past the window's begin point, kills it `delayMs` later, and says where the kill
+ * landed from the worker's own trace: `inside` while it had not passed the window's end yet.
+ */
+async function runMutationKill(run: CellRun, params: CrashParams): Promise<CellOutcome> {
+  await using worker = run.start('first', { stop: params.after! });
+  if (!(await worker.parked())) return { attempts: [await worker.result()], hit: false };
+  worker.resume();
+  await new Promise((resolve) => setTimeout(resolve, params.delayMs));
+  worker.kill();
+  const record = await worker.result();
+  const landed = killLanding(record.signal, await run.traceOf('first'), {
+    begin: params.after!.point,
+    end: params.windowEnd!,
+  });
+  return { attempts: [record], hit: true, fault: { landed, landed_after: record.last_point } };
+}
+
 async function runCrash(run: CellRun): Promise<CellOutcome> {
   const params = run.cell.params as CrashParams;
+  if (params.after !== undefined) return runMutationKill(run, params);
   if (params.delayMs !== undefined) {
     await using worker = run.start('first');
     await new Promise((resolve) => setTimeout(resolve, params.delayMs));

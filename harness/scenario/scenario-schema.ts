@@ -58,6 +58,11 @@ const crashFault = {
       maximum: 1000,
       description: 'Number of seeded random kill times. Default 4.',
     },
+    random_window: {
+      enum: ['run', 'mutation'],
+      description:
+        "Where the random kills land. 'run' = a seeded delay of 40-700 ms after the worker starts (start-up, the run, or after it). 'mutation' = while the target writes the rows: the worker is let past target.mutate:begin and killed a seeded fraction of the window later, the window being how long the clean reference run took from target.mutate:begin to its next end point (target.commit:before, target.stage:after or target.mutate:after); the evidence records the fraction, the delay and the point the killed worker last passed, and the report counts the kills that landed inside. Default run.",
+    },
   },
 } as const;
 
