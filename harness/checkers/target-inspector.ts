@@ -165,6 +165,24 @@ export function snapshotFromTrail(
   };
 }
 
+/** Above this many target rows the evidence keeps the trail's counts but not its per-row lists. */
+export const TRAIL_ROW_LIMIT = 100_000;
+
+/** The snapshot as stored: a trail over TRAIL_ROW_LIMIT rows loses its row lists (row_lists_omitted). */
+export function storedSnapshot(snapshot: TargetSnapshot, limit = TRAIL_ROW_LIMIT): TargetSnapshot {
+  const audit = snapshot.audit;
+  if (!audit || audit.target_row_digests.length <= limit) return snapshot;
+  return {
+    ...snapshot,
+    audit: {
+      ...audit,
+      target_row_keys: [],
+      target_row_digests: [],
+      row_lists_omitted: audit.target_row_digests.length,
+    },
+  };
+}
+
 /** Builds the snapshot from what an inspector read. */
 export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
   const trail: TargetAuditTrail = {
@@ -174,13 +192,15 @@ export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
     target_row_keys: reading.target.map((row) => row.key).sort(),
     target_row_digests: reading.target.map((row) => row.row).sort(),
   };
-  return snapshotFromTrail(
-    trail,
-    {
-      row_count: reading.source.length,
-      digest: setDigest(reading.source.map((row) => row.row)),
-      ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
-    },
-    reading.firstDifference,
+  return storedSnapshot(
+    snapshotFromTrail(
+      trail,
+      {
+        row_count: reading.source.length,
+        digest: setDigest(reading.source.map((row) => row.row)),
+        ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
+      },
+      reading.firstDifference,
+    ),
   );
 }

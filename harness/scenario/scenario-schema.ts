@@ -351,9 +351,9 @@ export const SCENARIO_SCHEMA = {
         rows: {
           type: 'integer',
           minimum: 0,
-          maximum: 100000,
+          maximum: 10000000,
           description:
-            'Source rows in the partition (0: an empty partition; the workload then allows it). Default 20.',
+            'Source rows in the partition: the partition size (0: an empty partition; the workload then allows it). Default 20. scenarios/large uses 10,000 (full suite), scenarios/huge 1,000,000 (suite huge).',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
         fence: {
