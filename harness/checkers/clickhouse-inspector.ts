@@ -168,7 +168,7 @@ export class ClickHouseInspector implements TargetInspector {
           digest: setDigest(source.map((row) => rowDigest(row, columns))),
           batch_rows: batch.length,
         },
-        firstDifference(target, source, naturalKey, columns),
+        () => firstDifference(target, source, naturalKey, columns),
       ),
     );
   }

@@ -52,8 +52,12 @@ export interface TargetReading {
   readonly markerKind: TargetAuditTrail['marker_kind'];
   /** Source rows of the loaded partition (one whole mutation's size), when `source` holds more. */
   readonly batchRows?: number;
-  /** Where the target first differs from `source` (first-difference.ts); kept only without parity. */
-  readonly firstDifference?: TargetFirstDifference;
+  /**
+   * Where the target first differs from `source` (first-difference.ts); kept only without parity,
+   * so it is asked for only then (on 1,000,000 rows it groups and sorts every key: minutes on a
+   * loaded machine, for a field a passing cell never shows).
+   */
+  readonly firstDifference?: () => TargetFirstDifference | undefined;
 }
 
 export type CellScalar = string | number | bigint | null;
@@ -144,7 +148,7 @@ export function duplicatesOf(rowKeys: readonly string[]): { rows: number; keys: 
 export function snapshotFromTrail(
   trail: TargetAuditTrail,
   source: { readonly row_count: number; readonly digest: string; readonly batch_rows?: number },
-  firstDifference?: TargetFirstDifference,
+  firstDifference?: TargetFirstDifference | (() => TargetFirstDifference | undefined),
 ): TargetSnapshot {
   const duplicates = duplicatesOf(trail.target_row_keys);
   const targetDigest = setDigest(trail.target_row_digests);
@@ -161,8 +165,15 @@ export function snapshotFromTrail(
     source_digest: source.digest,
     duplicate_keys: duplicates.keys,
     audit: trail,
-    ...(!parity && firstDifference ? { first_difference: firstDifference } : {}),
+    ...(!parity && firstDifference ? differenceField(firstDifference) : {}),
   };
+}
+
+function differenceField(difference: TargetFirstDifference | (() => TargetFirstDifference | undefined)): {
+  first_difference?: TargetFirstDifference;
+} {
+  const found = typeof difference === 'function' ? difference() : difference;
+  return found ? { first_difference: found } : {};
 }
 
 /** Above this many target rows the evidence keeps the trail's counts but not its per-row lists. */
