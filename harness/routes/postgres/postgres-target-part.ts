@@ -9,7 +9,7 @@ import { movedTarget, postgresFenceOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import { PASSWORD_ENV, PG_TYPES, postgresDump, writePostgresRows } from './postgres-data.ts';
 import {
-  WORKER_TIMEOUTS,
+  targetWorkerTimeouts,
   postgresPlace,
   postgresUrl,
   releasePlace,
@@ -62,7 +62,7 @@ export const postgresTarget: TargetPart = {
     const proxy = await toxiproxy.createProxy(`${cell.tag}-target`, server.proxyUpstream);
     const site = { server, database, schema, adopt: (s: string) => void adopted.push(s) };
     const workload = {
-      url: postgresUrl(proxy, server.user, database, schema, WORKER_TIMEOUTS),
+      url: postgresUrl(proxy, server.user, database, schema, targetWorkerTimeouts(dataset.source.length)),
       table: CELL_TARGET_TABLE,
       password_env: PASSWORD_ENV.target,
     };
