@@ -16,6 +16,11 @@ export const LARGE_PARTITION_ROWS = 100_000;
  */
 export const LARGE_WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=60000';
 
+/** The harness's own reads of a partition that large (inspector, source rows): 5 minutes, not 30 s. */
+export function inspectorBounds(rows: number): { queryTimeoutMs?: number } {
+  return rows > LARGE_PARTITION_ROWS ? { queryTimeoutMs: 300_000 } : {};
+}
+
 /** The target's worker bounds for a partition of `rows` source rows. */
 export function targetWorkerTimeouts(rows: number): string {
   return rows > LARGE_PARTITION_ROWS ? LARGE_WORKER_TIMEOUTS : WORKER_TIMEOUTS;

@@ -11,6 +11,7 @@ import { PASSWORD_ENV, PG_TYPES, postgresDump, writePostgresRows } from './postg
 import {
   targetWorkerTimeouts,
   postgresPlace,
+  inspectorBounds,
   postgresUrl,
   releasePlace,
   serverControl,
@@ -47,7 +48,7 @@ export const postgresTarget: TargetPart = {
     await adminQuery(server, database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
     await writePostgresRows(server, database, `${schema}.${CELL_TARGET_TABLE}`, dataset, dataset.target);
     const inspector = new PostgresInspector({
-      connection: { ...server, database },
+      connection: { ...server, database, ...inspectorBounds(dataset.source.length) },
       schema,
       targetTable: CELL_TARGET_TABLE,
       sourceTable: dataset.table,
