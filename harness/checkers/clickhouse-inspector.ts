@@ -10,7 +10,7 @@ import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
 import type { CellScalar, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromTrail } from './target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromTrail, storedSnapshot } from './target-inspector.ts';
 
 export interface ClickHouseInspectorOptions {
   /** Straight to the server (never through a test proxy), as a user that may create tables. */
@@ -160,14 +160,16 @@ export class ClickHouseInspector implements TargetInspector {
       target_row_keys: target.map((row) => keyDigest(row, naturalKey)).sort(),
       target_row_digests: target.map((row) => rowDigest(row, columns)).sort(),
     };
-    return snapshotFromTrail(
-      trail,
-      {
-        row_count: source.length,
-        digest: setDigest(source.map((row) => rowDigest(row, columns))),
-        batch_rows: batch.length,
-      },
-      firstDifference(target, source, naturalKey, columns),
+    return storedSnapshot(
+      snapshotFromTrail(
+        trail,
+        {
+          row_count: source.length,
+          digest: setDigest(source.map((row) => rowDigest(row, columns))),
+          batch_rows: batch.length,
+        },
+        () => firstDifference(target, source, naturalKey, columns),
+      ),
     );
   }
 

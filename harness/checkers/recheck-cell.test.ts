@@ -3,6 +3,7 @@ import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
 import { realCell } from './fixtures/sample-evidence.ts';
 import { recheckCell } from './recheck-cell.ts';
+import { storedSnapshot } from './target-inspector.ts';
 
 let passing: CellEvidence;
 let caught: CellEvidence;
@@ -51,6 +52,23 @@ describe('recheckCell (pure, from stored data alone)', () => {
     expect(recheckCell(forged).differences).toEqual([
       'target.first_difference: stored, but the trail shows parity',
     ]);
+  });
+
+  it('a trail without its row lists (a huge partition) still re-checks mutations, row count and parity', () => {
+    const target = passing.target!;
+    const compact = storedSnapshot({ ...target, audit: { ...target.audit! } }, 0);
+    expect(compact.audit).toMatchObject({ target_row_keys: [], row_lists_omitted: target.row_count });
+    const cell: CellEvidence = { ...passing, target: compact };
+    expect(recheckCell(cell)).toMatchObject({ verdict: 'PASS', differences: [] });
+    // An edited mutation count, row count or parity is still caught without the lists.
+    const twice = [...compact.audit!.mutation_records, { marker: 'run-2', rows: 1 }];
+    expect(
+      recheckCell({ ...cell, target: { ...compact, audit: { ...compact.audit!, mutation_records: twice } } })
+        .differences,
+    ).toContain(`target.mutations: stored ${compact.mutations}, recomputed 2`);
+    expect(
+      recheckCell({ ...cell, target: { ...compact, row_count: target.row_count + 1 } }).differences,
+    ).toEqual(expect.arrayContaining([expect.stringMatching(/^target.row_count: stored/)]));
   });
 
   it('keeps a cell that never ran at UNVERIFIED at best', () => {

@@ -31,12 +31,20 @@ function show(value: unknown): string {
 
 /** Recomputes the target's derived fields from its audit trail (when stored) and lists what differs. */
 function recheckTarget(stored: TargetSnapshot, differences: string[]): TargetSnapshot {
-  if (!stored.audit) {
+  if (!stored.audit || stored.audit.row_lists_omitted !== undefined) {
     const parity =
       stored.row_count === stored.source_row_count && stored.target_digest === stored.source_digest;
     if (parity !== stored.row_parity)
       differences.push(`target.row_parity: stored ${stored.row_parity}, recomputed ${parity}`);
-    return { ...stored, row_parity: parity };
+    // A trail without its row lists still holds every mutation it saw.
+    const mutations = stored.audit?.mutation_records.length ?? stored.mutations;
+    if (mutations !== stored.mutations)
+      differences.push(`target.mutations: stored ${stored.mutations}, recomputed ${mutations}`);
+    if (stored.audit && stored.audit.row_lists_omitted !== stored.row_count)
+      differences.push(
+        `target.row_count: stored ${stored.row_count}, the trail counted ${stored.audit.row_lists_omitted}`,
+      );
+    return { ...stored, row_parity: parity, mutations };
   }
   // The first difference was read from the rows, which the trail cannot replay: it is kept
   // where the trail shows no parity, and a stored one beside parity is a contradiction.

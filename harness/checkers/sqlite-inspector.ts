@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import { canonicalJson } from '../evidence/evidence-digest.ts';
 import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
 import type { ParityOptions } from './parity-basis.ts';
@@ -114,7 +112,7 @@ export class SqliteInspector implements TargetInspector {
       inserts,
       markerKind: 'serialized-runs',
       batchRows: source.length,
-      firstDifference: firstDifference(got, expected, naturalKey, columns),
+      firstDifference: () => firstDifference(got, expected, naturalKey, columns),
     });
   }
 
@@ -131,7 +129,8 @@ export class SqliteInspector implements TargetInspector {
         key_json: string;
       }[];
       db.exec('COMMIT');
-      const inserts = audit.map((row) => ({ key: this.#auditKeyDigest(row.key_json), marker: null }));
+      // The audit's key text only groups inserts into runs (equal texts, equal keys): no digest needed.
+      const inserts = audit.map((row) => ({ key: row.key_json, marker: null }));
       return { target, inserts };
     } catch (error) {
       throw unreadable('target', error);
@@ -164,13 +163,6 @@ export class SqliteInspector implements TargetInspector {
     } catch (error) {
       throw unreadable(what, error);
     }
-  }
-
-  /** The audit stores the key as a JSON array of texts; its digest only groups inserts into runs. */
-  #auditKeyDigest(keyJson: string): string {
-    return `sha256:${createHash('sha256')
-      .update(canonicalJson(JSON.parse(keyJson)))
-      .digest('hex')}`;
   }
 
   async close(): Promise<void> {

@@ -52,8 +52,12 @@ export interface TargetReading {
   readonly markerKind: TargetAuditTrail['marker_kind'];
   /** Source rows of the loaded partition (one whole mutation's size), when `source` holds more. */
   readonly batchRows?: number;
-  /** Where the target first differs from `source` (first-difference.ts); kept only without parity. */
-  readonly firstDifference?: TargetFirstDifference;
+  /**
+   * Where the target first differs from `source` (first-difference.ts); kept only without parity,
+   * so it is asked for only then (on 1,000,000 rows it groups and sorts every key: minutes on a
+   * loaded machine, for a field a passing cell never shows).
+   */
+  readonly firstDifference?: () => TargetFirstDifference | undefined;
 }
 
 export type CellScalar = string | number | bigint | null;
@@ -144,7 +148,7 @@ export function duplicatesOf(rowKeys: readonly string[]): { rows: number; keys: 
 export function snapshotFromTrail(
   trail: TargetAuditTrail,
   source: { readonly row_count: number; readonly digest: string; readonly batch_rows?: number },
-  firstDifference?: TargetFirstDifference,
+  firstDifference?: TargetFirstDifference | (() => TargetFirstDifference | undefined),
 ): TargetSnapshot {
   const duplicates = duplicatesOf(trail.target_row_keys);
   const targetDigest = setDigest(trail.target_row_digests);
@@ -161,7 +165,32 @@ export function snapshotFromTrail(
     source_digest: source.digest,
     duplicate_keys: duplicates.keys,
     audit: trail,
-    ...(!parity && firstDifference ? { first_difference: firstDifference } : {}),
+    ...(!parity && firstDifference ? differenceField(firstDifference) : {}),
+  };
+}
+
+function differenceField(difference: TargetFirstDifference | (() => TargetFirstDifference | undefined)): {
+  first_difference?: TargetFirstDifference;
+} {
+  const found = typeof difference === 'function' ? difference() : difference;
+  return found ? { first_difference: found } : {};
+}
+
+/** Above this many target rows the evidence keeps the trail's counts but not its per-row lists. */
+export const TRAIL_ROW_LIMIT = 100_000;
+
+/** The snapshot as stored: a trail over TRAIL_ROW_LIMIT rows loses its row lists (row_lists_omitted). */
+export function storedSnapshot(snapshot: TargetSnapshot, limit = TRAIL_ROW_LIMIT): TargetSnapshot {
+  const audit = snapshot.audit;
+  if (!audit || audit.target_row_digests.length <= limit) return snapshot;
+  return {
+    ...snapshot,
+    audit: {
+      ...audit,
+      target_row_keys: [],
+      target_row_digests: [],
+      row_lists_omitted: audit.target_row_digests.length,
+    },
   };
 }
 
@@ -174,13 +203,15 @@ export function snapshotFromReading(reading: TargetReading): TargetSnapshot {
     target_row_keys: reading.target.map((row) => row.key).sort(),
     target_row_digests: reading.target.map((row) => row.row).sort(),
   };
-  return snapshotFromTrail(
-    trail,
-    {
-      row_count: reading.source.length,
-      digest: setDigest(reading.source.map((row) => row.row)),
-      ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
-    },
-    reading.firstDifference,
+  return storedSnapshot(
+    snapshotFromTrail(
+      trail,
+      {
+        row_count: reading.source.length,
+        digest: setDigest(reading.source.map((row) => row.row)),
+        ...(reading.batchRows !== undefined ? { batch_rows: reading.batchRows } : {}),
+      },
+      reading.firstDifference,
+    ),
   );
 }

@@ -29,6 +29,8 @@ export const SUITES: Readonly<Record<string, readonly string[]>> = {
     fileURLToPath(new URL('../../scenarios/airflow/*.yaml', import.meta.url)),
     fileURLToPath(new URL('../../scenarios/large/*.yaml', import.meta.url)),
   ],
+  /** 1,000,000-row partitions under kills: minutes per route, never in CI's suites. */
+  huge: [fileURLToPath(new URL('../../scenarios/huge/*.yaml', import.meta.url))],
 };
 
 /**

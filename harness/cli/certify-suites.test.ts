@@ -14,6 +14,16 @@ describe('certify run suites', () => {
     expect(plain).not.toContain('large-partition.yaml');
     expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml']));
     expect(full).toHaveLength(plain.length + 2);
+    expect(full).not.toContain('million-crash.yaml');
+  });
+
+  it('the huge suite is the 1,000,000-row crash scenario alone, on sqlite and postgres', async () => {
+    expect(names(await defaultScenarioFiles('sqlite', process.cwd(), 'huge'))).toEqual([
+      'million-crash.yaml',
+    ]);
+    expect(names(await defaultScenarioFiles('postgres', process.cwd(), 'huge'))).toEqual([
+      'million-crash.yaml',
+    ]);
   });
 
   it('leaves out what the route cannot run, and the scenarios named for another target engine', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalValue } from './canonical-value.ts';
 import { BIG_2_53_PLUS_1, BIG_INT64_MAX } from './cell-numbers.ts';
-import { DATASET_COLUMNS, expectedTarget, generateDataset, lateRows } from './dataset.ts';
+import { DATASET_COLUMNS, expectedTarget, generateDataset, lateRows, targetIdBase } from './dataset.ts';
 
 describe('canonicalValue: one form per type, whatever engine read it', () => {
   it('integers are exact beyond 2^53 whether the driver gave a bigint, a number or text', () => {
@@ -80,6 +80,17 @@ describe('the dataset', () => {
     const expected = expectedTarget(d.target, late, d.partition, 'replace-partition');
     expect(expected.filter((r) => r.day === d.partition.value)).toEqual(late);
     expect(expectedTarget(d.target, late, d.partition, 'append')).toHaveLength(d.target.length + 2);
+  });
+
+  it('target-only rows never share an id with a source row, however large the partition', () => {
+    expect(targetIdBase(20)).toBe(900_000);
+    expect(targetIdBase(10_000)).toBe(900_000);
+    // 1,000,000 source rows (and the neighbour's 5) would reach 900,001: the base moves above them.
+    expect(targetIdBase(1_000_000)).toBe(10_000_000);
+    for (const rows of [899_994, 899_995, 1_000_000, 5_000_000])
+      expect(targetIdBase(rows)).toBeGreaterThan(rows + 5);
+    const d = generateDataset({ rows: 20, strategy: 'replace-partition', seed: 1 });
+    expect(d.target.map((r) => r.id)).toEqual(['900001', '900002', '900003', '900004', '900005']);
   });
 
   it('holds integers a JS number rounds and decimals a double rounds, in every partition of 7 rows', () => {

@@ -53,6 +53,11 @@ const TARGET_NEIGHBOUR_ROWS = 2;
 /** Ids of target-only rows start here, far from the source's, so a key never collides by accident. */
 const TARGET_ID_BASE = 900_000;
 
+/** TARGET_ID_BASE, or above every source id for a partition that large (1,000,000 rows: 10,000,000). */
+export function targetIdBase(rows: number): number {
+  return Math.max(TARGET_ID_BASE, 10 ** String(rows + NEIGHBOUR_ROWS).length);
+}
+
 export const DATASET_COLUMNS: readonly DatasetColumn[] = [
   { name: 'id', type: 'integer' },
   { name: 'day', type: 'date' },
@@ -84,7 +89,9 @@ export function generateDataset(options: DatasetOptions): Dataset {
   if (options.strategy === 'replace-partition') {
     const seeded = seededRandom(deriveSeed(options.seed, 'target-rows'));
     for (let i = 1; i <= TARGET_PARTITION_ROWS + TARGET_NEIGHBOUR_ROWS; i++)
-      target.push(row(TARGET_ID_BASE + i, i <= TARGET_PARTITION_ROWS ? DATASET_DAY : NEIGHBOUR_DAY, seeded));
+      target.push(
+        row(targetIdBase(options.rows) + i, i <= TARGET_PARTITION_ROWS ? DATASET_DAY : NEIGHBOUR_DAY, seeded),
+      );
   }
   return {
     table: 'events_src',

@@ -109,6 +109,13 @@ export interface TargetAuditTrail {
   readonly target_row_keys: readonly string[];
   /** sha256 of every target row's canonical JSON, sorted. */
   readonly target_row_digests: readonly string[];
+  /**
+   * Set when the two row lists above were left out (empty) because the target held this many rows,
+   * more than TRAIL_ROW_LIMIT: 2 digests a row would make a 1,000,000-row cell's evidence ~150 MB.
+   * `certify verify` then recomputes the mutation count from mutation_records and parity from the
+   * stored digests, not duplicates or the target digest from the rows.
+   */
+  readonly row_lists_omitted?: number;
 }
 
 /** What a cell must end in; stored with the cell so `certify verify` re-checks the same thing. */

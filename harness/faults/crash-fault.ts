@@ -1,10 +1,12 @@
 import type { CellDraft } from '../plan/cell.ts';
+import { aimKills, killLanding } from '../plan/mutation-window.ts';
 import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
+import type { TargetImages } from './atomic-visibility.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 
 /** Random kill delays, from worker start: wide enough to land in start-up, the run and after it. */
@@ -16,6 +18,10 @@ interface CrashParams {
   readonly killed?: RecordedKill;
   readonly recovery?: TraceOccurrence;
   readonly delayMs?: number;
+  /** Mutation-window kill: count delayMs from the worker's first pass of this point, not its start. */
+  readonly after?: TraceOccurrence;
+  /** Mutation-window kill: the point that ends the window (a kill is inside while it is not passed). */
+  readonly windowEnd?: string;
 }
 
 /**
@@ -84,6 +90,7 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
       }
     }
   }
+  if (spec.random_window === 'mutation') return [...drafts, ...mutationKills(seed, randomCount, traces)];
   for (let index = 1; index <= randomCount; index++) {
     const random = seededRandom(deriveSeed(seed, `crash-random-${index}`));
     const delayMs = randomInt(random, RANDOM_DELAY_MS.min, RANDOM_DELAY_MS.max);
@@ -97,11 +104,78 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   return drafts;
 }
 
+/**
+ * Random kills inside the rows' write: a seeded fraction of the mutation window the reference run
+ * measured, counted from the worker's own pass of the window's begin point. Without a measured
+ * window (a plan replayed from stored traces) the delay is unknown: the ids stay, the fault has none.
+ */
+function mutationKills(seed: number, count: number, traces: PlanContext['traces']): CellDraft[] {
+  const window = traces.mutationWindow;
+  const kills = window ? aimKills(seed, count, window) : [];
+  return Array.from({ length: count }, (_, index) => {
+    const kill = kills[index];
+    return {
+      localId: `random/mutation/seed${seed}-${index + 1}`,
+      fault: {
+        kind: 'crash',
+        attempt: 1,
+        ...(window && kill
+          ? {
+              after_point: window.begin,
+              delay_ms: kill.delayMs,
+              window_fraction: kill.fraction,
+              window_ms: window.lengthMs,
+              window_end: window.end,
+            }
+          : {}),
+      },
+      params: (window && kill
+        ? { delayMs: kill.delayMs, after: { point: window.begin, hit: 1 }, windowEnd: window.end }
+        : {}) satisfies CrashParams,
+      sensitive: false,
+    };
+  });
+}
+
+/**
+ * Lets the worker past the window's begin point, kills it `delayMs` later, and says where the kill
+ * landed from the worker's own trace: `inside` while it had not passed the window's end yet.
+ */
+async function runMutationKill(
+  run: CellRun,
+  params: CrashParams,
+  images: TargetImages,
+): Promise<CellOutcome> {
+  await using worker = run.start('first', { stop: params.after! });
+  if (!(await worker.parked())) return { attempts: [await worker.result()], hit: false };
+  worker.resume();
+  await new Promise((resolve) => setTimeout(resolve, params.delayMs));
+  worker.kill();
+  const record = await worker.result();
+  const landed = killLanding(record.signal, await run.traceOf('first'), {
+    begin: params.after!.point,
+    end: params.windowEnd!,
+  });
+  // Killed while the rows were being written: readers must still see the old rows or the whole load.
+  const atomic = await atomicVisibility(
+    run.fixture.inspector,
+    images,
+    `after the kill ${params.delayMs} ms past ${params.after!.point} (${landed})`,
+  );
+  return {
+    attempts: [record],
+    hit: true,
+    fault: { landed, landed_after: record.last_point },
+    extraChecks: [atomic],
+  };
+}
+
 async function runCrash(run: CellRun): Promise<CellOutcome> {
   const params = run.cell.params as CrashParams;
   const { inspector } = run.fixture;
   // Before any worker: the two states a kill may leave (the old rows or the whole load).
   const images = await targetImages(inspector);
+  if (params.after !== undefined) return runMutationKill(run, params, images);
   if (params.delayMs !== undefined) {
     await using worker = run.start('first');
     await new Promise((resolve) => setTimeout(resolve, params.delayMs));

@@ -100,6 +100,8 @@ export interface CellOutcome {
   readonly settle?: boolean | 'unless-complete' | 'operator';
   /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
   readonly observe?: () => Promise<LossObservation>;
+  /** What the fault found while it ran, added to the cell's fault record (e.g. where a timed kill landed). */
+  readonly fault?: Readonly<Record<string, string | number | null>>;
   /** airflow-live: what Airflow recorded; the runner adds the Airflow checks computed from it. */
   readonly airflow?: AirflowRecord;
 }

@@ -73,6 +73,31 @@ describe('planner enumeration from a hand-made trace', () => {
     expect(again.map((cell) => cell.fault.delay_ms)).toEqual(random.map((cell) => cell.fault.delay_ms));
   });
 
+  it('random_window: mutation aims the random kills inside the measured window, seeded', async () => {
+    const text =
+      'name: c\nseed: 7\nfaults:\n  - kind: crash\n    depth: 1\n    random: 3\n    random_window: mutation\n';
+    const window = { begin: 'target.mutate:begin', end: 'target.commit:before', lengthMs: 400 };
+    const planned = await planCells([scenario(text)], {
+      variants: [],
+      traces: () => ({ ...BOOK, mutationWindow: window }),
+    });
+    const random = planned.filter((cell) => cell.id.startsWith('c/random/'));
+    expect(random.map((cell) => cell.id)).toEqual([
+      'c/random/mutation/seed7-1',
+      'c/random/mutation/seed7-2',
+      'c/random/mutation/seed7-3',
+    ]);
+    for (const cell of random) {
+      expect(cell.fault).toMatchObject({ after_point: 'target.mutate:begin', window_ms: 400 });
+      expect(cell.fault.delay_ms).toBe(Math.floor(Number(cell.fault.window_fraction) * 400));
+      expect(cell.fault.delay_ms).toBeLessThan(400);
+    }
+    // A plan from stored traces (no measured window) has the same ids: the gate's re-plan matches.
+    const stored = (await plan(text)).filter((cell) => cell.id.startsWith('c/random/'));
+    expect(stored.map((cell) => cell.id)).toEqual(random.map((cell) => cell.id));
+    expect(stored.every((cell) => cell.fault.delay_ms === undefined)).toBe(true);
+  });
+
   it('ids are stable across plans, unique and sorted', async () => {
     const text =
       'name: s\nfaults:\n  - kind: crash\n  - kind: race\n    workers: 8\n  - kind: intent-conflict\n';

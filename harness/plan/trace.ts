@@ -1,4 +1,5 @@
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import type { MutationWindow } from './mutation-window.ts';
 import { readFile } from 'node:fs/promises';
 
 /** One pass of a fault point: its name and which pass it was (1-based). */
@@ -48,6 +49,11 @@ export interface TraceBook {
   readonly recovery: ReadonlyMap<string, readonly TraceOccurrence[]>;
   /** Wall time of the clean run, for sizing random kill delays (informational). */
   readonly cleanDurationMs: number;
+  /**
+   * How long the clean run's target spent writing the rows (mutation-window.ts), as the worker
+   * timed itself: what `random_window: mutation` aims its kills with. Absent when not measured.
+   */
+  readonly mutationWindow?: MutationWindow;
   /**
    * Durable state right after each recorded first-attempt kill (folder + that attempt's record),
    * keyed like `recovery`; present when the route can copy cell state.

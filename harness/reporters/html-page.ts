@@ -6,6 +6,7 @@ import type { Integrity } from './integrity.ts';
 import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
+import { killLandingLines } from './kill-landings.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import {
   cellReason,
@@ -136,6 +137,7 @@ function renderHeader(evidence: Evidence): SafeHtml {
     <p>
       Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivitySummary(evidence)}</span>
     </p>
+    ${killLandingLines(evidence).map((line) => html`<p class="kill-landings">Kills inside the mutation: ${line}</p>`)}
     <dl class="facts">
       ${facts.map(
         ([name, value]) =>

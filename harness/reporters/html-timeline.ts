@@ -48,7 +48,9 @@ function faultMarkersByAttempt(
     const where = fault.kind === 'crash' ? (planned[kills] ?? '') : '';
     const delay =
       fault.kind === 'crash' && kills === 0 && typeof fault.delay_ms === 'number'
-        ? ` after ${fault.delay_ms} ms`
+        ? typeof fault.after_point === 'string'
+          ? ` ${fault.delay_ms} ms after ${fault.after_point} (${String(fault.landed ?? 'not run')})`
+          : ` after ${fault.delay_ms} ms`
         : '';
     add(index, html`<span class="marker kill">✕ SIGKILL${where}${delay}</span>`);
     kills++;

@@ -12,6 +12,7 @@ import {
   verdictCounts,
 } from './cell-summary.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
+import { killLandingLines } from './kill-landings.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
 
@@ -50,6 +51,7 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
     `| ${counts.PASS} | ${counts.FAIL} | ${counts.UNKNOWN} | ${counts.UNVERIFIED} | ${cells.length} |`,
     '',
     `Sensitivity: ${inline(sensitivitySummary(evidence))}.`,
+    ...killLandingLines(evidence).map((line) => `\nKills inside the mutation: ${inline(line)}.`),
   ];
   const problems = failuresFirst(cells).filter((cell) => cell.verdict !== 'PASS');
   if (problems.length > 0) {

@@ -1,4 +1,5 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import { killLandingLines } from './kill-landings.ts';
 import type { Reporter, ReporterOptions, RunStart } from './reporter.ts';
 
 function seconds(ms: number): string {
@@ -59,6 +60,7 @@ export function progressReporter(options: ReporterOptions): Reporter {
           `unsafe variants caught ${caught}/${evidence.sensitivity.length}; ` +
           `${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
       );
+      for (const line of killLandingLines(evidence)) out.write(`  ${line}\n`);
       // Why nothing could run (no SQL Server here, no Docker…): the reason, not only the verdict.
       if (evidence.environment.unavailable)
         out.write(`environment UNVERIFIED: ${evidence.environment.unavailable}\n`);

@@ -51,7 +51,7 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
       return snapshotFromReading({
         target: read.rows.map(digests),
         source: expected.map(digests),
-        firstDifference: firstDifference(read.rows, expected, CELL_TABLE.naturalKey, COLUMNS),
+        firstDifference: () => firstDifference(read.rows, expected, CELL_TABLE.naturalKey, COLUMNS),
         inserts: read.inserts.map((insert) => ({
           key: keyDigest(insert.key, CELL_TABLE.naturalKey),
           marker: insert.marker,

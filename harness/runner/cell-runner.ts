@@ -115,7 +115,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       ...result,
       verdict: worst(checks.map((c) => c.verdict)),
       checks,
-      fault: { ...cell.fault, fired: outcome.hit },
+      fault: { ...cell.fault, ...outcome.fault, fired: outcome.hit },
       ...(loss !== undefined ? { loss } : {}),
       ...(outcome.airflow ? { airflow: outcome.airflow } : {}),
     });

@@ -5,6 +5,8 @@ import type { StartedEnvironment } from '../env/environment.ts';
 import { TAKEOVER_LEASE_TTL_MS } from '../faults/fault.ts';
 import type { RecordedKill, TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey, readTrace } from '../plan/trace.ts';
+import type { MutationWindow } from '../plan/mutation-window.ts';
+import { mutationWindow, readTimings } from '../plan/mutation-window.ts';
 import type { CellWorkloadOptions, Route } from '../routes/route.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
 import { CellClock } from './cell-clock.ts';
@@ -104,8 +106,10 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
   const { fixture, spec } = await fresh(recording, 'clean');
   const started = Date.now();
   let clean: TraceOccurrence[];
+  let window: MutationWindow | null;
+  const timingsFile = join(recording.dir, 'clean', 'timings-clean.txt');
   try {
-    const record = await runToEnd(spec('clean'));
+    const record = await runToEnd({ ...spec('clean'), timingsFile });
     if (!cleanEnd(recording, record)) {
       throw new DponeError(
         ERROR_CODES.INTERNAL,
@@ -113,6 +117,7 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
       );
     }
     clean = await readTrace(spec('clean').traceFile);
+    window = mutationWindow(await readTimings(timingsFile));
   } finally {
     await fixture[Symbol.asyncDispose]();
   }
@@ -129,5 +134,5 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
       if (kill) snapshots.set(occurrenceKey(at), kill);
     });
   }
-  return { clean, recovery, cleanDurationMs, snapshots };
+  return { clean, recovery, cleanDurationMs, snapshots, ...(window ? { mutationWindow: window } : {}) };
 }

@@ -58,6 +58,11 @@ const crashFault = {
       maximum: 1000,
       description: 'Number of seeded random kill times. Default 4.',
     },
+    random_window: {
+      enum: ['run', 'mutation'],
+      description:
+        "Where the random kills land. 'run' = a seeded delay of 40-700 ms after the worker starts (start-up, the run, or after it). 'mutation' = while the target writes the rows: the worker is let past target.mutate:begin and killed a seeded fraction of the window later, the window being how long the clean reference run took from target.mutate:begin to its next end point (target.commit:before, target.stage:after or target.mutate:after); the evidence records the fraction, the delay and the point the killed worker last passed, and the report counts the kills that landed inside. Default run.",
+    },
   },
 } as const;
 
@@ -352,9 +357,9 @@ export const SCENARIO_SCHEMA = {
         rows: {
           type: 'integer',
           minimum: 0,
-          maximum: 100000,
+          maximum: 10000000,
           description:
-            'Source rows in the partition (0: an empty partition; the workload then allows it). Default 20.',
+            'Source rows in the partition: the partition size (0: an empty partition; the workload then allows it). Default 20. scenarios/large uses 10,000 (full suite), scenarios/huge 1,000,000 (suite huge).',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
         fence: {

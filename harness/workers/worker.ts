@@ -19,6 +19,8 @@ export interface WorkerSpec {
   readonly cwd: string;
   /** This attempt's own trace file: its last line is the attempt's last fault point. */
   readonly traceFile: string;
+  /** Also time each point passed into this file (FaultPlan.timings): the reference run only. */
+  readonly timingsFile?: string;
   /** Park at the `hit`-th pass of `point` and announce it on fd 3. */
   readonly stop?: { readonly point: string; readonly hit: number };
   /** Further parking places (see FaultPlan.stops); `parked(n)` waits for the n-th. */
@@ -122,6 +124,7 @@ export class Worker implements AsyncDisposable {
     this.spec = spec;
     const plan: FaultPlan = {
       trace: spec.traceFile,
+      ...(spec.timingsFile ? { timings: spec.timingsFile } : {}),
       ...(spec.stop ? { stop: spec.stop } : {}),
       ...(spec.stops ? { stops: spec.stops } : {}),
       ...(spec.stop || spec.stops ? { notifyFd: 3 } : {}),

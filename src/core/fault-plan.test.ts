@@ -21,3 +21,20 @@ describe('fault plan', () => {
     );
   });
 });
+
+describe('fault plan timings', () => {
+  it('appends each point passed with a non-decreasing time, beside the trace', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { PlannedFaultPoints } = await import('./fault-plan.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'fault-plan-'));
+    const points = new PlannedFaultPoints({ trace: join(dir, 'trace'), timings: join(dir, 'timings') });
+    for (const point of ['a', 'b', 'a']) await points.hit(point);
+    const lines = readFileSync(join(dir, 'timings'), 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => line.split('\t')[0])).toEqual(['a', 'b', 'a']);
+    const times = lines.map((line) => Number(line.split('\t')[1]));
+    expect(times.every((ms, index) => Number.isFinite(ms) && ms >= (times[index - 1] ?? 0))).toBe(true);
+    expect(readFileSync(join(dir, 'trace'), 'utf8')).toBe('a\nb\na\n');
+  });
+});

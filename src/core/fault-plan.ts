@@ -14,6 +14,12 @@ export interface FaultStop {
 export interface FaultPlan {
   /** Append each point passed, one per line, to this file (synchronously, so a SIGKILL keeps it). */
   readonly trace?: string;
+  /**
+   * Append `point<TAB>ms` per point passed to this file, ms on this process's monotonic clock
+   * (performance.now). Only the harness's reference run asks, to measure how long a stretch between
+   * two points lasts (e.g. the rows being written) so it can aim kills inside it.
+   */
+  readonly timings?: string;
   /** Park at the `hit`-th pass (1-based) of `point`, announce it, and wait for SIGUSR2. */
   readonly stop?: FaultStop;
   /**
@@ -86,6 +92,7 @@ export class PlannedFaultPoints implements FaultPoints {
     const count = (this.#hits.get(point) ?? 0) + 1;
     this.#hits.set(point, count);
     if (this.#plan.trace) appendFileSync(this.#plan.trace, `${point}\n`);
+    if (this.#plan.timings) appendFileSync(this.#plan.timings, `${point}\t${performance.now().toFixed(1)}\n`);
     if (this.#stops.some((stop) => stop.point === point && stop.hit === count))
       return this.#park(point, count);
   }

@@ -9,6 +9,7 @@ import { sealPostgresSchema } from './postgres-seal.ts';
 import {
   WORKER_TIMEOUTS,
   postgresPlace,
+  inspectorBounds,
   postgresUrl,
   releasePlace,
   serverControl,
@@ -42,7 +43,7 @@ export const postgresSource: SourcePart = {
       },
       env: { [PASSWORD_ENV.source]: server.password },
       rows: postgresSourceRows({
-        connection: { ...server, database },
+        connection: { ...server, database, ...inspectorBounds(dataset.source.length) },
         schema,
         table: dataset.table,
         columns: dataset.columns.map((c) => c.name),

@@ -6,6 +6,26 @@ import type { PartCell, ServerControl } from '../parts.ts';
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
 
+/** Partitions above this many rows get LARGE_WORKER_TIMEOUTS on the target. */
+export const LARGE_PARTITION_ROWS = 100_000;
+/**
+ * For a partition that large: the COPY's stall bound is the query timeout, and after the last
+ * chunk the server still works through everything buffered (every row through the harness's audit
+ * trigger): 4 s is not a stall there. A 1,000,000-row reference run failed on a loaded machine
+ * 36 s into its COPY with the 4 s bound (the fence proved nothing landed, PRE_COMMIT_FAILED).
+ */
+export const LARGE_WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=60000';
+
+/** The harness's own reads of a partition that large (inspector, source rows): 5 minutes, not 30 s. */
+export function inspectorBounds(rows: number): { queryTimeoutMs?: number } {
+  return rows > LARGE_PARTITION_ROWS ? { queryTimeoutMs: 300_000 } : {};
+}
+
+/** The target's worker bounds for a partition of `rows` source rows. */
+export function targetWorkerTimeouts(rows: number): string {
+  return rows > LARGE_PARTITION_ROWS ? LARGE_WORKER_TIMEOUTS : WORKER_TIMEOUTS;
+}
+
 /** A worker URL: no password (it travels in the variable the workload names). */
 export function postgresUrl(
   at: { readonly host: string; readonly port: number },

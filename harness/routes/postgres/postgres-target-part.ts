@@ -9,8 +9,9 @@ import { movedTarget, postgresFenceOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import { PASSWORD_ENV, PG_TYPES, postgresDump, writePostgresRows } from './postgres-data.ts';
 import {
-  WORKER_TIMEOUTS,
+  targetWorkerTimeouts,
   postgresPlace,
+  inspectorBounds,
   postgresUrl,
   releasePlace,
   serverControl,
@@ -47,7 +48,7 @@ export const postgresTarget: TargetPart = {
     await adminQuery(server, database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
     await writePostgresRows(server, database, `${schema}.${CELL_TARGET_TABLE}`, dataset, dataset.target);
     const inspector = new PostgresInspector({
-      connection: { ...server, database },
+      connection: { ...server, database, ...inspectorBounds(dataset.source.length) },
       schema,
       targetTable: CELL_TARGET_TABLE,
       sourceTable: dataset.table,
@@ -62,7 +63,7 @@ export const postgresTarget: TargetPart = {
     const proxy = await toxiproxy.createProxy(`${cell.tag}-target`, server.proxyUpstream);
     const site = { server, database, schema, adopt: (s: string) => void adopted.push(s) };
     const workload = {
-      url: postgresUrl(proxy, server.user, database, schema, WORKER_TIMEOUTS),
+      url: postgresUrl(proxy, server.user, database, schema, targetWorkerTimeouts(dataset.source.length)),
       table: CELL_TARGET_TABLE,
       password_env: PASSWORD_ENV.target,
     };

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { TargetReading } from './target-inspector.ts';
+import { TRAIL_ROW_LIMIT, snapshotFromReading } from './target-inspector.ts';
+
+const rows = (count: number, prefix = 'r') =>
+  Array.from({ length: count }, (_, i) => ({ key: `k${i}`, row: `${prefix}${i}` }));
+
+function reading(target: number, source: number, firstDifference: TargetReading['firstDifference']) {
+  return snapshotFromReading({
+    target: rows(target),
+    source: rows(source),
+    inserts: rows(target).map((row) => ({ key: row.key, marker: 'txid:1' })),
+    markerKind: 'transaction',
+    ...(firstDifference ? { firstDifference } : {}),
+  });
+}
+
+describe('snapshotFromReading', () => {
+  it('asks for the first difference only without parity (it sorts every key of the partition)', () => {
+    let asked = 0;
+    const difference = () => {
+      asked += 1;
+      return { key: { id: '7' }, kind: 'missing' as const };
+    };
+    expect(reading(3, 3, difference)).not.toHaveProperty('first_difference');
+    expect(asked).toBe(0);
+    expect(reading(2, 3, difference).first_difference).toEqual({ key: { id: '7' }, kind: 'missing' });
+    expect(asked).toBe(1);
+  });
+
+  it('keeps the row lists up to TRAIL_ROW_LIMIT rows, and only the counts beyond', () => {
+    const small = reading(3, 3, undefined);
+    expect(small.audit?.target_row_digests).toHaveLength(3);
+    expect(small.audit).not.toHaveProperty('row_lists_omitted');
+    const large = reading(TRAIL_ROW_LIMIT + 1, TRAIL_ROW_LIMIT + 1, undefined);
+    expect(large).toMatchObject({ row_parity: true, mutations: 1, row_count: TRAIL_ROW_LIMIT + 1 });
+    expect(large.audit).toMatchObject({
+      target_row_keys: [],
+      target_row_digests: [],
+      row_lists_omitted: TRAIL_ROW_LIMIT + 1,
+      audited_inserts: TRAIL_ROW_LIMIT + 1,
+    });
+  });
+});
