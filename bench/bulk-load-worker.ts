@@ -108,29 +108,30 @@ async function bareCopy(job: WorkerJob): Promise<number> {
 const job = JSON.parse(process.argv[2]!) as WorkerJob;
 // As `dpone run` does (src/cli/commands/run.ts).
 boundYoungGeneration();
-if (job.bare) await reportBare(job);
-else await runProtocol(job);
-
-/** One line of JSON for bulk-load.ts: the bare copy's time, CPU and peak RSS. */
-async function reportBare(job: WorkerJob): Promise<void> {
+/** Times `work` (wall and this process's CPU) and prints the one JSON line bulk-load.ts reads. */
+async function report(work: () => Promise<{ status: string; rows: number }>, after = async () => {}) {
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const rows = await bareCopy(job);
+  const { status, rows } = await work();
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  await after();
   console.log(
     JSON.stringify({
       ms,
       cpu_ms: (used.user + used.system) / 1000,
       rss_mb: process.resourceUsage().maxRSS / 1024,
-      status: 'committed',
+      status,
       rows,
     }),
   );
 }
 
-/** One protocol operation (journal, lease, fence, streamed load, completion), reported likewise. */
-async function runProtocol(job: WorkerJob): Promise<void> {
+if (job.bare) {
+  await report(async () => ({ status: 'committed', rows: await bareCopy(job) }));
+} else {
+  // One protocol operation (journal, lease, fence, streamed load, completion); opening and closing
+  // the connections are outside the timing.
   const [source, target, journal] = await open(job);
   const executor = new RecoveryAwareExecutor({
     journal,
@@ -140,28 +141,22 @@ async function runProtocol(job: WorkerJob): Promise<void> {
     faults: NO_FAULTS,
     clock: SYSTEM_CLOCK,
   });
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  const outcome = await executor.execute({
-    operationId: `sha256:${Buffer.from(job.table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
-    intentDigest: `sha256:${'1'.repeat(64)}`,
-    metadata: { workload_id: 'bench', target_identity: `${job.database}:${job.table}` },
-    strategy: 'append',
-    partitionColumn: 'day',
-    partitionValue: BULK_DAY,
-    holder: 'bench',
-    leaseTtlMs: 600_000,
-  });
-  const ms = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  await Promise.all([journal.close(), target.close(), source.close()]);
-  console.log(
-    JSON.stringify({
-      ms,
-      cpu_ms: (used.user + used.system) / 1000,
-      rss_mb: process.resourceUsage().maxRSS / 1024,
-      status: outcome.status,
-      rows: outcome.rowsWritten,
-    }),
+  await report(
+    async () => {
+      const outcome = await executor.execute({
+        operationId: `sha256:${Buffer.from(job.table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+        intentDigest: `sha256:${'1'.repeat(64)}`,
+        metadata: { workload_id: 'bench', target_identity: `${job.database}:${job.table}` },
+        strategy: 'append',
+        partitionColumn: 'day',
+        partitionValue: BULK_DAY,
+        holder: 'bench',
+        leaseTtlMs: 600_000,
+      });
+      return { status: outcome.status, rows: outcome.rowsWritten };
+    },
+    async () => {
+      await Promise.all([journal.close(), target.close(), source.close()]);
+    },
   );
 }

@@ -25,38 +25,28 @@ async function bluntGuard(tx: SqlRunner, statement: string, values: FenceParams)
   return { applied: true };
 }
 
-/** Text NFC-normalised on the way: an NFD value (or any other decomposed form) arrives altered. */
-function normalisedText(rows: RowStream): RowStream {
+/** Every value of the stream through `change` on the way: the flaws below that alter values. */
+function mapValues(rows: RowStream, change: (value: unknown) => unknown): RowStream {
   return {
     columns: rows.columns,
     async *[Symbol.asyncIterator]() {
-      for await (const chunk of rows)
-        yield chunk.map((row) =>
-          row.map((value) => (typeof value === 'string' ? value.normalize('NFC') : value)),
-        );
+      for await (const chunk of rows) yield chunk.map((row) => row.map(change) as typeof row);
     },
     close: () => rows.close(),
     [Symbol.asyncDispose]: () => rows.close(),
   };
 }
+
+/** Text NFC-normalised on the way: an NFD value (or any other decomposed form) arrives altered. */
+const normalisedText = (rows: RowStream): RowStream =>
+  mapValues(rows, (value) => (typeof value === 'string' ? value.normalize('NFC') : value));
 
 /** Numeric text, as a connector that parses numbers would take it. */
 const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?$/;
 
 /** Numeric text through a JS double (integers beyond 2^53 travel as text): more digits than a double keeps arrive rounded. */
-function roundedNumbers(rows: RowStream): RowStream {
-  return {
-    columns: rows.columns,
-    async *[Symbol.asyncIterator]() {
-      for await (const chunk of rows)
-        yield chunk.map((row) =>
-          row.map((value) => (typeof value === 'string' && NUMERIC_TEXT.test(value) ? Number(value) : value)),
-        );
-    },
-    close: () => rows.close(),
-    [Symbol.asyncDispose]: () => rows.close(),
-  };
-}
+const roundedNumbers = (rows: RowStream): RowStream =>
+  mapValues(rows, (value) => (typeof value === 'string' && NUMERIC_TEXT.test(value) ? Number(value) : value));
 
 /** An instant with its zone, as the sources here write it (ISO 8601 or PostgreSQL's text form). */
 const ZONED_INSTANT =
@@ -79,19 +69,8 @@ function hostWallClock(text: string): string {
 }
 
 /** Instants with a zone written as a -08:00 host's wall clock without it (the target reads them as UTC). */
-function shiftedZones(rows: RowStream): RowStream {
-  return {
-    columns: rows.columns,
-    async *[Symbol.asyncIterator]() {
-      for await (const chunk of rows)
-        yield chunk.map((row) =>
-          row.map((value) => (typeof value === 'string' ? hostWallClock(value) : value)),
-        );
-    },
-    close: () => rows.close(),
-    [Symbol.asyncDispose]: () => rows.close(),
-  };
-}
+const shiftedZones = (rows: RowStream): RowStream =>
+  mapValues(rows, (value) => (typeof value === 'string' ? hostWallClock(value) : value));
 
 export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
   const guard = (
