@@ -82,6 +82,16 @@ describe('the dataset', () => {
     expect(expectedTarget(d.target, late, d.partition, 'append')).toHaveLength(d.target.length + 2);
   });
 
+  it('late rows follow the largest source id of a 1,000,000-row partition', () => {
+    const d = generateDataset({ rows: 0, strategy: 'append', seed: 1 });
+    const source = Array.from({ length: 1_000_000 }, (_, i) => ({
+      ...d.source[0]!,
+      id: String(1_000_000 - i),
+    }));
+    const late = lateRows({ ...d, source }, 2, 1);
+    expect(late.map((r) => Number(r.id))).toEqual([1_000_001, 1_000_002]);
+  });
+
   it('target-only rows never share an id with a source row, however large the partition', () => {
     expect(targetIdBase(20)).toBe(900_000);
     expect(targetIdBase(10_000)).toBe(900_000);

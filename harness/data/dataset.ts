@@ -109,7 +109,9 @@ export function generateDataset(options: DatasetOptions): Dataset {
  */
 export function lateRows(dataset: Dataset, count: number, seed: number): DatasetRow[] {
   const random = seededRandom(deriveSeed(seed, 'late-rows'));
-  const next = Math.max(0, ...dataset.source.map((r) => Number(r.id))) + 1;
+  // A loop, not Math.max(...ids): spreading a 1,000,000-row partition exceeds V8's argument limit.
+  let next = 1;
+  for (const source of dataset.source) next = Math.max(next, Number(source.id) + 1);
   return Array.from({ length: count }, (_, i) => row(next + i, dataset.partition.value, random));
 }
 
