@@ -105,6 +105,8 @@ describe.skipIf(unverified)(
         source_row_count: 3,
       });
       expect(snapshot.audit).toMatchObject({ marker_kind: 'server-part', audited_inserts: 3 });
+      // The target alone reads to the digest and count of the same snapshot.
+      expect(await cell.inspector.targetDigest()).toEqual({ digest: snapshot.target_digest, rows: 3 });
       await cell.drop();
     });
 

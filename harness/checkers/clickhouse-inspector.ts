@@ -9,7 +9,7 @@ import type { SourceRows } from './source-rows.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
-import type { CellScalar, TargetInspector } from './target-inspector.ts';
+import type { CellScalar, SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromTrail, storedSnapshot } from './target-inspector.ts';
 
 export interface ClickHouseInspectorOptions {
@@ -116,7 +116,7 @@ export class ClickHouseInspector implements TargetInspector {
     );
   }
 
-  async snapshot(): Promise<TargetSnapshot> {
+  async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { database, targetTable, columns, naturalKey } = this.#options;
     await this.#awaitMutations();
     await this.#exec('SYSTEM FLUSH LOGS');
@@ -139,18 +139,8 @@ export class ClickHouseInspector implements TargetInspector {
     });
     const known = (list: (PartRecord | null)[]) => list.filter((p): p is PartRecord => p !== null);
     const records = landings(known(logged), known(parts), Number(baseline?.b ?? 0));
-    const types = this.#options.parity?.types;
-    // Typed: canonical values (the source's reader and this one agree exactly on equal values);
-    // untyped: the text a String column stores.
-    const text = (row: Record<string, CellScalar>) =>
-      types
-        ? comparableRow(row, columns, types)
-        : (Object.fromEntries(columns.map((c) => [c, asText(row[c])])) as Record<string, CellScalar>);
-    const target = (
-      await this.#rows<Record<string, CellScalar>>(
-        `SELECT ${columns.map((c) => `toString(${q(c)}) AS ${q(c)}`).join(', ')} FROM ${this.#table}`,
-      )
-    ).map(text);
+    const text = this.#comparable();
+    const target = await this.#readTarget();
     const batch = (await this.#options.source.read()).map(text);
     const source = expectedRows(batch, this.#options.parity ?? {});
     const trail: TargetAuditTrail = {
@@ -168,9 +158,39 @@ export class ClickHouseInspector implements TargetInspector {
           digest: setDigest(source.map((row) => rowDigest(row, columns))),
           batch_rows: batch.length,
         },
-        () => firstDifference(target, source, naturalKey, columns),
+        options.firstDifference === false
+          ? undefined
+          : () => firstDifference(target, source, naturalKey, columns),
       ),
     );
+  }
+
+  /** The target's rows alone (once its mutations are done): what a snapshot's target_digest covers. */
+  async targetDigest(): Promise<TargetDigest> {
+    await this.#awaitMutations();
+    const digests = (await this.#readTarget()).map((row) => rowDigest(row, this.#options.columns));
+    return { digest: setDigest(digests), rows: digests.length };
+  }
+
+  /**
+   * Typed: canonical values (the source's reader and this one agree exactly on equal values);
+   * untyped: the text a String column stores.
+   */
+  #comparable(): (row: Record<string, CellScalar>) => Record<string, CellScalar> {
+    const { columns } = this.#options;
+    const types = this.#options.parity?.types;
+    return (row) =>
+      types
+        ? comparableRow(row, columns, types)
+        : (Object.fromEntries(columns.map((c) => [c, asText(row[c])])) as Record<string, CellScalar>);
+  }
+
+  async #readTarget(): Promise<Record<string, CellScalar>[]> {
+    const { columns } = this.#options;
+    const rows = await this.#rows<Record<string, CellScalar>>(
+      `SELECT ${columns.map((c) => `toString(${q(c)}) AS ${q(c)}`).join(', ')} FROM ${this.#table}`,
+    );
+    return rows.map(this.#comparable());
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,15 @@
 import pg from 'pg';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
+import type {
+  AuditedInsert,
+  CellScalar,
+  RowDigests,
+  SnapshotOptions,
+  TargetDigest,
+  TargetInspector,
+} from './target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
@@ -137,7 +144,7 @@ export class PostgresInspector implements TargetInspector {
     });
   }
 
-  async snapshot(): Promise<TargetSnapshot> {
+  async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { schema, targetTable, sourceTable, columns, naturalKey, partition, parity = {} } = this.#options;
     const comparable = (raw: Record<string, CellScalar>) => comparableRow(raw, columns, parity.types);
     const digests = (row: Record<string, CellScalar>): RowDigests => ({
@@ -174,8 +181,23 @@ export class PostgresInspector implements TargetInspector {
         inserts,
         markerKind: 'transaction',
         batchRows: source.rows.length,
-        firstDifference: () => firstDifference(got, expected, naturalKey, columns),
+        ...(options.firstDifference === false
+          ? {}
+          : { firstDifference: () => firstDifference(got, expected, naturalKey, columns) }),
       });
+    });
+  }
+
+  /** The target's rows alone: the target_digest and row_count a snapshot would report. */
+  async targetDigest(): Promise<TargetDigest> {
+    const { schema, targetTable, columns, parity = {} } = this.#options;
+    const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
+    return this.#with('target', async (client) => {
+      const target = await client.query(`SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`);
+      const digests = (target.rows as Record<string, CellScalar>[]).map((row) =>
+        rowDigest(comparableRow(row, columns, parity.types), columns),
+      );
+      return { digest: setDigest(digests), rows: digests.length };
     });
   }
 

@@ -68,6 +68,18 @@ describe('SqliteInspector on real SQLite files', () => {
     expect(snapshot.first_difference).toEqual({ key: { day: '2026-01-01', id: '1' }, kind: 'missing' });
   });
 
+  it('reads the target alone to the digest and count a snapshot reports, before and after a load', async () => {
+    await using cell = sqliteCell();
+    await cell.inspector.installAudit();
+    const empty = await cell.inspector.snapshot({ firstDifference: false });
+    expect(empty.first_difference).toBeUndefined();
+    expect(await cell.inspector.targetDigest()).toEqual({ digest: empty.target_digest, rows: 0 });
+    insertBatch(cell.targetPath, [PARTITION_ROWS[2]!, PARTITION_ROWS[0]!, ['2026-01-01', 2, 99]]);
+    const changed = await cell.inspector.snapshot();
+    expect(await cell.inspector.targetDigest()).toEqual({ digest: changed.target_digest, rows: 3 });
+    expect(changed.target_digest).not.toBe(empty.target_digest);
+  });
+
   it('detects a changed value through the order-independent digest, never exposing values', async () => {
     await using cell = sqliteCell();
     await cell.inspector.installAudit();

@@ -3,8 +3,15 @@ import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, snapshotFromReading } from './target-inspector.ts';
+import type {
+  AuditedInsert,
+  CellScalar,
+  RowDigests,
+  SnapshotOptions,
+  TargetDigest,
+  TargetInspector,
+} from './target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
@@ -95,7 +102,7 @@ export class SqliteInspector implements TargetInspector {
     }
   }
 
-  async snapshot(): Promise<TargetSnapshot> {
+  async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { columns, naturalKey, parity = {} } = this.#options;
     const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
     const digests = (row: Record<string, CellScalar>): RowDigests => ({
@@ -112,19 +119,42 @@ export class SqliteInspector implements TargetInspector {
       inserts,
       markerKind: 'serialized-runs',
       batchRows: source.length,
-      firstDifference: () => firstDifference(got, expected, naturalKey, columns),
+      ...(options.firstDifference === false
+        ? {}
+        : { firstDifference: () => firstDifference(got, expected, naturalKey, columns) }),
     });
   }
 
-  #readTarget(): { target: Record<string, CellScalar>[]; inserts: AuditedInsert[] } {
+  /** Row by row (no row array kept): the target_digest and row_count a snapshot would report. */
+  async targetDigest(): Promise<TargetDigest> {
+    const { columns, parity = {} } = this.#options;
+    const db = this.#open(this.#options.targetPath, 'target');
+    try {
+      const select = this.#selectTarget(db);
+      const digests: string[] = [];
+      for (const row of select.iterate() as Iterable<Record<string, CellScalar>>)
+        digests.push(rowDigest(comparableRow(row, columns, parity.types), columns));
+      return { digest: setDigest(digests), rows: digests.length };
+    } catch (error) {
+      throw unreadable('target', error);
+    } finally {
+      db.close();
+    }
+  }
+
+  #selectTarget(db: DatabaseSync): ReturnType<DatabaseSync['prepare']> {
     const { targetTable, columns } = this.#options;
+    const select = db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`);
+    // Typed parity reads integers exactly (beyond 2^53); untyped keeps the driver's numbers.
+    if (this.#options.parity?.types) select.setReadBigInts(true);
+    return select;
+  }
+
+  #readTarget(): { target: Record<string, CellScalar>[]; inserts: AuditedInsert[] } {
     const db = this.#open(this.#options.targetPath, 'target');
     try {
       db.exec('BEGIN');
-      const select = db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`);
-      // Typed parity reads integers exactly (beyond 2^53); untyped keeps the driver's numbers.
-      if (this.#options.parity?.types) select.setReadBigInts(true);
-      const target = select.all() as Record<string, CellScalar>[];
+      const target = this.#selectTarget(db).all() as Record<string, CellScalar>[];
       const audit = db.prepare(`SELECT key_json FROM ${AUDIT_TABLE} ORDER BY seq`).all() as {
         key_json: string;
       }[];

@@ -24,6 +24,21 @@ function inspectorShowing(states: { digest: string; rows: number }[]): TargetIns
 }
 
 describe('atomic-visibility', () => {
+  it('reads the target alone after the kill when the inspector can, and still fails a partial mutation', async () => {
+    const inspector = inspectorShowing([{ digest: 'sha256:before', rows: 5 }]);
+    let reads = 0;
+    const reading: TargetInspector = {
+      ...inspector,
+      snapshot: inspector.snapshot,
+      targetDigest: async () => ({ digest: reads++ === 0 ? 'sha256:emptied' : 'sha256:loaded', rows: 2 }),
+    };
+    const images = await targetImages(reading);
+    const failed = await atomicVisibility(reading, images, 'after the kill at target.commit:before#1');
+    expect(failed).toMatchObject({ verdict: 'FAIL' });
+    expect(failed.detail).toContain('nor the whole load (22): 2 rows');
+    expect(await atomicVisibility(reading, images, 'later')).toMatchObject({ verdict: 'PASS' });
+  });
+
   it('passes when the killed attempt left the rows from before or the whole load', async () => {
     for (const after of ['sha256:before', 'sha256:loaded']) {
       const inspector = inspectorShowing([

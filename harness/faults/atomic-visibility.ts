@@ -1,4 +1,4 @@
-import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { TargetDigest, TargetInspector } from '../checkers/target-inspector.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
 
 /** The check's name: one of the catching checks (harness/checkers/sensitivity.ts). */
@@ -16,7 +16,7 @@ export interface TargetImages {
 
 /** Reads both images with the harness's own inspector, before the first worker starts. */
 export async function targetImages(inspector: TargetInspector): Promise<TargetImages> {
-  const snapshot = await inspector.snapshot();
+  const snapshot = await inspector.snapshot({ firstDifference: false });
   return {
     before: snapshot.target_digest,
     loaded: snapshot.source_digest,
@@ -39,17 +39,24 @@ export async function atomicVisibility(
   images: TargetImages,
   when: string,
 ): Promise<CheckRecord> {
-  const now = await inspector.snapshot();
+  const now = await targetNow(inspector);
   const name = ATOMIC_VISIBILITY;
-  if (now.target_digest === images.before)
+  if (now.digest === images.before)
     return { name, verdict: 'PASS', detail: `${when} the target held its rows from before` };
-  if (now.target_digest === images.loaded)
+  if (now.digest === images.loaded)
     return { name, verdict: 'PASS', detail: `${when} the target held the whole load` };
   return {
     name,
     verdict: 'FAIL',
     detail:
       `${when} the target held neither its rows from before (${images.beforeRows}) nor the ` +
-      `whole load (${images.loadedRows}): ${now.row_count} rows, a partial mutation visible to readers`,
+      `whole load (${images.loadedRows}): ${now.rows} rows, a partial mutation visible to readers`,
   };
+}
+
+/** The target's rows alone when the inspector can read them so, else from a whole snapshot. */
+async function targetNow(inspector: TargetInspector): Promise<TargetDigest> {
+  if (inspector.targetDigest) return inspector.targetDigest();
+  const snapshot = await inspector.snapshot({ firstDifference: false });
+  return { digest: snapshot.target_digest, rows: snapshot.row_count };
 }

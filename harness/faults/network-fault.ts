@@ -211,7 +211,7 @@ export const lostAckFault: FaultModule<'lost-ack'> = {
     try {
       worker.resume();
       first = await worker.result();
-      landed = (await fixture.inspector.snapshot()).mutations;
+      landed = (await fixture.inspector.snapshot({ firstDifference: false })).mutations;
     } finally {
       await installed[Symbol.asyncDispose]();
     }

@@ -14,7 +14,7 @@ interface ServerParams extends ServerKill {
 }
 
 async function noMutationCheck(fixture: CellFixture, first: AttemptRecord): Promise<CheckRecord> {
-  const snapshot = await fixture.inspector.snapshot();
+  const snapshot = await fixture.inspector.snapshot({ firstDifference: false });
   const problems: string[] = [];
   if (first.error_code !== ERROR_CODES.JOURNAL_UNAVAILABLE)
     problems.push(

@@ -7,8 +7,8 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { sqliteSourceRows } from '../checkers/source-rows.ts';
-import type { TargetInspector } from '../checkers/target-inspector.ts';
-import { keyDigest, rowDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
+import type { SnapshotOptions, TargetInspector } from '../checkers/target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-inspector.ts';
 import { firstDifference } from '../checkers/first-difference.ts';
 import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
 import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
@@ -45,19 +45,27 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
   return {
     identity: target.identity,
     installAudit: () => target.installAudit(),
-    async snapshot(): Promise<TargetSnapshot> {
+    async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
       const read = await target.read();
       const expected = await source.read();
       return snapshotFromReading({
         target: read.rows.map(digests),
         source: expected.map(digests),
-        firstDifference: () => firstDifference(read.rows, expected, CELL_TABLE.naturalKey, COLUMNS),
+        ...(options.firstDifference === false
+          ? {}
+          : {
+              firstDifference: () => firstDifference(read.rows, expected, CELL_TABLE.naturalKey, COLUMNS),
+            }),
         inserts: read.inserts.map((insert) => ({
           key: keyDigest(insert.key, CELL_TABLE.naturalKey),
           marker: insert.marker,
         })),
         markerKind: read.markerKind,
       });
+    },
+    async targetDigest() {
+      const { rows } = await target.read();
+      return { digest: setDigest(rows.map((row) => rowDigest(row, COLUMNS))), rows: rows.length };
     },
     close: async () => undefined,
     [Symbol.asyncDispose]: async () => undefined,

@@ -48,7 +48,7 @@ export async function operatorSettles(
     if (entry?.state === 'COMPLETE') break;
     if (entry?.state === UNKNOWN) {
       operated = true;
-      const { mutations } = await run.fixture.inspector.snapshot();
+      const { mutations } = await run.fixture.inspector.snapshot({ firstDifference: false });
       const outcome = mutations >= 1 ? 'committed' : 'not-committed';
       attempts.push(
         await run.run(`operator-${round}`, {
@@ -72,7 +72,8 @@ export async function operatorSettles(
   const ok = claimed.length === 0 && operated;
   const detail =
     claimed.length > 0
-      ? `${claimed.join(', ')} exited 0 on a target that cannot prove the outcome`
+      ? `${claimed.join(', ')} exited 0 although nothing proved the outcome (no fence, or a fence that ` +
+        'answered unknown): it had to stop at COMMIT_UNKNOWN for an operator'
       : operated
         ? 'every run that began the mutation stopped at COMMIT_UNKNOWN; the harness operator settled it from the target rows'
         : 'no run left the operation COMMIT_UNKNOWN for an operator';
