@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { TargetReading } from './target-inspector.ts';
-import { TRAIL_ROW_LIMIT, snapshotFromReading } from './target-inspector.ts';
+import { canonicalJson } from '../evidence/evidence-digest.ts';
+import type { CellScalar, TargetReading } from './target-inspector.ts';
+import { TRAIL_ROW_LIMIT, rowDigest, snapshotFromReading } from './target-inspector.ts';
 
 const rows = (count: number, prefix = 'r') =>
   Array.from({ length: count }, (_, i) => ({ key: `k${i}`, row: `${prefix}${i}` }));
@@ -40,5 +42,41 @@ describe('snapshotFromReading', () => {
       row_lists_omitted: TRAIL_ROW_LIMIT + 1,
       audited_inserts: TRAIL_ROW_LIMIT + 1,
     });
+  });
+});
+
+describe('rowDigest', () => {
+  // The definition: sha256 of the canonical JSON object of the named columns (stored trails and
+  // `certify verify` rely on it); the inspector builds that text without sorting each row's keys.
+  const definition = (row: Readonly<Record<string, CellScalar>>, columns: readonly string[]) => {
+    const object: Record<string, string | number | null> = {};
+    for (const column of columns) {
+      const value = row[column];
+      object[column] = value === undefined ? null : typeof value === 'bigint' ? value.toString() : value;
+    }
+    return `sha256:${createHash('sha256').update(canonicalJson(object)).digest('hex')}`;
+  };
+
+  it('equals the canonical JSON definition on every kind of value and column order', () => {
+    const columns = ['label', 'id', 'Zeta', 'é', 'amount', 'at', 'missing', 'id'];
+    const values: CellScalar[] = [
+      null,
+      '',
+      'a"b\\c',
+      'e\u0301',
+      '👍🏽',
+      'مرحبا',
+      0,
+      -1.5,
+      2 ** 53 + 2,
+      2n ** 63n - 1n,
+    ];
+    for (let i = 0; i < 200; i++) {
+      const row: Record<string, CellScalar> = {};
+      columns.forEach((column, c) => (row[column] = values[(i * 7 + c * 3) % values.length]!));
+      delete row.missing;
+      const order = i % 2 === 0 ? columns : [...columns].reverse();
+      expect(rowDigest(row, order)).toBe(definition(row, order));
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { TargetAuditTrail, TargetFirstDifference, TargetSnapshot } from '../evidence/evidence-types.ts';
 import { canonicalJson } from '../evidence/evidence-digest.ts';
 
@@ -86,7 +86,7 @@ export interface TargetReading {
 export type CellScalar = string | number | bigint | null;
 
 function sha256(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return `sha256:${hash('sha256', text, 'hex')}`;
 }
 
 function plain(value: CellScalar | undefined): string | number | null {
@@ -99,11 +99,31 @@ export function keyDigest(row: Readonly<Record<string, CellScalar>>, naturalKey:
   return sha256(canonicalJson(naturalKey.map((column) => plain(row[column]))));
 }
 
-/** Digest of a whole row: sha256 of the canonical JSON object of the named columns. */
+/** Each column list's members in canonical JSON's key order, each with its key text. */
+const sortedMembers = new WeakMap<readonly string[], readonly (readonly [string, string])[]>();
+
+function membersOf(columns: readonly string[]): readonly (readonly [string, string])[] {
+  let members = sortedMembers.get(columns);
+  if (!members) {
+    members = [...new Set(columns)].sort().map((column) => [column, `${JSON.stringify(column)}:`] as const);
+    sortedMembers.set(columns, members);
+  }
+  return members;
+}
+
+/**
+ * Digest of a whole row: sha256 of the canonical JSON object of the named columns. The text is
+ * built here with the column order sorted once per column list (a scalar's canonical JSON is its
+ * JSON), exactly what `canonicalJson` of the object gives: at 1,000,000 rows per read, sorting the
+ * keys of every row again was a fifth of the inspector's time.
+ */
 export function rowDigest(row: Readonly<Record<string, CellScalar>>, columns: readonly string[]): string {
-  const object: Record<string, string | number | null> = {};
-  for (const column of columns) object[column] = plain(row[column]);
-  return sha256(canonicalJson(object));
+  let text = '{';
+  for (const [column, key] of membersOf(columns)) {
+    if (text.length > 1) text += ',';
+    text += key + canonicalJson(plain(row[column]));
+  }
+  return sha256(`${text}}`);
 }
 
 /** Order-independent digest of a row set: sha256 over the sorted per-row digests. */

@@ -40,6 +40,11 @@ describe('canonicalValue: one form per type, whatever engine read it', () => {
     expect(canonicalValue('date', '2026-07-05')).toBe('2026-07-05');
     expect(canonicalValue('date', '2026-05-07')).not.toBe('2026-07-05');
     expect(canonicalValue('date', '2026-02-30')).toBe('!date:2026-02-30');
+    // Checked days are remembered: asking again (valid or not, among thousands of others) answers the same.
+    for (let day = 0; day < 5000; day++) canonicalValue('date', `2026-01-${String(day).padStart(2, '0')}`);
+    expect(canonicalValue('date', '2026-02-30')).toBe('!date:2026-02-30');
+    expect(canonicalValue('date', '2026-07-05')).toBe('2026-07-05');
+    expect(canonicalValue('date', '2026-1-05')).toBe('!date:2026-1-05');
   });
 
   it('timestamps are UTC instants to the microsecond, whatever zone the text was in', () => {

@@ -60,10 +60,20 @@ function decimalForm(raw: RawValue): string | null {
   return match[1] === '-' && magnitude !== '0' ? `-${magnitude}` : magnitude;
 }
 
+/** Dates already checked: a partition repeats a few days a million times (bounded, cleared when full). */
+const checkedDates = new Map<string, boolean>();
+const CHECKED_DATES_LIMIT = 4096;
+
 function dateForm(raw: RawValue): string | null {
-  if (typeof raw !== 'string' || !DATE.test(raw)) return null;
-  const date = new Date(`${raw}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === raw ? raw : null;
+  if (typeof raw !== 'string') return null;
+  let valid = checkedDates.get(raw);
+  if (valid === undefined) {
+    const date = DATE.test(raw) ? new Date(`${raw}T00:00:00Z`) : null;
+    valid = date !== null && !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === raw;
+    if (checkedDates.size >= CHECKED_DATES_LIMIT) checkedDates.clear();
+    checkedDates.set(raw, valid);
+  }
+  return valid ? raw : null;
 }
 
 function timestampForm(raw: RawValue): string | null {
