@@ -33,6 +33,15 @@ export function findClickHouseServer(env: NodeJS.ProcessEnv = process.env): stri
   return null;
 }
 
+const START_ATTEMPTS = 3;
+
+/** The server process ended before it answered /ping. */
+class ServerExited extends DponeError {
+  constructor(code: number | string | null) {
+    super(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, `clickhouse-server exited with ${code}`);
+  }
+}
+
 function configXml(dir: string, httpPort: number, tcpPort: number, partLog: boolean): string {
   return `<?xml version="1.0"?>
 <yandex>
@@ -99,8 +108,28 @@ export class ClickHouseServer implements ControllableClickHouse, AsyncDisposable
     this.#child = this.#spawn();
   }
 
-  /** `partLog: false` starts a server that does not log parts (to test that the harness notices). */
+  /**
+   * `partLog: false` starts a server that does not log parts (to test that the harness notices).
+   * A server that exits while starting is started again on two other free ports, up to three times:
+   * a port found free can be taken before the server binds it (another process's outgoing
+   * connection gets it as its local port), and the server then exits at once.
+   */
   static async start(options: {
+    binary: string;
+    startTimeoutMs?: number;
+    partLog?: boolean;
+  }): Promise<ClickHouseServer> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ClickHouseServer.#startOnce(options);
+      } catch (error) {
+        const exited = error instanceof DponeError && error.cause instanceof ServerExited;
+        if (!exited || attempt >= START_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  static async #startOnce(options: {
     binary: string;
     startTimeoutMs?: number;
     partLog?: boolean;
@@ -170,11 +199,7 @@ export class ClickHouseServer implements ControllableClickHouse, AsyncDisposable
   async #waitForPing(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (!this.running)
-        throw new DponeError(
-          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-          `clickhouse-server exited with ${this.#child.exitCode ?? this.#child.signalCode}`,
-        );
+      if (!this.running) throw new ServerExited(this.#child.exitCode ?? this.#child.signalCode);
       const ok = await fetch(`http://${this.host}:${this.httpPort}/ping`)
         .then((r) => r.ok)
         .catch(() => false);
