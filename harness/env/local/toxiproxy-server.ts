@@ -3,6 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { freeLoopbackPort } from '../free-port.ts';
 
+const START_ATTEMPTS = 3;
+
 /**
  * A Toxiproxy server process on a free 127.0.0.1 port, started from the local binary. The API
  * answers at `apiUrl`; proxies it creates listen on other loopback ports.
@@ -21,7 +23,20 @@ export class LocalToxiproxyServer implements AsyncDisposable {
     return `http://${this.host}:${this.port}`;
   }
 
+  /**
+   * Starts the server; one that exits while starting is started again on another free port, up to
+   * three times (a port found free can be taken before the server binds it).
+   */
   static async start(binary: string): Promise<LocalToxiproxyServer> {
+    for (let attempt = 1; attempt < START_ATTEMPTS; attempt++) {
+      const server = await LocalToxiproxyServer.#startOnce(binary, true);
+      if (server) return server;
+    }
+    return (await LocalToxiproxyServer.#startOnce(binary, false))!;
+  }
+
+  /** The started server; null when it exited while starting and `orNull` (else that throws too). */
+  static async #startOnce(binary: string, orNull: boolean): Promise<LocalToxiproxyServer | null> {
     const port = await freeLoopbackPort();
     const child = spawn(binary, ['-host', '127.0.0.1', '-port', String(port)], {
       stdio: ['ignore', 'ignore', 'ignore'],
@@ -33,7 +48,9 @@ export class LocalToxiproxyServer implements AsyncDisposable {
       if (await server.version().catch(() => null)) return server;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    const exited = child.exitCode !== null;
     await server[Symbol.asyncDispose]();
+    if (exited && orNull) return null;
     throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'the local Toxiproxy server did not start');
   }
 
