@@ -1,27 +1,20 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ClickHouseServer } from './clickhouse-server.ts';
+import { exitingBinary } from './exiting-binary.test-support.ts';
 
 describe('ClickHouseServer.start', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'dpone-ch-start-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const server = exitingBinary('clickhouse-server', 1, 70);
+  afterAll(() => server.remove());
 
   it('starts a server that exits at once again on other ports, three times, then names it', async () => {
-    // A stand-in binary that records the config it was given and exits as a server whose port was taken.
-    const binary = join(dir, 'clickhouse-server');
-    const calls = join(dir, 'calls');
-    writeFileSync(binary, `#!/bin/sh\necho "$1" >> '${calls}'\nexit 70\n`);
-    chmodSync(binary, 0o755);
-    const started = ClickHouseServer.start({ binary, startTimeoutMs: 5_000 });
-    await expect(started).rejects.toMatchObject({
+    await expect(
+      ClickHouseServer.start({ binary: server.binary, startTimeoutMs: 5_000 }),
+    ).rejects.toMatchObject({
       code: 'DPONE_ENVIRONMENT_UNAVAILABLE',
       message: 'the local ClickHouse server did not start',
       cause: { message: 'clickhouse-server exited with 70' },
     });
-    const configs = readFileSync(calls, 'utf8').trim().split('\n');
-    expect(configs).toHaveLength(3);
-    expect(new Set(configs).size).toBe(3);
+    // Each start had its own config (its own ports).
+    expect(new Set(server.starts()).size).toBe(3);
   });
 });
