@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
@@ -35,6 +35,7 @@ import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
 import { Interruption } from './runner/interruption.ts';
+import { claimScratch, removeAbandonedScratch, scratchRoot } from './runner/scratch.ts';
 import { mapBounded } from './runner/pool.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
@@ -226,11 +227,15 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const dir = resolve(options.cwd, options.out ?? join('reports', runId));
   // Before anything runs: a run must not spend its cells and then fail to write its evidence.
   await prepareOutDir(dir, '--out');
-  const work = options.workDir ?? join(scratchRoot(), `dpone-${runId}`);
+  const largest = Math.max(...scenarios.map(({ scenario }) => scenario.workload?.rows ?? DEFAULT_ROWS));
+  const root = scratchRoot(largest);
+  if (!options.workDir) await removeAbandonedScratch(root);
+  const work = options.workDir ?? join(root, `dpone-${runId}`);
   // Ctrl-C / SIGTERM: kill the workers, let everything below unwind, end with one line (exit 130).
   using interruption = new Interruption(runId);
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
+  if (!options.workDir) await claimScratch(work);
   try {
     const setup = {
       work,
@@ -252,14 +257,6 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   } finally {
     if (!process.env.DPONE_KEEP_WORK) await rm(work, { recursive: true, force: true });
   }
-}
-
-/**
- * Cell folders are scratch: on tmpfs when there is one. SIGKILL (a process death) loses nothing the
- * page cache holds, so fsync latency buys no fidelity here; power loss is out of this harness's scope.
- */
-function scratchRoot(): string {
-  return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 }
 
 /** Keeps the folders of real cells that did not PASS with the evidence, for inspection. */
