@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { withDigest } from './evidence/evidence-digest.ts';
 import type { Evidence } from './evidence/evidence-types.ts';
+import { verifyEvidence } from './evidence/evidence-verify.ts';
+import { catches } from './checkers/sensitivity.ts';
 import { runCertification } from './run.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-run-'));
@@ -45,5 +48,48 @@ describe('certify run, end to end on the embedded route', () => {
     expect(evidence.verdict).toBe('PASS');
     expect(result.exitCode).toBe(0);
     expect(evidence.digest).toMatch(/^sha256:/);
+  });
+
+  it('runs the cells of a variant until one catches it, lists the rest as not run, and verify checks each skip', async () => {
+    const scenario = join(dir, 'skips.yaml');
+    writeFileSync(scenario, 'name: skips\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n');
+    // One cell at a time: once a variant is caught, none of its cells starts again.
+    await runCertification({
+      scenarioFiles: [scenario],
+      out: join(dir, 'skips-out'),
+      concurrency: 1,
+      reporters: [],
+      cwd: dir,
+    });
+    const evidence = JSON.parse(readFileSync(join(dir, 'skips-out', 'evidence.json'), 'utf8')) as Evidence;
+    const skipped = evidence.skipped_variant_cells ?? [];
+    const byId = new Map(evidence.cells.map((cell) => [cell.id, cell]));
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const skip of skipped) {
+      expect(byId.has(skip.id)).toBe(false);
+      expect(byId.get(skip.caught_by)).toMatchObject({ variant: skip.variant });
+      expect(catches(byId.get(skip.caught_by)!)).toBe(true);
+    }
+    for (const record of evidence.sensitivity) {
+      const own = evidence.cells.filter((cell) => cell.variant === record.variant);
+      // Each variant: at most one catching cell ran, and it was the last of its cells to run.
+      expect(own.filter(catches).length).toBeLessThanOrEqual(1);
+      if (record.caught) expect(catches(own.at(-1)!)).toBe(true);
+    }
+    // Run and not run, every variant accounts for the same planned cells (the sensitive crash points).
+    const planned = new Set(evidence.sensitivity.map((r) => r.cells_run + (r.cells_skipped ?? 0)));
+    expect([...planned]).toEqual([
+      evidence.cells.filter((cell) => cell.variant === 'io-before-intent').length,
+    ]);
+    expect(verifyEvidence(evidence).ok).toBe(true);
+    // A skip that names a cell that did not catch its variant (a real cell) is refused.
+    const { digest: _digest, ...content } = evidence;
+    const forged = withDigest({
+      ...content,
+      skipped_variant_cells: skipped.map((skip, index) =>
+        index === 0 ? { ...skip, caught_by: evidence.cells.find((cell) => cell.variant === null)!.id } : skip,
+      ),
+    } as Evidence);
+    expect(verifyEvidence(forged).differences.join('\n')).toMatch(/skipped_variant_cells: .*does not catch/);
   });
 });

@@ -9,7 +9,7 @@ import { startAirflow } from './env/airflow/airflow-environment.ts';
 import type { AirflowStart } from './env/airflow/airflow-environment.ts';
 import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
-import type { CellEvidence, Evidence } from './evidence/evidence-types.ts';
+import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
 import { planDigest } from './merge/plan-digest.ts';
@@ -37,6 +37,7 @@ import { runCell } from './runner/cell-runner.ts';
 import { Interruption } from './runner/interruption.ts';
 import { claimScratch, removeAbandonedScratch, scratchRoot } from './runner/scratch.ts';
 import { mapBounded } from './runner/pool.ts';
+import { VariantSkips, isSkip } from './runner/variant-skips.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
 import type { LoadedScenario } from './scenario/scenario-schema.ts';
@@ -63,6 +64,11 @@ export interface CertifyOptions {
   readonly connectors?: readonly string[];
   /** How a cell is re-run, given the evidence file this run writes. */
   readonly reproduce?: (cell: PlannedCell, evidenceFile: string) => string;
+  /**
+   * Run every planned unsafe-variant cell (`--every-variant-cell`), also those of a variant another
+   * cell has already caught; default false: those are skipped and listed (runner/variant-skips.ts).
+   */
+  readonly everyVariantCell?: boolean;
 }
 
 export interface CertifyResult {
@@ -346,37 +352,50 @@ async function runIn(
   const context = { route, environment: environment!, cellsDir: join(work, 'cells'), reproduce, airflow };
   let done = 0;
   interruption.progress = `after 0 of ${cells.length} cells`;
-  const results = await mapBounded(
-    cells,
-    concurrency,
-    (cell) =>
-      environment && cell.kind === 'airflow-live' && airflowStart?.status === 'unavailable'
-        ? Promise.resolve(
+  const startCell = (cell: PlannedCell): Promise<CellEvidence> =>
+    environment && cell.kind === 'airflow-live' && airflowStart?.status === 'unavailable'
+      ? Promise.resolve(
+          unverifiedCell(
+            cell,
+            airflowStart.failure ? `${airflowStart.reason}; CI provisions Airflow` : airflowStart.reason,
+            reproduce(cell),
+            airflowStart.failure ? 'FAIL' : 'UNVERIFIED',
+          ),
+        )
+      : environment
+        ? runCell(cell, context)
+        : Promise.resolve(
             unverifiedCell(
               cell,
-              airflowStart.failure ? `${airflowStart.reason}; CI provisions Airflow` : airflowStart.reason,
+              started.status === 'unverified' ? started.reason : 'no environment',
               reproduce(cell),
-              airflowStart.failure ? 'FAIL' : 'UNVERIFIED',
             ),
-          )
-        : environment
-          ? runCell(cell, context)
-          : Promise.resolve(
-              unverifiedCell(
-                cell,
-                started.status === 'unverified' ? started.reason : 'no environment',
-                reproduce(cell),
-              ),
-            ),
-    async (cell) => {
+          );
+  // A variant another cell has already caught: its cells not yet started are listed, not run.
+  const skips = new VariantSkips(only === undefined && options.everyVariantCell !== true);
+  const outcomes = await mapBounded(
+    cells,
+    concurrency,
+    (cell): Promise<CellEvidence | SkippedVariantCell> => {
+      const skip = skips.skipFor(cell);
+      return skip ? Promise.resolve(skip) : startCell(cell);
+    },
+    async (outcome) => {
       interruption.progress = `after ${++done} of ${cells.length} cells`;
-      for (const reporter of options.reporters) await reporter.onCellDone?.(cell);
+      if (isSkip(outcome)) {
+        for (const reporter of options.reporters) await reporter.onCellSkipped?.(outcome);
+        return;
+      }
+      skips.record(outcome);
+      for (const reporter of options.reporters) await reporter.onCellDone?.(outcome);
     },
     () => interruption.stopped,
   );
   interruption.throwIfStopped();
+  const results = outcomes.filter((outcome): outcome is CellEvidence => !isSkip(outcome));
+  const skipped = outcomes.filter(isSkip);
   const variants = [...new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])))];
-  const sensitivity = only === undefined ? buildSensitivity(results, variants) : [];
+  const sensitivity = only === undefined ? buildSensitivity(results, variants, skipped) : [];
   const verdict = runVerdict(results, sensitivity);
   const plan: PlanRecord = {
     seed_override: options.seed ?? null,
@@ -420,6 +439,7 @@ async function runIn(
     verdict,
     cells: results,
     sensitivity,
+    ...(skipped.length > 0 ? { skipped_variant_cells: skipped } : {}),
     ...(options.shard ? { shard: options.shard } : {}),
     plan,
     scenario_files: scenarios.map(({ scenario, file }) => ({

@@ -1,28 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { buildSensitivity, runVerdict } from './sensitivity.ts';
+import { checkedCell } from './fixtures/checked-cell.ts';
+import { buildSensitivity, runVerdict, unjustifiedSkips } from './sensitivity.ts';
 
-function cell(
-  id: string,
-  variant: string | null,
-  verdict: CellEvidence['verdict'],
-  failing: string[] = [],
-): CellEvidence {
-  return {
-    id,
-    scenario: 's',
-    route: 'sqlite',
-    variant,
-    fault: { kind: 'crash' },
-    verdict,
-    checks: failing.map((name) => ({ name, verdict: 'FAIL' as const, detail: 'x' })),
-    attempts: [],
-    target: null,
-    journal: null,
-    reproduce: '',
-    duration_ms: 0,
-  };
-}
+const cell = checkedCell;
 
 describe('sensitivity bookkeeping', () => {
   it('counts a variant caught only by a FAIL that shows the duplicate or extra mutation', () => {
@@ -67,5 +47,59 @@ describe('sensitivity bookkeeping', () => {
       'UNVERIFIED',
     );
     expect(runVerdict([], [])).toBe('UNVERIFIED');
+  });
+});
+
+describe('variant cells not run once their variant is caught', () => {
+  const catcher = cell('c/1@no-fence', 'no-fence', 'FAIL', ['mutations']);
+  const notCatching = cell('c/2@no-fence', 'no-fence', 'FAIL', ['journal-history']);
+  const passing = cell('c/3@no-fence', 'no-fence', 'PASS');
+
+  it('counts the skipped cells per variant and leaves the catch to the cells that ran', () => {
+    const skipped = [
+      { id: 'c/4@no-fence', variant: 'no-fence', caught_by: 'c/1@no-fence' },
+      { id: 'c/5@no-fence', variant: 'no-fence', caught_by: 'c/1@no-fence' },
+    ];
+    expect(buildSensitivity([catcher, passing], ['no-fence', 'split-marker'], skipped)).toEqual([
+      {
+        variant: 'no-fence',
+        caught: true,
+        cells_failed: 1,
+        cells_run: 2,
+        cells_skipped: 2,
+        example_cell: 'c/1@no-fence',
+      },
+      { variant: 'split-marker', caught: false, cells_failed: 0, cells_run: 0 },
+    ]);
+    expect(unjustifiedSkips([catcher, passing], skipped)).toEqual([]);
+  });
+
+  it('refuses a skip no catching cell of the evidence justifies', () => {
+    const cells = [catcher, notCatching, passing];
+    const problems = (skip: { id: string; variant: string; caught_by: string }) =>
+      unjustifiedSkips(cells, [skip]);
+    // Named cell absent, a cell that FAILed on no storage check, a PASS, another variant's cell.
+    expect(problems({ id: 'c/9@no-fence', variant: 'no-fence', caught_by: 'c/8@no-fence' })[0]).toMatch(
+      /not in the evidence/,
+    );
+    expect(problems({ id: 'c/9@no-fence', variant: 'no-fence', caught_by: 'c/2@no-fence' })[0]).toMatch(
+      /does not catch no-fence/,
+    );
+    expect(problems({ id: 'c/9@no-fence', variant: 'no-fence', caught_by: 'c/3@no-fence' })[0]).toMatch(
+      /does not catch no-fence/,
+    );
+    expect(
+      unjustifiedSkips(
+        [...cells, cell('d/1@split-marker', 'split-marker', 'FAIL', ['mutations'])],
+        [{ id: 'c/9@no-fence', variant: 'no-fence', caught_by: 'd/1@split-marker' }],
+      )[0],
+    ).toMatch(/does not catch no-fence/);
+    // A real cell, or one of another variant, is never skippable; a run cell is not skipped too.
+    expect(problems({ id: 'c/9', variant: 'no-fence', caught_by: 'c/1@no-fence' })[0]).toMatch(
+      /not a cell of variant/,
+    );
+    expect(problems({ id: 'c/3@no-fence', variant: 'no-fence', caught_by: 'c/1@no-fence' })[0]).toMatch(
+      /both skipped and run/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import type { CellEvidence, SensitivityRecord } from '../evidence/evidence-types.ts';
+import type { CellEvidence, SensitivityRecord, SkippedVariantCell } from '../evidence/evidence-types.ts';
 import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
@@ -31,13 +31,14 @@ export function catches(cell: CellEvidence): boolean {
 }
 
 /**
- * One record per unsafe variant: cells run, cells failed, caught, and the first catching cell (by
- * id). `variants` lists the variants the run planned (a planned variant with no cell is uncaught);
- * absent, the variants found on the cells. Sorted by variant name.
+ * One record per unsafe variant: cells run, cells failed, cells skipped once it was caught, caught,
+ * and the first catching cell (by id). `variants` lists the variants the run planned (a planned
+ * variant with no cell is uncaught); absent, the variants found on the cells. Sorted by variant name.
  */
 export function buildSensitivity(
   cells: readonly CellEvidence[],
   variants?: readonly string[],
+  skipped: readonly SkippedVariantCell[] = [],
 ): SensitivityRecord[] {
   const names = new Set(variants ?? []);
   for (const cell of cells) if (cell.variant !== null) names.add(cell.variant);
@@ -48,14 +49,44 @@ export function buildSensitivity(
       .map((cell) => cell.id)
       .sort();
     const example = catching[0];
+    const notRun = skipped.filter((skip) => skip.variant === variant).length;
     return {
       variant,
       caught: example !== undefined,
       cells_failed: own.filter((cell) => cell.verdict === 'FAIL').length,
       cells_run: own.length,
+      ...(notRun > 0 ? { cells_skipped: notRun } : {}),
       ...(example !== undefined ? { example_cell: example } : {}),
     };
   });
+}
+
+/**
+ * Why the skipped variant cells of a piece of evidence are not justified (empty: each is). A cell
+ * may be left unrun only when its variant was caught, by a cell present in `cells`, of that same
+ * variant, that catches it by this build's own reading of its checks; never both run and skipped,
+ * never skipped twice, and the id must name the variant (`…@variant`).
+ */
+export function unjustifiedSkips(
+  cells: readonly CellEvidence[],
+  skipped: readonly SkippedVariantCell[],
+): string[] {
+  const byId = new Map(cells.map((cell) => [cell.id, cell]));
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const skip of skipped) {
+    const catcher = byId.get(skip.caught_by);
+    if (!skip.id.endsWith(`@${skip.variant}`))
+      problems.push(`skipped cell ${skip.id} is not a cell of variant ${skip.variant}`);
+    else if (byId.has(skip.id) || seen.has(skip.id))
+      problems.push(`cell ${skip.id} is both skipped and run, or skipped twice`);
+    else if (catcher === undefined)
+      problems.push(`skipped cell ${skip.id} names ${skip.caught_by}, which is not in the evidence`);
+    else if (catcher.variant !== skip.variant || !catches(catcher))
+      problems.push(`skipped cell ${skip.id} names ${skip.caught_by}, which does not catch ${skip.variant}`);
+    seen.add(skip.id);
+  }
+  return problems;
 }
 
 /**

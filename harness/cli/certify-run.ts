@@ -70,6 +70,7 @@ const FLAGS = {
   concurrency: { type: 'string' },
   reporter: { type: 'string', multiple: true },
   connector: { type: 'string', multiple: true },
+  'every-variant-cell': { type: 'boolean' },
 } as const;
 
 /** Workers a run may keep in flight at once: far above what a machine runs well, far below a fork bomb. */
@@ -121,7 +122,8 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
 
 /**
  * `dpone certify run [--route ID] [--suite default|full | --scenario FILE|GLOB…] [--seed N] [--out DIR] [--provider P]
- * [--shard I/N] [--concurrency N] [--reporter NAME]… [--connector MODULE]…`. A plug-in's route
+ * [--shard I/N] [--concurrency N] [--reporter NAME]… [--connector MODULE]… [--every-variant-cell]`.
+ * `--every-variant-cell` also runs the cells of an unsafe variant another cell already caught. A plug-in's route
  * needs its module: `--connector` or package.json `dpone.connectors`. No arguments: the default embedded suite.
  * Exit 0 all PASS, 1 any FAIL, 2 bad input (nothing ran), 3 UNVERIFIED/UNKNOWN without FAIL.
  */
@@ -144,6 +146,7 @@ export const run: CommandRun = async (args, io) => {
     reporters: await makeReporters(values.reporter ?? DEFAULT_REPORTERS, io),
     cwd: io.cwd,
     ...(values.connector !== undefined ? { connectors: values.connector } : {}),
+    ...(values['every-variant-cell'] === true ? { everyVariantCell: true } : {}),
   });
   return result.exitCode;
 };

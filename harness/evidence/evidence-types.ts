@@ -260,8 +260,24 @@ export interface SensitivityRecord {
   readonly caught: boolean;
   readonly cells_failed: number;
   readonly cells_run: number;
+  /**
+   * Planned cells of this variant not run because one of its cells had already caught it (mutation
+   * testing's "stop once killed"); absent when none was skipped.
+   */
+  readonly cells_skipped?: number;
   /** One failing cell id that shows the duplicate, when caught. */
   readonly example_cell?: string;
+}
+
+/**
+ * A planned unsafe-variant cell the run did not start because another cell of the same variant had
+ * already caught it. `certify merge` and `certify gate` accept it only when `caught_by` is a cell of
+ * the evidence, of the same variant, that catches it.
+ */
+export interface SkippedVariantCell {
+  readonly id: string;
+  readonly variant: string;
+  readonly caught_by: string;
 }
 
 export interface Evidence {
@@ -284,6 +300,8 @@ export interface Evidence {
   readonly verdict: Verdict;
   readonly cells: readonly CellEvidence[];
   readonly sensitivity: readonly SensitivityRecord[];
+  /** Planned variant cells not run because their variant was already caught (absent: none). */
+  readonly skipped_variant_cells?: readonly SkippedVariantCell[];
   /**
    * What the cells were planned from (scenario digests, seed override, recorded traces, plan
    * digest): `certify merge` and `certify gate` plan again from it and refuse missing or extra

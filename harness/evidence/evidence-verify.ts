@@ -1,5 +1,5 @@
 import { recheckCell } from '../checkers/recheck-cell.ts';
-import { buildSensitivity, catches, runVerdict } from '../checkers/sensitivity.ts';
+import { buildSensitivity, catches, runVerdict, unjustifiedSkips } from '../checkers/sensitivity.ts';
 import { evidenceDigest } from './evidence-digest.ts';
 import { contractProblems } from './contract-schemas.ts';
 import type { CellEvidence, Evidence, SensitivityRecord } from './evidence-types.ts';
@@ -16,14 +16,17 @@ function sensitivityDifferences(
 ): { differences: string[]; records: SensitivityRecord[] } {
   const differences: string[] = [];
   const stored = new Map(evidence.sensitivity.map((record) => [record.variant, record]));
-  const records = buildSensitivity(cells, [...stored.keys()]);
+  const skipped = evidence.skipped_variant_cells ?? [];
+  const records = buildSensitivity(cells, [...stored.keys()], skipped);
+  // A variant cell may be left unrun only for a catch the re-checked cells still show.
+  differences.push(...unjustifiedSkips(cells, skipped).map((problem) => `skipped_variant_cells: ${problem}`));
   for (const record of records) {
     const was = stored.get(record.variant);
     if (!was) {
       differences.push(`sensitivity ${record.variant}: missing for a variant with ${record.cells_run} cells`);
       continue;
     }
-    for (const field of ['caught', 'cells_failed', 'cells_run'] as const) {
+    for (const field of ['caught', 'cells_failed', 'cells_run', 'cells_skipped'] as const) {
       if (was[field] !== record[field]) {
         differences.push(
           `sensitivity ${record.variant}.${field}: stored ${was[field]}, recomputed ${record[field]}`,
@@ -45,7 +48,8 @@ function sensitivityDifferences(
 /**
  * Checks an evidence document end to end: its shape against schemas/evidence.v1.json; the digest over its content; every cell re-checked from
  * its own stored snapshots (`recheckCell`); the sensitivity records and the run verdict recomputed
- * from the cells (an uncaught variant makes the run FAIL). Never throws for a well-shaped document.
+ * from the cells (an uncaught variant makes the run FAIL); every skipped variant cell justified by a
+ * re-checked cell that catches its variant. Never throws for a well-shaped document.
  */
 export function verifyEvidence(evidence: Evidence): VerifyResult {
   // The published contract first: evidence a reviewer's tools cannot read as dpone.evidence/v1 is not evidence.

@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
 import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
-import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
 import type { PlannedScenario, PlanRecord, StoredTraceBook } from '../plan/plan-record.ts';
 import { planDigest } from './plan-digest.ts';
 
 type Scenarios = readonly { readonly name: string; readonly file: string }[];
 
-const byId = (a: CellEvidence, b: CellEvidence): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 const byFile = (a: { file: string }, b: { file: string }): number =>
   a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
 
@@ -68,7 +69,7 @@ function joinBooks(key: string, a: StoredTraceBook, b: StoredTraceBook): StoredT
 }
 
 /** The plan records joined: each scenario in exactly one run, a trace recorded in two the same in both. */
-function unionPlan(runs: readonly Evidence[], cells: readonly CellEvidence[]): PlanRecord {
+function unionPlan(runs: readonly Evidence[], ids: readonly string[]): PlanRecord {
   const scenarios: PlannedScenario[] = [];
   const traces: Record<string, StoredTraceBook> = {};
   for (const run of runs) {
@@ -88,8 +89,8 @@ function unionPlan(runs: readonly Evidence[], cells: readonly CellEvidence[]): P
     seed_override: runs[0]!.plan!.seed_override,
     scenarios: scenarios.sort(byFile),
     traces,
-    digest: planDigest(cells.map((cell) => cell.id)),
-    cells: cells.length,
+    digest: planDigest(ids),
+    cells: ids.length,
   };
 }
 
@@ -137,19 +138,23 @@ export function unionRuns(runs: readonly Evidence[]): Evidence {
   sameBuild(runs);
   const seen = new Set<string>();
   for (const run of runs)
-    for (const cell of run.cells) {
-      if (seen.has(cell.id)) refuse(`cell ${cell.id} is in more than one run`);
-      seen.add(cell.id);
+    for (const id of [
+      ...run.cells.map((cell) => cell.id),
+      ...(run.skipped_variant_cells ?? []).map((skip) => skip.id),
+    ]) {
+      if (seen.has(id)) refuse(`cell ${id} is in more than one run`);
+      seen.add(id);
     }
   const cells = runs.flatMap((run) => run.cells).sort(byId);
-  const plan = unionPlan(runs, cells);
+  const skipped = runs.flatMap((run) => run.skipped_variant_cells ?? []).sort(byId);
+  const plan = unionPlan(runs, [...seen].sort());
   const variants = [...new Set(runs.flatMap((run) => run.sensitivity.map((record) => record.variant)))];
-  const sensitivity = buildSensitivity(cells, variants);
+  const sensitivity = buildSensitivity(cells, variants, skipped);
   const runIds = runs.map((run) => run.run_id).sort();
   const files = runs.flatMap(
     (run) => ((run as { scenario_files?: Scenarios }).scenario_files ?? []) as Scenarios,
   );
-  const { digest: _digest, ...first } = runs[0]!;
+  const { digest: _digest, skipped_variant_cells: _skipped, ...first } = runs[0]!;
   return withDigest({
     ...first,
     run_id: `union-${createHash('sha256').update(runIds.join('\n')).digest('hex').slice(0, 12)}`,
@@ -167,5 +172,6 @@ export function unionRuns(runs: readonly Evidence[]): Evidence {
     verdict: runVerdict(cells, sensitivity),
     cells,
     sensitivity,
+    ...(skipped.length > 0 ? { skipped_variant_cells: skipped } : {}),
   } as Evidence);
 }

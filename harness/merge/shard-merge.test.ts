@@ -14,6 +14,7 @@ import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-eviden
 import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
 import { selectShard } from '../plan/planner.ts';
 import { planDigest } from './plan-digest.ts';
+import { mergeShards } from './shard-merge.ts';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
@@ -146,5 +147,38 @@ describe('certify report', () => {
     expect(await readFile(join(dir, 'out', 'summary.md'), 'utf8')).toContain('**PASS**');
     expect(existsSync(join(dir, 'out', 'index.html'))).toBe(true);
     expect(existsSync(join(dir, 'out', 'junit.xml'))).toBe(true);
+  });
+
+  it('counts the variant cells a shard listed as not run in its share of the plan, and keeps the list', () => {
+    // Two planned cells of no-fence: one ran and caught it, the other is listed as not run.
+    const ran = cells.find((cell) => cell.variant === 'no-fence')!;
+    const skip = { id: `${ran.id.split('@')[0]}-again@no-fence`, variant: 'no-fence', caught_by: ran.id };
+    const ids = [...cells.map((cell) => cell.id), skip.id].sort();
+    const environment = { ...whole.environment, plan_digest: planDigest(ids), planned_cells: ids.length };
+    const shard = (index: number, count: number, dropSkip = false) => {
+      const mine = new Set(selectShard(ids, { index, count }));
+      return sealEvidence(
+        cells.filter((cell) => mine.has(cell.id)),
+        {
+          run_id: `shard-${index}`,
+          shard: { index, count },
+          environment,
+          ...(mine.has(skip.id) && !dropSkip ? { skipped_variant_cells: [skip] } : {}),
+        },
+      );
+    };
+    const merged = mergeShards([shard(1, 2), shard(2, 2)]);
+    expect(merged.skipped_variant_cells).toEqual([skip]);
+    expect(merged.cells).toHaveLength(cells.length);
+    expect(merged.sensitivity.find((record) => record.variant === 'no-fence')).toMatchObject({
+      caught: true,
+      cells_run: 1,
+      cells_skipped: 1,
+    });
+    // The shard that should list it does not: the merged ids are not the plan.
+    const owner = selectShard(ids, { index: 1, count: 2 }).includes(skip.id) ? 1 : 2;
+    expect(() => mergeShards([shard(1, 2, owner === 1), shard(2, 2, owner === 2)])).toThrow(
+      /sits at position|plan_digest differs/,
+    );
   });
 });

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
 import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
-import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
 import { planDigest } from './plan-digest.ts';
 
-const byId = (a: CellEvidence, b: CellEvidence): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 function refuse(message: string): never {
   throw invalidInput(`cannot merge: ${message}`, { field: 'FILE' });
@@ -65,27 +66,34 @@ export function mergeShards(shards: readonly Evidence[]): Evidence {
   sameRun(shards);
   const count = completeCover(shards);
   const owner = new Map<string, number>();
+  // Each shard's cells and the variant cells it listed as not run (caught already) are its share.
+  const idsOf = (shard: Evidence) => [
+    ...shard.cells.map((cell) => cell.id),
+    ...(shard.skipped_variant_cells ?? []).map((skip) => skip.id),
+  ];
   for (const shard of shards)
-    for (const cell of shard.cells) {
-      const other = owner.get(cell.id);
-      if (other !== undefined) refuse(`cell ${cell.id} is in shard ${other} and shard ${shard.shard!.index}`);
-      owner.set(cell.id, shard.shard!.index);
+    for (const id of idsOf(shard)) {
+      const other = owner.get(id);
+      if (other !== undefined) refuse(`cell ${id} is in shard ${other} and shard ${shard.shard!.index}`);
+      owner.set(id, shard.shard!.index);
     }
   const cells = shards.flatMap((shard) => shard.cells).sort(byId);
-  cells.forEach((cell, position) => {
-    if (owner.get(cell.id) !== (position % count) + 1)
+  const skipped = shards.flatMap((shard) => shard.skipped_variant_cells ?? []).sort(byId);
+  const ids = [...owner.keys()].sort();
+  ids.forEach((id, position) => {
+    if (owner.get(id) !== (position % count) + 1)
       refuse(
-        `cell ${cell.id} sits at position ${position} of the merged plan, which belongs to shard ${(position % count) + 1}, not ${owner.get(cell.id)}: a shard is missing cells or comes from another plan`,
+        `cell ${id} sits at position ${position} of the merged plan, which belongs to shard ${(position % count) + 1}, not ${owner.get(id)}: a shard is missing cells or comes from another plan`,
       );
   });
   const first = shards[0]!;
   const planned = first.environment.plan_digest;
-  if (typeof planned === 'string' && planDigest(cells.map((cell) => cell.id)) !== planned)
+  if (typeof planned === 'string' && planDigest(ids) !== planned)
     refuse('the merged cells are not the planned cells (plan_digest differs)');
   const variants = [...new Set(shards.flatMap((shard) => shard.sensitivity.map((record) => record.variant)))];
-  const sensitivity = buildSensitivity(cells, variants);
+  const sensitivity = buildSensitivity(cells, variants, skipped);
   const runIds = shards.map((shard) => shard.run_id).sort();
-  const { shard: _shard, digest: _digest, ...whole } = first;
+  const { shard: _shard, digest: _digest, skipped_variant_cells: _skipped, ...whole } = first;
   return withDigest({
     ...whole,
     run_id: `merged-${createHash('sha256').update(runIds.join('\n')).digest('hex').slice(0, 12)}`,
@@ -95,5 +103,6 @@ export function mergeShards(shards: readonly Evidence[]): Evidence {
     verdict: runVerdict(cells, sensitivity),
     cells,
     sensitivity,
+    ...(skipped.length > 0 ? { skipped_variant_cells: skipped } : {}),
   });
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { planDigest } from '../merge/plan-digest.ts';
+import { unjustifiedSkips } from '../checkers/sensitivity.ts';
 import { pluginRoutes } from '../routes/plugin-routes.ts';
 import type { Route } from '../routes/route.ts';
 import { ROUTES } from '../routes/route-registry.ts';
@@ -101,9 +102,10 @@ export async function checkPlan(
 ): Promise<PlanCheck> {
   const derived = await rederivePlan(evidence, cwd, connectors);
   if ('problem' in derived) return { ok: false, planned: 0, detail: derived.problem };
-  const present = evidence.cells.map((cell) => cell.id);
+  const skipped = evidence.skipped_variant_cells ?? [];
+  const present = [...evidence.cells.map((cell) => cell.id), ...skipped.map((skip) => skip.id)];
   const { missing, extra } = compareCells(present, derived.ids);
-  const problems: string[] = [];
+  const problems: string[] = [...unjustifiedSkips(evidence.cells, skipped)];
   if (missing.length > 0) problems.push(`${missing.length} planned cell(s) missing: ${shownIds(missing)}`);
   if (extra.length > 0) problems.push(`${extra.length} cell(s) not in the plan: ${shownIds(extra)}`);
   const stored = planRecordOf(evidence)!;
@@ -113,6 +115,6 @@ export async function checkPlan(
   return {
     ok: true,
     planned: derived.ids.length,
-    detail: `the ${derived.ids.length} cells are exactly the plan derived again from ${stored.scenarios.length} scenario file(s), seed ${stored.seed_override ?? 'per scenario'} and the recorded traces`,
+    detail: `the ${derived.ids.length} cells are exactly the plan derived again from ${stored.scenarios.length} scenario file(s), seed ${stored.seed_override ?? 'per scenario'} and the recorded traces${skipped.length > 0 ? ` (${skipped.length} variant cells not run, each variant caught by a cell present)` : ''}`,
   };
 }

@@ -70,7 +70,7 @@ export function renderSensitivity(evidence: Evidence, anchors: ReadonlyMap<strin
       <tr>
         <th>unsafe variant</th>
         <th>caught</th>
-        <th>cells failed / run</th>
+        <th>cells failed / run (not run once caught)</th>
         <th>example</th>
       </tr>
     </thead>
@@ -80,7 +80,10 @@ export function renderSensitivity(evidence: Evidence, anchors: ReadonlyMap<strin
           html`<tr class="${record.caught ? '' : 'sensitivity-missed'}">
             <td><code>${record.variant}</code></td>
             <td>${record.caught ? 'yes' : 'NO: the variant survived'}</td>
-            <td>${record.cells_failed} / ${record.cells_run}</td>
+            <td>
+              ${record.cells_failed} /
+              ${record.cells_run}${record.cells_skipped ? ` (+${record.cells_skipped})` : ''}
+            </td>
             <td>
               ${
                 record.example_cell

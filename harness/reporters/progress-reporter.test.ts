@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import { checkedCell } from '../checkers/fixtures/checked-cell.ts';
 import { progressLine, progressReporter } from './progress-reporter.ts';
 
 function sink() {
@@ -14,22 +15,10 @@ function sink() {
   return { stdout, text: () => text };
 }
 
-function cell(id: string, verdict: CellEvidence['verdict'], variant: string | null = null): CellEvidence {
-  return {
-    id,
-    scenario: 's',
-    route: 'sqlite',
-    variant,
-    fault: { kind: 'crash' },
-    verdict,
-    checks: [],
-    attempts: [],
-    target: null,
-    journal: null,
-    reproduce: '',
-    duration_ms: 1,
-  };
-}
+const cell = (id: string, verdict: CellEvidence['verdict'], variant: string | null = null): CellEvidence => ({
+  ...checkedCell(id, variant, verdict),
+  duration_ms: 1,
+});
 
 describe('progress reporter', () => {
   it('shows done/total, elapsed, estimate and failures', () => {
@@ -43,17 +32,20 @@ describe('progress reporter', () => {
       runId: 'r',
       route: 'sqlite',
       seed: 1,
-      totalCells: 3,
+      totalCells: 4,
       dir: 'd',
       startedAtMs: Date.now(),
     });
     await reporter.onCellDone?.(cell('a', 'PASS'));
     await reporter.onCellDone?.(cell('b', 'FAIL'));
     await reporter.onCellDone?.(cell('c@no-fence', 'FAIL', 'no-fence'));
+    // A variant cell not run once its variant was caught counts as done, silently.
+    await reporter.onCellSkipped?.({ id: 'd@no-fence', variant: 'no-fence', caught_by: 'c@no-fence' });
     const text = out.text();
     expect(text).toContain('FAIL b\n');
     expect(text).not.toContain('FAIL c@no-fence');
-    expect(text).toMatch(/3\/3 cells .* failures 1\n/);
+    expect(text).not.toContain('d@no-fence');
+    expect(text).toMatch(/4\/4 cells .* failures 1\n/);
     expect(text).not.toContain('\x1b[');
   });
 

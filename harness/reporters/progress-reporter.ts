@@ -24,6 +24,22 @@ export function progressReporter(options: ReporterOptions): Reporter {
   let failures = 0;
   let lastPlainDecile = -1;
   const now = () => Date.now() - (start?.startedAtMs ?? Date.now());
+  const advance = (notable: string | null) => {
+    done += 1;
+    const total = start?.totalCells ?? done;
+    const line = progressLine(done, total, now(), failures);
+    if (options.interactive) {
+      if (notable) out.write(`\r\x1b[2K${notable}\n`);
+      out.write(`\r\x1b[2K${line}`);
+      return;
+    }
+    if (notable) out.write(`${notable}\n`);
+    const decile = Math.floor((done * 10) / Math.max(total, 1));
+    if (decile !== lastPlainDecile) {
+      lastPlainDecile = decile;
+      out.write(`${line}\n`);
+    }
+  };
   return {
     name: 'progress',
     onRunStart(run) {
@@ -33,23 +49,14 @@ export function progressReporter(options: ReporterOptions): Reporter {
       );
     },
     onCellDone(cell: CellEvidence) {
-      done += 1;
-      const total = start?.totalCells ?? done;
       const expectedFail = cell.variant !== null;
       if (cell.verdict === 'FAIL' && !expectedFail) failures += 1;
       const notable = cell.verdict !== 'PASS' && !(expectedFail && cell.verdict === 'FAIL');
-      const line = progressLine(done, total, now(), failures);
-      if (options.interactive) {
-        if (notable) out.write(`\r\x1b[2K${cell.verdict} ${cell.id}\n`);
-        out.write(`\r\x1b[2K${line}`);
-        return;
-      }
-      if (notable) out.write(`${cell.verdict} ${cell.id}\n`);
-      const decile = Math.floor((done * 10) / Math.max(total, 1));
-      if (decile !== lastPlainDecile) {
-        lastPlainDecile = decile;
-        out.write(`${line}\n`);
-      }
+      advance(notable ? `${cell.verdict} ${cell.id}` : null);
+    },
+    // A variant cell not run (its variant was already caught) is done too: the count reaches total.
+    onCellSkipped() {
+      advance(null);
     },
     onRunEnd(evidence: Evidence, dir: string) {
       if (options.interactive) out.write('\n');
@@ -69,7 +76,7 @@ export function progressReporter(options: ReporterOptions): Reporter {
         const ran = evidence.cells.some((c) => c.variant === record.variant && c.verdict !== 'UNVERIFIED');
         const status = record.caught ? 'caught' : ran ? 'NOT CAUGHT' : 'not run (UNVERIFIED)';
         out.write(
-          `  variant ${record.variant}: ${status} (${record.cells_failed}/${record.cells_run} cells failed${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
+          `  variant ${record.variant}: ${status} (${record.cells_failed}/${record.cells_run} cells failed${record.cells_skipped ? `, ${record.cells_skipped} not run once caught` : ''}${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
         );
       }
     },

@@ -1,4 +1,4 @@
-import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { CellEvidence, Evidence, SkippedVariantCell } from '../evidence/evidence-types.ts';
 
 /** What a reporter learns when the run starts: enough to show progress and name the output. */
 export interface RunStart {
@@ -22,6 +22,8 @@ export interface Reporter {
   onRunStart?(start: RunStart): void | Promise<void>;
   /** Called once per finished cell, in completion order (not plan order). */
   onCellDone?(cell: CellEvidence): void | Promise<void>;
+  /** Called once per planned variant cell not run because its variant was already caught. */
+  onCellSkipped?(skip: SkippedVariantCell): void | Promise<void>;
   /** Called once with the final evidence after it was written to `dir/evidence.json`. */
   onRunEnd(evidence: Evidence, dir: string): void | Promise<void>;
 }
