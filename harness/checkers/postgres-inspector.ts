@@ -13,6 +13,7 @@ import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-i
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
+import { withPooledClient } from '../env/postgres-pool.ts';
 import type { SourceRows } from './source-rows.ts';
 
 /** A direct connection of the harness's own (never a worker's, never through a test proxy). */
@@ -24,6 +25,8 @@ export interface InspectorConnection {
   readonly database: string;
   /** Bound of each read (default 30 s); a 1,000,000-row partition's read needs more on a loaded machine. */
   readonly queryTimeoutMs?: number;
+  /** A server shared by the run's cells, never killed: reads reuse kept connections (postgres-pool.ts). */
+  readonly pooled?: boolean;
 }
 
 export interface PostgresInspectorOptions {
@@ -79,15 +82,23 @@ function unreadable(what: string, cause: unknown): DponeError {
 export async function withInspectorClient<T>(
   connection: InspectorConnection,
   what: string,
-  body: (client: pg.Client) => Promise<T>,
+  body: (client: pg.ClientBase) => Promise<T>,
 ): Promise<T> {
-  const { queryTimeoutMs = 30_000, ...endpoint } = connection;
-  const client = new pg.Client({
+  const { queryTimeoutMs = 30_000, pooled = false, ...endpoint } = connection;
+  const config = {
     ...endpoint,
     connectionTimeoutMillis: 10_000,
     query_timeout: queryTimeoutMs,
     options: INSPECTOR_SETTINGS,
-  });
+  };
+  if (pooled) {
+    try {
+      return await withPooledClient(config, body);
+    } catch (error) {
+      throw unreadable(what, error);
+    }
+  }
+  const client = new pg.Client(config);
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -100,7 +111,8 @@ export async function withInspectorClient<T>(
 }
 
 /**
- * The PostgreSQL route's inspector: its own short connection per call, straight to the server.
+ * The PostgreSQL route's inspector: its own connection per call (kept ones on the server the cells
+ * share), straight to the server, never through a worker's proxy or the connector under test.
  * Audit: a row-level AFTER INSERT trigger on the target table logs `txid_current()` and the row's
  * natural key into `_harness_audit`, inside the inserting transaction (a rolled-back insert
  * leaves nothing). Mutations = distinct transaction ids that inserted — counted without the fence.
@@ -201,12 +213,12 @@ export class PostgresInspector implements TargetInspector {
     });
   }
 
-  #with<T>(what: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  #with<T>(what: string, body: (client: pg.ClientBase) => Promise<T>): Promise<T> {
     return withInspectorClient(this.#options.connection, what, body);
   }
 
   async close(): Promise<void> {
-    // Connections are per call; nothing stays open.
+    // Connections are per call, or kept by the run's pool of a shared server (closed with it).
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { serverSqlstate } from '../../src/contracts/sqlstate.ts';
+import { closePools, poolable, withPooledClient } from './postgres-pool.ts';
 import type { PostgresEndpoint } from './postgres-services.ts';
 
 /**
@@ -9,16 +10,19 @@ import type { PostgresEndpoint } from './postgres-services.ts';
 export async function withAdminClient<T>(
   server: PostgresEndpoint,
   database: string,
-  body: (client: pg.Client) => Promise<T>,
+  body: (client: pg.ClientBase) => Promise<T>,
 ): Promise<T> {
-  const client = new pg.Client({
+  const config = {
     host: server.host,
     port: server.port,
     user: server.user,
     password: server.password,
     database,
     connectionTimeoutMillis: 10_000,
-  });
+  };
+  // The server the cells share: a kept connection (postgres-pool.ts); a dedicated one: its own.
+  if (poolable(server)) return withPooledClient(config, body);
+  const client = new pg.Client(config);
   client.on('error', () => undefined);
   await client.connect();
   try {
@@ -74,6 +78,7 @@ export async function createCellsDatabase(server: PostgresEndpoint, name: string
 
 /** Drops the cells database and everything in it, ending sessions still connected (PostgreSQL 13+). */
 export async function dropCellsDatabase(server: PostgresEndpoint, name: string): Promise<void> {
+  await closePools(server);
   await adminQuery(server, server.adminDatabase, [`DROP DATABASE IF EXISTS ${quote(name)} WITH (FORCE)`]);
 }
 
@@ -101,4 +106,6 @@ export async function setOddSessionSettings(server: PostgresEndpoint, database: 
         `ALTER ROLE CURRENT_USER IN DATABASE ${quote(database)} SET ${name} = '${value.replaceAll("'", "''")}'`,
     ),
   );
+  // A kept connection opened before this would go on without them.
+  await closePools(server);
 }

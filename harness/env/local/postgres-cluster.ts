@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { freeLoopbackPort } from '../free-port.ts';
+import { closePools } from '../postgres-pool.ts';
 
 const run = promisify(execFile);
 
@@ -146,6 +147,7 @@ export class LocalPostgresCluster implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    await closePools(this);
     await this.#tool('pg_ctl', ['-D', this.dataDir, '-w', '-t', '30', '-m', 'immediate', 'stop']).catch(
       () => undefined,
     );

@@ -19,7 +19,7 @@ export interface PostgresSite {
   adopt(schema: string): void;
 }
 
-async function tablesPresent(client: pg.Client, schema: string): Promise<boolean> {
+async function tablesPresent(client: pg.ClientBase, schema: string): Promise<boolean> {
   const { rows } = await client.query(
     'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS ok',
     JOURNAL_TABLES.map((table) => `${schema}.${table}`),
@@ -39,7 +39,7 @@ export function postgresJournalOperations(
 ): JournalOperations {
   let backups = 0;
   const j = site.schema;
-  const on = <T>(body: (client: pg.Client) => Promise<T>) =>
+  const on = <T>(body: (client: pg.ClientBase) => Promise<T>) =>
     withAdminClient(site.server, site.database, body);
   return {
     async wipe() {
@@ -109,7 +109,7 @@ function withSchema(url: string, schema: string): string {
 }
 
 async function readLocation(
-  client: pg.Client,
+  client: pg.ClientBase,
   schema: string,
   table: string,
   operationId: string,
@@ -127,7 +127,7 @@ async function readLocation(
 /** Fence operations on the cell's target schema, straight on the target server (never the proxy). */
 export function postgresFenceOperations(site: PostgresSite): FenceOperations {
   const { schema } = site;
-  const on = <T>(body: (client: pg.Client) => Promise<T>) =>
+  const on = <T>(body: (client: pg.ClientBase) => Promise<T>) =>
     withAdminClient(site.server, site.database, body);
   return {
     async drop() {

@@ -43,7 +43,12 @@ export const postgresSource: SourcePart = {
       },
       env: { [PASSWORD_ENV.source]: server.password },
       rows: postgresSourceRows({
-        connection: { ...server, database, ...inspectorBounds(dataset.source.length) },
+        connection: {
+          ...server,
+          database,
+          ...inspectorBounds(dataset.source.length),
+          pooled: place.owned === null,
+        },
         schema,
         table: dataset.table,
         columns: dataset.columns.map((c) => c.name),

@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { adminQuery, setOddSessionSettings } from '../../env/postgres-admin.ts';
+import { markShared } from '../../env/postgres-pool.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresService } from '../../env/postgres-services.ts';
 import type { PartCell, ServerControl } from '../parts.ts';
 
@@ -76,6 +77,8 @@ export async function postgresPlace(cell: PartCell): Promise<PostgresPlace> {
   const service = postgresServiceOf(cell);
   if (!cell.dedicated) {
     await oddSettingsOnce(service, service.server, service.cellsDatabase);
+    // Shared by every cell and never killed: the harness keeps its connections to it open.
+    markShared(service.server);
     return { server: service.server, database: service.cellsDatabase, owned: null };
   }
   if (!service.dedicated)

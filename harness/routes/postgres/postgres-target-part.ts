@@ -48,7 +48,12 @@ export const postgresTarget: TargetPart = {
     await adminQuery(server, database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
     await writePostgresRows(server, database, `${schema}.${CELL_TARGET_TABLE}`, dataset, dataset.target);
     const inspector = new PostgresInspector({
-      connection: { ...server, database, ...inspectorBounds(dataset.source.length) },
+      connection: {
+        ...server,
+        database,
+        ...inspectorBounds(dataset.source.length),
+        pooled: place.owned === null,
+      },
       schema,
       targetTable: CELL_TARGET_TABLE,
       sourceTable: dataset.table,
