@@ -29,6 +29,10 @@ export interface CrashCells {
 
 export interface HarnessCost {
   readonly suite_wall_s: number | null;
+  /** The same suite with `--every-variant-cell` (every planned variant cell run), in the same bench run. */
+  readonly suite_every_variant_cell_wall_s: number | null;
+  /** suite_wall_s / suite_every_variant_cell_wall_s: what stopping a caught variant's cells saves. */
+  readonly suite_vs_every_variant_cell: number | null;
   readonly suite_cells: number | null;
   readonly suite_concurrency: number;
   readonly cells_per_s: number | null;
@@ -120,7 +124,8 @@ async function certify(args: readonly string[], out: string) {
  * concurrency), and one crash cell against its spawn floor. The ratio times the crash cells of
  * scenarios/crash.yaml run one at a time, because the floor's spawns run one at a time: in the
  * suite, 2 cells per CPU share the machine and each cell's wall time counts its neighbours' work
- * too (the suite's own ratio is reported beside it). `suite: false` skips the suite.
+ * too (the suite's own ratio is reported beside it). The suite runs twice: as a user runs it, and
+ * with `--every-variant-cell` as the baseline its wall time is a ratio of. `suite: false` skips both.
  */
 export async function harnessCost(options: {
   readonly protocolMs: number;
@@ -134,6 +139,9 @@ export async function harnessCost(options: {
     const floor =
       (await spawnFloorMs(Math.max(1, Math.round(crash.attempts_median)), 5)) + options.protocolMs;
     const suite = options.suite === false ? null : await certify([], join(out, 'suite'));
+    // The baseline, measured here: the same suite running every planned variant cell.
+    const every =
+      options.suite === false ? null : await certify(['--every-variant-cell'], join(out, 'every'));
     const real = suite ? realCells(suite.evidence) : [];
     const suiteCrash = suite ? crashCells(suite.evidence) : null;
     const races = real
@@ -149,6 +157,8 @@ export async function harnessCost(options: {
     const worker = await workerPeakRss(out);
     return {
       suite_wall_s: suite ? round(suite.wallS, 1) : null,
+      suite_every_variant_cell_wall_s: every ? round(every.wallS, 1) : null,
+      suite_vs_every_variant_cell: suite && every ? round(suite.wallS / every.wallS) : null,
       suite_cells: suite ? suite.evidence.cells.length : null,
       suite_concurrency: defaultConcurrency(),
       cells_per_s: suite ? round(suite.evidence.cells.length / suite.wallS, 1) : null,
