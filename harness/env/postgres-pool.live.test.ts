@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './local/local-binaries.ts';
 import { LocalPostgresCluster } from './local/postgres-cluster.ts';
 import { adminQuery, setOddSessionSettings, withAdminClient } from './postgres-admin.ts';
+import { sealPostgresSchema } from '../routes/postgres/postgres-seal.ts';
 import { closePools, markShared } from './postgres-pool.ts';
 import type { ControllablePostgres } from './postgres-services.ts';
 
@@ -65,4 +66,19 @@ describe.skipIf(unverified)('kept connections to the shared PostgreSQL server (l
     await setOddSessionSettings(shared, shared.adminDatabase);
     expect(await show()).toBe('SQL, DMY');
   });
+
+  it('lets what a kept connection counted land before an intent-conflict seal takes its baseline', async () => {
+    const db = shared.adminDatabase;
+    await adminQuery(shared, db, ['CREATE SCHEMA sealed', 'CREATE TABLE sealed.t (id int)']);
+    // The harness's own read on a kept connection: its backend reports the scan up to 10 s later.
+    await adminQuery(shared, db, ['SELECT count(*) FROM sealed.t']);
+    const seal = await sealPostgresSchema(
+      { server: shared, database: db, schema: 'sealed' },
+      'target',
+      'postgres://x@127.0.0.1:1/db',
+    );
+    // Nothing touches the table while sealed; an idle backend's late report must not look like it.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    expect(await seal.release()).toEqual([]);
+  }, 30_000);
 });

@@ -48,11 +48,12 @@ export async function withPooledClient<T>(
     });
     // An idle connection the server closed is dropped by the pool; its error is not the caller's.
     pool.on('error', () => undefined);
+    // A dropped connection's late error event, once per connection (not per use: listeners pile up).
+    pool.on('connect', (client) => client.on('error', () => undefined));
     entry = { pool, server: `${config.host}:${config.port}` };
     pools.set(key, entry);
   }
   const client = await entry.pool.connect();
-  client.on('error', () => undefined);
   let failed = false;
   try {
     return await body(client);

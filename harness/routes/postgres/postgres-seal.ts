@@ -1,4 +1,5 @@
 import { adminQuery } from '../../env/postgres-admin.ts';
+import { closePools } from '../../env/postgres-pool.ts';
 import type { PostgresEndpoint } from '../../env/postgres-services.ts';
 import { Tripwire } from '../../env/tripwire.ts';
 import type { PartSeal } from '../parts.ts';
@@ -52,6 +53,9 @@ export async function sealPostgresSchema(
   url: string,
 ): Promise<PartSeal> {
   const wire = await Tripwire.listen();
+  // A kept connection flushes what it counted of these tables up to 10 s after its last use (an
+  // idle backend's statistics interval): close them first, so their counts land before `before`.
+  await closePools(site.server);
   const before = await settledCounters(site.server, site.database, site.schema);
   return {
     url: wire.standIn(url),
