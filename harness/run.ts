@@ -36,7 +36,7 @@ import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
 import { Interruption } from './runner/interruption.ts';
 import { claimScratch, removeAbandonedScratch, scratchRoot } from './runner/scratch.ts';
-import { mapBounded } from './runner/pool.ts';
+import { mapBoundedSplit } from './runner/pool.ts';
 import { VariantSkips, isSkip } from './runner/variant-skips.ts';
 import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
@@ -373,9 +373,11 @@ async function runIn(
           );
   // A variant another cell has already caught: its cells not yet started are listed, not run.
   const skips = new VariantSkips(only === undefined && options.everyVariantCell !== true);
-  const outcomes = await mapBounded(
+  // airflow-live cells wait on Airflow's scheduler most of their time: they get lanes of their own.
+  const outcomes = await mapBoundedSplit(
     cells,
     concurrency,
+    (cell) => cell.kind === 'airflow-live',
     (cell): Promise<CellEvidence | SkippedVariantCell> => {
       const skip = skips.skipFor(cell);
       return skip ? Promise.resolve(skip) : startCell(cell);

@@ -32,3 +32,48 @@ export async function mapBounded<T, R>(
   if (failure) throw failure.error;
   return results;
 }
+
+/**
+ * `mapBounded` with two kinds of item, each kind on `limit` lanes of its own: items that mostly wait
+ * on something else (`waits`: a cell whose attempts an Airflow scheduler starts) do not hold the
+ * lanes the others need to keep the CPUs busy. Results keep the items' order. The first failure of
+ * either kind stops new items of both and is thrown once every item in flight has settled.
+ */
+export async function mapBoundedSplit<T, R>(
+  items: readonly T[],
+  limit: number,
+  waits: (item: T) => boolean,
+  work: (item: T, index: number) => Promise<R>,
+  onDone?: (result: R, index: number) => void | Promise<void>,
+  stopped: () => boolean = () => false,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let failed = false;
+  const indexed = items.map((item, index) => ({ item, index }));
+  const groups = [indexed.filter(({ item }) => waits(item)), indexed.filter(({ item }) => !waits(item))];
+  const settled = await Promise.allSettled(
+    groups.map((group) =>
+      mapBounded(
+        group,
+        limit,
+        async ({ item, index }) => {
+          try {
+            return await work(item, index);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        },
+        async (result, position) => {
+          const { index } = group[position]!;
+          results[index] = result;
+          await onDone?.(result, index);
+        },
+        () => failed || stopped(),
+      ),
+    ),
+  );
+  const rejected = settled.find((outcome) => outcome.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return results;
+}
