@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import type {
@@ -13,7 +13,7 @@ import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-i
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
-import { withPooledClient } from '../env/postgres-pool.ts';
+import { withPostgresClient } from '../env/postgres-pool.ts';
 import type { SourceRows } from './source-rows.ts';
 
 /** A direct connection of the harness's own (never a worker's, never through a test proxy). */
@@ -91,22 +91,10 @@ export async function withInspectorClient<T>(
     query_timeout: queryTimeoutMs,
     options: INSPECTOR_SETTINGS,
   };
-  if (pooled) {
-    try {
-      return await withPooledClient(config, body);
-    } catch (error) {
-      throw unreadable(what, error);
-    }
-  }
-  const client = new pg.Client(config);
-  client.on('error', () => undefined);
   try {
-    await client.connect();
-    return await body(client);
+    return await withPostgresClient(config, pooled, body);
   } catch (error) {
     throw unreadable(what, error);
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

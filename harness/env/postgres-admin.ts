@@ -1,6 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { serverSqlstate } from '../../src/contracts/sqlstate.ts';
-import { closePools, poolable, withPooledClient } from './postgres-pool.ts';
+import { closePools, poolable, withPostgresClient } from './postgres-pool.ts';
 import type { PostgresEndpoint } from './postgres-services.ts';
 
 /**
@@ -21,15 +21,7 @@ export async function withAdminClient<T>(
     connectionTimeoutMillis: 10_000,
   };
   // The server the cells share: a kept connection (postgres-pool.ts); a dedicated one: its own.
-  if (poolable(server)) return withPooledClient(config, body);
-  const client = new pg.Client(config);
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return await body(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return withPostgresClient(config, poolable(server), body);
 }
 
 /** Runs statements in order on one short admin connection; `values` bind the statements that use $1. */

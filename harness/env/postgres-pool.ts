@@ -66,6 +66,26 @@ export async function withPooledClient<T>(
 }
 
 /**
+ * Runs `body` on a connection for `config`: a kept one when `pooled`, else one of its own, closed
+ * whatever `body` does (a dropped connection's late error event is ignored; the query rejects).
+ */
+export async function withPostgresClient<T>(
+  config: pg.ClientConfig,
+  pooled: boolean,
+  body: (client: pg.ClientBase) => Promise<T>,
+): Promise<T> {
+  if (pooled) return withPooledClient(config, body);
+  const client = new pg.Client(config);
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
  * Closes every pooled connection to `host:port` (all of them when absent): before the server goes
  * away, and after its role's settings change, so later connections start with the new settings.
  */

@@ -313,3 +313,11 @@ export interface Evidence {
   /** sha256 over the canonical JSON of everything but this field (set by the writer). */
   readonly digest?: string;
 }
+
+/** Every planned cell id an evidence accounts for: the cells it ran and the variant cells it listed as not run. */
+export function accountedCellIds(evidence: Evidence): string[] {
+  return [
+    ...evidence.cells.map((cell) => cell.id),
+    ...(evidence.skipped_variant_cells ?? []).map((skip) => skip.id),
+  ];
+}

@@ -3,6 +3,7 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
 import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
+import { accountedCellIds } from '../evidence/evidence-types.ts';
 import type { PlannedScenario, PlanRecord, StoredTraceBook } from '../plan/plan-record.ts';
 import { planDigest } from './plan-digest.ts';
 
@@ -138,10 +139,7 @@ export function unionRuns(runs: readonly Evidence[]): Evidence {
   sameBuild(runs);
   const seen = new Set<string>();
   for (const run of runs)
-    for (const id of [
-      ...run.cells.map((cell) => cell.id),
-      ...(run.skipped_variant_cells ?? []).map((skip) => skip.id),
-    ]) {
+    for (const id of accountedCellIds(run)) {
       if (seen.has(id)) refuse(`cell ${id} is in more than one run`);
       seen.add(id);
     }

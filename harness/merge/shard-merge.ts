@@ -3,6 +3,7 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
 import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
+import { accountedCellIds } from '../evidence/evidence-types.ts';
 import { planDigest } from './plan-digest.ts';
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
@@ -67,12 +68,8 @@ export function mergeShards(shards: readonly Evidence[]): Evidence {
   const count = completeCover(shards);
   const owner = new Map<string, number>();
   // Each shard's cells and the variant cells it listed as not run (caught already) are its share.
-  const idsOf = (shard: Evidence) => [
-    ...shard.cells.map((cell) => cell.id),
-    ...(shard.skipped_variant_cells ?? []).map((skip) => skip.id),
-  ];
   for (const shard of shards)
-    for (const id of idsOf(shard)) {
+    for (const id of accountedCellIds(shard)) {
       const other = owner.get(id);
       if (other !== undefined) refuse(`cell ${id} is in shard ${other} and shard ${shard.shard!.index}`);
       owner.set(id, shard.shard!.index);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
+import { accountedCellIds } from '../evidence/evidence-types.ts';
 import { planDigest } from '../merge/plan-digest.ts';
 import { unjustifiedSkips } from '../checkers/sensitivity.ts';
 import { pluginRoutes } from '../routes/plugin-routes.ts';
@@ -103,8 +104,7 @@ export async function checkPlan(
   const derived = await rederivePlan(evidence, cwd, connectors);
   if ('problem' in derived) return { ok: false, planned: 0, detail: derived.problem };
   const skipped = evidence.skipped_variant_cells ?? [];
-  const present = [...evidence.cells.map((cell) => cell.id), ...skipped.map((skip) => skip.id)];
-  const { missing, extra } = compareCells(present, derived.ids);
+  const { missing, extra } = compareCells(accountedCellIds(evidence), derived.ids);
   const problems: string[] = [...unjustifiedSkips(evidence.cells, skipped)];
   if (missing.length > 0) problems.push(`${missing.length} planned cell(s) missing: ${shownIds(missing)}`);
   if (extra.length > 0) problems.push(`${extra.length} cell(s) not in the plan: ${shownIds(extra)}`);
