@@ -97,7 +97,10 @@ async function bareCopy(job: WorkerJob): Promise<number> {
   try {
     await client.query(`CREATE TABLE ${job.table} (id bigint, day text, amount bigint, label text)`);
     await client.query('BEGIN');
-    const written = await copyRows(client, job.table, await source.read(request), { stallMs: 60_000 });
+    const written = await copyRows(client, job.table, await source.read(request), {
+      stallMs: 60_000,
+      abandon: () => void client.end(),
+    });
     await client.query('COMMIT');
     return written;
   } finally {

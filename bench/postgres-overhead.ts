@@ -91,7 +91,7 @@ async function bareOnce(url: string, password: string, table: string): Promise<n
   const started = performance.now();
   const rows = await source.read({ partitionColumn: 'day', partitionValue: '2026-11-01' });
   await client.query('BEGIN');
-  await copyRows(client, table, rows, { stallMs: 10_000 });
+  await copyRows(client, table, rows, { stallMs: 10_000, abandon: () => void client.end() });
   await client.query('COMMIT');
   const ms = performance.now() - started;
   await client.end();

@@ -106,7 +106,7 @@ export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
   postgres: {
     open: async (workload, { env }) => {
       const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-      return PostgresSource.open(serverSource(workload, env));
+      return PostgresSource.open({ ...serverSource(workload, env), env });
     },
   },
   mssql: {

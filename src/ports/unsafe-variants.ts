@@ -49,6 +49,13 @@ export interface TargetFlaws {
   readonly shiftsZones?: boolean;
   /** Numbers go through a JS double on the way into the target (an integer beyond 2^53 travels as text: that text too). */
   readonly roundsNumbers?: boolean;
+  /**
+   * PostgreSQL only: session settings (DateStyle, extra_float_digits, TimeZone, timeouts) go as
+   * startup parameters, trusted, never SET LOCAL nor read back (a pooler drops them silently).
+   */
+  readonly trustsStartupParameters?: boolean;
+  /** PostgreSQL only: the end of a COPY is awaited without bound (a stalled server hangs the run). */
+  readonly unboundedCopy?: boolean;
 }
 
 /**
@@ -60,6 +67,8 @@ export interface RuntimeFlaws {
   readonly ioBeforeIntentCheck?: boolean;
   /** An outcome the target cannot prove is taken for "not committed": the mutation is replayed. */
   readonly replayUnknown?: boolean;
+  /** A journal entry found COMPLETE is believed without asking the target's fence (a lost commit stays "complete"). */
+  readonly trustsComplete?: boolean;
 }
 
 export interface UnsafeVariant {
@@ -189,6 +198,34 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'an outcome the target cannot prove is taken for "not committed" and the mutation replayed: on a target ' +
       'without a fence a committed write lands twice (a fenced target refuses the replay: harmless there)',
     unsafeOn: ['none'],
+    caughtBy: 'cells',
+  },
+  // Offered by the PostgreSQL connector alone (postgres-unsafe-variants.ts; unsafeOn stays empty so no
+  // other route of the capability is certified against a flaw it cannot have).
+  'trusts-startup-parameters': {
+    flaws: { trustsStartupParameters: true },
+    description:
+      'session settings go as startup parameters and are trusted: behind PgBouncer (ignore_startup_parameters) ' +
+      'they never reach the server, and a source role with DateStyle SQL, DMY and extra_float_digits 0 moves ' +
+      'days and cuts floats without any error; only per-value parity through the pooler lane shows it',
+    unsafeOn: [],
+    caughtBy: 'cells',
+  },
+  'copy-never-gives-up': {
+    flaws: { unboundedCopy: true },
+    description:
+      'the end of a COPY is awaited without bound: a stalled target backend (SIGSTOP, a proxy that stops ' +
+      'answering) hangs the run until it resumes, the lease long expired; only a stall cell with a time bound shows it',
+    unsafeOn: [],
+    caughtBy: 'cells',
+  },
+  'skips-complete-check': {
+    flaws: {},
+    runtime: { trustsComplete: true },
+    description:
+      'a journal entry found COMPLETE is believed without asking the target: after a failover lost the commit ' +
+      'the run answers already-complete with the rows missing, forever; only a lost-commit cell shows it',
+    unsafeOn: [],
     caughtBy: 'cells',
   },
   'direct-insert': {

@@ -18,9 +18,11 @@ describe('postgres connector config', () => {
       database: 'app',
       connectionTimeoutMillis: 1500,
       query_timeout: 2500,
-      statement_timeout: 2500,
+      pinned: { field: 'target.url', timeoutMs: 2500, searchPath: 'c_1', values: true, durableCommit: 'on' },
     });
-    expect(config.options).toMatch(/^-c search_path=c_1 -c DateStyle=ISO,MDY /);
+    // Nothing but the login goes in the startup packet: a pooler refuses or drops the rest.
+    for (const startup of ['options', 'statement_timeout', 'lock_timeout'])
+      expect(Object.keys(config)).not.toContain(startup);
   });
 
   it('rejects a bad schema or timeout as INVALID_INPUT without echoing the URL', () => {
@@ -31,6 +33,7 @@ describe('postgres connector config', () => {
       'postgres://u:s3cret@h/db?schema=information_schema',
       'postgres://u:s3cret@h/db?query_timeout_ms=-1',
       'mysql://u:s3cret@h/db',
+      'postgres://u:s3cret@h/db?synchronous_commit=off',
     ]) {
       let thrown: unknown;
       try {
@@ -43,18 +46,14 @@ describe('postgres connector config', () => {
     }
   });
 
-  it('pins every text-form setting on every connection, with or without a schema', () => {
-    const { options } = parsePostgresUrl('postgres://u@h/db', undefined, 'source.url', 'x');
-    for (const setting of [
-      'DateStyle=ISO,MDY',
-      'IntervalStyle=postgres',
-      'extra_float_digits=3',
-      'TimeZone=UTC',
-      'bytea_output=hex',
-      'lc_monetary=C',
-    ])
-      expect(options.split(' ')).toContain(setting);
-    expect(options).not.toContain('search_path');
+  it('takes a replica-durable synchronous_commit, refuses one that acknowledges before it is durable', () => {
+    const at = (level: string) =>
+      parsePostgresUrl(`postgres://u@h/db?synchronous_commit=${level}`, undefined, 'target.url', 'x').pinned
+        .durableCommit;
+    expect(at('remote_apply')).toBe('remote_apply');
+    expect(at('on')).toBe('on');
+    for (const level of ['off', 'local', 'ON'])
+      expect(() => at(level)).toThrow(expect.objectContaining({ code: ERROR_CODES.INVALID_INPUT }));
   });
 
   it('quotes schema-qualified table names', () => {

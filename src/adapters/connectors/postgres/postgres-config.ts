@@ -1,8 +1,10 @@
 import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../../contracts/endpoint-url.ts';
 import { invalidField } from '../../../contracts/errors.ts';
 import { refusedSchema } from '../../../contracts/postgres-names.ts';
+import type { DurableCommitLevel, PinnedSettings } from '../../../contracts/postgres-settings.ts';
+import { DURABLE_COMMIT_LEVELS } from '../../../contracts/postgres-settings.ts';
 
-/** The slice of `pg`'s client configuration the connectors set. */
+/** The slice of `pg`'s client configuration the connectors set, and what each transaction pins. */
 export interface PostgresClientConfig {
   readonly host: string;
   readonly port: number;
@@ -11,44 +13,24 @@ export interface PostgresClientConfig {
   readonly database: string;
   /** Client-side bound on connecting (a black-holed proxy must not hang a worker). */
   readonly connectionTimeoutMillis: number;
-  /** Client-side bound on every query; the server gets the same as statement/lock timeout. */
+  /** Client-side bound on every query; the server gets the same as statement/lock timeout (SET LOCAL). */
   readonly query_timeout: number;
-  readonly statement_timeout: number;
-  readonly lock_timeout: number;
   readonly application_name: string;
-  /**
-   * Startup `-c` settings: the pinned text forms (SESSION_SETTINGS) and, when the URL names
-   * `?schema=`, `search_path=<schema>`. Startup settings win over `ALTER ROLE/DATABASE … SET`.
-   */
-  readonly options: string;
   readonly keepAlive: boolean;
+  /**
+   * What every transaction SETs LOCAL and reads back (postgres-settings.ts). Never sent as startup
+   * parameters: a pooler refuses them or drops them silently.
+   */
+  readonly pinned: PinnedSettings;
 }
 
 export const DEFAULT_TIMEOUTS = { connectTimeoutMs: 5000, queryTimeoutMs: 10_000 } as const;
 
 /**
- * Every setting that changes how a value is written as text, pinned on source and target alike, so
- * a value leaves the source and enters the target in one canonical form whatever a role or
- * database sets (`ALTER ROLE … SET DateStyle='SQL, DMY'` would otherwise turn 2026-07-05 into
- * 05/07/2026, which a target with MDY reads as May 7; extra_float_digits=0 drops float digits).
- * ISO dates, UTC instants, shortest-exact floats, hex bytea, C money and postgres intervals all
- * read back to the same value.
- */
-export const SESSION_SETTINGS: Readonly<Record<string, string>> = {
-  DateStyle: 'ISO,MDY',
-  IntervalStyle: 'postgres',
-  extra_float_digits: '3',
-  TimeZone: 'UTC',
-  bytea_output: 'hex',
-  lc_monetary: 'C',
-  xmloption: 'content',
-};
-
-const PINNED = Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`);
-
-/**
- * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=`.
+ * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=&synchronous_commit=`.
  * A password passed in (from the environment variable the workload names) wins over the URL's.
+ * `synchronous_commit` (default `on`; `remote_write`, `remote_apply` for replica-durable commits)
+ * is what every writing transaction sets locally, whatever the server's default.
  */
 export function parsePostgresUrl(
   url: string,
@@ -62,6 +44,7 @@ export function parsePostgresUrl(
   const q = parsed.searchParams;
   const queryTimeout = positiveIntParam(q, 'query_timeout_ms', DEFAULT_TIMEOUTS.queryTimeoutMs, field);
   const secret = password ?? (parsed.password ? decodeURIComponent(parsed.password) : undefined);
+  const schema = searchPath(q.get('schema'), field);
   return {
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 5432,
@@ -75,22 +58,36 @@ export function parsePostgresUrl(
       field,
     ),
     query_timeout: queryTimeout,
-    statement_timeout: queryTimeout,
-    lock_timeout: queryTimeout,
     application_name: applicationName,
     keepAlive: true,
-    options: [...searchPath(q.get('schema'), field), ...PINNED].join(' '),
+    pinned: {
+      field,
+      timeoutMs: queryTimeout,
+      values: true,
+      durableCommit: durableCommit(q.get('synchronous_commit'), field),
+      ...(schema !== undefined ? { searchPath: schema } : {}),
+    },
   };
 }
 
-/** `?schema=name` → the connection's search_path; a plain lower-case identifier, not a system schema. */
-function searchPath(schema: string | null, field: string): string[] {
-  if (schema === null) return [];
+/** `?synchronous_commit=`: on (default), remote_write or remote_apply; never off or local. */
+export function durableCommit(value: string | null, field: string): DurableCommitLevel {
+  if (value === null) return 'on';
+  if ((DURABLE_COMMIT_LEVELS as readonly string[]).includes(value)) return value as DurableCommitLevel;
+  throw invalidField(
+    field,
+    'has a bad synchronous_commit: an acknowledged commit must be durable (on, remote_write or remote_apply)',
+  );
+}
+
+/** `?schema=name` → each transaction's search_path; a plain lower-case identifier, not a system schema. */
+function searchPath(schema: string | null, field: string): string | undefined {
+  if (schema === null) return undefined;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw invalidField(field, 'has a bad schema (lower-case letters, digits, _)');
   const refused = refusedSchema(schema);
   if (refused) throw invalidField(field, `names ?schema=${schema}: ${refused}`);
-  return [`-c search_path=${schema}`];
+  return schema;
 }
 
 /** Quotes a table name, optionally schema-qualified (`schema.table`), as PostgreSQL identifiers. */

@@ -38,21 +38,38 @@ const SOURCE_STOPPED = 'dpone: the source rows stopped before the end';
 
 /** What bounds a COPY instead of the per-statement timeout: how long one step may stall. */
 export interface CopyBounds {
-  /** Each chunk must be taken by the socket, and the server must answer the end, within this. */
-  readonly stallMs: number;
+  /**
+   * Each chunk must be taken by the socket, and the server must answer the end (or the abort),
+   * within this. `null` only for the unsafe variant `copy-never-gives-up`.
+   */
+  readonly stallMs: number | null;
+  /**
+   * Gives up on the connection (destroys its socket): after a stall the driver would wait for the
+   * server's answer to the abort (CopyFail) without bound, so the connection goes, the server
+   * rolls back when it next reads, and the fence decides.
+   */
+  readonly abandon: () => void;
 }
 
 /** The longest timer Node takes: the client's per-query timeout, in effect lifted for the COPY. */
 const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
 
-/** Waits for `step`; past `ms`, `onStall` aborts what it waits on and the wait rejects. */
-async function within<T>(step: Promise<T>, ms: number, onStall: () => void): Promise<T> {
+/** A COPY step that made no progress within its bound; the connection was abandoned. */
+export class CopyStalled extends Error {
+  constructor(ms: number) {
+    super(`dpone: the COPY made no progress for ${ms} ms; the connection was abandoned`);
+    this.name = 'CopyStalled';
+  }
+}
+
+/** Waits for `step`; past `ms`, `onStall` gives up on what it waits on and the wait rejects. */
+async function within<T>(step: Promise<T>, ms: number | null, onStall: () => void): Promise<T> {
+  if (ms === null) return step;
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new Error(`dpone: the COPY made no progress for ${ms} ms`);
       onStall();
-      reject(error);
+      reject(new CopyStalled(ms));
     }, ms);
   });
   try {
@@ -69,7 +86,10 @@ async function within<T>(step: Promise<T>, ms: number, onStall: () => void): Pro
  *
  * A COPY lasts as long as the partition is large, so a per-statement bound (the server's
  * statement_timeout, the client's query_timeout) would cap the partition size: this transaction
- * lifts both for the COPY only and bounds every step's stall instead (`bounds.stallMs`).
+ * lifts both for the COPY only and bounds every step's stall instead (`bounds.stallMs`): a chunk
+ * the socket does not take, the server's answer to the end, and the server's answer to an abort
+ * each end within it, else the connection is abandoned. So a stalled COPY ends within stallMs
+ * (plus the time the source takes to hand over one chunk).
  */
 export async function copyRows(
   client: pg.Client,
@@ -86,20 +106,26 @@ export async function copyRows(
   );
   const done = finished(copy);
   done.catch(() => undefined);
-  const stall = () => copy.destroy(new Error(SOURCE_STOPPED));
+  const { stallMs, abandon } = bounds;
   try {
     for await (const chunk of rows) {
       if (!copy.write(encodeCopyChunk(chunk)))
-        await within(Promise.race([once(copy, 'drain'), done]), bounds.stallMs, stall);
+        await within(Promise.race([once(copy, 'drain'), done]), stallMs, abandon);
     }
   } catch (error) {
+    // The abort (CopyFail) is answered by the server; a stalled one never answers: bounded too.
     copy.destroy(new Error(SOURCE_STOPPED));
-    await done.catch(() => undefined);
+    if (!(error instanceof CopyStalled))
+      await within(
+        done.catch(() => undefined),
+        stallMs,
+        abandon,
+      ).catch(() => undefined);
     throw error;
   }
   copy.end();
-  await within(done, bounds.stallMs, stall);
-  // Back to the session's pinned bound for the rest of the transaction (the fence's row count, COMMIT).
-  await client.query('RESET statement_timeout');
+  await within(done, stallMs, abandon);
+  // Back to the transaction's pinned bound for the rest of it (the fence's row count, COMMIT).
+  if (stallMs !== null) await client.query(`SET LOCAL statement_timeout = ${Math.trunc(stallMs)}`);
   return copy.rowCount;
 }

@@ -42,6 +42,8 @@ export interface PostgresDialectOptions {
   readonly faults: FaultPoints;
   /** Reads run inside a READ ONLY transaction (recovery tools: nothing can be written). */
   readonly readOnly?: boolean;
+  /** Unsafe variant `copy-never-gives-up` only: the COPY's end is awaited without bound. */
+  readonly unboundedCopy?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
     batch: (statements, params) =>
       session.use((client) =>
         needing(`SELECT, INSERT and UPDATE on the fence table ${fenceName}`, async () => {
-          await client.query('BEGIN');
+          await session.begin(client, 'read-write');
           let last: SqlResult = { rows: [], affected: 0 };
           for (const statement of statements) last = await run(client, statement, params);
           await client.query('COMMIT');
@@ -70,7 +72,7 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
         .use(async (client) => {
           if (!options.readOnly)
             return needing(`SELECT on the fence table ${fenceName}`, () => run(client, statement, params));
-          await client.query('BEGIN READ ONLY');
+          await session.begin(client, 'read-only');
           try {
             return await run(client, statement, params);
           } finally {
@@ -84,7 +86,9 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
         }),
     mutation: (body) =>
       session.use(async (client) => {
-        await client.query('BEGIN');
+        // The fence and the data commit durably (synchronous_commit pinned locally), whatever the
+        // server's default: an acknowledged commit a crash can lose would be a lost commit.
+        await session.begin(client, 'read-write');
         try {
           return await body({
             run: (sql, params) =>
@@ -93,7 +97,10 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
               needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
             insertRows: (rows) =>
               needing(`INSERT on table ${table}`, () =>
-                copyRows(client, table, rows, { stallMs: session.queryTimeoutMs }),
+                copyRows(client, table, rows, {
+                  stallMs: options.unboundedCopy ? null : session.queryTimeoutMs,
+                  abandon: () => session.discard(),
+                }),
               ),
             commit: async () => {
               // node-postgres writes COMMIT to the socket synchronously inside query(); the reply

@@ -28,12 +28,15 @@ function missingTarget(): DponeError {
  */
 export async function ensureTargetTables(
   client: SqlClient,
+  /** Opens the session's pinned transaction (search_path, timeouts): table names resolve in it. */
+  begin: (client: SqlClient) => Promise<void>,
   fence: PostgresFence,
   table: string,
   create: TargetCreateSpec | undefined,
   /** False for a target written without a fence (capability none): no fence table is made. */
   withFence = true,
 ): Promise<void> {
+  await begin(client);
   const { rows } = await needing(`USAGE on schema ${fence.schema} and on the schema of ${table}`, () =>
     client.query(
       'SELECT to_regclass($2) IS NOT NULL AS target, to_regclass($1) IS NOT NULL AND EXISTS (SELECT 1 FROM ' +
@@ -43,8 +46,10 @@ export async function ensureTargetTables(
   );
   const found = rows[0] as { fence: boolean; target: boolean } | undefined;
   if (found?.target !== true && create === undefined) throw missingTarget();
-  if ((found?.fence === true || !withFence) && found?.target === true) return;
-  await client.query('BEGIN');
+  if ((found?.fence === true || !withFence) && found?.target === true) {
+    await client.query('COMMIT');
+    return;
+  }
   await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
   if (found?.fence !== true && withFence)
     await needing(fenceCreate(fence), async () => {

@@ -11,6 +11,7 @@ import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../../port
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
+import { postgresOwnFlaws } from './postgres-unsafe-variants.ts';
 
 const CURSOR = 'dpone_partition';
 const CHUNK_ROWS = DEFAULT_CHUNK_ROWS;
@@ -20,11 +21,13 @@ export interface PostgresSourceOptions {
   readonly password?: string;
   readonly table: string;
   readonly columns: readonly string[];
+  /** Selects a harness-only unsafe variant (DPONE_HARNESS=1 + DPONE_UNSAFE_VARIANT); default process.env. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
  * Reads one partition of a PostgreSQL table as text values in the canonical forms the session
- * pins (postgres-config.ts SESSION_SETTINGS), through a server-side cursor.
+ * pins in its read transaction (postgres-settings.ts SESSION_SETTINGS), through a server-side cursor.
  * The partition value is compared in the column's own type (the server types the parameter from
  * the column), so a date matches as a date, not as one spelling of it. Connects on first read.
  */
@@ -41,8 +44,11 @@ export class PostgresSource implements SourceConnector {
 
   static async open(options: PostgresSourceOptions): Promise<PostgresSource> {
     checkSourceColumns(options.columns, 'a PostgreSQL source');
+    const flaws = postgresOwnFlaws(options.env ?? process.env);
     return new PostgresSource(
-      new PostgresSession(parsePostgresUrl(options.url, options.password, 'source.url', 'dpone-source')),
+      new PostgresSession(parsePostgresUrl(options.url, options.password, 'source.url', 'dpone-source'), {
+        trustStartupParameters: flaws.trustsStartupParameters === true,
+      }),
       options,
     );
   }
@@ -64,7 +70,7 @@ export class PostgresSource implements SourceConnector {
     const session = this.#session;
     try {
       await session.use(async (client) => {
-        await client.query('BEGIN READ ONLY');
+        await session.begin(client, 'read-only');
         await needing(`SELECT on table ${table} (and USAGE on its schema)`, () =>
           client.query(sql, [request.partitionValue]),
         );

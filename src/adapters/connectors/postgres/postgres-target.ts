@@ -13,6 +13,7 @@ import { classifyPostgresError } from './postgres-errors.ts';
 import { postgresFence } from './postgres-fence.ts';
 import { ensureTargetTables } from './postgres-rows.ts';
 import { PostgresSession } from './postgres-session.ts';
+import { isPostgresOwnVariant, postgresOwnFlaws } from './postgres-unsafe-variants.ts';
 
 export interface PostgresTargetOptions {
   /** `postgres://user@host:port/db?connect_timeout_ms=&query_timeout_ms=` (password via `password`). */
@@ -42,8 +43,12 @@ export class PostgresTarget extends MarkerTarget {
    * in); a missing target table is OBJECT_NOT_FOUND, an unreachable server FENCE_UNAVAILABLE. Under DPONE_HARNESS=1, DPONE_UNSAFE_VARIANT selects a broken variant.
    */
   static async open(options: PostgresTargetOptions): Promise<TargetConnector> {
+    const env = options.env ?? process.env;
+    // The connector's own unsafe variants change the session or the COPY, not the protocol.
+    if (isPostgresOwnVariant(env))
+      return new PostgresTarget(await openTargetDialect(options), markerOptions(options));
     return openMarkerTarget(
-      options.env ?? process.env,
+      env,
       () => openTargetDialect(options),
       markerOptions(options),
       (dialect, marker) => new PostgresTarget(dialect, marker),
@@ -73,12 +78,21 @@ function markerOptions(options: PostgresTargetOptions): MarkerTargetOptions {
 /** Opens the session and the tables; shared with the unsafe variants so they differ only in the protocol. */
 async function openTargetDialect(options: PostgresTargetOptions, withFence = true) {
   const fence = postgresFence(options.url, options.fenceSchema);
+  const flaws = postgresOwnFlaws(options.env ?? process.env);
   const session = new PostgresSession(
     parsePostgresUrl(options.url, options.password, 'target.url', 'dpone-target'),
+    { trustStartupParameters: flaws.trustsStartupParameters === true },
   );
   try {
     await session.use((client) =>
-      ensureTargetTables(client, fence, options.table, options.create, withFence),
+      ensureTargetTables(
+        client,
+        (c) => session.begin(c, 'read-write'),
+        fence,
+        options.table,
+        options.create,
+        withFence,
+      ),
     );
   } catch (error) {
     await session.close();
@@ -90,5 +104,10 @@ async function openTargetDialect(options: PostgresTargetOptions, withFence = tru
       (fields) => new DponeError(fallback.code, fallback.message, fields, { cause: error }),
     );
   }
-  return postgresDialect(session, { fence, table: options.table, faults: options.faults ?? NO_FAULTS });
+  return postgresDialect(session, {
+    fence,
+    table: options.table,
+    faults: options.faults ?? NO_FAULTS,
+    ...(flaws.unboundedCopy ? { unboundedCopy: true } : {}),
+  });
 }

@@ -26,11 +26,17 @@ export function legalFromStates(
   );
 }
 
+/**
+ * Unnamed statements only: a named prepared statement lives on one server connection, which a
+ * transaction-mode pooler hands to another client after each statement (42P05 / 26000). Each
+ * write also sets synchronous_commit locally (set_config(…, true), evaluated on the entry's row
+ * before it is written), so an acknowledged transition is durable whatever the server's default.
+ */
 export const CAS_STATEMENT = {
-  name: 'dpone-journal-cas',
   text: `WITH cur AS (
   SELECT state FROM ${ENTRY}
   WHERE operation_id = $1::text AND version = $2::bigint AND state = ANY($3::text[])
+    AND set_config('synchronous_commit', $11::text, true) IS NOT NULL
   FOR UPDATE
 ), upd AS (
   UPDATE ${ENTRY} e SET state = $4::text, version = e.version + 1,
@@ -49,7 +55,11 @@ SELECT * FROM upd`,
 } as const;
 
 /** Parameters of CAS_STATEMENT; `from` is non-empty (legalFromStates). */
-export function casValues(request: CompareAndSetRequest, from: readonly CommitState[]): unknown[] {
+export function casValues(
+  request: CompareAndSetRequest,
+  from: readonly CommitState[],
+  durableCommit = 'on',
+): unknown[] {
   return [
     request.operationId,
     request.expectedVersion,
@@ -61,15 +71,16 @@ export function casValues(request: CompareAndSetRequest, from: readonly CommitSt
     request.audit ? 'audit' : 'transition',
     JSON.stringify(request.evidence),
     request.audit === undefined ? null : JSON.stringify(request.audit),
+    durableCommit,
   ];
 }
 
 export const LEASE_STATEMENT = {
-  name: 'dpone-journal-lease',
   text: `WITH cur AS (
   SELECT state, lease_holder, lease_epoch, last_epoch FROM ${ENTRY}
   WHERE operation_id = $1::text AND version = $2::bigint
     AND (lease_holder IS NULL OR lease_holder = $3::text OR lease_expires_at_ms <= $4::bigint)
+    AND set_config('synchronous_commit', $10::text, true) IS NOT NULL
   FOR UPDATE
 ), nxt AS (
   SELECT state,
@@ -93,7 +104,7 @@ SELECT * FROM upd`,
 } as const;
 
 /** Parameters of LEASE_STATEMENT; the evidence texts are exactly what planLease records. */
-export function leaseValues(request: LeaseRequest): unknown[] {
+export function leaseValues(request: LeaseRequest, durableCommit = 'on'): unknown[] {
   const evidence = (reason: string) => JSON.stringify({ reason, holder: request.holder });
   return [
     request.operationId,
@@ -105,5 +116,6 @@ export function leaseValues(request: LeaseRequest): unknown[] {
     evidence('lease:acquired'),
     evidence('lease:takeover'),
     request.minEpoch ?? 0,
+    durableCommit,
   ];
 }

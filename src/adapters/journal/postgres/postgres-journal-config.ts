@@ -1,4 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import type { DurableCommitLevel, PinnedSettings } from '../../../contracts/postgres-settings.ts';
+import { DURABLE_COMMIT_LEVELS } from '../../../contracts/postgres-settings.ts';
 
 /** The slice of `pg`'s pool configuration this adapter sets. */
 export interface PostgresJournalConfig {
@@ -11,13 +13,20 @@ export interface PostgresJournalConfig {
   readonly connectionTimeoutMillis: number;
   /** Client-side: a query (or a black-holed connection) gives up after this. */
   readonly query_timeout: number;
-  /** Server-side: the same bound, so the server also abandons a stuck statement. */
-  readonly statement_timeout: number;
-  readonly lock_timeout: number;
   readonly max: number;
   readonly application_name: string;
-  /** `-c search_path=<schema>` when the URL names `?schema=` (one schema per tenant or test cell). */
-  readonly options?: string;
+}
+
+/**
+ * What the adapter does beside the pool: nothing of it goes in the startup packet (a pooler
+ * refuses or drops startup parameters); the SQL names the schema, transactions pin their settings.
+ */
+export interface JournalSessionConfig {
+  readonly pool: PostgresJournalConfig;
+  /** `?schema=` (one schema per tenant or test cell): every statement names it. */
+  readonly schema?: string;
+  /** statement_timeout / lock_timeout, synchronous_commit: SET LOCAL in each journal transaction. */
+  readonly pinned: PinnedSettings;
 }
 
 const DEFAULTS = { connectTimeoutMs: 5000, queryTimeoutMs: 10_000 };
@@ -40,7 +49,7 @@ function positiveInt(value: string | null, fallback: number, name: string): numb
  * Reads `postgres://user[:password]@host:port/database?connect_timeout_ms=&query_timeout_ms=&schema=`.
  * The password argument (from the environment) wins over one in the URL.
  */
-export function parseJournalUrl(url: string, password?: string): PostgresJournalConfig {
+export function parseJournalUrl(url: string, password?: string): JournalSessionConfig {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -58,7 +67,8 @@ export function parseJournalUrl(url: string, password?: string): PostgresJournal
   );
   const inUrl = parsed.password ? decodeURIComponent(parsed.password) : undefined;
   const secret = password ?? inUrl;
-  return {
+  const schema = searchPath(query.get('schema'));
+  const pool: PostgresJournalConfig = {
     host: parsed.hostname,
     port: parsed.port ? Number(parsed.port) : 5432,
     user: decodeURIComponent(parsed.username || 'postgres'),
@@ -70,17 +80,33 @@ export function parseJournalUrl(url: string, password?: string): PostgresJournal
       'connect_timeout_ms',
     ),
     query_timeout: queryTimeout,
-    statement_timeout: queryTimeout,
-    lock_timeout: queryTimeout,
     max: 4,
     application_name: 'dpone-journal',
-    ...searchPath(query.get('schema')),
+  };
+  return {
+    pool,
+    ...(schema !== undefined ? { schema } : {}),
+    pinned: {
+      field: '--journal',
+      timeoutMs: queryTimeout,
+      values: false,
+      durableCommit: durableCommit(query.get('synchronous_commit')),
+    },
   };
 }
 
-/** `?schema=name` → the connection's search_path; a plain lower-case identifier only. */
-function searchPath(schema: string | null): { options?: string } {
-  if (schema === null) return {};
+/** `?synchronous_commit=`: on (default), remote_write or remote_apply; never off or local. */
+function durableCommit(value: string | null): DurableCommitLevel {
+  if (value === null) return 'on';
+  if ((DURABLE_COMMIT_LEVELS as readonly string[]).includes(value)) return value as DurableCommitLevel;
+  throw bad(
+    'has a bad synchronous_commit (on, remote_write or remote_apply: a journal write must be durable)',
+  );
+}
+
+/** `?schema=name` → the schema every statement names; a plain lower-case identifier only. */
+function searchPath(schema: string | null): string | undefined {
+  if (schema === null) return undefined;
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw bad('has a bad schema (lower-case letters, digits, _)');
-  return { options: `-c search_path=${schema}` };
+  return schema;
 }

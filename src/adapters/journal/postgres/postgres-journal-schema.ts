@@ -46,3 +46,16 @@ CREATE TRIGGER dpone_commit_journal_history_no_change
   BEFORE UPDATE OR DELETE ON dpone_commit_journal_history
   FOR EACH ROW EXECUTE FUNCTION dpone_commit_journal_history_append_only();
 `;
+
+/**
+ * The journal's SQL with its tables (and the trigger function) named in `schema` when the URL names
+ * one: a search_path would have to be a startup parameter or a session SET, which a pooler drops or
+ * leaks to other clients. Trigger names belong to their table and stay as they are.
+ */
+export function inSchema(sql: string, schema: string | undefined): string {
+  if (schema === undefined) return sql;
+  return sql.replace(
+    /(?<![\w.])dpone_commit_journal(_history(_append_only)?)?(?!\w)/g,
+    (name) => `${schema}.${name}`,
+  );
+}

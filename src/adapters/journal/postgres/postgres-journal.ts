@@ -27,19 +27,23 @@ import {
   leaseValues,
   legalFromStates,
 } from './postgres-journal-cas.ts';
+import type { PinnedSettings } from '../../../contracts/postgres-settings.ts';
+import { beginPinned } from '../../../contracts/postgres-settings.ts';
+import type { JournalSessionConfig } from './postgres-journal-config.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 import { journalOpenFailure } from './postgres-journal-errors.ts';
 import {
   POSTGRES_JOURNAL_LOCK_KEY,
   POSTGRES_JOURNAL_READY,
   POSTGRES_JOURNAL_SCHEMA,
+  inSchema,
 } from './postgres-journal-schema.ts';
 
 const ENTRY = 'dpone_commit_journal';
 const HISTORY = 'dpone_commit_journal_history';
 const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
 
-const SQL = {
+const BASE_SQL = {
   select: `SELECT * FROM ${ENTRY} WHERE operation_id = $1`,
   insertEntry:
     `INSERT INTO ${ENTRY} (${ENTRY_COLUMNS.join(', ')}) VALUES (${placeholders(ENTRY_COLUMNS.length)}) ` +
@@ -48,6 +52,23 @@ const SQL = {
   history: `SELECT * FROM ${HISTORY} WHERE operation_id = $1 ORDER BY version`,
   list: `SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`,
 } as const;
+
+type JournalSql = Readonly<Record<keyof typeof BASE_SQL | 'cas' | 'lease' | 'ready' | 'schema', string>>;
+
+function journalSql(schema: string | undefined): JournalSql {
+  const named = (sql: string) => inSchema(sql, schema);
+  return {
+    select: named(BASE_SQL.select),
+    insertEntry: named(BASE_SQL.insertEntry),
+    insertHistory: named(BASE_SQL.insertHistory),
+    history: named(BASE_SQL.history),
+    list: named(BASE_SQL.list),
+    cas: named(CAS_STATEMENT.text),
+    lease: named(LEASE_STATEMENT.text),
+    ready: named(POSTGRES_JOURNAL_READY),
+    schema: named(POSTGRES_JOURNAL_SCHEMA),
+  };
+}
 
 /** The entry moved between the write and the classifying read (the planner accepted it there). */
 function lost(operationId: string, expectedVersion: number): DponeError {
@@ -68,7 +89,7 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
 }
 
 /**
- * Durable journal in PostgreSQL (synchronous commit). A compare-and-set or lease is ONE
+ * Durable journal in PostgreSQL (synchronous_commit pinned on every write, never a server default). A compare-and-set or lease is ONE
  * autocommit statement (postgres-journal-cas.ts): lock the entry at the expected version, update
  * it, append its history row. A concurrent writer's committed change makes ours match zero rows,
  * so exactly one wins; the loser reads once and the shared planner names the error. Creating an
@@ -78,11 +99,15 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
 export class PostgresJournal implements TargetCommitJournalPort {
   readonly #pool: pg.Pool;
   readonly #readOnly: boolean;
+  readonly #sql: JournalSql;
+  readonly #pinned: PinnedSettings;
   #closed = false;
 
-  private constructor(pool: pg.Pool, readOnly: boolean) {
+  private constructor(pool: pg.Pool, readOnly: boolean, config: JournalSessionConfig) {
     this.#pool = pool;
     this.#readOnly = readOnly;
+    this.#sql = journalSql(config.schema);
+    this.#pinned = config.pinned;
   }
 
   /**
@@ -95,16 +120,17 @@ export class PostgresJournal implements TargetCommitJournalPort {
     password?: string,
     options: { readonly readOnly?: boolean } = {},
   ): Promise<PostgresJournal> {
-    const pool = new pg.Pool(parseJournalUrl(url, password));
+    const config = parseJournalUrl(url, password);
+    const pool = new pg.Pool(config.pool);
     // An idle client losing its server must not crash the process; the next call reports it.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
     const readOnly = options.readOnly === true;
-    const journal = new PostgresJournal(pool, readOnly);
+    const journal = new PostgresJournal(pool, readOnly, config);
     try {
       await journal.#transaction(undefined, async (client) => {
         // Skip all DDL (and its table locks) when the schema is there: racing openers stay cheap.
-        const ready = await client.query(POSTGRES_JOURNAL_READY);
+        const ready = await client.query(journal.#sql.ready);
         if (ready.rows[0]?.ready === true) return;
         if (readOnly) {
           throw new DponeError(
@@ -113,7 +139,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
           );
         }
         await client.query('SELECT pg_advisory_xact_lock($1)', [POSTGRES_JOURNAL_LOCK_KEY]);
-        await client.query(POSTGRES_JOURNAL_SCHEMA);
+        await client.query(journal.#sql.schema);
       });
       return journal;
     } catch (error) {
@@ -132,7 +158,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
       const entry = changes[changes.length - 1]!.entry;
       const row = entryToRow(entry);
       const inserted = await client.query(
-        SQL.insertEntry,
+        this.#sql.insertEntry,
         ENTRY_COLUMNS.map((c) => row[c]),
       );
       if (inserted.rowCount === 1) {
@@ -151,7 +177,8 @@ export class PostgresJournal implements TargetCommitJournalPort {
     return this.#withClient(id, async (client) => {
       const from = legalFromStates(request);
       if (from.length > 0) {
-        const written = await client.query({ ...CAS_STATEMENT, values: casValues(request, from) });
+        const values = casValues(request, from, this.#pinned.durableCommit);
+        const written = await client.query({ text: this.#sql.cas, values });
         if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
       }
       planTransition(await this.#mustRead(client, id), request);
@@ -165,7 +192,8 @@ export class PostgresJournal implements TargetCommitJournalPort {
     this.#writable(id);
     checkLeaseInput(request);
     return this.#withClient(id, async (client) => {
-      const written = await client.query({ ...LEASE_STATEMENT, values: leaseValues(request) });
+      const values = leaseValues(request, this.#pinned.durableCommit);
+      const written = await client.query({ text: this.#sql.lease, values });
       if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
       planLease(await this.#mustRead(client, id), request);
       throw lost(id, request.expectedVersion);
@@ -178,14 +206,14 @@ export class PostgresJournal implements TargetCommitJournalPort {
 
   async history(operationId: string): Promise<readonly JournalHistoryRecord[]> {
     return this.#reading(operationId, async (client) => {
-      const result = await client.query(SQL.history, [operationId]);
+      const result = await client.query(this.#sql.history, [operationId]);
       return result.rows.map((row) => rowToHistory(row as HistoryRow));
     });
   }
 
   async list(): Promise<readonly string[]> {
     return this.#reading(undefined, async (client) => {
-      const result = await client.query(SQL.list);
+      const result = await client.query(this.#sql.list);
       return result.rows.map((row) => String((row as { operation_id: unknown }).operation_id));
     });
   }
@@ -207,7 +235,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   }
 
   async #read(client: PoolClient, operationId: string): Promise<CommitJournalEntry | null> {
-    const result = await client.query(SQL.select, [operationId]);
+    const result = await client.query(this.#sql.select, [operationId]);
     return result.rows.length === 0 ? null : rowToEntry(result.rows[0] as EntryRow);
   }
 
@@ -222,7 +250,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   async #insertHistory(client: PoolClient, planned: PlannedChange): Promise<void> {
     const row = historyToRow(planned.record);
     await client.query(
-      SQL.insertHistory,
+      this.#sql.insertHistory,
       HISTORY_COLUMNS.map((c) => row[c]),
     );
   }
@@ -232,7 +260,9 @@ export class PostgresJournal implements TargetCommitJournalPort {
     body: (client: PoolClient) => Promise<T>,
   ): Promise<T> {
     return this.#withClient(operationId, async (client) => {
-      await client.query(this.#readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+      // Timeouts and (for writes) synchronous_commit pinned locally and read back: a pooler keeps
+      // a transaction on one server connection, never a session setting.
+      await beginPinned(client, this.#pinned, this.#readOnly ? 'read-only' : 'read-write');
       try {
         const value = await body(client);
         await client.query(this.#readOnly ? 'ROLLBACK' : 'COMMIT');
