@@ -1,3 +1,4 @@
+import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import { COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
@@ -27,7 +28,9 @@ export const inspectChecker: Checker = {
     if (inspect.journal_unchanged === false)
       problems.push('inspect changed the journal (it must be read-only)');
     const assessment = inspect.assessment;
-    if (inspect.exit_code !== 0 || assessment === null) {
+    // inspect exits 29 exactly when it finds journal and fence inconsistent (and still shows its view).
+    const diverged = inspect.exit_code === EXIT_CODES[ERROR_CODES.DIVERGED];
+    if ((inspect.exit_code !== 0 && !diverged) || assessment === null) {
       if (journal === null)
         return record(NAME, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
       if (journal.final_state !== null)
@@ -42,6 +45,8 @@ export const inspectChecker: Checker = {
       );
     }
     const { kind, state } = assessment;
+    if (diverged !== (kind === 'inconsistent'))
+      problems.push(`inspect said ${kind} with exit ${inspect.exit_code} (29 exactly when inconsistent)`);
     if (kind === 'complete' && mutations !== 1)
       problems.push(`inspect says complete but the target shows ${mutations} mutation(s)`);
     if (kind === 'retry-safe' && mutations !== 0)

@@ -1,3 +1,4 @@
+import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import { Writable } from 'node:stream';
 import { deriveOperationId } from '../../src/contracts/identity.ts';
 import { main } from '../../src/cli/main.ts';
@@ -59,8 +60,9 @@ async function inspect(run: CellRun, operationId: string): Promise<InspectReadin
   return {
     exit_code: exitCode,
     error_code: typeof error?.code === 'string' ? error.code : null,
+    // inspect exits 29 (DIVERGED) with its full view when journal and fence contradict each other.
     assessment:
-      exitCode === 0 && assessment
+      (exitCode === 0 || exitCode === EXIT_CODES[ERROR_CODES.DIVERGED]) && assessment
         ? {
             kind: String(assessment.kind),
             state: String(assessment.state),

@@ -168,6 +168,17 @@ function fenceless(record: Fields, route: RouteParts): { fence?: 'none' } {
   return { fence: 'none' };
 }
 
+/**
+ * `target.confirm_complete: false` opts out of the fence read a run makes when it finds its entry
+ * COMPLETE (for a target where that read is expensive): a commit the target lost is then not seen.
+ */
+function confirmComplete(record: Fields): { confirm_complete?: false } {
+  const value = record.confirm_complete;
+  if (value === undefined || value === true) return {};
+  if (value === false) return { confirm_complete: false };
+  throw invalidInput('target.confirm_complete must be true or false', { field: 'target.confirm_complete' });
+}
+
 /** A schema name a fence may live in: never a temporary or system schema (checked again by the connector). */
 const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -176,11 +187,11 @@ const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * create a missing target table with (`create`, checked against data.columns and the route).
  */
 function target(value: unknown, columns: readonly string[], route: RouteParts): TargetSpec {
-  const endpointSpec = endpoint(value, 'target', ['fence_schema', 'create', 'fence']);
+  const endpointSpec = endpoint(value, 'target', ['fence_schema', 'create', 'fence', 'confirm_complete']);
   const record = value as Fields;
   const create =
     record.create === undefined ? {} : { create: targetCreate(record.create, columns, route.target) };
-  const spec = { ...endpointSpec, ...fenceless(record, route) };
+  const spec = { ...endpointSpec, ...fenceless(record, route), ...confirmComplete(record) };
   if (record.fence_schema === undefined) return { ...spec, ...create };
   if (spec.fence === 'none')
     throw invalidInput('target.fence_schema names where a fence lives, but target.fence is none', {

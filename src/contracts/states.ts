@@ -19,6 +19,8 @@ export type CommitState = (typeof COMMIT_STATES)[number];
  * - FAILED_PRE_COMMIT -> PREPARING: ordinary retry under a new lease.
  * - TARGET_COMMITTED -> COMPLETE: completion succeeded without passing through "incomplete".
  * - COMMIT_UNKNOWN -> TARGET_COMMITTED | PREPARED: operator recovery with proof (never automatic).
+ * - COMPLETE -> FAILED_PRE_COMMIT: operator `reopen` when the target fence proves the commit was
+ *   lost after it was recorded (a failover, an unflushed commit); never automatic.
  */
 export const TRANSITIONS: Readonly<Record<CommitState, readonly CommitState[]>> = {
   PREPARING: ['PREPARED', 'FAILED_PRE_COMMIT'],
@@ -27,7 +29,7 @@ export const TRANSITIONS: Readonly<Record<CommitState, readonly CommitState[]>> 
   COMMIT_UNKNOWN: ['TARGET_COMMITTED', 'PREPARED'],
   TARGET_COMMITTED: ['COMMITTED_INCOMPLETE', 'COMPLETE'],
   COMMITTED_INCOMPLETE: ['COMPLETE'],
-  COMPLETE: [],
+  COMPLETE: ['FAILED_PRE_COMMIT'],
   FAILED_PRE_COMMIT: ['PREPARING'],
 };
 
@@ -35,6 +37,7 @@ export const TRANSITIONS: Readonly<Record<CommitState, readonly CommitState[]>> 
 export const OPERATOR_ONLY_TRANSITIONS: readonly (readonly [CommitState, CommitState])[] = [
   ['COMMIT_UNKNOWN', 'TARGET_COMMITTED'],
   ['COMMIT_UNKNOWN', 'PREPARED'],
+  ['COMPLETE', 'FAILED_PRE_COMMIT'],
 ];
 
 /** States in which the target may hold the mutation; success may only be claimed with target proof. */

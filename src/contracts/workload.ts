@@ -43,6 +43,13 @@ export interface TargetSpec extends EndpointSpec {
    * settles it. Absent: the route's certified fence.
    */
   readonly fence?: 'none';
+  /**
+   * `false`: a run that finds its journal entry COMPLETE answers already-complete without reading
+   * the target's fence (for targets where that read is expensive). Default: it reads the fence and
+   * stops with DIVERGED when the target lost the commit (a failover to a replica that never
+   * received it, a crash that lost an unflushed commit).
+   */
+  readonly confirm_complete?: false;
 }
 
 /**

@@ -29,6 +29,11 @@ export interface OperationRequest {
   /** This executor's lease holder name; not part of any identity. */
   readonly holder: string;
   readonly leaseTtlMs: number;
+  /**
+   * False: an entry found COMPLETE is not confirmed against the target's fence (`target.confirm_complete:
+   * false`). Default true: the fence is read once, and a commit the target lost stops the run (DIVERGED).
+   */
+  readonly confirmComplete?: boolean;
 }
 
 /** How the operation ended for this attempt. Only `committed` and `already-complete` are success. */

@@ -141,12 +141,12 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
     expectTargetRows(1);
   });
 
-  it('COMPLETE returns the recorded result without touching source or target', async () => {
+  it('COMPLETE returns the recorded result after one fence read, without the source or a write', async () => {
     await (await executor('w1')).run();
     const retry = await executor('w2');
     const outcome = await retry.run();
     expect(outcome).toMatchObject({ status: 'already-complete', rowsWritten: 3, mutated: false });
-    expect(retry.counts).toEqual(newCounts());
+    expect(retry.counts).toEqual({ ...newCounts(), query: 1 });
     expectTargetRows(1);
   });
 

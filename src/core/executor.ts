@@ -1,6 +1,7 @@
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
 import type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executor-types.ts';
+import { confirmComplete } from './complete-check.ts';
 import { assertSameFenceLocation, fenceMissing, safe } from './fence-decision.ts';
 import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
@@ -88,6 +89,8 @@ export class RecoveryAwareExecutor {
     for (let step = 0; step < MAX_STEPS; step++) {
       switch (entry.state) {
         case 'COMPLETE': {
+          // Found complete, not made so by this run: the target must still hold the commit.
+          if (step === 0) await confirmComplete(entry, this.#deps, request);
           const status = mutated
             ? 'committed'
             : recovered && !adopted

@@ -10,6 +10,7 @@ import { journalCall } from './journal-call.ts';
 import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
 import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
 import { planRecovery } from './recovery-planner.ts';
+import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
 
 export interface RecoveryApplyDeps {
   readonly journal: TargetCommitJournalPort;
@@ -119,20 +120,26 @@ export async function applyRecovery(
     await faults.hit('recovery.apply:state.complete:after');
   }
 
-  const audit = auditRecord({
-    actor,
-    action: request.action,
-    reason,
-    atMs: nowMs,
-    reference: auditReference(entry.operation_id, entry.version + 1, evidenceRef),
-  });
   await faults.hit('recovery.apply:cas:before');
   let after: CommitJournalEntry;
+  let audit: AuditRecord;
   try {
+    // reopen raises the journal's epoch above the fence's first (its own lease, released below).
+    const current =
+      request.action === REOPEN
+        ? await call(() => raiseEpochBeforeReopen(journal, entry, fence!, nowMs))
+        : entry;
+    audit = auditRecord({
+      actor,
+      action: request.action,
+      reason,
+      atMs: nowMs,
+      reference: auditReference(entry.operation_id, current.version + 1, evidenceRef),
+    });
     after = await call(() =>
       journal.compareAndSet({
         operationId: entry.operation_id,
-        expectedVersion: entry.version,
+        expectedVersion: current.version,
         expectedStates: new Set([entry.state]),
         nextState: transition.to,
         evidence: {

@@ -65,6 +65,7 @@ describe('planRecovery', () => {
         'complete-state',
         'mark-not-committed',
         'resolve-unknown',
+        'reopen',
       ]);
       for (const candidate of plan.actions) {
         expect(candidate.preconditions.length).toBeGreaterThan(0);

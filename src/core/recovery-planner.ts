@@ -4,9 +4,15 @@ import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
 import type { RecoveryAssessment, RecoveryContext } from './recovery-assessment.ts';
 import { assessRecovery, targetProofIn } from './recovery-assessment.ts';
+import { reopenAction } from './recovery-reopen.ts';
 
 /** The operator's recovery actions (spec "CLI recovery"). */
-export const RECOVERY_ACTIONS = ['complete-state', 'mark-not-committed', 'resolve-unknown'] as const;
+export const RECOVERY_ACTIONS = [
+  'complete-state',
+  'mark-not-committed',
+  'resolve-unknown',
+  'reopen',
+] as const;
 export type RecoveryActionName = (typeof RECOVERY_ACTIONS)[number];
 
 export function isRecoveryActionName(value: unknown): value is RecoveryActionName {
@@ -74,13 +80,20 @@ export function planRecovery(
     completeState(entry, history, fence, context),
     markNotCommitted(entry, fence, context),
     resolveUnknown(entry, fence, context),
+    reopenAction(entry, fence, context),
   ];
   return {
     operation_id: entry.operation_id,
     assessment,
     actions,
-    // Journal and fence contradict each other: no action is recommended (the assessment says what next).
-    recommended: assessment.kind === 'inconsistent' ? null : recommend(entry, actions, context),
+    // Journal and fence contradict each other: no action is recommended (the assessment says what
+    // next), but a reopen the fence's own proof justifies.
+    recommended:
+      assessment.kind === 'inconsistent'
+        ? actions.some((candidate) => candidate.name === 'reopen' && candidate.legal)
+          ? 'reopen'
+          : null
+        : recommend(entry, actions, context),
   };
 }
 

@@ -1,3 +1,4 @@
+import { ERROR_CODES, EXIT_CODES } from '../../contracts/errors.ts';
 import { safeJson } from '../../contracts/safe-text.ts';
 import { clockFromEnv } from '../../core/harness-clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
@@ -10,7 +11,9 @@ import { openRecoverySession, readOperation } from './recovery-session.ts';
 /**
  * `dpone recovery target-commit inspect --operation-id sha256:… (--journal URL | --route FILE) [--json]`.
  * Read-only: shows the journal entry and history and, with --route, the target fence's answer and
- * what the two imply together. Exit 0 whatever the state; coded errors as everywhere else.
+ * what the two imply together. Exit 0, except 29 (DIVERGED) when the journal and the target fence
+ * contradict each other (assessment `inconsistent`: a script must not read "do not act" as fine);
+ * coded errors as everywhere else.
  */
 export const run: CommandRun = async (args, io) => {
   const flags = parseRecoveryReadFlags(args);
@@ -34,5 +37,5 @@ export const run: CommandRun = async (args, io) => {
     ),
   };
   io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderInspect(view));
-  return 0;
+  return view.assessment.kind === 'inconsistent' ? EXIT_CODES[ERROR_CODES.DIVERGED] : 0;
 };

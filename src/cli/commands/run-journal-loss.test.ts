@@ -216,7 +216,7 @@ describe('a fence missing where the journal says it was prepared', () => {
       ['recovery', 'target-commit', 'inspect', '--operation-id', id, '--route', workload, '--json'],
       { cwd: example.dir },
     );
-    expect(inspect.exitCode, inspect.stderr).toBe(0);
+    expect(inspect.exitCode, inspect.stderr).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_DIVERGED);
     const view = JSON.parse(inspect.stdout);
     expect(view.entry.state).toBe('PREPARED');
     expect(view.assessment).toMatchObject({ kind: 'inconsistent' });

@@ -172,7 +172,7 @@ describe.skipIf(unverified)('the PostgreSQL fence location is explicit and recor
       ['recovery', 'target-commit', 'inspect', '--operation-id', id, '--route', moved, '--json'],
       dir,
     );
-    expect(inspect.exitCode, inspect.stderr).toBe(0);
+    expect(inspect.exitCode, inspect.stderr).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_DIVERGED);
     expect(JSON.parse(inspect.stdout).assessment).toMatchObject({
       kind: 'inconsistent',
       implication: expect.stringMatching(/recorded the target fence at postgres:public\._dpone_fence/),

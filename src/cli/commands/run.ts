@@ -185,5 +185,6 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     partitionValue: workload.data.partition.value,
     holder: plan.holder,
     leaseTtlMs: workload.execution.lease_ttl_ms,
+    ...(workload.target.confirm_complete === false ? { confirmComplete: false } : {}),
   });
 }

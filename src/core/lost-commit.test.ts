@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteSource } from '../adapters/connectors/sqlite/sqlite-source.ts';
+import { SqliteTarget } from '../adapters/connectors/sqlite/sqlite-target.ts';
+import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
+import { ERROR_CODES } from '../contracts/errors.ts';
+import { NO_FAULTS } from '../ports/fault-points.ts';
+import type { RuntimeFlaws } from '../ports/unsafe-variants.ts';
+import type { OperationRequest } from './executor.ts';
+import { RecoveryAwareExecutor } from './executor.ts';
+import {
+  COLUMNS,
+  PARTITION,
+  countingTarget,
+  fileStateSink,
+  makeDir,
+  newCounts,
+  seedSource,
+  targetRowCounts,
+} from './fixtures/embedded-route.ts';
+import { applyRecovery } from './recovery-apply.ts';
+import { planRecovery } from './recovery-planner.ts';
+
+/**
+ * A commit the target lost after the journal recorded it COMPLETE (a failover to a replica that
+ * had not received it, an unflushed commit lost in a crash): never "already complete" again; an
+ * operator reopens it on the fence's proof, and the next run loads it exactly once.
+ */
+
+const OP = `sha256:${'7'.repeat(64)}`;
+const INTENT = `sha256:${'8'.repeat(64)}`;
+let dir: string;
+let journal: MemoryJournal;
+let now: number;
+const clock = { nowMs: () => now };
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dpone-lost-'));
+  seedSource(join(dir, 'source.db'));
+  journal = new MemoryJournal();
+  now = 1_000_000;
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } = {}) {
+  const counts = newCounts();
+  await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
+  await using target = await SqliteTarget.open({
+    path: join(dir, 'target.db'),
+    table: 'events',
+    columns: COLUMNS,
+    naturalKey: ['id'],
+  });
+  const request: OperationRequest = {
+    operationId: OP,
+    intentDigest: INTENT,
+    metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+    strategy: 'append',
+    partitionColumn: PARTITION.column,
+    partitionValue: PARTITION.value,
+    holder: `w-${now}`,
+    leaseTtlMs: 1000,
+    ...(options.confirmComplete === false ? { confirmComplete: false } : {}),
+  };
+  const executor = new RecoveryAwareExecutor({
+    journal,
+    source,
+    target: countingTarget(target, counts),
+    state: fileStateSink(makeDir(join(dir, 'state'))),
+    faults: NO_FAULTS,
+    clock,
+    ...(options.flaws ? { flaws: options.flaws } : {}),
+  });
+  return { outcome: await executor.execute(request), counts };
+}
+
+/** What a failover to a replica without the commit leaves: the fence prepared, none of the rows. */
+function loseTheCommit(): void {
+  const db = new DatabaseSync(join(dir, 'target.db'));
+  db.exec(
+    "DELETE FROM events; UPDATE _dpone_fence SET status = 'prepared', committed_epoch = NULL, rows_written = NULL",
+  );
+  db.close();
+}
+
+async function fenceAnswer() {
+  await using target = await SqliteTarget.open({
+    path: join(dir, 'target.db'),
+    table: 'events',
+    columns: COLUMNS,
+    naturalKey: ['id'],
+  });
+  return target.queryFence(OP);
+}
+
+async function reopen(expectedVersion: number) {
+  return applyRecovery(
+    { journal, fence: { queryFence: () => fenceAnswer() }, faults: NO_FAULTS, clock },
+    {
+      operationId: OP,
+      action: 'reopen',
+      expectedVersion,
+      actor: 'platform:oncall',
+      reason: 'failover lost it',
+    },
+  );
+}
+
+const rows = () => [...targetRowCounts(join(dir, 'target.db')).values()];
+
+describe('a commit the target lost after COMPLETE', () => {
+  it('is DIVERGED (29), never already-complete, and nothing is written or moved', async () => {
+    await run();
+    loseTheCommit();
+    now += 5000;
+    const before = await journal.get(OP);
+    await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
+    expect(rows()).toEqual([]);
+    expect(await journal.get(OP)).toEqual(before);
+  });
+
+  it('a healthy COMPLETE costs one fence read; the opt-out and the unsafe variant skip it (and miss the loss)', async () => {
+    await run();
+    now += 5000;
+    const healthy = await run();
+    expect(healthy.outcome.status).toBe('already-complete');
+    expect(healthy.counts).toEqual({ ...newCounts(), query: 1 });
+    loseTheCommit();
+    for (const options of [{ confirmComplete: false }, { flaws: { trustsComplete: true } }]) {
+      const blind = await run(options);
+      expect(blind.outcome.status).toBe('already-complete');
+      expect(blind.counts).toEqual(newCounts());
+    }
+    expect(rows()).toEqual([]);
+  });
+
+  it('reopen is recommended on the fence’s proof, raises the epoch, and the next run loads it exactly once', async () => {
+    await run();
+    loseTheCommit();
+    now += 5000;
+    await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
+    const entry = (await journal.get(OP))!;
+    const fence = await fenceAnswer();
+    const plan = planRecovery(entry, await journal.history(OP), fence, { nowMs: now });
+    expect([plan.assessment.kind, plan.recommended]).toEqual(['inconsistent', 'reopen']);
+    const applied = await reopen(entry.version);
+    expect(applied.after.state).toBe('FAILED_PRE_COMMIT');
+    expect(applied.after.lease).toBeNull();
+    expect(applied.after.last_epoch).toBeGreaterThan(fence.epoch!);
+    const history = await journal.history(OP);
+    expect(history.at(-1)).toMatchObject({
+      kind: 'audit',
+      from_state: 'COMPLETE',
+      to_state: 'FAILED_PRE_COMMIT',
+    });
+    const retry = await run();
+    expect(retry.outcome).toMatchObject({ status: 'committed', mutated: true });
+    expect(retry.outcome.fenceEpoch).toBeGreaterThan(fence.epoch!);
+    expect(rows()).toEqual([1, 1, 1]);
+    now += 5000;
+    expect((await run()).outcome.status).toBe('already-complete');
+    expect(rows()).toEqual([1, 1, 1]);
+  });
+
+  it('reopen is refused on a healthy COMPLETE and where the fence is gone (it proves nothing)', async () => {
+    await run();
+    now += 5000;
+    const entry = (await journal.get(OP))!;
+    await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
+    const db = new DatabaseSync(join(dir, 'target.db'));
+    db.exec('DELETE FROM _dpone_fence');
+    db.close();
+    await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
+    await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
+    expect(rows()).toEqual([1, 1, 1]);
+    expect((await journal.get(OP))!.state).toBe('COMPLETE');
+  });
+});

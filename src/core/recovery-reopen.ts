@@ -1,0 +1,78 @@
+import type { CommitJournalEntry } from '../contracts/journal.ts';
+import { isLegalTransition } from '../contracts/states.ts';
+import type { FenceAnswer } from '../ports/connector.ts';
+import type { TargetCommitJournalPort } from '../ports/journal.ts';
+import type { PlannedRecoveryAction, RecoveryPlanContext } from './recovery-planner.ts';
+
+/**
+ * `reopen`: a COMPLETE entry whose commit the target lost (a failover to a replica that had not
+ * received it, a crash that lost an unflushed commit) goes back to FAILED_PRE_COMMIT, so an
+ * ordinary `dpone run` loads the partition once under a new epoch. Only on the fence's positive
+ * proof that the commit is absent: the fence is there and not committed (the data commits in
+ * the same transaction as the fence, so none of it landed). A missing fence proves nothing (it may
+ * have been dropped with the data in place): no reopen. Audited like every action; before the
+ * audited transition the journal's epoch is raised above every epoch the fence has seen, so the
+ * next holder's epoch fences any older writer before it writes.
+ */
+export const REOPEN = 'reopen';
+
+/** The lease the apply takes for a moment to raise the epoch (released by the audited transition). */
+const REOPEN_HOLDER = 'recovery:reopen';
+const REOPEN_LEASE_MS = 60_000;
+
+export function reopenAction(
+  entry: CommitJournalEntry,
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+): PlannedRecoveryAction {
+  const lease = entry.lease;
+  const preconditions = [
+    { description: 'journal state is COMPLETE', met: entry.state === 'COMPLETE' },
+    {
+      description:
+        'the target fence (queried with --route) is there and proves the commit absent (not-committed): the target lost it',
+      met: fence !== null && fence.status === 'not-committed' && fence.epoch !== null,
+    },
+    {
+      description: 'the fence belongs to this operation’s intent',
+      met: fence === null || fence.intentDigest === null || fence.intentDigest === entry.intent_digest,
+    },
+    {
+      description: 'no executor holds an unexpired lease (a live worker would race the operator)',
+      met: lease === null || lease.expires_at_ms <= context.nowMs,
+    },
+  ];
+  const transition = isLegalTransition(entry.state, 'FAILED_PRE_COMMIT')
+    ? ({ from: entry.state, to: 'FAILED_PRE_COMMIT' } as const)
+    : null;
+  return {
+    name: REOPEN,
+    legal: transition !== null && preconditions.every((condition) => condition.met),
+    preconditions,
+    effect:
+      'raises the journal’s epoch above the fence’s, then moves COMPLETE back to FAILED_PRE_COMMIT: the next ' +
+      '`dpone run` loads the partition once under a new epoch',
+    transition,
+    proof: transition ? 'fence:not-committed' : null,
+  };
+}
+
+/**
+ * Raises the journal's epoch above the fence's (a lease taken for a moment, released by the
+ * audited transition that follows); returns the entry to compare-and-set from.
+ */
+export async function raiseEpochBeforeReopen(
+  journal: TargetCommitJournalPort,
+  entry: CommitJournalEntry,
+  fence: FenceAnswer,
+  nowMs: number,
+): Promise<CommitJournalEntry> {
+  return journal.acquireLease({
+    operationId: entry.operation_id,
+    expectedVersion: entry.version,
+    holder: REOPEN_HOLDER,
+    ttlMs: REOPEN_LEASE_MS,
+    nowMs,
+    minEpoch: Math.max(entry.last_epoch, fence.committedEpoch ?? 0, fence.epoch ?? 0) + 1,
+  });
+}
