@@ -16,6 +16,14 @@ describe('SQLSTATE causes', () => {
     ['23502', 'data', ERROR_CODES.DATA_REJECTED], // not_null_violation
     ['23505', 'data', ERROR_CODES.DATA_REJECTED], // unique_violation
     ['42804', 'data', ERROR_CODES.DATA_REJECTED], // datatype_mismatch
+    ['23514', 'data', ERROR_CODES.DATA_REJECTED], // check_violation, also "no partition of relation"
+    ['0A000', 'privilege', ERROR_CODES.PERMISSION_DENIED], // COPY FROM not supported with row-level security
+    ['44000', 'data', ERROR_CODES.DATA_REJECTED], // with_check_option_violation (a view's or a policy's)
+    ['P0001', 'data', ERROR_CODES.DATA_REJECTED], // raise_exception: a trigger refused the rows
+    ['21000', 'data', ERROR_CODES.DATA_REJECTED], // cardinality_violation
+    ['27000', 'data', ERROR_CODES.DATA_REJECTED], // triggered_data_change_violation
+    ['428C9', 'data', ERROR_CODES.DATA_REJECTED], // generated_always: a column the table computes
+    ['39P01', 'data', ERROR_CODES.DATA_REJECTED], // trigger_protocol_violated
   ])('%s is %s → %s', (state, cause, code) => {
     expect(sqlstateCause(state)).toBe(cause);
     expect(nonRetryCodeOf(state)).toBe(code);

@@ -7,10 +7,13 @@ import { ERROR_CODES } from './errors.ts';
  * the message may quote SQL or row values.
  *
  * - `authentication`: the login was refused (class 28). A retry with the same secret cannot help.
- * - `privilege`: the role lacks a privilege (42501).
+ * - `privilege`: the role lacks a privilege (42501), or the table refuses the write path for its
+ *   policy: `COPY FROM not supported with row-level security` (0A000, feature_not_supported).
  * - `missing-object`: a database, schema, table, column or type named by the workload is absent.
- * - `data`: the server refused the data itself (class 22 data exception, 23 integrity violation,
- *   42804 datatype mismatch).
+ * - `data`: the server refused the data itself (class 22 data exception, 23 integrity violation —
+ *   also 23514 `no partition of relation … found for row` —, 21 cardinality, 27 triggered data
+ *   change, 44 WITH CHECK OPTION, P0 a trigger's RAISE, 2F/38/39 a routine's refusal, and the
+ *   rest of class 42 but for 42601: the target's definition refuses the rows).
  * - `transient`: connection loss, serialization failure or deadlock, cancellation or timeout,
  *   resources, operator intervention (08, 40, 57, 53, 55P03, 58): a retry may succeed.
  * - `other`: nothing definite; callers keep their own (retry) code.
@@ -20,6 +23,10 @@ export type SqlstateCause =
 
 const MISSING_OBJECT = new Set(['3D000', '3F000', '42P01', '42703', '42704']);
 const TRANSIENT_CLASSES = new Set(['08', '40', '53', '57', '58']);
+/** Classes where the target refused the rows themselves: a retry of the same rows cannot help. */
+const DATA_CLASSES = new Set(['21', '22', '23', '27', '2F', '38', '39', '44', 'P0']);
+/** syntax_error: a statement of ours, a bug rather than the workload's fault (kept retryable). */
+const OUR_SYNTAX = '42601';
 
 /** A well-formed SQLSTATE: five digits or upper-case letters. */
 export function isSqlstate(value: unknown): value is string {
@@ -40,9 +47,9 @@ export function serverSqlstate(error: unknown): string | undefined {
 export function sqlstateCause(sqlstate: string): SqlstateCause {
   const kind = sqlstate.slice(0, 2);
   if (kind === '28') return 'authentication';
-  if (sqlstate === '42501') return 'privilege';
+  if (sqlstate === '42501' || sqlstate === '0A000') return 'privilege';
   if (MISSING_OBJECT.has(sqlstate)) return 'missing-object';
-  if (kind === '22' || kind === '23' || sqlstate === '42804') return 'data';
+  if (DATA_CLASSES.has(kind) || (kind === '42' && sqlstate !== OUR_SYNTAX)) return 'data';
   if (TRANSIENT_CLASSES.has(kind) || sqlstate === '55P03') return 'transient';
   return 'other';
 }

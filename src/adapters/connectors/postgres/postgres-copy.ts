@@ -105,10 +105,14 @@ export async function copyRows(
     }),
   );
   const done = finished(copy);
-  done.catch(() => undefined);
+  // The server may refuse the rows mid-stream (a check, a missing partition, row-level security):
+  // the stream then has no connection to write to, and its error is the cause to report.
+  let refused: unknown = undefined;
+  done.catch((error: unknown) => (refused ??= error));
   const { stallMs, abandon } = bounds;
   try {
     for await (const chunk of rows) {
+      if (refused !== undefined || copy.destroyed) throw refused ?? new Error(SOURCE_STOPPED);
       if (!copy.write(encodeCopyChunk(chunk)))
         await within(Promise.race([once(copy, 'drain'), done]), stallMs, abandon);
     }
@@ -121,7 +125,7 @@ export async function copyRows(
         stallMs,
         abandon,
       ).catch(() => undefined);
-    throw error;
+    throw refused ?? error;
   }
   copy.end();
   await within(done, stallMs, abandon);

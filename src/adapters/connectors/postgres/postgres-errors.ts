@@ -33,6 +33,11 @@ export async function needing<T>(privilege: string, step: () => Promise<T>): Pro
 }
 
 const DATA_HINTS: Readonly<Record<string, string>> = {
+  '21000': 'a statement of the target (a trigger, a rule) got more rows than it takes',
+  '27000': 'a trigger of the target changed a row the write was changing',
+  '44000': 'a row violates a WITH CHECK OPTION (a view or a row-level security policy)',
+  P0001: 'a trigger or rule of the target raised an error for the rows',
+  '428C9': 'a column of data.columns is one the target computes (GENERATED ALWAYS)',
   '23502': 'a NOT NULL column of the target got no value',
   '23505': 'a row violates a unique constraint of the target',
   '23503': 'a row violates a foreign key of the target',
@@ -55,21 +60,42 @@ function missingHint(sqlstate: string, endpoint: Endpoint): string {
   }
 }
 
+/** Classes where the table's definition (not a value) refused: class 42, routines (2F, 38, 39). */
+const DEFINITION_CLASSES = new Set(['42', '2F', '38', '39']);
+
+function dataHint(sqlstate: string): string {
+  return DEFINITION_CLASSES.has(sqlstate.slice(0, 2))
+    ? 'the target table’s definition (a trigger, rule, routine or column kind) refuses the write'
+    : 'a value does not fit the target column’s type';
+}
+
+/** 23514 without a constraint name: PostgreSQL's "no partition of relation … found for row". */
+function noPartition(error: unknown, sqlstate: string): boolean {
+  if (sqlstate !== '23514' || typeof error !== 'object' || error === null) return false;
+  const { constraint } = error as { constraint?: unknown };
+  return typeof constraint !== 'string' || constraint === '';
+}
+
 function hintFor(
   cause: SqlstateCause,
   sqlstate: string,
   endpoint: Endpoint,
   needed: string | undefined,
+  error: unknown,
 ): string {
   switch (cause) {
     case 'authentication':
       return `the server refused the login: check the user in ${endpoint}.url and the password in the variable ${endpoint}.password_env names`;
     case 'privilege':
+      if (sqlstate === '0A000')
+        return `${endpoint}.table refuses COPY for its row-level security: load with a role that bypasses it (BYPASSRLS, or the owner of a table without FORCE ROW LEVEL SECURITY), or disable it on the table`;
       return `the ${endpoint} role needs ${needed ?? 'a privilege it lacks'} (examples/postgres/setup.sql lists every grant)`;
     case 'missing-object':
       return missingHint(sqlstate, endpoint);
     case 'data':
-      return `${DATA_HINTS[sqlstate] ?? 'a value does not fit the target column’s type'}: compare the target table’s column types and constraints with the source`;
+      if (noPartition(error, sqlstate))
+        return `no partition of ${endpoint}.table takes the rows: create the partition for data.partition.value (or a DEFAULT partition), then run again`;
+      return `${DATA_HINTS[sqlstate] ?? dataHint(sqlstate)}: compare the target table’s column types and constraints with the source`;
     default:
       return 'a retry may succeed';
   }
@@ -98,7 +124,7 @@ export function classifyPostgresError(
   if (sqlstate === undefined) return fallback({});
   const cause = sqlstateCause(sqlstate);
   const needed = typeof error === 'object' && error !== null ? NEEDED.get(error) : undefined;
-  const hint = hintFor(cause, sqlstate, endpoint, needed);
+  const hint = hintFor(cause, sqlstate, endpoint, needed, error);
   if (!(cause in CAUSE_CODES)) return fallback({ sqlstate });
   const known = cause as keyof typeof CAUSE_CODES;
   return new DponeError(
