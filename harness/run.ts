@@ -148,6 +148,8 @@ const TRACED_KINDS: ReadonlySet<string> = new Set([
   // Network and server faults plan only the points the route's protocol passes.
   'network',
   'server-kill',
+  'stall',
+  'lost-commit',
 ]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */

@@ -19,7 +19,8 @@ export const claimsChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { target, attempts } = context;
-    const claims = attempts.filter((attempt) => attempt.mutated === true);
+    // A write the cell's own fault destroyed afterwards (a failover that lost it) is not on the target.
+    const claims = attempts.filter((attempt) => attempt.mutated === true && attempt.write_lost !== true);
     const problems: string[] = [];
     if (claims.length > 1)
       problems.push(`${claims.length} attempts each claimed their own write: ${claims.map(who).join(', ')}`);

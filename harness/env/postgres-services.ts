@@ -22,6 +22,15 @@ export interface ControllablePostgres extends PostgresEndpoint, AsyncDisposable 
   killServer(): Promise<number | null>;
   stopServer(): Promise<void>;
   startServer(): Promise<void>;
+  /** Lost-commit faults: an asynchronous streaming standby of this server (absent: no failover here). */
+  startStandby?(): Promise<PostgresStandby>;
+  /** Lost-commit faults: kills this server and gives its address to a promoted standby. */
+  takeOver?(promoted: PostgresStandby): Promise<void>;
+}
+
+/** A streaming standby a failover promotes. */
+export interface PostgresStandby extends PostgresEndpoint, AsyncDisposable {
+  promote(): Promise<void>;
 }
 
 /** What the environment offers of PostgreSQL (service `postgres`). */
@@ -34,4 +43,18 @@ export interface PostgresService {
   readonly cellsDatabase: string;
   /** A fresh, dedicated server for cells that kill or stop servers; absent when the provider cannot own one. */
   readonly dedicated?: () => Promise<ControllablePostgres>;
+  /**
+   * A PgBouncer in front of `server` in this pool mode (`session` | `transaction`), started on first
+   * use and kept for the run; absent when the provider has none (the pooler lane is then UNVERIFIED).
+   */
+  readonly pooler?: (mode: 'session' | 'transaction') => Promise<PooledEndpoint>;
+  /** Why there is no pooler here (no pgbouncer binary), for the UNVERIFIED reason. */
+  readonly poolerMissing?: string;
+}
+
+/** Where a pooler listens, in front of the service's server (same login, same databases). */
+export interface PooledEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly mode: 'session' | 'transaction';
 }

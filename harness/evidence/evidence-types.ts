@@ -21,6 +21,8 @@ export interface AttemptRecord {
   readonly mutated?: boolean | null;
   /** The journal the attempt used when it was not the cell's own (`fork`: a second deployment's). */
   readonly journal?: 'fork';
+  /** The cell's fault destroyed this attempt's committed write afterwards (lost-commit: a failover). */
+  readonly write_lost?: true;
 }
 
 export interface FaultRecord {

@@ -135,6 +135,8 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
   'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
   'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
+  stall: async () => (await import('./stall-fault.ts')).stallFault,
+  'lost-commit': async () => (await import('./lost-commit-fault.ts')).lostCommitFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -53,9 +53,11 @@ export function scenarioSeed(scenario: LoadedScenario['scenario'], options: { se
  */
 export function variantsForWorkload(variants: readonly string[], fence: 'none' | undefined): string[] {
   return variants.filter((name) => {
-    // A name outside the catalogue (a test's, a connector's own) is a fenced target's flaw.
+    // A name outside the catalogue (a test's, a connector's own), or one no capability offers
+    // (a connector lists it itself: PostgreSQL's own), is a fenced target's flaw.
     if (!Object.hasOwn(UNSAFE_VARIANTS, name)) return fence !== 'none';
     const unsafeOn = UNSAFE_VARIANTS[name]!.unsafeOn;
+    if (unsafeOn.length === 0) return fence !== 'none';
     const fenced = unsafeOn.some((capability) => capability !== 'none');
     return fence === 'none' ? unsafeOn.includes('none') && !fenced : fenced;
   });
@@ -83,6 +85,7 @@ export async function planCells(
         leaseTtlMs: module.leaseTtlMs(spec),
         seed,
         ...(scenario.workload?.fence === 'none' ? { fence: 'none' as const } : {}),
+        ...(scenario.workload?.pooler ? { pooler: scenario.workload.pooler } : {}),
       };
       const context: PlanContext = {
         seed,

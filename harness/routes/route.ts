@@ -17,6 +17,8 @@ export interface CellWorkloadOptions {
   readonly seed: number;
   /** `none`: the workload writes its target without a fence (capability none). */
   readonly fence?: 'none';
+  /** The PgBouncer lane: the workers' PostgreSQL connections go through a pooler in this mode. */
+  readonly pooler?: 'session' | 'transaction';
 }
 
 /** How a journal is lost (harness/faults/journal-loss-fault.ts). */

@@ -38,6 +38,17 @@ async function readJournal(fixture: CellFixture): Promise<JournalRecords> {
   }
 }
 
+/** The PgBouncer lane needs a pooler in front of the run's PostgreSQL server. */
+function poolerUnavailable(cell: PlannedCell, environment: StartedEnvironment): string | null {
+  if (cell.workload.pooler === undefined) return null;
+  const postgres = environment.services.postgres;
+  if (postgres?.pooler) return null;
+  return (
+    postgres?.poolerMissing ??
+    `this provider (${environment.provider}) starts no PgBouncer: the pooler lane cannot run`
+  );
+}
+
 function check(name: string, verdict: CheckRecord['verdict'], detail: string): CheckRecord {
   return { name, verdict, detail };
 }
@@ -57,7 +68,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
   let fixture: CellFixture | null = null;
   try {
     const module = await faultModule(cell.kind);
-    const unavailable = module.unavailableIn?.(context.environment) ?? null;
+    const unavailable =
+      module.unavailableIn?.(context.environment) ?? poolerUnavailable(cell, context.environment);
     if (unavailable !== null)
       return evidence(cell, context, started, attempts, {
         verdict: 'UNVERIFIED',

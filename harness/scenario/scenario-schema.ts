@@ -14,6 +14,8 @@ export const FAULT_KINDS = [
   'journal-loss',
   'fence-loss',
   'airflow-live',
+  'stall',
+  'lost-commit',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -233,6 +235,41 @@ const lostAckFault = {
   properties: { kind: { const: 'lost-ack' } },
 } as const;
 
+const stallFault = {
+  type: 'object',
+  description:
+    "A stalled target: at each phase the worker is parked, the target backend serving its session is SIGSTOPped (or Toxiproxy stops every server→client byte on the target's connection), the worker released. It must end on its own within the stated bound (2 × query_timeout_ms + connect_timeout_ms + 5 s); then the backend resumes, and the next worker finishes with exactly one mutation. Routes whose target is a server the cell can own (PostgreSQL).",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'stall' },
+    phases: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['fence-prepare', 'guard', 'copy', 'commit', 'fence-query'] },
+      description: 'Phases to stall in. Default all.',
+    },
+    methods: {
+      type: 'array',
+      minItems: 1,
+      items: { enum: ['sigstop', 'no-answer'] },
+      description:
+        "sigstop: SIGSTOP of the target backend; no-answer: a Toxiproxy timeout toxic (timeout 0) on the target's server→client stream. Default both.",
+    },
+  },
+} as const;
+
+const lostCommitFault = {
+  type: 'object',
+  description:
+    "A commit the target acknowledged and then lost: the target runs on a primary with an asynchronous streaming standby; the standby's WAL receiver is SIGSTOPped, a worker commits and completes, the primary is SIGKILLed, the stopped receiver killed (its unread WAL dies with it), the standby promoted and put on the primary's address. A run must then exit DIVERGED (29), never already-complete with the rows missing; the operator's reopen follows, and the next run must land exactly one mutation.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'lost-commit' },
+  },
+} as const;
+
 const serverKillFault = {
   type: 'object',
   description:
@@ -362,6 +399,11 @@ export const SCENARIO_SCHEMA = {
             'Source rows in the partition: the partition size (0: an empty partition; the workload then allows it). Default 20. scenarios/large uses 10,000 (full suite), scenarios/huge 1,000,000 (suite huge).',
         },
         strategy: { enum: ['append', 'replace-partition'], description: 'Load strategy. Default append.' },
+        pooler: {
+          enum: ['session', 'transaction'],
+          description:
+            "The PgBouncer lane: every PostgreSQL connection of the cell's workers (source, target, journal) goes through a PgBouncer in this pool mode, started by the harness in front of the run's server (with ignore_startup_parameters, as teams configure it), while the role keeps its odd session settings. Cells are planned only on routes with a PostgreSQL part; without pgbouncer they are UNVERIFIED.",
+        },
         fence: {
           enum: ['none'],
           description:
@@ -386,6 +428,8 @@ export const SCENARIO_SCHEMA = {
           journalLossFault,
           fenceLossFault,
           airflowLiveFault,
+          stallFault,
+          lostCommitFault,
         ],
       },
     },

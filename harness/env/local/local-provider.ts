@@ -15,6 +15,8 @@ import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from './postgres-cluster.ts';
 import { LocalToxiproxyServer } from './toxiproxy-server.ts';
+import type { PoolMode } from './pgbouncer.ts';
+import { LocalPgBouncer, PGBOUNCER_MISSING, findPgBouncer } from './pgbouncer.ts';
 
 const run = promisify(execFile);
 const CELLS_DATABASE = 'dpone_cells';
@@ -105,6 +107,7 @@ export async function startLocal(
           owned.push(extra);
           return extra;
         },
+        ...localPooler(cluster, env, owned),
       };
       started.postgres = service;
     }
@@ -131,6 +134,34 @@ export async function startLocal(
     [Symbol.asyncDispose]: () => disposeAll(owned),
   };
   return { status: 'started', environment };
+}
+
+/** PgBouncer per pool mode in front of the run's server, started on first use (pooler lane cells). */
+function localPooler(
+  cluster: ControllablePostgres,
+  env: NodeJS.ProcessEnv,
+  owned: AsyncDisposable[],
+): Pick<PostgresService, 'pooler' | 'poolerMissing'> {
+  const binary = findPgBouncer(env);
+  if (binary === null) return { poolerMissing: PGBOUNCER_MISSING };
+  const started = new Map<PoolMode, Promise<LocalPgBouncer>>();
+  return {
+    pooler: async (mode) => {
+      let bouncer = started.get(mode);
+      if (!bouncer) {
+        bouncer = LocalPgBouncer.start({
+          binary,
+          mode,
+          upstream: { host: cluster.host, port: cluster.port },
+          user: cluster.user,
+          password: cluster.password,
+        }).then((b) => (owned.push(b), b));
+        started.set(mode, bouncer);
+      }
+      const { host, port } = await bouncer;
+      return { host, port, mode };
+    },
+  };
 }
 
 function sqliteVersion(): string {

@@ -28,6 +28,10 @@ export class LocalPostgresCluster implements AsyncDisposable {
   readonly port: number;
   readonly user = 'dpone';
   readonly password: string;
+  /** A database that always exists, for administration. */
+  readonly adminDatabase = 'postgres';
+  /** host:port a Toxiproxy server on this machine reaches it at. */
+  readonly proxyUpstream: string;
   readonly #dir: string;
   readonly #bin: string;
   readonly #osUser: string | null;
@@ -36,6 +40,7 @@ export class LocalPostgresCluster implements AsyncDisposable {
   private constructor(dir: string, port: number, bin: string, osUser: string | null, password: string) {
     this.#dir = dir;
     this.port = port;
+    this.proxyUpstream = `127.0.0.1:${port}`;
     this.#bin = bin;
     this.#osUser = osUser;
     this.password = password;
@@ -129,6 +134,69 @@ export class LocalPostgresCluster implements AsyncDisposable {
     ]);
   }
 
+  /**
+   * An asynchronous streaming standby of this server (pg_basebackup -R -X stream) on a port of its
+   * own, started and streaming: what a failover promotes. Disposed on its own.
+   */
+  async startStandby(): Promise<LocalPostgresCluster> {
+    const dir = await mkdtemp(join(tmpdir(), 'dpone-pg-standby-'));
+    const standby = new LocalPostgresCluster(
+      dir,
+      await freeLoopbackPort(),
+      this.#bin,
+      this.#osUser,
+      this.password,
+    );
+    try {
+      await chmod(dir, 0o700);
+      if (this.#osUser) {
+        const { stdout } = await run('id', ['-u', this.#osUser]);
+        const { stdout: gid } = await run('id', ['-g', this.#osUser]);
+        await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+      }
+      await standby.#tool(
+        'pg_basebackup',
+        [
+          '-h',
+          this.host,
+          '-p',
+          String(this.port),
+          '-U',
+          this.user,
+          '-D',
+          standby.dataDir,
+          '-R',
+          '-X',
+          'stream',
+        ],
+        { PGPASSWORD: this.password },
+      );
+      await standby.startServer();
+      return standby;
+    } catch (error) {
+      await standby[Symbol.asyncDispose]().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Promotes a standby (pg_ctl promote, waiting until it accepts writes). */
+  async promote(): Promise<void> {
+    await this.#tool('pg_ctl', ['-D', this.dataDir, '-w', '-t', '60', 'promote']);
+  }
+
+  /**
+   * The failover's last step: this (dead) server's address is taken over by `promoted`, whose
+   * data directory moves into this one's place and starts on this port, so every client,
+   * proxy and inspector pointed here now talks to the promoted standby.
+   */
+  async takeOver(promoted: LocalPostgresCluster): Promise<void> {
+    await this.killServer();
+    await promoted.stopServer();
+    await rm(this.dataDir, { recursive: true, force: true });
+    await this.#tool('mv', [promoted.dataDir, this.dataDir]);
+    await this.startServer();
+  }
+
   /** Clean stop (fast mode): the server refuses connections until startServer. */
   async stopServer(): Promise<void> {
     await this.#tool('pg_ctl', ['-D', this.dataDir, '-w', '-t', '60', '-m', 'fast', 'stop']);
@@ -170,12 +238,16 @@ export class LocalPostgresCluster implements AsyncDisposable {
     }
   }
 
-  async #tool(name: string, args: readonly string[]): Promise<void> {
-    const file = join(this.#bin, name);
+  async #tool(name: string, args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    const file = name === 'mv' ? '/bin/mv' : join(this.#bin, name);
     const [cmd, argv] = this.#osUser
       ? ['runuser', ['-u', this.#osUser, '--', file, ...args]]
       : [file, [...args]];
-    await run(cmd, argv, { cwd: this.#dir, timeout: 90_000, env: { ...process.env, LC_ALL: 'C' } });
+    await run(cmd, argv, {
+      cwd: this.#dir,
+      timeout: 90_000,
+      env: { ...process.env, LC_ALL: 'C', ...extraEnv },
+    });
   }
 }
 

@@ -13,6 +13,7 @@ import {
   postgresUrl,
   releasePlace,
   serverControl,
+  workerAddress,
 } from './postgres-server.ts';
 import { postgresTarget } from './postgres-target-part.ts';
 import { PASSWORD_ENV, postgresDump, writePostgresRows } from './postgres-data.ts';
@@ -34,7 +35,7 @@ export const postgresSource: SourcePart = {
     const table = `${schema}.${q(dataset.table)}`;
     await adminQuery(server, database, [`CREATE SCHEMA ${schema}`]);
     await writePostgresRows(server, database, table, dataset, dataset.source);
-    const url = postgresUrl(server, server.user, database, schema, WORKER_TIMEOUTS);
+    const url = postgresUrl(await workerAddress(cell, place), server.user, database, schema, WORKER_TIMEOUTS);
     return {
       workload: {
         url,
@@ -88,7 +89,10 @@ export const postgresJournal: JournalPart = {
     const schema = `${cell.tag}_j`;
     const adopted: string[] = [];
     await adminQuery(server, database, [`CREATE SCHEMA IF NOT EXISTS ${schema}`]);
-    const proxy = await toxiproxy.createProxy(`${cell.tag}-journal`, server.proxyUpstream);
+    const proxy = await toxiproxy.createProxy(
+      `${cell.tag}-journal`,
+      (await workerAddress(cell, place)).upstream,
+    );
     const url = postgresUrl(proxy, server.user, database, schema, WORKER_TIMEOUTS);
     const site = { server, database, schema, adopt: (s: string) => void adopted.push(s) };
     const env = { [PASSWORD_ENV.journal]: server.password };

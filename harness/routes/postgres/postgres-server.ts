@@ -2,7 +2,7 @@ import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { adminQuery, setOddSessionSettings } from '../../env/postgres-admin.ts';
 import { markShared } from '../../env/postgres-pool.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresService } from '../../env/postgres-services.ts';
-import type { PartCell, ServerControl } from '../parts.ts';
+import type { Failover, PartCell, ServerControl, StalledBackends } from '../parts.ts';
 
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
@@ -91,6 +91,28 @@ export async function postgresPlace(cell: PartCell): Promise<PostgresPlace> {
   return { server: owned, database: 'postgres', owned };
 }
 
+/**
+ * Where this cell's workers connect to a part on `place`: the server itself, or in the PgBouncer
+ * lane (`workload.pooler`) the pooler in front of the shared server; `upstream` is that address
+ * as a Toxiproxy proxy reaches it.
+ */
+export async function workerAddress(
+  cell: PartCell,
+  place: PostgresPlace,
+): Promise<{ readonly host: string; readonly port: number; readonly upstream: string }> {
+  const mode = cell.options.pooler;
+  if (mode === undefined || place.owned !== null)
+    return { host: place.server.host, port: place.server.port, upstream: place.server.proxyUpstream };
+  const service = postgresServiceOf(cell);
+  if (!service.pooler)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      service.poolerMissing ?? `provider ${cell.environment.provider} starts no PgBouncer`,
+    );
+  const pooler = await service.pooler(mode);
+  return { host: pooler.host, port: pooler.port, upstream: `${pooler.host}:${pooler.port}` };
+}
+
 /** A dedicated server as server faults drive it. */
 export function serverControl(owned: ControllablePostgres): ServerControl {
   return {
@@ -100,7 +122,84 @@ export function serverControl(owned: ControllablePostgres): ServerControl {
       else await owned.stopServer();
     },
     start: () => owned.startServer(),
+    stallBackends: (options) => stallTargetBackends(owned, options),
+    ...(owned.startStandby && owned.takeOver ? { prepareFailover: () => prepareFailover(owned) } : {}),
   };
+}
+
+/** The WAL receiver's pid on a standby, once it streams (polled up to 30 s). */
+async function walReceiverPid(standby: PostgresEndpoint): Promise<number> {
+  for (let i = 0; i < 600; i++) {
+    const [result] = await adminQuery(standby, 'postgres', [
+      "SELECT pid FROM pg_stat_wal_receiver WHERE status = 'streaming'",
+    ]).catch(() => [undefined]);
+    const pid = Number((result?.rows[0] as { pid?: unknown } | undefined)?.pid);
+    if (Number.isInteger(pid) && pid > 0) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'the standby never started streaming');
+}
+
+async function prepareFailover(owned: ControllablePostgres): Promise<Failover> {
+  const standby = await owned.startStandby!();
+  let receiver: number | null = null;
+  return {
+    async stopReplication() {
+      receiver = await walReceiverPid(standby);
+      process.kill(receiver, 'SIGSTOP');
+    },
+    async failover() {
+      await owned.killServer();
+      // The stopped receiver dies with whatever WAL it had not read yet (the standby's postmaster
+      // restarts its children and goes on recovering from what it had written).
+      if (receiver !== null) process.kill(receiver, 'SIGKILL');
+      await standby.promote();
+      await owned.takeOver!(standby);
+    },
+    async [Symbol.asyncDispose]() {
+      await standby[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/**
+ * The backends of the workers' target sessions on a dedicated server (application_name
+ * dpone-target: only this cell's workers use it), or with `loading` the one running a COPY
+ * (pg_stat_progress_copy), polled until found or `withinMs`; then SIGSTOP each (we are root or
+ * the server's owner). The server itself keeps running: only those sessions stall.
+ */
+async function stallTargetBackends(
+  owned: ControllablePostgres,
+  options: { readonly loading: boolean; readonly withinMs: number },
+): Promise<StalledBackends | null> {
+  const sql = options.loading
+    ? 'SELECT pid FROM pg_stat_progress_copy'
+    : "SELECT pid FROM pg_stat_activity WHERE application_name = 'dpone-target' AND pid <> pg_backend_pid()";
+  const deadline = Date.now() + options.withinMs;
+  for (;;) {
+    const [result] = await adminQuery(owned, 'postgres', [sql]);
+    const pids = (result?.rows ?? []).map((row) => Number((row as { pid: unknown }).pid));
+    if (pids.length > 0) {
+      for (const pid of pids) process.kill(pid, 'SIGSTOP');
+      let resumed = false;
+      return {
+        pids,
+        resume() {
+          if (resumed) return;
+          resumed = true;
+          for (const pid of pids) {
+            try {
+              process.kill(pid, 'SIGCONT');
+            } catch {
+              // gone already
+            }
+          }
+        },
+      };
+    }
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** Drops a schema (best effort) and disposes a dedicated server. */

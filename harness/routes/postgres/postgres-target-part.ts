@@ -15,6 +15,7 @@ import {
   postgresUrl,
   releasePlace,
   serverControl,
+  workerAddress,
 } from './postgres-server.ts';
 
 /** Where server faults kill the target server: just before the COMMIT, and once it was sent. */
@@ -65,7 +66,10 @@ export const postgresTarget: TargetPart = {
       parity: cellParity(dataset, options),
     });
     await inspector.installAudit();
-    const proxy = await toxiproxy.createProxy(`${cell.tag}-target`, server.proxyUpstream);
+    const proxy = await toxiproxy.createProxy(
+      `${cell.tag}-target`,
+      (await workerAddress(cell, place)).upstream,
+    );
     const site = { server, database, schema, adopt: (s: string) => void adopted.push(s) };
     const workload = {
       url: postgresUrl(proxy, server.user, database, schema, targetWorkerTimeouts(dataset.source.length)),
