@@ -24,6 +24,12 @@ const PHASE_POINTS: Readonly<Record<StallPhase, string>> = {
 };
 
 const PHASES = Object.keys(PHASE_POINTS) as StallPhase[];
+
+/**
+ * Phases whose backend the harness stops once the worker is released: the COPY once it runs; the
+ * fence's preparation as soon as the target session exists (it connects on first use).
+ */
+const AFTER_RELEASE: ReadonlySet<StallPhase> = new Set(['copy', 'fence-prepare']);
 const METHODS: readonly StallMethod[] = ['sigstop', 'no-answer'];
 
 /**
@@ -120,13 +126,13 @@ async function runStall(run: CellRun): Promise<CellOutcome> {
   try {
     if (params.method === 'no-answer') {
       toxic = await installToxic(run.fixture.network!.apiUrl, proxy!, 'lost-ack');
-    } else if (params.phase !== 'copy') {
+    } else if (!AFTER_RELEASE.has(params.phase)) {
       stalled = await target.stallBackends({ loading: false, withinMs: 5000 });
     }
     worker.resume();
     released = Date.now();
-    if (params.method === 'sigstop' && params.phase === 'copy')
-      stalled = await target.stallBackends({ loading: true, withinMs: 20_000 });
+    if (params.method === 'sigstop' && AFTER_RELEASE.has(params.phase))
+      stalled = await target.stallBackends({ loading: params.phase === 'copy', withinMs: 20_000 });
     const hit = stalled !== null || toxic !== null;
     const first = await endWithin(worker, boundMs + GRACE_MS);
     const elapsed = Date.now() - released;

@@ -5,6 +5,7 @@ import { allPass, decidedBy, mutations, transitionsSeen } from './cell-verdicts.
 import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
+import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
 
 /** What decided a gate line: its status, how many cells decided it, and why. */
 export interface ItemVerdict {
@@ -26,6 +27,8 @@ export interface AcceptanceItem {
   readonly id: string;
   /** The spec's wording. */
   readonly text: string;
+  /** Absent: every route. Else only routes it returns true for (a line of one engine's). */
+  readonly appliesTo?: (route: string) => boolean;
   /** `environment` is the evidence's (e.g. the loss modes the route declared). */
   evaluate(cells: readonly CellEvidence[], environment?: Evidence['environment']): ItemVerdict;
 }
@@ -107,4 +110,7 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   liveUnverified,
   journalLossItem,
   airflowItem,
+  poolerItem,
+  lostCommitItem,
+  stallItem,
 ];

@@ -71,7 +71,8 @@ export function evaluateGate(
         : `evidence covers connector ${certified}, but this runtime ships ${runtimeConnectorVersion ?? 'no connector'} for route ${route}: the certification could never be enforced`,
   });
   for (const item of ACCEPTANCE_ITEMS)
-    lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
+    if (item.appliesTo?.(route) ?? true)
+      lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
   lines.push(sensitivityLine(evidence));
   lines.push(runScopeLine(cells));
   const notPass = cells.filter((cell) => cell.verdict !== 'PASS');

@@ -103,7 +103,8 @@ export async function planCells(
           kind: spec.kind,
           spec,
           variant: null,
-          fault: draft.fault,
+          // The PgBouncer lane's cells say so in their fault record (the gate counts them by mode).
+          fault: workload.pooler ? { ...draft.fault, pooler: workload.pooler } : draft.fault,
           params: draft.params,
           workload,
           checks: scenario.checks ?? null,

@@ -1,5 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { adminQuery, setOddSessionSettings } from '../../env/postgres-admin.ts';
+import { adminQuery, setOddSessionSettings, withAdminClient } from '../../env/postgres-admin.ts';
 import { markShared } from '../../env/postgres-pool.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresService } from '../../env/postgres-services.ts';
 import type { Failover, PartCell, ServerControl, StalledBackends } from '../parts.ts';
@@ -176,30 +176,35 @@ async function stallTargetBackends(
     ? 'SELECT pid FROM pg_stat_progress_copy'
     : "SELECT pid FROM pg_stat_activity WHERE application_name = 'dpone-target' AND pid <> pg_backend_pid()";
   const deadline = Date.now() + options.withinMs;
-  for (;;) {
-    const [result] = await adminQuery(owned, 'postgres', [sql]);
-    const pids = (result?.rows ?? []).map((row) => Number((row as { pid: unknown }).pid));
-    if (pids.length > 0) {
-      for (const pid of pids) process.kill(pid, 'SIGSTOP');
-      let resumed = false;
-      return {
-        pids,
-        resume() {
-          if (resumed) return;
-          resumed = true;
-          for (const pid of pids) {
-            try {
-              process.kill(pid, 'SIGCONT');
-            } catch {
-              // gone already
-            }
-          }
-        },
-      };
+  // One connection for the whole watch: a login per poll (SCRAM) is slower than a short COPY.
+  const pids = await withAdminClient(owned, 'postgres', async (client) => {
+    for (;;) {
+      const result = await client.query(sql);
+      const found = result.rows.map((row) => Number((row as { pid: unknown }).pid));
+      if (found.length > 0) {
+        for (const pid of found) process.kill(pid, 'SIGSTOP');
+        return found;
+      }
+      if (Date.now() >= deadline) return [];
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    if (Date.now() >= deadline) return null;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  });
+  if (pids.length === 0) return null;
+  let resumed = false;
+  return {
+    pids,
+    resume() {
+      if (resumed) return;
+      resumed = true;
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // gone already
+        }
+      }
+    },
+  };
 }
 
 /** Drops a schema (best effort) and disposes a dedicated server. */

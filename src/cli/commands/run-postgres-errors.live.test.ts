@@ -13,7 +13,8 @@ import {
 } from './fixtures/postgres-team-cluster.ts';
 
 /**
- * Issue 17, rows 4 and 5, through the CLI against a real PostgreSQL with PG15 defaults: each
+ * Issue 17, rows 4 and 5 (and issue 28's missing partition and row-level security), through the
+ * CLI against a real PostgreSQL with PG15 defaults: each
  * permanent cause gets its own non-retry exit code with the SQLSTATE and a hint naming what to
  * fix; nothing lands; several roles share a database once a DBA set the fence up.
  */
@@ -68,6 +69,13 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: errors by cause (live, CLI
       'CREATE TABLE dw.events_pk (id bigint PRIMARY KEY, day date, amount text, region text)',
       "INSERT INTO dw.events_pk VALUES (1, '2026-07-04', 'old', 'eu')",
       'GRANT SELECT, INSERT, DELETE ON dw.events, public.events, dw.events_int, dw.events_nn, dw.events_pk TO loader',
+      // Issue 28: a partitioned target without the day's partition, and a table with row-level security.
+      `CREATE TABLE dw.events_part (${TYPES}) PARTITION BY RANGE (day)`,
+      "CREATE TABLE dw.events_part_0701 PARTITION OF dw.events_part FOR VALUES FROM ('2026-07-01') TO ('2026-07-02')",
+      `CREATE TABLE dw.events_rls (${TYPES})`,
+      'ALTER TABLE dw.events_rls ENABLE ROW LEVEL SECURITY',
+      'CREATE POLICY anyone ON dw.events_rls USING (true) WITH CHECK (true)',
+      'GRANT SELECT, INSERT, DELETE ON dw.events_part, dw.events_rls TO loader',
       // A fence a DBA created but granted without UPDATE.
       'CREATE SCHEMA dw2',
       'GRANT USAGE ON SCHEMA dw2 TO loader',
@@ -135,6 +143,27 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: errors by cause (live, CLI
     expect(String(error.message)).toMatch(/the fence proved nothing landed/);
     expect(await count(table)).toBe(before);
     expect(await journalState(id)).toBe('PREPARED');
+  });
+
+  it('a partitioned target without the day’s partition: exit 33 (23514) naming the partition, not a retry', async () => {
+    const error = await refused(spec('no-partition', { table: 'dw.events_part' }), 33);
+    expect(error).toMatchObject({
+      code: 'DPONE_DATA_REJECTED',
+      sqlstate: '23514',
+      state: 'PREPARED',
+      hint: expect.stringMatching(/no partition of target\.table takes the rows/),
+    });
+    expect(await count('dw.events_part')).toBe(0);
+  });
+
+  it('a target whose row-level security refuses COPY: exit 31 (0A000) naming row-level security', async () => {
+    const error = await refused(spec('rls', { table: 'dw.events_rls' }), 31);
+    expect(error).toMatchObject({
+      code: 'DPONE_PERMISSION_DENIED',
+      sqlstate: '0A000',
+      hint: expect.stringMatching(/row-level security/),
+    });
+    expect(await count('dw.events_rls')).toBe(0);
   });
 
   it('a missing DPONE_JOURNAL_PASSWORD is exit 2 before any I/O', async () => {

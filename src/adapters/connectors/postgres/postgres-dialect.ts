@@ -71,7 +71,15 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
       session
         .use(async (client) => {
           if (!options.readOnly)
-            return needing(`SELECT on the fence table ${fenceName}`, () => run(client, statement, params));
+            return needing(`SELECT and UPDATE on the fence table ${fenceName}`, async () => {
+              // FOR SHARE waits (up to lock_timeout) for a transaction still holding the fence row,
+              // such as our own stalled COMMIT: its answer is then final, never "not committed" for
+              // a commit still in flight. Past the bound it fails (FENCE_UNAVAILABLE, a retry).
+              await session.begin(client, 'read-write');
+              const result = await run(client, `${statement} FOR SHARE`, params);
+              await client.query('COMMIT');
+              return result;
+            });
           await session.begin(client, 'read-only');
           try {
             return await run(client, statement, params);

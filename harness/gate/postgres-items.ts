@@ -1,0 +1,101 @@
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { AcceptanceItem } from './acceptance-items.ts';
+import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
+
+/**
+ * Issue 28's gate lines for routes whose target is PostgreSQL: the route as it runs in production,
+ * behind a pooler, through a failover that loses a commit, with stalled backends. Each is decided by
+ * the cells that really reached the situation, counted; zero cells is never PASS.
+ */
+
+const postgresTarget = (route: string) => route === 'postgres' || route.endsWith('-to-postgres');
+
+function passedCheck(cell: CellEvidence, name: string): boolean {
+  return cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+}
+
+export const poolerItem: AcceptanceItem = {
+  id: 'pooler-values-exact',
+  text: 'behind PgBouncer in session and transaction pooling, with odd role settings, crash, race and pause cells land exactly one mutation and every value identical to the source',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const lane = cells.filter(
+      (cell) => cell.fault.pooler === 'session' || cell.fault.pooler === 'transaction',
+    );
+    const failed = allPass(lane, 'PgBouncer lane');
+    if (failed) return failed;
+    const unchecked = lane.filter((cell) => !passedCheck(cell, 'parity'));
+    if (unchecked.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(unchecked),
+        detail: `${unchecked[0]!.id} has no passing per-value parity`,
+      };
+    const covered = (mode: string, kind: string) =>
+      lane.some((cell) => cell.fault.pooler === mode && cell.fault.kind === kind);
+    // Crash and race in both modes; pause in transaction pooling (a server connection changes hands there).
+    const missing = [
+      ...['session', 'transaction'].flatMap((mode) =>
+        ['crash', 'race'].filter((kind) => !covered(mode, kind)).map((kind) => `${kind} (${mode})`),
+      ),
+      ...(covered('transaction', 'pause') ? [] : ['pause (transaction)']),
+    ];
+    if (missing.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(lane),
+        detail: `no PgBouncer lane cell for ${missing.join(', ')}`,
+      };
+    const count = (mode: string) => lane.filter((cell) => cell.fault.pooler === mode).length;
+    return {
+      status: 'PASS',
+      ...decidedBy(lane),
+      detail: `${lane.length} cells through PgBouncer PASS (${count('session')} session, ${count('transaction')} transaction pooling: crash, race, pause), each one mutation with per-value parity`,
+    };
+  },
+};
+
+export const lostCommitItem: AcceptanceItem = {
+  id: 'lost-commit-diverged',
+  text: 'a commit the target lost after it was acknowledged (failover to an async standby) is never reported complete: the run exits DIVERGED, and after the audited reopen exactly one mutation lands',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const lost = cells.filter((cell) => cell.fault.kind === 'lost-commit');
+    const failed = allPass(lost, 'lost-commit');
+    if (failed) return failed;
+    const wrong = lost.filter((cell) => !passedCheck(cell, 'lost-commit-diverged') || mutations(cell) !== 1);
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: no DIVERGED after the failover, or not exactly one mutation after the reopen`,
+      };
+    return {
+      status: 'PASS',
+      ...decidedBy(lost),
+      detail: `${lost.length} lost-commit cell(s) PASS: DIVERGED (29) after the failover, reopen, then exactly one mutation`,
+    };
+  },
+};
+
+export const stallItem: AcceptanceItem = {
+  id: 'stall-bounded',
+  text: 'a stalled target (backend SIGSTOPped, or a server that stops answering) ends every run within its stated bound, in every phase including the COPY, and the fence then decides: exactly one mutation',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const stalls = cells.filter((cell) => cell.fault.kind === 'stall');
+    const failed = allPass(stalls, 'stall');
+    if (failed) return failed;
+    const unbounded = stalls.filter((cell) => !passedCheck(cell, 'stall-bounded'));
+    if (unbounded.length > 0)
+      return { status: 'FAIL', ...decidedBy(unbounded), detail: `${unbounded[0]!.id} has no bounded end` };
+    const phases = new Set(stalls.map((cell) => String(cell.id.split('/').at(-2))));
+    if (!phases.has('copy'))
+      return { status: 'FAIL', ...decidedBy(stalls), detail: 'no stall cell in the middle of the COPY' };
+    return {
+      status: 'PASS',
+      ...decidedBy(stalls),
+      detail: `${stalls.length} stall cells PASS in ${phases.size} phases (${[...phases].sort().join(', ')}), each within its bound, one mutation`,
+    };
+  },
+};
