@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
 import { findClickHouseServer } from '../env/local/clickhouse-server.ts';
+import { findPgBouncer } from '../env/local/pgbouncer.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
 import { probeAirflow } from './airflow-probe.ts';
 
@@ -24,6 +25,7 @@ export type ComponentId =
   | 'postgres'
   | 'postgres-user'
   | 'toxiproxy'
+  | 'pgbouncer'
   | 'clickhouse'
   | 'chromium'
   | 'docker'
@@ -110,6 +112,8 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
     : null;
   const toxiVersion = found.toxiproxyServer ? await firstLine(found.toxiproxyServer, ['--version']) : null;
   const postgresUser = context.isRoot ? await firstLine('id', ['-u', 'postgres']) : 'not needed';
+  const pgbouncer = findPgBouncer(context.env);
+  const bouncerVersion = pgbouncer ? await firstLine(pgbouncer, ['--version']) : null;
   return [
     component(
       'postgres',
@@ -137,6 +141,13 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
         ? `${toxiVersion} (${found.toxiproxyServer})`
         : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
       'go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0',
+    ),
+    component(
+      'pgbouncer',
+      'PgBouncer (the PostgreSQL suite’s pooler lane)',
+      bouncerVersion !== null,
+      bouncerVersion ? `${bouncerVersion} (${pgbouncer})` : 'not found (/usr/sbin/pgbouncer, $DPONE_PGBOUNCER)',
+      'apt-get install -y pgbouncer',
     ),
   ];
 }

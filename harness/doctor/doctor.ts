@@ -21,7 +21,8 @@ export const USES: readonly Use[] = [
     route: 'postgres-to-postgres',
     provider: 'local',
     command: 'dpone certify run --route postgres --provider local',
-    needs: ['node', 'postgres', 'postgres-user', 'toxiproxy'],
+    // pgbouncer: the PostgreSQL suite's pooler lane (without it those cells are UNVERIFIED).
+    needs: ['node', 'postgres', 'postgres-user', 'toxiproxy', 'pgbouncer'],
   },
   {
     route: 'postgres-to-postgres',
