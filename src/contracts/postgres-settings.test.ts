@@ -56,4 +56,24 @@ describe('postgres pinned settings', () => {
     });
     expect(sent.at(-1)).toBe('ROLLBACK');
   });
+
+  it('a pooler in statement mode (FATAL 08P01 on BEGIN) is exit 2 naming the pool mode, not a retry', async () => {
+    const refusal = Object.assign(new Error('transaction blocks not allowed in statement pooling mode'), {
+      code: '08P01',
+      severity: 'FATAL',
+    });
+    const client = { query: async () => Promise.reject(refusal) };
+    await expect(beginPinned(client, PINNED, 'read-write')).rejects.toMatchObject({
+      code: ERROR_CODES.INVALID_INPUT,
+      fields: {
+        field: 'source.url',
+        sqlstate: '08P01',
+        hint: expect.stringContaining('pool_mode = statement'),
+      },
+    });
+    const other = Object.assign(new Error('x'), { code: '57P01', severity: 'FATAL' });
+    await expect(beginPinned({ query: async () => Promise.reject(other) }, PINNED, 'read-only')).rejects.toBe(
+      other,
+    );
+  });
 });

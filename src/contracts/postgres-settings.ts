@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES } from './errors.ts';
+import { serverSqlstate } from './sqlstate.ts';
 
 /** The slice of a PostgreSQL client these functions use (node-postgres' Client and PoolClient fit). */
 export interface SettingsClient {
@@ -107,6 +108,22 @@ export function settingsRefused(pinned: PinnedSettings, setting: string): DponeE
   );
 }
 
+const PROTOCOL_VIOLATION = '08P01';
+
+/** Exit 2: the server side refused to open a transaction at all (a pooler in statement mode). */
+function transactionRefused(pinned: PinnedSettings, cause: unknown): DponeError {
+  return new DponeError(
+    ERROR_CODES.INVALID_INPUT,
+    `${pinned.field}: the server side refused to open a transaction (SQLSTATE 08P01): dpone needs transactions`,
+    {
+      field: pinned.field,
+      sqlstate: PROTOCOL_VIOLATION,
+      hint: 'a pooler in statement mode (PgBouncer pool_mode = statement) refuses transactions: use pool_mode = session or transaction (README: poolers)',
+    },
+    { cause },
+  );
+}
+
 /** The last result of a multi-statement simple query (node-postgres answers an array there). */
 function lastRows(result: unknown): readonly Readonly<Record<string, unknown>>[] {
   const last = Array.isArray(result) ? result[result.length - 1] : result;
@@ -122,7 +139,15 @@ export async function beginPinned(
   pinned: PinnedSettings,
   mode: TransactionMode,
 ): Promise<void> {
-  const result: unknown = await client.query(beginSql(pinned, mode));
+  let result: unknown;
+  try {
+    result = await client.query(beginSql(pinned, mode));
+  } catch (error) {
+    // PgBouncer in statement pooling answers a transaction with FATAL 08P01 (protocol_violation):
+    // nothing dpone sends could make that mode work, so it is the setup to fix, not a retry.
+    if (serverSqlstate(error) === PROTOCOL_VIOLATION) throw transactionRefused(pinned, error);
+    throw error;
+  }
   const missing = settingNotHeld(pinnedValues(pinned, mode), lastRows(result));
   if (missing === null) return;
   await client.query('ROLLBACK').catch(() => undefined);
