@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { CAS_STATEMENT, LEASE_STATEMENT } from './postgres-journal-cas.ts';
+import { POSTGRES_JOURNAL_READY, POSTGRES_JOURNAL_SCHEMA, inSchema } from './postgres-journal-schema.ts';
+
+describe('the PostgreSQL journal behind a pooler', () => {
+  it('names its schema in the SQL (no search_path to set), tables and function but never trigger names', () => {
+    const ready = inSchema(POSTGRES_JOURNAL_READY, 'tenant_1');
+    expect(ready).toContain("to_regclass('tenant_1.dpone_commit_journal')");
+    expect(ready).toContain("to_regclass('tenant_1.dpone_commit_journal_history')");
+    expect(ready).toContain("tgname = 'dpone_commit_journal_history_no_change'");
+    const schema = inSchema(POSTGRES_JOURNAL_SCHEMA, 'tenant_1');
+    expect(schema).toContain('CREATE TABLE IF NOT EXISTS tenant_1.dpone_commit_journal (');
+    expect(schema).toContain('FUNCTION tenant_1.dpone_commit_journal_history_append_only()');
+    expect(schema).toContain('ON tenant_1.dpone_commit_journal_history');
+    expect(schema).not.toMatch(/[^.]\bdpone_commit_journal \(/);
+    expect(inSchema(POSTGRES_JOURNAL_SCHEMA, undefined)).toBe(POSTGRES_JOURNAL_SCHEMA);
+  });
+
+  it('uses unnamed statements only (a named one is 42P05 on another client’s server connection) and sets synchronous_commit', () => {
+    for (const statement of [CAS_STATEMENT, LEASE_STATEMENT]) {
+      expect(Object.keys(statement)).toEqual(['text']);
+      expect(statement.text).toMatch(/set_config\('synchronous_commit', \$\d+::text, true\)/);
+    }
+  });
+});
