@@ -146,7 +146,9 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
       'pgbouncer',
       'PgBouncer (the PostgreSQL suite’s pooler lane)',
       bouncerVersion !== null,
-      bouncerVersion ? `${bouncerVersion} (${pgbouncer})` : 'not found (/usr/sbin/pgbouncer, $DPONE_PGBOUNCER)',
+      bouncerVersion
+        ? `${bouncerVersion} (${pgbouncer})`
+        : 'not found (/usr/sbin/pgbouncer, $DPONE_PGBOUNCER)',
       'apt-get install -y pgbouncer',
     ),
   ];
