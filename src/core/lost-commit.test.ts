@@ -96,7 +96,7 @@ async function fenceAnswer() {
   return target.queryFence(OP);
 }
 
-async function reopen(expectedVersion: number) {
+async function reopen(expectedVersion: number, evidenceRef?: string) {
   return applyRecovery(
     { journal, fence: { queryFence: () => fenceAnswer() }, faults: NO_FAULTS, clock },
     {
@@ -105,6 +105,7 @@ async function reopen(expectedVersion: number) {
       expectedVersion,
       actor: 'platform:oncall',
       reason: 'failover lost it',
+      ...(evidenceRef ? { evidenceRef } : {}),
     },
   );
 }
@@ -165,17 +166,26 @@ describe('a commit the target lost after COMPLETE', () => {
     expect(rows()).toEqual([1, 1, 1]);
   });
 
-  it('reopen is refused on a healthy COMPLETE and where the fence is gone (it proves nothing)', async () => {
+  it('reopen is refused on a healthy COMPLETE, and where the fence is gone unless the operator records the rows absent', async () => {
     await run();
     now += 5000;
     const entry = (await journal.get(OP))!;
     await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
+    // A healthy commit is never reopened, evidence or not: the fence proves it.
+    await expect(reopen(entry.version, 'OPS-1')).rejects.toMatchObject({
+      code: ERROR_CODES.ILLEGAL_TRANSITION,
+    });
+    // The failover lost the fence row too (it had not reached the standby either).
     const db = new DatabaseSync(join(dir, 'target.db'));
-    db.exec('DELETE FROM _dpone_fence');
+    db.exec('DELETE FROM events; DELETE FROM _dpone_fence');
     db.close();
-    await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
-    expect(rows()).toEqual([1, 1, 1]);
+    await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
     expect((await journal.get(OP))!.state).toBe('COMPLETE');
+    const applied = await reopen(entry.version, 'OPS-2:rows-absent-after-failover');
+    expect(applied.after.state).toBe('FAILED_PRE_COMMIT');
+    expect(applied.audit.reference).toBe('OPS-2:rows-absent-after-failover');
+    expect((await run()).outcome).toMatchObject({ status: 'committed', mutated: true });
+    expect(rows()).toEqual([1, 1, 1]);
   });
 });

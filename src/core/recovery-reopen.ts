@@ -10,7 +10,8 @@ import type { PlannedRecoveryAction, RecoveryPlanContext } from './recovery-plan
  * ordinary `dpone run` loads the partition once under a new epoch. Only on the fence's positive
  * proof that the commit is absent: the fence is there and not committed (the data commits in
  * the same transaction as the fence, so none of it landed). A missing fence proves nothing (it may
- * have been dropped with the data in place): no reopen. Audited like every action; before the
+ * have been dropped with the data in place): then only with the operator's recorded finding that
+ * the rows are not in the target (`--evidence-ref`, as resolve-unknown). Audited like every action; before the
  * audited transition the journal's epoch is raised above every epoch the fence has seen, so the
  * next holder's epoch fences any older writer before it writes.
  */
@@ -26,16 +27,25 @@ export function reopenAction(
   context: RecoveryPlanContext,
 ): PlannedRecoveryAction {
   const lease = entry.lease;
+  const absent = fence !== null && fence.status === 'not-committed' && fence.epoch !== null;
+  // A fence gone with the failover proves nothing: only the operator's audited finding may stand in.
+  const gone = fence !== null && fence.epoch === null && fence.status === 'unknown';
+  const evidence = context.evidenceRef !== undefined && context.evidenceRef !== '';
+  const proof = absent ? 'fence:not-committed' : gone && evidence ? 'operator-evidence' : null;
   const preconditions = [
     { description: 'journal state is COMPLETE', met: entry.state === 'COMPLETE' },
     {
       description:
-        'the target fence (queried with --route) is there and proves the commit absent (not-committed): the target lost it',
-      met: fence !== null && fence.status === 'not-committed' && fence.epoch !== null,
+        'the target fence (queried with --route) proves the commit absent (there, not committed); or it is gone and the operator records that the partition’s rows are not in the target (--evidence-ref)',
+      met: proof !== null,
     },
     {
       description: 'the fence belongs to this operation’s intent',
       met: fence === null || fence.intentDigest === null || fence.intentDigest === entry.intent_digest,
+    },
+    {
+      description: 'an outcome asserted by the operator (--outcome) says not committed',
+      met: context.outcome === undefined || context.outcome === 'not-committed',
     },
     {
       description: 'no executor holds an unexpired lease (a live worker would race the operator)',
@@ -53,7 +63,7 @@ export function reopenAction(
       'raises the journal’s epoch above the fence’s, then moves COMPLETE back to FAILED_PRE_COMMIT: the next ' +
       '`dpone run` loads the partition once under a new epoch',
     transition,
-    proof: transition ? 'fence:not-committed' : null,
+    proof: transition ? proof : null,
   };
 }
 

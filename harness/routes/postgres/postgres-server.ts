@@ -140,12 +140,32 @@ async function walReceiverPid(standby: PostgresEndpoint): Promise<number> {
   throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'the standby never started streaming');
 }
 
+/** Waits (up to 30 s) until the standby has received and flushed the primary's current WAL position. */
+async function caughtUp(primary: PostgresEndpoint, standby: PostgresEndpoint): Promise<void> {
+  const [current] = await adminQuery(primary, 'postgres', ['SELECT pg_current_wal_lsn()::text AS lsn']);
+  const lsn = String((current?.rows[0] as { lsn: unknown }).lsn);
+  for (let i = 0; i < 600; i++) {
+    const [result] = await adminQuery(
+      standby,
+      'postgres',
+      ['SELECT pg_last_wal_receive_lsn() >= $1::pg_lsn AS done'],
+      [lsn],
+    );
+    if ((result?.rows[0] as { done?: unknown } | undefined)?.done === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'the standby did not catch up with the primary');
+}
+
 async function prepareFailover(owned: ControllablePostgres): Promise<Failover> {
   const standby = await owned.startStandby!();
   let receiver: number | null = null;
   return {
     async stopReplication() {
       receiver = await walReceiverPid(standby);
+      // Everything written so far (the fence's preparation) reaches the standby first: only what
+      // comes after the stop (the commit) is lost, every time, not whatever asynchronous lag had.
+      await caughtUp(owned, standby);
       process.kill(receiver, 'SIGSTOP');
     },
     async failover() {
