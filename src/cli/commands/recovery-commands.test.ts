@@ -101,6 +101,7 @@ describe('dpone recovery target-commit', () => {
       ['complete-state', false],
       ['mark-not-committed', false],
       ['resolve-unknown', true],
+      ['reopen', false],
     ]);
     expect(plan.next_command).toContain(`--action resolve-unknown --expected-version ${view.entry.version}`);
   });
