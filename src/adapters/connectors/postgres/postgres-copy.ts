@@ -108,7 +108,11 @@ export async function copyRows(
   // The server may refuse the rows mid-stream (a check, a missing partition, row-level security):
   // the stream then has no connection to write to, and its error is the cause to report.
   let refused: unknown = undefined;
-  done.catch((error: unknown) => (refused ??= error));
+  let aborted = false;
+  done.catch((error: unknown) => {
+    // The server's answer to our own abort is not a refusal: the cause is what made us abort.
+    if (!aborted) refused ??= error;
+  });
   const { stallMs, abandon } = bounds;
   try {
     for await (const chunk of rows) {
@@ -118,6 +122,7 @@ export async function copyRows(
     }
   } catch (error) {
     // The abort (CopyFail) is answered by the server; a stalled one never answers: bounded too.
+    aborted = refused === undefined;
     copy.destroy(new Error(SOURCE_STOPPED));
     if (!(error instanceof CopyStalled))
       await within(
