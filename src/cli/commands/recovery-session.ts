@@ -6,7 +6,7 @@ import { redactUrl } from '../../contracts/redact-url.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
-import { openJournal, sqlitePath } from '../journal-url.ts';
+import { journalWarning, openJournal, sqlitePath } from '../journal-url.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
@@ -55,7 +55,12 @@ export async function openRecoverySession(
     });
   }
   const fenceLocation = workload ? await routeFenceLocation(workload) : null;
-  const journal = await openJournal(url, { cwd: base, env: io.env, readOnly: mode.readOnly });
+  const journal = await openJournal(url, {
+    cwd: base,
+    env: io.env,
+    readOnly: mode.readOnly,
+    warn: journalWarning(io),
+  });
   let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
   try {
     fence = workload ? await openFenceReader(workload, io) : null;

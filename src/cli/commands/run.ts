@@ -18,7 +18,7 @@ import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
-import { openJournal } from '../journal-url.ts';
+import { journalWarning, openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import {
@@ -145,7 +145,13 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
   const fenceLocation = await routeFenceLocation(workload);
-  await using journal = await openJournal(plan.journalUrl, { cwd: plan.journalBase, env: io.env });
+  const flaws = requestedRuntimeFlaws(io.env);
+  await using journal = await openJournal(plan.journalUrl, {
+    cwd: plan.journalBase,
+    env: io.env,
+    warn: journalWarning(io),
+    ...(flaws.trustHolderClock ? { trustHolderClock: true } : {}),
+  });
   faults.attach(journal);
   // Connect only when the executor first needs the source or target: after it read the journal.
   await using connectors = new LazyConnectors(
@@ -167,7 +173,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     faults,
     clock,
     // The harness's deliberately broken executors answer only under DPONE_HARNESS=1.
-    flaws: requestedRuntimeFlaws(io.env),
+    flaws,
   });
   // `return await`: the journal and connectors must stay open until the executor has finished.
   return await executor.execute({
