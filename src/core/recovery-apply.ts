@@ -1,5 +1,10 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
-import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
+import type {
+  AuditRecord,
+  CommitJournalEntry,
+  JournalHistoryRecord,
+  RecordedResult,
+} from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
@@ -8,13 +13,28 @@ import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
 import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
-import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
+import type {
+  PlannedRecoveryAction,
+  RecoveryActionName,
+  RecoveryOutcome,
+  RecoveryPlanContext,
+} from './recovery-planner.ts';
 import { planRecovery } from './recovery-planner.ts';
 
 export interface RecoveryApplyDeps {
   readonly journal: TargetCommitJournalPort;
-  /** The target fence, read-only; without it only actions that need no fence answer can be legal. */
-  readonly fence?: Pick<TargetConnector, 'queryFence'>;
+  /**
+   * The target fence; without it only actions that need no fence answer can be legal. With
+   * `prepareFence` an action that claims the fence's proof raises the fence's epoch first.
+   */
+  readonly fence?: Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>;
+  /** The workload's lease TTL: the lease the operator takes to fence first, and the plan's TTL bound. */
+  readonly leaseTtlMs?: number;
+  /**
+   * UNSAFE, the harness's `recovery-without-fence` variant only: read the fence's proof without
+   * raising its epoch first (the apply before issue 30).
+   */
+  readonly withoutFence?: boolean;
   /** complete-state makes state and evidence durable through it first, when given. */
   readonly state?: StateSink;
   readonly faults: FaultPoints;
@@ -47,6 +67,10 @@ export const RECOVERY_APPLY_POINTS = [
   'recovery.apply:read:after',
   'recovery.apply:fence.query:before',
   'recovery.apply:fence.query:after',
+  'recovery.apply:lease:before',
+  'recovery.apply:lease:after',
+  'recovery.apply:fence.raise:before',
+  'recovery.apply:fence.raise:after',
   'recovery.apply:state.complete:before',
   'recovery.apply:state.complete:after',
   'recovery.apply:cas:before',
@@ -104,53 +128,106 @@ export async function applyRecovery(
   }
 
   const nowMs = deps.clock.nowMs();
-  const plan = planRecovery(entry, history, fence, {
+  const context = {
     nowMs,
+    ...(deps.leaseTtlMs !== undefined ? { leaseTtlMs: deps.leaseTtlMs } : {}),
     ...(evidenceRef ? { evidenceRef } : {}),
     ...(request.outcome ? { outcome: request.outcome } : {}),
-  });
-  const chosen = plan.actions.find((candidate) => candidate.name === request.action)!;
+  };
+  let chosen = chooseAction(entry, history, fence, context, request.action);
   assertLegal(entry, chosen);
+
+  // Fence first: an action that claims the fence's proof takes the next lease epoch and raises it
+  // in the target before it reads the proof, so no holder of an older epoch can commit afterwards.
+  let current = entry;
+  let fenceEpoch: number | undefined;
+  const raise = deps.fence?.prepareFence;
+  if (chosen.proof?.startsWith('fence:') && raise !== undefined && deps.withoutFence !== true) {
+    const holder = `recovery/${actor}`;
+    await faults.hit('recovery.apply:lease:before');
+    current = await call(() =>
+      journal.acquireLease({
+        operationId: entry.operation_id,
+        expectedVersion: entry.version,
+        holder,
+        ttlMs: deps.leaseTtlMs ?? OPERATOR_LEASE_TTL_MS,
+        nowMs,
+      }),
+    ).catch((error: unknown) => {
+      throw isDponeError(error, ERROR_CODES.CAS_CONFLICT)
+        ? recoveryConflict(
+            entry,
+            'the journal entry changed, or a live executor holds its lease; nothing was applied',
+            error,
+          )
+        : error;
+    });
+    await faults.hit('recovery.apply:lease:after');
+    try {
+      fenceEpoch = current.lease!.epoch;
+      await faults.hit('recovery.apply:fence.raise:before');
+      fence = await raiseFence(raise.bind(deps.fence), current, fenceEpoch, holder);
+      await faults.hit('recovery.apply:fence.raise:after');
+      chosen = chooseAction(current, history, fence, { ...context, operatorHolder: holder }, request.action);
+      assertLegal(current, chosen);
+    } catch (error) {
+      await handBack(journal, current, deps.clock.nowMs());
+      throw error;
+    }
+  }
   const transition = chosen.transition!;
 
   if (request.action === 'complete-state' && deps.state) {
     await faults.hit('recovery.apply:state.complete:before');
-    await completeState(deps.state, entry);
+    await completeState(deps.state, current);
     await faults.hit('recovery.apply:state.complete:after');
   }
 
-  const audit = auditRecord({
-    actor,
-    action: request.action,
-    reason,
-    atMs: nowMs,
-    reference: auditReference(entry.operation_id, entry.version + 1, evidenceRef),
-  });
+  const audit: AuditRecord = {
+    ...auditRecord({
+      actor,
+      action: request.action,
+      reason,
+      atMs: nowMs,
+      reference: auditReference(entry.operation_id, current.version + 1, evidenceRef),
+    }),
+    ...(fenceEpoch !== undefined ? { fence_epoch: fenceEpoch } : {}),
+  };
+  const evidence = {
+    reason: `recovery:${chosen.proof}`,
+    holder: actor,
+    ...(fence ? { fence_status: fence.status } : {}),
+    ...(fence && (fence.committedEpoch ?? fence.epoch) !== null
+      ? { fence_epoch: (fence.committedEpoch ?? fence.epoch)! }
+      : {}),
+    ...(fence?.rowsWritten != null ? { rows_written: fence.rowsWritten } : {}),
+  };
   await faults.hit('recovery.apply:cas:before');
   let after: CommitJournalEntry;
   try {
     after = await call(() =>
-      journal.compareAndSet({
-        operationId: entry.operation_id,
-        expectedVersion: entry.version,
-        expectedStates: new Set([entry.state]),
-        nextState: transition.to,
-        evidence: {
-          reason: `recovery:${chosen.proof}`,
-          holder: actor,
-          ...(fence ? { fence_status: fence.status } : {}),
-          ...(fence && (fence.committedEpoch ?? fence.epoch) !== null
-            ? { fence_epoch: (fence.committedEpoch ?? fence.epoch)! }
-            : {}),
-          ...(fence?.rowsWritten != null ? { rows_written: fence.rowsWritten } : {}),
-        },
-        nowMs,
-        audit,
-        releaseLease: true,
-        ...(transition.to === 'TARGET_COMMITTED' ? { result: provenResult(entry, fence) } : {}),
-      }),
+      request.action === 'expire-lease'
+        ? journal.expireLease({
+            operationId: entry.operation_id,
+            expectedVersion: current.version,
+            evidence: { reason: 'recovery:expire-lease', holder: actor },
+            nowMs,
+            audit,
+          })
+        : journal.compareAndSet({
+            operationId: entry.operation_id,
+            expectedVersion: current.version,
+            expectedStates: new Set([current.state]),
+            nextState: transition.to,
+            evidence,
+            nowMs,
+            audit,
+            releaseLease: true,
+            ...(transition.to === 'TARGET_COMMITTED' ? { result: provenResult(current, fence) } : {}),
+          }),
     );
   } catch (error) {
+    if (fenceEpoch !== undefined) await handBack(journal, current, deps.clock.nowMs());
     if (
       isDponeError(error, ERROR_CODES.CAS_CONFLICT) ||
       isDponeError(error, ERROR_CODES.ILLEGAL_TRANSITION)
@@ -165,6 +242,68 @@ export async function applyRecovery(
   }
   await faults.hit('recovery.apply:cas:after');
   return { action: request.action, before: { state: entry.state, version: entry.version }, after, audit };
+}
+
+/** The lease an operator takes to fence first when the workload gives no TTL. */
+const OPERATOR_LEASE_TTL_MS = 30_000;
+
+function chooseAction(
+  entry: CommitJournalEntry,
+  history: readonly JournalHistoryRecord[],
+  fence: FenceAnswer | null,
+  context: RecoveryPlanContext,
+  action: RecoveryActionName,
+): PlannedRecoveryAction {
+  return planRecovery(entry, history, fence, context).actions.find((candidate) => candidate.name === action)!;
+}
+
+/** Raises the fence to the operator's epoch (never creating it) and answers what it holds now. */
+async function raiseFence(
+  prepareFence: TargetConnector['prepareFence'],
+  entry: CommitJournalEntry,
+  epoch: number,
+  holder: string,
+): Promise<FenceAnswer> {
+  const ref = { operationId: entry.operation_id, epoch, intentDigest: entry.intent_digest, holder };
+  let answer;
+  try {
+    answer = await prepareFence(ref, { create: false });
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    throw new DponeError(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+      'the target fence could not be raised to the operator’s epoch; nothing was applied',
+      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+      { cause: error },
+    );
+  }
+  // A fence above the operator's epoch (a journal that lost epochs) proves nothing for this epoch.
+  if (answer.epoch !== null && !answer.installed && answer.status !== 'committed') {
+    throw recoveryConflict(
+      entry,
+      `the target fence holds epoch ${answer.epoch}, at or above the operator’s ${epoch}: it cannot be fenced ` +
+        'from this journal; nothing was applied (inspect)',
+    );
+  }
+  return answer;
+}
+
+/**
+ * Hands back the lease an apply took to fence first when it then applied nothing. Best effort: if
+ * the journal cannot be reached the lease simply expires (by the journal's clock).
+ */
+async function handBack(journal: TargetCommitJournalPort, leased: CommitJournalEntry, nowMs: number) {
+  await journal
+    .expireLease({
+      operationId: leased.operation_id,
+      expectedVersion: leased.version,
+      evidence: {
+        reason: 'recovery:lease-returned',
+        ...(leased.lease ? { holder: leased.lease.holder } : {}),
+      },
+      nowMs,
+    })
+    .catch(() => undefined);
 }
 
 function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {

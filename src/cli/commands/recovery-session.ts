@@ -10,7 +10,8 @@ import { journalWarning, openJournal, sqlitePath } from '../journal-url.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
-import { openFenceReader } from './recovery-fence.ts';
+import type { FenceAccess } from './recovery-fence.ts';
+import { openFenceAccess, openFenceReader } from './recovery-fence.ts';
 import type { RecoveryReadFlags } from './recovery-flags.ts';
 
 /** What a recovery command works on: the journal, and the target fence when a route was given. */
@@ -19,8 +20,9 @@ export interface RecoverySession extends AsyncDisposable {
   /** The journal URL with any password redacted, for output. */
   readonly journalLabel: string;
   readonly workload: Workload | null;
-  /** Read-only fence access, or null without `--route`. */
-  readonly fence: Pick<TargetConnector, 'queryFence'> | null;
+  /** Fence access (read-only for inspect and plan; apply may raise its epoch), or null without `--route`. */
+  readonly fence:
+    (Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>) | null;
   /** Where the workload's fence lives now (with `--route`), to compare with what the journal recorded. */
   readonly fenceLocation: string | null;
 }
@@ -61,9 +63,11 @@ export async function openRecoverySession(
     readOnly: mode.readOnly,
     warn: journalWarning(io),
   });
-  let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
+  let fence: FenceAccess | null = null;
   try {
-    fence = workload ? await openFenceReader(workload, io) : null;
+    // Only apply writes: it may raise the fence's epoch before it reads the proof.
+    if (workload)
+      fence = mode.readOnly ? await openFenceReader(workload, io) : await openFenceAccess(workload, io);
   } catch (error) {
     await journal.close();
     throw error;
