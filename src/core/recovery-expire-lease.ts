@@ -30,10 +30,7 @@ export function leaseOverrunMs(entry: CommitJournalEntry, context: LeaseBoundCon
  * writes, and the fence refuses the old holder's commit. Recommended when the lease outlives its
  * TTL bound (leaseOverrunMs).
  */
-export function planExpireLease(
-  entry: CommitJournalEntry,
-  context: LeaseBoundContext,
-): PlannedRecoveryAction {
+export function planExpireLease(entry: CommitJournalEntry): PlannedRecoveryAction {
   const held = entry.lease !== null;
   const preconditions = [
     { description: 'an executor holds a lease (there is one to end)', met: held },

@@ -90,7 +90,7 @@ export function planRecovery(
     completeState(entry, history, fence, context),
     markNotCommitted(entry, fence, context),
     resolveUnknown(entry, fence, context),
-    planExpireLease(entry, context),
+    planExpireLease(entry),
   ];
   return {
     operation_id: entry.operation_id,
