@@ -13,6 +13,11 @@ export interface CommitIntentMetadata {
    * entries written before it existed: those are not compared.
    */
   readonly fence_location?: string;
+  /**
+   * A digest of each field the intent digest covers (identity.ts intentFieldDigests), so a
+   * conflicting intent is refused naming the fields that differ. Absent in older entries.
+   */
+  readonly intent_fields?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executo
 import { assertSameFenceLocation, fenceMissing, safe } from './fence-decision.ts';
 import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
+import { differingIntentFields } from '../contracts/identity.ts';
 import { leaseLive } from '../contracts/lease-clock.ts';
 import { nonRetryCause, withEntry } from './non-retry-cause.ts';
 import { releaseBeforeMutation } from './pre-mutation-release.ts';
@@ -57,13 +58,7 @@ export class RecoveryAwareExecutor {
       });
       for await (const chunk of rows) if (chunk.length >= 0) break;
     }
-    if (entry.intent_digest !== request.intentDigest) {
-      throw new DponeError(
-        ERROR_CODES.INTENT_CONFLICT,
-        'operation id already has a journal intent with another intent digest; refusing before any source or target I/O',
-        safe(entry),
-      );
-    }
+    if (entry.intent_digest !== request.intentDigest) throw intentConflict(entry, request);
     assertSameFenceLocation(entry, request.metadata.fence_location);
     const fence = new FenceSteps(this.#deps, request, steps);
     try {
@@ -233,6 +228,23 @@ export class RecoveryAwareExecutor {
     }
     throw new DponeError(ERROR_CODES.INTERNAL, 'executor did not converge', safe(entry));
   }
+}
+
+/**
+ * The journal holds another intent for this operation id: refused before any source or target
+ * I/O, naming the fields that differ (from the per-field digests stored with the intent; an
+ * entry written before them names none).
+ */
+function intentConflict(entry: CommitJournalEntry, request: OperationRequest): DponeError {
+  const recorded = entry.metadata.intent_fields;
+  const current = request.metadata.intent_fields;
+  const fields = recorded && current ? differingIntentFields(recorded, current) : [];
+  const which = fields.length > 0 ? `: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}` : '';
+  return new DponeError(
+    ERROR_CODES.INTENT_CONFLICT,
+    `operation id already has a journal intent with another intent digest${which}; refusing before any source or target I/O`,
+    { ...safe(entry), ...(fields.length > 0 ? { field: fields[0] } : {}) },
+  );
 }
 
 function outcome(

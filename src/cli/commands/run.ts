@@ -6,7 +6,8 @@ import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { XCOM_PATH_ENV, writeXcom } from '../../adapters/state/xcom-file.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { firstUnsafeCharacter } from '../../contracts/safe-text.ts';
-import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
+import { deriveIntentDigest, deriveOperationId, intentFieldDigests } from '../../contracts/identity.ts';
+import { intentDataOf } from '../../contracts/workload.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
@@ -65,7 +66,7 @@ export const run: CommandRun = async (args, io) => {
   const plan: RunPlan = {
     workload,
     operationId: deriveOperationId(workload.identity),
-    intentDigest: deriveIntentDigest(workload.intent),
+    intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
     journalUrl: values.journal ?? workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`,
     journalBase: values.journal !== undefined ? io.cwd : dirname(workload.file),
     // Unique per process: a restarted process must take a new lease epoch, never renew a dead one's.
@@ -185,6 +186,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
       route: workload.route,
       load_strategy: workload.intent.normalized_load_strategy,
       fence_location: fenceLocation,
+      intent_fields: intentFieldDigests(workload.intent, intentDataOf(workload)),
     },
     strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
     partitionColumn: workload.data.partition.column,
