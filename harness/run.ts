@@ -148,6 +148,8 @@ const TRACED_KINDS: ReadonlySet<string> = new Set([
   // Network and server faults plan only the points the route's protocol passes.
   'network',
   'server-kill',
+  // Clock faults kill and park at the journal transitions of the clean trace.
+  'clock-skew',
 ]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */

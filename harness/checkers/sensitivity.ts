@@ -1,5 +1,6 @@
 import type { CellEvidence, SensitivityRecord, SkippedVariantCell } from '../evidence/evidence-types.ts';
 import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
+import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { Verdict } from '../verdict.ts';
@@ -10,7 +11,9 @@ import { worst } from '../verdict.ts';
  * process ended), never from what the worker reported: what "caught" means. A duplicate or extra
  * mutation, a target that differs from the source (a changed value, lost rows), a target that
  * showed a partial mutation right after a kill or while a worker was stopped, a success the target
- * does not back, storage an intent conflict touched, or an intent conflict not refused.
+ * does not back, storage an intent conflict touched, an intent conflict not refused, an operation
+ * wedged past what the journal's clock promises (its retries measured, not reported), or an
+ * operator's audit statement the target's own rows contradict.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -20,6 +23,8 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'outcome',
   STORAGE_UNTOUCHED,
   INTENT_CONFLICT_REFUSED,
+  LEASE_BOUND,
+  AUDIT_TRUTH,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

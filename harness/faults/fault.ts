@@ -46,6 +46,8 @@ export interface WorkerOptions {
   readonly extraArgs?: readonly string[];
   /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
   readonly command?: readonly string[];
+  /** More environment for the worker (e.g. libfaketime's, to skew its clock). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** What a fault module gets to run one cell: the cell, its fresh fixture and worker helpers. */
@@ -135,6 +137,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
   'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
   'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
+  'clock-skew': async () => (await import('./clock-skew-fault.ts')).clockSkewFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

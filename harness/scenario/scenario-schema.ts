@@ -1,3 +1,4 @@
+import { clockSkewFault } from './clock-skew-schema.ts';
 import type { FromSchema } from './schema-type.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
@@ -14,6 +15,7 @@ export const FAULT_KINDS = [
   'journal-loss',
   'fence-loss',
   'airflow-live',
+  'clock-skew',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -386,6 +388,7 @@ export const SCENARIO_SCHEMA = {
           journalLossFault,
           fenceLossFault,
           airflowLiveFault,
+          clockSkewFault,
         ],
       },
     },

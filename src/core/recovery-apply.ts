@@ -12,6 +12,7 @@ import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
+import { EXPIRE_LEASE_REASON } from './recovery-expire-lease.ts';
 import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
 import type {
   PlannedRecoveryAction,
@@ -210,7 +211,7 @@ export async function applyRecovery(
         ? journal.expireLease({
             operationId: entry.operation_id,
             expectedVersion: current.version,
-            evidence: { reason: 'recovery:expire-lease', holder: actor },
+            evidence: { reason: EXPIRE_LEASE_REASON, holder: actor },
             nowMs,
             audit,
           })

@@ -2,6 +2,9 @@ import type { CommitJournalEntry } from '../contracts/journal.ts';
 import { MAX_LEASE_TTL_MS } from '../contracts/lease-clock.ts';
 import type { PlannedRecoveryAction } from './recovery-planner.ts';
 
+/** The reason an operator's expire-lease records: an audit record that changes the lease only. */
+export const EXPIRE_LEASE_REASON = 'recovery:expire-lease';
+
 /** What `plan` needs to judge a lease: now by the plan's clock, and the workload's TTL when known. */
 export interface LeaseBoundContext {
   readonly nowMs: number;
