@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { FAKETIME_MISSING, faketimeOffsetEnv, findFaketimeLibrary } from '../../../harness/env/faketime.ts';
 import { Worker } from '../../../harness/workers/worker.ts';
@@ -27,15 +30,22 @@ function journalPath(example: ExampleCopy): string {
 }
 
 /** A `dpone run` of the example, parked at `point` when given, its clock offset by `offset`. */
-function worker(example: ExampleCopy, role: string, options: { offset?: string; stop?: string }): Worker {
+function worker(
+  example: ExampleCopy,
+  role: string,
+  options: { offset?: string; stop?: string; journal?: { url: string; password: string }; workload?: string },
+): Worker {
   const started = Worker.start({
     role,
-    workloadFile: example.workload,
-    journalUrl: `sqlite://${journalPath(example)}`,
+    workloadFile: options.workload ?? example.workload,
+    journalUrl: options.journal?.url ?? `sqlite://${journalPath(example)}`,
     cwd: example.dir,
     traceFile: join(example.dir, `${role}.trace`),
     ...(options.stop ? { stop: { point: options.stop, hit: 1 } } : {}),
-    ...(options.offset ? { env: faketimeOffsetEnv(library!, options.offset) } : {}),
+    env: {
+      ...(options.offset ? faketimeOffsetEnv(library!, options.offset) : {}),
+      ...(options.journal ? { DPONE_JOURNAL_PASSWORD: options.journal.password } : {}),
+    },
     extraArgs: ['--holder', role],
   });
   workers.push(started);
@@ -176,6 +186,71 @@ describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what 
     expect([recorded.exit_code, recorded.mutated]).toEqual([0, false]);
     // The fence row names the holder whose epoch committed, whatever epoch it holds now.
     expect(fenceRow(example)).toEqual({ holder: 'holder-1', committed_epoch: 1, status: 'committed' });
+    expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
+  });
+});
+
+const postgres = findLocalBinaries().postgresBin;
+describe.skipIf(missing || postgres === null)('clock skew on the PostgreSQL journal (server clock)', () => {
+  let cluster: LocalPostgresCluster;
+  beforeAll(async () => {
+    cluster = await LocalPostgresCluster.start({ bin: postgres! });
+  });
+  afterAll(async () => {
+    await cluster?.[Symbol.asyncDispose]();
+  });
+
+  it('case 1: a year-ahead holder’s lease is the server’s now + TTL, and a normal retry completes once the TTL is over', async () => {
+    const example = exampleCopy();
+    const short = example.variant('short-ttl.yaml', (text) =>
+      text.replace('lease_ttl_ms: 30000', 'lease_ttl_ms: 1000'),
+    );
+    const admin = new pg.Client({
+      host: cluster.host,
+      port: cluster.port,
+      user: cluster.user,
+      password: cluster.password,
+      database: 'postgres',
+    });
+    await admin.connect();
+    await admin.query('CREATE DATABASE clock_case1');
+    await admin.end();
+    const journal = { url: cluster.url('clock_case1'), password: cluster.password };
+    const ahead = worker(example, 'pod-ahead', {
+      offset: '+365d',
+      stop: 'cas:PREPARED->COMMITTING:after',
+      journal,
+      workload: short,
+    });
+    expect(await ahead.parked()).not.toBeNull();
+    ahead.kill();
+    await ahead.result();
+    const client = new pg.Client({
+      host: cluster.host,
+      port: cluster.port,
+      user: cluster.user,
+      password: cluster.password,
+      database: 'clock_case1',
+    });
+    await client.connect();
+    const { rows } = await client.query(
+      'SELECT lease_expires_at_ms, updated_at_ms FROM dpone_commit_journal',
+    );
+    await client.end();
+    // Written by the server's clock: the holder's year ahead does not show.
+    expect(Number(rows[0].lease_expires_at_ms) - Date.now()).toBeLessThan(60_000);
+    const env = { DPONE_JOURNAL_PASSWORD: cluster.password };
+    const args = ['run', '--workload', short, '--journal', journal.url, '--json'];
+    let retry = await dpone(args, { cwd: example.dir, env });
+    for (
+      let tries = 1;
+      retry.exitCode === EXIT_CODES.DPONE_TARGET_COMMIT_CAS_CONFLICT && tries < 20;
+      tries++
+    ) {
+      await new Promise((done) => setTimeout(done, 250));
+      retry = await dpone(args, { cwd: example.dir, env });
+    }
+    expect(retry.exitCode, retry.stderr).toBe(0);
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
   });
 });
