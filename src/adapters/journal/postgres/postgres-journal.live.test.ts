@@ -26,8 +26,12 @@ afterAll(async () => {
 
 /** A fresh database per test: the schema bootstrap runs each time, as a first open does. */
 async function freshJournalUrl(): Promise<string> {
+  return cluster!.url(await freshDatabaseName('journal'));
+}
+
+async function freshDatabaseName(prefix: string): Promise<string> {
   const c = cluster!;
-  const database = `journal_${process.pid}_${++databases}`;
+  const database = `${prefix}_${process.pid}_${++databases}`;
   const admin = new pg.Client({
     host: c.host,
     port: c.port,
@@ -38,7 +42,7 @@ async function freshJournalUrl(): Promise<string> {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);
   await admin.end();
-  return c.url(database);
+  return database;
 }
 
 // The suite's fixed instants need the caller's clock; the server clock has its own suite below.
@@ -104,17 +108,7 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     async function freshDatabase(): Promise<{ url: string; tables: () => Promise<number> }> {
       const c = cluster!;
-      const database = `journal_ro_${process.pid}_${++databases}`;
-      const admin = new pg.Client({
-        host: c.host,
-        port: c.port,
-        user: c.user,
-        password: c.password,
-        database: 'postgres',
-      });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      await admin.end();
+      const database = await freshDatabaseName('journal_ro');
       const tables = async () => {
         const client = new pg.Client({
           host: c.host,
