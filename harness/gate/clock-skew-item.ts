@@ -48,7 +48,7 @@ export const clockSkewItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(clock),
       detail:
-        `${bounded.length} dying-holder cells (offsets ${offsets.join(', ')}) each within the journal's TTL bound, ` +
+        `${bounded.length} dying-holder and clock-jump cells (offsets ${offsets.join(', ')}) each within the journal's TTL bound, ` +
         `${clock.filter((cell) => cell.fault.phase === 'challenger').length} skewed challengers and ` +
         `${operators.length} skewed operator actions with every audit statement true; each one mutation`,
     };

@@ -75,7 +75,7 @@ describe('certify gate', () => {
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
     expect(result.out).toMatch(
-      /clock-skew +18 cells {2}5 dying-holder cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 8 skewed operator actions/,
+      /clock-skew +18 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 8 skewed operator actions/,
     );
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
     expect(result.out).toMatch(

@@ -1,10 +1,5 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
-import type {
-  AuditRecord,
-  CommitJournalEntry,
-  JournalHistoryRecord,
-  RecordedResult,
-} from '../contracts/journal.ts';
+import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
@@ -13,14 +8,16 @@ import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
 import { EXPIRE_LEASE_REASON } from './recovery-expire-lease.ts';
-import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
-import type {
-  PlannedRecoveryAction,
-  RecoveryActionName,
-  RecoveryOutcome,
-  RecoveryPlanContext,
-} from './recovery-planner.ts';
-import { planRecovery } from './recovery-planner.ts';
+import {
+  assertActor,
+  assertReason,
+  assertReference,
+  auditRecord,
+  auditReference,
+  recoveryConflict,
+} from './recovery-audit.ts';
+import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
+import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
 
 export interface RecoveryApplyDeps {
   readonly journal: TargetCommitJournalPort;
@@ -78,15 +75,6 @@ export const RECOVERY_APPLY_POINTS = [
   'recovery.apply:cas:after',
 ] as const;
 
-function recoveryConflict(entry: CommitJournalEntry, message: string, cause?: unknown): DponeError {
-  return new DponeError(
-    ERROR_CODES.RECOVERY_CONFLICT,
-    message,
-    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-    cause === undefined ? undefined : { cause },
-  );
-}
-
 /**
  * Applies one recovery action: reads the entry, refuses a stale expected version, re-plans from what
  * the journal and the fence say now, and writes the transition with one compare-and-set carrying the
@@ -138,44 +126,20 @@ export async function applyRecovery(
   let chosen = chooseAction(entry, history, fence, context, request.action);
   assertLegal(entry, chosen);
 
-  // Fence first: an action that claims the fence's proof takes the next lease epoch and raises it
-  // in the target before it reads the proof, so no holder of an older epoch can commit afterwards.
-  let current = entry;
-  let fenceEpoch: number | undefined;
-  const raise = deps.fence?.prepareFence;
-  if (chosen.proof?.startsWith('fence:') && raise !== undefined && deps.withoutFence !== true) {
-    const holder = `recovery/${actor}`;
-    await faults.hit('recovery.apply:lease:before');
-    current = await call(() =>
-      journal.acquireLease({
-        operationId: entry.operation_id,
-        expectedVersion: entry.version,
-        holder,
-        ttlMs: deps.leaseTtlMs ?? OPERATOR_LEASE_TTL_MS,
-        nowMs,
-      }),
-    ).catch((error: unknown) => {
-      throw isDponeError(error, ERROR_CODES.CAS_CONFLICT)
-        ? recoveryConflict(
-            entry,
-            'the journal entry changed, or a live executor holds its lease; nothing was applied',
-            error,
-          )
-        : error;
-    });
-    await faults.hit('recovery.apply:lease:after');
-    try {
-      fenceEpoch = current.lease!.epoch;
-      await faults.hit('recovery.apply:fence.raise:before');
-      fence = await raiseFence(raise.bind(deps.fence), current, fenceEpoch, holder);
-      await faults.hit('recovery.apply:fence.raise:after');
-      chosen = chooseAction(current, history, fence, { ...context, operatorHolder: holder }, request.action);
-      assertLegal(current, chosen);
-    } catch (error) {
-      await handBack(journal, current, deps.clock.nowMs());
-      throw error;
-    }
-  }
+  // Fence first (recovery-fence-first.ts): no holder of an older epoch can commit after the proof.
+  const fenced = await fenceFirst({
+    deps,
+    entry,
+    history,
+    fence,
+    context,
+    action: request.action,
+    actor,
+    chosen,
+    call,
+  });
+  const { entry: current, fenceEpoch } = fenced;
+  ({ fence, chosen } = fenced);
   const transition = chosen.transition!;
 
   if (request.action === 'complete-state' && deps.state) {
@@ -245,69 +209,7 @@ export async function applyRecovery(
   return { action: request.action, before: { state: entry.state, version: entry.version }, after, audit };
 }
 
-/** The lease an operator takes to fence first when the workload gives no TTL. */
-const OPERATOR_LEASE_TTL_MS = 30_000;
-
-function chooseAction(
-  entry: CommitJournalEntry,
-  history: readonly JournalHistoryRecord[],
-  fence: FenceAnswer | null,
-  context: RecoveryPlanContext,
-  action: RecoveryActionName,
-): PlannedRecoveryAction {
-  return planRecovery(entry, history, fence, context).actions.find((candidate) => candidate.name === action)!;
-}
-
-/** Raises the fence to the operator's epoch (never creating it) and answers what it holds now. */
-async function raiseFence(
-  prepareFence: TargetConnector['prepareFence'],
-  entry: CommitJournalEntry,
-  epoch: number,
-  holder: string,
-): Promise<FenceAnswer> {
-  const ref = { operationId: entry.operation_id, epoch, intentDigest: entry.intent_digest, holder };
-  let answer;
-  try {
-    answer = await prepareFence(ref, { create: false });
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the target fence could not be raised to the operator’s epoch; nothing was applied',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-      { cause: error },
-    );
-  }
-  // A fence above the operator's epoch (a journal that lost epochs) proves nothing for this epoch.
-  if (answer.epoch !== null && !answer.installed && answer.status !== 'committed') {
-    throw recoveryConflict(
-      entry,
-      `the target fence holds epoch ${answer.epoch}, at or above the operator’s ${epoch}: it cannot be fenced ` +
-        'from this journal; nothing was applied (inspect)',
-    );
-  }
-  return answer;
-}
-
-/**
- * Hands back the lease an apply took to fence first when it then applied nothing. Best effort: if
- * the journal cannot be reached the lease simply expires (by the journal's clock).
- */
-async function handBack(journal: TargetCommitJournalPort, leased: CommitJournalEntry, nowMs: number) {
-  await journal
-    .expireLease({
-      operationId: leased.operation_id,
-      expectedVersion: leased.version,
-      evidence: {
-        reason: 'recovery:lease-returned',
-        ...(leased.lease ? { holder: leased.lease.holder } : {}),
-      },
-      nowMs,
-    })
-    .catch(() => undefined);
-}
-
-function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
+export function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
   if (chosen.legal) return;
   const unmet = chosen.preconditions
     .filter((condition) => !condition.met)
