@@ -150,6 +150,8 @@ const TRACED_KINDS: ReadonlySet<string> = new Set([
   'server-kill',
   'stall',
   'lost-commit',
+  // Clock faults kill and park at the journal transitions of the clean trace.
+  'clock-skew',
 ]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */

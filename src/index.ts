@@ -44,7 +44,9 @@ export type { ErrorCode, SafeErrorFields } from './contracts/errors.ts';
 export { DponeError, ERROR_CODES, EXIT_CODES, invalidInput, isDponeError } from './contracts/errors.ts';
 
 // Identity (docs/identity.md).
-export { deriveIntentDigest, deriveOperationId } from './contracts/identity.ts';
+export { deriveIntentDigest, deriveOperationId, intentFieldDigests } from './contracts/identity.ts';
+export type { IntentData } from './contracts/identity.ts';
+export { intentDataOf } from './contracts/workload.ts';
 
 // The transactional-marker kernel: a transactional database supplies a dialect, the protocol is here.
 export type {

@@ -1,6 +1,7 @@
 import type { CommitState } from '../../src/contracts/states.ts';
 import { isCommitState, isLegalTransition, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
 import { OPERATOR_EVIDENCE } from '../../src/core/recovery-assessment.ts';
+import { EXPIRE_LEASE_REASON } from '../../src/core/recovery-expire-lease.ts';
 import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
 import type { CheckContext, Checker, JournalRecords } from './check-types.ts';
@@ -29,7 +30,9 @@ function recordViolations(item: HistoryItem, previous: HistoryItem | null): stri
   const before = previous.to_state;
   if (item.from_state !== before)
     problems.push(`${at}: starts from ${item.from_state}, but the entry was ${before}`);
-  if (item.kind === 'lease' || item.kind === 'result') {
+  // An operator's expire-lease is audited but changes the lease alone, like a lease record.
+  const leaseOnly = item.kind === 'audit' && item.reason === EXPIRE_LEASE_REASON;
+  if (item.kind === 'lease' || item.kind === 'result' || leaseOnly) {
     if (item.to_state !== before)
       problems.push(`${at}: a ${item.kind} record changed the state to ${item.to_state}`);
     return problems;

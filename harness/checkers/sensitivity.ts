@@ -1,5 +1,6 @@
 import type { CellEvidence, SensitivityRecord, SkippedVariantCell } from '../evidence/evidence-types.ts';
 import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
+import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
 import { LOST_COMMIT_DIVERGED } from '../faults/lost-commit-fault.ts';
 import { STALL_BOUNDED } from '../faults/stall-fault.ts';
@@ -13,7 +14,9 @@ import { worst } from '../verdict.ts';
  * mutation, a target that differs from the source (a changed value, lost rows), a target that
  * showed a partial mutation right after a kill or while a worker was stopped, a success the target
  * does not back, storage an intent conflict touched, an intent conflict not refused, a stalled
- * worker that never gave up, or a lost commit taken for complete.
+ * worker that never gave up, a lost commit taken for complete, an operation wedged past what the
+ * journal's clock promises (its retries measured, not reported), or an operator's audit statement
+ * the target's own rows contradict.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -25,6 +28,8 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   INTENT_CONFLICT_REFUSED,
   STALL_BOUNDED,
   LOST_COMMIT_DIVERGED,
+  LEASE_BOUND,
+  AUDIT_TRUTH,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

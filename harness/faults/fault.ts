@@ -46,6 +46,8 @@ export interface WorkerOptions {
   readonly extraArgs?: readonly string[];
   /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
   readonly command?: readonly string[];
+  /** More environment for the worker (e.g. libfaketime's, to skew its clock). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** What a fault module gets to run one cell: the cell, its fresh fixture and worker helpers. */
@@ -137,6 +139,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
   stall: async () => (await import('./stall-fault.ts')).stallFault,
   'lost-commit': async () => (await import('./lost-commit-fault.ts')).lostCommitFault,
+  'clock-skew': async () => (await import('./clock-skew-fault.ts')).clockSkewFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -1,6 +1,7 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { Verdict } from '../verdict.ts';
 import { airflowItem } from './airflow-item.ts';
+import { clockSkewItem } from './clock-skew-item.ts';
 import { allPass, decidedBy, mutations, transitionsSeen } from './cell-verdicts.ts';
 import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
@@ -101,7 +102,10 @@ const liveUnverified: AcceptanceItem = {
   },
 };
 
-/** The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item and the test plan's Airflow row. */
+/**
+ * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item, the
+ * test plan's Airflow row and issue 30's clock item.
+ */
 export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   killAtEveryTransition,
   twoWorkers,
@@ -113,4 +117,5 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   poolerItem,
   lostCommitItem,
   stallItem,
+  clockSkewItem,
 ];

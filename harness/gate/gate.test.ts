@@ -63,6 +63,7 @@ describe('certify gate', () => {
         'unavailable-is-unverified',
         'journal-loss-one-mutation',
         'airflow-one-mutation',
+        'clock-skew',
         'plan',
       ]),
     );
@@ -70,9 +71,12 @@ describe('certify gate', () => {
       /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
     expect(result.out).toMatch(
-      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 7 scenario file/,
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 8 scenario file/,
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
+    expect(result.out).toMatch(
+      /clock-skew +18 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 8 skewed operator actions/,
+    );
     expect(Object.values(result.lines).every((status) => status === 'PASS')).toBe(true);
     expect(result.out).toMatch(
       /airflow-one-mutation\s+6 cells {2}6 airflow-live cells PASS on Airflow 3\.3\.2: 6 DAG runs, 12 task tries/,
@@ -89,7 +93,9 @@ describe('certify gate', () => {
 
   it('fails evidence with a second mutation after a kill, and writes nothing', async () => {
     const cells = acceptanceCells();
-    const index = cells.findIndex((cell) => cell.id.includes('COMMITTING->TARGET_COMMITTED'));
+    const index = cells.findIndex(
+      (cell) => cell.id.startsWith('crash/') && cell.id.includes('COMMITTING->TARGET_COMMITTED'),
+    );
     const point = cells[index]!.fault.point!;
     cells[index] = checkedCell(cells[index]!.id, 'crash', cells[index]!.fault, cells[index]!.attempts, {
       mutations: 2,
@@ -407,5 +413,32 @@ describe('certify gate: no line passes on zero cells, no run passes on missing c
     const result = await runGate(await workdir(sealEvidence(cells)));
     expect(result.lines['intent-conflict-before-io']).toBe('UNVERIFIED');
     expect(result.out).toContain("only the worker's own word says no I/O happened");
+  });
+});
+
+describe('the clock-skew item', () => {
+  it('is FAIL when an operator cell states what the target contradicts, and UNVERIFIED without libfaketime', async () => {
+    const { clockSkewItem } = await import('./clock-skew-item.ts');
+    // The gate decides items on the real cells; variant cells are the sensitivity line's.
+    const cells = acceptanceCells().filter((cell) => cell.variant === null);
+    expect(clockSkewItem.evaluate(cells).status).toBe('PASS');
+    const lying = cells.map((cell) =>
+      cell.fault.kind === 'clock-skew' && cell.fault.phase === 'operator' && cell.variant === null
+        ? {
+            ...cell,
+            verdict: 'FAIL' as const,
+            checks: cell.checks.map((check) =>
+              check.name === 'audit-truth' ? { ...check, verdict: 'FAIL' as const } : check,
+            ),
+          }
+        : cell,
+    );
+    expect(clockSkewItem.evaluate(lying)).toMatchObject({ status: 'FAIL' });
+    const unverified = cells.map((cell) =>
+      cell.fault.kind === 'clock-skew' ? { ...cell, verdict: 'UNVERIFIED' as const } : cell,
+    );
+    expect(clockSkewItem.evaluate(unverified).status).toBe('UNVERIFIED');
+    const none = cells.filter((cell) => cell.fault.kind !== 'clock-skew');
+    expect(clockSkewItem.evaluate(none)).toMatchObject({ status: 'FAIL', cells: 0 });
   });
 });

@@ -11,6 +11,11 @@ export interface CellDraft {
   readonly params: Readonly<Record<string, unknown>>;
   /** Part of the subset run again for each unsafe variant. */
   readonly sensitive: boolean;
+  /**
+   * When set, the only unsafe variants this sensitive cell is run again for (a clock-skew cell
+   * shows clock and recovery flaws; rerunning it for every fence flaw would cost without showing more).
+   */
+  readonly sensitiveTo?: readonly string[];
 }
 
 /** One planned cell: stable id, what it does and on which fresh world. */

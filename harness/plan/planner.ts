@@ -3,7 +3,7 @@ import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { faultModule } from '../faults/fault.ts';
 import type { PlanContext } from '../faults/fault.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
-import type { PlannedCell } from './cell.ts';
+import type { CellDraft, PlannedCell } from './cell.ts';
 import type { TraceBook } from './trace.ts';
 
 export const DEFAULT_SEED = 42;
@@ -64,6 +64,16 @@ export function variantsForWorkload(variants: readonly string[], fence: 'none' |
 }
 
 /**
+ * Whether a variant is run against a sensitive cell of this kind: the variant may name the kinds
+ * it is shown by (UnsafeVariant.kinds), and the cell the variants it shows (CellDraft.sensitiveTo).
+ */
+export function variantRunsOn(variant: string, kind: string, draft: Pick<CellDraft, 'sensitiveTo'>): boolean {
+  const kinds = Object.hasOwn(UNSAFE_VARIANTS, variant) ? UNSAFE_VARIANTS[variant]!.kinds : undefined;
+  if (kinds !== undefined && !kinds.includes(kind)) return false;
+  return draft.sensitiveTo === undefined || draft.sensitiveTo.includes(variant);
+}
+
+/**
  * Expands scenarios into cells: each fault module plans its cells from the recorded traces, the
  * scenario name prefixes their ids, sensitive cells are repeated per unsafe variant (`id@variant`),
  * and the result is sorted by id so the order (and any shard) is the same on every machine.
@@ -113,6 +123,7 @@ export async function planCells(
         cells.push(base);
         if (draft.sensitive && scenario.variants !== false) {
           for (const variant of variantsForWorkload(options.variants, workload.fence)) {
+            if (!variantRunsOn(variant, spec.kind, draft)) continue;
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }
         }

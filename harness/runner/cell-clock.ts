@@ -1,12 +1,18 @@
 import { CLOCK_OFFSET_ENV } from '../../src/core/harness-clock.ts';
+import type { LeaseClock } from '../../src/contracts/lease-clock.ts';
 import type { CellFixture } from '../routes/route.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Slack past the lease's expiry instant, for the gap between this clock read and the worker's. */
 const EXPIRY_SLACK_MS = 15;
 
-/** The newest lease expiry the cell's journal holds (cell time), or null when no lease is held. */
-async function latestLeaseExpiry(fixture: CellFixture): Promise<number | null> {
+/**
+ * The newest lease expiry the cell's journal holds (null when no lease is held), and whose clock
+ * wrote it: the workers' (cell time) or the journal server's (this machine's: the servers run here).
+ */
+async function latestLeaseExpiry(
+  fixture: CellFixture,
+): Promise<{ expires: number | null; clock: LeaseClock }> {
   const journal = await fixture.openJournal();
   try {
     let latest: number | null = null;
@@ -14,7 +20,7 @@ async function latestLeaseExpiry(fixture: CellFixture): Promise<number | null> {
       const expires = (await journal.get(id))?.lease?.expires_at_ms;
       if (expires !== undefined && (latest === null || expires > latest)) latest = expires;
     }
-    return latest;
+    return { expires: latest, clock: journal.leaseClock };
   } finally {
     await journal.close();
   }
@@ -45,11 +51,19 @@ export class CellClock {
     return this.#offsetMs > 0 ? { [CLOCK_OFFSET_ENV]: String(this.#offsetMs) } : {};
   }
 
-  /** Moves the clock past every lease the cell's journal holds: the next worker finds them expired. */
+  /**
+   * Moves the clock past every lease the cell's journal holds: the next worker finds them expired.
+   * A journal on its server's clock ignores the workers' clocks: then it waits (the harness's
+   * takeover TTLs are a fraction of a second).
+   */
   async passLeases(fixture: CellFixture): Promise<void> {
-    const expires = await latestLeaseExpiry(fixture);
+    const { expires, clock } = await latestLeaseExpiry(fixture);
     if (expires === null) return;
     const ahead = expires - Date.now() + EXPIRY_SLACK_MS;
+    if (clock === 'server') {
+      if (ahead > 0) await sleep(ahead);
+      return;
+    }
     if (ahead > this.#offsetMs) this.#offsetMs = ahead;
   }
 
@@ -58,7 +72,7 @@ export class CellClock {
    * start itself (a real Airflow's tries), which run on that clock.
    */
   async waitPastLeases(fixture: CellFixture): Promise<void> {
-    const expires = await latestLeaseExpiry(fixture);
+    const { expires } = await latestLeaseExpiry(fixture);
     const wait = expires === null ? 0 : expires - Date.now() + EXPIRY_SLACK_MS;
     if (wait > 0) await sleep(wait);
   }

@@ -26,7 +26,7 @@ export function cellRun(
       journalUrl: options.journal?.url ?? fixture.journalUrl,
       cwd: dir,
       traceFile: traceFile(role),
-      env: { ...fixture.env, ...clock.env() },
+      env: { ...fixture.env, ...clock.env(), ...options.env },
       variant: cell.variant,
       ...(options.stop ? { stop: options.stop } : {}),
       ...(options.stops ? { stops: options.stops } : {}),

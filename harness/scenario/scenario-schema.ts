@@ -1,3 +1,4 @@
+import { clockSkewFault } from './clock-skew-schema.ts';
 import type { FromSchema } from './schema-type.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
@@ -16,6 +17,7 @@ export const FAULT_KINDS = [
   'airflow-live',
   'stall',
   'lost-commit',
+  'clock-skew',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -430,6 +432,7 @@ export const SCENARIO_SCHEMA = {
           airflowLiveFault,
           stallFault,
           lostCommitFault,
+          clockSkewFault,
         ],
       },
     },

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
-import type { TargetCommitJournalPort } from '../ports/journal.ts';
+import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
 import { checkSqliteFile } from './sqlite-file.ts';
 
 /** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
@@ -13,6 +13,13 @@ export interface JournalOpenContext {
    * journal is an error), not a byte changes, and a copy on read-only media opens too.
    */
   readonly readOnly?: boolean;
+  /** Hears, in one line, a takeover of a lease whose expiry was a clock fault (which holder, which expiry). */
+  readonly warn?: JournalWarn;
+  /**
+   * UNSAFE, the harness's `trust-holder-clock` variant only: leases by the clock that wrote them
+   * (a server journal binds the caller's time; no clock-fault bound).
+   */
+  readonly trustHolderClock?: boolean;
 }
 
 /** The slice of a server journal adapter module this opener relies on. */
@@ -20,11 +27,20 @@ interface ServerJournalModule {
   readonly open: (
     url: string,
     password?: string,
-    options?: { readonly readOnly?: boolean },
+    options?: {
+      readonly readOnly?: boolean;
+      readonly warn?: JournalWarn;
+      readonly leaseClock?: 'caller' | 'server';
+    },
   ) => Promise<TargetCommitJournalPort>;
 }
 
 const FLAG = '--journal';
+
+/** A journal's warning (a lease read as a clock fault) as one line on stderr; never part of a result. */
+export function journalWarning(io: { readonly stderr: NodeJS.WritableStream }): JournalWarn {
+  return (message) => void io.stderr.write(`dpone: warning: ${message}\n`);
+}
 
 /**
  * Env var holding the journal password: the URL itself (which may be logged) never carries one.
@@ -116,6 +132,8 @@ export async function openJournal(
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   const password = context.env[JOURNAL_PASSWORD_ENV] || undefined;
   const problem = urlPasswordProblem(url);
+  const warn = context.warn ? { warn: context.warn } : {};
+  const trust = context.trustHolderClock === true;
   if (problem) throw bad(url, `${problem}: put the password in ${JOURNAL_PASSWORD_ENV}`);
   try {
     switch (scheme) {
@@ -125,6 +143,8 @@ export async function openJournal(
         const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
         return await SqliteJournal.open(path, {
           readOnly: context.readOnly === true,
+          ...warn,
+          ...(trust ? { trustStoredExpiry: true } : {}),
         });
       }
       case 'memory': {
@@ -133,19 +153,27 @@ export async function openJournal(
           throw bad(url, `is not durable; it is for tests only (set ${ALLOW_MEMORY_ENV}=1 to force)`);
         }
         const { MemoryJournal } = await import('../adapters/journal/memory/memory-journal.ts');
-        return new MemoryJournal();
+        return new MemoryJournal(warn);
       }
       case 'postgres':
       case 'postgresql': {
         checkServerUrl(url);
         const adapter = await loadServerJournal(url, POSTGRES_MODULE, 'PostgresJournal');
-        return await adapter.open(url, password, { readOnly: context.readOnly === true });
+        return await adapter.open(url, password, {
+          readOnly: context.readOnly === true,
+          ...warn,
+          ...(trust ? { leaseClock: 'caller' as const } : {}),
+        });
       }
       case 'mssql':
       case 'sqlserver': {
         checkServerUrl(url);
         const { MssqlJournal } = await import('../adapters/journal/mssql/mssql-journal.ts');
-        return await MssqlJournal.open(url, password, undefined, { readOnly: context.readOnly === true });
+        return await MssqlJournal.open(url, password, undefined, {
+          readOnly: context.readOnly === true,
+          ...warn,
+          ...(trust ? { leaseClock: 'caller' as const } : {}),
+        });
       }
       default:
         throw bad(url, 'is not a journal URL (sqlite:///path, postgres://…, mssql://…)');

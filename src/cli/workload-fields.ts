@@ -1,8 +1,9 @@
 import { invalidInput } from '../contracts/errors.ts';
+import type { IntentData } from '../contracts/identity.ts';
 import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
-import { LOAD_STRATEGIES } from '../contracts/workload.ts';
+import { LOAD_STRATEGIES, intentDataOf } from '../contracts/workload.ts';
 import {
   BUILT_IN_ENGINES,
   ROUTE_ALIASES,
@@ -103,8 +104,23 @@ function noPassword(url: string, field: string, instead: string): string {
   return url;
 }
 
-function endpoint(value: unknown, field: string, extra: readonly string[] = []): EndpointSpec {
-  const record = map(need(value, field), field, ['url', 'table', 'password_env', 'connector', ...extra]);
+/** The keys an endpoint map may hold. */
+const ENDPOINT_KEYS = {
+  source: ['url', 'table', 'password_env', 'connector'],
+  target: [
+    'url',
+    'table',
+    'password_env',
+    'connector',
+    'fence_schema',
+    'create',
+    'fence',
+    'confirm_complete',
+  ],
+} as const;
+
+function endpoint(value: unknown, field: 'source' | 'target'): EndpointSpec {
+  const record = map(need(value, field), field, ENDPOINT_KEYS[field]);
   const url = noPassword(text(record, 'url', `${field}.url`), `${field}.url`, `${field}.password_env`);
   const table = text(record, 'table', `${field}.table`, TABLE, 'a table name, optionally schema.table');
   const passwordEnv =
@@ -187,7 +203,7 @@ const FENCE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * create a missing target table with (`create`, checked against data.columns and the route).
  */
 function target(value: unknown, columns: readonly string[], route: RouteParts): TargetSpec {
-  const endpointSpec = endpoint(value, 'target', ['fence_schema', 'create', 'fence', 'confirm_complete']);
+  const endpointSpec = endpoint(value, 'target');
   const record = value as Fields;
   const create =
     record.create === undefined ? {} : { create: targetCreate(record.create, columns, route.target) };
@@ -281,10 +297,13 @@ function execution(value: unknown): Workload['execution'] {
 }
 
 /**
- * Validates only the `identity:` and `intent:` maps of a workload's plain value (what `dpone
- * identity` needs); other sections may be absent. Unknown top-level keys are still refused.
+ * Validates what `dpone identity` needs: the `identity:` and `intent:` maps, and what the intent
+ * digest also covers — the source and target tables and the `data:` block (IntentData). Other
+ * sections (URLs, journal, execution) may be absent. Unknown top-level keys are still refused.
  */
-export function identityFromValue(value: unknown): Pick<Workload, 'identity' | 'intent'> {
+export function identityFromValue(
+  value: unknown,
+): Pick<Workload, 'identity' | 'intent'> & { readonly data: IntentData } {
   const root = map(value, '', TOP_LEVEL);
   const identity = parseIdentity(present(root, 'identity', 'identity'));
   const intent = parseIntent(present(root, 'intent', 'intent'));
@@ -293,7 +312,20 @@ export function identityFromValue(value: unknown): Pick<Workload, 'identity' | '
       field: 'intent.normalized_load_strategy',
     });
   }
-  return { identity, intent };
+  const table = (end: 'source' | 'target') => {
+    const record = map(present(root, end, end), end, ENDPOINT_KEYS[end]);
+    return text(record, 'table', `${end}.table`, TABLE, 'a table name, optionally schema.table');
+  };
+  const fields = data(root.data);
+  return {
+    identity,
+    intent,
+    data: intentDataOf({
+      source: { url: '', table: table('source') },
+      target: { url: '', table: table('target') },
+      data: fields,
+    }),
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { deriveIntentDigest, deriveOperationId } from '../contracts/identity.ts';
+import { intentDataOf } from '../contracts/workload.ts';
 import { parseWorkload } from './workload-yaml.ts';
 
 const EXAMPLE = new URL('../../examples/workload.yaml', import.meta.url).pathname;
@@ -37,7 +38,7 @@ describe('workload file', () => {
     const workload = parseWorkload(exampleText, EXAMPLE);
     const basic = vectors.vectors.find((vector) => vector.name === 'basic')!;
     expect(deriveOperationId(workload.identity)).toBe(basic.operation_id);
-    expect(deriveIntentDigest(workload.intent)).toBe(basic.intent_digest);
+    expect(deriveIntentDigest(workload.intent, intentDataOf(workload))).toBe(basic.intent_digest);
     expect(workload.route).toBe('sqlite-to-sqlite');
     expect(workload.execution).toEqual({
       lease_ttl_ms: 30000,

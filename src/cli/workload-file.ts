@@ -1,4 +1,4 @@
-import type { IntentInput, OperationIdentityInput } from '../contracts/identity.ts';
+import type { IntentData, IntentInput, OperationIdentityInput } from '../contracts/identity.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { resolve } from 'node:path';
 import { MAX_BYTES, readBoundedText } from './bounded-file.ts';
@@ -11,6 +11,8 @@ export { DEFAULT_STATE_DIR } from './workload-value.ts';
 export interface WorkloadIdentity {
   readonly identity: OperationIdentityInput;
   readonly intent: IntentInput;
+  /** What the run reads and writes: part of the intent digest. */
+  readonly data: IntentData;
 }
 
 async function readText(path: string, cwd: string): Promise<{ file: string; text: string }> {

@@ -14,6 +14,12 @@ export const ERROR_CODES = {
   CAS_CONFLICT: 'DPONE_TARGET_COMMIT_CAS_CONFLICT',
   /** The target fence carries a newer lease epoch than the writer: a zombie was stopped. */
   FENCED: 'DPONE_TARGET_COMMIT_FENCED',
+  /**
+   * This attempt's write committed — the target fence proves it, at this attempt's epoch — but
+   * another executor took the journal over before this one could record it. Never a second
+   * write: the journal's holder (or a retry) records the commit from the fence without writing.
+   */
+  COMMITTED_UNRECORDED: 'DPONE_TARGET_COMMITTED_UNRECORDED',
   /** A transition the state table does not allow. */
   ILLEGAL_TRANSITION: 'DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION',
   /** Bad input: workload, scenario, flag, operation id. */
@@ -60,6 +66,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED: 12,
   DPONE_TARGET_COMMIT_CAS_CONFLICT: 13,
   DPONE_TARGET_COMMIT_FENCED: 14,
+  DPONE_TARGET_COMMITTED_UNRECORDED: 15,
   DPONE_TARGET_COMMIT_UNKNOWN: 20,
   DPONE_TARGET_COMMITTED_INCOMPLETE: 21,
   DPONE_TARGET_COMMIT_INTENT_CONFLICT: 22,

@@ -13,11 +13,11 @@ const check = `
 import json, sys
 data = json.load(open(sys.argv[1], encoding="utf-8"))
 bad = [v["name"] for v in data["vectors"]
-       if operation_id(v["identity"]) != v["operation_id"] or intent_digest(v["intent"]) != v["intent_digest"]]
+       if operation_id(v["identity"]) != v["operation_id"] or intent_digest(v["intent"], v["data"]) != v["intent_digest"]]
 accepted = []
 for v in data["invalid"]:
     try:
-        (operation_id(v["identity"]) if "identity" in v else intent_digest(v["intent"]))
+        (operation_id(v["identity"]) if "identity" in v else intent_digest(v["intent"], v["data"]))
         accepted.append(v["name"])
     except (ValueError, TypeError):
         pass

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from './errors.ts';
-import type { IntentInput, OperationIdentityInput } from './identity.ts';
+import type { IntentData, IntentInput, OperationIdentityInput } from './identity.ts';
 import {
   canonicalEncoding,
+  differingIntentFields,
+  intentFieldDigests,
   deriveIntentDigest,
   deriveOperationId,
   normalizeInterval,
@@ -15,6 +17,7 @@ interface Vector {
   readonly name: string;
   readonly identity: OperationIdentityInput;
   readonly intent: IntentInput;
+  readonly data: IntentData;
   readonly operation_id: string;
   readonly intent_digest: string;
 }
@@ -23,6 +26,7 @@ interface InvalidVector {
   readonly name: string;
   readonly identity?: unknown;
   readonly intent?: unknown;
+  readonly data?: unknown;
   readonly field: string;
 }
 
@@ -50,7 +54,7 @@ describe('published identity vectors', () => {
 
   it.each(published.vectors.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {
     expect(deriveOperationId(vector.identity)).toBe(vector.operation_id);
-    expect(deriveIntentDigest(vector.intent)).toBe(vector.intent_digest);
+    expect(deriveIntentDigest(vector.intent, vector.data)).toBe(vector.intent_digest);
   });
 
   it.each(published.invalid.map((vector) => [vector.name, vector] as const))(
@@ -59,7 +63,7 @@ describe('published identity vectors', () => {
       const error = refusal(() =>
         vector.identity !== undefined
           ? deriveOperationId(vector.identity as OperationIdentityInput)
-          : deriveIntentDigest(vector.intent as IntentInput),
+          : deriveIntentDigest(vector.intent as IntentInput, vector.data as IntentData),
       );
       expect(error.fields.field).toBe(vector.field);
       expect(error.message).toContain(vector.field);
@@ -68,6 +72,30 @@ describe('published identity vectors', () => {
 });
 
 describe('identity properties the vectors pin down', () => {
+  it('the data the run reads and writes is part of the intent: each data vector differs from basic', () => {
+    const basic = byName('basic').intent_digest;
+    for (const name of [
+      'data-partition-changed',
+      'data-columns-reordered',
+      'data-list-boundary',
+      'data-tables-swapped',
+    ]) {
+      expect(byName(name).operation_id).toBe(byName('basic').operation_id);
+      expect(deriveIntentDigest(byName(name).intent, byName(name).data)).not.toBe(basic);
+    }
+  });
+
+  it('per-field digests name exactly the fields that differ', () => {
+    const a = byName('basic');
+    const b = byName('data-partition-changed');
+    expect(
+      differingIntentFields(intentFieldDigests(a.intent, a.data), intentFieldDigests(b.intent, b.data)),
+    ).toEqual(['data.partition.value']);
+    expect(
+      differingIntentFields(intentFieldDigests(a.intent, a.data), intentFieldDigests(a.intent, a.data)),
+    ).toEqual([]);
+  });
+
   it('fields differing only in where one ends and the next begins give different ids', () => {
     const a = byName('boundary-a');
     const b = byName('boundary-b');
@@ -75,7 +103,7 @@ describe('identity properties the vectors pin down', () => {
       b.identity.dag_id + b.identity.dag_run_logical_identity,
     );
     expect(deriveOperationId(a.identity)).not.toBe(deriveOperationId(b.identity));
-    expect(deriveIntentDigest(a.intent)).not.toBe(deriveIntentDigest(b.intent));
+    expect(deriveIntentDigest(a.intent, a.data)).not.toBe(deriveIntentDigest(b.intent, b.data));
   });
 
   it('intervals written with different offsets that name the same UTC instants give one id', () => {

@@ -73,6 +73,31 @@ export interface IntentInput {
   readonly schema_fingerprint: string;
 }
 
+/**
+ * What the run reads and writes, digested into the intent with the spec's five intent fields: a
+ * workload that changes any of it under the same operation id is an intent conflict, never
+ * "already complete". The load strategy is the intent's `normalized_load_strategy`.
+ */
+export interface IntentData {
+  readonly source_table: string;
+  readonly target_table: string;
+  /** In the workload's order: the order is part of what the run writes. */
+  readonly columns: readonly string[];
+  readonly natural_key: readonly string[];
+  readonly partition_column: string;
+  readonly partition_value: string;
+}
+
+/** The data fields as the encoding names them (beside the five intent fields). */
+export const INTENT_DATA_FIELDS = [
+  'data.source_table',
+  'data.target_table',
+  'data.columns',
+  'data.natural_key',
+  'data.partition.column',
+  'data.partition.value',
+] as const;
+
 /** `sha256:` followed by 64 lower-case hex digits. */
 export type Sha256Id = `sha256:${string}`;
 
@@ -80,7 +105,9 @@ export const SHA256_ID_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
 /** Domain tags keep an operation id and an intent digest over equal text from ever colliding. */
 const OPERATION_DOMAIN = 'dpone.operation_id.v1';
-const INTENT_DOMAIN = 'dpone.intent_digest.v1';
+const INTENT_DOMAIN = 'dpone.intent_digest.v2';
+/** One intent field on its own, for naming which field of a conflicting intent differs. */
+const INTENT_FIELD_DOMAIN = 'dpone.intent_field.v1';
 
 export function isSha256Id(value: unknown): value is Sha256Id {
   return typeof value === 'string' && SHA256_ID_PATTERN.test(value);
@@ -207,6 +234,73 @@ export function deriveOperationId(input: OperationIdentityInput): Sha256Id {
   );
 }
 
-export function deriveIntentDigest(input: IntentInput): Sha256Id {
-  return sha256Id(canonicalEncoding(INTENT_DOMAIN, { ...parseIntent(input) }));
+/** Validates the data block of an intent; throws INVALID_INPUT naming the field. */
+export function parseIntentData(value: unknown, where = 'data'): IntentData {
+  const record = asRecord(value, where);
+  checkKeys(
+    record,
+    ['source_table', 'target_table', 'columns', 'natural_key', 'partition_column', 'partition_value'],
+    where,
+  );
+  const list = (key: string): string[] => {
+    const items = record[key];
+    if (!Array.isArray(items) || items.length === 0) {
+      throw invalidInput(`${where}.${key} must be a non-empty list of strings`, { field: `${where}.${key}` });
+    }
+    return items.map((_, index) =>
+      requireString(items as unknown as Record<string, unknown>, String(index), `${where}.${key}`),
+    );
+  };
+  return {
+    source_table: requireString(record, 'source_table', where),
+    target_table: requireString(record, 'target_table', where),
+    columns: list('columns'),
+    natural_key: list('natural_key'),
+    partition_column: requireString(record, 'partition_column', where),
+    partition_value: requireString(record, 'partition_value', where),
+  };
+}
+
+/**
+ * Every field the intent digest covers, as the strings the encoding hashes: the five intent
+ * fields and the data fields, lists as compact JSON arrays (`["id","day"]`).
+ */
+export function intentFields(intent: IntentInput, data: IntentData): Record<string, string> {
+  const parsed = parseIntentData(data);
+  return {
+    ...parseIntent(intent),
+    'data.source_table': parsed.source_table,
+    'data.target_table': parsed.target_table,
+    'data.columns': JSON.stringify(parsed.columns),
+    'data.natural_key': JSON.stringify(parsed.natural_key),
+    'data.partition.column': parsed.partition_column,
+    'data.partition.value': parsed.partition_value,
+  };
+}
+
+/** The intent digest: the spec's intent fields and what the run reads and writes (IntentData). */
+export function deriveIntentDigest(input: IntentInput, data: IntentData): Sha256Id {
+  return sha256Id(canonicalEncoding(INTENT_DOMAIN, intentFields(input, data)));
+}
+
+/**
+ * A digest of each intent field on its own, stored with the intent in the journal (values never
+ * are: a partition value may be data). A conflicting intent is named by the fields whose digests differ.
+ */
+export function intentFieldDigests(input: IntentInput, data: IntentData): Record<string, Sha256Id> {
+  return Object.fromEntries(
+    Object.entries(intentFields(input, data)).map(([field, value]) => [
+      field,
+      sha256Id(canonicalEncoding(INTENT_FIELD_DOMAIN, { [field]: value })),
+    ]),
+  );
+}
+
+/** The fields whose digests differ between two intents (sorted); fields only one side has count too. */
+export function differingIntentFields(
+  recorded: Readonly<Record<string, string>>,
+  current: Readonly<Record<string, string>>,
+): string[] {
+  const names = new Set([...Object.keys(recorded), ...Object.keys(current)]);
+  return [...names].filter((name) => recorded[name] !== current[name]).sort();
 }

@@ -7,6 +7,7 @@ import type {
   JournalHistoryRecord,
   RecordedResult,
 } from './journal.ts';
+import { CLOCK_FAULT_TAKEOVER, leaseClockFault, leaseExpired } from './lease-clock.ts';
 import type { CommitState } from './states.ts';
 import { isLegalTransition, isOperatorOnlyTransition } from './states.ts';
 
@@ -147,6 +148,11 @@ export interface LeaseInput {
   readonly nowMs: number;
   /** The smallest epoch the lease may carry (see LeaseRequest.minEpoch). */
   readonly minEpoch?: number;
+  /**
+   * UNSAFE, the harness's `trust-holder-clock` variant only: believe any stored expiry, however far
+   * ahead (the journal before issue 30), so a holder whose clock ran ahead wedges the operation.
+   */
+  readonly trustStoredExpiry?: boolean;
 }
 
 /** The epoch a lease acquisition gives: never a repeat, never below `minEpoch`. */
@@ -188,9 +194,14 @@ export function planLease(current: CommitJournalEntry, input: LeaseInput): Plann
   }
   const held = current.lease;
   const renewal = held !== null && held.holder === input.holder;
-  if (held !== null && !renewal && held.expires_at_ms > input.nowMs) {
+  const expired = (lease: ExecutorLease) =>
+    input.trustStoredExpiry === true ? lease.expires_at_ms <= input.nowMs : leaseExpired(lease, input.nowMs);
+  if (held !== null && !renewal && !expired(held)) {
     throw conflict(current, 'another executor holds an unexpired lease');
   }
+  // An expiry further ahead than any TTL allows was written by a clock that ran ahead: expired.
+  const clockFault =
+    held !== null && !renewal && input.trustStoredExpiry !== true && leaseClockFault(held, input.nowMs);
   const lease: ExecutorLease = {
     holder: input.holder,
     epoch: leaseEpoch(current, input.holder, input.minEpoch),
@@ -203,9 +214,58 @@ export function planLease(current: CommitJournalEntry, input: LeaseInput): Plann
     version: current.version + 1,
     updated_at_ms: input.nowMs,
   };
-  const reason = renewal ? 'lease:renewed' : held === null ? 'lease:acquired' : 'lease:takeover';
-  return {
-    entry,
-    record: historyRecord(entry, 'lease', current.state, { reason, holder: input.holder }, null),
+  const reason = renewal
+    ? 'lease:renewed'
+    : held === null
+      ? 'lease:acquired'
+      : clockFault
+        ? CLOCK_FAULT_TAKEOVER
+        : 'lease:takeover';
+  const evidence: CommitTransitionEvidence = {
+    reason,
+    holder: input.holder,
+    ...(clockFault && held !== null ? previousLease(held) : {}),
   };
+  return { entry, record: historyRecord(entry, 'lease', current.state, evidence, null) };
+}
+
+/** The evidence fields naming a lease a change ended that was not the writer's own. */
+export function previousLease(lease: ExecutorLease): Partial<CommitTransitionEvidence> {
+  return {
+    previous_holder: lease.holder,
+    previous_epoch: lease.epoch,
+    previous_expires_at_ms: lease.expires_at_ms,
+  };
+}
+
+export interface LeaseExpiryInput {
+  readonly expectedVersion: number;
+  readonly evidence: CommitTransitionEvidence;
+  readonly nowMs: number;
+  /** An operator's audit record (recovery `expire-lease`); without it the record is a lease change. */
+  readonly audit?: AuditRecord;
+}
+
+/**
+ * Ends the current lease without changing the state (an operator's `expire-lease` for a holder
+ * known dead, or a holder handing back a lease it took for nothing). `last_epoch` stays, so the
+ * next holder still takes a new epoch. Throws CAS_CONFLICT on a stale version or when no lease is held.
+ */
+export function planLeaseExpiry(current: CommitJournalEntry, input: LeaseExpiryInput): PlannedChange {
+  if (current.version !== input.expectedVersion) {
+    throw conflict(
+      current,
+      `journal entry is at version ${current.version}, expected ${input.expectedVersion}`,
+    );
+  }
+  if (current.lease === null) throw conflict(current, 'no executor holds a lease to end');
+  const entry: CommitJournalEntry = {
+    ...current,
+    lease: null,
+    version: current.version + 1,
+    updated_at_ms: input.nowMs,
+  };
+  const evidence = { ...input.evidence, ...previousLease(current.lease) };
+  const kind = input.audit ? 'audit' : 'lease';
+  return { entry, record: historyRecord(entry, kind, current.state, evidence, input.audit ?? null) };
 }

@@ -13,6 +13,11 @@ export interface CommitIntentMetadata {
    * entries written before it existed: those are not compared.
    */
   readonly fence_location?: string;
+  /**
+   * A digest of each field the intent digest covers (identity.ts intentFieldDigests), so a
+   * conflicting intent is refused naming the fields that differ. Absent in older entries.
+   */
+  readonly intent_fields?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -62,6 +67,13 @@ export interface CommitTransitionEvidence {
   readonly holder?: string;
   /** Error code when the transition records a failure. */
   readonly error_code?: string;
+  /**
+   * The lease this change ended, when it ended one that was not the writer's own: a takeover of a
+   * clock-faulted lease (`lease:takeover-clock-fault`) or an operator's `expire-lease`.
+   */
+  readonly previous_holder?: string;
+  readonly previous_epoch?: number;
+  readonly previous_expires_at_ms?: number;
 }
 
 /** An operator's audit fields, required on recovery transitions. */
@@ -71,6 +83,11 @@ export interface AuditRecord {
   readonly reason: string;
   readonly at_ms: number;
   readonly reference: string;
+  /**
+   * The lease epoch the action installed in the target fence before it read the fence's proof
+   * (operator actions fence first: no holder of an older epoch can commit after the proof was read).
+   */
+  readonly fence_epoch?: number;
 }
 
 export type HistoryKind = 'intent' | 'transition' | 'lease' | 'result' | 'audit';

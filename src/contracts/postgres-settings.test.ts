@@ -25,7 +25,7 @@ describe('postgres pinned settings', () => {
       "SET LOCAL synchronous_commit = 'remote_apply'",
     ])
       expect(sql).toContain(set);
-    expect(sql).toMatch(/SELECT name, setting FROM pg_settings WHERE name IN \(/);
+    expect(sql).toMatch(/SELECT name, setting, .* AS now_ms FROM pg_settings WHERE name IN \(/);
     const readOnly = beginSql(PINNED, 'read-only');
     expect(readOnly.startsWith('BEGIN READ ONLY; ')).toBe(true);
     expect(readOnly).not.toContain('synchronous_commit');

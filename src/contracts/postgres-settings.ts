@@ -65,6 +65,9 @@ export function pinnedValues(pinned: PinnedSettings, mode: TransactionMode): Map
   return values;
 }
 
+/** The server's wall clock in Unix milliseconds, read with the settings (the journal's `now`). */
+const SERVER_CLOCK_MS = 'floor(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
 const literal = (value: string) => `'${value.replaceAll("'", "''")}'`;
 
 /**
@@ -78,7 +81,7 @@ export function beginSql(pinned: PinnedSettings, mode: TransactionMode): string 
   return [
     mode === 'read-only' ? 'BEGIN READ ONLY' : 'BEGIN',
     ...sets,
-    `SELECT name, setting FROM pg_settings WHERE name IN (${names})`,
+    `SELECT name, setting, ${SERVER_CLOCK_MS} AS now_ms FROM pg_settings WHERE name IN (${names})`,
   ].join('; ');
 }
 
@@ -132,13 +135,14 @@ function lastRows(result: unknown): readonly Readonly<Record<string, unknown>>[]
 
 /**
  * Opens a transaction with every pinned setting SET LOCAL and proven by its read-back; a setting
- * that does not hold rolls the transaction back and refuses (exit 2).
+ * that does not hold rolls the transaction back and refuses (exit 2). Answers the server's clock
+ * at the read-back (Unix ms), in the same round trip.
  */
 export async function beginPinned(
   client: SettingsClient,
   pinned: PinnedSettings,
   mode: TransactionMode,
-): Promise<void> {
+): Promise<number> {
   let result: unknown;
   try {
     result = await client.query(beginSql(pinned, mode));
@@ -148,8 +152,9 @@ export async function beginPinned(
     if (serverSqlstate(error) === PROTOCOL_VIOLATION) throw transactionRefused(pinned, error);
     throw error;
   }
-  const missing = settingNotHeld(pinnedValues(pinned, mode), lastRows(result));
-  if (missing === null) return;
+  const rows = lastRows(result);
+  const missing = settingNotHeld(pinnedValues(pinned, mode), rows);
+  if (missing === null) return Number(rows[0]?.now_ms);
   await client.query('ROLLBACK').catch(() => undefined);
   throw settingsRefused(pinned, missing);
 }

@@ -1,4 +1,4 @@
-import type { IntentInput, OperationIdentityInput } from './identity.ts';
+import type { IntentData, IntentInput, OperationIdentityInput } from './identity.ts';
 
 /** Load strategies a workload may ask for; `intent.normalized_load_strategy` must equal one. */
 export const LOAD_STRATEGIES = ['append', 'replace-partition'] as const;
@@ -89,5 +89,17 @@ export interface Workload {
     readonly lease_ttl_ms: number;
     /** Where checkpoints and completion evidence are written (default: beside the workload). */
     readonly state_dir?: string;
+  };
+}
+
+/** What the run reads and writes, as the intent digest covers it (IntentData). */
+export function intentDataOf(workload: Pick<Workload, 'source' | 'target' | 'data'>): IntentData {
+  return {
+    source_table: workload.source.table,
+    target_table: workload.target.table,
+    columns: workload.data.columns,
+    natural_key: workload.data.natural_key,
+    partition_column: workload.data.partition.column,
+    partition_value: workload.data.partition.value,
   };
 }

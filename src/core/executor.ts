@@ -1,10 +1,12 @@
-import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
 import type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executor-types.ts';
 import { confirmComplete } from './complete-check.ts';
 import { assertSameFenceLocation, fenceMissing, safe } from './fence-decision.ts';
 import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
+import { differingIntentFields } from '../contracts/identity.ts';
+import { leaseLive } from '../contracts/lease-clock.ts';
 import { nonRetryCause, withEntry } from './non-retry-cause.ts';
 import { releaseBeforeMutation } from './pre-mutation-release.ts';
 
@@ -57,29 +59,83 @@ export class RecoveryAwareExecutor {
       });
       for await (const chunk of rows) if (chunk.length >= 0) break;
     }
-    if (entry.intent_digest !== request.intentDigest) {
-      throw new DponeError(
-        ERROR_CODES.INTENT_CONFLICT,
-        'operation id already has a journal intent with another intent digest; refusing before any source or target I/O',
-        safe(entry),
-      );
-    }
+    if (entry.intent_digest !== request.intentDigest) throw intentConflict(entry, request);
     assertSameFenceLocation(entry, request.metadata.fence_location);
+    const fence = new FenceSteps(this.#deps, request, steps);
     try {
-      return await this.#drive(entry, request, steps);
+      return await this.#drive(entry, request, steps, fence);
     } catch (error) {
+      if (fence.ownCommitEpoch !== null && isDponeError(error, ERROR_CODES.CAS_CONFLICT)) {
+        return this.#landedButTakenOver(request, fence.ownCommitEpoch, error);
+      }
       // A failure before any mutation hands the lease back, so a retry need not wait for its expiry.
-      await releaseBeforeMutation(this.#deps.journal, this.#deps.clock, request, error);
+      await releaseBeforeMutation(
+        this.#deps.journal,
+        this.#deps.clock,
+        request,
+        error,
+        !fence.mutationAttempted,
+      );
       throw error;
     }
+  }
+
+  /**
+   * This attempt's write is the one the fence proves committed, but another executor moved the
+   * journal before this one could record it (it took the lease over, e.g. judging it expired by
+   * its own clock). Never "another executor won" (13): the commit is ours. The journal is read
+   * again: COMPLETE (the other executor recorded our commit) is success; a journal no live lease
+   * holds is driven on once more, which records the commit from the fence without writing; a
+   * journal another executor holds gets DPONE_TARGET_COMMITTED_UNRECORDED (15), and that executor,
+   * or a retry, records it.
+   */
+  async #landedButTakenOver(
+    request: OperationRequest,
+    epoch: number,
+    lost: unknown,
+  ): Promise<ExecutionOutcome> {
+    const { journal, clock } = this.#deps;
+    const current = await journal.get(request.operationId).catch(() => null);
+    if (current?.state === 'COMPLETE') return outcome(current, 'committed', true);
+    const held = current?.lease;
+    const free =
+      held === null ||
+      held === undefined ||
+      held.holder === request.holder ||
+      !leaseLive(held, clock.nowMs());
+    if (current !== null && free) {
+      try {
+        const steps = new JournalSteps(this.#deps, request);
+        const settled = await this.#drive(
+          current,
+          request,
+          steps,
+          new FenceSteps(this.#deps, request, steps),
+        );
+        if (settled.state === 'COMPLETE' && settled.fenceEpoch === epoch)
+          return { ...settled, status: 'committed', mutated: true };
+        return settled;
+      } catch (error) {
+        if (!isDponeError(error, ERROR_CODES.CAS_CONFLICT)) throw error;
+        lost = error;
+      }
+    }
+    throw new DponeError(
+      ERROR_CODES.COMMITTED_UNRECORDED,
+      `this attempt's write committed (the target fence proves it at this attempt's epoch ${epoch}), but another ` +
+        'executor took the journal over before this one recorded it; whoever holds the journal, or a retry, ' +
+        'records it from the fence without writing again',
+      current !== null ? safe(current) : { operationId: request.operationId },
+      { cause: lost },
+    );
   }
 
   async #drive(
     initial: CommitJournalEntry,
     request: OperationRequest,
     journal: JournalSteps,
+    fence: FenceSteps,
   ): Promise<ExecutionOutcome> {
-    const fence = new FenceSteps(this.#deps, request, journal);
     let entry = initial;
     let mutated = false;
     let recovered = false;
@@ -164,6 +220,7 @@ export class RecoveryAwareExecutor {
             break;
           }
           attemptedMutation = true;
+          fence.mutationAttempted = true;
           const settled = await fence.commit(fenced.entry);
           entry = settled.entry;
           mutated = settled.mutated;
@@ -174,6 +231,23 @@ export class RecoveryAwareExecutor {
     }
     throw new DponeError(ERROR_CODES.INTERNAL, 'executor did not converge', safe(entry));
   }
+}
+
+/**
+ * The journal holds another intent for this operation id: refused before any source or target
+ * I/O, naming the fields that differ (from the per-field digests stored with the intent; an
+ * entry written before them names none).
+ */
+function intentConflict(entry: CommitJournalEntry, request: OperationRequest): DponeError {
+  const recorded = entry.metadata.intent_fields;
+  const current = request.metadata.intent_fields;
+  const fields = recorded && current ? differingIntentFields(recorded, current) : [];
+  const which = fields.length > 0 ? `: ${fields.join(', ')} differ${fields.length === 1 ? 's' : ''}` : '';
+  return new DponeError(
+    ERROR_CODES.INTENT_CONFLICT,
+    `operation id already has a journal intent with another intent digest${which}; refusing before any source or target I/O`,
+    { ...safe(entry), ...(fields.length > 0 ? { field: fields[0] } : {}) },
+  );
 }
 
 function outcome(

@@ -31,6 +31,14 @@ export class FenceSteps {
   #installedAnswer: FenceAnswer | null = null;
   /** The target's error from the last mutation call; it decides nothing until the fence has answered. */
   mutationError: unknown = null;
+  /**
+   * The epoch at which the fence proved THIS attempt's write committed (its guard matched and the
+   * committed epoch is its own), or null. Set before the journal is told, so a journal race lost
+   * afterwards is still reported as this attempt's commit (DPONE_TARGET_COMMITTED_UNRECORDED).
+   */
+  ownCommitEpoch: number | null = null;
+  /** Whether this execution began a mutation of its own (from then on only the fence decides). */
+  mutationAttempted = false;
 
   constructor(deps: ExecutorDeps, request: OperationRequest, journal: JournalSteps) {
     this.#deps = deps;
@@ -193,6 +201,7 @@ export class FenceSteps {
           }
         : honest;
     if (decided.status === 'committed') {
+      if (decided.mutated) this.ownCommitEpoch = answer.committedEpoch;
       const committed = await this.#journal.cas(
         entry,
         ['COMMITTING'],

@@ -34,11 +34,30 @@ export async function releaseBeforeMutation(
   clock: Clock,
   request: { readonly operationId: string; readonly holder: string },
   error: unknown,
+  /** This execution began no mutation of its own (a recovering executor that failed to reconcile). */
+  mutationFree = false,
 ): Promise<void> {
   if (!isDponeError(error) || !RELEASE_ON.has(error.code)) return;
   try {
     const entry = await journal.get(request.operationId);
     if (entry === null || entry.lease?.holder !== request.holder) return;
+    if (entry.state === 'COMMITTING' && mutationFree) {
+      // Recovering an earlier attempt's commit, this one failed before it wrote anything: hand the
+      // lease back and leave the state as it is, so the next run reconciles at once instead of
+      // waiting out a lease that may have been written by a clock that ran ahead. It takes a newer
+      // epoch, which it raises in the fence before reconciling, as after any takeover.
+      await journal.expireLease({
+        operationId: request.operationId,
+        expectedVersion: entry.version,
+        evidence: {
+          reason: 'lease:released-before-mutation',
+          error_code: error.code,
+          holder: request.holder,
+        },
+        nowMs: clock.nowMs(),
+      });
+      return;
+    }
     if (entry.state !== 'PREPARING' && entry.state !== 'PREPARED') return;
     await journal.compareAndSet({
       operationId: request.operationId,

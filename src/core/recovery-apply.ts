@@ -7,15 +7,33 @@ import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
-import { assertActor, assertReason, assertReference, auditRecord, auditReference } from './recovery-audit.ts';
+import { EXPIRE_LEASE_REASON } from './recovery-expire-lease.ts';
+import {
+  assertActor,
+  assertReason,
+  assertReference,
+  auditRecord,
+  auditReference,
+  recoveryConflict,
+} from './recovery-audit.ts';
+import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
 import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
-import { planRecovery } from './recovery-planner.ts';
 import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
 
 export interface RecoveryApplyDeps {
   readonly journal: TargetCommitJournalPort;
-  /** The target fence, read-only; without it only actions that need no fence answer can be legal. */
-  readonly fence?: Pick<TargetConnector, 'queryFence'>;
+  /**
+   * The target fence; without it only actions that need no fence answer can be legal. With
+   * `prepareFence` an action that claims the fence's proof raises the fence's epoch first.
+   */
+  readonly fence?: Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>;
+  /** The workload's lease TTL: the lease the operator takes to fence first, and the plan's TTL bound. */
+  readonly leaseTtlMs?: number;
+  /**
+   * UNSAFE, the harness's `recovery-without-fence` variant only: read the fence's proof without
+   * raising its epoch first (the apply before issue 30).
+   */
+  readonly withoutFence?: boolean;
   /** complete-state makes state and evidence durable through it first, when given. */
   readonly state?: StateSink;
   readonly faults: FaultPoints;
@@ -48,20 +66,15 @@ export const RECOVERY_APPLY_POINTS = [
   'recovery.apply:read:after',
   'recovery.apply:fence.query:before',
   'recovery.apply:fence.query:after',
+  'recovery.apply:lease:before',
+  'recovery.apply:lease:after',
+  'recovery.apply:fence.raise:before',
+  'recovery.apply:fence.raise:after',
   'recovery.apply:state.complete:before',
   'recovery.apply:state.complete:after',
   'recovery.apply:cas:before',
   'recovery.apply:cas:after',
 ] as const;
-
-function recoveryConflict(entry: CommitJournalEntry, message: string, cause?: unknown): DponeError {
-  return new DponeError(
-    ERROR_CODES.RECOVERY_CONFLICT,
-    message,
-    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-    cause === undefined ? undefined : { cause },
-  );
-}
 
 /**
  * Applies one recovery action: reads the entry, refuses a stale expected version, re-plans from what
@@ -105,59 +118,90 @@ export async function applyRecovery(
   }
 
   const nowMs = deps.clock.nowMs();
-  const plan = planRecovery(entry, history, fence, {
+  const context = {
     nowMs,
+    ...(deps.leaseTtlMs !== undefined ? { leaseTtlMs: deps.leaseTtlMs } : {}),
     ...(evidenceRef ? { evidenceRef } : {}),
     ...(request.outcome ? { outcome: request.outcome } : {}),
-  });
-  const chosen = plan.actions.find((candidate) => candidate.name === request.action)!;
+  };
+  let chosen = chooseAction(entry, history, fence, context, request.action);
   assertLegal(entry, chosen);
+
+  // Fence first (recovery-fence-first.ts): no holder of an older epoch can commit after the proof.
+  const fenced = await fenceFirst({
+    deps,
+    entry,
+    history,
+    fence,
+    context,
+    action: request.action,
+    actor,
+    chosen,
+    call,
+  });
+  const { fenceEpoch } = fenced;
+  let current = fenced.entry;
+  ({ fence, chosen } = fenced);
   const transition = chosen.transition!;
+  // A reopen the fence-first lease did not cover (the operator's evidence for a fence gone with the
+  // data) still raises the journal's epoch above every epoch the fence has seen before it reopens.
+  let leased = fenceEpoch !== undefined;
+  if (request.action === REOPEN && !leased) {
+    current = await call(() => raiseEpochBeforeReopen(journal, entry, fence!, nowMs));
+    leased = true;
+  }
 
   if (request.action === 'complete-state' && deps.state) {
     await faults.hit('recovery.apply:state.complete:before');
-    await completeState(deps.state, entry);
+    await completeState(deps.state, current);
     await faults.hit('recovery.apply:state.complete:after');
   }
 
-  await faults.hit('recovery.apply:cas:before');
-  let after: CommitJournalEntry;
-  let audit: AuditRecord;
-  try {
-    // reopen raises the journal's epoch above the fence's first (its own lease, released below).
-    const current =
-      request.action === REOPEN
-        ? await call(() => raiseEpochBeforeReopen(journal, entry, fence!, nowMs))
-        : entry;
-    audit = auditRecord({
+  const audit: AuditRecord = {
+    ...auditRecord({
       actor,
       action: request.action,
       reason,
       atMs: nowMs,
       reference: auditReference(entry.operation_id, current.version + 1, evidenceRef),
-    });
+    }),
+    ...(fenceEpoch !== undefined ? { fence_epoch: fenceEpoch } : {}),
+  };
+  const evidence = {
+    reason: `recovery:${chosen.proof}`,
+    holder: actor,
+    ...(fence ? { fence_status: fence.status } : {}),
+    ...(fence && (fence.committedEpoch ?? fence.epoch) !== null
+      ? { fence_epoch: (fence.committedEpoch ?? fence.epoch)! }
+      : {}),
+    ...(fence?.rowsWritten != null ? { rows_written: fence.rowsWritten } : {}),
+  };
+  await faults.hit('recovery.apply:cas:before');
+  let after: CommitJournalEntry;
+  try {
     after = await call(() =>
-      journal.compareAndSet({
-        operationId: entry.operation_id,
-        expectedVersion: current.version,
-        expectedStates: new Set([entry.state]),
-        nextState: transition.to,
-        evidence: {
-          reason: `recovery:${chosen.proof}`,
-          holder: actor,
-          ...(fence ? { fence_status: fence.status } : {}),
-          ...(fence && (fence.committedEpoch ?? fence.epoch) !== null
-            ? { fence_epoch: (fence.committedEpoch ?? fence.epoch)! }
-            : {}),
-          ...(fence?.rowsWritten != null ? { rows_written: fence.rowsWritten } : {}),
-        },
-        nowMs,
-        audit,
-        releaseLease: true,
-        ...(transition.to === 'TARGET_COMMITTED' ? { result: provenResult(entry, fence) } : {}),
-      }),
+      request.action === 'expire-lease'
+        ? journal.expireLease({
+            operationId: entry.operation_id,
+            expectedVersion: current.version,
+            evidence: { reason: EXPIRE_LEASE_REASON, holder: actor },
+            nowMs,
+            audit,
+          })
+        : journal.compareAndSet({
+            operationId: entry.operation_id,
+            expectedVersion: current.version,
+            expectedStates: new Set([current.state]),
+            nextState: transition.to,
+            evidence,
+            nowMs,
+            audit,
+            releaseLease: true,
+            ...(transition.to === 'TARGET_COMMITTED' ? { result: provenResult(current, fence) } : {}),
+          }),
     );
   } catch (error) {
+    if (leased) await handBack(journal, current, deps.clock.nowMs());
     if (
       isDponeError(error, ERROR_CODES.CAS_CONFLICT) ||
       isDponeError(error, ERROR_CODES.ILLEGAL_TRANSITION)
@@ -174,7 +218,7 @@ export async function applyRecovery(
   return { action: request.action, before: { state: entry.state, version: entry.version }, after, audit };
 }
 
-function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
+export function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
   if (chosen.legal) return;
   const unmet = chosen.preconditions
     .filter((condition) => !condition.met)

@@ -1,6 +1,8 @@
 import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import { COMMITTED_STATES } from '../contracts/states.ts';
+import { leaseLive } from '../contracts/lease-clock.ts';
+import { leaseOverrunMs } from './recovery-expire-lease.ts';
 import type { FenceAnswer, FenceStatus } from '../ports/connector.ts';
 
 /**
@@ -60,6 +62,8 @@ type Judgement = readonly [RecoveryAssessmentKind, string];
 export interface RecoveryContext {
   /** Where the workload's fence lives now (TargetConnector.fenceLocation), to compare with the journal's. */
   readonly fenceLocation?: string;
+  /** The workload's lease TTL (with `--route`): a lease further ahead than it outlives its bound. */
+  readonly leaseTtlMs?: number;
 }
 
 /** States in which the journal says the target fence exists (it was prepared before). */
@@ -114,19 +118,30 @@ export function assessRecovery(
   nowMs: number,
   context: RecoveryContext = {},
 ): RecoveryAssessment {
-  const leaseLive = entry.lease !== null && entry.lease.expires_at_ms > nowMs;
+  const live = leaseLive(entry.lease, nowMs);
   const proof = targetProofIn(history) !== null;
   const status = fence?.status ?? null;
   const diverged = divergence(entry, fence, context);
+  const overrun = live ? leaseOverrunMs(entry, { nowMs, ...context }) : null;
   const [kind, implication]: Judgement =
-    diverged !== null ? ['inconsistent', diverged] : judge(entry.state, status, leaseLive);
+    diverged !== null
+      ? ['inconsistent', diverged]
+      : overrun !== null && entry.lease !== null
+        ? [
+            'operator-action',
+            `the lease of holder ${entry.lease.holder} (epoch ${entry.lease.epoch}) expires ` +
+              `${Math.round((entry.lease.expires_at_ms - nowMs) / 1000)} s from now, ${Math.round(overrun / 1000)} s ` +
+              'beyond its TTL bound: its holder’s clock ran ahead when it wrote it, and every retry waits for it. ' +
+              'If that holder is dead, expire-lease ends it (the next run fences before it writes)',
+          ]
+        : judge(entry.state, status, live);
   return {
     kind,
     state: entry.state,
     version: entry.version,
     fence: status ?? 'not-queried',
     journal_has_target_proof: proof,
-    lease_live: leaseLive,
+    lease_live: live,
     implication,
   };
 }

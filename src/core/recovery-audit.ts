@@ -1,5 +1,5 @@
-import { invalidInput } from '../contracts/errors.ts';
-import type { AuditRecord } from '../contracts/journal.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
+import type { AuditRecord, CommitJournalEntry } from '../contracts/journal.ts';
 import { firstUnsafeCharacter } from '../contracts/safe-text.ts';
 import type { RecoveryActionName } from './recovery-planner.ts';
 
@@ -103,4 +103,14 @@ export function auditRecord(input: {
     at_ms: input.atMs,
     reference: input.reference,
   };
+}
+
+/** A recovery write that lost to a concurrent change (or a stale version): nothing was applied. */
+export function recoveryConflict(entry: CommitJournalEntry, message: string, cause?: unknown): DponeError {
+  return new DponeError(
+    ERROR_CODES.RECOVERY_CONFLICT,
+    message,
+    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+    cause === undefined ? undefined : { cause },
+  );
 }

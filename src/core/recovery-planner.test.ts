@@ -66,6 +66,7 @@ describe('planRecovery', () => {
         'mark-not-committed',
         'resolve-unknown',
         'reopen',
+        'expire-lease',
       ]);
       for (const candidate of plan.actions) {
         expect(candidate.preconditions.length).toBeGreaterThan(0);
@@ -87,7 +88,9 @@ describe('planRecovery', () => {
           const plan = planRecovery(entry(state), COMMITTED_HISTORY, answer, { nowMs: NOW, evidenceRef });
           for (const candidate of plan.actions.filter((c) => c.legal)) {
             expect(candidate.transition?.from).toBe(state);
-            expect(TRANSITIONS[state]).toContain(candidate.transition?.to);
+            // expire-lease ends a lease and leaves the state where it is.
+            if (candidate.name === 'expire-lease') expect(candidate.transition?.to).toBe(state);
+            else expect(TRANSITIONS[state]).toContain(candidate.transition?.to);
           }
           if (plan.recommended) expect(legalNames(plan)).toContain(plan.recommended);
         }
@@ -185,12 +188,40 @@ describe('planRecovery', () => {
       nowMs: NOW,
     });
     expect(plan.assessment.kind).toBe('wait-for-lease');
-    expect(legalNames(plan)).toEqual([]);
+    // Only the operator's way out for a holder known dead; not recommended within the lease's TTL.
+    expect(legalNames(plan)).toEqual(['expire-lease']);
+    expect(plan.recommended).toBeNull();
     const expired = { ...live, expires_at_ms: NOW };
     const later = planRecovery(entry('COMMITTING', { lease: expired }), [], fence('not-committed'), {
       nowMs: NOW,
     });
-    expect(legalNames(later)).toEqual(['mark-not-committed']);
+    expect(legalNames(later)).toEqual(['mark-not-committed', 'expire-lease']);
+  });
+
+  it('recommends expire-lease when a lease outlives its TTL bound (its holder’s clock ran ahead)', () => {
+    const ahead = { holder: 'pod-ahead', epoch: 2, expires_at_ms: NOW + 2 * 3_600_000 + 30_000 };
+    const plan = planRecovery(entry('COMMITTING', { lease: ahead }), [], fence('not-committed'), {
+      nowMs: NOW,
+      leaseTtlMs: 30_000,
+    });
+    expect(plan.assessment).toMatchObject({ kind: 'operator-action', lease_live: true });
+    expect(plan.assessment.implication).toContain('pod-ahead');
+    expect(plan.recommended).toBe('expire-lease');
+    expect(plan.actions.find((candidate) => candidate.name === 'expire-lease')).toMatchObject({
+      name: 'expire-lease',
+      legal: true,
+      transition: { from: 'COMMITTING', to: 'COMMITTING' },
+      proof: 'operator-assertion',
+    });
+    // Without the workload's TTL the bound is the largest TTL (a day): two hours is within it.
+    const unbounded = planRecovery(entry('COMMITTING', { lease: ahead }), [], fence('not-committed'), {
+      nowMs: NOW,
+    });
+    expect(unbounded.recommended).toBeNull();
+    // A year ahead is a clock fault: not live at all, and an ordinary run takes it over.
+    const year = { ...ahead, expires_at_ms: NOW + 365 * 86_400_000 };
+    const faulted = planRecovery(entry('COMMITTING', { lease: year }), [], null, { nowMs: NOW });
+    expect(faulted.assessment).toMatchObject({ kind: 'run-reconciles', lease_live: false });
   });
 
   it('recommends nothing where an ordinary run is the answer', () => {

@@ -5,6 +5,8 @@ import type { FenceAnswer } from '../ports/connector.ts';
 import type { RecoveryAssessment, RecoveryContext } from './recovery-assessment.ts';
 import { assessRecovery, targetProofIn } from './recovery-assessment.ts';
 import { reopenAction } from './recovery-reopen.ts';
+import { leaseOverrunMs, planExpireLease } from './recovery-expire-lease.ts';
+import { leaseLive } from '../contracts/lease-clock.ts';
 
 /** The operator's recovery actions (spec "CLI recovery"). */
 export const RECOVERY_ACTIONS = [
@@ -12,6 +14,7 @@ export const RECOVERY_ACTIONS = [
   'mark-not-committed',
   'resolve-unknown',
   'reopen',
+  'expire-lease',
 ] as const;
 export type RecoveryActionName = (typeof RECOVERY_ACTIONS)[number];
 
@@ -21,7 +24,12 @@ export function isRecoveryActionName(value: unknown): value is RecoveryActionNam
 
 /** What justifies an action's transition; written into the transition evidence as `recovery:<proof>`. */
 export type RecoveryProof =
-  'fence:committed' | 'fence:not-committed' | 'history:target-committed' | 'operator-evidence';
+  | 'fence:committed'
+  | 'fence:not-committed'
+  | 'history:target-committed'
+  | 'operator-evidence'
+  /** expire-lease: the operator states the holder is dead (the fence, raised by the next holder, makes it safe). */
+  | 'operator-assertion';
 
 export interface RecoveryPrecondition {
   readonly description: string;
@@ -50,6 +58,10 @@ export interface RecoveryPlan {
 export interface RecoveryPlanContext extends RecoveryContext {
   /** Wall-clock now, to tell a live executor lease from an expired one. */
   readonly nowMs: number;
+  /**
+   * The lease holder name this apply took to fence first (its own lease does not stop it), if any.
+   */
+  readonly operatorHolder?: string;
   /** The operator's recorded evidence reference (a ticket, a reconciliation report id), if any. */
   readonly evidenceRef?: string;
   /**
@@ -81,6 +93,7 @@ export function planRecovery(
     markNotCommitted(entry, fence, context),
     resolveUnknown(entry, fence, context),
     reopenAction(entry, fence, context),
+    planExpireLease(entry),
   ];
   return {
     operation_id: entry.operation_id,
@@ -97,11 +110,11 @@ export function planRecovery(
   };
 }
 
-function leaseFree(entry: CommitJournalEntry, nowMs: number): RecoveryPrecondition {
+function leaseFree(entry: CommitJournalEntry, context: RecoveryPlanContext): RecoveryPrecondition {
   const lease = entry.lease;
   return {
     description: 'no executor holds an unexpired lease (a live worker would race the operator)',
-    met: lease === null || lease.expires_at_ms <= nowMs,
+    met: !leaseLive(lease, context.nowMs) || lease?.holder === context.operatorHolder,
   };
 }
 
@@ -148,7 +161,7 @@ function completeState(
         description: 'the target fence, when queried, does not contradict the commit',
         met: fence === null || fence.status !== 'not-committed',
       },
-      leaseFree(entry, context.nowMs),
+      leaseFree(entry, context),
     ],
     'makes state and evidence durable and moves the journal to COMPLETE; the target is not written',
     'history:target-committed',
@@ -170,7 +183,7 @@ function markNotCommitted(
         description: 'the target fence proves no mutation landed (not-committed)',
         met: fence?.status === 'not-committed',
       },
-      leaseFree(entry, context.nowMs),
+      leaseFree(entry, context),
     ],
     'moves the journal back to PREPARED, a retryable state; the next `dpone run` takes a new lease epoch and writes once',
     'fence:not-committed',
@@ -210,7 +223,7 @@ function resolveUnknown(
         description: 'an outcome asserted by the operator (--outcome) comes with an evidence reference',
         met: context.outcome === undefined || evidence || proven !== null,
       },
-      leaseFree(entry, context.nowMs),
+      leaseFree(entry, context),
     ],
     to === 'TARGET_COMMITTED'
       ? proof === 'operator-evidence'
@@ -228,11 +241,17 @@ function recommend(
 ): RecoveryActionName | null {
   const legal = actions.filter((candidate) => candidate.legal);
   if (legal.length === 0) return null;
+  // A lease that outlives its TTL bound was written by a clock that ran ahead: it blocks every
+  // retry until that clock's time, so ending it is the way out (the fence keeps it safe).
+  if (leaseOverrunMs(entry, context) !== null && legal.some((c) => c.name === 'expire-lease'))
+    return 'expire-lease';
+  const chosen = legal.filter((candidate) => candidate.name !== 'expire-lease');
+  if (chosen.length === 0) return null;
   // From COMMIT_UNKNOWN resolve-unknown covers both outcomes; evidence alone is the operator's call,
   // so it is recommended only when the operator already recorded it.
   const resolve = legal.find((candidate) => candidate.name === 'resolve-unknown');
   if (entry.state === 'COMMIT_UNKNOWN' && resolve) {
     return resolve.proof !== 'operator-evidence' || context.evidenceRef ? 'resolve-unknown' : null;
   }
-  return legal[0]!.name;
+  return chosen[0]!.name;
 }

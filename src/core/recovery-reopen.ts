@@ -1,4 +1,5 @@
 import type { CommitJournalEntry } from '../contracts/journal.ts';
+import { leaseLive } from '../contracts/lease-clock.ts';
 import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
@@ -49,7 +50,7 @@ export function reopenAction(
     },
     {
       description: 'no executor holds an unexpired lease (a live worker would race the operator)',
-      met: lease === null || lease.expires_at_ms <= context.nowMs,
+      met: !leaseLive(lease, context.nowMs) || lease?.holder === context.operatorHolder,
     },
   ];
   const transition = isLegalTransition(entry.state, 'FAILED_PRE_COMMIT')

@@ -6,6 +6,7 @@ import type {
   JournalHistoryRecord,
   RecordedResult,
 } from '../contracts/journal.ts';
+import type { LeaseClock } from '../contracts/lease-clock.ts';
 import type { CommitState } from '../contracts/states.ts';
 
 export interface CreateIntentRequest {
@@ -55,6 +56,23 @@ export interface LeaseRequest {
   readonly minEpoch?: number;
 }
 
+export interface ExpireLeaseRequest {
+  readonly operationId: string;
+  /** The version read: the lease that ends is the one that version holds. */
+  readonly expectedVersion: number;
+  /** Why the lease ends (e.g. `recovery:expire-lease`); the ended lease's holder, epoch and expiry are added. */
+  readonly evidence: CommitTransitionEvidence;
+  readonly nowMs: number;
+  /** The operator's audit record (recovery `expire-lease`); the history record is then an audit. */
+  readonly audit?: AuditRecord;
+}
+
+/**
+ * Told, in one line naming the holder and its expiry, when a lease was read as a clock fault and
+ * taken over (lease-clock.ts): the operator should look at that holder's clock.
+ */
+export type JournalWarn = (message: string) => void;
+
 /**
  * The durable commit journal (spec "Journal port").
  *
@@ -68,6 +86,13 @@ export interface LeaseRequest {
  * - Versions start at 1 and every change adds exactly 1, with one history record per change.
  */
 export interface TargetCommitJournalPort extends AsyncDisposable {
+  /**
+   * Whose clock decides the leases: `server` takes `now` from the journal server inside each
+   * write (the requests' `nowMs` is then ignored), `caller` uses the requests' `nowMs`. Either way
+   * an expiry further ahead than MAX_LEASE_TTL_MS is a clock fault, read as expired.
+   */
+  readonly leaseClock: LeaseClock;
+
   /** Create-if-absent. Concurrent creators of one id: exactly one gets `created: true`. */
   createIntent(request: CreateIntentRequest): Promise<CreateIntentResult>;
 
@@ -84,6 +109,13 @@ export interface TargetCommitJournalPort extends AsyncDisposable {
    * is higher. `last_epoch` follows, so epochs never repeat. State does not change.
    */
   acquireLease(request: LeaseRequest): Promise<CommitJournalEntry>;
+
+  /**
+   * Ends the lease the version holds without changing the state (compare-and-set on the version;
+   * CAS_CONFLICT when it moved or no lease is held). `last_epoch` stays: the next holder still
+   * takes a new epoch.
+   */
+  expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry>;
 
   /** The append-only history, ordered by version. */
   history(operationId: string): Promise<readonly JournalHistoryRecord[]>;

@@ -69,6 +69,13 @@ export interface RuntimeFlaws {
   readonly replayUnknown?: boolean;
   /** A journal entry found COMPLETE is believed without asking the target's fence (a lost commit stays "complete"). */
   readonly trustsComplete?: boolean;
+  /**
+   * Leases are decided by the holder's clock as it wrote them: a server journal binds the caller's
+   * time instead of its own, and no journal bounds a stored expiry by the largest TTL (before issue 30).
+   */
+  readonly trustHolderClock?: boolean;
+  /** Recovery actions read the fence's proof without raising its epoch first (before issue 30). */
+  readonly recoveryWithoutFence?: boolean;
 }
 
 export interface UnsafeVariant {
@@ -85,6 +92,11 @@ export interface UnsafeVariant {
    * for a conflicting attempt. Absent: the fence contract itself fails on it.
    */
   readonly caughtBy?: 'cells';
+  /**
+   * The fault kinds whose sensitive cells this variant is run against (absent: every kind): a flaw
+   * only a clock nemesis can show need not rerun every crash cell.
+   */
+  readonly kinds?: readonly string[];
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
@@ -227,6 +239,28 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'the run answers already-complete with the rows missing, forever; only a lost-commit cell shows it',
     unsafeOn: [],
     caughtBy: 'cells',
+  },
+  'trust-holder-clock': {
+    flaws: {},
+    runtime: { trustHolderClock: true },
+    description:
+      'leases are decided by the clock of whoever wrote them: a holder whose clock ran ahead (a year, two ' +
+      'hours) leaves an expiry every retry believes, and the operation is wedged for as long as that clock ' +
+      'was ahead (a server journal binds the worker’s time, a file journal takes any expiry as true)',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+    kinds: ['clock-skew'],
+  },
+  'recovery-without-fence': {
+    flaws: {},
+    runtime: { recoveryWithoutFence: true },
+    description:
+      'an operator’s recovery action reads the fence’s "not committed" without raising the fence’s epoch ' +
+      'first: a holder still inside its commit lands it afterwards, and the audit record states a proof ' +
+      'that was false',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+    kinds: ['clock-skew'],
   },
   'direct-insert': {
     flaws: { directInsert: true },

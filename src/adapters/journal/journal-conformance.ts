@@ -13,10 +13,12 @@ import {
   step,
   unchanged,
 } from './journal-conformance-kit.ts';
+import { describeJournalClockConformance } from './journal-conformance-clock.ts';
 import { describeJournalLeaseConformance } from './journal-conformance-lease.ts';
 import { describeJournalRaceConformance } from './journal-conformance-race.ts';
 
 export type { JournalFactory, JournalUnderTest } from './journal-conformance-kit.ts';
+export { describeJournalClockConformance } from './journal-conformance-clock.ts';
 
 export interface ConformanceOptions {
   /** When set, the whole suite is registered as skipped with this visible reason (e.g. UNVERIFIED). */
@@ -238,6 +240,7 @@ export function describeJournalConformance(
     });
 
     describeJournalLeaseConformance(() => journal, options.leaseOnCreate ?? false);
+    describeJournalClockConformance(() => journal);
     describeJournalRaceConformance(() => subject);
   });
 }

@@ -145,17 +145,24 @@ describe('issue 14, rows 1, 2, 4, 12: the workload is refused before anything ru
     expect(error.message).toMatch(/cannot be created \(ENOTDIR\)/);
   });
 
-  it('row 14: identity needs only identity: and intent:', async () => {
+  it('row 14: identity needs only identity:, intent: and what the intent covers (tables, data:)', async () => {
     const example = exampleCopy();
     const text = readFileSync(example.workload, 'utf8');
     const only = join(example.dir, 'only.yaml');
-    writeFileSync(only, text.slice(0, text.indexOf('route: sqlite')));
+    // No route, URLs, journal or execution: the tables and data: alone.
+    const head = text.slice(0, text.indexOf('route: sqlite'));
+    const data = text.slice(text.indexOf('data:'), text.indexOf('# journal:'));
+    writeFileSync(only, `${head}source: { table: orders }\ntarget: { table: events }\n${data}`);
     const result = await dpone(['identity', '--workload', only, '--json'], { cwd: example.dir });
     expect(result.exitCode, result.stderr).toBe(0);
     const full = await dpone(['identity', '--workload', example.workload, '--json'], { cwd: example.dir });
     expect(result.stdout).toBe(full.stdout);
+    // Without the data the intent digest cannot be computed: refused naming what is missing.
+    writeFileSync(only, head);
+    const missing = await dpone(['identity', '--workload', only, '--json'], { cwd: example.dir });
+    expect([missing.exitCode, JSON.parse(missing.stderr).error.field]).toEqual([2, 'data']);
     // Still strict about what it reads: an unknown top-level key is refused.
-    writeFileSync(only, `${text.slice(0, text.indexOf('route: sqlite'))}retries: 3\n`);
+    writeFileSync(only, `${head}retries: 3\n`);
     expect((await dpone(['identity', '--workload', only], { cwd: example.dir })).exitCode).toBe(2);
   });
 });
@@ -274,10 +281,12 @@ describe('issue 14, rows 6 and 11: wrong databases fail with non-retry codes, an
       const { exitCode, error } = await refused(example, table);
       expect([exitCode, error.field]).toEqual([32, 'source.table']);
     }
-    const column = example.variant('no-column.yaml', (text) =>
+    // Another operation's workload (its own journal): other columns are another intent.
+    const other = exampleCopy();
+    const column = other.variant('no-column.yaml', (text) =>
       text.replace('columns: [id, day, amount, region]', 'columns: [id, day, amount, regio]'),
     );
-    const { exitCode, error } = await refused(example, column);
+    const { exitCode, error } = await refused(other, column);
     expect([exitCode, error.field, error.message]).toEqual([
       32,
       'data.columns',

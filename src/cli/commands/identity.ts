@@ -5,8 +5,9 @@ import { readWorkloadIdentity } from '../workload-file.ts';
 
 /**
  * `dpone identity --workload FILE [--json]`: prints the workload's operation_id and intent_digest.
- * Reads only the file, and only its `identity:` and `intent:` maps (the rest may be absent): no
- * journal, target or network access (safe at DAG parse time).
+ * Reads only the file: its `identity:` and `intent:` maps and what the intent digest also covers
+ * (source and target tables, `data:`); URLs, journal and execution may be absent. No journal,
+ * target or network access (safe at DAG parse time).
  */
 export const run: CommandRun = async (args, io) => {
   const { values } = parseFlags(args, { workload: { type: 'string' }, json: { type: 'boolean' } });
@@ -14,7 +15,7 @@ export const run: CommandRun = async (args, io) => {
   const ids = {
     schema: 'dpone.identity/v1',
     operation_id: deriveOperationId(workload.identity),
-    intent_digest: deriveIntentDigest(workload.intent),
+    intent_digest: deriveIntentDigest(workload.intent, workload.data),
   };
   io.stdout.write(
     values.json

@@ -3,6 +3,7 @@ import { clockFromEnv } from '../../core/harness-clock.ts';
 import { applyRecovery } from '../../core/recovery-apply.ts';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
+import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryApplyFlags, platformIdentity } from './recovery-flags.ts';
 import type { ApplyJSON } from './recovery-output.ts';
@@ -26,6 +27,8 @@ export const run: CommandRun = async (args, io) => {
       faults,
       clock: clockFromEnv(io.env),
       ...(session.fence ? { fence: session.fence } : {}),
+      ...(session.workload ? { leaseTtlMs: session.workload.execution.lease_ttl_ms } : {}),
+      ...(requestedRuntimeFlaws(io.env).recoveryWithoutFence ? { withoutFence: true } : {}),
       // With a workload, complete-state writes its checkpoint where `dpone run` would.
       ...(session.workload?.execution.state_dir
         ? { state: new FileStateSink(session.workload.execution.state_dir) }

@@ -102,6 +102,7 @@ describe('dpone recovery target-commit', () => {
       ['mark-not-committed', false],
       ['resolve-unknown', true],
       ['reopen', false],
+      ['expire-lease', false],
     ]);
     expect(plan.next_command).toContain(`--action resolve-unknown --expected-version ${view.entry.version}`);
   });
@@ -234,11 +235,13 @@ describe('dpone recovery target-commit', () => {
     expect(JSON.parse(resolved.stdout)).toMatchObject({
       schema: 'dpone.recovery.apply/v1',
       before: { state: 'COMMIT_UNKNOWN', version },
-      after: { state: 'TARGET_COMMITTED', version: version + 1 },
+      // Fence first: the operator's lease (one version), then the audited transition.
+      after: { state: 'TARGET_COMMITTED', version: version + 2 },
       audit: {
         actor: 'platform:oncall@example.com',
         action: 'resolve-unknown',
         reason: 'fence proves commit',
+        fence_epoch: 2,
       },
     });
     expect((await apply('resolve-unknown', version)).code).toBe(
@@ -247,7 +250,7 @@ describe('dpone recovery target-commit', () => {
 
     const identityFile = join(op.dir, 'identity');
     writeFileSync(identityFile, '\nplatform:file-user\n');
-    const completed = await apply('complete-state', version + 1, {}, ['--identity-file', identityFile]);
+    const completed = await apply('complete-state', version + 2, {}, ['--identity-file', identityFile]);
     expect(completed.code).toBe(0);
     expect(JSON.parse(completed.stdout)).toMatchObject({
       after: { state: 'COMPLETE' },

@@ -14,6 +14,43 @@ import {
 } from '../route-connectors.ts';
 
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+/** A fence reader that may raise the fence's epoch (recovery apply fences first); absent on a fenceless target. */
+export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFence'>>;
+
+/**
+ * The route's fence for recovery apply: the built-in SQLite and PostgreSQL targets get a raiser
+ * that sends only the fence statements (no DDL); another target is opened whole, whose
+ * prepareFence with `create: false` only raises. A fenceless target has nothing to raise.
+ */
+export async function openFenceAccess(workload: Workload, io: CliIO): Promise<FenceAccess> {
+  if (workload.target.fence === 'none') return NO_FENCE_READER;
+  const engine = routeTargetEngine(workload);
+  if (workload.target.connector === undefined && engine === 'sqlite') {
+    const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
+    if (!existsSync(path)) {
+      throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
+        field: '--route',
+      });
+    }
+    const { openSqliteFenceRaiser } = await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
+    return openSqliteFenceRaiser(path);
+  }
+  if (workload.target.connector === undefined && engine === 'postgres') {
+    const { openPostgresFenceRaiser } =
+      await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
+    return openPostgresFenceRaiser(
+      workload.target.url,
+      endpointPassword(workload.target, 'target', io.env),
+      workload.target.fence_schema,
+    );
+  }
+  const target = await openRouteTarget(workload, io, false);
+  return {
+    queryFence: (operationId) => target.queryFence(operationId),
+    prepareFence: (fence, mode) => target.prepareFence(fence, { ...mode, create: false }),
+    [Symbol.asyncDispose]: () => target.close(),
+  };
+}
 
 /**
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with

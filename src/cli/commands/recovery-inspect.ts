@@ -1,6 +1,7 @@
 import { ERROR_CODES, EXIT_CODES } from '../../contracts/errors.ts';
 import { safeJson } from '../../contracts/safe-text.ts';
 import { clockFromEnv } from '../../core/harness-clock.ts';
+import { leaseLive } from '../../contracts/lease-clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';
@@ -25,16 +26,13 @@ export const run: CommandRun = async (args, io) => {
     schema: 'dpone.recovery.inspect/v1',
     operation_id: entry.operation_id,
     journal: session.journalLabel,
-    entry: { ...entry, lease_live: entry.lease !== null && entry.lease.expires_at_ms > nowMs },
+    entry: { ...entry, lease_live: leaseLive(entry.lease, nowMs) },
     history,
     fence: fenceJSON(answer),
-    assessment: assessRecovery(
-      entry,
-      history,
-      answer,
-      nowMs,
-      session.fenceLocation ? { fenceLocation: session.fenceLocation } : {},
-    ),
+    assessment: assessRecovery(entry, history, answer, nowMs, {
+      ...(session.fenceLocation ? { fenceLocation: session.fenceLocation } : {}),
+      ...(session.workload ? { leaseTtlMs: session.workload.execution.lease_ttl_ms } : {}),
+    }),
   };
   io.stdout.write(flags.json ? `${safeJson(view)}\n` : renderInspect(view));
   return view.assessment.kind === 'inconsistent' ? EXIT_CODES[ERROR_CODES.DIVERGED] : 0;

@@ -6,6 +6,7 @@ import { SqliteSource } from '../../adapters/connectors/sqlite/sqlite-source.ts'
 import { SqliteTarget } from '../../adapters/connectors/sqlite/sqlite-target.ts';
 import { SqliteJournal } from '../../adapters/journal/sqlite/sqlite-journal.ts';
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
+import { intentDataOf } from '../../contracts/workload.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
@@ -92,7 +93,7 @@ execution: { lease_ttl_ms: 1, state_dir: state }
     await expect(
       executor.execute({
         operationId,
-        intentDigest: deriveIntentDigest(workload.intent),
+        intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
         metadata: { workload_id: 'orders_to_events', target_identity: 'sqlite:events', route: 'sqlite' },
         strategy: 'append',
         partitionColumn: 'day',

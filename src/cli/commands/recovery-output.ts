@@ -151,7 +151,8 @@ export function renderApply(view: ApplyJSON): string {
     [
       `applied     ${view.action} to ${view.operation_id}`,
       `journal     ${view.before.state} v${view.before.version} -> ${view.after.state} v${view.after.version}`,
-      `audit       ${view.audit.actor} at ${time(view.audit.at_ms)} ref=${view.audit.reference} reason="${view.audit.reason}"`,
+      `audit       ${view.audit.actor} at ${time(view.audit.at_ms)} ref=${view.audit.reference} reason="${view.audit.reason}"` +
+        (view.audit.fence_epoch !== undefined ? ` fence-epoch=${view.audit.fence_epoch}` : ''),
       view.after.state === 'PREPARED'
         ? 'next        an ordinary `dpone run` retry now writes once under a new lease epoch'
         : view.after.state === 'TARGET_COMMITTED'

@@ -20,6 +20,7 @@ export const run: CommandRun = async (args, io) => {
   const plan = planRecovery(entry, history, answer, {
     nowMs: clockFromEnv(io.env).nowMs(),
     ...(session.fenceLocation ? { fenceLocation: session.fenceLocation } : {}),
+    ...(session.workload ? { leaseTtlMs: session.workload.execution.lease_ttl_ms } : {}),
   });
   const where = flags.route !== undefined ? `--route ${flags.route}` : `--journal ${session.journalLabel}`;
   const view: PlanJSON = {

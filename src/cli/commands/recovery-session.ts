@@ -6,11 +6,12 @@ import { redactUrl } from '../../contracts/redact-url.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
-import { openJournal, sqlitePath } from '../journal-url.ts';
+import { journalWarning, openJournal, sqlitePath } from '../journal-url.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
-import { openFenceReader } from './recovery-fence.ts';
+import type { FenceAccess } from './recovery-fence.ts';
+import { openFenceAccess, openFenceReader } from './recovery-fence.ts';
 import type { RecoveryReadFlags } from './recovery-flags.ts';
 
 /** What a recovery command works on: the journal, and the target fence when a route was given. */
@@ -19,8 +20,9 @@ export interface RecoverySession extends AsyncDisposable {
   /** The journal URL with any password redacted, for output. */
   readonly journalLabel: string;
   readonly workload: Workload | null;
-  /** Read-only fence access, or null without `--route`. */
-  readonly fence: Pick<TargetConnector, 'queryFence'> | null;
+  /** Fence access (read-only for inspect and plan; apply may raise its epoch), or null without `--route`. */
+  readonly fence:
+    (Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>) | null;
   /** Where the workload's fence lives now (with `--route`), to compare with what the journal recorded. */
   readonly fenceLocation: string | null;
 }
@@ -55,10 +57,17 @@ export async function openRecoverySession(
     });
   }
   const fenceLocation = workload ? await routeFenceLocation(workload) : null;
-  const journal = await openJournal(url, { cwd: base, env: io.env, readOnly: mode.readOnly });
-  let fence: (Pick<TargetConnector, 'queryFence'> & AsyncDisposable) | null = null;
+  const journal = await openJournal(url, {
+    cwd: base,
+    env: io.env,
+    readOnly: mode.readOnly,
+    warn: journalWarning(io),
+  });
+  let fence: FenceAccess | null = null;
   try {
-    fence = workload ? await openFenceReader(workload, io) : null;
+    // Only apply writes: it may raise the fence's epoch before it reads the proof.
+    if (workload)
+      fence = mode.readOnly ? await openFenceReader(workload, io) : await openFenceAccess(workload, io);
   } catch (error) {
     await journal.close();
     throw error;

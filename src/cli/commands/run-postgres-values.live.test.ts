@@ -166,7 +166,7 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: values and names (live, CL
     ]);
   });
 
-  it('row 9: a mistyped partition value writes nothing and leaves the operation usable (exit 32)', async () => {
+  it('row 9: a mistyped partition value writes nothing (exit 32); the corrected value is another intent (22)', async () => {
     const spec = (value: string): WorkloadSpec => ({
       ...base('typo', { table: 'dw.events_text' }),
       source: { user: 'reader', database: 'app', table: 'orders_text' },
@@ -182,8 +182,10 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: values and names (live, CL
       `SELECT state, lease_holder FROM dpone_commit_journal WHERE metadata LIKE '%"typo"%'`,
     ]);
     expect(journal!.rows).toEqual([{ state: 'FAILED_PRE_COMMIT', lease_holder: null }]);
+    // The partition is part of the intent (issue 30): same identity, another value, refused by name.
     const fixed = await runWorkload(writeWorkload(cluster, spec('2026-07-18')));
-    expect(JSON.parse(fixed.stdout)).toMatchObject({ status: 'committed', rows_written: 2 });
+    expect(fixed.exitCode).toBe(22);
+    expect(errorOf(fixed.stderr)).toMatchObject({ field: 'data.partition.value' });
   });
 
   it('row 9: on a date column a value the type cannot read is bad input naming data.partition.value', async () => {

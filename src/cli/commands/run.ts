@@ -6,7 +6,8 @@ import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { XCOM_PATH_ENV, writeXcom } from '../../adapters/state/xcom-file.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { firstUnsafeCharacter } from '../../contracts/safe-text.ts';
-import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
+import { deriveIntentDigest, deriveOperationId, intentFieldDigests } from '../../contracts/identity.ts';
+import { intentDataOf } from '../../contracts/workload.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
@@ -18,7 +19,7 @@ import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
-import { openJournal } from '../journal-url.ts';
+import { journalWarning, openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import {
@@ -65,7 +66,7 @@ export const run: CommandRun = async (args, io) => {
   const plan: RunPlan = {
     workload,
     operationId: deriveOperationId(workload.identity),
-    intentDigest: deriveIntentDigest(workload.intent),
+    intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
     journalUrl: values.journal ?? workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`,
     journalBase: values.journal !== undefined ? io.cwd : dirname(workload.file),
     // Unique per process: a restarted process must take a new lease epoch, never renew a dead one's.
@@ -145,7 +146,13 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
   const fenceLocation = await routeFenceLocation(workload);
-  await using journal = await openJournal(plan.journalUrl, { cwd: plan.journalBase, env: io.env });
+  const flaws = requestedRuntimeFlaws(io.env);
+  await using journal = await openJournal(plan.journalUrl, {
+    cwd: plan.journalBase,
+    env: io.env,
+    warn: journalWarning(io),
+    ...(flaws.trustHolderClock ? { trustHolderClock: true } : {}),
+  });
   faults.attach(journal);
   // Connect only when the executor first needs the source or target: after it read the journal.
   await using connectors = new LazyConnectors(
@@ -167,7 +174,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     faults,
     clock,
     // The harness's deliberately broken executors answer only under DPONE_HARNESS=1.
-    flaws: requestedRuntimeFlaws(io.env),
+    flaws,
   });
   // `return await`: the journal and connectors must stay open until the executor has finished.
   return await executor.execute({
@@ -179,6 +186,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
       route: workload.route,
       load_strategy: workload.intent.normalized_load_strategy,
       fence_location: fenceLocation,
+      intent_fields: intentFieldDigests(workload.intent, intentDataOf(workload)),
     },
     strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
     partitionColumn: workload.data.partition.column,

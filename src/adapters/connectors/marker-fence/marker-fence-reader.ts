@@ -1,7 +1,7 @@
 import { isDponeError } from '../../../contracts/errors.ts';
-import type { FenceAnswer } from '../../../ports/connector.ts';
+import type { FenceAnswer, FenceEvidence, FenceRef, PrepareFenceMode } from '../../../ports/connector.ts';
 import type { MarkerDialect } from './marker-dialect.ts';
-import { fenceUnavailable, readFence } from './marker-fence.ts';
+import { fenceUnavailable, installFence, readFence } from './marker-fence.ts';
 
 /** Reads a target's fence and nothing else (recovery inspect, plan and apply). */
 export interface FenceReader extends AsyncDisposable {
@@ -28,5 +28,28 @@ export function markerFenceReader(
     },
     close: () => dialect.close(),
     [Symbol.asyncDispose]: () => dialect.close(),
+  };
+}
+
+/** A fence reader that may also raise the fence's epoch (recovery apply fences first). */
+export interface FenceRaiser extends FenceReader {
+  prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence>;
+}
+
+/**
+ * A fence reader that can also raise the epoch, never creating anything: the fence statements
+ * only (no DDL, no target table), so an operator's apply changes at most the fence row's epoch.
+ */
+export function markerFenceRaiser(dialect: MarkerDialect): FenceRaiser {
+  return {
+    ...markerFenceReader(dialect),
+    async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
+      try {
+        return await installFence(dialect, fence, { ...mode, create: false }, Date.now());
+      } catch (error) {
+        if (isDponeError(error)) throw error;
+        throw fenceUnavailable(dialect.label, fence.operationId, error);
+      }
+    },
   };
 }

@@ -29,11 +29,15 @@ function params(fence: FenceRef, nowMs: number) {
   };
 }
 
-/** Whether the fence holds exactly the caller's epoch, for the caller's holder and intent. */
+/**
+ * Whether the fence holds exactly the caller's epoch, for the caller's holder and intent. On a
+ * committed row the holder keeps naming the committer (it and the committed epoch agree), so
+ * there the epoch and intent decide.
+ */
 export function holdsCaller(answer: FenceAnswer, fence: FenceRef): boolean {
   return (
     answer.epoch === fence.epoch &&
-    answer.holder === fence.holder &&
+    (answer.holder === fence.holder || answer.status === 'committed') &&
     answer.intentDigest === fence.intentDigest
   );
 }

@@ -39,7 +39,9 @@ export interface FenceSql {
   readonly insertIfAbsent: string;
   /**
    * Raises the epoch (never lowers it) and records the holder that raised it, only for the
-   * caller's intent; a row from before intent digests adopts the caller's. Never touches the status.
+   * caller's intent; a row from before intent digests adopts the caller's. Never touches the
+   * status. On a committed row the holder stays the one whose epoch committed (the row's holder
+   * and committed epoch always agree; a later holder has nothing left to commit).
    */
   readonly raiseEpoch: string;
   /** The row as the protocol reads it. */
@@ -71,7 +73,8 @@ export function fenceSql(style: FenceSqlStyle): FenceSql {
     `UPDATE ${table}${style.guardHint} SET status = ${committed}, committed_epoch = @epoch, ` +
     `rows_written = @rows_written, updated_at_ms = @now_ms WHERE operation_id = @operation_id AND ${where}${end}${style.guardSuffix}`;
   const raise = (intent: string) =>
-    `UPDATE ${table} SET epoch = @epoch, holder = @holder, intent_digest = COALESCE(intent_digest, @intent_digest), ` +
+    `UPDATE ${table} SET epoch = @epoch, holder = CASE WHEN status = ${committed} THEN holder ELSE @holder END, ` +
+    `intent_digest = COALESCE(intent_digest, @intent_digest), ` +
     `updated_at_ms = @now_ms WHERE operation_id = @operation_id AND epoch < @epoch${intent}${end}`;
   return {
     insertIfAbsent: style.insertIfAbsent(

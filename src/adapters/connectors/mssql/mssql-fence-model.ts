@@ -53,7 +53,13 @@ export function fenceModel(fake: FakeMssql, fallback?: (q: SeenQuery) => MssqlRe
       const anyIntent = has(sql.raiseEpochAnyIntent);
       if (row && (has(sql.raiseEpoch) || anyIntent) && row.epoch < epoch) {
         if (anyIntent || row.intent_digest === null || row.intent_digest === intent) {
-          Object.assign(row, { epoch, holder, intent_digest: row.intent_digest ?? intent });
+          // A committed row keeps naming its committer (as the certified raise's CASE does).
+          const keep = row.status === 'committed';
+          Object.assign(row, {
+            epoch,
+            holder: keep ? row.holder : holder,
+            intent_digest: row.intent_digest ?? intent,
+          });
         }
       }
       return { recordset: asRecord(fences.get(id)), rowsAffected: [1] };

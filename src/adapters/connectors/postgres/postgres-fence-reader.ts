@@ -1,5 +1,5 @@
-import type { FenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
+import type { FenceRaiser, FenceReader } from '../marker-fence/marker-fence-reader.ts';
+import { markerFenceRaiser, markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
@@ -18,4 +18,15 @@ export function openPostgresFenceReader(
   const fence = postgresFence(url, fenceSchema);
   const session = new PostgresSession(parsePostgresUrl(url, password, 'target.url', 'dpone-recovery'));
   return markerFenceReader(postgresDialect(session, { fence, table: '', faults: NO_FAULTS, readOnly: true }));
+}
+
+/** The fence of a PostgreSQL target for recovery apply: reads it and raises its epoch; creates no table. */
+export function openPostgresFenceRaiser(
+  url: string,
+  password: string | undefined,
+  fenceSchema: string | undefined,
+): FenceRaiser {
+  const fence = postgresFence(url, fenceSchema);
+  const session = new PostgresSession(parsePostgresUrl(url, password, 'target.url', 'dpone-recovery'));
+  return markerFenceRaiser(postgresDialect(session, { fence, table: '', faults: NO_FAULTS }));
 }

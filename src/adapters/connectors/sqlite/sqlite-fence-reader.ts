@@ -1,8 +1,9 @@
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
+import type { FenceRaiser, FenceReader } from '../marker-fence/marker-fence-reader.ts';
+import { markerFenceRaiser, markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
+import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 
 /**
@@ -23,4 +24,23 @@ export function openSqliteFenceReader(path: string): FenceReader {
   }
   // No target table: a read-only dialect is never asked to mutate.
   return markerFenceReader(sqliteDialect(db as unknown as SqliteDatabase, ''));
+}
+
+/**
+ * The fence of a SQLite target for recovery apply: reads it and raises its epoch (fence first),
+ * never creates a table. The caller checks that the file exists.
+ */
+export function openSqliteFenceRaiser(path: string): FenceRaiser {
+  let db: SqliteDatabase;
+  try {
+    db = openSqlite(path);
+  } catch (error) {
+    throw new DponeError(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+      'the SQLite target could not be opened',
+      {},
+      { cause: error },
+    );
+  }
+  return markerFenceRaiser(sqliteDialect(db, ''));
 }

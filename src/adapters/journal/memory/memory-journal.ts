@@ -1,14 +1,18 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
+  ExpireLeaseRequest,
+  JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
 } from '../../../ports/journal.ts';
+import { planLeaseWarning } from '../lease-warning.ts';
 
 /**
  * In-memory journal for unit tests. Not durable: it lives and dies with the process, so it never
@@ -16,9 +20,15 @@ import type {
  * write is synchronous between awaits, so concurrent callers in one process see one winner.
  */
 export class MemoryJournal implements TargetCommitJournalPort {
+  readonly leaseClock: LeaseClock = 'caller';
+  readonly #warn: JournalWarn | undefined;
   readonly #entries = new Map<string, CommitJournalEntry>();
   readonly #history = new Map<string, JournalHistoryRecord[]>();
   #closed = false;
+
+  constructor(options: { readonly warn?: JournalWarn } = {}) {
+    this.#warn = options.warn;
+  }
 
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     this.#assertOpen(request.operationId);
@@ -49,7 +59,13 @@ export class MemoryJournal implements TargetCommitJournalPort {
 
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
     const current = this.#current(request.operationId);
-    const planned = planLease(current, request);
+    const planned = planLeaseWarning(current, request, this.#warn);
+    this.#write(planned);
+    return planned.entry;
+  }
+
+  async expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry> {
+    const planned = planLeaseExpiry(this.#current(request.operationId), request);
     this.#write(planned);
     return planned.entry;
   }

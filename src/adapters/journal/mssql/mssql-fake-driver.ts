@@ -6,6 +6,7 @@ import type {
   MssqlResult,
   MssqlTransaction,
 } from './mssql-driver.ts';
+import { MSSQL_JOURNAL_SQL } from './mssql-statements.ts';
 
 /** One statement the fake saw: where it ran (pool or transaction), its text and bound parameters. */
 export interface SeenQuery {
@@ -26,10 +27,19 @@ export class FakeMssql {
   config: MssqlPoolConfig | undefined;
   connectError: unknown;
   respond: Responder = () => ({ rowsAffected: [] });
+  /**
+   * The server's clock as the fake answers the journal's clock read (MSSQL_JOURNAL_SQL.now) itself,
+   * noted as the event `clock` rather than as a query, so tests of statement order need not list it.
+   */
+  serverNowMs = 1_000;
 
   driver(): MssqlDriver {
     const event = (name: string) => void this.events.push(name);
     const answer = async (seen: SeenQuery) => {
+      if (seen.text === MSSQL_JOURNAL_SQL.now) {
+        event('clock');
+        return { recordset: [{ journal_now_ms: String(this.serverNowMs) }], rowsAffected: [1] };
+      }
       this.queries.push(seen);
       return this.respond(seen);
     };

@@ -21,7 +21,14 @@ async function openFake(fake = new FakeMssql()) {
 /** An existing entry at version 1, with BIGINTs as strings the way the driver returns them. */
 function storedRow(id: string) {
   const row = entryToRow(newEntry(id, `sha256:${'ab'.repeat(32)}`, METADATA, 1_000).entry);
-  return { ...row, version: String(row.version), created_at_ms: '1000', updated_at_ms: '1000' };
+  // The locked read carries the server's clock the write is planned with.
+  return {
+    ...row,
+    version: String(row.version),
+    created_at_ms: '1000',
+    updated_at_ms: '1000',
+    journal_now_ms: '2000',
+  };
 }
 
 async function caught(promise: Promise<unknown>): Promise<DponeError> {
@@ -117,6 +124,40 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
       lease_epoch: 1,
     });
     expect(fake.events).toEqual(['begin', 'commit']);
+  });
+
+  it('leases and instants come from the server clock (SYSUTCDATETIME), never the caller’s', async () => {
+    const { fake, journal } = await openFake();
+    const id = opId('mssql-server-clock');
+    fake.respond = (q) =>
+      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
+        ? { recordset: [storedRow(id)], rowsAffected: [1] }
+        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
+    const yearAhead = 2_000 + 365 * 86_400_000;
+    const entry = await journal.acquireLease({
+      operationId: id,
+      expectedVersion: 1,
+      holder: 'a',
+      ttlMs: 10,
+      nowMs: yearAhead,
+    });
+    expect(entry.lease?.expires_at_ms).toBe(2_010);
+    expect(fake.queries[1]!.params).toMatchObject({ lease_expires_at_ms: 2_010, updated_at_ms: 2_000 });
+    expect(MSSQL_JOURNAL_SQL.selectForUpdate).toContain('SYSUTCDATETIME()');
+    fake.serverNowMs = 5_000;
+    fake.respond = (q) => ({
+      recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
+      rowsAffected: [1],
+    });
+    const created = await journal.createIntent({
+      operationId: opId('mssql-server-clock-create'),
+      intentDigest: `sha256:${'ab'.repeat(32)}`,
+      metadata: METADATA,
+      nowMs: yearAhead,
+      lease: { holder: 'a', ttlMs: 10 },
+    });
+    expect([created.entry.created_at_ms, created.entry.lease?.expires_at_ms]).toEqual([5_000, 5_010]);
+    expect(fake.events).toContain('clock');
   });
 
   it('a lease with minEpoch writes max(last_epoch + 1, minEpoch) as the epoch and last_epoch', async () => {

@@ -1,14 +1,18 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
+  ExpireLeaseRequest,
+  JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
 } from '../../../ports/journal.ts';
+import { planLeaseWarning } from '../lease-warning.ts';
 import { entryToRow, historyToRow, rowToEntry, rowToHistory } from '../journal-row.ts';
 import { parseMssqlUrl } from './mssql-config.ts';
 import type { MssqlDriver, MssqlPool, MssqlRequest, MssqlTransaction } from './mssql-driver.ts';
@@ -35,6 +39,20 @@ function affected(rows: readonly Record<string, unknown>[] | undefined): number 
   return Number(rows?.[0]?.affected ?? 0);
 }
 
+export interface MssqlJournalOptions {
+  readonly readOnly?: boolean;
+  /** `server` (default): `now` is the server's SYSUTCDATETIME(), read in each write's transaction. */
+  readonly leaseClock?: LeaseClock;
+  readonly warn?: JournalWarn;
+}
+
+/** The server's `now` as the locked read returned it; a row without it cannot be planned with. */
+function journalNow(row: Record<string, unknown> | undefined, operationId: string): number {
+  const now = Number(row?.journal_now_ms);
+  if (Number.isSafeInteger(now)) return now;
+  throw unavailable(undefined, operationId);
+}
+
 /**
  * Durable journal on Microsoft SQL Server through the `mssql` driver. Every change is one
  * READ COMMITTED transaction: read the entry WITH (UPDLOCK), plan with the shared rules, ONE
@@ -43,13 +61,17 @@ function affected(rows: readonly Record<string, unknown>[] | undefined): number 
  * UPDLOCK + HOLDLOCK, so of concurrent creators exactly one inserts.
  */
 export class MssqlJournal implements TargetCommitJournalPort {
+  readonly leaseClock: LeaseClock;
   readonly #driver: MssqlDriver;
   readonly #pool: MssqlPool;
+  readonly #warn: JournalWarn | undefined;
   #closed = false;
 
-  private constructor(driver: MssqlDriver, pool: MssqlPool) {
+  private constructor(driver: MssqlDriver, pool: MssqlPool, options: MssqlJournalOptions) {
     this.#driver = driver;
     this.#pool = pool;
+    this.leaseClock = options.leaseClock ?? 'server';
+    this.#warn = options.warn;
   }
 
   /**
@@ -60,7 +82,7 @@ export class MssqlJournal implements TargetCommitJournalPort {
     url: string,
     password?: string,
     loadDriver: () => Promise<MssqlDriver> = loadMssqlDriver,
-    options: { readonly readOnly?: boolean } = {},
+    options: MssqlJournalOptions = {},
   ): Promise<MssqlJournal> {
     const config = parseMssqlUrl(url, password);
     const driver = await loadDriver();
@@ -76,7 +98,7 @@ export class MssqlJournal implements TargetCommitJournalPort {
             if (mssqlErrorNumber(error) !== MSSQL_ERRORS.objectExists) throw error;
           });
       }
-      return new MssqlJournal(driver, pool);
+      return new MssqlJournal(driver, pool, options);
     } catch (error) {
       await pool?.close().catch(() => undefined);
       throw unavailable(error);
@@ -85,9 +107,13 @@ export class MssqlJournal implements TargetCommitJournalPort {
 
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     const id = request.operationId;
-    const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
-    const entry = changes[changes.length - 1]!.entry;
     return this.#transaction(id, async (tx) => {
+      const nowMs =
+        this.leaseClock === 'server'
+          ? journalNow((await tx.request().query(MSSQL_JOURNAL_SQL.now)).recordset?.[0], id)
+          : request.nowMs;
+      const changes = newIntent(id, request.intentDigest, request.metadata, nowMs, request.lease);
+      const entry = changes[changes.length - 1]!.entry;
       let inserted = 0;
       try {
         inserted = affected(
@@ -110,23 +136,25 @@ export class MssqlJournal implements TargetCommitJournalPort {
   }
 
   async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
-    return this.#transaction(request.operationId, async (tx) =>
-      this.#apply(
-        tx,
-        planTransition(await this.#mustRead(tx, request.operationId), request),
-        request.expectedVersion,
-      ),
-    );
+    return this.#transaction(request.operationId, async (tx) => {
+      const { entry, nowMs } = await this.#mustRead(tx, request.operationId, request.nowMs);
+      return this.#apply(tx, planTransition(entry, { ...request, nowMs }), request.expectedVersion);
+    });
   }
 
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
-    return this.#transaction(request.operationId, async (tx) =>
-      this.#apply(
-        tx,
-        planLease(await this.#mustRead(tx, request.operationId), request),
-        request.expectedVersion,
-      ),
-    );
+    return this.#transaction(request.operationId, async (tx) => {
+      const { entry, nowMs } = await this.#mustRead(tx, request.operationId, request.nowMs);
+      const planned = planLeaseWarning(entry, { ...request, nowMs }, this.#warn);
+      return this.#apply(tx, planned, request.expectedVersion);
+    });
+  }
+
+  async expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, async (tx) => {
+      const { entry, nowMs } = await this.#mustRead(tx, request.operationId, request.nowMs);
+      return this.#apply(tx, planLeaseExpiry(entry, { ...request, nowMs }), request.expectedVersion);
+    });
   }
 
   async get(operationId: string): Promise<CommitJournalEntry | null> {
@@ -170,12 +198,21 @@ export class MssqlJournal implements TargetCommitJournalPort {
     return row === undefined ? null : rowToEntry(row as Parameters<typeof rowToEntry>[0]);
   }
 
-  async #mustRead(tx: MssqlTransaction, operationId: string): Promise<CommitJournalEntry> {
-    const entry = await this.#read(tx.request(), MSSQL_JOURNAL_SQL.selectForUpdate, operationId);
-    if (entry !== null) return entry;
-    throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
-      operationId,
-    });
+  /** The entry, locked, with the `now` its write is planned with (the server's, on the server clock). */
+  async #mustRead(
+    tx: MssqlTransaction,
+    operationId: string,
+    callerNowMs: number,
+  ): Promise<{ entry: CommitJournalEntry; nowMs: number }> {
+    const request = bind(tx.request(), { operation_id: operationId });
+    const row = (await request.query(MSSQL_JOURNAL_SQL.selectForUpdate)).recordset?.[0];
+    if (row === undefined) {
+      throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
+        operationId,
+      });
+    }
+    const entry = rowToEntry(row as Parameters<typeof rowToEntry>[0]);
+    return { entry, nowMs: this.leaseClock === 'server' ? journalNow(row, operationId) : callerNowMs };
   }
 
   /** The one conditional UPDATE; @@ROWCOUNT 0 means another writer won and nothing is written. */

@@ -39,7 +39,10 @@ const cas = (
 
 describe.skipIf(skip)('postgres one-statement writes', () => {
   it('each write returns and records exactly what the shared planner computes', async () => {
-    await using journal = await PostgresJournal.open(cluster!.url('postgres'), cluster!.password);
+    // The caller's clock, so the planner's instants are the ones written.
+    await using journal = await PostgresJournal.open(cluster!.url('postgres'), cluster!.password, {
+      leaseClock: 'caller',
+    });
     const id = opId('pg-one-statement');
     const created = newEntry(id, DIGEST, METADATA, 1_000);
     let entry: CommitJournalEntry = (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAS_STATEMENT, LEASE_STATEMENT } from './postgres-journal-cas.ts';
+import { casStatement, expireStatement, leaseStatement, readWithClock } from './postgres-journal-cas.ts';
 import { POSTGRES_JOURNAL_READY, POSTGRES_JOURNAL_SCHEMA, inSchema } from './postgres-journal-schema.ts';
 
 describe('the PostgreSQL journal behind a pooler', () => {
@@ -17,9 +17,12 @@ describe('the PostgreSQL journal behind a pooler', () => {
   });
 
   it('uses unnamed statements only (a named one is 42P05 on another client’s server connection) and sets synchronous_commit', () => {
-    for (const statement of [CAS_STATEMENT, LEASE_STATEMENT]) {
-      expect(Object.keys(statement)).toEqual(['text']);
-      expect(statement.text).toMatch(/set_config\('synchronous_commit', \$\d+::text, true\)/);
+    for (const clock of ['server', 'caller'] as const) {
+      for (const statement of [casStatement(clock), leaseStatement(clock), expireStatement(clock)]) {
+        expect(Object.keys(statement)).toEqual(['text']);
+        expect(statement.text).toMatch(/set_config\('synchronous_commit', \$\d+::text, true\)/);
+      }
+      expect(Object.keys(readWithClock(clock))).toEqual(['text']);
     }
   });
 });

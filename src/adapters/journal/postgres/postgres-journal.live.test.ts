@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
 import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { describeJournalConformance } from '../journal-conformance.ts';
+import { describeJournalClockConformance, describeJournalConformance } from '../journal-conformance.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
 const binaries = findLocalBinaries();
@@ -24,24 +24,34 @@ afterAll(async () => {
   await cluster?.[Symbol.asyncDispose]();
 });
 
+/** A fresh database per test: the schema bootstrap runs each time, as a first open does. */
+async function freshJournalUrl(): Promise<string> {
+  return cluster!.url(await freshDatabaseName('journal'));
+}
+
+async function freshDatabaseName(prefix: string): Promise<string> {
+  const c = cluster!;
+  const database = `${prefix}_${process.pid}_${++databases}`;
+  const admin = new pg.Client({
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    password: c.password,
+    database: 'postgres',
+  });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  return database;
+}
+
+// The suite's fixed instants need the caller's clock; the server clock has its own suite below.
 describeJournalConformance(
   'postgres',
   async () => {
     const c = cluster!;
-    // A fresh database per test: the schema bootstrap runs each time, as a first open does.
-    const database = `journal_${process.pid}_${++databases}`;
-    const admin = new pg.Client({
-      host: c.host,
-      port: c.port,
-      user: c.user,
-      password: c.password,
-      database: 'postgres',
-    });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    await admin.end();
-    const url = c.url(database);
-    const journal = await PostgresJournal.open(url, c.password);
+    const url = await freshJournalUrl();
+    const journal = await PostgresJournal.open(url, c.password, { leaseClock: 'caller' });
     // Child processes open the same journal through the CLI opener, password from the env.
     process.env.DPONE_JOURNAL_PASSWORD = c.password;
     return {
@@ -54,6 +64,21 @@ describeJournalConformance(
   },
   skipReason !== undefined ? { skipReason } : { leaseOnCreate: true },
 );
+
+describe.skipIf(skipReason !== undefined)('postgres journal on the server clock (the default)', () => {
+  let journal: PostgresJournal;
+  beforeAll(async () => {
+    if (skipReason !== undefined) return;
+    journal = await PostgresJournal.open(await freshJournalUrl(), cluster!.password);
+  });
+  afterAll(async () => {
+    await journal?.close();
+  });
+  it('declares the server clock', () => {
+    expect(journal.leaseClock).toBe('server');
+  });
+  describeJournalClockConformance(() => journal);
+});
 
 describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
   it('a wrong password is AUTHENTICATION_FAILED, a closed port JOURNAL_UNAVAILABLE, without URL, user or password', async () => {
@@ -83,17 +108,7 @@ describe.skipIf(skipReason !== undefined)(
   () => {
     async function freshDatabase(): Promise<{ url: string; tables: () => Promise<number> }> {
       const c = cluster!;
-      const database = `journal_ro_${process.pid}_${++databases}`;
-      const admin = new pg.Client({
-        host: c.host,
-        port: c.port,
-        user: c.user,
-        password: c.password,
-        database: 'postgres',
-      });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      await admin.end();
+      const database = await freshDatabaseName('journal_ro');
       const tables = async () => {
         const client = new pg.Client({
           host: c.host,

@@ -3,14 +3,24 @@ import type { PoolClient } from 'pg';
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { checkLeaseInput, newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import {
+  checkLeaseInput,
+  newIntent,
+  planLease,
+  planLeaseExpiry,
+  planTransition,
+} from '../../../contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
+  ExpireLeaseRequest,
+  JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
 } from '../../../ports/journal.ts';
+import { warnClockFault } from '../lease-warning.ts';
 import {
   ENTRY_COLUMNS,
   HISTORY_COLUMNS,
@@ -21,15 +31,19 @@ import {
 } from '../journal-row.ts';
 import type { EntryRow, HistoryRow } from '../journal-row.ts';
 import {
-  CAS_STATEMENT,
-  LEASE_STATEMENT,
+  casStatement,
   casValues,
+  expireStatement,
+  expireValues,
+  leaseStatement,
   leaseValues,
   legalFromStates,
+  readWithClock,
 } from './postgres-journal-cas.ts';
 import type { PinnedSettings } from '../../../contracts/postgres-settings.ts';
 import { beginPinned } from '../../../contracts/postgres-settings.ts';
 import type { JournalSessionConfig } from './postgres-journal-config.ts';
+import type { PgStatement } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 import { journalOpenFailure } from './postgres-journal-errors.ts';
 import {
@@ -53,21 +67,35 @@ const BASE_SQL = {
   list: `SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`,
 } as const;
 
-type JournalSql = Readonly<Record<keyof typeof BASE_SQL | 'cas' | 'lease' | 'ready' | 'schema', string>>;
+type JournalSql = Readonly<
+  Record<keyof typeof BASE_SQL | 'ready' | 'schema', string> &
+    Record<'cas' | 'lease' | 'expire' | 'read', PgStatement>
+>;
 
-function journalSql(schema: string | undefined): JournalSql {
+function journalSql(schema: string | undefined, clock: LeaseClock): JournalSql {
   const named = (sql: string) => inSchema(sql, schema);
+  const statement = (st: PgStatement): PgStatement => ({ text: named(st.text) });
   return {
     select: named(BASE_SQL.select),
     insertEntry: named(BASE_SQL.insertEntry),
     insertHistory: named(BASE_SQL.insertHistory),
     history: named(BASE_SQL.history),
     list: named(BASE_SQL.list),
-    cas: named(CAS_STATEMENT.text),
-    lease: named(LEASE_STATEMENT.text),
+    cas: statement(casStatement(clock)),
+    lease: statement(leaseStatement(clock)),
+    expire: statement(expireStatement(clock)),
+    read: statement(readWithClock(clock)),
     ready: named(POSTGRES_JOURNAL_READY),
     schema: named(POSTGRES_JOURNAL_SCHEMA),
   };
+}
+
+/** What the lease statement returns beside the entry: the lease it read as a clock fault, if any. */
+interface LeaseRowExtras {
+  readonly faulted_holder?: unknown;
+  readonly faulted_epoch?: unknown;
+  readonly faulted_expires_at_ms?: unknown;
+  readonly journal_now_ms?: unknown;
 }
 
 /** The entry moved between the write and the classifying read (the planner accepted it there). */
@@ -88,6 +116,18 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
   );
 }
 
+export interface PostgresJournalOptions {
+  readonly readOnly?: boolean;
+  /**
+   * Whose clock decides leases and instants: `server` (default) the server's `clock_timestamp()`
+   * inside each write; `caller` the requests' `nowMs` (the conformance suite's fixed instants, and
+   * the harness's unsafe variant that trusts the holder's clock).
+   */
+  readonly leaseClock?: LeaseClock;
+  /** Hears a takeover of a clock-faulted lease (the server clock stepped back more than a day). */
+  readonly warn?: JournalWarn;
+}
+
 /**
  * Durable journal in PostgreSQL (synchronous_commit pinned on every write, never a server default). A compare-and-set or lease is ONE
  * autocommit statement (postgres-journal-cas.ts): lock the entry at the expected version, update
@@ -95,18 +135,24 @@ function unavailable(cause: unknown, operationId?: string): DponeError {
  * so exactly one wins; the loser reads once and the shared planner names the error. Creating an
  * intent is one READ COMMITTED transaction (insert-if-absent, then its history row).
  * Client-side timeouts bound every call, so a black-holed network ends as JOURNAL_UNAVAILABLE.
+ * Leases are decided by the server's clock (see PostgresJournalOptions.leaseClock).
  */
 export class PostgresJournal implements TargetCommitJournalPort {
+  readonly leaseClock: LeaseClock;
   readonly #pool: pg.Pool;
   readonly #readOnly: boolean;
+  readonly #warn: JournalWarn | undefined;
   readonly #sql: JournalSql;
   readonly #pinned: PinnedSettings;
   #closed = false;
 
-  private constructor(pool: pg.Pool, readOnly: boolean, config: JournalSessionConfig) {
+  private constructor(pool: pg.Pool, options: PostgresJournalOptions, config: JournalSessionConfig) {
     this.#pool = pool;
-    this.#readOnly = readOnly;
-    this.#sql = journalSql(config.schema);
+    this.#readOnly = options.readOnly === true;
+    this.#warn = options.warn;
+    const clock = options.leaseClock ?? 'server';
+    this.leaseClock = clock;
+    this.#sql = journalSql(config.schema, clock);
     this.#pinned = config.pinned;
   }
 
@@ -118,7 +164,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   static async open(
     url: string,
     password?: string,
-    options: { readonly readOnly?: boolean } = {},
+    options: PostgresJournalOptions = {},
   ): Promise<PostgresJournal> {
     const config = parseJournalUrl(url, password);
     const pool = new pg.Pool(config.pool);
@@ -126,7 +172,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
     const readOnly = options.readOnly === true;
-    const journal = new PostgresJournal(pool, readOnly, config);
+    const journal = new PostgresJournal(pool, options, config);
     try {
       await journal.#transaction(undefined, async (client) => {
         // Skip all DDL (and its table locks) when the schema is there: racing openers stay cheap.
@@ -153,8 +199,11 @@ export class PostgresJournal implements TargetCommitJournalPort {
   async createIntent(request: CreateIntentRequest): Promise<CreateIntentResult> {
     const id = request.operationId;
     this.#writable(id);
-    return this.#transaction(id, async (client) => {
-      const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
+    // The server's clock is read with BEGIN, in the same round trip.
+    const serverNow = this.leaseClock === 'server';
+    return this.#transaction(id, async (client, beganAtMs) => {
+      const nowMs = serverNow && beganAtMs !== null ? beganAtMs : request.nowMs;
+      const changes = newIntent(id, request.intentDigest, request.metadata, nowMs, request.lease);
       const entry = changes[changes.length - 1]!.entry;
       const row = entryToRow(entry);
       const inserted = await client.query(
@@ -177,11 +226,24 @@ export class PostgresJournal implements TargetCommitJournalPort {
     return this.#withClient(id, async (client) => {
       const from = legalFromStates(request);
       if (from.length > 0) {
-        const values = casValues(request, from, this.#pinned.durableCommit);
-        const written = await client.query({ text: this.#sql.cas, values });
+        const values = casValues(request, from, this.leaseClock, this.#pinned.durableCommit);
+        const written = await client.query({ ...this.#sql.cas, values });
         if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
       }
-      planTransition(await this.#mustRead(client, id), request);
+      planTransition((await this.#mustRead(client, id, request.nowMs)).entry, request);
+      throw lost(id, request.expectedVersion);
+    });
+  }
+
+  /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
+  async expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry> {
+    const id = request.operationId;
+    this.#writable(id);
+    return this.#withClient(id, async (client) => {
+      const values = expireValues(request, this.leaseClock, this.#pinned.durableCommit);
+      const written = await client.query({ ...this.#sql.expire, values });
+      if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
+      planLeaseExpiry((await this.#mustRead(client, id, request.nowMs)).entry, request);
       throw lost(id, request.expectedVersion);
     });
   }
@@ -192,10 +254,17 @@ export class PostgresJournal implements TargetCommitJournalPort {
     this.#writable(id);
     checkLeaseInput(request);
     return this.#withClient(id, async (client) => {
-      const values = leaseValues(request, this.#pinned.durableCommit);
-      const written = await client.query({ text: this.#sql.lease, values });
-      if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
-      planLease(await this.#mustRead(client, id), request);
+      const values = leaseValues(request, this.leaseClock, this.#pinned.durableCommit);
+      const written = await client.query({ ...this.#sql.lease, values });
+      const row = written.rows[0] as (EntryRow & LeaseRowExtras) | undefined;
+      if (row !== undefined) {
+        const entry = rowToEntry(row);
+        this.#warnIfClockFault(row, entry);
+        return entry;
+      }
+      // Named by the journal's own clock: the caller's may be wrong.
+      const { entry, nowMs } = await this.#mustRead(client, id, request.nowMs);
+      planLease(entry, { ...request, nowMs });
       throw lost(id, request.expectedVersion);
     });
   }
@@ -239,12 +308,29 @@ export class PostgresJournal implements TargetCommitJournalPort {
     return result.rows.length === 0 ? null : rowToEntry(result.rows[0] as EntryRow);
   }
 
-  async #mustRead(client: PoolClient, operationId: string): Promise<CommitJournalEntry> {
-    const entry = await this.#read(client, operationId);
-    if (entry !== null) return entry;
+  /** The entry with the journal's `now` (the server's, or the caller's `nowMs` on the caller clock). */
+  async #mustRead(
+    client: PoolClient,
+    operationId: string,
+    callerNowMs: number,
+  ): Promise<{ entry: CommitJournalEntry; nowMs: number }> {
+    const values = this.leaseClock === 'server' ? [operationId] : [operationId, callerNowMs];
+    const result = await client.query({ ...this.#sql.read, values });
+    const row = result.rows[0] as (EntryRow & { journal_now_ms: unknown }) | undefined;
+    if (row !== undefined) return { entry: rowToEntry(row), nowMs: Number(row.journal_now_ms) };
     throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
       operationId,
     });
+  }
+
+  #warnIfClockFault(row: LeaseRowExtras, entry: CommitJournalEntry): void {
+    if (this.#warn === undefined || row.faulted_holder === null || row.faulted_holder === undefined) return;
+    const lease = {
+      holder: String(row.faulted_holder),
+      epoch: Number(row.faulted_epoch),
+      expires_at_ms: Number(row.faulted_expires_at_ms),
+    };
+    warnClockFault(this.#warn, lease, Number(row.journal_now_ms), entry.lease?.epoch ?? 0);
   }
 
   async #insertHistory(client: PoolClient, planned: PlannedChange): Promise<void> {
@@ -255,16 +341,20 @@ export class PostgresJournal implements TargetCommitJournalPort {
     );
   }
 
+  /** `body` gets the server's clock read together with BEGIN (one round trip), or null read-only. */
   async #transaction<T>(
     operationId: string | undefined,
-    body: (client: PoolClient) => Promise<T>,
+    body: (client: PoolClient, beganAtMs: number | null) => Promise<T>,
   ): Promise<T> {
     return this.#withClient(operationId, async (client) => {
       // Timeouts and (for writes) synchronous_commit pinned locally and read back: a pooler keeps
-      // a transaction on one server connection, never a session setting.
-      await beginPinned(client, this.#pinned, this.#readOnly ? 'read-only' : 'read-write');
+      // a transaction on one server connection, never a session setting. The server's clock is
+      // read in the same round trip (beganAtMs), null read-only.
+      const mode = this.#readOnly ? 'read-only' : 'read-write';
+      const serverNowMs = await beginPinned(client, this.#pinned, mode);
+      const beganAtMs = this.#readOnly ? null : serverNowMs;
       try {
-        const value = await body(client);
+        const value = await body(client, beganAtMs);
         await client.query(this.#readOnly ? 'ROLLBACK' : 'COMMIT');
         return value;
       } catch (error) {

@@ -27,6 +27,48 @@ async function unavailableError(promise: Promise<unknown>): Promise<DponeError> 
 }
 
 describe('SqliteJournal', () => {
+  it('a takeover of a clock-faulted lease is told once, naming the holder and its expiry, after it is durable', async () => {
+    const warnings: string[] = [];
+    await using journal = await SqliteJournal.open(join(dir, 'journal.db'), {
+      warn: (message) => warnings.push(message),
+    });
+    const id = opId('clock-fault-warning');
+    const now = Date.parse('2026-07-18T00:00:00Z');
+    const entry = await create(journal, id, now);
+    const yearAhead = now + 365 * 86_400_000;
+    const held = await journal.acquireLease({
+      operationId: id,
+      expectedVersion: entry.version,
+      holder: 'pod-ahead:7',
+      ttlMs: 30_000,
+      nowMs: yearAhead,
+    });
+    expect(warnings).toEqual([]);
+    await journal.acquireLease({
+      operationId: id,
+      expectedVersion: held.version,
+      holder: 'b',
+      ttlMs: 1,
+      nowMs: now,
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('pod-ahead:7');
+    expect(warnings[0]).toContain('2027-07-18T00:00:30.000Z');
+    expect(warnings[0]).toContain('epoch 2');
+    // A refused takeover (the lease is live) tells nothing.
+    await rejectsWith(
+      journal.acquireLease({
+        operationId: id,
+        expectedVersion: held.version + 1,
+        holder: 'c',
+        ttlMs: 1,
+        nowMs: now,
+      }),
+      ERROR_CODES.CAS_CONFLICT,
+    );
+    expect(warnings).toHaveLength(1);
+  });
+
   it('survives close and reopen: entries and history are on disk, schema creation is idempotent', async () => {
     const path = join(dir, 'journal.db');
     const id = opId('reopen');

@@ -4,14 +4,19 @@ import { createJournalFile, hasJournalSchema, openJournalReadOnly } from './sqli
 import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLease, planTransition } from '../../../contracts/journal-rules.ts';
+import { newIntent, planLease, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../contracts/lease-clock.ts';
+import { CLOCK_FAULT_TAKEOVER } from '../../../contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
+  ExpireLeaseRequest,
+  JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
 } from '../../../ports/journal.ts';
+import { warnClockFault } from '../lease-warning.ts';
 import {
   ENTRY_COLUMNS,
   HISTORY_COLUMNS,
@@ -31,6 +36,10 @@ export interface SqliteJournalOptions {
    * file changes; a journal on read-only media opens too. Every write is refused.
    */
   readonly readOnly?: boolean;
+  /** Hears a takeover of a clock-faulted lease (which holder, which expiry): see lease-clock.ts. */
+  readonly warn?: JournalWarn;
+  /** UNSAFE, the harness's `trust-holder-clock` variant only: no clock-fault bound on stored expiries. */
+  readonly trustStoredExpiry?: boolean;
 }
 
 const ENTRY = 'dpone_commit_journal';
@@ -93,17 +102,24 @@ function prepare(db: DatabaseSync): Statements {
  * transaction: read the entry, plan the change with the shared rules, apply it with ONE conditional
  * `UPDATE … WHERE operation_id = ? AND version = ?`, and append its history row. Several processes
  * may share the file; SQLite's write lock serialises them and the version guard decides the winner.
+ * There is no server clock: leases are decided by the callers' clocks, and an expiry further
+ * ahead than the largest TTL is a clock fault, read as expired (lease-clock.ts).
  */
 export class SqliteJournal implements TargetCommitJournalPort {
+  readonly leaseClock: LeaseClock = 'caller';
   readonly #db: DatabaseSync;
   readonly #sql: Statements;
   readonly #readOnly: boolean;
+  readonly #warn: JournalWarn | undefined;
+  readonly #trustStoredExpiry: boolean;
   #closed = false;
 
-  private constructor(db: DatabaseSync, sql: Statements, readOnly: boolean) {
+  private constructor(db: DatabaseSync, sql: Statements, options: SqliteJournalOptions) {
     this.#db = db;
     this.#sql = sql;
-    this.#readOnly = readOnly;
+    this.#readOnly = options.readOnly === true;
+    this.#warn = options.warn;
+    this.#trustStoredExpiry = options.trustStoredExpiry === true;
   }
 
   /**
@@ -135,7 +151,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
         if (created) db.exec(`PRAGMA user_version = ${JOURNAL_FORMAT}`);
         db.exec('COMMIT');
       }
-      return new SqliteJournal(db, prepare(db), options.readOnly === true);
+      return new SqliteJournal(db, prepare(db), options);
     } catch (error) {
       try {
         if (db?.isOpen) db.close();
@@ -169,8 +185,22 @@ export class SqliteJournal implements TargetCommitJournalPort {
   }
 
   async acquireLease(request: LeaseRequest): Promise<CommitJournalEntry> {
+    let ended: CommitJournalEntry['lease'] = null;
+    const entry = await this.#transaction(request.operationId, () => {
+      const current = this.#mustRead(request.operationId);
+      const planned = planLease(current, { ...request, trustStoredExpiry: this.#trustStoredExpiry });
+      if (planned.record.evidence.reason === CLOCK_FAULT_TAKEOVER) ended = current.lease;
+      return this.#apply(planned, request.expectedVersion);
+    });
+    // Told only once the takeover is durable.
+    if (ended !== null && this.#warn)
+      warnClockFault(this.#warn, ended, request.nowMs, entry.lease?.epoch ?? 0);
+    return entry;
+  }
+
+  async expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry> {
     return this.#transaction(request.operationId, () => {
-      const planned = planLease(this.#mustRead(request.operationId), request);
+      const planned = planLeaseExpiry(this.#mustRead(request.operationId), request);
       return this.#apply(planned, request.expectedVersion);
     });
   }
