@@ -1,6 +1,8 @@
 import type { CellEvidence, SensitivityRecord, SkippedVariantCell } from '../evidence/evidence-types.ts';
 import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
+import { REFERENCE_RUN } from '../faults/reference-fault.ts';
+import { JOURNAL_LEASE } from './journal-lease-checker.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { Verdict } from '../verdict.ts';
 import { worst } from '../verdict.ts';
@@ -10,7 +12,8 @@ import { worst } from '../verdict.ts';
  * process ended), never from what the worker reported: what "caught" means. A duplicate or extra
  * mutation, a target that differs from the source (a changed value, lost rows), a target that
  * showed a partial mutation right after a kill or while a worker was stopped, a success the target
- * does not back, storage an intent conflict touched, or an intent conflict not refused.
+ * does not back, storage an intent conflict touched, an intent conflict not refused, a journal
+ * transition written without the lease, or a reference run that did not end as a clean run must.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -20,6 +23,11 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'outcome',
   STORAGE_UNTOUCHED,
   INTENT_CONFLICT_REFUSED,
+  // A transition the journal holds that was written by an executor not holding the lease then
+  // (read by the harness from the journal's own history): the spec's one-active-lease guarantee.
+  JOURNAL_LEASE,
+  // How the reference run ended: a clean run of this build that does not end as one must.
+  REFERENCE_RUN,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

@@ -135,6 +135,8 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
   'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
   'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
+  statement: async () => (await import('./statement-fault.ts')).statementFault,
+  reference: async () => (await import('./reference-fault.ts')).referenceFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -6,6 +6,20 @@ import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { PlannedCell } from './cell.ts';
 import type { TraceBook } from './trace.ts';
 
+/** Fault kinds whose cells are planned from a recorded clean trace. */
+export const TRACED_KINDS: ReadonlySet<string> = new Set([
+  'crash',
+  'pause',
+  'airflow-retry',
+  'airflow-live',
+  'journal-loss',
+  'fence-loss',
+  // Network and server faults plan only the points the route's protocol passes.
+  'network',
+  'server-kill',
+  'statement',
+]);
+
 export const DEFAULT_SEED = 42;
 export const DEFAULT_ROUTE = 'sqlite';
 export const DEFAULT_ROWS = 20;
@@ -75,7 +89,16 @@ export async function planCells(
     const route = scenarioRoute(scenario, options);
     const seed = scenarioSeed(scenario, options);
     const traces = options.traces(traceKey(route, scenario));
-    for (const spec of scenario.faults) {
+    // A reference run that failed plans nothing: its scenario's traced faults become one
+    // reference cell (which FAILs, with what the run did), unless the scenario names one itself.
+    const failed = traces.referenceFailure !== undefined;
+    const faults = failed
+      ? [
+          ...(scenario.faults.some((f) => f.kind === 'reference') ? [] : [{ kind: 'reference' as const }]),
+          ...scenario.faults.filter((f) => !TRACED_KINDS.has(f.kind)),
+        ]
+      : scenario.faults;
+    for (const spec of faults) {
       const module = await faultModule(spec.kind);
       const workload = {
         rows: scenario.workload?.rows ?? DEFAULT_ROWS,

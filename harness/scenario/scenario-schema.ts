@@ -1,4 +1,5 @@
 import type { FromSchema } from './schema-type.ts';
+import { referenceFault, statementFault } from './statement-schema.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
 export const FAULT_KINDS = [
@@ -14,6 +15,8 @@ export const FAULT_KINDS = [
   'journal-loss',
   'fence-loss',
   'airflow-live',
+  'statement',
+  'reference',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -386,6 +389,8 @@ export const SCENARIO_SCHEMA = {
           journalLossFault,
           fenceLossFault,
           airflowLiveFault,
+          statementFault,
+          referenceFault,
         ],
       },
     },
