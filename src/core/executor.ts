@@ -49,12 +49,9 @@ export class RecoveryAwareExecutor {
       await faults.hit('journal.create:after');
     }
     if (this.#deps.flaws?.ioBeforeIntentCheck) {
-      // Unsafe variant only: the source is read (its first chunk) before the intent is checked.
-      await using rows = await this.#deps.source.read({
-        partitionColumn: request.partitionColumn,
-        partitionValue: request.partitionValue,
-      });
-      for await (const chunk of rows) if (chunk.length >= 0) break;
+      // Unsafe variants only: the source is read (its first chunk) before the intent is checked.
+      const prefetch = this.#prefetch(request);
+      await (this.#deps.flaws.quietPrefetch ? prefetch.catch(() => undefined) : prefetch);
     }
     if (entry.intent_digest !== request.intentDigest) {
       throw new DponeError(
@@ -71,6 +68,15 @@ export class RecoveryAwareExecutor {
       await releaseBeforeMutation(this.#deps.journal, this.#deps.clock, request, error);
       throw error;
     }
+  }
+
+  /** Unsafe variants only: the source's first chunk, read before the intent is checked. */
+  async #prefetch(request: OperationRequest): Promise<void> {
+    await using rows = await this.#deps.source.read({
+      partitionColumn: request.partitionColumn,
+      partitionValue: request.partitionValue,
+    });
+    for await (const chunk of rows) if (chunk.length >= 0) break;
   }
 
   async #drive(

@@ -68,6 +68,8 @@ export interface TargetFlaws {
 export interface RuntimeFlaws {
   /** The source is read before the journal's intent is checked (a prefetch while the journal is read). */
   readonly ioBeforeIntentCheck?: boolean;
+  /** That prefetch's failure is swallowed (it was only a prefetch): the run goes on as if it never tried. */
+  readonly quietPrefetch?: boolean;
   /** An outcome the target cannot prove is taken for "not committed": the mutation is replayed. */
   readonly replayUnknown?: boolean;
   /**
@@ -222,6 +224,16 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'a compare-and-set that lost its race is retried on the version read back, without asking whose lease it ' +
       'carries: a paused zombie advances the journal while another executor holds the lease (the fence still keeps ' +
       "the data exactly-once: only the journal's history, checked against the lease, shows it)",
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+  },
+  'quiet-io-before-intent': {
+    flaws: {},
+    runtime: { ioBeforeIntentCheck: true, quietPrefetch: true },
+    description:
+      "the executor prefetches the source before it checks the journal intent and swallows the prefetch's error: " +
+      'against sealed storage the attempt fails to read, says nothing and is refused as a conflict as if it never ' +
+      'tried; only a seal that sees attempts (an open of the sealed file, a connection to the listener) shows it',
     unsafeOn: EVERY,
     caughtBy: 'cells',
   },
