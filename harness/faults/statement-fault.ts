@@ -17,6 +17,9 @@ interface StatementParams {
   readonly mode: Mode;
 }
 
+/** The cell planned when the reference run passed no statement point at all. */
+const NONE = 'no-statement-points';
+
 /** One statement boundary of the clean run: where a cell parks, and the points equal to it. */
 export interface StatementBoundary {
   readonly at: TraceOccurrence;
@@ -66,6 +69,10 @@ function modesFor(spec: FaultSpecOf<'statement'>, context: PlanContext): Mode[] 
 function planStatements(spec: FaultSpecOf<'statement'>, context: PlanContext): CellDraft[] {
   const trace = context.traces.statements ?? [];
   const boundaries = statementBoundaries(trace, spec.steps ?? STEPS);
+  // A target that wraps nothing it sends has no boundary to aim at: one cell says so (UNVERIFIED),
+  // rather than a scenario of zero cells that nobody sees.
+  if (boundaries.length === 0)
+    return [{ localId: NONE, fault: { kind: 'statement', attempt: 1 }, params: {}, sensitive: false }];
   return modesFor(spec, context).flatMap((mode) =>
     boundaries.map(({ at, step, equivalent }) => ({
       localId: `${mode}/${occurrenceKey(at)}`,
@@ -106,7 +113,11 @@ async function cutAt(
 }
 
 async function runStatement(run: CellRun): Promise<CellOutcome> {
-  const { at, mode } = run.cell.params as unknown as StatementParams;
+  const { at, mode } = run.cell.params as unknown as Partial<StatementParams>;
+  if (at === undefined || mode === undefined)
+    return unverifiedOutcome(
+      `the target connector of route ${run.cell.route} passed no statement point in its reference run: it does not wrap what it sends (src/ports/statement-points.ts)`,
+    );
   const { inspector } = run.fixture;
   const images = await targetImages(inspector);
   const first = mode === 'cut' ? await cutAt(run, at) : await run.killAt('first', at);
