@@ -87,3 +87,18 @@ describe('statement boundaries', () => {
     expect(drafts.map((d) => d.localId)).toEqual(['no-statement-points']);
   });
 });
+
+describe('statement cells against the unsafe variants', () => {
+  it('repeat the mutation kills for the variants that break the target, not for the executor flaws', async () => {
+    const { planCells } = await import('../plan/planner.ts');
+    const cells = await planCells(
+      [{ file: 'statements.yaml', scenario: { name: 'st', faults: [{ kind: 'statement' }] } }],
+      {
+        variants: ['two-commits', 'io-before-intent', 'lease-blind-cas', 'my-connector-flaw'],
+        traces: () => ({ clean: [], statements: TRACE, recovery: new Map(), cleanDurationMs: 0 }),
+      },
+    );
+    const variants = new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])));
+    expect([...variants].sort()).toEqual(['my-connector-flaw', 'two-commits']);
+  });
+});

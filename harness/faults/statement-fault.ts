@@ -63,8 +63,9 @@ function modesFor(spec: FaultSpecOf<'statement'>, context: PlanContext): Mode[] 
 
 /**
  * One cell per (mode, boundary). Killed inside the mutation step, a target whose statements do not
- * hold the protocol's atomicity shows a second mutation: those kills are the sensitivity subset
- * (cuts are run on the certified target only, to keep the cost down).
+ * hold the protocol's atomicity shows a second mutation: those kills are the sensitivity subset,
+ * run per variant that breaks the target (the executor's own flaws are not a statement's; cuts
+ * are run on the certified target only, to keep the cost down).
  */
 function planStatements(spec: FaultSpecOf<'statement'>, context: PlanContext): CellDraft[] {
   const trace = context.traces.statements ?? [];
@@ -88,6 +89,7 @@ function planStatements(spec: FaultSpecOf<'statement'>, context: PlanContext): C
       },
       params: { at, mode } satisfies StatementParams,
       sensitive: mode === 'kill' && step === 'mutate',
+      targetVariantsOnly: true,
     })),
   );
 }

@@ -11,6 +11,11 @@ export interface CellDraft {
   readonly params: Readonly<Record<string, unknown>>;
   /** Part of the subset run again for each unsafe variant. */
   readonly sensitive: boolean;
+  /**
+   * Run again only for the variants that break the TARGET (not the executor's own flaws, which
+   * such a cell cannot see: a statement boundary of the target says nothing of the executor).
+   */
+  readonly targetVariantsOnly?: boolean;
 }
 
 /** One planned cell: stable id, what it does and on which fresh world. */

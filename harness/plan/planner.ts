@@ -75,6 +75,12 @@ export function variantsForWorkload(variants: readonly string[], fence: 'none' |
   });
 }
 
+/** Whether a variant breaks the target (a connector's own, or one of the catalogue with target flaws). */
+function breaksTarget(name: string): boolean {
+  if (!Object.hasOwn(UNSAFE_VARIANTS, name)) return true;
+  return Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0;
+}
+
 /**
  * Expands scenarios into cells: each fault module plans its cells from the recorded traces, the
  * scenario name prefixes their ids, sensitive cells are repeated per unsafe variant (`id@variant`),
@@ -131,7 +137,8 @@ export async function planCells(
         } satisfies PlannedCell;
         cells.push(base);
         if (draft.sensitive && scenario.variants !== false) {
-          for (const variant of variantsForWorkload(options.variants, workload.fence)) {
+          const offered = variantsForWorkload(options.variants, workload.fence);
+          for (const variant of draft.targetVariantsOnly ? offered.filter(breaksTarget) : offered) {
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }
         }
