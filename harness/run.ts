@@ -23,6 +23,7 @@ import {
   scenarioRoute,
   scenarioSeed,
   selectShard,
+  TRACED_KINDS,
   traceKey,
 } from './plan/planner.ts';
 import type { TraceBook } from './plan/trace.ts';
@@ -136,23 +137,6 @@ export async function loadRoute(
     );
   return load();
 }
-
-/** Fault kinds whose cells are planned from a recorded clean trace. */
-const TRACED_KINDS: ReadonlySet<string> = new Set([
-  'crash',
-  'pause',
-  'airflow-retry',
-  'airflow-live',
-  'journal-loss',
-  'fence-loss',
-  // Network and server faults plan only the points the route's protocol passes.
-  'network',
-  'server-kill',
-  'stall',
-  'lost-commit',
-  // Clock faults kill and park at the journal transitions of the clean trace.
-  'clock-skew',
-]);
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
 async function traceBooks(

@@ -21,6 +21,7 @@ describe('checkCell on cells the real executor ran against real SQLite files', (
       duplicates: 'PASS',
       parity: 'PASS',
       'journal-history': 'PASS',
+      'journal-lease': 'PASS',
       outcome: 'PASS',
       claims: 'PASS',
     });

@@ -14,6 +14,7 @@ import { fenceAgreementChecker } from './fence-agreement-checker.ts';
 import { fenceRecreatedChecker } from './fence-recreated-checker.ts';
 import { inspectChecker } from './inspect-checker.ts';
 import { journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
+import { journalLeaseChecker } from './journal-lease-checker.ts';
 import { mutationChecker } from './mutation-checker.ts';
 import { outcomeChecker } from './outcome-checker.ts';
 import { parityChecker } from './parity-checker.ts';
@@ -24,6 +25,7 @@ export const CELL_CHECKERS: readonly Checker[] = [
   duplicateChecker,
   parityChecker,
   journalHistoryChecker,
+  journalLeaseChecker,
   outcomeChecker,
   claimsChecker,
   fenceAgreementChecker,

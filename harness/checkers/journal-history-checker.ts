@@ -78,8 +78,24 @@ export function historyViolations(journal: JournalSnapshot): string[] {
   return problems;
 }
 
+/**
+ * Executor names as the evidence keeps them: `e1`, `e2`, … in order of first appearance in the
+ * history (a holder name carries a host name and a process id, which the evidence has no need of),
+ * `harness` for the records the harness staged itself.
+ */
+function holderAliases(): (name: string | null | undefined) => string | null {
+  const aliases = new Map<string, string>();
+  return (name) => {
+    if (name === null || name === undefined) return null;
+    if (name.startsWith(HARNESS_HOLDER)) return 'harness';
+    if (!aliases.has(name)) aliases.set(name, `e${aliases.size + 1}`);
+    return aliases.get(name)!;
+  };
+}
+
 /** The stored form of the journal (safe fields only), with `history_legal` computed. */
 export function journalSnapshot(records: JournalRecords): JournalSnapshot {
+  const alias = holderAliases();
   const history = records.history.map((item) => ({
     version: item.version,
     kind: item.kind,
@@ -87,6 +103,9 @@ export function journalSnapshot(records: JournalRecords): JournalSnapshot {
     to_state: item.to_state,
     at_ms: item.at_ms,
     lease_epoch: item.lease_epoch,
+    // Who held the lease after this change, and who wrote it (journal-lease-checker.ts).
+    lease_holder: alias(item.lease_holder),
+    writer: alias(item.evidence.holder),
     reason: item.evidence.reason,
     fence_status: item.evidence.fence_status ?? null,
     ...(item.evidence.holder?.startsWith(HARNESS_HOLDER) ? { staged: true } : {}),

@@ -4,6 +4,8 @@ import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
 import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
 import { LOST_COMMIT_DIVERGED } from '../faults/lost-commit-fault.ts';
 import { STALL_BOUNDED } from '../faults/stall-fault.ts';
+import { REFERENCE_RUN } from '../faults/reference-fault.ts';
+import { JOURNAL_LEASE } from './journal-lease-checker.ts';
 import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
 import type { Verdict } from '../verdict.ts';
 import { worst } from '../verdict.ts';
@@ -15,8 +17,9 @@ import { worst } from '../verdict.ts';
  * showed a partial mutation right after a kill or while a worker was stopped, a success the target
  * does not back, storage an intent conflict touched, an intent conflict not refused, a stalled
  * worker that never gave up, a lost commit taken for complete, an operation wedged past what the
- * journal's clock promises (its retries measured, not reported), or an operator's audit statement
- * the target's own rows contradict.
+ * journal's clock promises (its retries measured, not reported), an operator's audit statement
+ * the target's own rows contradict, a journal transition written without the lease, or a
+ * reference run that did not end as a clean run must.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -30,6 +33,11 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   LOST_COMMIT_DIVERGED,
   LEASE_BOUND,
   AUDIT_TRUTH,
+  // A transition the journal holds that was written by an executor not holding the lease then
+  // (read by the harness from the journal's own history): the spec's one-active-lease guarantee.
+  JOURNAL_LEASE,
+  // How the reference run ended: a clean run of this build that does not end as one must.
+  REFERENCE_RUN,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

@@ -18,9 +18,10 @@ export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml',
 
 /**
  * Named suites. `default` is what `npm run certify` runs; `full` adds the scenarios that need an
- * environment of their own beyond the route's servers (a real Airflow: scenarios/airflow/) and the
- * 10,000-row partitions (scenarios/large/), and is what a route is gated on: the gate's Airflow line
- * is decided only by airflow-live cells.
+ * environment of their own beyond the route's servers (a real Airflow: scenarios/airflow/), the
+ * 10,000-row partitions (scenarios/large/) and the kills at every statement boundary
+ * (scenarios/statements/), and is what a route is gated on: the gate's Airflow line is decided only
+ * by airflow-live cells.
  */
 export const SUITES: Readonly<Record<string, readonly string[]>> = {
   default: [DEFAULT_SCENARIOS],
@@ -28,6 +29,7 @@ export const SUITES: Readonly<Record<string, readonly string[]>> = {
     DEFAULT_SCENARIOS,
     fileURLToPath(new URL('../../scenarios/airflow/*.yaml', import.meta.url)),
     fileURLToPath(new URL('../../scenarios/large/*.yaml', import.meta.url)),
+    fileURLToPath(new URL('../../scenarios/statements/*.yaml', import.meta.url)),
   ],
   /** 1,000,000-row partitions under kills: minutes per route, never in CI's suites. */
   huge: [fileURLToPath(new URL('../../scenarios/huge/*.yaml', import.meta.url))],

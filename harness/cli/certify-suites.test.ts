@@ -6,14 +6,17 @@ import { defaultScenarioFiles } from './certify-run.ts';
 const names = (files: readonly string[]) => files.map((file) => basename(file));
 
 describe('certify run suites', () => {
-  it('the default suite needs no Airflow; the full suite adds scenarios/airflow/ and scenarios/large/', async () => {
+  it('the default suite needs no Airflow; the full suite adds scenarios/airflow/, large/ and statements/', async () => {
     const plain = names(await defaultScenarioFiles('sqlite', process.cwd()));
     const full = names(await defaultScenarioFiles('sqlite', process.cwd(), 'full'));
     expect(plain).toContain('crash.yaml');
     expect(plain).not.toContain('airflow-live.yaml');
     expect(plain).not.toContain('large-partition.yaml');
-    expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml']));
-    expect(full).toHaveLength(plain.length + 2);
+    expect(plain).not.toContain('statements.yaml');
+    expect(full).toEqual(
+      expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml', 'statements.yaml']),
+    );
+    expect(full).toHaveLength(plain.length + 3);
     expect(full).not.toContain('million-crash.yaml');
   });
 

@@ -145,6 +145,13 @@ export interface JournalSnapshot {
     readonly to_state: string;
     readonly at_ms: number;
     readonly lease_epoch: number | null;
+    /**
+     * The lease holder after this change, as an alias (`e1`, `e2`, … by first appearance in the
+     * history; `harness` for a staged record): never the holder's name. Absent in older evidence.
+     */
+    readonly lease_holder?: string | null;
+    /** Who wrote this record (the executor's or operator's holder, aliased like lease_holder). */
+    readonly writer?: string | null;
     readonly reason: string;
     /** The fence's answer recorded on the transition, when it carried one. */
     readonly fence_status?: string | null;

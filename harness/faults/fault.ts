@@ -140,6 +140,8 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   stall: async () => (await import('./stall-fault.ts')).stallFault,
   'lost-commit': async () => (await import('./lost-commit-fault.ts')).lostCommitFault,
   'clock-skew': async () => (await import('./clock-skew-fault.ts')).clockSkewFault,
+  statement: async () => (await import('./statement-fault.ts')).statementFault,
+  reference: async () => (await import('./reference-fault.ts')).referenceFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

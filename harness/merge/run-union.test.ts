@@ -123,6 +123,23 @@ describe('certify merge of whole runs (a union over disjoint scenario files)', (
     expect(() => unionRuns([runOf(REST, 'a'), otherClean])).toThrow(/different clean traces/);
   });
 
+  it('keeps the statement points one run recorded with a trace key; refuses two runs that recorded them differently', () => {
+    const key = Object.keys(FIXTURE_PLAN.traces)[0]!;
+    const book = FIXTURE_PLAN.traces[key]!;
+    const run = (names: readonly string[], id: string, traces: Record<string, unknown>): Evidence =>
+      runOf(names, id, { plan: { ...runOf(names, id).plan!, traces } } as Partial<Evidence>);
+    const statements = ['stmt:mutate.1:before#1', 'stmt:mutate.1:after#1'];
+    const joined = unionRuns([
+      run(REST, 'a', { [key]: book }),
+      run(AIRFLOW, 'b', { [key]: { ...book, statements } }),
+    ]);
+    expect(joined.plan?.traces[key]?.statements).toEqual(statements);
+    const other = run(AIRFLOW, 'b', { [key]: { ...book, statements: statements.slice(1) } });
+    expect(() => unionRuns([run(REST, 'a', { [key]: { ...book, statements } }), other])).toThrow(
+      /different statement traces/,
+    );
+  });
+
   it('refuses shards and whole runs given together', async () => {
     const { run } = await mergeFiles([
       runOf(REST, 'a'),

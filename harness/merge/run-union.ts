@@ -53,6 +53,13 @@ function joinBooks(key: string, a: StoredTraceBook, b: StoredTraceBook): StoredT
   const differ = (what: string): never =>
     refuse(`the runs recorded different ${what} for ${key}: they did not plan from the same build`);
   if (canonicalJson(a.clean) !== canonicalJson(b.clean)) differ('clean traces');
+  // The statement points of one clean run, and how a failed reference run ended, are one build's.
+  const one = <T>(what: string, x: T | undefined, y: T | undefined): T | undefined => {
+    if (x !== undefined && y !== undefined && canonicalJson(x) !== canonicalJson(y)) differ(what);
+    return x ?? y;
+  };
+  const statements = one('statement traces', a.statements, b.statements);
+  const failure = one('reference run endings', a.reference_failure, b.reference_failure);
   const join = <T>(what: string, x: Readonly<Record<string, T>>, y: Readonly<Record<string, T>>) => {
     const joined: Record<string, T> = { ...x };
     for (const [kill, value] of Object.entries(y)) {
@@ -64,8 +71,10 @@ function joinBooks(key: string, a: StoredTraceBook, b: StoredTraceBook): StoredT
   };
   return {
     clean: a.clean,
+    ...(statements !== undefined ? { statements } : {}),
     recovery: join('recovery traces', a.recovery, b.recovery),
     fingerprints: join('state fingerprints', a.fingerprints, b.fingerprints),
+    ...(failure !== undefined ? { reference_failure: failure } : {}),
   };
 }
 

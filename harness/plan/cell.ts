@@ -16,6 +16,11 @@ export interface CellDraft {
    * shows clock and recovery flaws; rerunning it for every fence flaw would cost without showing more).
    */
   readonly sensitiveTo?: readonly string[];
+  /**
+   * Run again only for the variants that break the TARGET (not the executor's own flaws, which
+   * such a cell cannot see: a statement boundary of the target says nothing of the executor).
+   */
+  readonly targetVariantsOnly?: boolean;
 }
 
 /** One planned cell: stable id, what it does and on which fresh world. */

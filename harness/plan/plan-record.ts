@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../evidence/evidence-digest.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
-import type { RecordedKill, TraceBook } from './trace.ts';
+import type { RecordedKill, ReferenceFailure, TraceBook } from './trace.ts';
 import { occurrenceKey, parseOccurrence } from './trace.ts';
 
 /**
@@ -34,8 +34,12 @@ export interface PlannedScenario {
 /** A TraceBook as data: occurrences as `point#hit`, and the durable-state digest of each kill. */
 export interface StoredTraceBook {
   readonly clean: readonly string[];
+  /** The clean run with its statement points in place (TraceBook.statements), when recorded. */
+  readonly statements?: readonly string[];
   readonly recovery: Readonly<Record<string, readonly string[]>>;
   readonly fingerprints: Readonly<Record<string, string>>;
+  /** How the reference run ended when it did not end cleanly (TraceBook.referenceFailure). */
+  readonly reference_failure?: ReferenceFailure;
 }
 
 export function scenarioDigest(scenario: LoadedScenario['scenario']): string {
@@ -48,8 +52,10 @@ export function storeTraceBook(book: TraceBook): StoredTraceBook {
     if (kill.fingerprint !== undefined) fingerprints[key] = kill.fingerprint;
   return {
     clean: book.clean.map(occurrenceKey),
+    ...(book.statements ? { statements: book.statements.map(occurrenceKey) } : {}),
     recovery: Object.fromEntries([...book.recovery].map(([key, trace]) => [key, trace.map(occurrenceKey)])),
     fingerprints,
+    ...(book.referenceFailure ? { reference_failure: book.referenceFailure } : {}),
   };
 }
 
@@ -67,11 +73,13 @@ export function traceBookFrom(stored: StoredTraceBook): TraceBook {
     });
   return {
     clean: stored.clean.map(parseOccurrence),
+    ...(stored.statements ? { statements: stored.statements.map(parseOccurrence) } : {}),
     recovery: new Map(
       Object.entries(stored.recovery).map(([key, trace]) => [key, trace.map(parseOccurrence)]),
     ),
     cleanDurationMs: 0,
     ...(snapshots.size > 0 ? { snapshots } : {}),
+    ...(stored.reference_failure ? { referenceFailure: stored.reference_failure } : {}),
   };
 }
 

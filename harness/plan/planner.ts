@@ -6,6 +6,24 @@ import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { CellDraft, PlannedCell } from './cell.ts';
 import type { TraceBook } from './trace.ts';
 
+/** Fault kinds whose cells are planned from a recorded clean trace. */
+export const TRACED_KINDS: ReadonlySet<string> = new Set([
+  'crash',
+  'pause',
+  'airflow-retry',
+  'airflow-live',
+  'journal-loss',
+  'fence-loss',
+  // Network and server faults plan only the points the route's protocol passes.
+  'network',
+  'server-kill',
+  'stall',
+  'lost-commit',
+  // Clock faults kill and park at the journal transitions of the clean trace.
+  'clock-skew',
+  'statement',
+]);
+
 export const DEFAULT_SEED = 42;
 export const DEFAULT_ROUTE = 'sqlite';
 export const DEFAULT_ROWS = 20;
@@ -63,6 +81,12 @@ export function variantsForWorkload(variants: readonly string[], fence: 'none' |
   });
 }
 
+/** Whether a variant breaks the target (a connector's own, or one of the catalogue with target flaws). */
+function breaksTarget(name: string): boolean {
+  if (!Object.hasOwn(UNSAFE_VARIANTS, name)) return true;
+  return Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0;
+}
+
 /**
  * Whether a variant is run against a sensitive cell of this kind: the variant may name the kinds
  * it is shown by (UnsafeVariant.kinds), and the cell the variants it shows (CellDraft.sensitiveTo).
@@ -87,7 +111,16 @@ export async function planCells(
     const route = scenarioRoute(scenario, options);
     const seed = scenarioSeed(scenario, options);
     const traces = options.traces(traceKey(route, scenario));
-    for (const spec of scenario.faults) {
+    // A reference run that failed plans nothing: its scenario's traced faults become one
+    // reference cell (which FAILs, with what the run did), unless the scenario names one itself.
+    const failed = traces.referenceFailure !== undefined;
+    const faults = failed
+      ? [
+          ...(scenario.faults.some((f) => f.kind === 'reference') ? [] : [{ kind: 'reference' as const }]),
+          ...scenario.faults.filter((f) => !TRACED_KINDS.has(f.kind)),
+        ]
+      : scenario.faults;
+    for (const spec of faults) {
       const module = await faultModule(spec.kind);
       const workload = {
         rows: scenario.workload?.rows ?? DEFAULT_ROWS,
@@ -122,7 +155,8 @@ export async function planCells(
         } satisfies PlannedCell;
         cells.push(base);
         if (draft.sensitive && scenario.variants !== false) {
-          for (const variant of variantsForWorkload(options.variants, workload.fence)) {
+          const offered = variantsForWorkload(options.variants, workload.fence);
+          for (const variant of draft.targetVariantsOnly ? offered.filter(breaksTarget) : offered) {
             if (!variantRunsOn(variant, spec.kind, draft)) continue;
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }

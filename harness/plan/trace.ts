@@ -1,6 +1,7 @@
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
 import type { MutationWindow } from './mutation-window.ts';
 import { readFile } from 'node:fs/promises';
+import { isStatementPoint } from '../../src/ports/statement-points.ts';
 
 /** One pass of a fault point: its name and which pass it was (1-based). */
 export interface TraceOccurrence {
@@ -31,6 +32,11 @@ export function occurrencesOf(lines: readonly string[]): TraceOccurrence[] {
     });
 }
 
+/** The trace without its statement points (their hits are counted apart, so the rest keep theirs). */
+export function namedPoints(trace: readonly TraceOccurrence[]): TraceOccurrence[] {
+  return trace.filter((occurrence) => !isStatementPoint(occurrence.point));
+}
+
 export async function readTrace(file: string): Promise<TraceOccurrence[]> {
   try {
     return occurrencesOf((await readFile(file, 'utf8')).split('\n'));
@@ -39,14 +45,33 @@ export async function readTrace(file: string): Promise<TraceOccurrence[]> {
   }
 }
 
+/** How a recorded reference run ended when it did not end cleanly (nothing can be planned from it). */
+export interface ReferenceFailure {
+  readonly exit_code: number | null;
+  readonly signal: string | null;
+  readonly error_code: string | null;
+  readonly last_point: string | null;
+}
+
 /**
  * The recorded traces a plan is enumerated from: the clean first attempt, and for each of its
  * occurrences, the recovery attempt that follows a SIGKILL there (for depth 2).
  */
 export interface TraceBook {
+  /** The clean run's named fault points, in order (statement points left out). */
   readonly clean: readonly TraceOccurrence[];
+  /**
+   * The same clean run with its statement points (`stmt:<step>.<n>:before|after`) in place, in
+   * order: what statement cells are planned from. Absent when the run did not record them.
+   */
+  readonly statements?: readonly TraceOccurrence[];
   /** Keyed by occurrenceKey of the first-attempt kill. */
   readonly recovery: ReadonlyMap<string, readonly TraceOccurrence[]>;
+  /**
+   * Present when the reference run did not end cleanly: its traces are empty, and each scenario of
+   * the workload is planned as its reference cell alone (reference-fault.ts), which FAILs.
+   */
+  readonly referenceFailure?: ReferenceFailure;
   /** Wall time of the clean run, for sizing random kill delays (informational). */
   readonly cleanDurationMs: number;
   /**

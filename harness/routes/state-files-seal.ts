@@ -1,22 +1,16 @@
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PartSeal } from './parts.ts';
 import { digest } from './sqlite/sqlite-seal.ts';
-
-async function isEmptyFolder(path: string): Promise<boolean> {
-  const folder = await stat(path).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  return folder && (await readdir(path)).length === 0;
-}
+import { watchedPlaceholders } from './watched-placeholders.ts';
 
 /**
  * Seals a target kept in named files of the cell folder (a plug-in's `stateFiles`: its database,
  * the fence in it, any log beside it) for one attempt: the files that exist move into a folder the
- * workload does not name, and an empty folder takes the place of EVERY declared name, so no engine
- * can open or create any of them. Afterwards each placeholder must still be an empty folder and the
- * moved files must hold the same bytes; then everything moves back. The workload keeps its URL.
+ * workload does not name, and an empty file watched through inotify takes the place of EVERY
+ * declared name (watched-placeholders.ts), so an attempt that so much as opens one is seen.
+ * Afterwards no placeholder may have been touched and the moved files must hold the same bytes;
+ * then everything moves back. The workload keeps its URL.
  */
 export async function sealStateFiles(
   cellDir: string,
@@ -32,14 +26,12 @@ export async function sealStateFiles(
     digests.set(name, digest(join(cellDir, name)));
     await rename(join(cellDir, name), join(away, name));
   }
-  for (const name of files) await mkdir(join(cellDir, name));
+  const watched = await watchedPlaceholders(files.map((name) => join(cellDir, name)));
   return {
     url,
-    sealed: `${moved.join(', ') || 'no file yet'} moved away, empty folders in place of ${files.join(', ')}`,
+    sealed: `${moved.join(', ') || 'no file yet'} moved away, empty files watched for any access in place of ${files.join(', ')}`,
     async release() {
-      const touched: string[] = [];
-      for (const name of files)
-        if (!(await isEmptyFolder(join(cellDir, name)))) touched.push(`${name} (replaced or written inside)`);
+      const touched = [...(await watched.release())];
       for (const [name, before] of digests)
         if (digest(join(away, name)) !== before) touched.push(`${name} changed`);
       for (const name of files) await rm(join(cellDir, name), { recursive: true, force: true });

@@ -1,10 +1,10 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import { TAKEOVER_LEASE_TTL_MS } from '../faults/fault.ts';
+import { endsClean } from '../faults/reference-fault.ts';
 import type { RecordedKill, TraceBook, TraceOccurrence } from '../plan/trace.ts';
-import { occurrenceKey, readTrace } from '../plan/trace.ts';
+import { namedPoints, occurrenceKey, readTrace } from '../plan/trace.ts';
 import type { MutationWindow } from '../plan/mutation-window.ts';
 import { mutationWindow, readTimings } from '../plan/mutation-window.ts';
 import type { CellWorkloadOptions, Route } from '../routes/route.ts';
@@ -86,37 +86,34 @@ async function recoveryTrace(
 }
 
 /**
- * How a clean reference run must end: exit 0, or, on a target written without a fence (capability
- * none), stopped at COMMIT_UNKNOWN: nothing can prove its outcome, so even a clean run waits for an
- * operator.
- */
-function cleanEnd(
-  recording: TraceRecording,
-  record: { exit_code: number | null; error_code?: string | null },
-) {
-  if (recording.workload.fence === 'none') return record.error_code === ERROR_CODES.COMMIT_UNKNOWN;
-  return record.exit_code === 0;
-}
-
-/**
  * Records the traces a plan is enumerated from, on fresh fixtures with real workers: one clean run
- * (its ordered fault points) and, for depth 2, the recovery run after a kill at each of them.
+ * (its ordered fault points) and, for depth 2, the recovery run after a kill at each of them. A
+ * clean run that does not end as one must is not a harness error: the book says how it ended
+ * (`referenceFailure`) and the planner turns its scenarios into failing reference cells.
  */
 export async function recordTraces(recording: TraceRecording): Promise<TraceBook> {
   const { fixture, spec } = await fresh(recording, 'clean');
   const started = Date.now();
   let clean: TraceOccurrence[];
+  let statements: TraceOccurrence[];
   let window: MutationWindow | null;
   const timingsFile = join(recording.dir, 'clean', 'timings-clean.txt');
   try {
-    const record = await runToEnd({ ...spec('clean'), timingsFile });
-    if (!cleanEnd(recording, record)) {
-      throw new DponeError(
-        ERROR_CODES.INTERNAL,
-        `the clean reference run of route ${recording.route.id} failed (exit ${record.exit_code ?? record.signal}, error ${record.error_code ?? 'none'})`,
-      );
+    // The reference run also records its statement points: statement cells are planned from them.
+    const record = await runToEnd({ ...spec('clean'), timingsFile, statements: true });
+    if (!endsClean(record, recording.workload.fence)) {
+      // The system under test failed its own clean run: nothing can be planned from it, and its
+      // scenarios become reference cells that FAIL with what the run did and the target shows.
+      const referenceFailure = {
+        exit_code: record.exit_code,
+        signal: record.signal,
+        error_code: record.error_code ?? null,
+        last_point: record.last_point,
+      };
+      return { clean: [], recovery: new Map(), cleanDurationMs: Date.now() - started, referenceFailure };
     }
-    clean = await readTrace(spec('clean').traceFile);
+    statements = await readTrace(spec('clean').traceFile);
+    clean = namedPoints(statements);
     window = mutationWindow(await readTimings(timingsFile));
   } finally {
     await fixture[Symbol.asyncDispose]();
@@ -134,5 +131,12 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
       if (kill) snapshots.set(occurrenceKey(at), kill);
     });
   }
-  return { clean, recovery, cleanDurationMs, snapshots, ...(window ? { mutationWindow: window } : {}) };
+  return {
+    clean,
+    ...(statements.length > clean.length ? { statements } : {}),
+    recovery,
+    cleanDurationMs,
+    snapshots,
+    ...(window ? { mutationWindow: window } : {}),
+  };
 }

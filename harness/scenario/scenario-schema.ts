@@ -1,5 +1,6 @@
 import { clockSkewFault } from './clock-skew-schema.ts';
 import type { FromSchema } from './schema-type.ts';
+import { referenceFault, statementFault } from './statement-schema.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
 export const FAULT_KINDS = [
@@ -18,6 +19,8 @@ export const FAULT_KINDS = [
   'stall',
   'lost-commit',
   'clock-skew',
+  'statement',
+  'reference',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -433,6 +436,8 @@ export const SCENARIO_SCHEMA = {
           stallFault,
           lostCommitFault,
           clockSkewFault,
+          statementFault,
+          referenceFault,
         ],
       },
     },

@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/core/fault-plan.ts';
 import type { FaultPlan } from '../../src/core/fault-plan.ts';
+import { isStatementPoint } from '../../src/ports/statement-points.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
@@ -25,6 +26,11 @@ export interface WorkerSpec {
   readonly stop?: { readonly point: string; readonly hit: number };
   /** Further parking places (see FaultPlan.stops); `parked(n)` waits for the n-th. */
   readonly stops?: readonly { readonly point: string; readonly hit: number }[];
+  /**
+   * Also pass statement points (FaultPlan.statements): the reference run records them; a stop at a
+   * statement point turns them on by itself.
+   */
+  readonly statements?: boolean;
   /** Marks the attempt record as run on another journal than the cell's (AttemptRecord.journal). */
   readonly journalRef?: 'fork';
   /** Unsafe target variant (sensitivity runs). */
@@ -33,6 +39,12 @@ export interface WorkerSpec {
   readonly extraArgs?: readonly string[];
   /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
   readonly command?: readonly string[];
+}
+
+/** Whether the worker passes statement points: asked for, or one of its stops is one. */
+function observesStatements(spec: WorkerSpec): boolean {
+  const stops = [...(spec.stop ? [spec.stop] : []), ...(spec.stops ?? [])];
+  return spec.statements === true || stops.some((stop) => isStatementPoint(stop.point));
 }
 
 /** The fd-3 announcement of a parked worker. */
@@ -128,6 +140,7 @@ export class Worker implements AsyncDisposable {
       ...(spec.stop ? { stop: spec.stop } : {}),
       ...(spec.stops ? { stops: spec.stops } : {}),
       ...(spec.stop || spec.stops ? { notifyFd: 3 } : {}),
+      ...(observesStatements(spec) ? { statements: true } : {}),
     };
     const args = spec.command ?? [
       'run',

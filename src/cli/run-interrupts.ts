@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
+import { isStatementPoint } from '../ports/statement-points.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 
@@ -58,6 +59,11 @@ export class RunInterrupts implements FaultPoints, Disposable {
     return this.#signal;
   }
 
+  /** Statement points are the inner plan's (they are never a place to stop at on a signal). */
+  get statements(): boolean {
+    return this.#inner.statements === true;
+  }
+
   hit(point: string): void | Promise<void> {
     const passed = this.#inner.hit(point);
     // A parked point (under a fault plan) is checked when it resumes: the signal may come meanwhile.
@@ -66,7 +72,7 @@ export class RunInterrupts implements FaultPoints, Disposable {
   }
 
   #check(point: string): void | Promise<void> {
-    if (this.#signal === null || !point.endsWith(':before')) return;
+    if (this.#signal === null || !point.endsWith(':before') || isStatementPoint(point)) return;
     return this.#maybeStop(point);
   }
 

@@ -52,12 +52,9 @@ export class RecoveryAwareExecutor {
       await faults.hit('journal.create:after');
     }
     if (this.#deps.flaws?.ioBeforeIntentCheck) {
-      // Unsafe variant only: the source is read (its first chunk) before the intent is checked.
-      await using rows = await this.#deps.source.read({
-        partitionColumn: request.partitionColumn,
-        partitionValue: request.partitionValue,
-      });
-      for await (const chunk of rows) if (chunk.length >= 0) break;
+      // Unsafe variants only: the source is read (its first chunk) before the intent is checked.
+      const prefetch = this.#prefetch(request);
+      await (this.#deps.flaws.quietPrefetch ? prefetch.catch(() => undefined) : prefetch);
     }
     if (entry.intent_digest !== request.intentDigest) throw intentConflict(entry, request);
     assertSameFenceLocation(entry, request.metadata.fence_location);
@@ -128,6 +125,15 @@ export class RecoveryAwareExecutor {
       current !== null ? safe(current) : { operationId: request.operationId },
       { cause: lost },
     );
+  }
+
+  /** Unsafe variants only: the source's first chunk, read before the intent is checked. */
+  async #prefetch(request: OperationRequest): Promise<void> {
+    await using rows = await this.#deps.source.read({
+      partitionColumn: request.partitionColumn,
+      partitionValue: request.partitionValue,
+    });
+    for await (const chunk of rows) if (chunk.length >= 0) break;
   }
 
   async #drive(

@@ -38,3 +38,32 @@ describe('fault plan timings', () => {
     expect(readFileSync(join(dir, 'trace'), 'utf8')).toBe('a\nb\na\n');
   });
 });
+
+describe('fault plan statement points', () => {
+  it('ignores statement points unless the plan observes them; then records them, never in timings', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { PlannedFaultPoints } = await import('./fault-plan.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'fault-plan-'));
+    const off = new PlannedFaultPoints({ trace: join(dir, 'off') });
+    expect(off.statements).toBe(false);
+    for (const point of ['a', 'stmt:mutate.1:before', 'b']) await off.hit(point);
+    expect(readFileSync(join(dir, 'off'), 'utf8')).toBe('a\nb\n');
+    const on = new PlannedFaultPoints({
+      trace: join(dir, 'on'),
+      timings: join(dir, 'times'),
+      statements: true,
+    });
+    expect(on.statements).toBe(true);
+    for (const point of ['a', 'stmt:mutate.1:before', 'stmt:mutate.1:after', 'b']) await on.hit(point);
+    expect(readFileSync(join(dir, 'on'), 'utf8')).toBe('a\nstmt:mutate.1:before\nstmt:mutate.1:after\nb\n');
+    expect(readFileSync(join(dir, 'times'), 'utf8')).not.toContain('stmt:');
+  });
+
+  it('refuses a statements flag that is not a boolean', () => {
+    expect(() => parseFaultPlan(JSON.stringify({ statements: 'yes' }))).toThrow(
+      expect.objectContaining({ fields: { field: `${FAULT_PLAN_ENV}.statements` } }),
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { appendFileSync, writeSync } from 'node:fs';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
+import { isStatementPoint } from '../ports/statement-points.ts';
 
 /** Environment variable holding a JSON fault plan; absent means no fault points are active. */
 export const FAULT_PLAN_ENV = 'DPONE_FAULT_PLAN';
@@ -27,6 +28,12 @@ export interface FaultPlan {
    * point, release the process, and act again at a later one). Announced in the order reached.
    */
   readonly stops?: readonly FaultStop[];
+  /**
+   * Also pass statement points (`stmt:<step>.<n>:before|after`, ports/statement-points.ts): record
+   * them in the trace and park at them. Off by default: they are never counted, recorded or stopped
+   * at, so every other trace is what it was. Never written to `timings`.
+   */
+  readonly statements?: boolean;
   /** File descriptor the announcement is written to (a pipe the parent opened). Default 3. */
   readonly notifyFd?: number;
 }
@@ -50,6 +57,10 @@ export function parseFaultPlan(text: string): FaultPlan {
   }
   const plan = value as FaultPlan;
   if (plan.stop) checkStop(plan.stop, `${FAULT_PLAN_ENV}.stop`);
+  if (plan.statements !== undefined && typeof plan.statements !== 'boolean')
+    throw new DponeError(ERROR_CODES.INVALID_INPUT, `${FAULT_PLAN_ENV}.statements must be a boolean`, {
+      field: `${FAULT_PLAN_ENV}.statements`,
+    });
   if (plan.stops !== undefined) {
     if (!Array.isArray(plan.stops))
       throw new DponeError(ERROR_CODES.INVALID_INPUT, `${FAULT_PLAN_ENV}.stops must be an array`, {
@@ -82,17 +93,22 @@ export class PlannedFaultPoints implements FaultPoints {
   readonly #plan: FaultPlan;
   readonly #stops: readonly FaultStop[];
   readonly #hits = new Map<string, number>();
+  readonly statements: boolean;
 
   constructor(plan: FaultPlan) {
     this.#plan = plan;
+    this.statements = plan.statements === true;
     this.#stops = [...(plan.stop ? [plan.stop] : []), ...(plan.stops ?? [])];
   }
 
   hit(point: string): void | Promise<void> {
+    const statement = isStatementPoint(point);
+    if (statement && !this.statements) return;
     const count = (this.#hits.get(point) ?? 0) + 1;
     this.#hits.set(point, count);
     if (this.#plan.trace) appendFileSync(this.#plan.trace, `${point}\n`);
-    if (this.#plan.timings) appendFileSync(this.#plan.timings, `${point}\t${performance.now().toFixed(1)}\n`);
+    if (this.#plan.timings && !statement)
+      appendFileSync(this.#plan.timings, `${point}\t${performance.now().toFixed(1)}\n`);
     if (this.#stops.some((stop) => stop.point === point && stop.hit === count))
       return this.#park(point, count);
   }

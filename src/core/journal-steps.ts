@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry, CommitTransitionEvidence } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { ExecutorDeps, OperationRequest } from './executor-types.ts';
@@ -59,18 +59,26 @@ export class JournalSteps {
   ): Promise<CommitJournalEntry> {
     const point = `cas:${entry.state}->${next}`;
     await this.#deps.faults.hit(`${point}:before`);
-    const updated = await this.call(() =>
-      this.#deps.journal.compareAndSet({
-        operationId: this.#request.operationId,
-        expectedVersion: entry.version,
-        expectedStates: new Set(expected),
-        nextState: next,
-        evidence: { ...evidence, holder: this.#request.holder },
-        nowMs: this.#deps.clock.nowMs(),
-        releaseLease,
-        ...(result ? { result } : {}),
-      }),
-    );
+    const write = (version: number) =>
+      this.call(() =>
+        this.#deps.journal.compareAndSet({
+          operationId: this.#request.operationId,
+          expectedVersion: version,
+          expectedStates: new Set(expected),
+          nextState: next,
+          evidence: { ...evidence, holder: this.#request.holder },
+          nowMs: this.#deps.clock.nowMs(),
+          releaseLease,
+          ...(result ? { result } : {}),
+        }),
+      );
+    const updated = await write(entry.version).catch(async (error: unknown) => {
+      if (!this.#deps.flaws?.leaseBlindCas || !isDponeError(error, ERROR_CODES.CAS_CONFLICT)) throw error;
+      // Unsafe variant only: the lost race is retried on the version read back, whoever's lease it carries.
+      const fresh = await this.call(() => this.#deps.journal.get(this.#request.operationId));
+      if (fresh === null || !expected.includes(fresh.state)) throw error;
+      return write(fresh.version);
+    });
     await this.#deps.faults.hit(`${point}:after`);
     return updated;
   }

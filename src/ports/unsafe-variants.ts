@@ -40,6 +40,16 @@ export interface TargetFlaws {
   readonly recreatesLostFence?: boolean;
   /** replace-partition deletes the partition's rows in a transaction of its own, before the guarded one. */
   readonly deleteOutsideGuard?: boolean;
+  /**
+   * The data commits without the marker, whose write (in a transaction of its own, after) fails:
+   * the run reports the mutation's failure, and the fence says not committed.
+   */
+  readonly markerFails?: boolean;
+  /**
+   * The mutation's `commit()` sends the data's COMMIT, then the fence marker's in a transaction of
+   * its own: two transactions inside one protocol step, with no named fault point between them.
+   */
+  readonly twoCommits?: boolean;
   /** Text values are NFC-normalised on the way into the target. */
   readonly changesValues?: boolean;
   /**
@@ -65,6 +75,8 @@ export interface TargetFlaws {
 export interface RuntimeFlaws {
   /** The source is read before the journal's intent is checked (a prefetch while the journal is read). */
   readonly ioBeforeIntentCheck?: boolean;
+  /** That prefetch's failure is swallowed (it was only a prefetch): the run goes on as if it never tried. */
+  readonly quietPrefetch?: boolean;
   /** An outcome the target cannot prove is taken for "not committed": the mutation is replayed. */
   readonly replayUnknown?: boolean;
   /** A journal entry found COMPLETE is believed without asking the target's fence (a lost commit stays "complete"). */
@@ -76,6 +88,11 @@ export interface RuntimeFlaws {
   readonly trustHolderClock?: boolean;
   /** Recovery actions read the fence's proof without raising its epoch first (before issue 30). */
   readonly recoveryWithoutFence?: boolean;
+  /**
+   * A compare-and-set that lost its race is retried on the version read back, whenever the state
+   * is still one it expected, without asking whose lease that version carries.
+   */
+  readonly leaseBlindCas?: boolean;
 }
 
 export interface UnsafeVariant {
@@ -169,6 +186,24 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     unsafeOn: MARKER,
     caughtBy: 'cells',
   },
+  'unmarked-commit': {
+    flaws: { markerFails: true },
+    description:
+      'the data commits but the marker, written after it in a transaction of its own, fails: the fence says ' +
+      'not committed, so even a clean run ends failed (exit 12) with the rows in the target, and its retry ' +
+      'writes them again; a reference run that fails must be a FAIL with its evidence, not a harness error',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+  },
+  'two-commits': {
+    flaws: { twoCommits: true },
+    description:
+      "commit() sends the data's COMMIT and then the fence marker's in a second transaction, both inside one " +
+      'protocol step: a kill between the two statements leaves the rows committed and the fence denying them, ' +
+      'and the retry writes them again; no named fault point lies between them, only a statement boundary does',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+  },
   'value-changed': {
     flaws: { changesValues: true },
     description:
@@ -200,6 +235,26 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'the executor reads the source before it checks the journal intent: an intent conflict is refused only ' +
       'after source I/O, which the storage sealed for the conflicting attempt shows',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+  },
+  'lease-blind-cas': {
+    flaws: {},
+    runtime: { leaseBlindCas: true },
+    description:
+      'a compare-and-set that lost its race is retried on the version read back, without asking whose lease it ' +
+      'carries: a paused zombie advances the journal while another executor holds the lease (the fence still keeps ' +
+      "the data exactly-once: only the journal's history, checked against the lease, shows it)",
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+  },
+  'quiet-io-before-intent': {
+    flaws: {},
+    runtime: { ioBeforeIntentCheck: true, quietPrefetch: true },
+    description:
+      "the executor prefetches the source before it checks the journal intent and swallows the prefetch's error: " +
+      'against sealed storage the attempt fails to read, says nothing and is refused as a conflict as if it never ' +
+      'tried; only a seal that sees attempts (an open of the sealed file, a connection to the listener) shows it',
     unsafeOn: EVERY,
     caughtBy: 'cells',
   },

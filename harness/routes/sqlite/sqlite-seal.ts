@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PartSeal } from '../parts.ts';
+import { watchedPlaceholders } from '../watched-placeholders.ts';
 
 /** The database file and the files SQLite keeps beside it (`-wal`, `-shm`, `-journal`). */
 function ofDatabase(file: string, name: string): boolean {
@@ -16,11 +17,12 @@ export function digest(file: string): string {
 
 /**
  * Seals one SQLite database of a cell (a source, or a target with its fence) for one attempt: its
- * files move into a folder the workload does not name, and an empty folder takes the database's
- * place, which neither SQLite nor dpone can open as a database. Afterwards the placeholder must
- * still be an empty folder, no file SQLite creates beside a database it opened (`-journal`,
- * `-wal`, `-shm`) may have appeared, and the moved files must hold the same bytes; then
- * everything moves back. The workload keeps its URL: it now names the placeholder.
+ * files move into a folder the workload does not name, and an empty file takes the database's
+ * place, watched through inotify (watched-placeholders.ts): an attempt that so much as OPENS it is
+ * seen, also when the open leads nowhere and its error is swallowed. Afterwards nothing may have
+ * touched the placeholder, no file SQLite creates beside a database it opened (`-journal`, `-wal`,
+ * `-shm`) may have appeared, and the moved files must hold the same bytes; then everything moves
+ * back. The workload keeps its URL: it now names the placeholder.
  */
 export async function sealSqliteFile(cellDir: string, file: string, url: string): Promise<PartSeal> {
   const away = join(cellDir, `sealed-away-${file}`);
@@ -32,18 +34,12 @@ export async function sealSqliteFile(cellDir: string, file: string, url: string)
     await rename(join(cellDir, name), join(away, name));
   }
   const placeholder = join(cellDir, file);
-  await mkdir(placeholder);
+  const watched = await watchedPlaceholders([placeholder]);
   return {
     url,
-    sealed: `${moved.sort().join(', ')} moved away, an empty folder in place of ${file}`,
+    sealed: `${moved.sort().join(', ')} moved away, an empty file watched for any access in place of ${file}`,
     async release() {
-      const touched: string[] = [];
-      const isFolder = await stat(placeholder).then(
-        (s) => s.isDirectory(),
-        () => false,
-      );
-      if (!isFolder) touched.push(`${file} replaced`);
-      else if ((await readdir(placeholder)).length > 0) touched.push(`${file} (something written inside)`);
+      const touched = [...(await watched.release())];
       const appeared = (await readdir(cellDir)).filter((name) => name !== file && ofDatabase(file, name));
       for (const name of appeared) touched.push(`${name} created`);
       for (const [name, before] of digests)

@@ -10,6 +10,7 @@ import type {
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { StatementPoints } from '../../../ports/statement-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import {
   checkTableName,
@@ -27,6 +28,7 @@ import { ensureTargetTables } from './clickhouse-rows.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { openClickHouseSql } from './clickhouse-session.ts';
+import { observedClickHouseSql } from './clickhouse-statements.ts';
 import { writeGeneration } from './clickhouse-write.ts';
 
 export interface ClickHouseTargetOptions {
@@ -101,12 +103,14 @@ export class ClickHouseTarget implements TargetConnector {
   readonly #site: FenceSite;
   readonly #shape: TargetShape;
   readonly #faults: FaultPoints;
+  readonly #statements: StatementPoints;
 
   private constructor(opened: OpenedTarget, identity: string, fenceLocation: string) {
     this.#sql = opened.sql;
     this.#site = opened.site;
     this.#shape = opened.shape;
     this.#faults = opened.faults;
+    this.#statements = opened.statements;
     this.identity = identity;
     this.fenceLocation = fenceLocation;
   }
@@ -124,6 +128,7 @@ export class ClickHouseTarget implements TargetConnector {
   }
 
   async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
+    this.#statements.begin('prepare');
     try {
       const installation = await installEpoch(this.#site, fence, mode);
       if (!installation.installed) return installation.evidence;
@@ -141,6 +146,7 @@ export class ClickHouseTarget implements TargetConnector {
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
     const { fence } = request;
     await this.#faults.hit('target.mutate:begin');
+    this.#statements.begin('mutate');
     let answer: FenceAnswer;
     try {
       checkGeneration(await readFenceLog(this.#sql, fence.operationId), fence);
@@ -178,6 +184,7 @@ export class ClickHouseTarget implements TargetConnector {
    * FENCE_UNAVAILABLE (retry-safe), never `committed`.
    */
   async queryFence(operationId: string): Promise<FenceAnswer> {
+    this.#statements.begin('query');
     let reading: FenceReading;
     try {
       reading = await readFence(this.#site, operationId);
@@ -204,6 +211,8 @@ export interface OpenedTarget {
   /** The checked shape, with the partition column's type. */
   readonly shape: TargetShape;
   readonly faults: FaultPoints;
+  /** The statement points `sql` passes (steps begin them; inactive without a plan observing statements). */
+  readonly statements: StatementPoints;
 }
 
 /**
@@ -225,14 +234,18 @@ export async function openTargetSite(options: ClickHouseTargetOptions): Promise<
       },
       endpoint.database,
     );
+    // From here on every statement is observed (the table checks above belong to no step).
+    const faults = options.faults ?? NO_FAULTS;
+    const statements = new StatementPoints(faults);
+    const observed = observedClickHouseSql(sql, statements);
     const site: FenceSite = {
-      sql,
+      sql: observed,
       database: splitTable(options.table, endpoint.database).database,
       table: shape.table,
       partitionColumn: shape.partitionColumn,
       settleWaitMs: options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS,
     };
-    return { sql, site, shape, faults: options.faults ?? NO_FAULTS };
+    return { sql: observed, site, shape, faults, statements };
   } catch (error) {
     await sql.close().catch(() => undefined);
     if (isDponeError(error)) throw error;

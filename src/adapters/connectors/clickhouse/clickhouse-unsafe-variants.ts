@@ -66,6 +66,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
 
   async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
     const { sql, site } = this.#opened;
+    this.#opened.statements.begin('prepare');
     try {
       if (this.#flaws.epochOnlyGuard) {
         // An equal epoch counts whoever installed it, and any intent may raise it.
@@ -91,6 +92,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
     const { fence } = request;
     const { sql, site, shape, faults } = this.#opened;
     await faults.hit('target.mutate:begin');
+    this.#opened.statements.begin('mutate');
     let answer: FenceAnswer;
     try {
       const log = await readFenceLog(sql, fence.operationId);
@@ -124,6 +126,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
   }
 
   async queryFence(operationId: string): Promise<FenceAnswer> {
+    this.#opened.statements.begin('query');
     try {
       if (this.#flaws.logOnlyFence || this.#flaws.noSeal) return await this.#flawedAnswer(operationId);
       return (await readFence(this.#opened.site, operationId)).answer;

@@ -13,10 +13,12 @@ import type {
 } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import { StatementPoints } from '../../../ports/statement-points.ts';
 import { requestedUnsafeVariant } from '../../../ports/unsafe-variants.ts';
 import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
 import type { GuardOutcome } from './marker-fence.ts';
 import { commitUnknown, fenceUnavailable, guardCommit, installFence, readFence } from './marker-fence.ts';
+import { observedDialect } from './statement-dialect.ts';
 
 /**
  * The steps of the marker protocol a target runs. The certified target uses MARKER_PROTOCOL; the
@@ -49,6 +51,12 @@ export interface MarkerProtocol {
     nowMs: number,
   ) => Promise<void>;
   query(dialect: MarkerDialect, operationId: string): Promise<FenceAnswer>;
+  /**
+   * Unsafe only: how the statements reach the database (the two-commits flaw sends the fence's
+   * COMMIT after the data's, inside one commit()). It wraps the dialect as the statement points see
+   * it, so each statement it sends is still a place a kill can land.
+   */
+  readonly dialect?: (dialect: MarkerDialect) => MarkerDialect;
 }
 
 export const MARKER_PROTOCOL: MarkerProtocol = {
@@ -78,6 +86,7 @@ export class MarkerTarget implements TargetConnector {
   readonly #dialect: MarkerDialect;
   readonly #protocol: MarkerProtocol;
   readonly #faults: FaultPoints;
+  readonly #statements: StatementPoints;
   readonly #now: () => number;
 
   constructor(
@@ -85,15 +94,18 @@ export class MarkerTarget implements TargetConnector {
     options: MarkerTargetOptions,
     protocol: MarkerProtocol = MARKER_PROTOCOL,
   ) {
-    this.#dialect = dialect;
-    this.#protocol = protocol;
     this.#faults = options.faults ?? NO_FAULTS;
+    this.#statements = new StatementPoints(this.#faults);
+    const observed = observedDialect(dialect, this.#statements);
+    this.#dialect = protocol.dialect ? protocol.dialect(observed) : observed;
+    this.#protocol = protocol;
     this.#now = options.nowMs ?? Date.now;
     this.identity = options.identity;
     this.fenceLocation = options.fenceLocation;
   }
 
   async prepareFence(fence: FenceRef, mode: PrepareFenceMode): Promise<FenceEvidence> {
+    this.#statements.begin('prepare');
     try {
       return await this.#protocol.prepare(this.#dialect, fence, mode, this.#now());
     } catch (error) {
@@ -109,6 +121,7 @@ export class MarkerTarget implements TargetConnector {
     const rows = protocol.rows ? protocol.rows(request.rows) : request.rows;
     const replace = request.strategy === 'replace-partition';
     await this.#faults.hit('target.mutate:begin');
+    this.#statements.begin('mutate');
     try {
       if (replace && protocol.deleteOutsideGuard)
         await dialect.mutation(async (tx) => {
@@ -147,6 +160,7 @@ export class MarkerTarget implements TargetConnector {
   }
 
   async queryFence(operationId: string): Promise<FenceAnswer> {
+    this.#statements.begin('query');
     try {
       return await this.#protocol.query(this.#dialect, operationId);
     } catch (error) {

@@ -5,6 +5,7 @@ import type { FenceParams, MarkerDialect, SqlRunner } from './marker-dialect.ts'
 import type { GuardOutcome } from './marker-fence.ts';
 import { fenced, guardCommit, installFence, readFence, toAnswer } from './marker-fence.ts';
 import type { MarkerProtocol, MarkerTargetOptions } from './marker-target.ts';
+import { twoCommitsDialect } from './marker-two-commits.ts';
 import { MarkerTarget } from './marker-target.ts';
 
 /**
@@ -131,13 +132,22 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
       return flaws.queryLies ? hide(evidence) : evidence;
     },
     guard:
-      flaws.noFence || flaws.splitMarker
+      flaws.noFence || flaws.splitMarker || flaws.markerFails
         ? async () => ({ applied: true })
         : (tx, dialect, fence, nowMs) => guard(tx, dialect, fence, null, nowMs),
     ...(flaws.deleteOutsideGuard ? { deleteOutsideGuard: true } : {}),
+    ...(flaws.twoCommits ? { dialect: twoCommitsDialect } : {}),
     ...(flaws.changesValues ? { rows: normalisedText } : {}),
     ...(flaws.roundsNumbers ? { rows: roundedNumbers } : {}),
     ...(flaws.shiftsZones ? { rows: shiftedZones } : {}),
+    ...(flaws.markerFails
+      ? {
+          // The marker's own transaction fails after the data committed (as a lost connection would).
+          afterCommit: async () => {
+            throw new Error('dpone unsafe variant: the marker write failed after the data committed');
+          },
+        }
+      : {}),
     ...(flaws.splitMarker && !flaws.noFence
       ? {
           // The marker in a transaction of its own, after the data's COMMIT returned.

@@ -12,8 +12,10 @@ import type {
 import { noFenceAnswer } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import { StatementPoints } from '../../../ports/statement-points.ts';
 import type { MarkerDialect } from './marker-dialect.ts';
 import { commitUnknown } from './marker-fence.ts';
+import { observedDialect } from './statement-dialect.ts';
 
 /** Where a target without a fence keeps it: nowhere (recorded in the journal like any location). */
 export const NO_FENCE_LOCATION = 'none';
@@ -32,10 +34,12 @@ export class PlainTarget implements TargetConnector {
   readonly fenceLocation = NO_FENCE_LOCATION;
   readonly #dialect: MarkerDialect;
   readonly #faults: FaultPoints;
+  readonly #statements: StatementPoints;
 
   constructor(dialect: MarkerDialect, options: { readonly identity: string; readonly faults?: FaultPoints }) {
-    this.#dialect = dialect;
     this.#faults = options.faults ?? NO_FAULTS;
+    this.#statements = new StatementPoints(this.#faults);
+    this.#dialect = observedDialect(dialect, this.#statements);
     this.identity = options.identity;
   }
 
@@ -47,6 +51,7 @@ export class PlainTarget implements TargetConnector {
   async mutate(request: MutationRequest): Promise<MutationReceipt> {
     const { fence } = request;
     await this.#faults.hit('target.mutate:begin');
+    this.#statements.begin('mutate');
     try {
       return await this.#dialect.mutation(async (tx): Promise<MutationReceipt> => {
         if (request.strategy === 'replace-partition')

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { lstat, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+
+const SCRIPT = fileURLToPath(new URL('./open-watch.py', import.meta.url));
+/** How long the watcher may take to start (a Python interpreter behind a version shim is slow). */
+const READY_MS = 20_000;
+
+/** Empty files standing in for sealed ones, each watched for any access until `release`. */
+export interface WatchedPlaceholders {
+  /** Stops watching and says what was done to each placeholder (empty: nothing at all). */
+  release(): Promise<readonly string[]>;
+}
+
+async function stillEmptyFile(path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => null);
+  return info !== null && info.isFile() && info.size === 0;
+}
+
+/**
+ * Puts an empty regular file at each path (readable, so an open succeeds and is seen, also by a
+ * process that is not root) and watches it through inotify (open-watch.py): an attempt that merely
+ * OPENS a sealed file is seen, even when the open leads nowhere (an empty file holds no table) and
+ * its error is swallowed, which a folder in the file's place never showed (an open of a folder
+ * fails before anything is recorded). Linux only; a machine without Python 3 cannot watch, and the
+ * seal says so (DPONE_ENVIRONMENT_UNAVAILABLE) instead of sealing blind.
+ */
+export async function watchedPlaceholders(paths: readonly string[]): Promise<WatchedPlaceholders> {
+  for (const path of paths) await writeFile(path, '', { mode: 0o644, flag: 'wx' });
+  const python = process.env.DPONE_PYTHON ?? 'python3';
+  const watcher = spawn(python, [SCRIPT, ...paths], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let output = '';
+  watcher.stdout.setEncoding('utf8');
+  watcher.stdout.on('data', (chunk: string) => (output += chunk));
+  const exited = once(watcher, 'close').catch(() => [null]);
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), READY_MS);
+    const check = () => {
+      if (output.startsWith('ready\n')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    };
+    watcher.stdout.on('data', check);
+    watcher.once('error', () => resolve(false));
+    void exited.then(() => resolve(false));
+  });
+  if (!ready) {
+    watcher.kill('SIGKILL');
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `the storage seal cannot watch its placeholders: ${python} with inotify did not start (set DPONE_PYTHON)`,
+    );
+  }
+  return {
+    async release() {
+      watcher.stdin.end();
+      await exited;
+      const seen = new Map<string, Set<string>>();
+      for (const line of output.split('\n').slice(1)) {
+        if (!line.startsWith('{')) continue;
+        const event = JSON.parse(line) as { path?: string; events?: string[] };
+        if (event.path === undefined) continue;
+        const events = seen.get(event.path) ?? new Set<string>();
+        for (const name of event.events ?? []) events.add(name);
+        seen.set(event.path, events);
+      }
+      const touched: string[] = [];
+      for (const path of paths) {
+        const events = seen.get(path);
+        if (events) touched.push(`${basename(path)} ${[...events].join(', ')} (placeholder)`);
+        else if (!(await stillEmptyFile(path))) touched.push(`${basename(path)} replaced (placeholder)`);
+      }
+      return touched;
+    },
+  };
+}
