@@ -17,6 +17,8 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  *   epoch     a lease holder installed epoch E (prepareFence);
  *   staged    holder E staged `rows` rows in its staging table (written after the rows streamed
  *             in, before the swap: every tag in the target has its `staged` event);
+ *   claim     holder E is about to swap into partition `detail.partition` of `detail.table`
+ *             (mode replace or append; see clickhouse-claims.ts: one swap at a time with a replace);
  *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
  *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
  *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);
@@ -35,7 +37,7 @@ export const FENCE_TABLE_DDL =
 /** Columns a fence log from an older version lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
 export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder', 'detail'] as const;
 
-export type FenceEventKind = 'epoch' | 'staged' | 'replacing' | 'settled' | 'committed';
+export type FenceEventKind = 'epoch' | 'staged' | 'claim' | 'replacing' | 'settled' | 'committed';
 
 /** What a replace-partition generation took out of its partition: one `[op, epoch]` per tag seen. */
 export interface ReplaceRecord {

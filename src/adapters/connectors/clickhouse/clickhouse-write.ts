@@ -2,6 +2,7 @@ import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors
 import type { MutationReceipt, MutationRequest, RowStream } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { clickHouseErrorCode, quoteName, quoteString, stagingTableName } from './clickhouse-config.ts';
+import { claimModeOf, claimPartition } from './clickhouse-claims.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import { appendFenceEvent, appendGuardedCommit, fenced } from './clickhouse-fence.ts';
 import { readPartitionTags, sealReplaced } from './clickhouse-replace.ts';
@@ -35,7 +36,7 @@ export interface GenerationWrite {
 type Phase = 'before-swap' | 'swap' | 'after-swap';
 
 /**
- * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, swap, settle,
+ * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, claim, swap, settle,
  * record, clean up. An empty partition goes the same way with an empty staging table, so a newer
  * holder's seal stops it too. A failure after the staging table exists seals it before the error
  * propagates (a FENCED writer just drops it), so the fence query that follows can answer for sure.
@@ -73,6 +74,14 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     if (!(await write.isCurrent()))
       throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
     const replace = request.strategy === 'replace-partition';
+    // One swap at a time into a partition a replace touches; the tags are read only after it.
+    if (replace || rows > 0) {
+      await claimPartition(sql, database, request.fence, {
+        table: shape.table,
+        partition: request.partitionValue,
+        mode: claimModeOf(request.strategy),
+      });
+    }
     const record = replace
       ? {
           partition: request.partitionValue,
