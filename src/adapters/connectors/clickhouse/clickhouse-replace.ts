@@ -126,8 +126,12 @@ export async function replaceSettlement(
   if (predicate === null) return 'durable';
   const deadline = Date.now() + waitMs;
   for (;;) {
+    // Pending first, then the rows: read the other way round, a mutation finishing between the two
+    // reads showed rows it was about to delete and no mutation left to delete them ('unsealed' for
+    // a replace that was settling; seen under load right after a restart).
+    const pending = await pendingMutations(sql, table);
     if ((await countWhere(sql, table, predicate)) === 0) return 'durable';
-    if ((await pendingMutations(sql, table)) === 0) return 'unsealed';
+    if (pending === 0) return 'unsealed';
     if (Date.now() >= deadline) return 'settling';
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
