@@ -78,6 +78,11 @@ export interface TargetEvidence {
   readonly taggedRows: ReadonlyMap<number, number>;
   /** Whether a staging table of this operation still exists un-sealed (it could still be attached). */
   readonly liveStaging: boolean;
+  /**
+   * Epochs of this operation whose rows another operation's replace found in the partition and
+   * removed (its `replacing` record names them): proof that they landed, once their tags are gone.
+   */
+  readonly replacedEpochs?: ReadonlySet<number>;
 }
 
 export async function appendFenceEvent(
@@ -156,7 +161,8 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
   );
 }
 
-function replaceRecord(detail: string | undefined): ReplaceRecord | null {
+/** A `replacing` event's detail, or null when unreadable. */
+export function replaceRecordOf(detail: string | undefined): ReplaceRecord | null {
   try {
     const parsed = JSON.parse(detail ?? '') as { partition?: unknown; replaced?: unknown };
     if (typeof parsed.partition !== 'string' || !Array.isArray(parsed.replaced)) return null;
@@ -185,7 +191,7 @@ export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
     else if (event.kind === 'committed') committed.set(event.epoch, event.rows);
     else if (event.kind === 'settled') settled.add(event.epoch);
     else if (event.kind === 'replacing') {
-      const record = replaceRecord(event.detail);
+      const record = replaceRecordOf(event.detail);
       // An unreadable record still marks the epoch as a replace (settling it then fails loudly).
       replacing.set(event.epoch, record ?? { partition: '', replaced: [] });
     }
@@ -239,7 +245,9 @@ const UNKNOWN = (log: FenceLog): FenceAnswer => ({
  * - committed: exactly one epoch's generation is in the target with exactly the rows it staged
  *   (one staged part attaches all-or-nothing); or no tagged rows at all but a `committed` event
  *   (the server acknowledged the attach; a later replace of the partition removed them) — the
- *   latter only for a single committed epoch.
+ *   latter only for a single committed epoch; or no tagged rows and no `committed` event, but
+ *   another operation's replace recorded this epoch's rows as what it removed (killed after its
+ *   swap, before its commit record, then replaced: without this its retry wrote a second time).
  * - not-committed: a fence log, no tagged rows, no committed event, and no un-sealed staging
  *   table that could still be attached.
  * - unknown: anything else (two generations, a row count that differs from what was staged, a
@@ -252,12 +260,23 @@ export function decideFence(log: FenceLog, target: TargetEvidence): FenceAnswer 
   if (tagged.length > 1 || committedEvents.length > 1) return UNKNOWN(log);
   if (tagged.length === 1) {
     const [epoch, rows] = tagged[0]!;
-    const committedElsewhere = committedEvents.length === 1 && committedEvents[0]![0] !== epoch;
+    const committedElsewhere =
+      (committedEvents.length === 1 && committedEvents[0]![0] !== epoch) ||
+      [...(target.replacedEpochs ?? [])].some((e) => e !== epoch);
     if (log.staged.get(epoch) !== rows || committedElsewhere) return UNKNOWN(log);
     return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
   if (committedEvents.length === 1) {
     const [epoch, rows] = committedEvents[0]!;
+    return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
+  }
+  // Landed, then replaced by another operation before this one recorded its commit.
+  const replaced = [...(target.replacedEpochs ?? [])];
+  if (replaced.length > 1) return UNKNOWN(log);
+  if (replaced.length === 1) {
+    const epoch = replaced[0]!;
+    const rows = log.staged.get(epoch);
+    if (rows === undefined) return UNKNOWN(log);
     return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
   // No log at all where the fence must live: nothing proves anything (it may have been lost).

@@ -80,52 +80,66 @@ const POINTS = [
 describe.skipIf(unverified)(
   'two replace operations on one partition, a restart in each window (live)',
   () => {
-    for (const point of POINTS) {
-      it(`Y parked at ${point}, X runs, SIGKILL restart, Y resumes: one generation, both committed`, async () => {
-        const db = await freshDb();
-        await open(db).then((t) => t.close());
-        await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
-        await live.server().exec(`INSERT INTO ${db}.events VALUES ('7','p2','keep','',0)`);
-        const park = parkAt(point);
-        const y = await open(db, park.faults);
-        await y.prepareFence(fenceOf('op-y', 1), CREATE);
-        const yOutcome = y.mutate(requestOf('op-y', 1)).then(
-          () => 'returned',
-          (e: { code?: string }) => e.code,
-        );
-        await park.parked;
-        let x: string;
-        {
-          await using target = await open(db);
-          x = await finish(target, 'op-x', 1).catch((e: { code?: string }) => e.code ?? 'error');
-        }
-        await live.server().restart('SIGKILL');
-        park.release();
-        await yOutcome;
-        await y.close();
-        {
-          await using target = await open(db);
-          await settling(() => finish(target, 'op-y', 2));
-          if (x !== 'written') await settling(() => finish(target, 'op-x', 2));
-          await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
-          expect(await settling(() => target.queryFence('op-y'))).toMatchObject({ status: 'committed' });
-          expect(await settling(() => target.queryFence('op-x'))).toMatchObject({ status: 'committed' });
-        }
-        // Once more after everything settled: a restart must not bring any replaced part back.
-        await live.server().restart('SIGKILL');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        await eventually(async () => (await count(db, "part = 'p1'")) === 2);
-        expect(await count(db, "part = 'p1' AND _dpone_op != ''")).toBe(2);
-        const generations = await live
-          .server()
-          .exec(`SELECT count(DISTINCT (_dpone_op, _dpone_epoch)) FROM ${db}.events WHERE part = 'p1'`);
-        expect(generations.trim()).toBe('1');
-        expect(await count(db, "part = 'p2'")).toBe(1);
-        // While Y's claim is open (claimed, swapped but unsettled) X must refuse, never swap.
-        const yOpen = point === 'target.commit:before' || point === 'target.commit:after';
-        expect(x).toBe(yOpen ? ERROR_CODES.PARTITION_BUSY : 'written');
-      }, 90_000);
-    }
+    for (const point of POINTS)
+      for (const fate of ['resumes', 'dies'] as const) {
+        it(`Y parked at ${point}, X runs, SIGKILL restart, Y ${fate}: one generation, both committed once`, async () => {
+          const db = await freshDb();
+          await open(db).then((t) => t.close());
+          await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
+          await live.server().exec(`INSERT INTO ${db}.events VALUES ('7','p2','keep','',0)`);
+          const park = parkAt(point);
+          const y = await open(db, park.faults);
+          await y.prepareFence(fenceOf('op-y', 1), CREATE);
+          const yOutcome = y.mutate(requestOf('op-y', 1)).then(
+            () => 'returned',
+            (e: { code?: string }) => e.code,
+          );
+          await park.parked;
+          let x: string;
+          {
+            await using target = await open(db);
+            x = await finish(target, 'op-x', 1).catch((e: { code?: string }) => e.code ?? 'error');
+          }
+          await live.server().restart('SIGKILL');
+          if (fate === 'resumes') park.release();
+          const yEnd = fate === 'resumes' ? await yOutcome : 'dead';
+          let yNext: string;
+          {
+            await using target = await open(db);
+            yNext = await settling(() => finish(target, 'op-y', 2));
+            if (x !== 'written') await settling(() => finish(target, 'op-x', 2));
+            await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
+            expect(await settling(() => target.queryFence('op-y'))).toMatchObject({ status: 'committed' });
+            expect(await settling(() => target.queryFence('op-x'))).toMatchObject({ status: 'committed' });
+          }
+          // Once more after everything settled: a restart must not bring any replaced part back.
+          await live.server().restart('SIGKILL');
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          await eventually(async () => (await count(db, "part = 'p1'")) === 2);
+          expect(await count(db, "part = 'p1' AND _dpone_op != ''")).toBe(2);
+          const generations = await live
+            .server()
+            .exec(`SELECT count(DISTINCT (_dpone_op, _dpone_epoch)) FROM ${db}.events WHERE part = 'p1'`);
+          expect(generations.trim()).toBe('1');
+          expect(await count(db, "part = 'p2'")).toBe(1);
+          // While Y's claim is open (claimed, swapped but unsettled) X must refuse, never swap.
+          const yOpen = point === 'target.commit:before' || point === 'target.commit:after';
+          expect(x).toBe(yOpen ? ERROR_CODES.PARTITION_BUSY : 'written');
+          // Y landed once: its next holder must find that out (even with Y's rows replaced by X's
+          // and no commit record of Y's), never write a second time.
+          const yLanded =
+            fate === 'resumes'
+              ? yEnd === 'returned'
+              : point !== 'target.stage:after' && point !== 'target.commit:before';
+          expect(yNext).toBe(yLanded ? 'committed-before' : 'written');
+          if (fate === 'dies') {
+            park.release();
+            // Released after its commit record, only its cleanup is left: it may return.
+            if (point !== 'target.marker:after') expect(await yOutcome).not.toBe('returned');
+          }
+          await y.close();
+        }, 90_000);
+      }
 
     it('an append into a partition whose replace is swapped but unsettled is refused, then lands after it', async () => {
       const db = await freshDb();
