@@ -31,6 +31,8 @@ export interface TargetFlaws {
   readonly logOnlyFence?: boolean;
   /** Staging/swap: staged rows carry no operation and epoch tag. */
   readonly untaggedStaging?: boolean;
+  /** Staging/swap: the swap does not claim its partition, so two operations' replaces interleave. */
+  readonly unclaimedPartition?: boolean;
   /**
    * prepareFence installs the fence by upsert, last writer wins: whoever prepares sets the epoch
    * to its own (also a lower one) and the fence back to prepared for its intent.
@@ -210,6 +212,14 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'the fence is answered from the fence log alone: a worker killed between the swap and its commit ' +
       'record is "not committed", and the retry attaches the batch again',
     unsafeOn: STAGING,
+  },
+  'unclaimed-partition': {
+    flaws: { unclaimedPartition: true },
+    description:
+      'a replace swaps without claiming its partition: another operation swapping between its tag read and its ' +
+      'swap is never deleted durably, and a server restart brings that copy back next to its own (both commit)',
+    unsafeOn: STAGING,
+    caughtBy: 'cells',
   },
   'untagged-staging': {
     flaws: { untaggedStaging: true },

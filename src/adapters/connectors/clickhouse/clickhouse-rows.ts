@@ -20,6 +20,8 @@ export interface TargetShape {
   readonly partitionColumn: string;
   /** The partition column's ClickHouse type, once read from the server (numbers are unquoted in PARTITION). */
   readonly partitionType?: string;
+  /** The server's type of each of `columns`, in order, once read (value rules: clickhouse-value-rules.ts). */
+  readonly columnTypes?: readonly string[];
   /**
    * Settings the swap of an EMPTY staging table needs on this server: releases after 18.16 refuse
    * `REPLACE PARTITION … FROM` an empty source unless `allow_replace_partition_from_empty_source`
@@ -194,6 +196,7 @@ export async function ensureTargetTables(
   return {
     ...shape,
     partitionType: described.columns.get(shape.partitionColumn)?.type ?? 'String',
+    columnTypes: shape.columns.map((c) => described.columns.get(c)?.type ?? 'String'),
     emptyReplaceSettings: setting ? { [EMPTY_REPLACE_SETTING]: 1 } : {},
   };
 }

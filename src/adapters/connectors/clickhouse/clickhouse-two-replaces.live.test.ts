@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceRef, LoadStrategy, MutationRequest } from '../../../ports/connector.ts';
+import type { FenceRef, LoadStrategy, MutationRequest, TargetConnector } from '../../../ports/connector.ts';
 import { rowStreamOf } from '../../../ports/row-stream.ts';
-import type { ClickHouseTarget } from './clickhouse-target.ts';
+import { openUnsafeClickHouseTarget } from './clickhouse-unsafe-variants.ts';
 import {
   BATCH,
   COLUMNS,
@@ -46,7 +46,7 @@ const requestOf = (
 
 /** Runs operation `op` to its end as a fresh holder of `epoch` would: settles, or writes once. */
 async function finish(
-  target: ClickHouseTarget,
+  target: TargetConnector,
   op: string,
   epoch: number,
   strategy?: LoadStrategy,
@@ -140,6 +140,35 @@ describe.skipIf(unverified)(
           await y.close();
         }, 90_000);
       }
+
+    it('the unclaimed-partition variant: Y records the tags, X swaps, Y swaps, restart: both copies (caught)', async () => {
+      const db = await freshDb();
+      await open(db).then((t) => t.close());
+      await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
+      const park = parkAt('target.commit:before');
+      const options = {
+        url: live.server().url(db),
+        table: 'events',
+        columns: COLUMNS,
+        naturalKey: ['id'],
+        partitionColumn: 'part',
+      };
+      const y = await openUnsafeClickHouseTarget('unclaimed-partition', { ...options, faults: park.faults });
+      await y.prepareFence(fenceOf('op-y', 1), CREATE);
+      const yOutcome = y.mutate(requestOf('op-y', 1));
+      await park.parked;
+      {
+        const x = await openUnsafeClickHouseTarget('unclaimed-partition', options);
+        expect(await finish(x, 'op-x', 1)).toBe('written');
+        await x.close();
+      }
+      park.release();
+      await yOutcome;
+      await y.close();
+      await live.server().restart('SIGKILL');
+      await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
+      expect(await count(db, "part = 'p1'")).toBe(4);
+    }, 60_000);
 
     it('an append into a partition whose replace is swapped but unsettled is refused, then lands after it', async () => {
       const db = await freshDb();

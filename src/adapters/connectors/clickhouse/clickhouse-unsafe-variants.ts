@@ -40,7 +40,7 @@ const CAPABILITY: FenceCapabilityKind = 'staging-swap-generation';
 /**
  * The unsafe variants a ClickHouse (staging/swap) target offers: the shared catalogue's entries
  * that are really unsafe on this capability (src/ports/unsafe-variants.ts): `direct-insert`,
- * `no-seal`, `log-only-fence`, `untagged-staging` and `guard-epoch-only`.
+ * `no-seal`, `log-only-fence`, `untagged-staging`, `unclaimed-partition` and `guard-epoch-only`.
  */
 export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = targetVariantsFor(CAPABILITY);
 
@@ -120,6 +120,7 @@ class UnsafeClickHouseTarget implements TargetConnector {
       faults,
       isCurrent: async () => current(await readFenceLog(sql, fence.operationId)),
       ...(this.#flaws.untaggedStaging ? { rowTags: { operationId: '', epoch: 0 } } : {}),
+      ...(this.#flaws.unclaimedPartition ? { unclaimed: true } : {}),
     });
   }
 

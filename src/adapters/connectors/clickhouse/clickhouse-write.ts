@@ -16,7 +16,18 @@ import {
   listStaging,
   sealStaging,
 } from './clickhouse-staging.ts';
+import type { ValueRule } from './clickhouse-value-rules.ts';
+import { valueRule } from './clickhouse-value-rules.ts';
 import { encodeChunk, encodedColumns } from './clickhouse-values.ts';
+
+/** The value rule of each streamed column, from the target's column types (none before they are read). */
+function valueRules(shape: TargetShape, columns: readonly string[]): (ValueRule | null)[] {
+  return columns.map((column) => {
+    const i = shape.columns.indexOf(column);
+    const type = i < 0 ? undefined : shape.columnTypes?.[i];
+    return type === undefined ? null : valueRule(type);
+  });
+}
 
 export interface GenerationWrite {
   readonly database: string;
@@ -30,6 +41,8 @@ export interface GenerationWrite {
    * the harness's deliberately unsafe `untagged-staging` variant passes others.
    */
   readonly rowTags?: { readonly operationId: string; readonly epoch: number };
+  /** Only the harness's deliberately unsafe `unclaimed-partition` variant sets it: no partition claim. */
+  readonly unclaimed?: boolean;
 }
 
 /** Where a write failed: before the swap nothing can have reached the target. */
@@ -58,6 +71,8 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       operationId: write.rowTags?.operationId ?? operationId,
       epoch: write.rowTags?.epoch ?? epoch,
       notNull: new Set([...shape.naturalKey, shape.partitionColumn]),
+      rules: valueRules(shape, request.rows.columns),
+      naturalKey: shape.naturalKey,
     });
     if (rows > 0) await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
     await checkStaged(
@@ -75,7 +90,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
     const replace = request.strategy === 'replace-partition';
     // One swap at a time into a partition a replace touches; the tags are read only after it.
-    if (replace || rows > 0) {
+    if ((replace || rows > 0) && !write.unclaimed) {
       await claimPartition(sql, database, request.fence, {
         table: shape.table,
         partition: request.partitionValue,
@@ -144,7 +159,13 @@ async function stageRows(
   sql: ClickHouseSql,
   staging: string,
   rows: RowStream,
-  tags: { readonly operationId: string; readonly epoch: number; readonly notNull: ReadonlySet<string> },
+  tags: {
+    readonly operationId: string;
+    readonly epoch: number;
+    readonly notNull: ReadonlySet<string>;
+    readonly rules: readonly (ValueRule | null)[];
+    readonly naturalKey: readonly string[];
+  },
 ): Promise<number> {
   const iterator = rows[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -154,7 +175,11 @@ async function stageRows(
   async function* body(): AsyncGenerator<Buffer> {
     for (let next = first; !next.done; next = await iterator.next()) {
       try {
-        const encoded = encodeChunk(rows.columns, next.value, tags.operationId, tags.epoch, tags.notNull);
+        const encoded = encodeChunk(rows.columns, next.value, tags.operationId, tags.epoch, tags.notNull, {
+          rules: tags.rules,
+          naturalKey: tags.naturalKey,
+          rowsBefore: count,
+        });
         count += next.value.length;
         yield encoded;
       } catch (error) {
