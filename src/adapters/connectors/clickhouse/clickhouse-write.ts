@@ -61,12 +61,15 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   const staging = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   let staged = false;
   let phase: Phase = 'before-swap';
+  // While the rows stream in: a server error then is about a value (18.16: an unknown Enum name is 49).
+  let inserting = false;
   try {
     await faults.hit('target.stage:before');
-    if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
+    if (!(await createStaging(sql, database, shape.table, operationId, epoch, shape.stagingSettings))) {
       throw fenced(operationId, `the staging name of epoch ${epoch} is sealed or taken; nothing was written`);
     }
     staged = true;
+    inserting = true;
     const rows = await stageRows(sql, staging, request.rows, {
       operationId: write.rowTags?.operationId ?? operationId,
       epoch: write.rowTags?.epoch ?? epoch,
@@ -74,6 +77,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
       rules: valueRules(shape, request.rows.columns),
       naturalKey: shape.naturalKey,
     });
+    inserting = false;
     if (rows > 0) await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
     await checkStaged(
       sql,
@@ -139,7 +143,10 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     if (isDponeError(error)) throw error;
     // Before the swap, a refusal the server explained (a value it cannot parse, a privilege) is
     // certain: nothing was attached. From the swap on, only the fence can tell.
-    const classified = phase === 'before-swap' ? classifyClickHouseError(error, { operationId }) : null;
+    const classified =
+      phase === 'before-swap'
+        ? classifyClickHouseError(error, { operationId, inserting, columns: shape.columns })
+        : null;
     if (classified) throw classified;
     throw new DponeError(
       ERROR_CODES.COMMIT_UNKNOWN,
