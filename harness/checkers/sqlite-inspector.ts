@@ -12,6 +12,7 @@ import type {
   TargetInspector,
 } from './target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
+import type { DatasetType } from '../data/canonical-value.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
@@ -34,6 +35,39 @@ export interface SqliteInspectorOptions {
 }
 
 export const AUDIT_TABLE = '_harness_audit';
+
+/**
+ * Typed parity in SQLite's own representation (issue 29): a value compares with its storage class,
+ * so a REAL 20.0 that lands as INTEGER 20, or an INTEGER that lands as TEXT, differs from the source
+ * although its canonical text is the same. The source and the rows the target held before hold each
+ * dataset type in this class (routes/sqlite/sqlite-parts.ts writes them so), and the cells' target
+ * table declares no column type, exactly as the connector creates it (no affinity converts a value).
+ */
+const STORAGE_CLASS: Readonly<Record<DatasetType, string>> = {
+  integer: 'integer',
+  double: 'real',
+  text: 'text',
+  date: 'text',
+  decimal: 'text',
+  timestamp: 'text',
+};
+const classAlias = (i: number) => `_harness_class_${i}`;
+
+/** A comparable row with each non-null value suffixed by its storage class (`20::real`). */
+function withClasses(
+  row: Record<string, CellScalar>,
+  columns: readonly string[],
+  classOf: (column: string, i: number) => string | undefined,
+): Record<string, CellScalar> {
+  const out: Record<string, CellScalar> = { ...row };
+  columns.forEach((column, i) => {
+    const value = out[column];
+    const kind = classOf(column, i);
+    if (value !== null && value !== undefined && kind !== undefined)
+      out[column] = `${String(value)}::${kind}`;
+  });
+  return out;
+}
 const AUDIT_TRIGGER = '_harness_audit_insert';
 const BUSY_TIMEOUT_MS = 5_000;
 
@@ -105,14 +139,19 @@ export class SqliteInspector implements TargetInspector {
   async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { columns, naturalKey, parity = {} } = this.#options;
     const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
+    const types = parity.types;
     const digests = (row: Record<string, CellScalar>): RowDigests => ({
       key: keyDigest(row, naturalKey),
       row: rowDigest(row, columns),
     });
     const { target, inserts } = this.#readTarget();
     const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
-    const got = target.map(comparable);
-    const expected = expectedRows(source.map(comparable), parity);
+    const got = target.map((row) => this.#typed(row, comparable(row)));
+    const expected = expectedRows(source.map(comparable), parity).map((row) =>
+      types
+        ? withClasses(row, columns, (column) => (types[column] ? STORAGE_CLASS[types[column]] : undefined))
+        : row,
+    );
     return snapshotFromReading({
       target: got.map(digests),
       source: expected.map(digests),
@@ -133,7 +172,7 @@ export class SqliteInspector implements TargetInspector {
       const select = this.#selectTarget(db);
       const digests: string[] = [];
       for (const row of select.iterate() as Iterable<Record<string, CellScalar>>)
-        digests.push(rowDigest(comparableRow(row, columns, parity.types), columns));
+        digests.push(rowDigest(this.#typed(row, comparableRow(row, columns, parity.types)), columns));
       return { digest: setDigest(digests), rows: digests.length };
     } catch (error) {
       throw unreadable('target', error);
@@ -142,9 +181,19 @@ export class SqliteInspector implements TargetInspector {
     }
   }
 
+  /** A target row's comparable values with the storage classes its read carried (typed parity only). */
+  #typed(raw: Record<string, CellScalar>, row: Record<string, CellScalar>): Record<string, CellScalar> {
+    if (!this.#options.parity?.types) return row;
+    const { columns } = this.#options;
+    return withClasses(row, columns, (_, i) => raw[classAlias(i)] as string | undefined);
+  }
+
   #selectTarget(db: DatabaseSync): ReturnType<DatabaseSync['prepare']> {
     const { targetTable, columns } = this.#options;
-    const select = db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`);
+    const classes = this.#options.parity?.types
+      ? columns.map((c, i) => `, typeof(${quote(c)}) AS ${classAlias(i)}`).join('')
+      : '';
+    const select = db.prepare(`SELECT ${columns.map(quote).join(', ')}${classes} FROM ${quote(targetTable)}`);
     // Typed parity reads integers exactly (beyond 2^53); untyped keeps the driver's numbers.
     if (this.#options.parity?.types) select.setReadBigInts(true);
     return select;

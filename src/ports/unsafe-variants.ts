@@ -51,6 +51,8 @@ export interface TargetFlaws {
   readonly shiftsZones?: boolean;
   /** Numbers go through a JS double on the way into the target (an integer beyond 2^53 travels as text: that text too). */
   readonly roundsNumbers?: boolean;
+  /** A floating-point value with no fraction (REAL 20.0) is bound as an integer (the target stores INTEGER 20). */
+  readonly narrowsReals?: boolean;
 }
 
 /**
@@ -78,6 +80,11 @@ export interface UnsafeVariant {
    * for a conflicting attempt. Absent: the fence contract itself fails on it.
    */
   readonly caughtBy?: 'cells';
+  /**
+   * Only these target engines offer it (a flaw harmless on the others: a SQLite storage class means
+   * nothing to a typed PostgreSQL column). Absent: every engine of its capabilities.
+   */
+  readonly engines?: readonly string[];
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
@@ -163,8 +170,17 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'numbers go through a JS double on the way: a 64-bit integer beyond 2^53 or an 18-digit decimal arrives ' +
       'rounded, without any error; only per-value row parity on such values shows it',
+    unsafeOn: [...MARKER, ...STAGING],
+    caughtBy: 'cells',
+  },
+  'real-as-integer': {
+    flaws: { narrowsReals: true },
+    description:
+      'a REAL with no fraction is bound as an integer: SQLite stores INTEGER 20 where the source had REAL 20.0, ' +
+      "without any error; only parity in the target's own storage classes shows it",
     unsafeOn: MARKER,
     caughtBy: 'cells',
+    engines: ['sqlite'],
   },
   'timezone-shifted': {
     flaws: { shiftsZones: true },
@@ -234,9 +250,10 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
  * The variant names a route whose target has this fence capability is certified against (really
  * unsafe there): the target's own flaws and the executor's.
  */
-export function unsafeVariantsFor(capability: FenceCapabilityKind): string[] {
+export function unsafeVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
   return Object.entries(UNSAFE_VARIANTS)
     .filter(([, variant]) => variant.unsafeOn.includes(capability))
+    .filter(([, variant]) => !variant.engines || (engine !== undefined && variant.engines.includes(engine)))
     .map(([name]) => name);
 }
 
@@ -249,8 +266,10 @@ export function fenceContractVariantsFor(capability: FenceCapabilityKind): strin
 }
 
 /** The variants a connector with this capability implements itself: those that break the target. */
-export function targetVariantsFor(capability: FenceCapabilityKind): string[] {
-  return unsafeVariantsFor(capability).filter((name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0);
+export function targetVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
+  return unsafeVariantsFor(capability, engine).filter(
+    (name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0,
+  );
 }
 
 /** Selects the variant; both variables are required so a stray one can never turn fencing off. */
