@@ -21,6 +21,9 @@ const RELEASE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.ROUTE_NOT_CERTIFIED,
   ERROR_CODES.INTERRUPTED,
   ERROR_CODES.PARTITION_BUSY,
+  // Raised only once the fence proved nothing landed (journal back at PREPARED): the refused run
+  // hands the operation back, so its leftovers are cleanable (recovery cleanup) and a fix goes ahead.
+  ERROR_CODES.DATA_REJECTED,
 ]);
 
 /**
@@ -39,7 +42,8 @@ export async function releaseBeforeMutation(
   if (!isDponeError(error) || !RELEASE_ON.has(error.code)) return;
   try {
     const entry = await journal.get(request.operationId);
-    if (entry === null || entry.lease?.holder !== request.holder) return;
+    // Ours, or nobody's: the fence's proof that nothing landed already handed the lease back.
+    if (entry === null || (entry.lease !== null && entry.lease.holder !== request.holder)) return;
     if (entry.state !== 'PREPARING' && entry.state !== 'PREPARED') return;
     await journal.compareAndSet({
       operationId: request.operationId,

@@ -5,6 +5,7 @@ import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';
 import type { InspectJSON } from './recovery-output.ts';
 import { fenceJSON, renderInspect } from './recovery-output.ts';
+import { openLeftovers } from './recovery-leftovers.ts';
 import { openRecoverySession, readOperation } from './recovery-session.ts';
 
 /**
@@ -17,6 +18,11 @@ export const run: CommandRun = async (args, io) => {
   await using session = await openRecoverySession(flags, io, { readOnly: true });
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
+  let leftovers: InspectJSON['leftovers'] = null;
+  if (session.workload) {
+    await using target = await openLeftovers(session.workload, io, true);
+    leftovers = await target.list(flags.operationId);
+  }
   const nowMs = clockFromEnv(io.env).nowMs();
   const view: InspectJSON = {
     schema: 'dpone.recovery.inspect/v1',
@@ -25,6 +31,7 @@ export const run: CommandRun = async (args, io) => {
     entry: { ...entry, lease_live: entry.lease !== null && entry.lease.expires_at_ms > nowMs },
     history,
     fence: fenceJSON(answer),
+    leftovers,
     assessment: assessRecovery(
       entry,
       history,

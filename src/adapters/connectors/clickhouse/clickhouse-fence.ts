@@ -22,6 +22,7 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
  *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
  *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);
+ *   cleanup   an operator removed what this operation left (detail: actor, reason, names removed);
  *   committed the swap of epoch E's staging returned OK (written after it, through a statement that
  *             reads E's staging table, so it fails once a newer holder sealed that name).
  * The log alone proves nothing about the target: the proof is the target's own rows, each tagged
@@ -37,7 +38,7 @@ export const FENCE_TABLE_DDL =
 /** Columns a fence log from an older version lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
 export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder', 'detail'] as const;
 
-export type FenceEventKind = 'epoch' | 'staged' | 'claim' | 'replacing' | 'settled' | 'committed';
+export type FenceEventKind = 'epoch' | 'staged' | 'claim' | 'replacing' | 'settled' | 'committed' | 'cleanup';
 
 /** What a replace-partition generation took out of its partition: one `[op, epoch]` per tag seen. */
 export interface ReplaceRecord {
