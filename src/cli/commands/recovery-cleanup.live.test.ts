@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { contractProblems } from '../../../harness/evidence/contract-schemas.ts';
 import { liveClickHouse, unverified } from '../../adapters/connectors/clickhouse/fixtures/clickhouse-live.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { dpone, exampleCopy } from './example-workload.test-support.ts';
@@ -59,6 +60,7 @@ describe.skipIf(unverified)('dpone recovery target-commit cleanup (live ClickHou
     );
     expect(inspect.exitCode, inspect.stderr).toBe(0);
     const view = JSON.parse(inspect.stdout) as { entry: { state: string }; leftovers: { kind: string }[] };
+    expect(contractProblems('recovery-inspect', view)).toEqual([]);
     expect(view.leftovers.length).toBe(await leftovers(db));
     expect(view.leftovers.every((l) => l.kind === 'tombstone')).toBe(true);
 
@@ -86,6 +88,7 @@ describe.skipIf(unverified)('dpone recovery target-commit cleanup (live ClickHou
     const done = await cleanup(identity);
     expect(done.exitCode, done.stderr).toBe(0);
     const result = JSON.parse(done.stdout) as { removed: string[]; audit: { actor: string } };
+    expect(contractProblems('recovery-cleanup', result)).toEqual([]);
     expect(result.removed.length).toBeGreaterThan(0);
     expect(result.audit.actor).toBe('platform:ops@example.com');
     expect(await leftovers(db)).toBe(0);
