@@ -53,7 +53,11 @@ const STORAGE_CLASS: Readonly<Record<DatasetType, string>> = {
 };
 const classAlias = (i: number) => `_harness_class_${i}`;
 
-/** A comparable row with each non-null value suffixed by its storage class (`20::real`). */
+/**
+ * A target row's comparable values, each non-null value whose storage class is not its dataset
+ * type's suffixed by the class it has (`20::integer` where a REAL was due): rows stored right
+ * compare (and digest) exactly as before, and a first difference names the class that is wrong.
+ */
 function withClasses(
   row: Record<string, CellScalar>,
   columns: readonly string[],
@@ -139,7 +143,6 @@ export class SqliteInspector implements TargetInspector {
   async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { columns, naturalKey, parity = {} } = this.#options;
     const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
-    const types = parity.types;
     const digests = (row: Record<string, CellScalar>): RowDigests => ({
       key: keyDigest(row, naturalKey),
       row: rowDigest(row, columns),
@@ -147,11 +150,7 @@ export class SqliteInspector implements TargetInspector {
     const { target, inserts } = this.#readTarget();
     const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
     const got = target.map((row) => this.#typed(row, comparable(row)));
-    const expected = expectedRows(source.map(comparable), parity).map((row) =>
-      types
-        ? withClasses(row, columns, (column) => (types[column] ? STORAGE_CLASS[types[column]] : undefined))
-        : row,
-    );
+    const expected = expectedRows(source.map(comparable), parity);
     return snapshotFromReading({
       target: got.map(digests),
       source: expected.map(digests),
@@ -183,9 +182,14 @@ export class SqliteInspector implements TargetInspector {
 
   /** A target row's comparable values with the storage classes its read carried (typed parity only). */
   #typed(raw: Record<string, CellScalar>, row: Record<string, CellScalar>): Record<string, CellScalar> {
-    if (!this.#options.parity?.types) return row;
+    const types = this.#options.parity?.types;
+    if (!types) return row;
     const { columns } = this.#options;
-    return withClasses(row, columns, (_, i) => raw[classAlias(i)] as string | undefined);
+    return withClasses(row, columns, (column, i) => {
+      const type = types[column];
+      const actual = raw[classAlias(i)] as string | undefined;
+      return type === undefined || actual === STORAGE_CLASS[type] ? undefined : actual;
+    });
   }
 
   #selectTarget(db: DatabaseSync): ReturnType<DatabaseSync['prepare']> {
