@@ -45,6 +45,7 @@ EXIT_RETRY_SAFE = {
     12: "DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED",
     13: "DPONE_TARGET_COMMIT_CAS_CONFLICT",
     14: "DPONE_TARGET_COMMIT_FENCED",
+    15: "DPONE_TARGET_PARTITION_BUSY",  # another operation's swap into the partition: retry later
 }
 EXIT_COMMIT_UNKNOWN = 20  # DPONE_TARGET_COMMIT_UNKNOWN: operator reconciliation required
 EXIT_COMMITTED_INCOMPLETE = 21  # a retry completes state without writing the target again
