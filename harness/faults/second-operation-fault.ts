@@ -70,6 +70,7 @@ export function planSecondOperation(spec: FaultSpecOf<'server-kill'>, context: P
         },
         params: { ...params },
         sensitive: point === SENSITIVE_POINT,
+        ...(point === SENSITIVE_POINT ? { variants: ['unclaimed-partition'] } : {}),
       };
     });
 }

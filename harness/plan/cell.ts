@@ -11,6 +11,8 @@ export interface CellDraft {
   readonly params: Readonly<Record<string, unknown>>;
   /** Part of the subset run again for each unsafe variant. */
   readonly sensitive: boolean;
+  /** Variants that run only on the cells that name them (UnsafeVariant.onlyWhereNamed), when sensitive. */
+  readonly variants?: readonly string[];
 }
 
 /** One planned cell: stable id, what it does and on which fresh world. */

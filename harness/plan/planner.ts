@@ -109,6 +109,8 @@ export async function planCells(
         cells.push(base);
         if (draft.sensitive && scenario.variants !== false) {
           for (const variant of variantsForWorkload(options.variants, workload.fence)) {
+            // A variant only some cells can reach runs only where a draft names it (cost: none elsewhere).
+            if (UNSAFE_VARIANTS[variant]?.onlyWhereNamed && !draft.variants?.includes(variant)) continue;
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }
         }

@@ -85,6 +85,12 @@ export interface UnsafeVariant {
    * nothing to a typed PostgreSQL column). Absent: every engine of its capabilities.
    */
   readonly engines?: readonly string[];
+  /**
+   * Runs only on the certification cells that name it (a flaw only one kind of cell can reach, such
+   * as two operations on one partition and a restart): every other sensitive cell would run it to no
+   * end before that cell catches it.
+   */
+  readonly onlyWhereNamed?: boolean;
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
@@ -236,6 +242,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'swap is never deleted durably, and a server restart brings that copy back next to its own (both commit)',
     unsafeOn: STAGING,
     caughtBy: 'cells',
+    onlyWhereNamed: true,
   },
   'untagged-staging': {
     flaws: { untaggedStaging: true },
