@@ -45,6 +45,7 @@ EXIT_RETRY_SAFE = {
     12: "DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED",
     13: "DPONE_TARGET_COMMIT_CAS_CONFLICT",
     14: "DPONE_TARGET_COMMIT_FENCED",
+    16: "DPONE_TARGET_PARTITION_BUSY",  # another operation's swap into the partition: retry later
 }
 EXIT_COMMIT_UNKNOWN = 20  # DPONE_TARGET_COMMIT_UNKNOWN: operator reconciliation required
 EXIT_COMMITTED_INCOMPLETE = 21  # a retry completes state without writing the target again
@@ -61,8 +62,9 @@ EXIT_NO_RETRY = {
     32: "DPONE_OBJECT_NOT_FOUND",
     33: "DPONE_DATA_REJECTED",
 }
-# Every other code is retried, 130 (DPONE_INTERRUPTED: the process was stopped) included: the
-# retry resumes the same journal entry.
+# Every other code is retried, 130 (DPONE_INTERRUPTED: the process was stopped) and 15
+# (DPONE_TARGET_COMMITTED_UNRECORDED: this try's write committed, the retry records it without
+# writing) included: the retry resumes the same journal entry.
 
 # The workload, rendered by Airflow at run time. Every identity field is the same on every try
 # and names the run's data, not the run: the DAG-run logical identity is the data interval. A run

@@ -22,8 +22,12 @@ export const claimsChecker: Checker = {
     // A write the cell's own fault destroyed afterwards (a failover that lost it) is not on the target.
     const claims = attempts.filter((attempt) => attempt.mutated === true && attempt.write_lost !== true);
     const problems: string[] = [];
-    if (claims.length > 1)
-      problems.push(`${claims.length} attempts each claimed their own write: ${claims.map(who).join(', ')}`);
+    // One claim per operation at most (a second operation on the partition claims its own write).
+    for (const operation of [undefined, 'second'] as const) {
+      const own = claims.filter((attempt) => attempt.operation === operation);
+      if (own.length > 1)
+        problems.push(`${own.length} attempts each claimed their own write: ${own.map(who).join(', ')}`);
+    }
     if (claims.length > 0 && target === null)
       return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
     // An empty partition's write (an empty replace removing rows) lands no rows to count.

@@ -50,6 +50,12 @@ const CATCHING: Readonly<Record<string, Window>> = {
   'guard-epoch-only': 'forked-journal',
 };
 
+/**
+ * Caught in other windows: with two operations on one partition and a restart
+ * (clickhouse-two-replaces.live.test.ts), or by row parity on values (number-rounded).
+ */
+const TWO_OPERATIONS: ReadonlySet<string> = new Set(['unclaimed-partition', 'number-rounded']);
+
 function park(point: string): { faults: FaultPoints; parked: Promise<void>; release: () => void } {
   let parkedNow!: () => void;
   let release!: () => void;
@@ -180,7 +186,8 @@ describe.skipIf(unverified)('clickhouse unsafe variants are caught by the inspec
     }
   }
 
-  it('every variant in the catalogue has a catching window here', () => {
-    expect([...UNSAFE_CLICKHOUSE_VARIANTS].sort()).toEqual(Object.keys(CATCHING).sort());
+  it('every variant in the catalogue has a catching window here (two-operation ones: clickhouse-two-replaces)', () => {
+    const here = UNSAFE_CLICKHOUSE_VARIANTS.filter((v) => !TWO_OPERATIONS.has(v));
+    expect(here.sort()).toEqual(Object.keys(CATCHING).sort());
   });
 });

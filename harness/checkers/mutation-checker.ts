@@ -1,4 +1,4 @@
-import type { CheckRecord, TargetSnapshot } from '../evidence/evidence-types.ts';
+import type { CellExpectation, CheckRecord, TargetSnapshot } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
@@ -15,21 +15,25 @@ export function batchRows(target: TargetSnapshot): number {
   return target.batch_rows ?? target.source_row_count;
 }
 
-/** Landings one successful load shows: one, or none when the source partition is empty. */
-export function expectedLandings(target: TargetSnapshot): number {
-  return batchRows(target) === 0 ? 0 : 1;
+/**
+ * Landings the cell's successful loads show: one per operation loading the partition (usually
+ * one), or none when the source partition is empty.
+ */
+export function expectedLandings(target: TargetSnapshot, expectation?: CellExpectation): number {
+  return batchRows(target) === 0 ? 0 : (expectation?.operations ?? 1);
 }
 
-/** Whether the audit saw one whole mutation: one record covering every row of the batch. */
-function oneWhole(target: TargetSnapshot): boolean {
+/** Whether the audit saw `n` whole mutations: n records, each covering every row of the batch. */
+function allWhole(target: TargetSnapshot, n: number): boolean {
   const records = target.audit?.mutation_records;
   if (!records) return true;
-  return records.length === 1 && records[0]?.rows === batchRows(target);
+  return records.length === n && records.every((r) => r.rows === batchRows(target));
 }
 
 /**
- * Exactly one mutation landed (from the harness audit, not the fence). For a cell expected to end
- * stopped (COMMIT_UNKNOWN, intent conflict) at most one, and never a replay.
+ * Exactly one mutation landed per operation the cell runs on its partition (from the harness
+ * audit, not the fence). For a cell expected to end stopped (COMMIT_UNKNOWN, intent conflict) at
+ * most one, and never a replay.
  */
 export const mutationChecker: Checker = {
   name: NAME,
@@ -38,11 +42,17 @@ export const mutationChecker: Checker = {
     if (target === null)
       return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
     const count = target.mutations;
+    const operations = expectation.operations ?? 1;
     const runs = target.audit
       ? ` (audit: ${target.audit.mutation_records.map((r) => r.rows).join('+') || '0'} inserts)`
       : '';
-    if (count >= 2) {
-      return record(NAME, 'FAIL', `the mutation landed ${count} times${runs}${shown(target.duplicate_keys)}`);
+    if (count > operations) {
+      const per = operations === 1 ? '' : ` for ${operations} operations`;
+      return record(
+        NAME,
+        'FAIL',
+        `the mutation landed ${count} times${per}${runs}${shown(target.duplicate_keys)}`,
+      );
     }
     if (batchRows(target) === 0) {
       // Nothing to load: any landing is a stale or foreign batch; what an empty replace removes
@@ -56,9 +66,13 @@ export const mutationChecker: Checker = {
         ? record(NAME, 'PASS', 'no mutation landed; the operation stopped before the target')
         : record(NAME, 'FAIL', 'the mutation never landed, yet the cell was expected to complete');
     }
-    if (!oneWhole(target)) {
-      return record(NAME, 'UNKNOWN', `one partial mutation${runs} for ${batchRows(target)} source rows`);
+    if (count < operations && expectation.end === 'complete')
+      return record(NAME, 'FAIL', `${count} of ${operations} operations' mutations landed${runs}`);
+    if (!allWhole(target, count)) {
+      return record(NAME, 'UNKNOWN', `a partial mutation${runs} for ${batchRows(target)} source rows`);
     }
-    return record(NAME, 'PASS', `exactly one mutation landed${runs}`);
+    return operations === 1
+      ? record(NAME, 'PASS', `exactly one mutation landed${runs}`)
+      : record(NAME, 'PASS', `exactly one mutation per operation landed (${count})${runs}`);
   },
 };

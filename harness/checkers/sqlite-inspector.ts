@@ -12,6 +12,7 @@ import type {
   TargetInspector,
 } from './target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
+import type { DatasetType } from '../data/canonical-value.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
 import { firstDifference } from './first-difference.ts';
@@ -34,6 +35,43 @@ export interface SqliteInspectorOptions {
 }
 
 export const AUDIT_TABLE = '_harness_audit';
+
+/**
+ * Typed parity in SQLite's own representation (issue 29): a value compares with its storage class,
+ * so a REAL 20.0 that lands as INTEGER 20, or an INTEGER that lands as TEXT, differs from the source
+ * although its canonical text is the same. The source and the rows the target held before hold each
+ * dataset type in this class (routes/sqlite/sqlite-parts.ts writes them so), and the cells' target
+ * table declares no column type, exactly as the connector creates it (no affinity converts a value).
+ */
+const STORAGE_CLASS: Readonly<Record<DatasetType, string>> = {
+  integer: 'integer',
+  double: 'real',
+  text: 'text',
+  date: 'text',
+  decimal: 'text',
+  timestamp: 'text',
+};
+const classAlias = (i: number) => `_harness_class_${i}`;
+
+/**
+ * A target row's comparable values, each non-null value whose storage class is not its dataset
+ * type's suffixed by the class it has (`20::integer` where a REAL was due): rows stored right
+ * compare (and digest) exactly as before, and a first difference names the class that is wrong.
+ */
+function withClasses(
+  row: Record<string, CellScalar>,
+  columns: readonly string[],
+  classOf: (column: string, i: number) => string | undefined,
+): Record<string, CellScalar> {
+  const out: Record<string, CellScalar> = { ...row };
+  columns.forEach((column, i) => {
+    const value = out[column];
+    const kind = classOf(column, i);
+    if (value !== null && value !== undefined && kind !== undefined)
+      out[column] = `${String(value)}::${kind}`;
+  });
+  return out;
+}
 const AUDIT_TRIGGER = '_harness_audit_insert';
 const BUSY_TIMEOUT_MS = 5_000;
 
@@ -111,7 +149,7 @@ export class SqliteInspector implements TargetInspector {
     });
     const { target, inserts } = this.#readTarget();
     const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
-    const got = target.map(comparable);
+    const got = target.map((row) => this.#typed(row, comparable(row)));
     const expected = expectedRows(source.map(comparable), parity);
     return snapshotFromReading({
       target: got.map(digests),
@@ -133,7 +171,7 @@ export class SqliteInspector implements TargetInspector {
       const select = this.#selectTarget(db);
       const digests: string[] = [];
       for (const row of select.iterate() as Iterable<Record<string, CellScalar>>)
-        digests.push(rowDigest(comparableRow(row, columns, parity.types), columns));
+        digests.push(rowDigest(this.#typed(row, comparableRow(row, columns, parity.types)), columns));
       return { digest: setDigest(digests), rows: digests.length };
     } catch (error) {
       throw unreadable('target', error);
@@ -142,9 +180,24 @@ export class SqliteInspector implements TargetInspector {
     }
   }
 
+  /** A target row's comparable values with the storage classes its read carried (typed parity only). */
+  #typed(raw: Record<string, CellScalar>, row: Record<string, CellScalar>): Record<string, CellScalar> {
+    const types = this.#options.parity?.types;
+    if (!types) return row;
+    const { columns } = this.#options;
+    return withClasses(row, columns, (column, i) => {
+      const type = types[column];
+      const actual = raw[classAlias(i)] as string | undefined;
+      return type === undefined || actual === STORAGE_CLASS[type] ? undefined : actual;
+    });
+  }
+
   #selectTarget(db: DatabaseSync): ReturnType<DatabaseSync['prepare']> {
     const { targetTable, columns } = this.#options;
-    const select = db.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(targetTable)}`);
+    const classes = this.#options.parity?.types
+      ? columns.map((c, i) => `, typeof(${quote(c)}) AS ${classAlias(i)}`).join('')
+      : '';
+    const select = db.prepare(`SELECT ${columns.map(quote).join(', ')}${classes} FROM ${quote(targetTable)}`);
     // Typed parity reads integers exactly (beyond 2^53); untyped keeps the driver's numbers.
     if (this.#options.parity?.types) select.setReadBigInts(true);
     return select;

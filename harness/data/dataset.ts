@@ -69,8 +69,9 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
 ];
 
 function row(id: number, day: string, random: () => number): DatasetRow {
-  // amount/7: a double whose shortest exact text needs up to 17 digits.
-  const amount = String(randomInt(random, 1, 100_000) / 7);
+  // amount/7: a double whose shortest exact text needs up to 17 digits; every fifth row a double
+  // with no fraction (REAL 20.0: it must not land as an integer, issue 29).
+  const amount = String(randomInt(random, 1, 100_000) / (id % 5 === 0 ? 1 : 7));
   // label: NULL next to '', NFC and NFD, emoji, right-to-left and long text (cell-text.ts).
   const label = cellLabel(id, randomInt(random, 1, 999));
   // big: beyond 2^53 and up to 2^63 - 1, both signs; price: exact decimals a float rounds (cell-numbers.ts).

@@ -26,11 +26,13 @@ export async function clickhouseHttp(
   endpoint: ClickHouseEndpoint,
   sql: string,
   what: string,
+  settings: Readonly<Record<string, number>> = {},
 ): Promise<string> {
   const auth = Buffer.from(`${endpoint.user}:${endpoint.password}`).toString('base64');
+  const query = new URLSearchParams(Object.entries(settings).map(([k, v]) => [k, String(v)])).toString();
   let response: Response;
   try {
-    response = await fetch(`http://${endpoint.host}:${endpoint.httpPort}/`, {
+    response = await fetch(`http://${endpoint.host}:${endpoint.httpPort}/${query ? `?${query}` : ''}`, {
       method: 'POST',
       headers: { authorization: `Basic ${auth}` },
       body: sql,

@@ -16,6 +16,7 @@ export const CONTRACTS = [
   'recovery-inspect',
   'recovery-plan',
   'recovery-apply',
+  'recovery-cleanup',
   'doctor',
   'gate',
   'verify',

@@ -23,6 +23,8 @@ export interface AttemptRecord {
   readonly journal?: 'fork';
   /** The cell's fault destroyed this attempt's committed write afterwards (lost-commit: a failover). */
   readonly write_lost?: true;
+  /** `second`: the attempt ran another operation on the same partition (CellExpectation.operations). */
+  readonly operation?: 'second';
 }
 
 export interface FaultRecord {
@@ -127,6 +129,11 @@ export interface CellExpectation {
    * intent conflict's second operation): at most one mutation and no replay.
    */
   readonly end: 'complete' | 'stopped';
+  /**
+   * Operations that load the cell's partition (default 1). 2: another operation (another id, the
+   * same rows) loads it too, each must land exactly once, and the target must still equal the source.
+   */
+  readonly operations?: number;
   /** An error code at least one attempt must have reported (e.g. the intent conflict). */
   readonly error_code?: string;
   /** The core checks the scenario selected, by name (absent: all of them). */

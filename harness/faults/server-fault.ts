@@ -6,6 +6,8 @@ import type { CellFixture } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
+import type { SecondOperationParams } from './second-operation-fault.ts';
+import { planSecondOperation, runSecondOperation } from './second-operation-fault.ts';
 
 type Server = 'target' | 'journal';
 
@@ -77,8 +79,10 @@ export const serverKillFault: FaultModule<'server-kill'> = {
     return `provider ${environment.provider} owns no server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
   },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
-  plan: planKills,
+  plan: (spec, context) => [...planKills(spec, context), ...planSecondOperation(spec, context)],
   async run(run): Promise<CellOutcome> {
+    if ((run.cell.params as { secondOperation?: boolean }).secondOperation)
+      return runSecondOperation(run, run.cell.params as unknown as SecondOperationParams);
     const params = run.cell.params as unknown as ServerParams;
     const { fixture } = run;
     const servers = fixture.isolateServers ? await fixture.isolateServers() : {};

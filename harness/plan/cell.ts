@@ -21,6 +21,8 @@ export interface CellDraft {
    * such a cell cannot see: a statement boundary of the target says nothing of the executor).
    */
   readonly targetVariantsOnly?: boolean;
+  /** Variants that run only on the cells that name them (UnsafeVariant.onlyWhereNamed), when sensitive. */
+  readonly variants?: readonly string[];
 }
 
 /** One planned cell: stable id, what it does and on which fresh world. */

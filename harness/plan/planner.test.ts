@@ -213,6 +213,15 @@ describe('unsafe variants per target configuration', () => {
     expect([...variants].sort()).toEqual(['io-before-intent', 'no-fence']);
   });
 
+  it('a variant that runs only where named (unclaimed-partition) runs on no crash cell', async () => {
+    const cells = await plan('name: c\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n', [
+      ...VARIANTS,
+      'unclaimed-partition',
+    ]);
+    expect(cells.some((cell) => cell.variant === 'unclaimed-partition')).toBe(false);
+    expect(cells.some((cell) => cell.variant === 'no-fence')).toBe(true);
+  });
+
   it('a fenceless workload (capability none) runs replay-unknown only, and its traces are its own', async () => {
     const keys: string[] = [];
     const cells = await planCells(

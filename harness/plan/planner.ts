@@ -158,6 +158,8 @@ export async function planCells(
           const offered = variantsForWorkload(options.variants, workload.fence);
           for (const variant of draft.targetVariantsOnly ? offered.filter(breaksTarget) : offered) {
             if (!variantRunsOn(variant, spec.kind, draft)) continue;
+            // A variant only some cells can reach runs only where a draft names it (cost: none elsewhere).
+            if (UNSAFE_VARIANTS[variant]?.onlyWhereNamed && !draft.variants?.includes(variant)) continue;
             cells.push({ ...base, id: `${base.id}@${variant}`, variant, fault: { ...base.fault, variant } });
           }
         }

@@ -21,7 +21,8 @@ export function cellParity(dataset: Dataset, options: CellWorkloadOptions): Pari
 /**
  * The generated workload of a composed cell: the same identity on every route (so an operation id
  * names one logical load), the source and target blocks the parts contributed, and the journal.
- * `schemaFingerprint` changes only the intent (an intent-conflict cell's second workload).
+ * `schemaFingerprint` changes only the intent (an intent-conflict cell's second workload);
+ * `releaseId` only the identity (a second operation on the same partition).
  */
 export function cellWorkload(
   route: { readonly id: string; readonly target: string },
@@ -29,13 +30,14 @@ export function cellWorkload(
   options: CellWorkloadOptions,
   ends: { readonly source: WorkloadEndpoint; readonly target: WorkloadEndpoint; readonly journal: string },
   schemaFingerprint: string,
+  releaseId = 'cert-release-1',
 ) {
   const { partition } = dataset;
   const day = partition.value;
   const columns = dataset.columns.map((c) => c.name);
   return {
     identity: {
-      release_id: 'cert-release-1',
+      release_id: releaseId,
       deployment_id: 'cert-deployment',
       dag_id: 'certify_dag',
       dag_run_logical_identity: `scheduled__${day}`,

@@ -100,6 +100,9 @@ export class ComposedCell implements CellFixture {
   get conflictingWorkloadFile(): string {
     return join(this.#cell.dir, 'workload-conflicting.yaml');
   }
+  get secondOperationWorkloadFile(): string {
+    return join(this.#cell.dir, 'workload-second-operation.yaml');
+  }
   get journalUrl(): string {
     return this.#journal.url;
   }
@@ -161,19 +164,24 @@ export class ComposedCell implements CellFixture {
     };
   }
 
-  #document(schemaFingerprint: string, target = this.#target.workload) {
+  #document(schemaFingerprint: string, target = this.#target.workload, releaseId?: string) {
     return cellWorkload(
       { id: this.#parts.id, target: this.#parts.target.engine },
       this.#cell.dataset,
       this.#cell.options,
       { source: this.#source.workload, target, journal: this.#journal.url },
       schemaFingerprint,
+      releaseId,
     );
   }
 
   async #writeWorkloads(): Promise<void> {
     await writeFile(this.workloadFile, workloadText(this.#document('schema-v1')));
     await writeFile(this.conflictingWorkloadFile, workloadText(this.#document('schema-v2')));
+    await writeFile(
+      this.secondOperationWorkloadFile,
+      workloadText(this.#document('schema-v1', this.#target.workload, 'cert-release-2')),
+    );
   }
 
   async #writeMoved(

@@ -4,7 +4,7 @@ import { workloadText } from './workload-text.ts';
 import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { sqliteSourceRows } from '../checkers/source-rows.ts';
 import type { SnapshotOptions, TargetInspector } from '../checkers/target-inspector.ts';
@@ -92,6 +92,12 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   const harness = plugin.harness as PluginHarness;
   const capability = plugin.target!.capability;
   const offered = new Set(unsafeVariantsFor(capability));
+  // A variant unsafe only on some engines (real-as-integer: SQLite) is offered when the plug-in
+  // lists it itself: it implements the flaw, so it says the flaw is unsafe on its engine.
+  for (const name of plugin.target!.unsafeVariants ?? []) {
+    const variant = Object.hasOwn(UNSAFE_VARIANTS, name) ? UNSAFE_VARIANTS[name] : undefined;
+    if (variant?.engines && variant.unsafeOn.includes(capability)) offered.add(name);
+  }
   // Plain writes (openPlain): fenceless cells run too, against the variants unsafe without a fence.
   const plainWrites = typeof plugin.target!.openPlain === 'function';
   const variants = [

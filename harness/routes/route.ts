@@ -79,6 +79,12 @@ export interface CellFixture extends AsyncDisposable, CellExtras {
   readonly workloadFile: string;
   /** Same identity, different intent digest (for intent-conflict). */
   readonly conflictingWorkloadFile: string;
+  /**
+   * Another operation (another release id, so another operation id) loading the same partition of
+   * the same target with the same rows: a new release rolling out while the old run still retries.
+   * Absent: the route's cells cannot run two operations on one partition.
+   */
+  readonly secondOperationWorkloadFile?: string;
   /** Passed to workers with --journal. */
   readonly journalUrl: string;
   /** Extra environment for workers (password env vars, proxies...). */

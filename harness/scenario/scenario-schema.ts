@@ -302,6 +302,11 @@ const serverKillFault = {
       description:
         "Stop each server with these signals (SIGTERM: a clean shutdown). Default each kill's own.",
     },
+    second_operation: {
+      type: 'boolean',
+      description:
+        'Also, at each target kill point of the swap and settle (SIGKILL), a second operation (another id, the same partition and rows) runs to its end while the first is parked there, then the server restarts and both finish: one generation, each landed once.',
+    },
   },
 } as const;
 

@@ -24,6 +24,10 @@ export const RUNTIME_COMMANDS: CommandTable = {
     summary: 'apply one recovery action with compare-and-set and an audit record',
     load: async () => (await import('./commands/recovery-apply.ts')).run,
   },
+  'recovery target-commit cleanup': {
+    summary: 'remove what an operation that never committed left in its target (audited)',
+    load: async () => (await import('./commands/recovery-cleanup.ts')).run,
+  },
 };
 
 function usage(commands: CommandTable): string {

@@ -68,7 +68,7 @@ describe('openRouteConnectors', () => {
     await using _target = connectors.target;
     const stream = await connectors.source.read({ partitionColumn: 'day', partitionValue: '2026-07-18' });
     const id = stream.columns.indexOf('id');
-    expect((await collectRows(stream)).map((row) => row[id]).sort()).toEqual([2, 3, 4, 5, 6]);
+    expect((await collectRows(stream)).map((row) => Number(row[id])).sort()).toEqual([2, 3, 4, 5, 6]);
     expect(connectors.target.capability).toBe(await routeCapability(workload));
   });
 

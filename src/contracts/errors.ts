@@ -48,6 +48,11 @@ export const ERROR_CODES = {
   OBJECT_NOT_FOUND: 'DPONE_OBJECT_NOT_FOUND',
   /** The target refused the data itself (type mismatch, NOT NULL, unique or check violation). */
   DATA_REJECTED: 'DPONE_DATA_REJECTED',
+  /**
+   * Another operation's swap into the same target partition is in flight or not yet settled
+   * (ClickHouse partition claims): nothing was written; retry once it has finished.
+   */
+  PARTITION_BUSY: 'DPONE_TARGET_PARTITION_BUSY',
   /** SIGINT or SIGTERM stopped the command between steps; what it held was released. */
   INTERRUPTED: 'DPONE_INTERRUPTED',
   INTERNAL: 'DPONE_INTERNAL',
@@ -67,6 +72,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   DPONE_TARGET_COMMIT_CAS_CONFLICT: 13,
   DPONE_TARGET_COMMIT_FENCED: 14,
   DPONE_TARGET_COMMITTED_UNRECORDED: 15,
+  DPONE_TARGET_PARTITION_BUSY: 16,
   DPONE_TARGET_COMMIT_UNKNOWN: 20,
   DPONE_TARGET_COMMITTED_INCOMPLETE: 21,
   DPONE_TARGET_COMMIT_INTENT_CONFLICT: 22,
@@ -92,6 +98,7 @@ export const RETRY_SAFE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.PRE_COMMIT_FAILED,
   ERROR_CODES.CAS_CONFLICT,
   ERROR_CODES.FENCED,
+  ERROR_CODES.PARTITION_BUSY,
 ]);
 
 /** The only fields an error may expose. Each is a safe identity or a short fixed vocabulary. */

@@ -41,10 +41,12 @@ export function refusingEmptyPartitions(source: SourceConnector): SourceConnecto
         yield first.value;
         for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
       }
-      return rowStream(stream.columns, rest, async () => {
+      const wrapped = rowStream(stream.columns, rest, async () => {
         await iterator.return?.();
         await stream.close();
       });
+      // The source's number typing travels with its rows (a SQLite REAL stays REAL).
+      return stream.numbers ? Object.assign(wrapped, { numbers: stream.numbers }) : wrapped;
     },
     close: () => source.close(),
     [Symbol.asyncDispose]: () => source.close(),

@@ -129,7 +129,7 @@ describe('executor: causes a retry cannot fix', () => {
       fields: { sqlstate: '23502', hint: expect.stringContaining('NOT NULL') },
     });
     expect((outcome as DponeError).message).toMatch(/the fence proved nothing landed/);
-    expect(entry).toMatchObject({ state: 'PREPARED', lease: null });
+    expect(entry).toMatchObject({ state: 'FAILED_PRE_COMMIT', lease: null });
   });
 
   it('the same refusal with an unprovable outcome is COMMIT_UNKNOWN, never a permanent "nothing written"', async () => {

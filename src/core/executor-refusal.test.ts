@@ -103,10 +103,10 @@ describe('a target refusal a retry cannot fix', () => {
     expect(await journal.get(OP)).toMatchObject({ state: 'FAILED_PRE_COMMIT', lease: null });
   });
 
-  it('DATA_REJECTED from the mutation, fence proves nothing landed: DATA_REJECTED, lease released', async () => {
+  it('DATA_REJECTED from the mutation, fence proves nothing landed: DATA_REJECTED, handed back (FAILED_PRE_COMMIT)', async () => {
     const journal = new MemoryJournal();
     expect(await run(journal, target({ mutate: ERROR_CODES.DATA_REJECTED }))).toBe(ERROR_CODES.DATA_REJECTED);
-    expect(await journal.get(OP)).toMatchObject({ state: 'PREPARED', lease: null });
+    expect(await journal.get(OP)).toMatchObject({ state: 'FAILED_PRE_COMMIT', lease: null });
   });
 
   it('DATA_REJECTED from the mutation but the fence proves a commit: the proof wins', async () => {

@@ -7,7 +7,7 @@ import { FenceSteps } from './fence-steps.ts';
 import { JournalSteps } from './journal-steps.ts';
 import { differingIntentFields } from '../contracts/identity.ts';
 import { leaseLive } from '../contracts/lease-clock.ts';
-import { nonRetryCause, withEntry } from './non-retry-cause.ts';
+import { refusalCause, withEntry } from './non-retry-cause.ts';
 import { releaseBeforeMutation } from './pre-mutation-release.ts';
 
 export type { ExecutionOutcome, ExecutorDeps, OperationRequest } from './executor-types.ts';
@@ -202,7 +202,7 @@ export class RecoveryAwareExecutor {
             // The fence proved our mutation did not land. Stop here: the next attempt takes a new
             // epoch, which also fences any of our statements still in flight on the server. Only
             // now, with that proof, may the target's own refusal (privilege, data) decide the code.
-            const cause = nonRetryCause(fence.mutationError);
+            const cause = refusalCause(fence.mutationError);
             if (cause) throw withEntry(cause, entry, 'the fence proved nothing landed');
             throw new DponeError(
               ERROR_CODES.PRE_COMMIT_FAILED,

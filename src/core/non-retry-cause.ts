@@ -24,3 +24,12 @@ export function withEntry(cause: DponeError, entry: CommitJournalEntry, proof: s
     { cause },
   );
 }
+
+/**
+ * The cause the target gave for a mutation the fence proved did not land: a non-retry cause, or a
+ * retry-safe refusal that says why (another operation holds the partition); null otherwise.
+ */
+export function refusalCause(error: unknown): DponeError | null {
+  if (isDponeError(error, ERROR_CODES.PARTITION_BUSY)) return error as DponeError;
+  return nonRetryCause(error);
+}

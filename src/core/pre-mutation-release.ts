@@ -20,6 +20,10 @@ const RELEASE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.AUTHENTICATION_FAILED,
   ERROR_CODES.ROUTE_NOT_CERTIFIED,
   ERROR_CODES.INTERRUPTED,
+  ERROR_CODES.PARTITION_BUSY,
+  // Raised only once the fence proved nothing landed (journal back at PREPARED): the refused run
+  // hands the operation back, so its leftovers are cleanable (recovery cleanup) and a fix goes ahead.
+  ERROR_CODES.DATA_REJECTED,
 ]);
 
 /**
@@ -40,8 +44,9 @@ export async function releaseBeforeMutation(
   if (!isDponeError(error) || !RELEASE_ON.has(error.code)) return;
   try {
     const entry = await journal.get(request.operationId);
-    if (entry === null || entry.lease?.holder !== request.holder) return;
-    if (entry.state === 'COMMITTING' && mutationFree) {
+    // Ours, or nobody's: the fence's proof that nothing landed already handed the lease back.
+    if (entry === null || (entry.lease !== null && entry.lease.holder !== request.holder)) return;
+    if (entry.state === 'COMMITTING' && mutationFree && entry.lease !== null) {
       // Recovering an earlier attempt's commit, this one failed before it wrote anything: hand the
       // lease back and leave the state as it is, so the next run reconciles at once instead of
       // waiting out a lease that may have been written by a clock that ran ahead. It takes a newer

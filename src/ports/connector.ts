@@ -29,6 +29,12 @@ export type LoadStrategy = 'append' | 'replace-partition';
 export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
   /** The column names, in the order of every row's values; known before the first chunk. */
   readonly columns: readonly string[];
+  /**
+   * `typed`: every integer arrives as a bigint and every JS number is a floating-point value, as the
+   * source stored it (SQLite's INTEGER and REAL: a REAL 20.0 must not land as INTEGER 20). Absent:
+   * a JS number may be either, and a target chooses by its value.
+   */
+  readonly numbers?: 'typed';
   /** Stops reading and releases the cursor or statement; idempotent. */
   close(): Promise<void>;
 }

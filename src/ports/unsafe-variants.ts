@@ -31,6 +31,8 @@ export interface TargetFlaws {
   readonly logOnlyFence?: boolean;
   /** Staging/swap: staged rows carry no operation and epoch tag. */
   readonly untaggedStaging?: boolean;
+  /** Staging/swap: the swap does not claim its partition, so two operations' replaces interleave. */
+  readonly unclaimedPartition?: boolean;
   /**
    * prepareFence installs the fence by upsert, last writer wins: whoever prepares sets the epoch
    * to its own (also a lower one) and the fence back to prepared for its intent.
@@ -66,6 +68,8 @@ export interface TargetFlaws {
   readonly trustsStartupParameters?: boolean;
   /** PostgreSQL only: the end of a COPY is awaited without bound (a stalled server hangs the run). */
   readonly unboundedCopy?: boolean;
+  /** A floating-point value with no fraction (REAL 20.0) is bound as an integer (the target stores INTEGER 20). */
+  readonly narrowsReals?: boolean;
 }
 
 /**
@@ -114,6 +118,17 @@ export interface UnsafeVariant {
    * only a clock nemesis can show need not rerun every crash cell.
    */
   readonly kinds?: readonly string[];
+  /**
+   * Only these target engines offer it (a flaw harmless on the others: a SQLite storage class means
+   * nothing to a typed PostgreSQL column). Absent: every engine of its capabilities.
+   */
+  readonly engines?: readonly string[];
+  /**
+   * Runs only on the certification cells that name it (a flaw only one kind of cell can reach, such
+   * as two operations on one partition and a restart): every other sensitive cell would run it to no
+   * end before that cell catches it.
+   */
+  readonly onlyWhereNamed?: boolean;
 }
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
@@ -217,8 +232,17 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'numbers go through a JS double on the way: a 64-bit integer beyond 2^53 or an 18-digit decimal arrives ' +
       'rounded, without any error; only per-value row parity on such values shows it',
+    unsafeOn: [...MARKER, ...STAGING],
+    caughtBy: 'cells',
+  },
+  'real-as-integer': {
+    flaws: { narrowsReals: true },
+    description:
+      'a REAL with no fraction is bound as an integer: SQLite stores INTEGER 20 where the source had REAL 20.0, ' +
+      "without any error; only parity in the target's own storage classes shows it",
     unsafeOn: MARKER,
     caughtBy: 'cells',
+    engines: ['sqlite'],
   },
   'timezone-shifted': {
     flaws: { shiftsZones: true },
@@ -337,6 +361,15 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'record is "not committed", and the retry attaches the batch again',
     unsafeOn: STAGING,
   },
+  'unclaimed-partition': {
+    flaws: { unclaimedPartition: true },
+    description:
+      'a replace swaps without claiming its partition: another operation swapping between its tag read and its ' +
+      'swap is never deleted durably, and a server restart brings that copy back next to its own (both commit)',
+    unsafeOn: STAGING,
+    caughtBy: 'cells',
+    onlyWhereNamed: true,
+  },
   'untagged-staging': {
     flaws: { untaggedStaging: true },
     description:
@@ -350,9 +383,10 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
  * The variant names a route whose target has this fence capability is certified against (really
  * unsafe there): the target's own flaws and the executor's.
  */
-export function unsafeVariantsFor(capability: FenceCapabilityKind): string[] {
+export function unsafeVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
   return Object.entries(UNSAFE_VARIANTS)
     .filter(([, variant]) => variant.unsafeOn.includes(capability))
+    .filter(([, variant]) => !variant.engines || (engine !== undefined && variant.engines.includes(engine)))
     .map(([name]) => name);
 }
 
@@ -365,8 +399,10 @@ export function fenceContractVariantsFor(capability: FenceCapabilityKind): strin
 }
 
 /** The variants a connector with this capability implements itself: those that break the target. */
-export function targetVariantsFor(capability: FenceCapabilityKind): string[] {
-  return unsafeVariantsFor(capability).filter((name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0);
+export function targetVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
+  return unsafeVariantsFor(capability, engine).filter(
+    (name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0,
+  );
 }
 
 /** Selects the variant; both variables are required so a stray one can never turn fencing off. */

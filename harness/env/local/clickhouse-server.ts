@@ -171,8 +171,8 @@ export class ClickHouseServer implements ControllableClickHouse, AsyncDisposable
   }
 
   /** Runs one statement over HTTP as `default` (test setup: CREATE DATABASE, seeding). Returns the body. */
-  exec(sql: string): Promise<string> {
-    return clickhouseHttp(this.admin, sql, 'run a set-up statement');
+  exec(sql: string, settings?: Readonly<Record<string, number>>): Promise<string> {
+    return clickhouseHttp(this.admin, sql, 'run a set-up statement', settings);
   }
 
   /** Stops the server with `signal` (SIGKILL: a crash; SIGTERM: a clean shutdown) and waits for it to exit. */

@@ -2,6 +2,7 @@ import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
 import { UNSAFE_CLICKHOUSE_VARIANTS } from '../../../src/adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { ClickHouseService, DedicatedClickHouse } from '../../env/clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
 import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
 import type { ConnectorParts, PartCell, ServerControl, ServerKill, TargetPart } from '../parts.ts';
@@ -44,10 +45,19 @@ function serviceOf(cell: PartCell): ClickHouseService {
   return service;
 }
 
+/**
+ * The harness's own audit (system.part_log, see clickhouse-landings.ts) is flushed before a kill:
+ * 18.16 buffers it for seconds, and a landing whose part a later replace removed (two operations
+ * on one partition) is then on no record at all. Only the server's log tables are flushed; the
+ * target's data are left exactly as the crash finds them.
+ */
 function serverControl(server: DedicatedClickHouse): ServerControl {
   return {
     label: 'ClickHouse',
-    kill: (signal) => server.kill(signal),
+    kill: async (signal) => {
+      await clickhouseHttp(server.admin, 'SYSTEM FLUSH LOGS', 'flush the audit logs').catch(() => undefined);
+      await server.kill(signal);
+    },
     start: () => server.restart(),
   };
 }

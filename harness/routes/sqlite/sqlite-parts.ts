@@ -34,12 +34,24 @@ function bind(type: DatasetType, value: string | null): string | number | bigint
   return value;
 }
 
-/** Creates `table` (no unique key) if missing and inserts the rows in one transaction. */
-function writeRows(file: string, table: string, dataset: Dataset, rows: readonly DatasetRow[]): void {
+/**
+ * Creates `table` (no unique key) if missing and inserts the rows in one transaction. `typed`: the
+ * columns declare the dataset's types (a source as users write one); else none, as the connector
+ * creates a target (no affinity converts what a worker writes: typed parity sees storage classes).
+ */
+function writeRows(
+  file: string,
+  table: string,
+  dataset: Dataset,
+  rows: readonly DatasetRow[],
+  typed = true,
+): void {
   const db = new DatabaseSync(file);
   try {
     db.exec('PRAGMA busy_timeout = 5000');
-    const columns = dataset.columns.map((c) => `${quote(c.name)} ${SQLITE_TYPES[c.type]}`).join(', ');
+    const columns = dataset.columns
+      .map((c) => (typed ? `${quote(c.name)} ${SQLITE_TYPES[c.type]}` : quote(c.name)))
+      .join(', ');
     db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (${columns})`);
     if (rows.length === 0) return;
     const names = dataset.columns.map((c) => quote(c.name)).join(', ');
@@ -101,7 +113,7 @@ export const sqliteTarget: TargetPart = {
   async prepare(cell, source) {
     const { dataset, options } = cell;
     const file = join(cell.dir, FILES.target);
-    writeRows(file, CELL_TARGET_TABLE, dataset, dataset.target);
+    writeRows(file, CELL_TARGET_TABLE, dataset, dataset.target, false);
     const inspector = new SqliteInspector({
       sourcePath: join(cell.dir, FILES.source),
       sourceTable: dataset.table,

@@ -73,6 +73,27 @@ function readFlags(values: {
   };
 }
 
+const CLEANUP = {
+  ...COMMON,
+  reason: { type: 'string' },
+  'identity-file': { type: 'string' },
+} as const;
+
+/** `cleanup`'s flags: the read flags, a reason and the platform identity (as apply's). */
+export interface RecoveryCleanupFlags extends RecoveryReadFlags {
+  readonly reason: string;
+  readonly identityFile?: string;
+}
+
+export function parseCleanupFlags(args: readonly string[]): RecoveryCleanupFlags {
+  const { values } = parseFlags(args, CLEANUP);
+  return {
+    ...readFlags(values),
+    reason: values.reason === undefined ? 'no reason given' : assertReason(values.reason, '--reason'),
+    ...(values['identity-file'] !== undefined ? { identityFile: values['identity-file'] } : {}),
+  };
+}
+
 export function parseRecoveryReadFlags(args: readonly string[]): RecoveryReadFlags {
   return readFlags(parseFlags(args, COMMON).values);
 }
@@ -121,7 +142,10 @@ function outcomeFlag(value: string, evidenceRef: string | undefined): RecoveryOu
  * (not the first line of whatever file is named), and the name must look like a principal
  * (`kind:name`), never like a token. It is attribution, not authorisation (README, runbook).
  */
-export async function platformIdentity(flags: RecoveryApplyFlags, io: CliIO): Promise<string> {
+export async function platformIdentity(
+  flags: Pick<RecoveryApplyFlags, 'identityFile'>,
+  io: CliIO,
+): Promise<string> {
   if (flags.identityFile !== undefined) {
     const text = await readBoundedText(resolve(io.cwd, flags.identityFile), {
       what: 'identity file',

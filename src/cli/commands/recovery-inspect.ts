@@ -7,6 +7,7 @@ import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';
 import type { InspectJSON } from './recovery-output.ts';
 import { fenceJSON, renderInspect } from './recovery-output.ts';
+import { openLeftovers } from './recovery-leftovers.ts';
 import { openRecoverySession, readOperation } from './recovery-session.ts';
 
 /**
@@ -21,6 +22,11 @@ export const run: CommandRun = async (args, io) => {
   await using session = await openRecoverySession(flags, io, { readOnly: true });
   const { entry, history } = await readOperation(session, flags.operationId);
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
+  let leftovers: InspectJSON['leftovers'] = null;
+  if (session.workload) {
+    await using target = await openLeftovers(session.workload, io, true);
+    leftovers = await target.list(flags.operationId);
+  }
   const nowMs = clockFromEnv(io.env).nowMs();
   const view: InspectJSON = {
     schema: 'dpone.recovery.inspect/v1',
@@ -29,6 +35,7 @@ export const run: CommandRun = async (args, io) => {
     entry: { ...entry, lease_live: leaseLive(entry.lease, nowMs) },
     history,
     fence: fenceJSON(answer),
+    leftovers,
     assessment: assessRecovery(entry, history, answer, nowMs, {
       ...(session.fenceLocation ? { fenceLocation: session.fenceLocation } : {}),
       ...(session.workload ? { leaseTtlMs: session.workload.execution.lease_ttl_ms } : {}),

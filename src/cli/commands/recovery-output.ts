@@ -1,3 +1,4 @@
+import type { LeftoverJSON } from './recovery-leftovers.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../contracts/journal.ts';
 import type { RecoveryApplyResult } from '../../core/recovery-apply.ts';
 import type { RecoveryPlan } from '../../core/recovery-planner.ts';
@@ -26,6 +27,8 @@ export interface InspectJSON {
   readonly history: readonly JournalHistoryRecord[];
   /** null when no `--route` was given. */
   readonly fence: FenceJSON | null;
+  /** What the operation left in its target (ClickHouse staging tables, tombstones); null without `--route`. */
+  readonly leftovers: readonly LeftoverJSON[] | null;
   readonly assessment: RecoveryPlan['assessment'];
 }
 
@@ -115,6 +118,11 @@ export function renderInspect(view: InspectJSON): string {
       `lease       ${lease}`,
       `result      ${result}`,
       `fence       ${fenceLine(view.fence)}`,
+      ...(view.leftovers === null
+        ? []
+        : [
+            `leftovers   ${view.leftovers.length === 0 ? 'none' : view.leftovers.map((l) => `${l.name} (${l.kind}, epoch ${l.epoch})`).join(', ')}`,
+          ]),
       `history`,
       ...view.history.map(historyLine),
       `together    ${view.assessment.kind}: ${view.assessment.implication}`,

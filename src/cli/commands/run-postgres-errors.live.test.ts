@@ -142,7 +142,8 @@ describe.skipIf(unverified)('dpone run on PostgreSQL: errors by cause (live, CLI
     expect(error).toMatchObject({ code: 'DPONE_DATA_REJECTED', sqlstate, state: 'PREPARED' });
     expect(String(error.message)).toMatch(/the fence proved nothing landed/);
     expect(await count(table)).toBe(before);
-    expect(await journalState(id)).toBe('PREPARED');
+    // The refused run hands the operation back (FAILED_PRE_COMMIT, lease released): a fixed retry goes ahead.
+    expect(await journalState(id)).toBe('FAILED_PRE_COMMIT');
   });
 
   it('a partitioned target without the day’s partition: exit 33 (23514) naming the partition, not a retry', async () => {

@@ -1,36 +1,18 @@
 import type { ErrorCode } from '../../../contracts/errors.ts';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import { clickHouseErrorCode } from './clickhouse-config.ts';
+import type { ClickHouseCause } from './clickhouse-error-codes.ts';
+import { CLICKHOUSE_ERROR_CODES, clickHouseCause } from './clickhouse-error-codes.ts';
 
 /**
- * What a ClickHouse server error code says about its cause. Only the number is read, never the
- * message: it quotes SQL and row values (and 18.16's parse diagnostics do not reliably say which
- * column was at fault, so none is named). Codes from 18.16 and from current releases:
- * - authentication: UNKNOWN_USER 192, WRONG_PASSWORD 193, REQUIRED_PASSWORD 194,
- *   AUTHENTICATION_FAILED 516;
- * - privilege: READONLY 164, ACCESS_DENIED 497;
- * - missing object: UNKNOWN_DATABASE 81, UNKNOWN_TABLE 60, NO_SUCH_COLUMN_IN_TABLE 16;
- * - data: the server could not take a value (parse errors, type mismatch, out of range, NULL
- *   into a non-Nullable column, too large a string for a FixedString).
- * Anything else (connection loss, timeouts, TOO_MANY_SIMULTANEOUS_QUERIES, MEMORY_LIMIT_EXCEEDED,
- * a server shutting down) keeps the caller's retry code.
+ * A ClickHouse server error as a DponeError by its cause (the table: clickhouse-error-codes.ts).
+ * The server's message is never copied (it quotes SQL and row values); only a column name it
+ * states in its row diagnostics (`name: <column>, type: …`) is taken, and only when it is one of
+ * the workload's columns.
  */
-const AUTHENTICATION = new Set([192, 193, 194, 516]);
-const PRIVILEGE = new Set([164, 497]);
-const MISSING = new Set([16, 60, 81]);
-const DATA = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 321, 349, 377]);
+type PermanentCause = Exclude<ClickHouseCause, 'transient'>;
 
-export type ClickHouseCause = 'authentication' | 'privilege' | 'missing-object' | 'data';
-
-export function clickHouseCause(code: number): ClickHouseCause | null {
-  if (AUTHENTICATION.has(code)) return 'authentication';
-  if (PRIVILEGE.has(code)) return 'privilege';
-  if (MISSING.has(code)) return 'missing-object';
-  if (DATA.has(code)) return 'data';
-  return null;
-}
-
-const CAUSES: Readonly<Record<ClickHouseCause, { code: ErrorCode; text: string; hint: string }>> = {
+const CAUSES: Readonly<Record<PermanentCause, { code: ErrorCode; text: string; hint: string }>> = {
   authentication: {
     code: ERROR_CODES.AUTHENTICATION_FAILED,
     text: 'the ClickHouse server refused the credentials',
@@ -51,20 +33,63 @@ const CAUSES: Readonly<Record<ClickHouseCause, { code: ErrorCode; text: string; 
     text: 'the ClickHouse target refused a value',
     hint: 'make the source values fit the target column types; nothing was attached',
   },
+  definition: {
+    code: ERROR_CODES.INVALID_INPUT,
+    text: "the ClickHouse server refused the target table's definition or a setting the protocol needs",
+    hint: 'check the target table\'s column types against what this server version supports (README "ClickHouse"); a retry cannot succeed',
+  },
 };
 
 /**
- * A DponeError with the cause's non-retry code when the driver error carries one of the codes
- * above; null otherwise (the caller keeps its own code). The server code is named, its message
- * never copied (it stays `cause`).
+ * The workload column the server's row diagnostics blame: 18.16 and current releases list the row's
+ * columns (`Column 1,   name: price, type: Decimal(9, 2), parsed text: …`) and put `ERROR: …` right
+ * after the one that failed. Only a name that is one of the workload's columns is returned.
+ */
+export function namedColumn(error: unknown, columns: readonly string[]): string | null {
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof message !== 'string') return null;
+  let last: string | null = null;
+  for (const line of message.split('\n')) {
+    const m = /name:\s*([^,\s]+),\s*type:/.exec(line);
+    if (m) last = m[1]!;
+    else if (line.startsWith('ERROR') && last !== null) return columns.includes(last) ? last : null;
+  }
+  return null;
+}
+
+/**
+ * A DponeError with the cause's non-retry code when the driver error carries a permanent code;
+ * null otherwise (transient or unknown: the caller keeps its own retry code). `inserting`: rows
+ * were being parsed (see clickHouseCause); `columns`: the workload's, to name the one at fault.
  */
 export function classifyClickHouseError(
   error: unknown,
-  fields: { readonly operationId?: string; readonly field?: string } = {},
+  fields: {
+    readonly operationId?: string;
+    readonly field?: string;
+    readonly inserting?: boolean;
+    readonly columns?: readonly string[];
+  } = {},
 ): DponeError | null {
   const code = clickHouseErrorCode(error);
-  const cause = code === null ? null : clickHouseCause(code);
-  if (code === null || cause === null) return null;
+  if (code === null) return null;
+  const cause = clickHouseCause(code, fields.inserting ?? false);
+  if (cause === 'transient') return null;
   const { code: dpone, text, hint } = CAUSES[cause];
-  return new DponeError(dpone, `${text} (server code ${code})`, { ...fields, hint }, { cause: error });
+  const column = cause === 'data' ? namedColumn(error, fields.columns ?? []) : null;
+  const name = CLICKHOUSE_ERROR_CODES[code]?.name ?? (code === 49 ? 'LOGICAL_ERROR' : 'UNKNOWN');
+  return new DponeError(
+    dpone,
+    `${text}${column ? ` in column ${column}` : ''} (server code ${code} ${name})`,
+    {
+      ...(fields.operationId !== undefined ? { operationId: fields.operationId } : {}),
+      ...(column
+        ? { field: `data.columns.${column}` }
+        : fields.field !== undefined
+          ? { field: fields.field }
+          : {}),
+      hint,
+    },
+    { cause: error },
+  );
 }

@@ -108,6 +108,20 @@ describe('clickhouse fence decision (each window of the protocol)', () => {
     });
   });
 
+  it('no tags, no committed event, but another replace recorded removing this epoch: committed (issue 29)', () => {
+    const landed = log(['epoch', 1, 0], ['staged', 1, 3], ['epoch', 2, 0]);
+    expect(decideFence(landed, { ...tags([]), replacedEpochs: new Set([1]) })).toMatchObject({
+      status: 'committed',
+      committedEpoch: 1,
+      rowsWritten: 3,
+    });
+    expect(decideFence(landed, { ...tags([]), replacedEpochs: new Set([1, 2]) }).status).toBe('unknown');
+    expect(decideFence(landed, { ...tags([[2, 3]]), replacedEpochs: new Set([1]) }).status).toBe('unknown');
+    expect(decideFence(log(['epoch', 1, 0]), { ...tags([]), replacedEpochs: new Set([1]) }).status).toBe(
+      'unknown',
+    );
+  });
+
   it('committed event of one epoch but tags of another: unknown', () => {
     const answer = decideFence(log(['staged', 1, 2], ['staged', 2, 2], ['committed', 1, 2]), tags([[2, 2]]));
     expect(answer.status).toBe('unknown');

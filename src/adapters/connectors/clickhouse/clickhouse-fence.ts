@@ -17,9 +17,12 @@ import type { ClickHouseSql } from './clickhouse-session.ts';
  *   epoch     a lease holder installed epoch E (prepareFence);
  *   staged    holder E staged `rows` rows in its staging table (written after the rows streamed
  *             in, before the swap: every tag in the target has its `staged` event);
+ *   claim     holder E is about to swap into partition `detail.partition` of `detail.table`
+ *             (mode replace or append; see clickhouse-claims.ts: one swap at a time with a replace);
  *   replacing holder E is about to REPLACE partition `detail.partition`, whose rows carried the
  *             generation tags `detail.replaced` (written before the swap; see clickhouse-replace.ts);
  *   settled   the rows the replace removed are also deleted durably (a restart cannot bring them back);
+ *   cleanup   an operator removed what this operation left (detail: actor, reason, names removed);
  *   committed the swap of epoch E's staging returned OK (written after it, through a statement that
  *             reads E's staging table, so it fails once a newer holder sealed that name).
  * The log alone proves nothing about the target: the proof is the target's own rows, each tagged
@@ -35,7 +38,7 @@ export const FENCE_TABLE_DDL =
 /** Columns a fence log from an older version lacks (18.16 has no ADD COLUMN IF NOT EXISTS). */
 export const ADDED_FENCE_LOG_COLUMNS = ['intent_digest', 'holder', 'detail'] as const;
 
-export type FenceEventKind = 'epoch' | 'staged' | 'replacing' | 'settled' | 'committed';
+export type FenceEventKind = 'epoch' | 'staged' | 'claim' | 'replacing' | 'settled' | 'committed' | 'cleanup';
 
 /** What a replace-partition generation took out of its partition: one `[op, epoch]` per tag seen. */
 export interface ReplaceRecord {
@@ -76,6 +79,11 @@ export interface TargetEvidence {
   readonly taggedRows: ReadonlyMap<number, number>;
   /** Whether a staging table of this operation still exists un-sealed (it could still be attached). */
   readonly liveStaging: boolean;
+  /**
+   * Epochs of this operation whose rows another operation's replace found in the partition and
+   * removed (its `replacing` record names them): proof that they landed, once their tags are gone.
+   */
+  readonly replacedEpochs?: ReadonlySet<number>;
 }
 
 export async function appendFenceEvent(
@@ -154,7 +162,8 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
   );
 }
 
-function replaceRecord(detail: string | undefined): ReplaceRecord | null {
+/** A `replacing` event's detail, or null when unreadable. */
+export function replaceRecordOf(detail: string | undefined): ReplaceRecord | null {
   try {
     const parsed = JSON.parse(detail ?? '') as { partition?: unknown; replaced?: unknown };
     if (typeof parsed.partition !== 'string' || !Array.isArray(parsed.replaced)) return null;
@@ -183,7 +192,7 @@ export function foldFenceLog(events: readonly FenceEvent[]): FenceLog {
     else if (event.kind === 'committed') committed.set(event.epoch, event.rows);
     else if (event.kind === 'settled') settled.add(event.epoch);
     else if (event.kind === 'replacing') {
-      const record = replaceRecord(event.detail);
+      const record = replaceRecordOf(event.detail);
       // An unreadable record still marks the epoch as a replace (settling it then fails loudly).
       replacing.set(event.epoch, record ?? { partition: '', replaced: [] });
     }
@@ -237,7 +246,9 @@ const UNKNOWN = (log: FenceLog): FenceAnswer => ({
  * - committed: exactly one epoch's generation is in the target with exactly the rows it staged
  *   (one staged part attaches all-or-nothing); or no tagged rows at all but a `committed` event
  *   (the server acknowledged the attach; a later replace of the partition removed them) — the
- *   latter only for a single committed epoch.
+ *   latter only for a single committed epoch; or no tagged rows and no `committed` event, but
+ *   another operation's replace recorded this epoch's rows as what it removed (killed after its
+ *   swap, before its commit record, then replaced: without this its retry wrote a second time).
  * - not-committed: a fence log, no tagged rows, no committed event, and no un-sealed staging
  *   table that could still be attached.
  * - unknown: anything else (two generations, a row count that differs from what was staged, a
@@ -250,12 +261,23 @@ export function decideFence(log: FenceLog, target: TargetEvidence): FenceAnswer 
   if (tagged.length > 1 || committedEvents.length > 1) return UNKNOWN(log);
   if (tagged.length === 1) {
     const [epoch, rows] = tagged[0]!;
-    const committedElsewhere = committedEvents.length === 1 && committedEvents[0]![0] !== epoch;
+    const committedElsewhere =
+      (committedEvents.length === 1 && committedEvents[0]![0] !== epoch) ||
+      [...(target.replacedEpochs ?? [])].some((e) => e !== epoch);
     if (log.staged.get(epoch) !== rows || committedElsewhere) return UNKNOWN(log);
     return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
   if (committedEvents.length === 1) {
     const [epoch, rows] = committedEvents[0]!;
+    return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
+  }
+  // Landed, then replaced by another operation before this one recorded its commit.
+  const replaced = [...(target.replacedEpochs ?? [])];
+  if (replaced.length > 1) return UNKNOWN(log);
+  if (replaced.length === 1) {
+    const epoch = replaced[0]!;
+    const rows = log.staged.get(epoch);
+    if (rows === undefined) return UNKNOWN(log);
     return { status: 'committed', ...held, committedEpoch: epoch, rowsWritten: rows };
   }
   // No log at all where the fence must live: nothing proves anything (it may have been lost).

@@ -2,7 +2,7 @@ import type { FenceAnswer, FenceRef } from '../../../ports/connector.ts';
 import type { FenceLog } from './clickhouse-fence.ts';
 import { decideFence, readFenceLog, readTaggedRows } from './clickhouse-fence.ts';
 import type { ReplaceSettlement } from './clickhouse-replace.ts';
-import { replaceSettlement, sealReplaced, settlingError } from './clickhouse-replace.ts';
+import { readReplacedEpochs, replaceSettlement, sealReplaced, settlingError } from './clickhouse-replace.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 import { dropTombstones, listStaging } from './clickhouse-staging.ts';
 
@@ -31,8 +31,14 @@ export async function readFence(site: FenceSite, operationId: string): Promise<F
   // table, which precedes the attach, so every tag we count has its `staged` event visible.
   const staging = await listStaging(site.sql, site.database, operationId);
   const taggedRows = await readTaggedRows(site.sql, site.table, operationId);
+  // After the tags: a replace that removed them wrote its record before its swap.
+  const replacedEpochs = await readReplacedEpochs(site.sql, operationId);
   const log = await readFenceLog(site.sql, operationId);
-  const answer = decideFence(log, { taggedRows, liveStaging: staging.some((t) => !t.sealed) });
+  const answer = decideFence(log, {
+    taggedRows,
+    liveStaging: staging.some((t) => !t.sealed),
+    replacedEpochs,
+  });
   const settlement =
     answer.status === 'committed' && answer.committedEpoch !== null
       ? await replaceSettlement(

@@ -1,8 +1,16 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { FenceRef } from '../../../ports/connector.ts';
-import { EPOCH_COLUMN, OP_COLUMN, quoteName, quoteString, splitTable } from './clickhouse-config.ts';
+import {
+  CH_ERRORS,
+  EPOCH_COLUMN,
+  OP_COLUMN,
+  clickHouseErrorCode,
+  quoteName,
+  quoteString,
+  splitTable,
+} from './clickhouse-config.ts';
 import type { FenceLog, ReplaceRecord } from './clickhouse-fence.ts';
-import { appendFenceEvent } from './clickhouse-fence.ts';
+import { FENCE_TABLE, appendFenceEvent, replaceRecordOf } from './clickhouse-fence.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
 
 /**
@@ -126,8 +134,12 @@ export async function replaceSettlement(
   if (predicate === null) return 'durable';
   const deadline = Date.now() + waitMs;
   for (;;) {
+    // Pending first, then the rows: read the other way round, a mutation finishing between the two
+    // reads showed rows it was about to delete and no mutation left to delete them ('unsealed' for
+    // a replace that was settling; seen under load right after a restart).
+    const pending = await pendingMutations(sql, table);
     if ((await countWhere(sql, table, predicate)) === 0) return 'durable';
-    if ((await pendingMutations(sql, table)) === 0) return 'unsealed';
+    if (pending === 0) return 'unsealed';
     if (Date.now() >= deadline) return 'settling';
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -145,4 +157,27 @@ export function settlingError(operationId: string, settlement: ReplaceSettlement
       hint: 'retry: the next `dpone run` settles the replace before it records the commit',
     },
   );
+}
+
+/**
+ * The epochs of `operationId` that other operations' replace records name as removed from a
+ * partition (see decideFence). A record names tags it read in the partition before its swap, so
+ * each named epoch had landed.
+ */
+export async function readReplacedEpochs(sql: ClickHouseSql, operationId: string): Promise<Set<number>> {
+  const rows = await sql
+    .rows<{ detail: string }>(
+      `SELECT detail FROM ${FENCE_TABLE} WHERE kind = 'replacing' AND operation_id != ${quoteString(operationId)} ` +
+        `AND position(detail, ${quoteString(JSON.stringify(operationId))}) > 0`,
+    )
+    .catch((error: unknown) => {
+      if (clickHouseErrorCode(error) === CH_ERRORS.UNKNOWN_TABLE) return [];
+      throw error;
+    });
+  const epochs = new Set<number>();
+  for (const row of rows) {
+    const record = replaceRecordOf(row.detail);
+    for (const [op, epoch] of record?.replaced ?? []) if (op === operationId) epochs.add(epoch);
+  }
+  return epochs;
 }

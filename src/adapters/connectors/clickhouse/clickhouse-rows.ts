@@ -20,15 +20,24 @@ export interface TargetShape {
   readonly partitionColumn: string;
   /** The partition column's ClickHouse type, once read from the server (numbers are unquoted in PARTITION). */
   readonly partitionType?: string;
+  /** The server's type of each of `columns`, in order, once read (value rules: clickhouse-value-rules.ts). */
+  readonly columnTypes?: readonly string[];
   /**
    * Settings the swap of an EMPTY staging table needs on this server: releases after 18.16 refuse
    * `REPLACE PARTITION … FROM` an empty source unless `allow_replace_partition_from_empty_source`
    * is set, and 18.16 refuses that unknown setting. So it is sent only where the server has it.
    */
   readonly emptyReplaceSettings?: Readonly<Record<string, number>>;
+  /**
+   * Settings `CREATE TABLE staging AS target` needs: 18.16 refuses to create a LowCardinality
+   * column (server code 44) unless `allow_experimental_low_cardinality_type` is set in the session;
+   * sent only when the target has such a column and the server knows the setting.
+   */
+  readonly stagingSettings?: Readonly<Record<string, number>>;
 }
 
 export const EMPTY_REPLACE_SETTING = 'allow_replace_partition_from_empty_source';
+export const LOW_CARDINALITY_SETTING = 'allow_experimental_low_cardinality_type';
 
 /**
  * The target table DDL used when the table does not exist: String columns (Nullable outside the
@@ -75,12 +84,14 @@ export interface DescribedTable {
   readonly engine: string;
   readonly partitionKey: string;
   readonly columns: ReadonlyMap<string, { readonly type: string; readonly defaultKind: string }>;
+  /** Tables that depend on it (materialized views), as system.tables lists them; absent: unknown. */
+  readonly dependants?: readonly string[];
 }
 
 async function describe(sql: ClickHouseSql, database: string, table: string): Promise<DescribedTable | null> {
   const where = `database = ${quoteString(database)}`;
-  const [found] = await sql.rows<{ engine: string; partition_key: string }>(
-    `SELECT engine, partition_key FROM system.tables WHERE ${where} AND name = ${quoteString(table)}`,
+  const [found] = await sql.rows<{ engine: string; partition_key: string; dependencies_table: string[] }>(
+    `SELECT engine, partition_key, dependencies_table FROM system.tables WHERE ${where} AND name = ${quoteString(table)}`,
   );
   if (found === undefined) return null;
   const columns = await sql.rows<{ name: string; type: string; default_kind: string }>(
@@ -89,6 +100,7 @@ async function describe(sql: ClickHouseSql, database: string, table: string): Pr
   return {
     engine: found.engine,
     partitionKey: found.partition_key.replaceAll('`', ''),
+    dependants: found.dependencies_table,
     columns: new Map(columns.map((c) => [c.name, { type: c.type, defaultKind: c.default_kind }])),
   };
 }
@@ -98,7 +110,8 @@ async function describe(sql: ClickHouseSql, database: string, table: string): Pr
  * - not a plain MergeTree: a Replacing/Collapsing/Summing/Aggregating/Versioned engine merges rows
  *   away (a staged part would no longer hold the batch), a Replicated one needs a different swap;
  * - not PARTITION BY the partition column, or without the generation columns: no swap, no proof;
- * - a workload column the table lacks (OBJECT_NOT_FOUND), or one the table computes (MATERIALIZED/ALIAS).
+ * - a workload column the table lacks (OBJECT_NOT_FOUND), or one the table computes (MATERIALIZED/ALIAS);
+ * - dependants (materialized views): the swap never fires them, so they would miss every row.
  * Columns the workload does not carry are filled by the table's DEFAULT expressions.
  */
 export function checkTargetTable(described: DescribedTable, shape: TargetShape): void {
@@ -107,6 +120,13 @@ export function checkTargetTable(described: DescribedTable, shape: TargetShape):
       ERROR_CODES.INVALID_INPUT,
       `uses engine ${described.engine}; only plain MergeTree is supported`,
       SHAPE_HINT,
+    );
+  }
+  if (described.dependants && described.dependants.length > 0) {
+    throw refuse(
+      ERROR_CODES.INVALID_INPUT,
+      `has dependants (${described.dependants.join(', ')}: materialized views) that dpone's partition swap would bypass`,
+      'ATTACH/REPLACE PARTITION never fires materialized views, so they would silently miss the rows: load the table with a plain INSERT path, or attach the view to another table',
     );
   }
   const op = described.columns.get(OP_COLUMN);
@@ -191,9 +211,17 @@ export async function ensureTargetTables(
   const [setting] = await sql.rows<{ name: string }>(
     `SELECT name FROM system.settings WHERE name = ${quoteString(EMPTY_REPLACE_SETTING)}`,
   );
+  const lowCardinality = [...described.columns.values()].some((c) => c.type.includes('LowCardinality('));
+  const [allowLow] = lowCardinality
+    ? await sql.rows<{ name: string }>(
+        `SELECT name FROM system.settings WHERE name = ${quoteString(LOW_CARDINALITY_SETTING)}`,
+      )
+    : [];
   return {
+    stagingSettings: allowLow ? { [LOW_CARDINALITY_SETTING]: 1 } : {},
     ...shape,
     partitionType: described.columns.get(shape.partitionColumn)?.type ?? 'String',
+    columnTypes: shape.columns.map((c) => described.columns.get(c)?.type ?? 'String'),
     emptyReplaceSettings: setting ? { [EMPTY_REPLACE_SETTING]: 1 } : {},
   };
 }

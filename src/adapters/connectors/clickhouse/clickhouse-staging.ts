@@ -94,10 +94,11 @@ export async function createStaging(
   target: string,
   operationId: string,
   epoch: number,
+  settings?: Readonly<Record<string, number>>,
 ): Promise<boolean> {
   const name = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   try {
-    await sql.command(`CREATE TABLE ${name} AS ${quoteName(target)}`);
+    await sql.command(`CREATE TABLE ${name} AS ${quoteName(target)}`, settings);
     return true;
   } catch (error) {
     if (clickHouseErrorCode(error) === CH_ERRORS.TABLE_ALREADY_EXISTS) return false;

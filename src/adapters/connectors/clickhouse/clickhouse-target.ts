@@ -60,7 +60,9 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
  * `_dpone_stage_<tag>_<E>` AS the target (fails on a tombstone: FENCED) — also for an empty
  * partition; (4) one streamed INSERT of the tagged rows, chunk by chunk as the source yields
  * them, OPTIMIZE FINAL, check one part of the n rows counted in partition p; (5) log
- * `staged(E, n)` (only now is n known); re-read the log (still E?); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
+ * `staged(E, n)` (only now is n known); re-read the log (still E?); (5b) claim partition p, refused
+ * while another operation's conflicting swap into p is open (clickhouse-claims.ts: two replaces of
+ * one partition); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
  * FROM staging (replace-partition, after logging which tags p held: `replacing`): one part, one
  * atomic step; (6b) replace only: delete the replaced rows by a durable mutation, log `settled`
  * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log

@@ -8,6 +8,7 @@ import type {
   MutationRequest,
   PrepareFenceMode,
   Row,
+  RowStream,
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
@@ -37,10 +38,29 @@ import { writeGeneration } from './clickhouse-write.ts';
 
 const CAPABILITY: FenceCapabilityKind = 'staging-swap-generation';
 
+const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?$/;
+
+/** number-rounded: every number (bigint, numeric text) through a JS double on the way: 2^53 + 1 and 18-digit decimals arrive rounded. */
+function roundedNumbers(rows: RowStream): RowStream {
+  const round = (value: unknown) =>
+    typeof value === 'bigint' || (typeof value === 'string' && NUMERIC_TEXT.test(value))
+      ? Number(value)
+      : value;
+  return {
+    columns: rows.columns,
+    async *[Symbol.asyncIterator]() {
+      for await (const chunk of rows) yield chunk.map((row) => row.map(round) as typeof row);
+    },
+    close: () => rows.close(),
+    [Symbol.asyncDispose]: () => rows.close(),
+  };
+}
+
 /**
  * The unsafe variants a ClickHouse (staging/swap) target offers: the shared catalogue's entries
  * that are really unsafe on this capability (src/ports/unsafe-variants.ts): `direct-insert`,
- * `no-seal`, `log-only-fence`, `untagged-staging` and `guard-epoch-only`.
+ * `no-seal`, `log-only-fence`, `untagged-staging`, `unclaimed-partition`, `guard-epoch-only` and
+ * `number-rounded` (numbers through a JS double on the way: row parity on Int64/Decimal shows it).
  */
 export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = targetVariantsFor(CAPABILITY);
 
@@ -118,10 +138,11 @@ class UnsafeClickHouseTarget implements TargetConnector {
     return writeGeneration(sql, {
       database: site.database,
       shape,
-      request,
+      request: this.#flaws.roundsNumbers ? { ...request, rows: roundedNumbers(request.rows) } : request,
       faults,
       isCurrent: async () => current(await readFenceLog(sql, fence.operationId)),
       ...(this.#flaws.untaggedStaging ? { rowTags: { operationId: '', epoch: 0 } } : {}),
+      ...(this.#flaws.unclaimedPartition ? { unclaimed: true } : {}),
     });
   }
 

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { RowChunk } from '../../../ports/connector.ts';
 import { EPOCH_COLUMN, OP_COLUMN } from './clickhouse-config.ts';
+import type { ValueRule } from './clickhouse-value-rules.ts';
 
 /**
  * How rows travel to ClickHouse: TabSeparated text, one line per row, in the order of an
@@ -61,10 +63,48 @@ export function encodedColumns(columns: readonly string[]): string[] {
   return [...columns, OP_COLUMN, EPOCH_COLUMN];
 }
 
+/** What the target's column types allow (clickhouse-value-rules.ts), and how to name a refused row. */
+export interface ValueChecks {
+  /** One rule per column of the chunk (null: left to the server). */
+  readonly rules: readonly (ValueRule | null)[];
+  readonly naturalKey: readonly string[];
+  /** Rows encoded before this chunk (the refused row's position in the partition). */
+  readonly rowsBefore: number;
+}
+
+/**
+ * A row's natural key as a fingerprint (the first 12 hex digits of sha256 over the key values'
+ * JSON): it finds the row again without putting a row value into an error or a log.
+ */
+export function keyFingerprint(values: readonly unknown[]): string {
+  const text = JSON.stringify(
+    values.map((v) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? [...v] : v)),
+  );
+  return `sha256:${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
+}
+
+function ruleBroken(
+  column: string,
+  rule: string,
+  row: number,
+  key: readonly string[],
+  fingerprint: string,
+): DponeError {
+  return new DponeError(
+    ERROR_CODES.DATA_REJECTED,
+    `column ${column}, row ${row} of the partition (natural key ${key.join(', ')} = ${fingerprint}): ${rule}; nothing was attached`,
+    {
+      field: `data.columns.${column}`,
+      hint: 'fix the source value or the column type; the key fingerprint is sha256 over the JSON array of the key values (first 12 hex digits)',
+    },
+  );
+}
+
 /**
  * One chunk of rows as TabSeparated lines tagged with the generation (`_dpone_op`,
  * `_dpone_epoch`), in the order `encodedColumns(columns)` names. `notNull` columns (the sort and
- * partition keys) refuse NULL before the chunk is sent.
+ * partition keys) refuse NULL before the chunk is sent; `checks` refuse every value the target
+ * column would store changed (DATA_REJECTED naming the column, the row and the rule).
  */
 export function encodeChunk(
   columns: readonly string[],
@@ -72,7 +112,9 @@ export function encodeChunk(
   operationId: string,
   epoch: number,
   notNull: ReadonlySet<string>,
+  checks?: ValueChecks,
 ): Buffer {
+  if (checks) checkChunk(columns, chunk, checks);
   const parts: Buffer[] = [];
   const tags = [escapeText(operationId), Buffer.from(String(epoch))];
   const tab = Buffer.from([TAB]);
@@ -91,4 +133,21 @@ export function encodeChunk(
     parts.push(newline);
   }
   return Buffer.concat(parts);
+}
+
+function checkChunk(columns: readonly string[], chunk: RowChunk, checks: ValueChecks): void {
+  const keyAt = checks.naturalKey.map((k) => columns.indexOf(k));
+  chunk.forEach((row, r) => {
+    checks.rules.forEach((rule, i) => {
+      const broken = rule?.(row[i]);
+      if (broken)
+        throw ruleBroken(
+          columns[i]!,
+          broken,
+          checks.rowsBefore + r + 1,
+          checks.naturalKey,
+          keyFingerprint(keyAt.map((k) => (k < 0 ? null : row[k]))),
+        );
+    });
+  });
 }

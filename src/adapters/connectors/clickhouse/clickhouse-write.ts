@@ -2,6 +2,7 @@ import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors
 import type { MutationReceipt, MutationRequest, RowStream } from '../../../ports/connector.ts';
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { clickHouseErrorCode, quoteName, quoteString, stagingTableName } from './clickhouse-config.ts';
+import { claimModeOf, claimPartition } from './clickhouse-claims.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import { appendFenceEvent, appendGuardedCommit, fenced } from './clickhouse-fence.ts';
 import { readPartitionTags, sealReplaced } from './clickhouse-replace.ts';
@@ -15,7 +16,18 @@ import {
   listStaging,
   sealStaging,
 } from './clickhouse-staging.ts';
+import type { ValueRule } from './clickhouse-value-rules.ts';
+import { valueRule } from './clickhouse-value-rules.ts';
 import { encodeChunk, encodedColumns } from './clickhouse-values.ts';
+
+/** The value rule of each streamed column, from the target's column types (none before they are read). */
+function valueRules(shape: TargetShape, columns: readonly string[]): (ValueRule | null)[] {
+  return columns.map((column) => {
+    const i = shape.columns.indexOf(column);
+    const type = i < 0 ? undefined : shape.columnTypes?.[i];
+    return type === undefined ? null : valueRule(type);
+  });
+}
 
 export interface GenerationWrite {
   readonly database: string;
@@ -29,13 +41,15 @@ export interface GenerationWrite {
    * the harness's deliberately unsafe `untagged-staging` variant passes others.
    */
   readonly rowTags?: { readonly operationId: string; readonly epoch: number };
+  /** Only the harness's deliberately unsafe `unclaimed-partition` variant sets it: no partition claim. */
+  readonly unclaimed?: boolean;
 }
 
 /** Where a write failed: before the swap nothing can have reached the target. */
 type Phase = 'before-swap' | 'swap' | 'after-swap';
 
 /**
- * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, swap, settle,
+ * Steps (3)-(8) of the protocol in clickhouse-target.ts: announce, stage, check, claim, swap, settle,
  * record, clean up. An empty partition goes the same way with an empty staging table, so a newer
  * holder's seal stops it too. A failure after the staging table exists seals it before the error
  * propagates (a FENCED writer just drops it), so the fence query that follows can answer for sure.
@@ -47,17 +61,23 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
   const staging = quoteName(`${database}.${stagingTableName(operationId, epoch)}`);
   let staged = false;
   let phase: Phase = 'before-swap';
+  // While the rows stream in: a server error then is about a value (18.16: an unknown Enum name is 49).
+  let inserting = false;
   try {
     await faults.hit('target.stage:before');
-    if (!(await createStaging(sql, database, shape.table, operationId, epoch))) {
+    if (!(await createStaging(sql, database, shape.table, operationId, epoch, shape.stagingSettings))) {
       throw fenced(operationId, `the staging name of epoch ${epoch} is sealed or taken; nothing was written`);
     }
     staged = true;
+    inserting = true;
     const rows = await stageRows(sql, staging, request.rows, {
       operationId: write.rowTags?.operationId ?? operationId,
       epoch: write.rowTags?.epoch ?? epoch,
       notNull: new Set([...shape.naturalKey, shape.partitionColumn]),
+      rules: valueRules(shape, request.rows.columns),
+      naturalKey: shape.naturalKey,
     });
+    inserting = false;
     if (rows > 0) await sql.command(`OPTIMIZE TABLE ${staging} PARTITION ${partition} FINAL`);
     await checkStaged(
       sql,
@@ -73,6 +93,14 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     if (!(await write.isCurrent()))
       throw fenced(operationId, `epoch ${epoch} was superseded before the swap`);
     const replace = request.strategy === 'replace-partition';
+    // One swap at a time into a partition a replace touches; the tags are read only after it.
+    if ((replace || rows > 0) && !write.unclaimed) {
+      await claimPartition(sql, database, request.fence, {
+        table: shape.table,
+        partition: request.partitionValue,
+        mode: claimModeOf(request.strategy),
+      });
+    }
     const record = replace
       ? {
           partition: request.partitionValue,
@@ -115,7 +143,10 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     if (isDponeError(error)) throw error;
     // Before the swap, a refusal the server explained (a value it cannot parse, a privilege) is
     // certain: nothing was attached. From the swap on, only the fence can tell.
-    const classified = phase === 'before-swap' ? classifyClickHouseError(error, { operationId }) : null;
+    const classified =
+      phase === 'before-swap'
+        ? classifyClickHouseError(error, { operationId, inserting, columns: shape.columns })
+        : null;
     if (classified) throw classified;
     throw new DponeError(
       ERROR_CODES.COMMIT_UNKNOWN,
@@ -135,7 +166,13 @@ async function stageRows(
   sql: ClickHouseSql,
   staging: string,
   rows: RowStream,
-  tags: { readonly operationId: string; readonly epoch: number; readonly notNull: ReadonlySet<string> },
+  tags: {
+    readonly operationId: string;
+    readonly epoch: number;
+    readonly notNull: ReadonlySet<string>;
+    readonly rules: readonly (ValueRule | null)[];
+    readonly naturalKey: readonly string[];
+  },
 ): Promise<number> {
   const iterator = rows[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -145,7 +182,11 @@ async function stageRows(
   async function* body(): AsyncGenerator<Buffer> {
     for (let next = first; !next.done; next = await iterator.next()) {
       try {
-        const encoded = encodeChunk(rows.columns, next.value, tags.operationId, tags.epoch, tags.notNull);
+        const encoded = encodeChunk(rows.columns, next.value, tags.operationId, tags.epoch, tags.notNull, {
+          rules: tags.rules,
+          naturalKey: tags.naturalKey,
+          rowsBefore: count,
+        });
         count += next.value.length;
         yield encoded;
       } catch (error) {

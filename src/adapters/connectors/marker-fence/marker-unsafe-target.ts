@@ -30,6 +30,7 @@ async function bluntGuard(tx: SqlRunner, statement: string, values: FenceParams)
 function mapValues(rows: RowStream, change: (value: unknown) => unknown): RowStream {
   return {
     columns: rows.columns,
+    ...(rows.numbers ? { numbers: rows.numbers } : {}),
     async *[Symbol.asyncIterator]() {
       for await (const chunk of rows) yield chunk.map((row) => row.map(change) as typeof row);
     },
@@ -47,7 +48,15 @@ const NUMERIC_TEXT = /^-?\d+(?:\.\d+)?$/;
 
 /** Numeric text through a JS double (integers beyond 2^53 travel as text): more digits than a double keeps arrive rounded. */
 const roundedNumbers = (rows: RowStream): RowStream =>
-  mapValues(rows, (value) => (typeof value === 'string' && NUMERIC_TEXT.test(value) ? Number(value) : value));
+  mapValues(rows, (value) =>
+    (typeof value === 'string' && NUMERIC_TEXT.test(value)) || typeof value === 'bigint'
+      ? Number(value)
+      : value,
+  );
+
+/** A floating-point value with no fraction bound as an integer (SQLite then stores INTEGER, not REAL). */
+const narrowedReals = (rows: RowStream): RowStream =>
+  mapValues(rows, (value) => (typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value));
 
 /** An instant with its zone, as the sources here write it (ISO 8601 or PostgreSQL's text form). */
 const ZONED_INSTANT =
@@ -139,6 +148,7 @@ export function flawedProtocol(flaws: TargetFlaws): MarkerProtocol {
     ...(flaws.twoCommits ? { dialect: twoCommitsDialect } : {}),
     ...(flaws.changesValues ? { rows: normalisedText } : {}),
     ...(flaws.roundsNumbers ? { rows: roundedNumbers } : {}),
+    ...(flaws.narrowsReals ? { rows: narrowedReals } : {}),
     ...(flaws.shiftsZones ? { rows: shiftedZones } : {}),
     ...(flaws.markerFails
       ? {

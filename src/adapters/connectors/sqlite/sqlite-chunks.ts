@@ -1,4 +1,4 @@
-import type { CellValue, Row, RowChunk } from '../../../ports/connector.ts';
+import type { Row, RowChunk } from '../../../ports/connector.ts';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.ts';
 import { quoteIdentifier } from './sqlite-connection.ts';
 
@@ -19,21 +19,12 @@ export interface PartitionRead {
 }
 
 /**
- * An INTEGER beyond ±2^53 cannot be a JS number without rounding (9007199254740993 would arrive as
- * …992): such a value travels as its exact decimal text, every other integer as a number.
+ * Values as SQLite stored them: every INTEGER read as a bigint (exact beyond ±2^53, and told apart
+ * from a REAL with no fraction, which stays a JS number), TEXT as a string, BLOB as bytes. The
+ * stream says so (`RowStream.numbers: 'typed'`), so a SQLite target keeps each value's storage class.
  */
 export function exactIntegers(values: readonly unknown[], from = 0): Row {
-  const out: CellValue[] = new Array<CellValue>(values.length - from);
-  for (let i = from; i < values.length; i++) {
-    const value = values[i];
-    out[i - from] =
-      typeof value === 'bigint'
-        ? value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-          ? Number(value)
-          : value.toString()
-        : (value as CellValue);
-  }
-  return out;
+  return (from === 0 ? values : values.slice(from)) as Row;
 }
 
 const ROWID_NAMES = ['rowid', '_rowid_', 'oid'];
@@ -59,46 +50,33 @@ function rowidName(db: SqliteDatabase, table: string): string | null {
   return null;
 }
 
-function arrays(statement: SqliteStatement, bigints: boolean): SqliteStatement {
+/** Rows as arrays, every INTEGER as a bigint (a plain read gives REAL 20.0 and INTEGER 20 the same number). */
+function arrays(statement: SqliteStatement): SqliteStatement {
   statement.setReturnArrays(true);
-  statement.setReadBigInts(bigints);
+  statement.setReadBigInts(true);
   return statement;
 }
 
-/** One chunk: plain numbers, unless an integer needs more than 53 bits (then that chunk again, exactly). */
-function chunkAt(plain: SqliteStatement, exact: () => SqliteStatement, params: unknown[]): unknown[][] {
-  try {
-    return plain.all(...(params as [])) as unknown as unknown[][];
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ERR_OUT_OF_RANGE') throw error;
-    return exact().all(...(params as [])) as unknown as unknown[][];
-  }
-}
-
-interface ChunkStatement {
-  readonly plain: SqliteStatement;
-  readonly exact: () => SqliteStatement;
-}
-
 /** Prepares the rowid-range reads (the first chunk, and every chunk after a rowid). */
-function rowidStatements(db: SqliteDatabase, read: PartitionRead, rowid: string): ChunkStatement[] {
+function rowidStatements(db: SqliteDatabase, read: PartitionRead, rowid: string): SqliteStatement[] {
   const list = read.columns.map(quoteIdentifier).join(', ');
   const where = `CAST(${quoteIdentifier(read.partitionColumn)} AS TEXT) = ?`;
-  return [false, true].map((after) => {
-    const sql =
-      `SELECT ${rowid}, ${list} FROM ${quoteIdentifier(read.table)} WHERE ${after ? `${rowid} > ? AND ` : ''}` +
-      `${where} ORDER BY ${rowid} LIMIT ${read.size}`;
-    let exact: SqliteStatement | null = null;
-    return { plain: arrays(db.prepare(sql), false), exact: () => (exact ??= arrays(db.prepare(sql), true)) };
-  });
+  return [false, true].map((after) =>
+    arrays(
+      db.prepare(
+        `SELECT ${rowid}, ${list} FROM ${quoteIdentifier(read.table)} WHERE ${after ? `${rowid} > ? AND ` : ''}` +
+          `${where} ORDER BY ${rowid} LIMIT ${read.size}`,
+      ),
+    ),
+  );
 }
 
 /** Rows by rowid ranges; each row's first value is its rowid, dropped from what is yielded. */
-function* byRowid(statements: ChunkStatement[], read: PartitionRead): Generator<RowChunk> {
+function* byRowid(statements: SqliteStatement[], read: PartitionRead): Generator<RowChunk> {
   let last: unknown = null;
   for (;;) {
-    const { plain, exact } = statements[last === null ? 0 : 1]!;
-    const rows = chunkAt(plain, exact, last === null ? [read.partitionValue] : [last, read.partitionValue]);
+    const params = last === null ? [read.partitionValue] : [last, read.partitionValue];
+    const rows = statements[last === null ? 0 : 1]!.all(...(params as [])) as unknown as unknown[][];
     if (rows.length === 0) return;
     last = rows[rows.length - 1]![0];
     yield rows.map((row) => exactIntegers(row, 1));
@@ -124,7 +102,7 @@ function steppedStatement(db: SqliteDatabase, read: PartitionRead): SqliteStatem
   const sql =
     `SELECT ${list} FROM ${quoteIdentifier(read.table)} ` +
     `WHERE CAST(${quoteIdentifier(read.partitionColumn)} AS TEXT) = ?`;
-  return arrays(db.prepare(sql), true);
+  return arrays(db.prepare(sql));
 }
 
 /**

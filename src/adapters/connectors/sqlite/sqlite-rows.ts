@@ -1,4 +1,4 @@
-import type { RowStream } from '../../../ports/connector.ts';
+import type { CellValue, RowStream } from '../../../ports/connector.ts';
 import type { SqliteDatabase, SqliteParam, SqliteStatement } from './sqlite-connection.ts';
 import { bindCell, quoteIdentifier } from './sqlite-connection.ts';
 
@@ -50,6 +50,8 @@ export async function insertRows(db: SqliteDatabase, table: string, rows: RowStr
     return statement;
   };
   const values: SqliteParam[] = new Array<SqliteParam>(per * width);
+  // A typed stream's numbers are REALs (its integers are bigints): bound as they are.
+  const bind = rows.numbers === 'typed' ? (value: CellValue) => value as SqliteParam : bindCell;
   let written = 0;
   for await (const chunk of rows) {
     for (let start = 0; start < chunk.length; start += per) {
@@ -57,7 +59,7 @@ export async function insertRows(db: SqliteDatabase, table: string, rows: RowStr
       let k = 0;
       for (let r = start; r < start + count; r++) {
         const row = chunk[r]!;
-        for (let c = 0; c < width; c++) values[k++] = bindCell(row[c] ?? null);
+        for (let c = 0; c < width; c++) values[k++] = bind(row[c] ?? null);
       }
       insert(count).run(...(count === per ? values : values.slice(0, k)));
     }

@@ -23,13 +23,17 @@ function sourceFile(): string {
 }
 
 describe('sqlite source values', () => {
-  it('keeps integers beyond 2^53 exact (as text) and safe integers as numbers', async () => {
+  it('reads every INTEGER as an exact bigint and every REAL as a number, and says so (issue 29)', async () => {
     await using source = await SqliteSource.open(sourceFile(), 'src', ['id', 'day', 'amount']);
-    const rows = await collectRows(await source.read({ partitionColumn: 'day', partitionValue: 'd1' }));
-    const byId = new Map(rows.map((row) => [row[0], row[2]]));
-    expect(new Set(byId.keys())).toEqual(new Set([42, '-9223372036854775808', '9007199254740993']));
+    const stream = await source.read({ partitionColumn: 'day', partitionValue: 'd1' });
+    expect(stream.numbers).toBe('typed');
+    const rows = await collectRows(stream);
+    const byId = new Map(rows.map((row) => [String(row[0]), row[2]]));
+    expect(new Set(rows.map((row) => typeof row[0]))).toEqual(new Set(['bigint']));
+    expect(new Set(byId.keys())).toEqual(new Set(['42', '-9223372036854775808', '9007199254740993']));
+    // amount is REAL: 2 was stored as REAL 2.0 and stays a JS number, not a bigint.
     expect(byId.get('-9223372036854775808')).toBe(2);
-    expect(byId.get(42)).toBeNull();
+    expect(byId.get('42')).toBeNull();
     expect(byId.get('9007199254740993')).toBe(1.5);
   });
 });
@@ -56,7 +60,10 @@ async function chunkSizes(path: string, columns = ['id', 'day', 'amount']) {
   const ids: unknown[] = [];
   for await (const chunk of await source.read({ partitionColumn: 'day', partitionValue: 'd1' })) {
     sizes.push(chunk.length);
-    ids.push(...chunk.map((row) => row[0]));
+    // Integers arrive as bigints; shown as numbers where exact, as text beyond 2^53.
+    const shown = (v: unknown) =>
+      typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString()) : v;
+    ids.push(...chunk.map((row) => shown(row[0])));
   }
   return { sizes, ids };
 }
@@ -88,7 +95,7 @@ describe('sqlite source chunks', () => {
     expect(ids).toEqual(expected);
   });
 
-  it('an integer beyond 2^53 deep in the partition reads its chunk again exactly', async () => {
+  it('an integer beyond 2^53 deep in the partition arrives exactly', async () => {
     const path = bigSource(n);
     const db = new DatabaseSync(path);
     db.exec(`UPDATE src SET id = 9007199254740993 WHERE id = ${DEFAULT_CHUNK_ROWS + 5}`);

@@ -118,7 +118,7 @@ export class SqliteSource implements SourceConnector {
         throw failed(error);
       }
     }
-    return rowStream(this.#columns, chunks, opened.release);
+    return Object.assign(rowStream(this.#columns, chunks, opened.release), { numbers: 'typed' as const });
   }
 
   async close(): Promise<void> {

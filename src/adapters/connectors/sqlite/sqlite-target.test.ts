@@ -77,11 +77,51 @@ describe('SqliteSource', () => {
   it('reads exactly one partition', async () => {
     const { rows } = await request(1);
     expect(rows.columns).toEqual(columns);
-    expect((await collectRows(rows)).map((row) => row[1]).sort()).toEqual([1, 2]);
+    expect((await collectRows(rows)).map((row) => Number(row[1])).sort()).toEqual([1, 2]);
   });
 });
 
 describe('SqliteTarget', () => {
+  it("keeps each value's storage class: REAL 20.0 stays REAL, INTEGER stays INTEGER (issue 29)", async () => {
+    const db = new DatabaseSync(join(dir, 'typed.db'));
+    db.exec('CREATE TABLE t (day TEXT, id INTEGER, amount)');
+    db.exec(
+      "INSERT INTO t VALUES ('d', 1, 20.0), ('d', 2, 20), ('d', 3, '20'), ('d', 4, 9223372036854775807), ('d', 5, 1e300), ('d', 6, x'00ff')",
+    );
+    const kinds = (file: string) => {
+      const other = new DatabaseSync(join(dir, file));
+      try {
+        return other
+          .prepare('SELECT id, typeof(amount) AS k, CAST(amount AS TEXT) AS v FROM events ORDER BY id')
+          .all();
+      } finally {
+        other.close();
+      }
+    };
+    db.exec('ALTER TABLE t RENAME TO events');
+    db.close();
+    await using source = await SqliteSource.open(join(dir, 'typed.db'), 'events', columns);
+    await using target = await SqliteTarget.open(targetOptions());
+    await target.prepareFence(ref(1), CREATE);
+    const rows = await source.read({ partitionColumn: 'day', partitionValue: 'd' });
+    await target.mutate({
+      fence: ref(1),
+      strategy: 'append',
+      partitionColumn: 'day',
+      partitionValue: 'd',
+      rows,
+    });
+    expect(kinds('target.db')).toEqual(kinds('typed.db'));
+    expect(kinds('target.db').map((r) => r.k)).toEqual([
+      'real',
+      'integer',
+      'text',
+      'integer',
+      'real',
+      'blob',
+    ]);
+  });
+
   it('commits data and marker together and proves it in the fence', async () => {
     await using target = await SqliteTarget.open(targetOptions());
     expect(target.fenceLocation).toBe('sqlite:main._dpone_fence');

@@ -24,7 +24,7 @@ function variant(name: string): VariantFactory {
 
 /** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
 export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
-  targetVariantsFor('transactional-commit-marker').map((name) => [name, variant(name)]),
+  targetVariantsFor('transactional-commit-marker', 'sqlite').map((name) => [name, variant(name)]),
 );
 
 /**
