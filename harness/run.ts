@@ -12,6 +12,7 @@ import type { EnvironmentProvider, StartedEnvironment } from './env/environment.
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
+import { provenance } from './evidence/provenance.ts';
 import { planDigest } from './merge/plan-digest.ts';
 import type { PlanRecord } from './plan/plan-record.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
@@ -69,6 +70,8 @@ export interface CertifyOptions {
    * cell has already caught; default false: those are skipped and listed (runner/variant-skips.ts).
    */
   readonly everyVariantCell?: boolean;
+  /** The shipped suite the scenario files are (`--suite`), recorded with its digest; absent for `--scenario`. */
+  readonly suite?: string;
 }
 
 export interface CertifyResult {
@@ -430,6 +433,7 @@ async function runIn(
       plan_digest: plan.digest,
       planned_cells: plan.cells,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
+      ...provenance(route.code(), options.suite, process.env),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
       ...(airflow
         ? {

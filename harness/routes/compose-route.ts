@@ -1,3 +1,4 @@
+import { builtInRouteCode } from '../../src/cli/route-code.ts';
 import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeConnectorVersion } from '../../src/cli/certifications.ts';
@@ -63,6 +64,7 @@ export function composeRoute(source: SourcePart, target: TargetPart, journal: Jo
     services,
     journal: journal.kind,
     connectorVersion: composeConnectorVersion(source.connectorVersion, target.connectorVersion),
+    code: () => builtInRouteCode(id) ?? [],
     unsafeVariants: routeVariants(target),
     capabilities: {
       proxies,

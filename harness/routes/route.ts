@@ -1,3 +1,4 @@
+import type { ConnectorCode } from '../../src/contracts/certification.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
@@ -158,6 +159,8 @@ export interface Route {
   readonly journal: string;
   /** Connector versions the certification covers (src/cli/certifications.ts routeConnectorVersion). */
   readonly connectorVersion: string;
+  /** The code of the route's connectors, by digest of their files (what a certification binds). */
+  readonly code: () => readonly ConnectorCode[];
   /** Deliberately unsafe target variants (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
   readonly unsafeVariants: readonly string[];
   readonly capabilities: RouteCapabilities;
