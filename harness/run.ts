@@ -12,7 +12,8 @@ import type { EnvironmentProvider, StartedEnvironment } from './env/environment.
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
-import { provenance } from './evidence/provenance.ts';
+import type { Provenance } from './evidence/provenance.ts';
+import { provenance, sameCodeAtEnd } from './evidence/provenance.ts';
 import { planDigest } from './merge/plan-digest.ts';
 import type { PlanRecord } from './plan/plan-record.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
@@ -257,6 +258,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       loadProvider,
       scenarios,
       startedAt,
+      // The code the workers load, taken before the first one starts (and compared at the end).
+      origin: provenance(route.code(), options.suite, process.env),
     };
     return await runIn(setup, options, interruption);
   } catch (error) {
@@ -289,6 +292,7 @@ interface RunSetup {
   readonly loadProvider: () => Promise<EnvironmentProvider>;
   readonly scenarios: readonly LoadedScenario[];
   readonly startedAt: Date;
+  readonly origin: Provenance;
 }
 
 async function runIn(
@@ -296,7 +300,8 @@ async function runIn(
   options: CertifyOptions,
   interruption: Interruption,
 ): Promise<CertifyResult> {
-  const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt } = setup;
+  const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt, origin } =
+    setup;
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
@@ -433,7 +438,7 @@ async function runIn(
       plan_digest: plan.digest,
       planned_cells: plan.cells,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
-      ...provenance(route.code(), options.suite, process.env),
+      ...sameCodeAtEnd(origin, provenance(route.code(), options.suite, process.env)),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
       ...(airflow
         ? {

@@ -56,3 +56,14 @@ export function provenance(
     ran_by: ranBy(env),
   };
 }
+
+/**
+ * The provenance a run records: what it had at its start, unless the code changed while its cells
+ * ran (workers load the files as they start): then the code is recorded as changed, and the gate
+ * refuses the evidence (a run of mixed code certifies nothing).
+ */
+export function sameCodeAtEnd(start: Provenance, end: Provenance): Provenance {
+  if (JSON.stringify(start.code) === JSON.stringify(end.code) && start.suite?.digest === end.suite?.digest)
+    return start;
+  return { ...start, code: { ...start.code, changed_during_run: true } as Provenance['code'] };
+}

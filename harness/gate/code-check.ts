@@ -11,7 +11,10 @@ const short = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
  * build, or written by hand without them, fails.
  */
 export function checkCode(evidence: Evidence, running: readonly ConnectorCode[] | null): LineCheck {
-  const code = (evidence.environment as { code?: { connectors?: unknown; runtime?: unknown } }).code;
+  const code = (evidence.environment as { code?: { connectors?: unknown; runtime?: unknown; changed_during_run?: unknown } })
+    .code;
+  if (code?.changed_during_run === true)
+    return { ok: false, detail: 'the code or suite changed while the cells ran: the evidence is of no single build' };
   if (typeof code !== 'object' || code === null || !Array.isArray(code.connectors) || typeof code.runtime !== 'string')
     return { ok: false, detail: 'the evidence records no code digests (connectors, runtime): it cannot be bound to code' };
   if (running === null || running.length === 0)

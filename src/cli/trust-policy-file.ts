@@ -52,7 +52,7 @@ function routes(value: unknown, field: string): string[] {
   if (!Array.isArray(value) || value.length === 0)
     throw invalidInput(`${field} must list the routes this signer may enable ('*' for every route)`, { field });
   return value.map((route, index) => {
-    const name = text(route, `${field}.${index}`);
+    const name = text(route, `${field}[${index}]`);
     return name === '*' ? name : (resolveRouteId(name)?.id ?? name);
   });
 }
@@ -93,7 +93,7 @@ function revoked(value: unknown, field: string): RevokedRecord[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw invalidInput(`${field} must be a list`, { field });
   return value.map((entry: unknown, index) => {
-    const at = `${field}.${index}`;
+    const at = `${field}[${index}]`;
     if (!isMap(entry)) throw invalidInput(`${at} must be a map of record and reason`, { field: at });
     onlyKeys(entry, new Set(['record', 'reason']), at);
     const record = text(entry.record, `${at}.record`);
@@ -111,7 +111,7 @@ export function trustPolicyFromValue(value: unknown, file: string): TrustPolicy 
   if (!isMap(trust)) throw invalidInput('trust must be a map (records, signers, revoked, trusted_root)', { field: 'trust' });
   onlyKeys(trust, TRUST_KEYS, 'trust');
   if (!Array.isArray(trust.signers)) throw invalidInput('trust.signers must be a list', { field: 'trust.signers' });
-  const signers = trust.signers.map((entry: unknown, index) => signer(entry, `trust.signers.${index}`, base));
+  const signers = trust.signers.map((entry: unknown, index) => signer(entry, `trust.signers[${index}]`, base));
   const names = signers.map((entry) => entry.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined) throw invalidInput(`trust.signers names ${twice} twice`, { field: 'trust.signers' });

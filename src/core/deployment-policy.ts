@@ -99,7 +99,8 @@ async function checkRecord(candidate: RecordCandidate, input: PolicyInput, polic
   if (revoked) return fail(4, `record ${candidate.digest} is revoked: ${revoked.reason}`);
   const running = await input.running.connectors();
   if (running === null) return fail(5, `this runtime has no connectors for route ${input.route}`);
-  for (const connector of running) {
+  // The target first: where the fence lives (an engine that is both sides has one digest).
+  for (const connector of [...running].sort((a, b) => (a.role === b.role ? 0 : a.role === 'target' ? -1 : 1))) {
     const bound = record.connectors.find((entry) => entry.role === connector.role && entry.name === connector.name);
     if (!bound) return fail(5, `the record binds no ${connector.role} connector ${connector.name}`);
     if (bound.digest !== connector.digest)
