@@ -23,7 +23,8 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     { policy: { type: 'string' }, json: { type: 'boolean' }, connector: { type: 'string', multiple: true } },
     { positionals: true },
   );
-  if (positionals.length !== 1) throw invalidInput('certify explain takes exactly one RECORD file', { field: 'RECORD' });
+  if (positionals.length !== 1)
+    throw invalidInput('certify explain takes exactly one RECORD file', { field: 'RECORD' });
   const file = resolve(io.cwd, positionals[0]!);
   let value: unknown;
   try {
@@ -71,12 +72,26 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     out(`connector  ${connector.role} ${connector.name} ${connector.digest}`);
   out(`runtime    dpone-cert ${record.runtime?.version} ${record.runtime?.digest}`);
   out(`harness    ${record.harness?.digest}`);
-  out(`suite      ${record.suite?.name} ${record.suite?.digest} (${record.suite?.scenarios?.length ?? 0} scenario files)`);
-  out(`evidence   ${record.evidence?.digest} run ${record.evidence?.run_id}, ${record.evidence?.cells} cells, seed ${record.evidence?.seed}`);
-  out(`engines    ${Object.entries(record.engines ?? {}).map(([name, version]) => `${name} ${version}`).join(', ')}`);
-  out(`commit     ${record.git ? `${record.git.commit}${record.git.dirty ? ' (uncommitted changes)' : ''}` : 'none (not a git checkout)'}`);
-  out(`ran by     ${record.ran_by?.kind} ${record.ran_by?.where}${record.ran_by?.workflow ? ` (${record.ran_by.workflow})` : ''}`);
-  out(`certified  ${record.certified_at}; ${(record.acceptance ?? []).filter((entry) => entry.status === 'PASS').length}/${record.acceptance?.length ?? 0} gate lines PASS`);
+  out(
+    `suite      ${record.suite?.name} ${record.suite?.digest} (${record.suite?.scenarios?.length ?? 0} scenario files)`,
+  );
+  out(
+    `evidence   ${record.evidence?.digest} run ${record.evidence?.run_id}, ${record.evidence?.cells} cells, seed ${record.evidence?.seed}`,
+  );
+  out(
+    `engines    ${Object.entries(record.engines ?? {})
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ')}`,
+  );
+  out(
+    `commit     ${record.git ? `${record.git.commit}${record.git.dirty ? ' (uncommitted changes)' : ''}` : 'none (not a git checkout)'}`,
+  );
+  out(
+    `ran by     ${record.ran_by?.kind} ${record.ran_by?.where}${record.ran_by?.workflow ? ` (${record.ran_by.workflow})` : ''}`,
+  );
+  out(
+    `certified  ${record.certified_at}; ${(record.acceptance ?? []).filter((entry) => entry.status === 'PASS').length}/${record.acceptance?.length ?? 0} gate lines PASS`,
+  );
   out(
     decision.mode === 'enforced'
       ? `trusted: this runtime would run route ${record.route} enforced (${decision.reason})`

@@ -36,7 +36,11 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
   const gate = await gateEvidence(evidence, route, io.cwd, values.connector ?? []);
   let written: string | null = null;
   if (gate.passed)
-    written = await writeJsonFile(dir, RECORD_FILES.unsigned, certificationStatement(evidence, gate, new Date(), true));
+    written = await writeJsonFile(
+      dir,
+      RECORD_FILES.unsigned,
+      certificationStatement(evidence, gate, new Date(), true),
+    );
   if (values.json) {
     io.stdout.write(
       `${JSON.stringify({ schema: 'dpone.certify.gate/v1', route, evidence: file, passed: gate.passed, lines: gate.lines, certification: written, signed: false })}\n`,

@@ -42,7 +42,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     const refused = await unsignedInputs(shards, values.policy, io);
     if (refused.length > 0) {
       for (const line of refused) io.stdout.write(`NOT signed by a trusted signer: ${line}\n`);
-      io.stdout.write('merge refused: with --sign every input must carry a signature (evidence.sigstore.json beside it) that verifies\n');
+      io.stdout.write(
+        'merge refused: with --sign every input must carry a signature (evidence.sigstore.json beside it) that verifies\n',
+      );
       return 1;
     }
   }

@@ -20,7 +20,8 @@ export const CERTIFY_COMMANDS: CommandTable = {
     load: async () => (await import('./certify-verify.ts')).run,
   },
   'certify gate': {
-    summary: 'exit 0 only if the evidence passes every mandatory acceptance item; write an unsigned review-only record',
+    summary:
+      'exit 0 only if the evidence passes every mandatory acceptance item; write an unsigned review-only record',
     load: async () => (await import('./certify-gate.ts')).run,
   },
   'certify explain': {

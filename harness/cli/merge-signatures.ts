@@ -21,10 +21,16 @@ export async function unsignedInputs(
 ): Promise<string[]> {
   const named = policyFlag ?? io.env[POLICY_ENV];
   if (!named)
-    throw invalidInput(`a signing merge verifies its inputs' signatures: name the trust policy (--policy FILE or ${POLICY_ENV})`, {
-      field: '--policy',
-    });
-  const policy = await readTrustPolicy(resolve(io.cwd, named), policyFlag !== undefined ? '--policy' : POLICY_ENV);
+    throw invalidInput(
+      `a signing merge verifies its inputs' signatures: name the trust policy (--policy FILE or ${POLICY_ENV})`,
+      {
+        field: '--policy',
+      },
+    );
+  const policy = await readTrustPolicy(
+    resolve(io.cwd, named),
+    policyFlag !== undefined ? '--policy' : POLICY_ENV,
+  );
   const refused: string[] = [];
   for (const { file, evidence } of inputs) {
     const signature = join(dirname(resolve(io.cwd, file)), RECORD_FILES.evidence);
@@ -34,9 +40,10 @@ export async function unsignedInputs(
     }
     const candidate = await readCandidate(signature, policy!);
     if (candidate.problem !== null) refused.push(`${file}: ${candidate.problem}`);
-    else if (candidate.predicateType !== EVIDENCE_PREDICATE) refused.push(`${file}: the signature is not over evidence`);
-    else if (!candidate.subjects.some((subject) => subject.digest.sha256 === hexOf(evidence.digest ?? ''))) refused.push(`${file}: the signature is over other evidence (digest differs)`);
+    else if (candidate.predicateType !== EVIDENCE_PREDICATE)
+      refused.push(`${file}: the signature is not over evidence`);
+    else if (!candidate.subjects.some((subject) => subject.digest.sha256 === hexOf(evidence.digest ?? '')))
+      refused.push(`${file}: the signature is over other evidence (digest differs)`);
   }
   return refused;
 }
-

@@ -8,7 +8,12 @@ import { signWithKey } from '../../src/adapters/attestation/dsse-bundle.ts';
 import type { SigningKey } from '../../src/adapters/attestation/signing-key.ts';
 import { signingKeyFromPem } from '../../src/adapters/attestation/signing-key.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
-import { RECORD_FILES, certificationStatement, evidenceStatement, writeJsonFile } from '../gate/certification-record.ts';
+import {
+  RECORD_FILES,
+  certificationStatement,
+  evidenceStatement,
+  writeJsonFile,
+} from '../gate/certification-record.ts';
 import { gateEvidence } from '../gate/gate-evidence.ts';
 import { formatGateLine } from '../gate/gate.ts';
 
@@ -53,7 +58,9 @@ export async function checkSigningFlags(values: SigningValues, io: CliIO, mergin
     throw invalidInput('--sign needs exactly one of --key FILE and --keyless', { field: '--sign' });
   if (values.gate && !merging) {
     if (values.suite !== CERTIFYING_SUITE || values.scenario !== undefined)
-      throw invalidInput(`--gate --sign certifies a route: it needs --suite ${CERTIFYING_SUITE}`, { field: '--suite' });
+      throw invalidInput(`--gate --sign certifies a route: it needs --suite ${CERTIFYING_SUITE}`, {
+        field: '--suite',
+      });
     if (values.shard !== undefined)
       throw invalidInput('--gate --sign needs a whole run: sign the shards (--sign) and gate their merge', {
         field: '--shard',
@@ -67,18 +74,27 @@ export async function checkSigningFlags(values: SigningValues, io: CliIO, mergin
   } catch {
     throw invalidInput(`--key ${file} cannot be read`, { field: '--key' });
   }
-  return { gate: values.gate === true, route: values.route, sign: { kind: 'key', key: signingKeyFromPem(pem, '--key') } };
+  return {
+    gate: values.gate === true,
+    route: values.route,
+    sign: { kind: 'key', key: signingKeyFromPem(pem, '--key') },
+  };
 }
 
 /** Signs a statement as asked: with the key file, or keyless through Sigstore (CI's OIDC identity). */
-export async function signStatement(statement: InTotoStatement, signing: NonNullable<Signing['sign']>): Promise<SigstoreBundle> {
+export async function signStatement(
+  statement: InTotoStatement,
+  signing: NonNullable<Signing['sign']>,
+): Promise<SigstoreBundle> {
   if (signing.kind === 'key') return signWithKey(statement, signing.key);
   const { signKeyless } = await import('../../src/adapters/attestation/keyless.ts');
   return signKeyless(statement);
 }
 
 function describeSigner(signing: NonNullable<Signing['sign']>): string {
-  return signing.kind === 'key' ? `key ${signing.key.keyid} (${signing.key.algorithm})` : 'keyless (Sigstore)';
+  return signing.kind === 'key'
+    ? `key ${signing.key.keyid} (${signing.key.algorithm})`
+    : 'keyless (Sigstore)';
 }
 
 /**
@@ -95,7 +111,11 @@ export async function gateAndSign(
 ): Promise<number> {
   if (!signing.gate) {
     if (signing.sign === null) return 0;
-    const file = await writeJsonFile(dir, RECORD_FILES.evidence, await signStatement(evidenceStatement(evidence), signing.sign));
+    const file = await writeJsonFile(
+      dir,
+      RECORD_FILES.evidence,
+      await signStatement(evidenceStatement(evidence), signing.sign),
+    );
     io.stdout.write(`evidence signed with ${describeSigner(signing.sign)}: ${file}\n`);
     return 0;
   }

@@ -23,7 +23,12 @@ export interface Provenance {
 /** The package's git commit, when it is a checkout and git is there (else null). */
 export function gitCommit(root: string = PACKAGE_ROOT): Provenance['git'] {
   const git = (args: string[]) =>
-    execFileSync('git', args, { cwd: root, encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 5000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   try {
     const commit = git(['rev-parse', 'HEAD']);
     if (!/^[0-9a-f]{40}$/.test(commit)) return null;

@@ -18,7 +18,10 @@ import type { Provenance } from '../evidence/provenance.ts';
 import { planRecordOf } from '../plan/plan-check.ts';
 import type { GateResult } from './gate.ts';
 
-const subject = (name: string, digest: string): InTotoSubject => ({ name, digest: { sha256: hexOf(digest) } });
+const subject = (name: string, digest: string): InTotoSubject => ({
+  name,
+  digest: { sha256: hexOf(digest) },
+});
 
 /** The provenance a run recorded in its evidence (provenance.ts), or placeholders where absent. */
 function provenanceOf(evidence: Evidence): Provenance {

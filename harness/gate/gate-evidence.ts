@@ -1,3 +1,4 @@
+import { ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-writer.ts';
 import { checkPlan } from '../plan/plan-check.ts';
@@ -21,8 +22,9 @@ export async function gateEvidence(
   let running = null;
   try {
     running = (await loadRoute(route, { cwd, connectors })).code();
-  } catch {
-    // An unknown route: the code line says so.
+  } catch (error) {
+    // An unknown route: the code line says so. A plug-in that cannot load is the caller's error.
+    if (!isDponeError(error, ERROR_CODES.INVALID_INPUT)) throw error;
   }
   return evaluateGate(
     evidence,

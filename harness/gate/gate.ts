@@ -64,7 +64,12 @@ export function evaluateGate(
   });
   lines.push({ id: 'plan', status: plan.ok ? 'PASS' : 'FAIL', cells: plan.planned, detail: plan.detail });
   lines.push({ id: 'suite', status: suite.ok ? 'PASS' : 'FAIL', cells: plan.planned, detail: suite.detail });
-  lines.push({ id: 'code-digests', status: code.ok ? 'PASS' : 'FAIL', cells: cells.length, detail: code.detail });
+  lines.push({
+    id: 'code-digests',
+    status: code.ok ? 'PASS' : 'FAIL',
+    cells: cells.length,
+    detail: code.detail,
+  });
   for (const item of ACCEPTANCE_ITEMS)
     lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
   lines.push(sensitivityLine(evidence));

@@ -31,23 +31,33 @@ export async function checkSuite(
   try {
     shipped = await defaultScenarioFiles(evidence.route, cwd, CERTIFYING_SUITE, connectors);
   } catch {
-    return { ok: false, detail: `this runtime ships no ${CERTIFYING_SUITE} suite for route ${evidence.route}` };
+    return {
+      ok: false,
+      detail: `this runtime ships no ${CERTIFYING_SUITE} suite for route ${evidence.route}`,
+    };
   }
   const loaded = await loadScenarios(shipped);
   const want = new Map(loaded.map(({ file, scenario }) => [scenarioDigest(scenario), basename(file)]));
   const have = new Map(plan.scenarios.map((source) => [source.sha256, basename(source.file)]));
   const missing = [...want].filter(([digest]) => !have.has(digest)).map(([, name]) => name);
   const extra = [...have].filter(([digest]) => !want.has(digest)).map(([, name]) => name);
-  const list = (names: string[]) => `${names.slice(0, 3).join(', ')}${names.length > 3 ? ` (+${names.length - 3} more)` : ''}`;
+  const list = (names: string[]) =>
+    `${names.slice(0, 3).join(', ')}${names.length > 3 ? ` (+${names.length - 3} more)` : ''}`;
   if (missing.length > 0 || extra.length > 0)
     return {
       ok: false,
       detail: `planned from ${plan.scenarios.length} scenario file(s), not the shipped ${CERTIFYING_SUITE} suite for ${evidence.route} (${want.size} files)${missing.length > 0 ? `: ${missing.length} missing (${list(missing)})` : ''}${extra.length > 0 ? `; ${extra.length} not in it or changed (${list(extra)})` : ''}`,
     };
   if (typeof recorded !== 'object' || recorded === null || recorded.name !== CERTIFYING_SUITE)
-    return { ok: false, detail: `the run was not asked for --suite ${CERTIFYING_SUITE} (it records no suite name)` };
+    return {
+      ok: false,
+      detail: `the run was not asked for --suite ${CERTIFYING_SUITE} (it records no suite name)`,
+    };
   if (recorded.digest !== suiteDigest(CERTIFYING_SUITE).digest)
-    return { ok: false, detail: `the ${CERTIFYING_SUITE} suite's files changed since the run (suite digest differs)` };
+    return {
+      ok: false,
+      detail: `the ${CERTIFYING_SUITE} suite's files changed since the run (suite digest differs)`,
+    };
   return {
     ok: true,
     detail: `the shipped ${CERTIFYING_SUITE} suite: all ${want.size} scenario files that fit ${evidence.route}, as shipped (suite ${String(recorded.digest).slice(7, 19)}…)`,

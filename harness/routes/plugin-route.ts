@@ -117,7 +117,10 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
     },
     connectorVersion: pluginConnectorVersion(plugin),
     // The plug-in's target and the built-in SQLite source it reads from (plug-in routes are sqlite-to-*).
-    code: () => [...(builtInRouteCode('sqlite')?.slice(0, 1) ?? []), pluginCode('target', plugin.meta.name, loaded.url)],
+    code: () => [
+      ...(builtInRouteCode('sqlite')?.slice(0, 1) ?? []),
+      pluginCode('target', plugin.meta.name, loaded.url),
+    ],
     unsafeVariants: [...new Set(variants)].sort(),
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
     ...(stateFiles

@@ -22,7 +22,10 @@ const signer = keyPair('ed25519');
 const DURABLE = { kind: 'postgres', location: 'db', durable: true, reason: 'a server outlives the worker' };
 
 /** The decision for a sqlite run whose workload sits in `dir` (where the policy is looked for). */
-function decide(dir: string, extra: { env?: NodeJS.ProcessEnv; cwd?: string; connectors?: ConnectorCode[] | null } = {}) {
+function decide(
+  dir: string,
+  extra: { env?: NodeJS.ProcessEnv; cwd?: string; connectors?: ConnectorCode[] | null } = {},
+) {
   return deploymentPolicyFor({
     route: 'sqlite',
     cwd: extra.cwd ?? dir,
@@ -43,7 +46,11 @@ function trusting(routes: readonly string[] = ['sqlite-to-sqlite']): string {
 describe('dpone run trusts only a signed record that binds the running code (issue 27 attacks)', () => {
   it('a record signed by a listed key, binding this code and the shipped full suite, is enforced', async () => {
     const dir = trusting();
-    writeSigned(join(dir, 'certifications', 'sqlite.sigstore.json'), certificationFor('sqlite'), signer.privatePem);
+    writeSigned(
+      join(dir, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
     const decision = await decide(dir);
     expect(decision.mode).toBe('enforced');
     expect(decision.reason).toMatch(/signed by release/);
@@ -67,18 +74,26 @@ describe('dpone run trusts only a signed record that binds the running code (iss
       );
     const decision = await decide(dir);
     expect(decision.mode).toBe('legacy');
-    expect(decision.reason).toMatch(/not a certification record: neither a Sigstore bundle nor an in-toto statement/);
+    expect(decision.reason).toMatch(
+      /not a certification record: neither a Sigstore bundle nor an in-toto statement/,
+    );
   });
 
   it('the working folder’s certifications/ is never read: no policy beside the workload is legacy', async () => {
     const cwd = trusting();
-    writeSigned(join(cwd, 'certifications', 'sqlite.sigstore.json'), certificationFor('sqlite'), signer.privatePem);
+    writeSigned(
+      join(cwd, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
     const elsewhere = workdir();
     const decision = await decide(elsewhere, { cwd });
     expect(decision.mode).toBe('legacy');
     expect(decision.reason).toContain(`no trust policy (looked for ${join(elsewhere, 'dpone-policy.yaml')}`);
     // DPONE_POLICY (or --policy) names it explicitly.
-    expect((await decide(elsewhere, { cwd, env: { DPONE_POLICY: 'dpone-policy.yaml' } })).mode).toBe('enforced');
+    expect((await decide(elsewhere, { cwd, env: { DPONE_POLICY: 'dpone-policy.yaml' } })).mode).toBe(
+      'enforced',
+    );
   });
 
   it('a record for another route does not enable this one', async () => {
@@ -97,7 +112,9 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     );
     const decision = await decide(dir, { connectors: changed });
     expect(decision.mode).toBe('legacy');
-    expect(decision.reason).toMatch(/target connector sqlite digest differs: record [0-9a-f]{12}…, running 111111111111…/);
+    expect(decision.reason).toMatch(
+      /target connector sqlite digest differs: record [0-9a-f]{12}…, running 111111111111…/,
+    );
   });
 
   it('attack 3: a record earned on another suite (a toy suite) or on a suite changed since is refused', async () => {
@@ -110,7 +127,10 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     expect((await decide(dir)).reason).toMatch(/earned on suite default, not the shipped full suite/);
     writeSigned(
       join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({ ...p, suite: { ...p.suite, digest: `sha256:${'2'.repeat(64)}` } })),
+      certificationFor('sqlite', (p) => ({
+        ...p,
+        suite: { ...p.suite, digest: `sha256:${'2'.repeat(64)}` },
+      })),
       signer.privatePem,
     );
     expect((await decide(dir)).reason).toMatch(/suite digest differs/);
@@ -120,7 +140,10 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     const dir = trusting();
     writeSigned(
       join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({ ...p, acceptance: p.acceptance.filter((entry) => entry.item !== 'airflow-one-mutation') })),
+      certificationFor('sqlite', (p) => ({
+        ...p,
+        acceptance: p.acceptance.filter((entry) => entry.item !== 'airflow-one-mutation'),
+      })),
       signer.privatePem,
     );
     expect((await decide(dir)).reason).toMatch(/not PASS by name: airflow-one-mutation/);
@@ -141,17 +164,25 @@ describe('dpone run trusts only a signed record that binds the running code (iss
   it('a record signed by a key the policy does not list is refused', async () => {
     const dir = trusting();
     writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), keyPair('ec').privatePem);
-    expect((await decide(dir)).reason).toMatch(/signed by key sha256:[0-9a-f]{64}, which the policy does not list/);
+    expect((await decide(dir)).reason).toMatch(
+      /signed by key sha256:[0-9a-f]{64}, which the policy does not list/,
+    );
   });
 
   it('a tampered bundle (payload changed after signing) is refused', async () => {
     const dir = trusting();
     const file = join(dir, 'certifications', 'a.json');
-    writeSigned(file, certificationFor('sqlite', (p) => ({ ...p, route: 'postgres-to-postgres' })), signer.privatePem);
+    writeSigned(
+      file,
+      certificationFor('sqlite', (p) => ({ ...p, route: 'postgres-to-postgres' })),
+      signer.privatePem,
+    );
     const bundle = JSON.parse(readFileSync(file, 'utf8'));
     bundle.dsseEnvelope.payload = statementBytes(certificationFor('sqlite')).toString('base64');
     writeFileSync(file, JSON.stringify(bundle));
-    expect((await decide(dir)).reason).toMatch(/does not verify under key sha256:[0-9a-f]{64} \(the record was changed after signing\)/);
+    expect((await decide(dir)).reason).toMatch(
+      /does not verify under key sha256:[0-9a-f]{64} \(the record was changed after signing\)/,
+    );
   });
 
   it('a signer not allowed the route, and a revoked record, are refused', async () => {
@@ -160,9 +191,11 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     expect((await decide(dir)).reason).toMatch(/signer release may not enable route sqlite-to-sqlite/);
     const revokedDir = workdir();
     const statement = certificationFor('sqlite');
-    writePolicy(revokedDir, [{ name: 'release', publicPem: signer.publicPem, routes: ['*'] }], [
-      { record: recordDigest(statementBytes(statement)), reason: 'signed from a doctored harness' },
-    ]);
+    writePolicy(
+      revokedDir,
+      [{ name: 'release', publicPem: signer.publicPem, routes: ['*'] }],
+      [{ record: recordDigest(statementBytes(statement)), reason: 'signed from a doctored harness' }],
+    );
     writeSigned(join(revokedDir, 'certifications', 'a.json'), statement, signer.privatePem);
     expect((await decide(revokedDir)).reason).toMatch(/is revoked: signed from a doctored harness/);
   });
@@ -170,9 +203,19 @@ describe('dpone run trusts only a signed record that binds the running code (iss
   it('the record that got furthest names the reason; one good record among bad ones is enforced', async () => {
     const dir = trusting();
     writeFileSync(join(dir, 'certifications', 'a-junk.json'), '{ not json');
-    writeSigned(join(dir, 'certifications', 'b-other-key.json'), certificationFor('sqlite'), keyPair().privatePem);
-    writeSigned(join(dir, 'certifications', 'c-postgres.json'), certificationFor('postgres'), signer.privatePem);
-    expect((await decide(dir)).reason).toMatch(/c-postgres.json: the record certifies route postgres-to-postgres/);
+    writeSigned(
+      join(dir, 'certifications', 'b-other-key.json'),
+      certificationFor('sqlite'),
+      keyPair().privatePem,
+    );
+    writeSigned(
+      join(dir, 'certifications', 'c-postgres.json'),
+      certificationFor('postgres'),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(
+      /c-postgres.json: the record certifies route postgres-to-postgres/,
+    );
     writeSigned(join(dir, 'certifications', 'd-good.json'), certificationFor('sqlite'), signer.privatePem);
     expect((await decide(dir)).mode).toBe('enforced');
   });
@@ -185,7 +228,9 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     );
     const error = await decide(dir).catch((caught: unknown) => caught);
     expect(isDponeError(error)).toBe(true);
-    expect(String((error as Error).message)).toMatch(/trust.signers\[0\] must name exactly one of public_key and keyless/);
+    expect(String((error as Error).message)).toMatch(
+      /trust.signers\[0\] must name exactly one of public_key and keyless/,
+    );
     expect((error as { fields: { location?: string } }).fields.location).toMatch(/dpone-policy.yaml:3:\d+$/);
     writeFileSync(join(dir, 'dpone-policy.yaml'), 'trust:\n  signers: []\n  certifications: x\n');
     await expect(decide(dir)).rejects.toThrow(/trust.certifications is not a policy key/);

@@ -61,7 +61,8 @@ let publicGoodRoot: unknown = null;
 
 async function trustedRootOf(policy: TrustPolicy): Promise<unknown> {
   if (policy.trustedRoot !== null) return JSON.parse(readFileSync(policy.trustedRoot, 'utf8'));
-  if (publicGoodRoot === null) publicGoodRoot = (await import('../adapters/attestation/keyless.ts')).publicGoodTrustedRoot();
+  if (publicGoodRoot === null)
+    publicGoodRoot = (await import('../adapters/attestation/keyless.ts')).publicGoodTrustedRoot();
   return publicGoodRoot;
 }
 
@@ -87,7 +88,8 @@ async function verifySigner(
     };
   }
   const keyless = policy.signers.filter((signer): signer is KeylessSigner => signer.kind === 'keyless');
-  if (keyless.length === 0) return { signer: null, problem: 'signed keyless, but the policy lists no keyless signer' };
+  if (keyless.length === 0)
+    return { signer: null, problem: 'signed keyless, but the policy lists no keyless signer' };
   const { verifyKeyless } = await import('../adapters/attestation/keyless.ts');
   const root = await trustedRootOf(policy);
   let last = '';
@@ -109,7 +111,8 @@ export async function readCandidate(file: string, policy: TrustPolicy): Promise<
     return { file, ...none, problem: 'not readable JSON' };
   }
   const parsed = parseRecord(value);
-  if (parsed.kind === 'malformed') return { file, ...none, problem: `not a certification record: ${parsed.problem}` };
+  if (parsed.kind === 'malformed')
+    return { file, ...none, problem: `not a certification record: ${parsed.problem}` };
   const content = {
     digest: recordDigest(parsed.payload),
     predicateType: parsed.statement.predicateType,
@@ -121,7 +124,8 @@ export async function readCandidate(file: string, policy: TrustPolicy): Promise<
       file,
       ...content,
       signer: null,
-      problem: 'an unsigned record (review only: what a standalone certify gate writes); the policy trusts signed records only',
+      problem:
+        'an unsigned record (review only: what a standalone certify gate writes); the policy trusts signed records only',
     };
   const { signer, problem } = await verifySigner(parsed, policy);
   return { file, ...content, signer, problem };

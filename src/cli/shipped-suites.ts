@@ -18,14 +18,19 @@ export const SUITE_GLOBS: Readonly<Record<string, readonly string[]>> = {
 /** The files of a shipped suite, absolute and sorted (every route's; a run takes those that fit it). */
 export function suiteFiles(name: string, root: string = PACKAGE_ROOT): string[] {
   const globs = SUITE_GLOBS[name] ?? [];
-  return [...new Set(globs.flatMap((pattern) => globSync(pattern, { cwd: root }).map((file) => join(root, file))))].sort();
+  return [
+    ...new Set(globs.flatMap((pattern) => globSync(pattern, { cwd: root }).map((file) => join(root, file)))),
+  ].sort();
 }
 
 /**
  * The digest of a shipped suite: its name and every file it holds, byte for byte. A record names
  * it; `dpone run` recomputes it, so a record earned on another or a changed suite does not apply.
  */
-export function suiteDigest(name: string, root: string = PACKAGE_ROOT): FileDigests & { readonly name: string } {
+export function suiteDigest(
+  name: string,
+  root: string = PACKAGE_ROOT,
+): FileDigests & { readonly name: string } {
   const files = digestFiles(suiteFiles(name, root), root);
   const digest = createHash('sha256').update(`suite ${name}\n${files.digest}`).digest('hex');
   return { ...files, name, digest: `sha256:${digest}` };

@@ -36,21 +36,27 @@ const isMap = (value: unknown): value is Plain =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalidInput(`${field} must be a non-empty string`, { field });
+  if (typeof value !== 'string' || value.trim() === '')
+    throw invalidInput(`${field} must be a non-empty string`, { field });
   return value;
 }
 
 function onlyKeys(value: Plain, allowed: ReadonlySet<string>, field: string): void {
   for (const key of Object.keys(value))
     if (!allowed.has(key))
-      throw invalidInput(`${field ? `${field}.` : ''}${key} is not a policy key (known: ${[...allowed].join(', ')})`, {
-        field: field ? `${field}.${key}` : key,
-      });
+      throw invalidInput(
+        `${field ? `${field}.` : ''}${key} is not a policy key (known: ${[...allowed].join(', ')})`,
+        {
+          field: field ? `${field}.${key}` : key,
+        },
+      );
 }
 
 function routes(value: unknown, field: string): string[] {
   if (!Array.isArray(value) || value.length === 0)
-    throw invalidInput(`${field} must list the routes this signer may enable ('*' for every route)`, { field });
+    throw invalidInput(`${field} must list the routes this signer may enable ('*' for every route)`, {
+      field,
+    });
   return value.map((route, index) => {
     const name = text(route, `${field}[${index}]`);
     return name === '*' ? name : (resolveRouteId(name)?.id ?? name);
@@ -70,7 +76,10 @@ function signer(value: unknown, field: string, base: string): TrustedSigner {
     return { kind: 'key', name, routes: allowed, publicKeyPem: pem };
   }
   const keyless = value.keyless;
-  if (!isMap(keyless)) throw invalidInput(`${field}.keyless must be a map of issuer and identity`, { field: `${field}.keyless` });
+  if (!isMap(keyless))
+    throw invalidInput(`${field}.keyless must be a map of issuer and identity`, {
+      field: `${field}.keyless`,
+    });
   onlyKeys(keyless, new Set(['issuer', 'identity']), `${field}.keyless`);
   return {
     kind: 'keyless',
@@ -97,7 +106,10 @@ function revoked(value: unknown, field: string): RevokedRecord[] {
     if (!isMap(entry)) throw invalidInput(`${at} must be a map of record and reason`, { field: at });
     onlyKeys(entry, new Set(['record', 'reason']), at);
     const record = text(entry.record, `${at}.record`);
-    if (!DIGEST.test(record)) throw invalidInput(`${at}.record must be a record digest (sha256: + 64 hex)`, { field: `${at}.record` });
+    if (!DIGEST.test(record))
+      throw invalidInput(`${at}.record must be a record digest (sha256: + 64 hex)`, {
+        field: `${at}.record`,
+      });
     return { record, reason: text(entry.reason, `${at}.reason`) };
   });
 }
@@ -108,13 +120,18 @@ export function trustPolicyFromValue(value: unknown, file: string): TrustPolicy 
   if (!isMap(value)) throw invalidInput('a policy file is a map with a trust: section', { field: '(root)' });
   onlyKeys(value, KEYS, '');
   const trust = value.trust;
-  if (!isMap(trust)) throw invalidInput('trust must be a map (records, signers, revoked, trusted_root)', { field: 'trust' });
+  if (!isMap(trust))
+    throw invalidInput('trust must be a map (records, signers, revoked, trusted_root)', { field: 'trust' });
   onlyKeys(trust, TRUST_KEYS, 'trust');
-  if (!Array.isArray(trust.signers)) throw invalidInput('trust.signers must be a list', { field: 'trust.signers' });
-  const signers = trust.signers.map((entry: unknown, index) => signer(entry, `trust.signers[${index}]`, base));
+  if (!Array.isArray(trust.signers))
+    throw invalidInput('trust.signers must be a list', { field: 'trust.signers' });
+  const signers = trust.signers.map((entry: unknown, index) =>
+    signer(entry, `trust.signers[${index}]`, base),
+  );
   const names = signers.map((entry) => entry.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice !== undefined) throw invalidInput(`trust.signers names ${twice} twice`, { field: 'trust.signers' });
+  if (twice !== undefined)
+    throw invalidInput(`trust.signers names ${twice} twice`, { field: 'trust.signers' });
   const records = trust.records === undefined ? 'certifications' : text(trust.records, 'trust.records');
   const root = trust.trusted_root === undefined ? null : text(trust.trusted_root, 'trust.trusted_root');
   return {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CertificationPredicate } from '../contracts/certification.ts';
-import { CERTIFICATION_PREDICATE, CERTIFICATION_SCHEMA, MANDATORY_ACCEPTANCE_ITEMS } from '../contracts/certification.ts';
+import {
+  CERTIFICATION_PREDICATE,
+  CERTIFICATION_SCHEMA,
+  MANDATORY_ACCEPTANCE_ITEMS,
+} from '../contracts/certification.ts';
 import type { TrustPolicy } from '../contracts/trust-policy.ts';
 import type { PolicyInput, RecordCandidate } from './deployment-policy.ts';
 import { decideDeploymentPolicy } from './deployment-policy.ts';
@@ -11,7 +15,13 @@ const CODE = [
   { role: 'target' as const, name: 'sqlite', digest: D('1') },
 ];
 const signer = { kind: 'key' as const, name: 'release', routes: ['*'], publicKeyPem: '' };
-const policy: TrustPolicy = { file: '/p.yaml', recordsDir: '/records', signers: [signer], revoked: [], trustedRoot: null };
+const policy: TrustPolicy = {
+  file: '/p.yaml',
+  recordsDir: '/records',
+  signers: [signer],
+  revoked: [],
+  trustedRoot: null,
+};
 
 const predicate: CertificationPredicate = {
   schema: CERTIFICATION_SCHEMA,
@@ -55,14 +65,23 @@ function input(overrides: Partial<PolicyInput> = {}): PolicyInput {
 describe('deployment policy decision (pure)', () => {
   it('enforces a verified record that binds the running code, on a durable journal', async () => {
     const decision = await decideDeploymentPolicy(input());
-    expect(decision).toMatchObject({ mode: 'enforced', certification: { record: D('6'), signer: 'release' } });
+    expect(decision).toMatchObject({
+      mode: 'enforced',
+      certification: { record: D('6'), signer: 'release' },
+    });
   });
 
   it('is legacy without a policy, without records, on a journal that dies with the worker, or fenceless', async () => {
-    expect((await decideDeploymentPolicy(input({ policy: null }))).reason).toMatch(/^no trust policy \(looked for/);
-    expect((await decideDeploymentPolicy(input({ candidates: [] }))).reason).toMatch(/no certification record in \/records/);
+    expect((await decideDeploymentPolicy(input({ policy: null }))).reason).toMatch(
+      /^no trust policy \(looked for/,
+    );
+    expect((await decideDeploymentPolicy(input({ candidates: [] }))).reason).toMatch(
+      /no certification record in \/records/,
+    );
     const journal = { kind: 'sqlite', location: 'f', durable: false, reason: 'a local file' };
-    expect((await decideDeploymentPolicy(input({ journal }))).reason).toMatch(/journal \(sqlite\) is not durable: a local file/);
+    expect((await decideDeploymentPolicy(input({ journal }))).reason).toMatch(
+      /journal \(sqlite\) is not durable: a local file/,
+    );
     expect((await decideDeploymentPolicy(input({ fenceless: true }))).reason).toMatch(/without a fence/);
   });
 
@@ -73,18 +92,25 @@ describe('deployment policy decision (pure)', () => {
       runtime: () => (computed++, D('2')),
       suite: () => (computed++, D('4')),
     };
-    await decideDeploymentPolicy(input({ running, candidates: [{ ...verified, problem: 'unsigned', signer: null }] }));
+    await decideDeploymentPolicy(
+      input({ running, candidates: [{ ...verified, problem: 'unsigned', signer: null }] }),
+    );
     expect(computed).toBe(0);
     await decideDeploymentPolicy(input({ running }));
     expect(computed).toBe(2);
   });
 
   it('a record with a failing item, or a runtime that changed, is legacy naming it', async () => {
-    const failing = { ...predicate, acceptance: predicate.acceptance.map((e) => (e.item === 'plan' ? { ...e, status: 'FAIL' } : e)) };
-    expect((await decideDeploymentPolicy(input({ candidates: [{ ...verified, predicate: failing }] }))).reason).toMatch(
-      /not PASS by name: plan/,
-    );
+    const failing = {
+      ...predicate,
+      acceptance: predicate.acceptance.map((e) => (e.item === 'plan' ? { ...e, status: 'FAIL' } : e)),
+    };
+    expect(
+      (await decideDeploymentPolicy(input({ candidates: [{ ...verified, predicate: failing }] }))).reason,
+    ).toMatch(/not PASS by name: plan/);
     const running = { connectors: async () => CODE, runtime: () => D('9'), suite: () => D('4') };
-    expect((await decideDeploymentPolicy(input({ running }))).reason).toMatch(/runtime digest differs: record 222222222222…, running 999999999999…/);
+    expect((await decideDeploymentPolicy(input({ running }))).reason).toMatch(
+      /runtime digest differs: record 222222222222…, running 999999999999…/,
+    );
   });
 });

@@ -81,10 +81,15 @@ export interface PolicyInput {
 
 const short = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
 
-type Check = { readonly step: number; readonly problem: string } | { readonly step: number; readonly problem: null };
+type Check =
+  { readonly step: number; readonly problem: string } | { readonly step: number; readonly problem: null };
 
 /** Every check of one record, in order; the first that fails is its problem (step = how far it got). */
-async function checkRecord(candidate: RecordCandidate, input: PolicyInput, policy: TrustPolicy): Promise<Check> {
+async function checkRecord(
+  candidate: RecordCandidate,
+  input: PolicyInput,
+  policy: TrustPolicy,
+): Promise<Check> {
   const fail = (step: number, problem: string): Check => ({ step, problem: `${candidate.file}: ${problem}` });
   if (candidate.problem !== null || candidate.signer === null || candidate.predicate === null)
     return fail(0, candidate.problem ?? 'not a certification record');
@@ -92,16 +97,24 @@ async function checkRecord(candidate: RecordCandidate, input: PolicyInput, polic
   if (candidate.predicateType !== CERTIFICATION_PREDICATE || record.schema !== CERTIFICATION_SCHEMA)
     return fail(1, `a ${candidate.predicateType ?? 'statement'} is not a route certification`);
   if (record.review_only) return fail(1, 'a review-only record (written by certify gate) certifies nothing');
-  if (record.route !== input.route) return fail(2, `the record certifies route ${record.route}, not ${input.route}`);
+  if (record.route !== input.route)
+    return fail(2, `the record certifies route ${record.route}, not ${input.route}`);
   if (!signerAllows(candidate.signer, input.route))
-    return fail(3, `signer ${candidate.signer.name} may not enable route ${input.route} (policy ${policy.file})`);
+    return fail(
+      3,
+      `signer ${candidate.signer.name} may not enable route ${input.route} (policy ${policy.file})`,
+    );
   const revoked = policy.revoked.find((entry) => entry.record === candidate.digest);
   if (revoked) return fail(4, `record ${candidate.digest} is revoked: ${revoked.reason}`);
   const running = await input.running.connectors();
   if (running === null) return fail(5, `this runtime has no connectors for route ${input.route}`);
   // The target first: where the fence lives (an engine that is both sides has one digest).
-  for (const connector of [...running].sort((a, b) => (a.role === b.role ? 0 : a.role === 'target' ? -1 : 1))) {
-    const bound = record.connectors.find((entry) => entry.role === connector.role && entry.name === connector.name);
+  for (const connector of [...running].sort((a, b) =>
+    a.role === b.role ? 0 : a.role === 'target' ? -1 : 1,
+  )) {
+    const bound = record.connectors.find(
+      (entry) => entry.role === connector.role && entry.name === connector.name,
+    );
     if (!bound) return fail(5, `the record binds no ${connector.role} connector ${connector.name}`);
     if (bound.digest !== connector.digest)
       return fail(
@@ -111,15 +124,27 @@ async function checkRecord(candidate: RecordCandidate, input: PolicyInput, polic
   }
   const runtime = input.running.runtime();
   if (record.runtime.digest !== runtime)
-    return fail(6, `runtime digest differs: record ${short(record.runtime.digest)}…, running ${short(runtime)}… (src/, bin/, package.json or the lockfile changed)`);
+    return fail(
+      6,
+      `runtime digest differs: record ${short(record.runtime.digest)}…, running ${short(runtime)}… (src/, bin/, package.json or the lockfile changed)`,
+    );
   if (record.suite.name !== CERTIFYING_SUITE)
-    return fail(7, `the record was earned on suite ${record.suite.name}, not the shipped ${CERTIFYING_SUITE} suite`);
+    return fail(
+      7,
+      `the record was earned on suite ${record.suite.name}, not the shipped ${CERTIFYING_SUITE} suite`,
+    );
   const suite = input.running.suite();
   if (record.suite.digest !== suite)
-    return fail(7, `suite digest differs: record ${short(record.suite.digest)}…, shipped ${CERTIFYING_SUITE} suite ${short(suite)}…`);
-  const passed = new Set(record.acceptance.filter((entry) => entry.status === 'PASS').map((entry) => entry.item));
+    return fail(
+      7,
+      `suite digest differs: record ${short(record.suite.digest)}…, shipped ${CERTIFYING_SUITE} suite ${short(suite)}…`,
+    );
+  const passed = new Set(
+    record.acceptance.filter((entry) => entry.status === 'PASS').map((entry) => entry.item),
+  );
   const missing = MANDATORY_ACCEPTANCE_ITEMS.filter((item) => !passed.has(item));
-  if (missing.length > 0) return fail(8, `mandatory acceptance item(s) not PASS by name: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    return fail(8, `mandatory acceptance item(s) not PASS by name: ${missing.join(', ')}`);
   return { step: 9, problem: null };
 }
 

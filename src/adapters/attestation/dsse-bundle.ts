@@ -82,7 +82,10 @@ export function parseRecord(value: unknown): ParsedRecord {
   if (typeof bundle !== 'object' || bundle === null || bundle.mediaType === undefined)
     return { kind: 'malformed', problem: 'neither a Sigstore bundle nor an in-toto statement' };
   if (bundle.mediaType !== BUNDLE_MEDIA_TYPE)
-    return { kind: 'malformed', problem: `bundle media type ${String(bundle.mediaType)} is not ${BUNDLE_MEDIA_TYPE}` };
+    return {
+      kind: 'malformed',
+      problem: `bundle media type ${String(bundle.mediaType)} is not ${BUNDLE_MEDIA_TYPE}`,
+    };
   if (!isEnvelope(bundle.dsseEnvelope) || typeof bundle.verificationMaterial !== 'object')
     return { kind: 'malformed', problem: 'the bundle holds no DSSE envelope' };
   if (bundle.dsseEnvelope.payloadType !== IN_TOTO_PAYLOAD_TYPE)
@@ -94,7 +97,8 @@ export function parseRecord(value: unknown): ParsedRecord {
   } catch {
     return { kind: 'malformed', problem: 'the envelope payload is not JSON' };
   }
-  if (!isStatement(statement)) return { kind: 'malformed', problem: 'the envelope payload is not an in-toto Statement v1' };
+  if (!isStatement(statement))
+    return { kind: 'malformed', problem: 'the envelope payload is not an in-toto Statement v1' };
   const material = bundle.verificationMaterial!;
   const signer = material.certificate !== undefined ? 'keyless' : 'key';
   return { kind: 'bundle', bundle: bundle as SigstoreBundle, statement, payload, signer };

@@ -34,7 +34,12 @@ async function run(install: string, workload: string, journal: string) {
     { reject: false, env: { DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '', DPONE_POLICY: '' } },
   );
   expect(result.stderr).toBe('');
-  return JSON.parse(result.stdout) as { status: string; rows_written: number; protection: string; protection_reason: string };
+  return JSON.parse(result.stdout) as {
+    status: string;
+    rows_written: number;
+    protection: string;
+    protection_reason: string;
+  };
 }
 
 describe('dpone run decides protection from the trust policy beside the workload and the code it runs', () => {
@@ -44,8 +49,14 @@ describe('dpone run decides protection from the trust policy beside the workload
     dirs.push(example.dir);
     const journal = `sqlite://${join(example.dir, 'journal.db')}?durability=shared`;
     const signer = keyPair('ed25519');
-    writePolicy(example.dir, [{ name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] }]);
-    writeSigned(join(example.dir, 'certifications', 'sqlite.sigstore.json'), certificationFor('sqlite'), signer.privatePem);
+    writePolicy(example.dir, [
+      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
+    ]);
+    writeSigned(
+      join(example.dir, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
 
     const first = await run(install, example.workload, journal);
     expect(first).toMatchObject({ status: 'committed', rows_written: EXPECTED_ROWS, protection: 'enforced' });
@@ -56,15 +67,24 @@ describe('dpone run decides protection from the trust policy beside the workload
     writePolicy(example.dir, [{ name: 'someone-else', publicPem: other.publicPem, routes: ['*'] }]);
     const second = await run(install, example.workload, journal);
     expect(second).toMatchObject({ status: 'already-complete', protection: 'legacy' });
-    expect(second.protection_reason).toMatch(/signed by key sha256:[0-9a-f]{64}, which the policy does not list/);
+    expect(second.protection_reason).toMatch(
+      /signed by key sha256:[0-9a-f]{64}, which the policy does not list/,
+    );
 
     // Back to the signer's policy, and one line changed in the installation's SQLite target.
-    writePolicy(example.dir, [{ name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] }]);
+    writePolicy(example.dir, [
+      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
+    ]);
     expect((await run(install, example.workload, journal)).protection).toBe('enforced');
-    appendFileSync(join(install, 'src/adapters/connectors/sqlite/sqlite-target.ts'), 'export const EDITED = true;\n');
+    appendFileSync(
+      join(install, 'src/adapters/connectors/sqlite/sqlite-target.ts'),
+      'export const EDITED = true;\n',
+    );
     const changed = await run(install, example.workload, journal);
     expect(changed.protection).toBe('legacy');
-    expect(changed.protection_reason).toMatch(/target connector sqlite digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…/);
+    expect(changed.protection_reason).toMatch(
+      /target connector sqlite digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…/,
+    );
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
   });
 });
