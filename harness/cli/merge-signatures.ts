@@ -5,7 +5,7 @@ import { readCandidate } from '../../src/cli/certifications.ts';
 import { readTrustPolicy } from '../../src/cli/trust-policy-file.ts';
 import { EVIDENCE_PREDICATE, hexOf } from '../../src/contracts/certification.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { POLICY_ENV } from '../../src/contracts/trust-policy.ts';
+import { POLICY_ENV, signerAllows } from '../../src/contracts/trust-policy.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { RECORD_FILES } from '../gate/certification-record.ts';
 
@@ -40,6 +40,8 @@ export async function unsignedInputs(
     }
     const candidate = await readCandidate(signature, policy!);
     if (candidate.problem !== null) refused.push(`${file}: ${candidate.problem}`);
+    else if (!signerAllows(candidate.signer!, evidence.route))
+      refused.push(`${file}: signer ${candidate.signer!.name} may not enable route ${evidence.route}`);
     else if (candidate.predicateType !== EVIDENCE_PREDICATE)
       refused.push(`${file}: the signature is not over evidence`);
     else if (!candidate.subjects.some((subject) => subject.digest.sha256 === hexOf(evidence.digest ?? '')))
