@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
 import { CERTIFYING_SUITE } from '../../src/contracts/certification.ts';
 import { suiteDigest } from '../../src/cli/shipped-suites.ts';
-import { defaultScenarioFiles } from '../cli/certify-run.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { planRecordOf } from '../plan/plan-check.ts';
 import { scenarioDigest } from '../plan/plan-record.ts';
@@ -29,6 +28,8 @@ export async function checkSuite(
   if (plan === null) return { ok: false, detail: 'the evidence records no plan: no suite to compare' };
   let shipped: string[];
   try {
+    // Loaded here: certify-run gates what it ran through this module (an import cycle otherwise).
+    const { defaultScenarioFiles } = await import('../cli/certify-run.ts');
     shipped = await defaultScenarioFiles(evidence.route, cwd, CERTIFYING_SUITE, connectors);
   } catch {
     return {
