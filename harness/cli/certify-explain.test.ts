@@ -9,6 +9,7 @@ import {
   writeSigned,
 } from '../../src/cli/fixtures/trusted-record.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
+import { contractProblems } from '../evidence/contract-schemas.ts';
 import { run as explain } from './certify-explain.ts';
 
 const dirs: string[] = [];
@@ -34,6 +35,7 @@ describe('certify explain', () => {
     const json = capturedIo(dir);
     expect(await explain(['record.json', '--policy', 'dpone-policy.yaml', '--json'], json)).toBe(0);
     expect(JSON.parse(json.out())).toMatchObject({ schema: 'dpone.certify.explain/v1', trusted: true });
+    expect(contractProblems('explain', JSON.parse(json.out()))).toEqual([]);
 
     writePolicy(dir, [{ name: 'other', publicPem: keyPair('ec').publicPem, routes: ['*'] }]);
     const refused = capturedIo(dir);

@@ -23,6 +23,7 @@ export const CONTRACTS = [
   'scenario',
   'certification-bundle',
   'trust-policy',
+  'explain',
 ] as const;
 export type ContractName = (typeof CONTRACTS)[number];
 

@@ -9,10 +9,12 @@ import type {
 import {
   CERTIFICATION_PREDICATE,
   CERTIFICATION_SCHEMA,
+  CERTIFYING_SUITE,
   EVIDENCE_PREDICATE,
   STATEMENT_TYPE,
   hexOf,
 } from '../../src/contracts/certification.ts';
+import { suiteDigest } from '../../src/cli/shipped-suites.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { Provenance } from '../evidence/provenance.ts';
 import { planRecordOf } from '../plan/plan-check.ts';
@@ -54,7 +56,7 @@ function subjects(evidence: Evidence, origin: Provenance): InTotoSubject[] {
     ),
     subject(`runtime/dpone-cert@${evidence.environment.runtime_version}`, origin.code.runtime),
     subject('harness', origin.code.harness),
-    ...(origin.suite ? [subject(`suite/${origin.suite.name}`, origin.suite.digest)] : []),
+    subject(`suite/${CERTIFYING_SUITE}`, suiteDigest(CERTIFYING_SUITE).digest),
     subject(`evidence/${evidence.run_id}`, evidence.digest ?? ''),
   ];
 }
@@ -80,9 +82,10 @@ export function certificationStatement(
     connectors: origin.code.connectors,
     runtime: { version: evidence.environment.runtime_version, digest: origin.code.runtime },
     harness: { digest: origin.code.harness },
+    // Built only for evidence whose `suite` line passed: its scenario files are the shipped suite's.
     suite: {
-      name: origin.suite?.name ?? '(scenario files)',
-      digest: origin.suite?.digest ?? '',
+      name: CERTIFYING_SUITE,
+      digest: suiteDigest(CERTIFYING_SUITE).digest,
       scenarios: (plan?.scenarios ?? []).map(({ file, sha256 }) => ({ file, sha256 })),
     },
     evidence: {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { globSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { PACKAGE_ROOT, digestFiles } from './code-digest.ts';
 import type { FileDigests } from './code-digest.ts';
 
@@ -15,12 +15,24 @@ export const SUITE_GLOBS: Readonly<Record<string, readonly string[]>> = {
   huge: ['scenarios/huge/*.yaml'],
 };
 
-/** The files of a shipped suite, absolute and sorted (every route's; a run takes those that fit it). */
+/**
+ * The files of a shipped suite, absolute and sorted (every route's; a run takes those that fit it).
+ * Each glob is `<folder>/*.<ext>`: a folder listing, no pattern matcher (this is on `dpone run`'s
+ * start path when a record is checked).
+ */
 export function suiteFiles(name: string, root: string = PACKAGE_ROOT): string[] {
-  const globs = SUITE_GLOBS[name] ?? [];
-  return [
-    ...new Set(globs.flatMap((pattern) => globSync(pattern, { cwd: root }).map((file) => join(root, file)))),
-  ].sort();
+  const files = (SUITE_GLOBS[name] ?? []).flatMap((glob) => {
+    const folder = dirname(glob);
+    const ext = basename(glob).replace(/^\*/, '');
+    try {
+      return readdirSync(join(root, folder))
+        .filter((file) => file.endsWith(ext))
+        .map((file) => join(root, folder, file));
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set(files)].sort();
 }
 
 /**
