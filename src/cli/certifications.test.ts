@@ -232,6 +232,12 @@ describe('dpone run trusts only a signed record that binds the running code (iss
       /trust.signers\[0\] must name exactly one of public_key and keyless/,
     );
     expect((error as { fields: { location?: string } }).fields.location).toMatch(/dpone-policy.yaml:3:\d+$/);
+    writeFileSync(join(dir, 'k.pub'), 'not a key');
+    writeFileSync(
+      join(dir, 'dpone-policy.yaml'),
+      'trust:\n  signers:\n    - { name: a, routes: [sqlite], public_key: k.pub }\n',
+    );
+    await expect(decide(dir)).rejects.toThrow(/trust.signers\[0\].public_key is not a PEM public key/);
     writeFileSync(join(dir, 'dpone-policy.yaml'), 'trust:\n  signers: []\n  certifications: x\n');
     await expect(decide(dir)).rejects.toThrow(/trust.certifications is not a policy key/);
     mkdirSync(join(dir, 'named'));

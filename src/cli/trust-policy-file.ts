@@ -4,6 +4,7 @@ import { invalidInput } from '../contracts/errors.ts';
 import { resolveRouteId } from '../contracts/route-id.ts';
 import type { RevokedRecord, TrustPolicy, TrustedSigner } from '../contracts/trust-policy.ts';
 import { POLICY_ENV, POLICY_FILE_NAME } from '../contracts/trust-policy.ts';
+import { verifyingKeyFromPem } from '../adapters/attestation/signing-key.ts';
 import { MAX_BYTES, readBoundedText } from './bounded-file.ts';
 
 /**
@@ -73,6 +74,8 @@ function signer(value: unknown, field: string, base: string): TrustedSigner {
   if (value.public_key !== undefined) {
     const key = text(value.public_key, `${field}.public_key`);
     const pem = key.includes('-----BEGIN') ? key : readKeyFile(resolve(base, key), `${field}.public_key`);
+    // Checked here, so a policy with a broken key is refused at once, naming it.
+    verifyingKeyFromPem(pem, `${field}.public_key`);
     return { kind: 'key', name, routes: allowed, publicKeyPem: pem };
   }
   const keyless = value.keyless;
