@@ -157,7 +157,7 @@ export interface Route {
   readonly services: readonly ServiceName[];
   /** The journal adapter the route's cells use (recorded in the evidence). */
   readonly journal: string;
-  /** Connector versions the certification covers (src/cli/certifications.ts routeConnectorVersion). */
+  /** The connectors' human version (src/cli/certifications.ts routeConnectorVersion), for display. */
   readonly connectorVersion: string;
   /** The code of the route's connectors, by digest of their files (what a certification binds). */
   readonly code: () => readonly ConnectorCode[];
