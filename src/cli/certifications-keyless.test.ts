@@ -61,3 +61,30 @@ describe('dpone run trusts a keyless record only from the workflow identity the 
     );
   });
 });
+
+describe('a keyless policy whose trusted root is not readable', () => {
+  it('is bad input naming trust.trusted_root, not an internal error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-keyless-root-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'certifications'));
+    await using sigstore = await startMockSigstore();
+    const bundle = await signKeyless(certificationFor('sqlite'), {
+      fulcioURL: sigstore.url,
+      rekorURL: sigstore.url,
+      identityToken: async () => oidcToken({ iss: ISSUER, sub: WORKFLOW }),
+    });
+    writeFileSync(join(dir, 'certifications', 'a.json'), JSON.stringify(bundle));
+    writeFileSync(join(dir, 'trusted_root.json'), '{ not json');
+    policy(dir, WORKFLOW);
+    await expect(
+      deploymentPolicyFor({
+        route: 'sqlite',
+        cwd: dir,
+        env: {},
+        workloadDir: dir,
+        connectorVersion: 'v',
+        connectors: async () => builtInRouteCode('sqlite'),
+      }),
+    ).rejects.toThrow(/trust.trusted_root .* is not a readable JSON trusted root/);
+  });
+});

@@ -1,8 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CertificationPredicate } from '../contracts/certification.ts';
 import { CERTIFYING_SUITE } from '../contracts/certification.ts';
 import type { TrustPolicy, KeylessSigner } from '../contracts/trust-policy.ts';
+import { invalidInput } from '../contracts/errors.ts';
 import { resolveRouteId } from '../contracts/route-id.ts';
 import type {
   DeploymentPolicyDecision,
@@ -57,10 +58,23 @@ function recordFiles(dir: string): string[] {
   }
 }
 
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
 let publicGoodRoot: unknown = null;
 
 async function trustedRootOf(policy: TrustPolicy): Promise<unknown> {
-  if (policy.trustedRoot !== null) return JSON.parse(readFileSync(policy.trustedRoot, 'utf8'));
+  if (policy.trustedRoot !== null) {
+    try {
+      return JSON.parse(readFileSync(policy.trustedRoot, 'utf8'));
+    } catch {
+      throw invalidInput(
+        `trust.trusted_root ${policy.trustedRoot} is not a readable JSON trusted root (${policy.file})`,
+        {
+          field: 'trust.trusted_root',
+        },
+      );
+    }
+  }
   if (publicGoodRoot === null)
     publicGoodRoot = (await import('../adapters/attestation/keyless.ts')).publicGoodTrustedRoot();
   return publicGoodRoot;
@@ -106,6 +120,8 @@ export async function readCandidate(file: string, policy: TrustPolicy): Promise<
   const none = { digest: null, signer: null, predicateType: null, predicate: null, subjects: [] };
   let value: unknown;
   try {
+    // A record is a few kilobytes: anything far larger is not one (and is not read into memory).
+    if (statSync(file).size > MAX_RECORD_BYTES) return { file, ...none, problem: 'too large to be a record' };
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return { file, ...none, problem: 'not readable JSON' };
