@@ -56,7 +56,7 @@ export async function checkSuite(
     typeof recorded === 'object' &&
     recorded !== null &&
     recorded.name === CERTIFYING_SUITE &&
-    recorded.digest !== shipped
+    recorded.digest !== shippedDigest
   )
     return {
       ok: false,
