@@ -12,8 +12,7 @@ import {
   importClosure,
   runtimeDigest,
 } from './code-digest.ts';
-import type { Workload } from '../contracts/workload.ts';
-import { ENGINE_FOLDERS, builtInRouteCode, workloadConnectorCode } from './route-code.ts';
+import { ENGINE_FOLDERS, builtInRouteCode } from './route-code.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from './route-connectors.ts';
 import { suiteDigest, suiteFiles } from './shipped-suites.ts';
 
@@ -76,26 +75,5 @@ describe('connector code digests, from the files', () => {
 
   it('a record requires every acceptance item the gate decides, by name', () => {
     for (const item of ACCEPTANCE_ITEMS) expect(MANDATORY_ACCEPTANCE_ITEMS).toContain(item.id);
-  });
-});
-
-describe('a workload’s connector code', () => {
-  it('a plug-in target is its module and what it imports (by relative path), beside the built-in source', async () => {
-    const plugin = join(PACKAGE_ROOT, 'examples/connectors/duckdb/duckdb-connector.ts');
-    const workload = {
-      file: join(PACKAGE_ROOT, 'examples/workload.yaml'),
-      route: 'sqlite-to-duckdb',
-      source: { url: 'sqlite:data/source.db', table: 'orders' },
-      target: { url: 'duckdb:data/target.duckdb', table: 'events', connector: plugin },
-    } as unknown as Workload;
-    const code = await workloadConnectorCode(workload);
-    expect(code!.map((entry) => [entry.role, entry.name])).toEqual([
-      ['source', 'sqlite'],
-      ['target', 'dpone-connector-duckdb'],
-    ]);
-    expect(code![0]!.digest).toBe(builtInRouteCode('sqlite')![0]!.digest);
-    const files = importClosure([plugin]).map((file) => relative(PACKAGE_ROOT, file));
-    expect(files).toContain('examples/connectors/duckdb/duckdb-target.ts');
-    expect(files.some((file) => file.endsWith('.test.ts'))).toBe(false);
   });
 });
