@@ -12,6 +12,8 @@ import type { EnvironmentProvider, StartedEnvironment } from './env/environment.
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
+import type { Provenance } from './evidence/provenance.ts';
+import { provenance, sameCodeAtEnd } from './evidence/provenance.ts';
 import { planDigest } from './merge/plan-digest.ts';
 import type { PlanRecord } from './plan/plan-record.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
@@ -70,6 +72,8 @@ export interface CertifyOptions {
    * cell has already caught; default false: those are skipped and listed (runner/variant-skips.ts).
    */
   readonly everyVariantCell?: boolean;
+  /** The shipped suite the scenario files are (`--suite`), recorded with its digest; absent for `--scenario`. */
+  readonly suite?: string;
 }
 
 export interface CertifyResult {
@@ -242,6 +246,8 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
       loadProvider,
       scenarios,
       startedAt,
+      // The code the workers load, taken before the first one starts (and compared at the end).
+      origin: provenance(route.code(), options.suite, process.env),
     };
     return await runIn(setup, options, interruption);
   } catch (error) {
@@ -274,6 +280,7 @@ interface RunSetup {
   readonly loadProvider: () => Promise<EnvironmentProvider>;
   readonly scenarios: readonly LoadedScenario[];
   readonly startedAt: Date;
+  readonly origin: Provenance;
 }
 
 async function runIn(
@@ -281,7 +288,8 @@ async function runIn(
   options: CertifyOptions,
   interruption: Interruption,
 ): Promise<CertifyResult> {
-  const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt } = setup;
+  const { work, dir, runId, seed, routeId, route, providerName, loadProvider, scenarios, startedAt, origin } =
+    setup;
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
 
@@ -418,6 +426,7 @@ async function runIn(
       plan_digest: plan.digest,
       planned_cells: plan.cells,
       ...(route.lossModes ? { loss_modes: route.lossModes } : {}),
+      ...sameCodeAtEnd(origin, provenance(route.code(), options.suite, process.env)),
       ...(started.status === 'unverified' ? { unavailable: started.reason } : {}),
       ...(airflow
         ? {

@@ -9,10 +9,20 @@ import { run as verify } from '../harness/cli/certify-verify.ts';
 import type { Evidence } from '../harness/evidence/evidence-types.ts';
 import { runCertification } from '../harness/run.ts';
 import type { ContractName } from '../harness/evidence/contract-schemas.ts';
-import { CONTRACTS, SCHEMAS_DIR, contractProblems } from '../harness/evidence/contract-schemas.ts';
+import {
+  CONTRACTS,
+  SCHEMAS_DIR,
+  contractFile,
+  contractProblems,
+} from '../harness/evidence/contract-schemas.ts';
 import { capturedIo } from '../harness/gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../harness/gate/fixtures/certified-evidence.ts';
 import { writeFixtureScenarios } from '../harness/gate/fixtures/fixture-plan.ts';
+import { certificationStatement } from '../harness/gate/certification-record.ts';
+import type { GateResult } from '../harness/gate/gate.ts';
+import { provenance } from '../harness/evidence/provenance.ts';
+import { builtInRouteCode } from '../src/cli/route-code.ts';
+import { certificationFor, keyPair, writePolicy, writeSigned } from '../src/cli/fixtures/trusted-record.ts';
 import { dpone, exampleCopy } from '../src/cli/commands/example-workload.test-support.ts';
 import type { ExampleCopy } from '../src/cli/commands/example-workload.test-support.ts';
 import { operationIn } from '../src/cli/commands/recovery-operation.test-support.ts';
@@ -37,7 +47,7 @@ function jsonLine(text: string): unknown {
 describe('the published schemas', () => {
   it('hold one schema per contract, each named by its $id, compiled strictly', () => {
     const files = readdirSync(SCHEMAS_DIR).filter((name) => name.endsWith('.json'));
-    expect(files.sort()).toEqual([...CONTRACTS.map((name) => `${name}.v1.json`), 'common.v1.json'].sort());
+    expect(files.sort()).toEqual([...CONTRACTS.map(contractFile), 'common.v1.json'].sort());
     for (const file of files) {
       const schema = JSON.parse(readFileSync(join(SCHEMAS_DIR, file), 'utf8')) as Record<string, unknown>;
       expect(schema.$id).toBe(`https://dpone.example/schemas/${file}`);
@@ -159,16 +169,37 @@ describe('certification outputs against their schemas', () => {
   const dir = fileURLToPath(new URL(`../test-output/contract-schemas-${process.pid}/`, import.meta.url));
   afterAll(async () => (await import('node:fs/promises')).rm(dir, { recursive: true, force: true }));
 
-  it('certify gate --json and the certification record it writes; certify verify --json', async () => {
+  it('certify gate --json, the record statement, its key-signed bundle, a trust policy; certify verify --json', async () => {
     (await import('node:fs')).mkdirSync(dir, { recursive: true });
     // The gate plans again from the scenario files the evidence names, relative to its folder.
     await writeFixtureScenarios(dir);
-    writeFileSync(join(dir, 'evidence.json'), JSON.stringify(sealEvidence(acceptanceCells())));
+    const evidence = sealEvidence(acceptanceCells());
+    writeFileSync(join(dir, 'evidence.json'), JSON.stringify(evidence));
     const io = capturedIo(dir);
-    expect(await gate(['--route', 'sqlite', '--evidence', 'evidence.json', '--json'], io)).toBe(0);
-    const output = jsonLine(io.out()) as { certification: string };
+    // The synthetic fixture is never certifiable (not the shipped full suite): exit 1, no record.
+    expect(await gate(['--route', 'sqlite', '--evidence', 'evidence.json', '--json'], io)).toBe(1);
+    const output = jsonLine(io.out()) as GateResult & { certification: string | null };
     conforms('gate', output);
-    conforms('certification', JSON.parse(readFileSync(output.certification, 'utf8')));
+    expect(output.certification).toBeNull();
+    // The record a passing gate would write, from the same lines (as certify run --gate builds it).
+    const withCode = sealEvidence(acceptanceCells(), {
+      environment: {
+        ...evidence.environment,
+        ...provenance(builtInRouteCode('sqlite')!, 'full', {}),
+      },
+    });
+    const statement = certificationStatement(withCode, { ...output, passed: true }, new Date(), true);
+    conforms('certification', statement);
+    conforms('certification', certificationFor('sqlite'));
+    const signer = keyPair('ec');
+    writeSigned(join(dir, 'record.json'), certificationFor('sqlite'), signer.privatePem);
+    conforms('certification-bundle', JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')));
+    writePolicy(
+      dir,
+      [{ name: 'release', publicPem: signer.publicPem, routes: ['sqlite', '*'] }],
+      [{ record: `sha256:${'a'.repeat(64)}`, reason: 'test' }],
+    );
+    conforms('trust-policy', parse(readFileSync(join(dir, 'dpone-policy.yaml'), 'utf8')));
     const checked = capturedIo(dir);
     expect(await verify(['evidence.json', '--json'], checked)).toBe(0);
     conforms('verify', jsonLine(checked.out()));

@@ -1,8 +1,10 @@
 import { glob } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { parseFlags } from '../../src/cli/args.ts';
+import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
+import { SUITE_GLOBS } from '../../src/cli/shipped-suites.ts';
+import { checkSigningFlags, gateAndSign, SIGNING_FLAGS } from './run-signing.ts';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
 import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
@@ -14,26 +16,17 @@ import { scenarioFits } from '../scenario/route-suite.ts';
 import { loadRoute, runCertification } from '../run.ts';
 
 /** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
-export const DEFAULT_SCENARIOS = fileURLToPath(new URL('../../scenarios/*.yaml', import.meta.url));
+export const DEFAULT_SCENARIOS = join(PACKAGE_ROOT, SUITE_GLOBS.default![0]!);
 
 /**
- * Named suites. `default` is what `npm run certify` runs; `full` adds the scenarios that need an
- * environment of their own beyond the route's servers (a real Airflow: scenarios/airflow/), the
- * 10,000-row partitions (scenarios/large/) and the kills at every statement boundary
- * (scenarios/statements/), and is what a route is gated on: the gate's Airflow line is decided only
- * by airflow-live cells.
+ * Named suites (src/cli/shipped-suites.ts), as absolute globs. `default` is what `npm run certify`
+ * runs; `full` adds the scenarios that need an environment of their own beyond the route's servers
+ * (a real Airflow: scenarios/airflow/), the 10,000-row partitions (scenarios/large/) and the kills
+ * at every statement boundary (scenarios/statements/), and is what a route is certified on: the gate requires it, and the record binds its digest.
  */
-export const SUITES: Readonly<Record<string, readonly string[]>> = {
-  default: [DEFAULT_SCENARIOS],
-  full: [
-    DEFAULT_SCENARIOS,
-    fileURLToPath(new URL('../../scenarios/airflow/*.yaml', import.meta.url)),
-    fileURLToPath(new URL('../../scenarios/large/*.yaml', import.meta.url)),
-    fileURLToPath(new URL('../../scenarios/statements/*.yaml', import.meta.url)),
-  ],
-  /** 1,000,000-row partitions under kills: minutes per route, never in CI's suites. */
-  huge: [fileURLToPath(new URL('../../scenarios/huge/*.yaml', import.meta.url))],
-};
+export const SUITES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(SUITE_GLOBS).map(([name, globs]) => [name, globs.map((glob) => join(PACKAGE_ROOT, glob))]),
+);
 
 /**
  * A suite for a route: every scenario of the suite that fits it (scenario/route-suite.ts): a file
@@ -73,6 +66,7 @@ const FLAGS = {
   reporter: { type: 'string', multiple: true },
   connector: { type: 'string', multiple: true },
   'every-variant-cell': { type: 'boolean' },
+  ...SIGNING_FLAGS,
 } as const;
 
 /** Workers a run may keep in flight at once: far above what a machine runs well, far below a fork bomb. */
@@ -125,7 +119,10 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
 /**
  * `dpone certify run [--route ID] [--suite default|full | --scenario FILE|GLOB…] [--seed N] [--out DIR] [--provider P]
  * [--shard I/N] [--concurrency N] [--reporter NAME]… [--connector MODULE]… [--every-variant-cell]`.
- * `--every-variant-cell` also runs the cells of an unsafe variant another cell already caught. A plug-in's route
+ * `--gate` gates the evidence this process produced (the acceptance items, the shipped full suite,
+ * the code digests) and writes the certification record beside it: signed with `--sign --key FILE`
+ * or `--sign --keyless`, else unsigned (review only). `--sign` without `--gate` signs the evidence
+ * itself (a shard's, for `certify merge`). `--every-variant-cell` also runs the cells of an unsafe variant another cell already caught. A plug-in's route
  * needs its module: `--connector` or package.json `dpone.connectors`. No arguments: the default embedded suite.
  * Exit 0 all PASS, 1 any FAIL, 2 bad input (nothing ran), 3 UNVERIFIED/UNKNOWN without FAIL.
  */
@@ -135,10 +132,13 @@ export const run: CommandRun = async (args, io) => {
     throw invalidInput('--suite and --scenario exclude each other', { field: '--suite' });
   const seed = integerFlag(values.seed, '--seed', 0);
   const concurrency = integerFlag(values.concurrency, '--concurrency', 1, MAX_CONCURRENCY);
+  // Before anything runs: a run that could not sign what it is asked to sign must not start.
+  const signing = await checkSigningFlags(values, io);
   const result = await runCertification({
     scenarioFiles: values.scenario
       ? await scenarioFiles(values.scenario, io.cwd)
       : await defaultScenarioFiles(values.route, io.cwd, values.suite, values.connector ?? []),
+    ...(values.scenario === undefined ? { suite: values.suite ?? 'default' } : {}),
     ...(values.route !== undefined ? { route: values.route } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.out !== undefined ? { out: values.out } : {}),
@@ -150,5 +150,6 @@ export const run: CommandRun = async (args, io) => {
     ...(values.connector !== undefined ? { connectors: values.connector } : {}),
     ...(values['every-variant-cell'] === true ? { everyVariantCell: true } : {}),
   });
-  return result.exitCode;
+  const gated = await gateAndSign(result.evidence, result.dir, signing, values.connector ?? [], io);
+  return Math.max(result.exitCode === 0 ? 0 : result.exitCode, gated);
 };

@@ -6,7 +6,8 @@ import { readEvidence, verifyEvidence } from '../evidence/evidence-writer.ts';
 
 /**
  * `dpone certify verify FILE [--json]`: recomputes the evidence digest and re-runs the checkers on
- * the stored journal histories and target snapshots. Exit 0 when everything agrees; exit 1
+ * the stored journal histories and target snapshots: the evidence is self-consistent. It says
+ * nothing of who produced it (an unkeyed digest anyone can recompute): only a signature does. Exit 0 when everything agrees; exit 1
  * printing each difference (a hand-edited verdict, a tampered snapshot); exit 2 for bad input.
  */
 export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
@@ -22,7 +23,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     );
   } else if (result.ok) {
     io.stdout.write(
-      `verified: ${file} (${evidence.cells.length} cells, digest ${evidence.digest}, verdict ${evidence.verdict})\n`,
+      `verified: ${file} (${evidence.cells.length} cells, digest ${evidence.digest}, verdict ${evidence.verdict})\n` +
+        'checked: the evidence is self-consistent (schema, digest, every checker re-run on its stored data)\n' +
+        'not checked: who produced it, or that its cells ran; only a signed record says who (dpone certify explain RECORD)\n',
     );
   } else {
     io.stdout.write(`NOT verified: ${file} — ${result.differences.length} difference(s):\n`);

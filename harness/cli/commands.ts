@@ -20,8 +20,13 @@ export const CERTIFY_COMMANDS: CommandTable = {
     load: async () => (await import('./certify-verify.ts')).run,
   },
   'certify gate': {
-    summary: 'exit 0 only if the evidence passes every mandatory acceptance item; write the certification',
+    summary:
+      'exit 0 only if the evidence passes every mandatory acceptance item; write an unsigned review-only record',
     load: async () => (await import('./certify-gate.ts')).run,
+  },
+  'certify explain': {
+    summary: 'show what a certification record binds and whether this runtime would trust it (offline)',
+    load: async () => (await import('./certify-explain.ts')).run,
   },
   'certify merge': {
     summary: 'combine shard evidence files into one that verifies as if run whole (--out DIR)',

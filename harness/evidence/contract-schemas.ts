@@ -22,8 +22,19 @@ export const CONTRACTS = [
   'verify',
   'workload',
   'scenario',
+  'certification-bundle',
+  'trust-policy',
+  'explain',
 ] as const;
 export type ContractName = (typeof CONTRACTS)[number];
+
+/** A contract's published version, when not v1 (certification v1 bound no code and is refused). */
+const VERSIONS: Partial<Record<ContractName, string>> = { certification: 'v2', 'certification-bundle': 'v2' };
+
+/** The schema file of a contract: `<name>.<version>.json`. */
+export function contractFile(name: ContractName): string {
+  return `${name}.${VERSIONS[name] ?? 'v1'}.json`;
+}
 
 const BASE = 'https://dpone.example/schemas/';
 
@@ -35,9 +46,9 @@ function validators(): Map<string, ValidateFunction> {
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   for (const file of readdirSync(SCHEMAS_DIR).filter((name) => name.endsWith('.json')))
     ajv.addSchema(JSON.parse(readFileSync(`${SCHEMAS_DIR}${file}`, 'utf8')) as object);
-  compiled = new Map(CONTRACTS.map((name) => [name, ajv.getSchema(`${BASE}${name}.v1.json`)!]));
+  compiled = new Map(CONTRACTS.map((name) => [name, ajv.getSchema(`${BASE}${contractFile(name)}`)!]));
   for (const [name, validate] of compiled)
-    if (!validate) throw new TypeError(`schemas/${name}.v1.json is missing or has another $id`);
+    if (!validate) throw new TypeError(`schemas/${name} is missing or has another $id`);
   return compiled;
 }
 

@@ -13,7 +13,7 @@ export interface ItemVerdict {
   readonly status: Verdict;
   /** Cells that decided the line; a line decided by zero cells is never PASS. */
   readonly cells: number;
-  /** The ids of those cells, for an acceptance item (certifications/<route>.json lists them). */
+  /** The ids of those cells, for an acceptance item (the certification record lists them). */
   readonly decided_by?: readonly string[];
   readonly detail: string;
 }

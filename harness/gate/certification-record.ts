@@ -1,45 +1,150 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { invalidInput } from '../../src/contracts/errors.ts';
-import type { CertificationRecord } from '../../src/core/deployment-policy.ts';
-import { CERTIFICATION_SCHEMA } from '../../src/core/deployment-policy.ts';
+import type {
+  CertificationPredicate,
+  ConnectorCode,
+  InTotoStatement,
+  InTotoSubject,
+} from '../../src/contracts/certification.ts';
+import {
+  CERTIFICATION_PREDICATE,
+  CERTIFICATION_SCHEMA,
+  CERTIFYING_SUITE,
+  EVIDENCE_PREDICATE,
+  STATEMENT_TYPE,
+  hexOf,
+} from '../../src/contracts/certification.ts';
+import { suiteDigest } from '../../src/cli/shipped-suites.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
+import type { Provenance } from '../evidence/provenance.ts';
+import { planRecordOf } from '../plan/plan-check.ts';
 import type { GateResult } from './gate.ts';
-import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 
-/** A route id safe as a file name: it becomes `<dir>/<route>.json`. */
-const ROUTE_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
+const subject = (name: string, digest: string): InTotoSubject => ({
+  name,
+  digest: { sha256: hexOf(digest) },
+});
 
-export function certificationRecord(evidence: Evidence, gate: GateResult, now: Date): CertificationRecord {
-  const items = new Set(ACCEPTANCE_ITEMS.map((item) => item.id));
+/** The provenance a run recorded in its evidence (provenance.ts), or placeholders where absent. */
+function provenanceOf(evidence: Evidence): Provenance {
+  const recorded = evidence.environment as Partial<Provenance>;
   return {
-    schema: CERTIFICATION_SCHEMA,
-    route: evidence.route,
-    connector_version: evidence.environment.connector_version,
-    runtime_version: evidence.environment.runtime_version,
-    evidence_digest: evidence.digest ?? '',
-    evidence_run_id: evidence.run_id,
-    seed: evidence.seed,
-    certified_at: now.toISOString(),
-    acceptance: gate.lines
-      .filter((line) => items.has(line.id))
-      .map((line) => ({
-        item: line.id,
-        status: line.status,
-        cells: line.cells,
-        decided_by: line.decided_by ?? [],
-      })),
+    code: recorded.code ?? { connectors: [], runtime: 'sha256:', harness: 'sha256:' },
+    suite: recorded.suite ?? null,
+    git: recorded.git ?? null,
+    ran_by: recorded.ran_by ?? { kind: 'local', where: 'unknown', workflow: null },
   };
 }
 
-/** Writes `<dir>/<route>.json` atomically (temp file, rename), so the policy never reads half a record. */
-export async function writeCertification(record: CertificationRecord, dir: string): Promise<string> {
-  if (!ROUTE_ID.test(record.route))
-    throw invalidInput(`route id ${JSON.stringify(record.route)} cannot name a file`, { field: '--route' });
+/** The versions of what the cells ran against: Node, databases, Toxiproxy, Airflow. */
+function enginesOf(evidence: Evidence): Record<string, string> {
+  const environment = evidence.environment;
+  const airflow = (environment as { airflow?: unknown }).airflow;
+  return {
+    node: environment.node,
+    ...environment.databases,
+    ...(environment.toxiproxy !== null ? { toxiproxy: environment.toxiproxy } : {}),
+    ...(typeof airflow === 'string' ? { airflow } : {}),
+  };
+}
+
+/** The subjects a certification binds: connector code, runtime, harness, suite, evidence. */
+function subjects(evidence: Evidence, origin: Provenance): InTotoSubject[] {
+  return [
+    ...origin.code.connectors.map((connector: ConnectorCode) =>
+      subject(`connector/${connector.role}/${connector.name}`, connector.digest),
+    ),
+    subject(`runtime/dpone-cert@${evidence.environment.runtime_version}`, origin.code.runtime),
+    subject('harness', origin.code.harness),
+    subject(`suite/${CERTIFYING_SUITE}`, suiteDigest(CERTIFYING_SUITE).digest),
+    subject(`evidence/${evidence.run_id}`, evidence.digest ?? ''),
+  ];
+}
+
+/**
+ * The certification as an in-toto Statement: subjects = the digests of what was tested, predicate =
+ * the certification (route, the gate's items, engines, commit, who ran it). `reviewOnly` marks what a
+ * standalone `certify gate` writes: never signed, never enforced.
+ */
+export function certificationStatement(
+  evidence: Evidence,
+  gate: GateResult,
+  now: Date,
+  reviewOnly: boolean,
+): InTotoStatement<CertificationPredicate> {
+  const origin = provenanceOf(evidence);
+  const plan = planRecordOf(evidence);
+  const predicate: CertificationPredicate = {
+    schema: CERTIFICATION_SCHEMA,
+    route: evidence.route,
+    review_only: reviewOnly,
+    connector_version: evidence.environment.connector_version,
+    connectors: origin.code.connectors,
+    runtime: { version: evidence.environment.runtime_version, digest: origin.code.runtime },
+    harness: { digest: origin.code.harness },
+    // Built only for evidence whose `suite` line passed: its scenario files are the shipped suite's.
+    suite: {
+      name: CERTIFYING_SUITE,
+      digest: suiteDigest(CERTIFYING_SUITE).digest,
+      scenarios: (plan?.scenarios ?? []).map(({ file, sha256 }) => ({ file, sha256 })),
+    },
+    evidence: {
+      digest: evidence.digest ?? '',
+      run_id: evidence.run_id,
+      seed: evidence.seed,
+      cells: evidence.cells.length,
+    },
+    engines: enginesOf(evidence),
+    git: origin.git,
+    ran_by: origin.ran_by,
+    certified_at: now.toISOString(),
+    acceptance: gate.lines.map((line) => ({
+      item: line.id,
+      status: line.status,
+      cells: line.cells,
+      decided_by: line.decided_by ?? [],
+    })),
+  };
+  return {
+    _type: STATEMENT_TYPE,
+    subject: subjects(evidence, origin),
+    predicateType: CERTIFICATION_PREDICATE,
+    predicate,
+  };
+}
+
+/** A run's (or shard's) evidence as a statement: what `certify merge` verifies before it merges. */
+export function evidenceStatement(evidence: Evidence): InTotoStatement {
+  const origin = provenanceOf(evidence);
+  return {
+    _type: STATEMENT_TYPE,
+    subject: [subject(`evidence/${evidence.run_id}`, evidence.digest ?? '')],
+    predicateType: EVIDENCE_PREDICATE,
+    predicate: {
+      route: evidence.route,
+      run_id: evidence.run_id,
+      shard: evidence.shard ?? null,
+      code: origin.code,
+      suite: origin.suite,
+      git: origin.git,
+      ran_by: origin.ran_by,
+    },
+  };
+}
+
+/** The file names a run writes beside its evidence. */
+export const RECORD_FILES = {
+  signed: 'certification.sigstore.json',
+  unsigned: 'certification.review.intoto.json',
+  evidence: 'evidence.sigstore.json',
+} as const;
+
+/** Writes a JSON document atomically (temp file, rename), so a reader never sees half of it. */
+export async function writeJsonFile(dir: string, name: string, value: unknown): Promise<string> {
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${record.route}.json`);
+  const file = join(dir, name);
   const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`);
+  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`);
   await rename(temporary, file);
   return file;
 }

@@ -3,6 +3,7 @@ import type { PlanCheck } from '../plan/plan-check.ts';
 import type { GateItemResult } from './acceptance-items.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { runScopeLine } from './run-scope.ts';
+import type { LineCheck } from './suite-check.ts';
 
 /** What `verifyEvidence` found: the digest and the checker re-run agree with what is stored. */
 export interface IntegrityResult {
@@ -25,17 +26,19 @@ function decided(line: GateItemResult): GateItemResult {
 }
 
 /**
- * Decides whether `evidence` certifies `route`. Pure: the caller verifies the evidence and plans
- * it again (`checkPlan`) and passes both results. UNVERIFIED and UNKNOWN are not PASS; a shard is
+ * Decides whether `evidence` certifies `route`. Pure: the caller verifies the evidence, plans it
+ * again (`checkPlan`), compares its suite and code digests, and passes the results (gate-evidence.ts). UNVERIFIED and UNKNOWN are not PASS; a shard is
  * not a whole run; a line decided by zero cells is not PASS.
  */
 export function evaluateGate(
   evidence: Evidence,
   route: string,
   integrity: IntegrityResult,
-  /** The connector version this runtime ships for the route (null: the runtime does not know it). */
-  runtimeConnectorVersion: string | null,
+  /** Whether the evidence ran the code this runtime has (gate/code-check.ts). */
+  code: LineCheck,
   plan: PlanCheck,
+  /** Whether the evidence was planned from the shipped full suite (gate/suite-check.ts). */
+  suite: LineCheck,
 ): GateResult {
   const cells = evidence.cells.filter((cell) => cell.variant === null && cell.route === route);
   const lines: GateItemResult[] = [];
@@ -60,15 +63,12 @@ export function evaluateGate(
           : `evidence is shard ${evidence.shard!.index}/${evidence.shard!.count}: merge the shards first`,
   });
   lines.push({ id: 'plan', status: plan.ok ? 'PASS' : 'FAIL', cells: plan.planned, detail: plan.detail });
-  const certified = evidence.environment.connector_version;
+  lines.push({ id: 'suite', status: suite.ok ? 'PASS' : 'FAIL', cells: plan.planned, detail: suite.detail });
   lines.push({
-    id: 'connector-version',
-    status: certified === runtimeConnectorVersion ? 'PASS' : 'FAIL',
+    id: 'code-digests',
+    status: code.ok ? 'PASS' : 'FAIL',
     cells: cells.length,
-    detail:
-      certified === runtimeConnectorVersion
-        ? `evidence covers connector ${certified}, the version this runtime ships`
-        : `evidence covers connector ${certified}, but this runtime ships ${runtimeConnectorVersion ?? 'no connector'} for route ${route}: the certification could never be enforced`,
+    detail: code.detail,
   });
   for (const item of ACCEPTANCE_ITEMS)
     if (item.appliesTo?.(route) ?? true)
@@ -125,7 +125,7 @@ export function formatGateLine(line: GateItemResult): string {
   const ids = line.decided_by ?? [];
   if (ids.length === 0) return head;
   // The cells that decided an acceptance item, by name: the first few here, all of them in the
-  // certification record (certifications/<route>.json).
+  // certification record.
   const shown = ids.slice(0, DECIDING_CELLS_SHOWN).join(', ');
   const more = ids.length > DECIDING_CELLS_SHOWN ? ` (+${ids.length - DECIDING_CELLS_SHOWN} more)` : '';
   return `${head}\n${' '.repeat(49)}decided by ${shown}${more}`;

@@ -124,6 +124,12 @@ function unionEnvironment(runs: readonly Evidence[]): Evidence['environment'] {
     for (const [key, value] of Object.entries(rest)) {
       // How many cells ran at once is a property of each run, not of what the cells show.
       if (key === 'concurrency') continue;
+      // Which suite each run was asked for: the union is its own (the gate compares its scenario
+      // files with the shipped suite itself); none when the runs' differ.
+      if (key === 'suite') {
+        extras.suite = key in extras && canonicalJson(extras.suite) !== canonicalJson(value) ? null : value;
+        continue;
+      }
       if (key in extras && canonicalJson(extras[key]) !== canonicalJson(value))
         refuse(`the runs differ in environment.${key}`);
       extras[key] = value;

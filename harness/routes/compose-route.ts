@@ -1,3 +1,4 @@
+import { builtInRouteCode } from '../../src/cli/route-code.ts';
 import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeConnectorVersion } from '../../src/cli/certifications.ts';
@@ -39,8 +40,8 @@ function routeVariants(target: TargetPart): string[] {
 }
 
 /**
- * A route from its three parts: the id `SOURCE-to-TARGET`, the services to start, the connector
- * versions a certification covers, the target's unsafe variants and loss modes, and what the
+ * A route from its three parts: the id `SOURCE-to-TARGET`, the services to start, the connectors'
+ * versions and code (what a certification binds), the target's unsafe variants and loss modes, and what the
  * faults may do to its cells. When every part keeps its state in the cell folder (embedded
  * engines) the route also copies and fingerprints cell state, so depth-2 cells start from a
  * recorded kill instead of killing a first attempt again.
@@ -63,6 +64,7 @@ export function composeRoute(source: SourcePart, target: TargetPart, journal: Jo
     services,
     journal: journal.kind,
     connectorVersion: composeConnectorVersion(source.connectorVersion, target.connectorVersion),
+    code: () => builtInRouteCode(id) ?? [],
     unsafeVariants: routeVariants(target),
     capabilities: {
       proxies,

@@ -1,3 +1,4 @@
+import { builtInRouteCode, pluginCode } from '../../src/cli/route-code.ts';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { workloadText } from './workload-text.ts';
@@ -121,6 +122,11 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
       plainWrites,
     },
     connectorVersion: pluginConnectorVersion(plugin),
+    // The plug-in's target and the built-in SQLite source it reads from (plug-in routes are sqlite-to-*).
+    code: () => [
+      ...(builtInRouteCode('sqlite')?.slice(0, 1) ?? []),
+      pluginCode('target', plugin.meta.name, loaded.url),
+    ],
     unsafeVariants: [...new Set(variants)].sort(),
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
     ...(stateFiles

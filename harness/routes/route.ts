@@ -1,3 +1,4 @@
+import type { ConnectorCode } from '../../src/contracts/certification.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
@@ -164,8 +165,10 @@ export interface Route {
   readonly services: readonly ServiceName[];
   /** The journal adapter the route's cells use (recorded in the evidence). */
   readonly journal: string;
-  /** Connector versions the certification covers (src/cli/certifications.ts routeConnectorVersion). */
+  /** The connectors' human version (src/cli/certifications.ts routeConnectorVersion), for display. */
   readonly connectorVersion: string;
+  /** The code of the route's connectors, by digest of their files (what a certification binds). */
+  readonly code: () => readonly ConnectorCode[];
   /** Deliberately unsafe target variants (DPONE_UNSAFE_VARIANT) the sensitivity pass must catch. */
   readonly unsafeVariants: readonly string[];
   readonly capabilities: RouteCapabilities;

@@ -1,91 +1,248 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CERTIFICATION_SCHEMA } from '../core/deployment-policy.ts';
-import {
-  CERTIFICATIONS_DIR_ENV,
-  deploymentPolicyFor,
-  readCertifications,
-  routeConnectorVersion,
-} from './certifications.ts';
+import { recordDigest } from '../adapters/attestation/dsse-bundle.ts';
+import { isDponeError } from '../contracts/errors.ts';
+import type { ConnectorCode } from '../contracts/certification.ts';
+import { deploymentPolicyFor } from './certifications.ts';
+import { certificationFor, keyPair, writePolicy, writeSigned } from './fixtures/trusted-record.ts';
+import { builtInRouteCode } from './route-code.ts';
+import { statementBytes } from '../adapters/attestation/dsse-bundle.ts';
 
 const dirs: string[] = [];
-afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
-
-async function workdir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'dpone-certs-'));
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+function workdir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-trust-'));
   dirs.push(dir);
   return dir;
 }
 
-const certification = {
-  schema: CERTIFICATION_SCHEMA,
-  route: 'sqlite',
-  connector_version: routeConnectorVersion('sqlite'),
-  runtime_version: '0.1.0',
-  evidence_digest: `sha256:${'e'.repeat(64)}`,
-  evidence_run_id: 'run-1',
-  seed: 42,
-  certified_at: '2026-11-30T01:00:00.000Z',
-  acceptance: [{ item: 'kill-every-transition', status: 'PASS' }],
-};
+const signer = keyPair('ed25519');
+const DURABLE = { kind: 'postgres', location: 'db', durable: true, reason: 'a server outlives the worker' };
 
-describe('certifications reader', () => {
-  it('reads certifications/*.json beside the cwd and enforces the certified route', async () => {
-    const cwd = await workdir();
-    await mkdir(join(cwd, 'certifications'));
-    await writeFile(join(cwd, 'certifications', 'sqlite.json'), JSON.stringify(certification));
-    await writeFile(join(cwd, 'certifications', 'broken.json'), '{ not json');
-    await writeFile(join(cwd, 'certifications', 'notes.txt'), 'ignored');
-    expect(await readCertifications(join(cwd, 'certifications'))).toHaveLength(1);
-    expect((await deploymentPolicyFor('sqlite', cwd, {})).mode).toBe('enforced');
-    expect((await deploymentPolicyFor('postgres', cwd, {})).mode).toBe('legacy');
+/** The decision for a sqlite run whose workload sits in `dir` (where the policy is looked for). */
+function decide(
+  dir: string,
+  extra: { env?: NodeJS.ProcessEnv; cwd?: string; connectors?: ConnectorCode[] | null } = {},
+) {
+  return deploymentPolicyFor({
+    route: 'sqlite',
+    cwd: extra.cwd ?? dir,
+    env: extra.env ?? {},
+    workloadDir: dir,
+    connectorVersion: 'sqlite-source/1+sqlite-transactional-commit-marker/2',
+    connectors: async () => (extra.connectors === undefined ? builtInRouteCode('sqlite') : extra.connectors),
+    journal: DURABLE,
+  });
+}
+
+function trusting(routes: readonly string[] = ['sqlite-to-sqlite']): string {
+  const dir = workdir();
+  writePolicy(dir, [{ name: 'release', publicPem: signer.publicPem, routes }]);
+  return dir;
+}
+
+describe('dpone run trusts only a signed record that binds the running code (issue 27 attacks)', () => {
+  it('a record signed by a listed key, binding this code and the shipped full suite, is enforced', async () => {
+    const dir = trusting();
+    writeSigned(
+      join(dir, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
+    const decision = await decide(dir);
+    expect(decision.mode).toBe('enforced');
+    expect(decision.reason).toMatch(/signed by release/);
+    expect(decision.certification?.signer).toBe('release');
   });
 
-  it('treats a missing directory as no certification, and honours the directory override', async () => {
-    const cwd = await workdir();
-    expect((await deploymentPolicyFor('sqlite', cwd, {})).mode).toBe('legacy');
-    await mkdir(join(cwd, 'approved'));
-    await writeFile(join(cwd, 'approved', 'sqlite.json'), JSON.stringify(certification));
-    expect((await deploymentPolicyFor('sqlite', cwd, { [CERTIFICATIONS_DIR_ENV]: 'approved' })).mode).toBe(
+  it('attack 1: a hand-written record (the old JSON shape, any file name) is not a record', async () => {
+    const dir = trusting();
+    for (const name of ['sqlite.json', 'postgres-to-postgres.json'])
+      writeFileSync(
+        join(dir, 'certifications', name),
+        JSON.stringify({
+          schema: 'dpone.certification/v1',
+          route: 'sqlite',
+          connector_version: 'x',
+          runtime_version: '',
+          evidence_digest: `sha256:${'0'.repeat(64)}`,
+          certified_at: '1970-01-01',
+          acceptance: [{ status: 'PASS' }],
+        }),
+      );
+    const decision = await decide(dir);
+    expect(decision.mode).toBe('legacy');
+    expect(decision.reason).toMatch(
+      /not a certification record: neither a Sigstore bundle nor an in-toto statement/,
+    );
+  });
+
+  it('the working folder’s certifications/ is never read: no policy beside the workload is legacy', async () => {
+    const cwd = trusting();
+    writeSigned(
+      join(cwd, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
+    const elsewhere = workdir();
+    const decision = await decide(elsewhere, { cwd });
+    expect(decision.mode).toBe('legacy');
+    expect(decision.reason).toContain(`no trust policy (looked for ${join(elsewhere, 'dpone-policy.yaml')}`);
+    // DPONE_POLICY (or --policy) names it explicitly.
+    expect((await decide(elsewhere, { cwd, env: { DPONE_POLICY: 'dpone-policy.yaml' } })).mode).toBe(
       'enforced',
     );
   });
-});
 
-describe('composed routes and their versions', () => {
-  it('a route’s version names both connectors, and an alias is its full id', () => {
-    expect(routeConnectorVersion('sqlite')).toBe(routeConnectorVersion('sqlite-to-sqlite'));
-    expect(routeConnectorVersion('postgres-to-clickhouse')).toBe(
-      'postgres-source/1+clickhouse-staging-swap-generation/1',
-    );
-    expect(routeConnectorVersion('sqlite-to-acme')).toBeNull();
-    expect(routeConnectorVersion('no-route')).toBeNull();
+  it('a record for another route does not enable this one', async () => {
+    const dir = trusting(['*']);
+    writeSigned(join(dir, 'certifications', 'sqlite.json'), certificationFor('postgres'), signer.privatePem);
+    const decision = await decide(dir);
+    expect(decision.mode).toBe('legacy');
+    expect(decision.reason).toMatch(/certifies route postgres-to-postgres, not sqlite-to-sqlite/);
   });
 
-  it('a certification covers exactly the combination it names', async () => {
-    const cwd = await workdir();
-    await mkdir(join(cwd, 'certifications'));
-    const record = {
-      ...certification,
-      route: 'sqlite-to-clickhouse',
-      connector_version: routeConnectorVersion('sqlite-to-clickhouse'),
-    };
-    await writeFile(join(cwd, 'certifications', 'sqlite-to-clickhouse.json'), JSON.stringify(record));
-    expect((await deploymentPolicyFor('sqlite-to-clickhouse', cwd, {})).mode).toBe('enforced');
-    // Same target, another source: not certified.
-    const other = await deploymentPolicyFor('postgres-to-clickhouse', cwd, {});
-    expect(other.mode).toBe('legacy');
-    expect(other.reason).toContain('postgres-to-clickhouse has no valid certification');
-    // A record naming another version of the pair certifies nothing.
-    await writeFile(
-      join(cwd, 'certifications', 'sqlite-to-clickhouse.json'),
-      JSON.stringify({
-        ...record,
-        connector_version: 'sqlite-source/1+clickhouse-staging-swap-generation/0',
-      }),
+  it('attack 2: a record of a changed connector is refused, naming the digest that differs', async () => {
+    const dir = trusting();
+    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), signer.privatePem);
+    const changed = builtInRouteCode('sqlite')!.map((entry) =>
+      entry.role === 'target' ? { ...entry, digest: `sha256:${'1'.repeat(64)}` } : entry,
     );
-    expect((await deploymentPolicyFor('sqlite-to-clickhouse', cwd, {})).mode).toBe('legacy');
+    const decision = await decide(dir, { connectors: changed });
+    expect(decision.mode).toBe('legacy');
+    expect(decision.reason).toMatch(
+      /target connector sqlite digest differs: record [0-9a-f]{12}…, running 111111111111…/,
+    );
+  });
+
+  it('attack 3: a record earned on another suite (a toy suite) or on a suite changed since is refused', async () => {
+    const dir = trusting();
+    writeSigned(
+      join(dir, 'certifications', 'a.json'),
+      certificationFor('sqlite', (p) => ({ ...p, suite: { ...p.suite, name: 'default' } })),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(/earned on suite default, not the shipped full suite/);
+    writeSigned(
+      join(dir, 'certifications', 'a.json'),
+      certificationFor('sqlite', (p) => ({
+        ...p,
+        suite: { ...p.suite, digest: `sha256:${'2'.repeat(64)}` },
+      })),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(/suite digest differs/);
+  });
+
+  it('a record missing a mandatory acceptance item by name is refused, naming it', async () => {
+    const dir = trusting();
+    writeSigned(
+      join(dir, 'certifications', 'a.json'),
+      certificationFor('sqlite', (p) => ({
+        ...p,
+        acceptance: p.acceptance.filter((entry) => entry.item !== 'airflow-one-mutation'),
+      })),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(/not PASS by name: airflow-one-mutation/);
+  });
+
+  it('an unsigned record (what certify gate writes for review) is refused', async () => {
+    const dir = trusting();
+    writeFileSync(join(dir, 'certifications', 'a.json'), JSON.stringify(certificationFor('sqlite')));
+    expect((await decide(dir)).reason).toMatch(/an unsigned record \(review only/);
+    writeSigned(
+      join(dir, 'certifications', 'a.json'),
+      certificationFor('sqlite', (p) => ({ ...p, review_only: true })),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(/review-only record/);
+  });
+
+  it('a record signed by a key the policy does not list is refused', async () => {
+    const dir = trusting();
+    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), keyPair('ec').privatePem);
+    expect((await decide(dir)).reason).toMatch(
+      /signed by key sha256:[0-9a-f]{64}, which the policy does not list/,
+    );
+  });
+
+  it('a tampered bundle (payload changed after signing) is refused', async () => {
+    const dir = trusting();
+    const file = join(dir, 'certifications', 'a.json');
+    writeSigned(
+      file,
+      certificationFor('sqlite', (p) => ({ ...p, route: 'postgres-to-postgres' })),
+      signer.privatePem,
+    );
+    const bundle = JSON.parse(readFileSync(file, 'utf8'));
+    bundle.dsseEnvelope.payload = statementBytes(certificationFor('sqlite')).toString('base64');
+    writeFileSync(file, JSON.stringify(bundle));
+    expect((await decide(dir)).reason).toMatch(
+      /does not verify under key sha256:[0-9a-f]{64} \(the record was changed after signing\)/,
+    );
+  });
+
+  it('a signer not allowed the route, and a revoked record, are refused', async () => {
+    const dir = trusting(['postgres-to-postgres']);
+    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), signer.privatePem);
+    expect((await decide(dir)).reason).toMatch(/signer release may not enable route sqlite-to-sqlite/);
+    const revokedDir = workdir();
+    const statement = certificationFor('sqlite');
+    writePolicy(
+      revokedDir,
+      [{ name: 'release', publicPem: signer.publicPem, routes: ['*'] }],
+      [{ record: recordDigest(statementBytes(statement)), reason: 'signed from a doctored harness' }],
+    );
+    writeSigned(join(revokedDir, 'certifications', 'a.json'), statement, signer.privatePem);
+    expect((await decide(revokedDir)).reason).toMatch(/is revoked: signed from a doctored harness/);
+  });
+
+  it('the record that got furthest names the reason; one good record among bad ones is enforced', async () => {
+    const dir = trusting();
+    writeFileSync(join(dir, 'certifications', 'a-junk.json'), '{ not json');
+    writeSigned(
+      join(dir, 'certifications', 'b-other-key.json'),
+      certificationFor('sqlite'),
+      keyPair().privatePem,
+    );
+    writeSigned(
+      join(dir, 'certifications', 'c-postgres.json'),
+      certificationFor('postgres'),
+      signer.privatePem,
+    );
+    expect((await decide(dir)).reason).toMatch(
+      /c-postgres.json: the record certifies route postgres-to-postgres/,
+    );
+    writeSigned(join(dir, 'certifications', 'd-good.json'), certificationFor('sqlite'), signer.privatePem);
+    expect((await decide(dir)).mode).toBe('enforced');
+  });
+
+  it('a policy that is not valid is bad input naming file:line and the key', async () => {
+    const dir = workdir();
+    writeFileSync(
+      join(dir, 'dpone-policy.yaml'),
+      'trust:\n  signers:\n    - name: a\n      routes: [sqlite]\n      public_key: a.pub\n      keyless: { issuer: x, identity: y }\n',
+    );
+    const error = await decide(dir).catch((caught: unknown) => caught);
+    expect(isDponeError(error)).toBe(true);
+    expect(String((error as Error).message)).toMatch(
+      /trust.signers\[0\] must name exactly one of public_key and keyless/,
+    );
+    expect((error as { fields: { location?: string } }).fields.location).toMatch(/dpone-policy.yaml:3:\d+$/);
+    writeFileSync(join(dir, 'k.pub'), 'not a key');
+    writeFileSync(
+      join(dir, 'dpone-policy.yaml'),
+      'trust:\n  signers:\n    - { name: a, routes: [sqlite], public_key: k.pub }\n',
+    );
+    await expect(decide(dir)).rejects.toThrow(/trust.signers\[0\].public_key is not a PEM public key/);
+    writeFileSync(join(dir, 'dpone-policy.yaml'), 'trust:\n  signers: []\n  certifications: x\n');
+    await expect(decide(dir)).rejects.toThrow(/trust.certifications is not a policy key/);
+    mkdirSync(join(dir, 'named'));
+    await expect(decide(workdir(), { env: { DPONE_POLICY: join(dir, 'missing.yaml') } })).rejects.toThrow(
+      /named by DPONE_POLICY\) does not exist/,
+    );
   });
 });

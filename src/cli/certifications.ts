@@ -1,30 +1,39 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { DeploymentPolicyDecision, JournalDescription } from '../core/deployment-policy.ts';
-import { decideDeploymentPolicy } from '../core/deployment-policy.ts';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CertificationPredicate } from '../contracts/certification.ts';
+import { CERTIFYING_SUITE } from '../contracts/certification.ts';
+import type { TrustPolicy, KeylessSigner } from '../contracts/trust-policy.ts';
+import { invalidInput } from '../contracts/errors.ts';
 import { resolveRouteId } from '../contracts/route-id.ts';
-
-/** Where `dpone certify gate` writes and `dpone run` reads certifications, relative to the cwd. */
-export const DEFAULT_CERTIFICATIONS_DIR = 'certifications';
-/** Overrides the certifications directory (a deployment mounts its approved records there). */
-export const CERTIFICATIONS_DIR_ENV = 'DPONE_CERTIFICATIONS_DIR';
+import type {
+  DeploymentPolicyDecision,
+  JournalDescription,
+  RecordCandidate,
+  RunningCode,
+} from '../core/deployment-policy.ts';
+import { decideDeploymentPolicy } from '../core/deployment-policy.ts';
+import { parseRecord, recordDigest, verifyWithKey } from '../adapters/attestation/dsse-bundle.ts';
+import type { ParsedRecord } from '../adapters/attestation/dsse-bundle.ts';
+import { verifyingKeyFromPem } from '../adapters/attestation/signing-key.ts';
+import { runtimeDigest } from './code-digest.ts';
+import { suiteDigest } from './shipped-suites.ts';
+import { policyLocation, readTrustPolicy } from './trust-policy-file.ts';
 
 /**
- * The connector versions this runtime ships, per engine and role: what a certification must name
- * for a route to run enforced. Bump one when that connector's read, fence or commit code changes,
- * which voids the certifications of every route using it.
+ * The connector versions this runtime ships, per engine and role: the human name of a connector
+ * (shown in evidence and records). What binds a certification is the code digest
+ * (route-code.ts), computed from the files, never this string.
  */
 export const CONNECTOR_VERSIONS: Readonly<
   Record<string, { readonly source?: string; readonly target?: string }>
 > = {
-  // target 2: the guard refuses an operation already committed or of another intent (issue 10).
   sqlite: { source: 'sqlite-source/1', target: 'sqlite-transactional-commit-marker/2' },
   postgres: { source: 'postgres-source/1', target: 'postgres-transactional-commit-marker/2' },
   mssql: { source: 'mssql-source/1', target: 'mssql-transactional-commit-marker/2' },
   clickhouse: { source: 'clickhouse-source/1', target: 'clickhouse-staging-swap-generation/1' },
 };
 
-/** A composed route's version: both connectors' (`<source>+<target>`), so a certification covers exactly that pair. */
+/** A composed route's version: both connectors' (`<source>+<target>`). */
 export function composeConnectorVersion(source: string, target: string): string {
   return `${source}+${target}`;
 }
@@ -37,53 +46,156 @@ export function routeConnectorVersion(route: string): string | null {
   return source && target ? composeConnectorVersion(source, target) : null;
 }
 
-export function certificationsDir(cwd: string, env: NodeJS.ProcessEnv): string {
-  return resolve(cwd, env[CERTIFICATIONS_DIR_ENV] || DEFAULT_CERTIFICATIONS_DIR);
-}
-
-/**
- * Parsed contents of every `*.json` in the directory. A missing directory is no certification;
- * an unreadable or malformed file is skipped (it can only fail to certify, never certify).
- */
-export async function readCertifications(dir: string): Promise<unknown[]> {
-  let names: string[];
+/** The record files in the policy's records folder (`*.json`), sorted; none when it does not exist. */
+function recordFiles(dir: string): string[] {
   try {
-    names = (await readdir(dir)).filter((name) => name.endsWith('.json')).sort();
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .map((name) => join(dir, name));
   } catch {
     return [];
   }
-  const records: unknown[] = [];
-  for (const name of names) {
-    try {
-      records.push(JSON.parse(await readFile(join(dir, name), 'utf8')));
-    } catch {
-      // Not valid JSON: it certifies nothing.
-    }
-  }
-  return records;
 }
 
-/** The deployment policy for a run of `route` on `journal`, from this working directory and environment. */
-export async function deploymentPolicyFor(
-  route: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  journal?: JournalDescription,
-  /** The connector version the run used (a plug-in's `<name>@<version>`); default: the built-in's. */
-  connectorVersion: string | null = routeConnectorVersion(route),
-  /** The workload writes its target without a fence (`target.fence: none`): never enforced. */
-  fenceless = false,
-): Promise<DeploymentPolicyDecision> {
-  const id = resolveRouteId(route)?.id ?? route;
-  if (fenceless)
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+let publicGoodRoot: unknown = null;
+
+async function trustedRootOf(policy: TrustPolicy): Promise<unknown> {
+  if (policy.trustedRoot !== null) {
+    try {
+      return JSON.parse(readFileSync(policy.trustedRoot, 'utf8'));
+    } catch {
+      throw invalidInput(
+        `trust.trusted_root ${policy.trustedRoot} is not a readable JSON trusted root (${policy.file})`,
+        {
+          field: 'trust.trusted_root',
+        },
+      );
+    }
+  }
+  if (publicGoodRoot === null)
+    publicGoodRoot = (await import('../adapters/attestation/keyless.ts')).publicGoodTrustedRoot();
+  return publicGoodRoot;
+}
+
+/** Which signer of the policy signed a parsed bundle, or why none did. */
+async function verifySigner(
+  parsed: Extract<ParsedRecord, { kind: 'bundle' }>,
+  policy: TrustPolicy,
+): Promise<{ signer: RecordCandidate['signer']; problem: string | null }> {
+  if (parsed.signer === 'key') {
+    const hint = parsed.bundle.verificationMaterial.publicKey?.hint ?? '(no key hint)';
+    let listed = false;
+    for (const signer of policy.signers) {
+      if (signer.kind !== 'key') continue;
+      const key = verifyingKeyFromPem(signer.publicKeyPem, `signer ${signer.name} public_key`);
+      if (key.keyid === hint) listed = true;
+      if (verifyWithKey(parsed.bundle, key)) return { signer, problem: null };
+    }
     return {
-      mode: 'legacy',
-      route: id,
-      connector_version: null,
-      reason:
-        'the target is written without a fence (target.fence: none): no outcome can be proven, so every run that began the mutation stops for an operator and no duplicate-write protection is claimed',
-      certification: null,
+      signer: null,
+      problem: listed
+        ? `the signature does not verify under key ${hint} (the record was changed after signing)`
+        : `signed by key ${hint}, which the policy does not list`,
     };
-  const records = await readCertifications(certificationsDir(cwd, env));
-  return decideDeploymentPolicy(records, id, connectorVersion, journal);
+  }
+  const keyless = policy.signers.filter((signer): signer is KeylessSigner => signer.kind === 'keyless');
+  if (keyless.length === 0)
+    return { signer: null, problem: 'signed keyless, but the policy lists no keyless signer' };
+  const { verifyKeyless } = await import('../adapters/attestation/keyless.ts');
+  const root = await trustedRootOf(policy);
+  let last = '';
+  for (const signer of keyless) {
+    const problem = await verifyKeyless(parsed.bundle, signer, root);
+    if (problem === null) return { signer, problem: null };
+    last = problem;
+  }
+  return { signer: null, problem: `no keyless signer of the policy matches: ${last}` };
+}
+
+/** Reads one record file and verifies its signature against the policy's signers. */
+export async function readCandidate(file: string, policy: TrustPolicy): Promise<RecordCandidate> {
+  const none = { digest: null, signer: null, predicateType: null, predicate: null, subjects: [] };
+  let value: unknown;
+  try {
+    // A record is a few kilobytes: anything far larger is not one (and is not read into memory).
+    if (statSync(file).size > MAX_RECORD_BYTES) return { file, ...none, problem: 'too large to be a record' };
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { file, ...none, problem: 'not readable JSON' };
+  }
+  const parsed = parseRecord(value);
+  if (parsed.kind === 'malformed')
+    return { file, ...none, problem: `not a certification record: ${parsed.problem}` };
+  const content = {
+    digest: recordDigest(parsed.payload),
+    predicateType: parsed.statement.predicateType,
+    predicate: parsed.statement.predicate as CertificationPredicate,
+    subjects: parsed.statement.subject,
+  };
+  if (parsed.kind === 'unsigned')
+    return {
+      file,
+      ...content,
+      signer: null,
+      problem:
+        'an unsigned record (review only: what a standalone certify gate writes); the policy trusts signed records only',
+    };
+  const { signer, problem } = await verifySigner(parsed, policy);
+  return { file, ...content, signer, problem };
+}
+
+/** Every record of the policy's records folder, read and verified. */
+export async function readCandidates(policy: TrustPolicy): Promise<RecordCandidate[]> {
+  const candidates: RecordCandidate[] = [];
+  for (const file of recordFiles(policy.recordsDir)) candidates.push(await readCandidate(file, policy));
+  return candidates;
+}
+
+export interface PolicyRequest {
+  readonly route: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** `--policy FILE`, when given. */
+  readonly policyFlag?: string;
+  /** The workload's folder, where `dpone-policy.yaml` is looked for (null: none). */
+  readonly workloadDir: string | null;
+  readonly connectorVersion: string | null;
+  readonly connectors: RunningCode['connectors'];
+  readonly journal?: JournalDescription;
+  readonly fenceless?: boolean;
+}
+
+/** The running runtime's and shipped suite's digests, each computed once and only when asked. */
+export function runningCode(connectors: RunningCode['connectors']): RunningCode {
+  let runtime: string | null = null;
+  let suite: string | null = null;
+  return {
+    connectors,
+    runtime: () => (runtime ??= runtimeDigest().digest),
+    suite: () => (suite ??= suiteDigest(CERTIFYING_SUITE).digest),
+  };
+}
+
+/** The protection decision for one run: policy located, records read and verified, code compared. */
+export async function deploymentPolicyFor(request: PolicyRequest): Promise<DeploymentPolicyDecision> {
+  const route = resolveRouteId(request.route)?.id ?? request.route;
+  const location = policyLocation(request.policyFlag, request.env, request.cwd, request.workloadDir);
+  const policy = location === null ? null : await readTrustPolicy(location.file, location.source);
+  const lookedFor =
+    location === null
+      ? 'none named: pass --policy FILE or set DPONE_POLICY'
+      : `looked for ${location.file} (${location.source}); --policy FILE or DPONE_POLICY name another`;
+  return decideDeploymentPolicy({
+    route,
+    connectorVersion: request.connectorVersion,
+    policy,
+    lookedFor,
+    candidates: policy === null || request.fenceless ? [] : await readCandidates(policy),
+    running: runningCode(request.connectors),
+    ...(request.journal ? { journal: request.journal } : {}),
+    ...(request.fenceless ? { fenceless: true } : {}),
+  });
 }

@@ -59,8 +59,8 @@ function openTarget(target: PluginTarget, endpoint: ConnectorEndpoint, context: 
 /**
  * The route of a workload whose target (or source) names a connector plug-in. The target comes
  * from the plug-in; the source from the plug-in named by `source.connector`, else from the
- * built-in source the source URL's scheme picks. The connector version a certification must name
- * is the target plug-in's `<name>@<version>`.
+ * built-in source the source URL's scheme picks. Its connector version, shown in outputs, is the
+ * target plug-in's `<name>@<version>`; a certification binds the plug-in's files (route-code.ts).
  */
 export async function pluginRouteEntry(workload: Workload): Promise<RouteEntry> {
   if (workload.target.connector === undefined)

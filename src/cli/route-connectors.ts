@@ -331,7 +331,8 @@ async function targetOpener(workload: Workload): Promise<OpenTarget> {
 
 /**
  * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the pair
- * this runtime ships for a built-in route (null: none). A certification must name exactly this.
+ * this runtime ships for a built-in route (null: none), for display: a certification binds the
+ * connectors' code by digest (route-code.ts).
  */
 export async function routeConnectorVersion(workload: Workload): Promise<string | null> {
   const entry = await routeEntry(workload);

@@ -1,91 +1,116 @@
 import { describe, expect, it } from 'vitest';
-import type { CertificationRecord } from './deployment-policy.ts';
-import { CERTIFICATION_SCHEMA, decideDeploymentPolicy, isCertificationRecord } from './deployment-policy.ts';
+import type { CertificationPredicate } from '../contracts/certification.ts';
+import {
+  CERTIFICATION_PREDICATE,
+  CERTIFICATION_SCHEMA,
+  MANDATORY_ACCEPTANCE_ITEMS,
+} from '../contracts/certification.ts';
+import type { TrustPolicy } from '../contracts/trust-policy.ts';
+import type { PolicyInput, RecordCandidate } from './deployment-policy.ts';
+import { decideDeploymentPolicy } from './deployment-policy.ts';
 
-const record = (overrides: Partial<Record<keyof CertificationRecord, unknown>> = {}): CertificationRecord =>
-  ({
-    schema: CERTIFICATION_SCHEMA,
-    route: 'sqlite',
-    connector_version: 'sqlite-v1',
-    runtime_version: '0.1.0',
-    evidence_digest: `sha256:${'a'.repeat(64)}`,
-    evidence_run_id: 'run-1',
-    seed: 42,
-    certified_at: '2026-11-30T01:00:00.000Z',
-    acceptance: [{ item: 'kill-every-transition', status: 'PASS' }],
+const D = (c: string) => `sha256:${c.repeat(64)}`;
+const CODE = [
+  { role: 'source' as const, name: 'sqlite', digest: D('1') },
+  { role: 'target' as const, name: 'sqlite', digest: D('1') },
+];
+const signer = { kind: 'key' as const, name: 'release', routes: ['*'], publicKeyPem: '' };
+const policy: TrustPolicy = {
+  file: '/p.yaml',
+  recordsDir: '/records',
+  signers: [signer],
+  revoked: [],
+  trustedRoot: null,
+};
+
+const predicate: CertificationPredicate = {
+  schema: CERTIFICATION_SCHEMA,
+  route: 'sqlite-to-sqlite',
+  review_only: false,
+  connector_version: 'v',
+  connectors: CODE,
+  runtime: { version: '0.1.0', digest: D('2') },
+  harness: { digest: D('3') },
+  suite: { name: 'full', digest: D('4'), scenarios: [] },
+  evidence: { digest: D('5'), run_id: 'r', seed: 42, cells: 10 },
+  engines: {},
+  git: null,
+  ran_by: { kind: 'local', where: 'h', workflow: null },
+  certified_at: '2026-12-01T00:00:00.000Z',
+  acceptance: MANDATORY_ACCEPTANCE_ITEMS.map((item) => ({ item, status: 'PASS', cells: 1, decided_by: [] })),
+};
+const verified: RecordCandidate = {
+  file: 'a.json',
+  digest: D('6'),
+  problem: null,
+  signer,
+  predicateType: CERTIFICATION_PREDICATE,
+  predicate,
+  subjects: [],
+};
+
+function input(overrides: Partial<PolicyInput> = {}): PolicyInput {
+  return {
+    route: 'sqlite-to-sqlite',
+    connectorVersion: 'v',
+    policy,
+    lookedFor: 'looked for /w/dpone-policy.yaml',
+    candidates: [verified],
+    running: { connectors: async () => CODE, runtime: () => D('2'), suite: () => D('4') },
+    journal: { kind: 'postgres', location: 'db', durable: true, reason: 'a server' },
     ...overrides,
-  }) as CertificationRecord;
+  };
+}
 
-describe('deployment policy', () => {
-  it('enforces protection for a route certified for this connector version', () => {
-    const decision = decideDeploymentPolicy([record()], 'sqlite', 'sqlite-v1');
-    expect(decision.mode).toBe('enforced');
-    expect(decision.certification).toEqual({
-      evidence_digest: `sha256:${'a'.repeat(64)}`,
-      certified_at: '2026-11-30T01:00:00.000Z',
+describe('deployment policy decision (pure)', () => {
+  it('enforces a verified record that binds the running code, on a durable journal', async () => {
+    const decision = await decideDeploymentPolicy(input());
+    expect(decision).toMatchObject({
+      mode: 'enforced',
+      certification: { record: D('6'), signer: 'release' },
     });
   });
 
-  it('runs legacy, claiming nothing, without any certification', () => {
-    const decision = decideDeploymentPolicy([], 'sqlite', 'sqlite-v1');
-    expect(decision).toMatchObject({ mode: 'legacy', certification: null });
-    expect(decision.reason).toContain('no duplicate-write protection is claimed');
-  });
-
-  it('runs legacy when the certification names another connector version', () => {
-    const decision = decideDeploymentPolicy(
-      [record({ connector_version: 'sqlite-v0' })],
-      'sqlite',
-      'sqlite-v1',
+  it('is legacy without a policy, without records, on a journal that dies with the worker, or fenceless', async () => {
+    expect((await decideDeploymentPolicy(input({ policy: null }))).reason).toMatch(
+      /^no trust policy \(looked for/,
     );
-    expect(decision.mode).toBe('legacy');
-    expect(decision.reason).toContain('certified for connector sqlite-v0, not sqlite-v1');
-  });
-
-  it('runs legacy for another route’s certification or an unknown connector version', () => {
-    expect(decideDeploymentPolicy([record({ route: 'postgres' })], 'sqlite', 'sqlite-v1').mode).toBe(
-      'legacy',
+    expect((await decideDeploymentPolicy(input({ candidates: [] }))).reason).toMatch(
+      /no certification record in \/records/,
     );
-    expect(decideDeploymentPolicy([record()], 'sqlite', null).mode).toBe('legacy');
+    const journal = { kind: 'sqlite', location: 'f', durable: false, reason: 'a local file' };
+    expect((await decideDeploymentPolicy(input({ journal }))).reason).toMatch(
+      /journal \(sqlite\) is not durable: a local file/,
+    );
+    expect((await decideDeploymentPolicy(input({ fenceless: true }))).reason).toMatch(/without a fence/);
   });
 
-  it('trusts no malformed record: wrong schema, bad digest, bad date, a non-PASS item, junk', () => {
-    const bad = [
-      record({ schema: 'dpone.certification/v0' }),
-      record({ evidence_digest: 'sha256:abc' }),
-      record({ certified_at: 'yesterday' }),
-      record({ acceptance: [{ item: 'x', status: 'UNVERIFIED' }] }),
-      record({ acceptance: [] }),
-      null,
-      'sqlite',
-      { route: 'sqlite' },
-    ];
-    for (const candidate of bad) expect(isCertificationRecord(candidate)).toBe(false);
-    expect(decideDeploymentPolicy(bad, 'sqlite', 'sqlite-v1').mode).toBe('legacy');
-  });
-
-  it('relies on the newest matching certification', () => {
-    const older = record({
-      evidence_digest: `sha256:${'b'.repeat(64)}`,
-      certified_at: '2026-01-01T00:00:00Z',
-    });
-    const decision = decideDeploymentPolicy([older, record()], 'sqlite', 'sqlite-v1');
-    expect(decision.certification?.evidence_digest).toBe(`sha256:${'a'.repeat(64)}`);
-  });
-
-  it('runs legacy on a journal that can die with the worker, saying why, even for a certified route', () => {
-    const local = {
-      kind: 'sqlite',
-      location: 'sqlite:///pod/state/journal.db',
-      durable: false,
-      reason: 'a local SQLite file can be lost with the worker',
+  it('computes the runtime and suite digests only for a record that got that far', async () => {
+    let computed = 0;
+    const running = {
+      connectors: async () => CODE,
+      runtime: () => (computed++, D('2')),
+      suite: () => (computed++, D('4')),
     };
-    const decision = decideDeploymentPolicy([record()], 'sqlite', 'sqlite-v1', local);
-    expect(decision).toMatchObject({ mode: 'legacy', certification: null });
-    expect(decision.reason).toMatch(
-      /certified for connector sqlite-v1, but its journal \(sqlite\) is not durable: a local/,
+    await decideDeploymentPolicy(
+      input({ running, candidates: [{ ...verified, problem: 'unsigned', signer: null }] }),
     );
-    const server = { ...local, kind: 'postgres', location: 'postgres://db:5432/dpone', durable: true };
-    expect(decideDeploymentPolicy([record()], 'sqlite', 'sqlite-v1', server).mode).toBe('enforced');
+    expect(computed).toBe(0);
+    await decideDeploymentPolicy(input({ running }));
+    expect(computed).toBe(2);
+  });
+
+  it('a record with a failing item, or a runtime that changed, is legacy naming it', async () => {
+    const failing = {
+      ...predicate,
+      acceptance: predicate.acceptance.map((e) => (e.item === 'plan' ? { ...e, status: 'FAIL' } : e)),
+    };
+    expect(
+      (await decideDeploymentPolicy(input({ candidates: [{ ...verified, predicate: failing }] }))).reason,
+    ).toMatch(/not PASS by name: plan/);
+    const running = { connectors: async () => CODE, runtime: () => D('9'), suite: () => D('4') };
+    expect((await decideDeploymentPolicy(input({ running }))).reason).toMatch(
+      /runtime digest differs: record 222222222222…, running 999999999999…/,
+    );
   });
 });

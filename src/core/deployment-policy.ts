@@ -1,40 +1,22 @@
-import { resolveRouteId } from '../contracts/route-id.ts';
+import type { CertificationPredicate, ConnectorCode, InTotoSubject } from '../contracts/certification.ts';
+import {
+  CERTIFICATION_PREDICATE,
+  CERTIFICATION_SCHEMA,
+  CERTIFYING_SUITE,
+  MANDATORY_ACCEPTANCE_ITEMS,
+} from '../contracts/certification.ts';
+import type { TrustPolicy, TrustedSigner } from '../contracts/trust-policy.ts';
+import { signerAllows } from '../contracts/trust-policy.ts';
 
 /**
  * The runtime deployment policy (spec "Migration and rollout"): durable duplicate-write protection
- * is enforced, and claimed, only for a route holding a valid certification for the connector
- * version this runtime ships. Every other route runs with legacy retry semantics and claims no
- * protection. Pure: the caller reads the certification files and passes their parsed contents.
+ * is enforced, and claimed, only for a route holding a certification record that verifies against
+ * the deployment's trust policy and binds exactly the code running now. Every other run keeps
+ * legacy retry semantics and claims no protection, saying the first check that failed. Pure: the
+ * caller reads the policy and records, verifies signatures (adapters) and computes digests.
  */
 
-export const CERTIFICATION_SCHEMA = 'dpone.certification/v1';
-
-/** What `dpone certify gate` writes to certifications/<route>.json when every acceptance item passed. */
-export interface CertificationRecord {
-  readonly schema: typeof CERTIFICATION_SCHEMA;
-  readonly route: string;
-  readonly connector_version: string;
-  readonly runtime_version: string;
-  /** Digest of the evidence the gate verified (`sha256:` + 64 hex). */
-  readonly evidence_digest: string;
-  readonly evidence_run_id: string;
-  readonly seed: number;
-  /** ISO-8601 time of the gate run. */
-  readonly certified_at: string;
-  /**
-   * The spec's mandatory acceptance items and their status; all PASS in a valid record. `cells` and
-   * `decided_by` (the ids of the evidence's cells that decided the item) are for review; records
-   * written before they existed lack them.
-   */
-  readonly acceptance: readonly {
-    readonly item: string;
-    readonly status: string;
-    readonly cells?: number;
-    readonly decided_by?: readonly string[];
-  }[];
-}
-
-/** `enforced`: certified route and connector version, and a durable journal. `legacy`: anything else. */
+/** `enforced`: a record this deployment trusts binds the running code; `legacy`: anything else. */
 export type ProtectionMode = 'enforced' | 'legacy';
 
 /** Where a run's journal is (safe location, never credentials) and whether it outlives the worker. */
@@ -48,86 +30,170 @@ export interface JournalDescription {
   readonly reason: string;
 }
 
+/** One record file as read and checked by the caller: its signature verified, or why not. */
+export interface RecordCandidate {
+  readonly file: string;
+  /** sha256 of the signed statement (null when the file is not a record at all). */
+  readonly digest: string | null;
+  /** Why the record is not signed by a signer of the policy (null: `signer` verified it). */
+  readonly problem: string | null;
+  readonly signer: TrustedSigner | null;
+  readonly predicateType: string | null;
+  readonly predicate: CertificationPredicate | null;
+  /** The statement's subjects (name and sha256), as signed. */
+  readonly subjects: readonly InTotoSubject[];
+}
+
+/** The code running now; each digest is computed only if a record gets that far. */
+export interface RunningCode {
+  readonly connectors: () => Promise<readonly ConnectorCode[] | null>;
+  readonly runtime: () => string;
+  readonly suite: () => string;
+}
+
 export interface DeploymentPolicyDecision {
   readonly mode: ProtectionMode;
   readonly route: string;
   readonly connector_version: string | null;
   /** One sentence saying why, for the run's output. */
   readonly reason: string;
-  /** The certification relied on, when enforced. */
-  readonly certification: { readonly evidence_digest: string; readonly certified_at: string } | null;
+  /** The record relied on, when enforced. */
+  readonly certification: {
+    readonly record: string;
+    readonly evidence_digest: string;
+    readonly certified_at: string;
+    readonly signer: string;
+  } | null;
 }
 
-const DIGEST = /^sha256:[0-9a-f]{64}$/;
+export interface PolicyInput {
+  readonly route: string;
+  readonly connectorVersion: string | null;
+  /** The policy, or null with where it was looked for. */
+  readonly policy: TrustPolicy | null;
+  readonly lookedFor: string;
+  readonly candidates: readonly RecordCandidate[];
+  readonly running: RunningCode;
+  readonly journal?: JournalDescription;
+  /** The workload writes its target without a fence (`target.fence: none`): never enforced. */
+  readonly fenceless?: boolean;
+}
 
-/** Structural validity of one parsed certification file (anything else is ignored, never trusted). */
-export function isCertificationRecord(value: unknown): value is CertificationRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Partial<Record<keyof CertificationRecord, unknown>>;
-  return (
-    record.schema === CERTIFICATION_SCHEMA &&
-    typeof record.route === 'string' &&
-    record.route !== '' &&
-    typeof record.connector_version === 'string' &&
-    record.connector_version !== '' &&
-    typeof record.runtime_version === 'string' &&
-    typeof record.evidence_digest === 'string' &&
-    DIGEST.test(record.evidence_digest) &&
-    typeof record.certified_at === 'string' &&
-    !Number.isNaN(Date.parse(record.certified_at)) &&
-    Array.isArray(record.acceptance) &&
-    record.acceptance.length > 0 &&
-    record.acceptance.every(
-      (entry: unknown) =>
-        typeof entry === 'object' && entry !== null && (entry as { status?: unknown }).status === 'PASS',
-    )
+const short = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
+
+type Check =
+  { readonly step: number; readonly problem: string } | { readonly step: number; readonly problem: null };
+
+/** Every check of one record, in order; the first that fails is its problem (step = how far it got). */
+async function checkRecord(
+  candidate: RecordCandidate,
+  input: PolicyInput,
+  policy: TrustPolicy,
+): Promise<Check> {
+  const fail = (step: number, problem: string): Check => ({ step, problem: `${candidate.file}: ${problem}` });
+  if (candidate.problem !== null || candidate.signer === null || candidate.predicate === null)
+    return fail(0, candidate.problem ?? 'not a certification record');
+  const record = candidate.predicate;
+  if (candidate.predicateType !== CERTIFICATION_PREDICATE || record.schema !== CERTIFICATION_SCHEMA)
+    return fail(1, `a ${candidate.predicateType ?? 'statement'} is not a route certification`);
+  if (record.review_only) return fail(1, 'a review-only record (written by certify gate) certifies nothing');
+  if (record.route !== input.route)
+    return fail(2, `the record certifies route ${record.route}, not ${input.route}`);
+  if (!signerAllows(candidate.signer, input.route))
+    return fail(
+      3,
+      `signer ${candidate.signer.name} may not enable route ${input.route} (policy ${policy.file})`,
+    );
+  const revoked = policy.revoked.find((entry) => entry.record === candidate.digest);
+  if (revoked) return fail(4, `record ${candidate.digest} is revoked: ${revoked.reason}`);
+  const running = await input.running.connectors();
+  if (running === null) return fail(5, `this runtime has no connectors for route ${input.route}`);
+  // The target first: where the fence lives (an engine that is both sides has one digest).
+  for (const connector of [...running].sort((a, b) =>
+    a.role === b.role ? 0 : a.role === 'target' ? -1 : 1,
+  )) {
+    const bound = record.connectors.find(
+      (entry) => entry.role === connector.role && entry.name === connector.name,
+    );
+    if (!bound) return fail(5, `the record binds no ${connector.role} connector ${connector.name}`);
+    if (bound.digest !== connector.digest)
+      return fail(
+        5,
+        `${connector.role} connector ${connector.name} digest differs: record ${short(bound.digest)}…, running ${short(connector.digest)}… (the connector's code changed since it was certified)`,
+      );
+  }
+  const runtime = input.running.runtime();
+  if (record.runtime.digest !== runtime)
+    return fail(
+      6,
+      `runtime digest differs: record ${short(record.runtime.digest)}…, running ${short(runtime)}… (src/, bin/, package.json or the lockfile changed)`,
+    );
+  if (record.suite.name !== CERTIFYING_SUITE)
+    return fail(
+      7,
+      `the record was earned on suite ${record.suite.name}, not the shipped ${CERTIFYING_SUITE} suite`,
+    );
+  const suite = input.running.suite();
+  if (record.suite.digest !== suite)
+    return fail(
+      7,
+      `suite digest differs: record ${short(record.suite.digest)}…, shipped ${CERTIFYING_SUITE} suite ${short(suite)}…`,
+    );
+  const passed = new Set(
+    record.acceptance.filter((entry) => entry.status === 'PASS').map((entry) => entry.item),
   );
+  const missing = MANDATORY_ACCEPTANCE_ITEMS.filter((item) => !passed.has(item));
+  if (missing.length > 0)
+    return fail(8, `mandatory acceptance item(s) not PASS by name: ${missing.join(', ')}`);
+  return { step: 9, problem: null };
 }
 
 /**
- * Decides the protection mode of one run. `connectorVersion` is the version of the route's
- * connector this runtime ships (null when the runtime does not know the route). A certified route
- * runs enforced only on a durable journal: a journal lost with the worker voids the guarantee.
+ * Decides the protection mode of one run: enforced only with a record that passes every check and
+ * a durable journal; otherwise legacy, naming the first failed check of the record that got furthest.
  */
-export function decideDeploymentPolicy(
-  records: readonly unknown[],
-  route: string,
-  connectorVersion: string | null,
-  journal?: JournalDescription,
-): DeploymentPolicyDecision {
+export async function decideDeploymentPolicy(input: PolicyInput): Promise<DeploymentPolicyDecision> {
+  const { route } = input;
   const legacy = (reason: string): DeploymentPolicyDecision => ({
     mode: 'legacy',
     route,
-    connector_version: connectorVersion,
+    connector_version: input.connectorVersion,
     reason: `${reason}: legacy retry semantics, no duplicate-write protection is claimed`,
     certification: null,
   });
-  if (connectorVersion === null) return legacy(`route ${route} has no known connector version`);
-  // A record written under an alias (`sqlite`) certifies the route it names (`sqlite-to-sqlite`).
-  const full = (id: string) => resolveRouteId(id)?.id ?? id;
-  const valid = records.filter(isCertificationRecord).filter((record) => full(record.route) === full(route));
-  const matching = valid
-    .filter((record) => record.connector_version === connectorVersion)
-    .sort((a, b) => Date.parse(b.certified_at) - Date.parse(a.certified_at))[0];
-  if (!matching) {
-    const other = valid.map((record) => record.connector_version);
+  if (input.fenceless)
     return legacy(
-      other.length > 0
-        ? `route ${route} is certified for connector ${other.join(', ')}, not ${connectorVersion}`
-        : `route ${route} has no valid certification`,
+      'the target is written without a fence (target.fence: none): no outcome can be proven, so every run that began the mutation stops for an operator',
     );
+  const policy = input.policy;
+  if (policy === null) return legacy(`no trust policy (${input.lookedFor})`);
+  if (input.candidates.length === 0) return legacy(`no certification record in ${policy.recordsDir}`);
+  let best: { check: Check; candidate: RecordCandidate } | null = null;
+  for (const candidate of input.candidates) {
+    const check = await checkRecord(candidate, input, policy);
+    if (check.problem === null) {
+      best = { check, candidate };
+      break;
+    }
+    if (best === null || check.step > best.check.step) best = { check, candidate };
   }
-  if (journal !== undefined && !journal.durable) {
+  const { check, candidate } = best!;
+  if (check.problem !== null) return legacy(check.problem);
+  const record = candidate.predicate!;
+  if (input.journal !== undefined && !input.journal.durable)
     return legacy(
-      `route ${route} is certified for connector ${connectorVersion}, but its journal (${journal.kind}) is not ` +
-        `durable: ${journal.reason}`,
+      `route ${route} is certified (${candidate.file}), but its journal (${input.journal.kind}) is not durable: ${input.journal.reason}`,
     );
-  }
   return {
     mode: 'enforced',
     route,
-    connector_version: connectorVersion,
-    reason: `route ${route} is certified for connector ${connectorVersion} (evidence ${matching.evidence_digest})`,
-    certification: { evidence_digest: matching.evidence_digest, certified_at: matching.certified_at },
+    connector_version: input.connectorVersion,
+    reason: `route ${route} is certified by record ${short(candidate.digest!)}… signed by ${candidate.signer!.name}: the running connectors, runtime and suite are the ones certified (evidence ${record.evidence.digest})`,
+    certification: {
+      record: candidate.digest!,
+      evidence_digest: record.evidence.digest,
+      certified_at: record.certified_at,
+      signer: candidate.signer!.name,
+    },
   };
 }

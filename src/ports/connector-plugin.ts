@@ -5,8 +5,9 @@ import type { FaultPoints } from './fault-points.ts';
  * A connector plug-in: a module outside this repository that supplies a target (and/or a source)
  * implementing the ports, the fence capability it certifies, its deliberately unsafe variants and
  * its harness parts. A workload names it (`target.connector: <npm package or path>`) and `dpone
- * run` / `dpone certify run` load it without any edit here. The connector version a certification
- * names is `<meta.name>@<meta.version>`: `protection: enforced` applies to exactly that version.
+ * run` / `dpone certify run` load it without any edit here. Its version, `<meta.name>@<meta.version>`,
+ * is shown in evidence and records; a certification binds the plug-in's files by digest, so
+ * `protection: enforced` applies to exactly the code certified.
  */
 export const CONNECTOR_PLUGIN_API = 'dpone.connector/v1';
 
@@ -81,7 +82,7 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly harness?: Harness;
 }
 
-/** The connector version a certification of this plug-in names. */
+/** The plug-in's human version (`<name>@<version>`), shown in evidence and records. */
 export function pluginConnectorVersion(plugin: Pick<ConnectorPlugin, 'meta'>): string {
   return `${plugin.meta.name}@${plugin.meta.version}`;
 }

@@ -36,7 +36,7 @@ describe.skipIf(unverified)('dpone run, SQLite source into ClickHouse (live CLI)
       status: 'committed',
       rows_written: EXPECTED_ROWS,
       protection: 'legacy',
-      protection_reason: expect.stringMatching(/route sqlite-to-clickhouse has no valid certification/),
+      protection_reason: expect.stringMatching(/no trust policy/),
     });
     const second = await run(example);
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'already-complete', mutated: false });

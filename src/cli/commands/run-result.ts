@@ -23,8 +23,8 @@ export interface RunResult {
   /** Whether this attempt itself mutated the target (false when it only completed or returned). */
   readonly mutated: boolean;
   /**
-   * `enforced` only when the route holds a valid certification for the connector version this
-   * runtime ships (src/core/deployment-policy.ts); `legacy` claims no duplicate-write protection.
+   * `enforced` only when the deployment's trust policy accepts a signed record binding the code
+   * running now (src/core/deployment-policy.ts); `legacy` claims no duplicate-write protection.
    */
   readonly protection: ProtectionMode;
   readonly protection_reason: string;

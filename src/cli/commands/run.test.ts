@@ -42,10 +42,10 @@ describe('dpone run (real CLI process, embedded SQLite route)', () => {
     const second = await dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir });
     expect(second.exitCode).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ ...outcome, status: 'already-complete', mutated: false });
-    // No certification in this folder: the run must not claim protection.
+    // No trust policy beside the workload: the run must not claim protection.
     expect(outcome).toMatchObject({
       protection: 'legacy',
-      protection_reason: expect.stringMatching(/no valid certification/),
+      protection_reason: expect.stringMatching(/no trust policy/),
     });
 
     // Counted from the target's own rows: the table has no unique key, so a replay would show.

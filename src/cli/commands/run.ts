@@ -17,6 +17,7 @@ import { clockFromEnv } from '../../core/harness-clock.ts';
 import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
+import { workloadConnectorCode } from '../route-code.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { journalWarning, openJournal } from '../journal-url.ts';
@@ -39,6 +40,7 @@ const FLAGS = {
   json: { type: 'boolean' },
   xcom: { type: 'string' },
   holder: { type: 'string' },
+  policy: { type: 'string' },
 } as const;
 
 interface RunPlan {
@@ -52,8 +54,10 @@ interface RunPlan {
 }
 
 /**
- * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME]`: runs one
- * workload through the recovery-aware executor. Exit 0 on `committed`, `already-complete` or
+ * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME] [--policy FILE]`:
+ * runs one workload through the recovery-aware executor. Protection (`enforced` or `legacy`) is
+ * decided first, from the trust policy (--policy, $DPONE_POLICY, else dpone-policy.yaml beside the
+ * workload). Exit 0 on `committed`, `already-complete` or
  * `completed-after-recovery`; otherwise the exit code of the error's code (EXIT_CODES). The XCom
  * (--xcom or DPONE_XCOM_PATH) is written for success and failure alike; failing to write it never
  * changes the outcome.
@@ -81,15 +85,19 @@ export const run: CommandRun = async (args, io) => {
       plan.journalBase,
       values.journal ? '--journal' : 'journal',
     );
-    const outcome = await execute(plan, stateDir, io);
-    const policy = await deploymentPolicyFor(
-      workload.route,
-      io.cwd,
-      io.env,
+    // Decided before anything is written: a bad policy file stops the run here (exit 2).
+    const policy = await deploymentPolicyFor({
+      route: workload.route,
+      cwd: io.cwd,
+      env: io.env,
+      ...(values.policy !== undefined ? { policyFlag: values.policy } : {}),
+      workloadDir: dirname(workload.file),
+      connectorVersion: await routeConnectorVersion(workload),
+      connectors: () => workloadConnectorCode(workload),
       journal,
-      await routeConnectorVersion(workload),
-      workload.target.fence === 'none',
-    );
+      fenceless: workload.target.fence === 'none',
+    });
+    const outcome = await execute(plan, stateDir, io);
     const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);

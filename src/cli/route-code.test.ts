@@ -1,0 +1,79 @@
+import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
+import { MANDATORY_ACCEPTANCE_ITEMS } from '../contracts/certification.ts';
+import { ACCEPTANCE_ITEMS } from '../../harness/gate/acceptance-items.ts';
+import {
+  PACKAGE_ROOT,
+  builtInConnectorDigest,
+  folderFiles,
+  importClosure,
+  runtimeDigest,
+} from './code-digest.ts';
+import { ENGINE_FOLDERS, builtInRouteCode } from './route-code.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from './route-connectors.ts';
+import { suiteDigest, suiteFiles } from './shipped-suites.ts';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('connector code digests, from the files', () => {
+  it('every built-in engine has a folder of code, and every route its two connectors', () => {
+    expect(Object.keys(ENGINE_FOLDERS).sort()).toEqual([...BUILT_IN_ENGINES].sort());
+    expect(Object.keys(ENGINE_FOLDERS).sort()).toEqual(
+      [...new Set([...Object.keys(SOURCE_ENGINES), ...Object.keys(TARGET_ENGINES)])].sort(),
+    );
+    for (const folder of Object.values(ENGINE_FOLDERS)) expect(folderFiles(folder).length).toBeGreaterThan(2);
+    expect(builtInRouteCode('postgres-to-clickhouse')!.map((entry) => [entry.role, entry.name])).toEqual([
+      ['source', 'postgres'],
+      ['target', 'clickhouse'],
+    ]);
+    expect(builtInRouteCode('sqlite-to-acme')).toBeNull();
+  });
+
+  it('a connector is its folder plus what it imports: the kernel and contracts, never tests or unrelated code', () => {
+    const files = importClosure(folderFiles(ENGINE_FOLDERS.sqlite!)).map((file) =>
+      relative(PACKAGE_ROOT, file),
+    );
+    expect(files).toContain('src/adapters/connectors/marker-fence/marker-target.ts');
+    expect(files).toContain('src/contracts/errors.ts');
+    expect(files.some((file) => file.includes('.test.'))).toBe(false);
+    expect(files).not.toContain('src/core/executor.ts');
+    expect(files.some((file) => file.includes('/postgres/'))).toBe(false);
+  });
+
+  it('one byte changed in a connector, or in the kernel it imports, changes its digest; a test file does not', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
+    dirs.push(copy);
+    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
+    const folder = join(copy, 'src/adapters/connectors/sqlite');
+    const before = builtInConnectorDigest(folder).digest;
+    writeFileSync(join(folder, 'sqlite-target.test.ts'), '// a test changed\n');
+    expect(builtInConnectorDigest(folder).digest).toBe(before);
+    appendFileSync(join(copy, 'src/core/executor.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).toBe(before);
+    appendFileSync(join(copy, 'src/adapters/connectors/marker-fence/marker-sql.ts'), ' ');
+    const kernelChanged = builtInConnectorDigest(folder).digest;
+    expect(kernelChanged).not.toBe(before);
+    appendFileSync(join(folder, 'sqlite-target.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).not.toBe(kernelChanged);
+  });
+
+  it('the runtime digest covers src/, bin/, package.json and the lockfile; the suite digest every file of the suite', () => {
+    const runtime = runtimeDigest().files.map((file) => file.path);
+    for (const file of ['package.json', 'package-lock.json', 'bin/dpone.js', 'src/core/executor.ts'])
+      expect(runtime).toContain(file);
+    expect(runtime.some((file) => file.startsWith('harness/') || file.includes('.test.'))).toBe(false);
+    const full = suiteFiles('full').map((file) => relative(PACKAGE_ROOT, file));
+    expect(full).toContain('scenarios/crash.yaml');
+    expect(full).toContain('scenarios/airflow/airflow-live.yaml');
+    expect(full.some((file) => file.startsWith('scenarios/large/'))).toBe(true);
+    expect(suiteDigest('full').digest).not.toBe(suiteDigest('default').digest);
+  });
+
+  it('a record requires every acceptance item the gate decides, by name', () => {
+    for (const item of ACCEPTANCE_ITEMS) expect(MANDATORY_ACCEPTANCE_ITEMS).toContain(item.id);
+  });
+});
