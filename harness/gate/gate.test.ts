@@ -91,7 +91,7 @@ describe('certify gate', () => {
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
     expect(result.out).toMatch(
-      /clock-skew +18 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 8 skewed operator actions/,
+      /clock-skew +20 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 10 skewed operator actions/,
     );
     expect(result.out).toMatch(
       /airflow-one-mutation\s+6 cells {2}6 airflow-live cells PASS on Airflow 3\.3\.2: 6 DAG runs, 12 task tries/,

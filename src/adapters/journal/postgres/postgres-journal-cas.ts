@@ -117,11 +117,11 @@ export function leaseStatement(clock: LeaseClock): PgStatement {
   return {
     text: `WITH ${clockCte(clock, 7)}, cur AS (
   SELECT state, lease_holder, lease_epoch, last_epoch, lease_expires_at_ms, ${fault} AS clock_fault
-  FROM ${ENTRY}, clk
+  FROM ${ENTRY} AS entry, clk
   WHERE operation_id = $1::text AND version = $2::bigint
     AND (lease_holder IS NULL OR lease_holder = $3::text OR lease_expires_at_ms <= clk.now_ms OR ${fault})
     AND ${durable(6)}
-  FOR UPDATE OF ${ENTRY}
+  FOR UPDATE OF entry
 ), nxt AS (
   SELECT state,
     GREATEST(CASE WHEN lease_holder = $3::text THEN lease_epoch ELSE last_epoch + 1 END, $5::bigint) AS epoch,
