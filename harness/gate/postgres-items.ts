@@ -1,3 +1,4 @@
+import { targetsPostgres } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import type { AcceptanceItem } from './acceptance-items.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
@@ -8,7 +9,7 @@ import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
  * the cells that really reached the situation, counted; zero cells is never PASS.
  */
 
-const postgresTarget = (route: string) => route === 'postgres' || route.endsWith('-to-postgres');
+const postgresTarget = targetsPostgres;
 
 function passedCheck(cell: CellEvidence, name: string): boolean {
   return cell.checks.some((check) => check.name === name && check.verdict === 'PASS');

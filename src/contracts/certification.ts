@@ -35,10 +35,30 @@ export const MANDATORY_ACCEPTANCE_ITEMS = [
   'unavailable-is-unverified',
   'journal-loss-one-mutation',
   'airflow-one-mutation',
+  'clock-skew',
   'no-variant-survived',
   'run-scope',
   'run-verdict',
 ] as const;
+
+/** Whether a route's target is PostgreSQL (`postgres`, `<source>-to-postgres`). */
+export function targetsPostgres(route: string): boolean {
+  return route === 'postgres' || route.endsWith('-to-postgres');
+}
+
+/** The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines). */
+export const POSTGRES_TARGET_ACCEPTANCE_ITEMS = [
+  'pooler-values-exact',
+  'lost-commit-diverged',
+  'stall-bounded',
+] as const;
+
+/** Every item a record for this route must hold, each PASS, by name. */
+export function mandatoryAcceptanceItems(route: string): readonly string[] {
+  return targetsPostgres(route)
+    ? [...MANDATORY_ACCEPTANCE_ITEMS, ...POSTGRES_TARGET_ACCEPTANCE_ITEMS]
+    : MANDATORY_ACCEPTANCE_ITEMS;
+}
 
 /** One connector's code as it ran: a built-in engine or a plug-in (its `meta.name`). */
 export interface ConnectorCode {

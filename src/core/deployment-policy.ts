@@ -3,7 +3,7 @@ import {
   CERTIFICATION_PREDICATE,
   CERTIFICATION_SCHEMA,
   CERTIFYING_SUITE,
-  MANDATORY_ACCEPTANCE_ITEMS,
+  mandatoryAcceptanceItems,
 } from '../contracts/certification.ts';
 import type { TrustPolicy, TrustedSigner } from '../contracts/trust-policy.ts';
 import { signerAllows } from '../contracts/trust-policy.ts';
@@ -142,7 +142,7 @@ async function checkRecord(
   const passed = new Set(
     record.acceptance.filter((entry) => entry.status === 'PASS').map((entry) => entry.item),
   );
-  const missing = MANDATORY_ACCEPTANCE_ITEMS.filter((item) => !passed.has(item));
+  const missing = mandatoryAcceptanceItems(input.route).filter((item) => !passed.has(item));
   if (missing.length > 0)
     return fail(8, `mandatory acceptance item(s) not PASS by name: ${missing.join(', ')}`);
   return { step: 9, problem: null };
