@@ -247,7 +247,7 @@ describe('input files against their schemas', () => {
   });
 
   it('every shipped scenario', () => {
-    const folders = ['scenarios', 'scenarios/airflow', 'scenarios/large', 'scenarios/statements'];
+    const folders = ['scenarios', 'scenarios/airflow', 'scenarios/large'];
     const files = folders.flatMap((folder) =>
       readdirSync(join(ROOT, folder))
         .filter((name) => name.endsWith('.yaml'))

@@ -21,8 +21,8 @@ export const DEFAULT_SCENARIOS = join(PACKAGE_ROOT, SUITE_GLOBS.default![0]!);
 /**
  * Named suites (src/cli/shipped-suites.ts), as absolute globs. `default` is what `npm run certify`
  * runs; `full` adds the scenarios that need an environment of their own beyond the route's servers
- * (a real Airflow: scenarios/airflow/), the 10,000-row partitions (scenarios/large/) and the kills
- * at every statement boundary (scenarios/statements/), and is what a route is certified on: the gate requires it, and the record binds its digest.
+ * (a real Airflow: scenarios/airflow/) and the 10,000-row partitions (scenarios/large/), and is
+ * what a route is certified on: the gate requires it, and the record binds its digest.
  */
 export const SUITES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
   Object.entries(SUITE_GLOBS).map(([name, globs]) => [name, globs.map((glob) => join(PACKAGE_ROOT, glob))]),

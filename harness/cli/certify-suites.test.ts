@@ -6,17 +6,16 @@ import { defaultScenarioFiles } from './certify-run.ts';
 const names = (files: readonly string[]) => files.map((file) => basename(file));
 
 describe('certify run suites', () => {
-  it('the default suite needs no Airflow; the full suite adds scenarios/airflow/, large/ and statements/', async () => {
+  it('the default suite needs no Airflow and kills at every statement; the full suite adds scenarios/airflow/ and large/', async () => {
     const plain = names(await defaultScenarioFiles('sqlite', process.cwd()));
     const full = names(await defaultScenarioFiles('sqlite', process.cwd(), 'full'));
     expect(plain).toContain('crash.yaml');
     expect(plain).not.toContain('airflow-live.yaml');
     expect(plain).not.toContain('large-partition.yaml');
-    expect(plain).not.toContain('statements.yaml');
-    expect(full).toEqual(
-      expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml', 'statements.yaml']),
-    );
-    expect(full).toHaveLength(plain.length + 3);
+    // Every suite must catch two-commits, which only statement cells see.
+    expect(plain).toContain('statements.yaml');
+    expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml']));
+    expect(full).toHaveLength(plain.length + 2);
     expect(full).not.toContain('million-crash.yaml');
   });
 
