@@ -26,6 +26,9 @@ const RELEASE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.DATA_REJECTED,
 ]);
 
+/** The lease taken for the moment of a hand-back that found none held (released by it). */
+const HAND_BACK_LEASE_MS = 30_000;
+
 /**
  * After a run failed, hands the operation back when it is still before any mutation and this
  * executor holds its lease: PREPARING | PREPARED -> FAILED_PRE_COMMIT with the lease released, so an
@@ -64,10 +67,22 @@ export async function releaseBeforeMutation(
       return;
     }
     if (entry.state !== 'PREPARING' && entry.state !== 'PREPARED') return;
+    // Nobody's lease (the fence's proof handed it back): take it again first, so the hand-back is
+    // written by the lease holder like every transition (the journal-lease check holds it to that).
+    const held =
+      entry.lease === null
+        ? await journal.acquireLease({
+            operationId: request.operationId,
+            expectedVersion: entry.version,
+            holder: request.holder,
+            ttlMs: HAND_BACK_LEASE_MS,
+            nowMs: clock.nowMs(),
+          })
+        : entry;
     await journal.compareAndSet({
       operationId: request.operationId,
-      expectedVersion: entry.version,
-      expectedStates: new Set([entry.state]),
+      expectedVersion: held.version,
+      expectedStates: new Set([held.state]),
       nextState: 'FAILED_PRE_COMMIT',
       evidence: { reason: 'lease:released-before-mutation', error_code: error.code, holder: request.holder },
       nowMs: clock.nowMs(),
