@@ -7,7 +7,7 @@ import { SUITE_GLOBS } from '../../src/cli/shipped-suites.ts';
 import { checkSigningFlags, gateAndSign, SIGNING_FLAGS } from './run-signing.ts';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
-import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
+import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter-registry.ts';
 import type { Reporter } from '../reporters/reporter.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
