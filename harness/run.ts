@@ -7,7 +7,7 @@ import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
 import { startAirflow } from './env/airflow/airflow-environment.ts';
 import type { AirflowStart } from './env/airflow/airflow-environment.ts';
-import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
+import { ENVIRONMENT_PROVIDERS } from './env/environment-registry.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
