@@ -1,5 +1,5 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem, ItemVerdict } from './acceptance-items.ts';
+import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
 import { isTransitionPoint } from '../faults/loss-points.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
