@@ -15,7 +15,7 @@ import { writeEvidence } from './evidence/evidence-writer.ts';
 import type { Provenance } from './evidence/provenance.ts';
 import { provenance, sameCodeAtEnd } from './evidence/provenance.ts';
 import { planDigest } from './merge/plan-digest.ts';
-import type { PlanRecord } from './plan/plan-record.ts';
+import type { PlanRecord } from './evidence/plan-types.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
 import type { PlannedCell } from './plan/cell.ts';
 import type { Shard } from './plan/planner.ts';

@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { ReferenceFailure } from '../plan/trace.ts';
+import type { ReferenceFailure } from '../evidence/plan-types.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 

@@ -9,7 +9,7 @@ import type { Route } from '../routes/route.ts';
 import { ROUTES } from '../routes/route-registry.ts';
 import { loadScenario } from '../scenario/scenario-loader.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
-import type { PlanRecord } from './plan-record.ts';
+import type { PlanRecord } from '../evidence/plan-types.ts';
 import { compareCells, scenarioDigest, traceBookFrom } from './plan-record.ts';
 import { planCells } from './planner.ts';
 import type { TraceBook } from './trace.ts';
