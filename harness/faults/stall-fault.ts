@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { StalledBackends } from '../routes/parts.ts';
+import type { StalledBackends } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { Worker } from '../workers/worker.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';

@@ -17,10 +17,10 @@ import type {
   PreparedJournal,
   PreparedSource,
   PreparedTarget,
-  ServerControl,
   SourcePart,
   TargetPart,
 } from './parts.ts';
+import type { ServerControl } from './server-control.ts';
 import type {
   CellFixture,
   CellNetwork,
