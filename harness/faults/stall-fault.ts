@@ -7,9 +7,7 @@ import type { Worker } from '../workers/worker.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { installToxic } from './toxiproxy-switch.ts';
-
-/** The check a stall cell adds: the stalled worker ended on its own within the stated bound. */
-export const STALL_BOUNDED = 'stall-bounded';
+import { STALL_BOUNDED } from '../evidence/check-names.ts';
 
 type StallPhase = 'fence-prepare' | 'guard' | 'copy' | 'commit' | 'fence-query';
 type StallMethod = 'sigstop' | 'no-answer';

@@ -1,5 +1,5 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
+import { AUDIT_TRUTH, LEASE_BOUND } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy } from './cell-verdicts.ts';
 

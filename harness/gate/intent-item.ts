@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
+import { STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy } from './cell-verdicts.ts';
 
