@@ -1,6 +1,6 @@
 import type { CellDraft } from '../plan/cell.ts';
 import { aimKills, killLanding } from '../plan/mutation-window.ts';
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
