@@ -14,7 +14,7 @@ import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
 import type { Provenance } from './evidence/provenance.ts';
 import { provenance, sameCodeAtEnd } from './evidence/provenance.ts';
-import { planDigest } from './merge/plan-digest.ts';
+import { planDigest } from './plan/plan-digest.ts';
 import type { PlanRecord } from './evidence/plan-types.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
 import type { PlannedCell } from './plan/cell.ts';
@@ -30,7 +30,7 @@ import {
 } from './plan/planner.ts';
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
-import { prepareOutDir } from './cli/out-dir.ts';
+import { prepareOutDir } from './runner/out-dir.ts';
 import { fullRouteId, loadRouteOrPlugin } from './routes/route-loader.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';

@@ -27,5 +27,5 @@ export const REFERENCE_RUN = 'reference-run';
 /** The journal's history agrees with its lease (checkers/journal-lease-checker.ts). */
 export const JOURNAL_LEASE = 'journal-lease';
 
-/** No source, target or fence I/O, decided from what the storage recorded (faults/storage-seal.ts). */
+/** No source, target or fence I/O, decided from what the storage recorded (routes/storage-seal.ts). */
 export const STORAGE_UNTOUCHED = 'storage-untouched';

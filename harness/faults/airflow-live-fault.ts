@@ -1,4 +1,4 @@
-import { describeError } from '../checkers/check-record.ts';
+import { describeError } from '../evidence/error-description.ts';
 import type { AirflowRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';

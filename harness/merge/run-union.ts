@@ -6,7 +6,7 @@ import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { accountedCellIds } from '../evidence/evidence-types.ts';
 import type { PlannedScenario, PlanRecord, StoredTraceBook } from '../evidence/plan-types.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 
 type Scenarios = readonly { readonly name: string; readonly file: string }[];
 

@@ -5,7 +5,7 @@ import { canonicalJson } from '../evidence/canonical-json.ts';
 import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { accountedCellIds } from '../evidence/evidence-types.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
   a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { accountedCellIds } from '../evidence/evidence-types.ts';
-import { planDigest } from '../merge/plan-digest.ts';
+import { planDigest } from './plan-digest.ts';
 import { unjustifiedSkips } from '../checkers/sensitivity.ts';
 import { pluginRoutes } from '../routes/plugin-routes.ts';
 import type { Route } from '../routes/route.ts';
