@@ -306,46 +306,75 @@ export function routeTargetOpener(workload: Workload): OpenTarget {
   return builtInRouteEntry(workload).openTarget;
 }
 
-/**
- * The capability of the workload's target: the route's certified fence, or `none` when the workload
- * writes it without one (`target.fence: none`). Throws ROUTE_NOT_CERTIFIED for an unknown route.
- */
-export async function routeCapability(workload: Workload): Promise<TargetConnector['capability']> {
-  const { capability } = await routeEntry(workload);
-  return workload.target.fence === 'none' ? 'none' : capability;
+/** The workload's route looked up once (built-in or plug-in): everything a run asks of it. */
+export interface ResolvedRoute {
+  /** The route's certified fence, or `none` when the workload writes without one (`target.fence: none`). */
+  readonly capability: TargetConnector['capability'];
+  /**
+   * The connector version the route runs: a plug-in's `<name>@<version>`, or the pair this runtime
+   * ships for a built-in route (null: none), for display: a certification binds the connectors'
+   * code by digest (route-code.ts).
+   */
+  readonly connectorVersion: string | null;
+  /** Where the fence lives (a safe identity), from the workload alone; bad fence settings are INVALID_INPUT. */
+  fenceLocation(): Promise<string>;
+  /** Opens source and target; if the target fails to open, the open source is closed first. */
+  open(context: RouteContext): Promise<RouteConnectors>;
+  /** Opens only the target (recovery commands read its fence). The caller closes it. */
+  openTarget(io: { readonly env: NodeJS.ProcessEnv }, readOnly?: boolean): Promise<TargetConnector>;
 }
 
 /** Where a target written without a fence keeps it: nowhere (the journal records `none`). */
 const NO_FENCE_LOCATION = 'none';
 
-/** The route's target opener for this workload: plain writes for `target.fence: none`. */
-async function targetOpener(workload: Workload): Promise<OpenTarget> {
+/**
+ * Resolves the workload's route once: ROUTE_NOT_CERTIFIED for an unknown one. A caller that needs
+ * several answers about the route (dpone run) asks this object instead of resolving it again.
+ */
+export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
   const entry = await routeEntry(workload);
-  if (workload.target.fence !== 'none') return entry.openTarget;
-  if (!entry.openPlainTarget)
-    throw invalidInput(`target.fence: none is not a setting of route ${workload.route}`, {
-      field: 'target.fence',
-    });
-  return entry.openPlainTarget;
+  const fenceless = workload.target.fence === 'none';
+  const targetOpener = (): OpenTarget => {
+    if (!fenceless) return entry.openTarget;
+    if (!entry.openPlainTarget)
+      throw invalidInput(`target.fence: none is not a setting of route ${workload.route}`, {
+        field: 'target.fence',
+      });
+    return entry.openPlainTarget;
+  };
+  return {
+    capability: fenceless ? 'none' : entry.capability,
+    connectorVersion: entry.connectorVersion ?? shippedConnectorVersion(workload.route),
+    fenceLocation: async () => (fenceless ? NO_FENCE_LOCATION : entry.fenceLocation(workload)),
+    async open(context) {
+      const openTarget = targetOpener();
+      const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
+      try {
+        const target = await opening(`${workload.route} target`, () => openTarget(workload, context));
+        return { source, target };
+      } catch (error) {
+        await source.close().catch(() => undefined);
+        throw error;
+      }
+    },
+    openTarget(io, readOnly = false) {
+      const open = targetOpener();
+      return opening(`${workload.route} target`, () =>
+        open(workload, { env: io.env, faults: NO_FAULTS, readOnly }),
+      );
+    },
+  };
 }
 
-/**
- * The connector version the workload's route runs: a plug-in's `<name>@<version>`, or the pair
- * this runtime ships for a built-in route (null: none), for display: a certification binds the
- * connectors' code by digest (route-code.ts).
- */
-export async function routeConnectorVersion(workload: Workload): Promise<string | null> {
-  const entry = await routeEntry(workload);
-  return entry.connectorVersion ?? shippedConnectorVersion(workload.route);
+/** The capability of the workload's target (ResolvedRoute.capability). */
+export async function routeCapability(workload: Workload): Promise<TargetConnector['capability']> {
+  return (await resolveRoute(workload)).capability;
 }
 
-/**
- * Where the workload's fence lives (a safe identity), resolved from the workload alone: no
- * connection is made. Bad fence settings are INVALID_INPUT naming the field.
- */
+/** Where the workload's fence lives (ResolvedRoute.fenceLocation): no connection is made. */
 export async function routeFenceLocation(workload: Workload): Promise<string> {
   if (workload.target.fence === 'none') return NO_FENCE_LOCATION;
-  return (await routeEntry(workload)).fenceLocation(workload);
+  return (await resolveRoute(workload)).fenceLocation();
 }
 
 /** Opens only the route's target (recovery commands read its fence). The caller closes it. */
@@ -354,10 +383,7 @@ export async function openRouteTarget(
   io: { readonly env: NodeJS.ProcessEnv },
   readOnly = false,
 ): Promise<TargetConnector> {
-  const open = await targetOpener(workload);
-  return opening(`${workload.route} target`, () =>
-    open(workload, { env: io.env, faults: NO_FAULTS, readOnly }),
-  );
+  return (await resolveRoute(workload)).openTarget(io, readOnly);
 }
 
 async function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
@@ -385,14 +411,5 @@ export async function openRouteConnectors(
   workload: Workload,
   context: RouteContext,
 ): Promise<RouteConnectors> {
-  const entry = await routeEntry(workload);
-  const openTarget = await targetOpener(workload);
-  const source = await opening(`${workload.route} source`, () => entry.openSource(workload, context));
-  try {
-    const target = await opening(`${workload.route} target`, () => openTarget(workload, context));
-    return { source, target };
-  } catch (error) {
-    await source.close().catch(() => undefined);
-    throw error;
-  }
+  return (await resolveRoute(workload)).open(context);
 }
