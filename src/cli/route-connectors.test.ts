@@ -5,16 +5,9 @@ import { NO_FAULTS } from '../ports/fault-points.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
 import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
 import { isBuiltInRouteId } from './workload-fields.ts';
-import {
-  SOURCE_ENGINES,
-  TARGET_ENGINES,
-  runtimeRouteIds,
-  endpointPassword,
-  openRouteConnectors,
-  resolveRoute,
-  routeCapability,
-  sqliteFilePath,
-} from './route-connectors.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES, runtimeRouteIds, endpointPassword } from './built-in-engines.ts';
+import { openRouteConnectors, resolveRoute, routeCapability } from './route-connectors.ts';
+import { sqliteFilePath } from './sqlite-file.ts';
 import { exampleCopy } from './commands/example-workload.test-support.ts';
 import { readWorkloadFile } from './workload-file.ts';
 import { collectRows } from '../ports/row-stream.ts';
