@@ -5,7 +5,7 @@ import type { TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
-import type { PlannedRecoveryAction } from './recovery-planner.ts';
+import type { PlannedRecoveryAction } from './recovery-actions.ts';
 
 /*
  * What a recovery apply is given, and the rule every apply path (recovery-apply.ts, and the

@@ -16,7 +16,7 @@ import {
   recoveryConflict,
 } from './recovery-audit.ts';
 import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
-import type { RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
+import type { RecoveryActionName, RecoveryOutcome } from './recovery-actions.ts';
 import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
 
 export interface RecoveryApplyRequest {
