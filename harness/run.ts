@@ -7,15 +7,15 @@ import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
 import { startAirflow } from './env/airflow/airflow-environment.ts';
 import type { AirflowStart } from './env/airflow/airflow-environment.ts';
-import { ENVIRONMENT_PROVIDERS } from './env/environment.ts';
+import { ENVIRONMENT_PROVIDERS } from './env/environment-registry.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
 import { writeEvidence } from './evidence/evidence-writer.ts';
 import type { Provenance } from './evidence/provenance.ts';
 import { provenance, sameCodeAtEnd } from './evidence/provenance.ts';
-import { planDigest } from './merge/plan-digest.ts';
-import type { PlanRecord } from './plan/plan-record.ts';
+import { planDigest } from './plan/plan-digest.ts';
+import type { PlanRecord } from './evidence/plan-types.ts';
 import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
 import type { PlannedCell } from './plan/cell.ts';
 import type { Shard } from './plan/planner.ts';
@@ -30,10 +30,8 @@ import {
 } from './plan/planner.ts';
 import type { TraceBook } from './plan/trace.ts';
 import type { Reporter } from './reporters/reporter.ts';
-import { prepareOutDir } from './cli/out-dir.ts';
-import { pluginRoutes } from './routes/plugin-routes.ts';
-import { ROUTES, routeIds } from './routes/route-registry.ts';
-import { resolveRouteId } from '../src/contracts/route-id.ts';
+import { prepareOutDir } from './runner/out-dir.ts';
+import { fullRouteId, loadRouteOrPlugin } from './routes/route-loader.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
 import { runCell } from './runner/cell-runner.ts';
@@ -118,30 +116,6 @@ function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions)
   return [...routes][0] ?? fullRouteId(options.route ?? 'sqlite');
 }
 
-/** A built-in route's full id (aliases resolve); any other name is kept as a plug-in route's id. */
-function fullRouteId(route: string): string {
-  const id = resolveRouteId(route)?.id ?? route;
-  return Object.hasOwn(ROUTES, id) ? id : route;
-}
-
-/** A built-in route, or one a connector plug-in declares (loaded only when a plug-in route is asked for). */
-export async function loadRoute(
-  id: string,
-  options: Pick<CertifyOptions, 'cwd' | 'connectors'>,
-): Promise<Route> {
-  const full = fullRouteId(id);
-  const builtIn = Object.hasOwn(ROUTES, full) ? ROUTES[full] : undefined;
-  if (builtIn) return builtIn();
-  const plugins = await pluginRoutes(options.cwd, options.connectors);
-  const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
-  if (!load)
-    throw invalidInput(
-      `unknown route "${id}" (known: ${[...routeIds(), ...Object.keys(plugins)].join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
-      { field: '--route' },
-    );
-  return load();
-}
-
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */
 async function traceBooks(
   scenarios: readonly LoadedScenario[],
@@ -216,7 +190,7 @@ export async function runCertification(options: CertifyOptions): Promise<Certify
   const scenarios = await loadScenarios(options.scenarioFiles);
   if (scenarios.length === 0) throw invalidInput('no scenario files matched', { field: '--scenario' });
   const routeId = oneRoute(scenarios, options);
-  const route = await loadRoute(routeId, options);
+  const route = await loadRouteOrPlugin(routeId, options);
   const providerName = options.provider ?? route.defaultProvider;
   const loadProvider = ENVIRONMENT_PROVIDERS[providerName];
   if (!loadProvider) throw invalidInput(`unknown provider "${providerName}"`, { field: '--provider' });

@@ -34,6 +34,7 @@ export type {
 } from './ports/connector.ts';
 export type { FaultPoints } from './ports/fault-points.ts';
 export { NO_FAULTS } from './ports/fault-points.ts';
+export type { FaultPointName } from './contracts/fault-point-names.ts';
 export { StatementPoints, isStatementPoint, statementPoint } from './ports/statement-points.ts';
 export { DEFAULT_CHUNK_ROWS, chunked, collectRows, rowStream, rowStreamOf } from './ports/row-stream.ts';
 export type { TargetCommitJournalPort } from './ports/journal.ts';

@@ -6,7 +6,8 @@ import type {
   TargetSnapshot,
 } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
-import { describeError, runChecker } from './check-record.ts';
+import { describeError } from '../evidence/error-description.ts';
+import { runChecker } from './check-record.ts';
 import type { CheckCellInput, CheckCellResult, CheckContext, Checker } from './check-types.ts';
 import { claimsChecker } from './claims-checker.ts';
 import { duplicateChecker } from './duplicate-checker.ts';

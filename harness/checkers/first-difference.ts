@@ -1,5 +1,5 @@
 import type { TargetFirstDifference } from '../evidence/evidence-types.ts';
-import { canonicalJson } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
 import type { CellScalar } from './target-inspector.ts';
 
 type Row = Readonly<Record<string, CellScalar>>;

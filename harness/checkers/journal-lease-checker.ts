@@ -1,9 +1,7 @@
 import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
 import { record } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
-
-/** The check's name (a catching check: checkers/sensitivity.ts). */
-export const JOURNAL_LEASE = 'journal-lease';
+import { JOURNAL_LEASE } from '../evidence/check-names.ts';
 
 type HistoryItem = JournalSnapshot['history'][number];
 

@@ -1,12 +1,15 @@
 import type { CellEvidence, SensitivityRecord, SkippedVariantCell } from '../evidence/evidence-types.ts';
-import { ATOMIC_VISIBILITY } from '../faults/atomic-visibility.ts';
-import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
-import { INTENT_CONFLICT_REFUSED } from '../faults/intent-conflict-fault.ts';
-import { LOST_COMMIT_DIVERGED } from '../faults/lost-commit-fault.ts';
-import { STALL_BOUNDED } from '../faults/stall-fault.ts';
-import { REFERENCE_RUN } from '../faults/reference-fault.ts';
-import { JOURNAL_LEASE } from './journal-lease-checker.ts';
-import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
+import {
+  ATOMIC_VISIBILITY,
+  AUDIT_TRUTH,
+  INTENT_CONFLICT_REFUSED,
+  JOURNAL_LEASE,
+  LEASE_BOUND,
+  LOST_COMMIT_DIVERGED,
+  REFERENCE_RUN,
+  STALL_BOUNDED,
+  STORAGE_UNTOUCHED,
+} from '../evidence/check-names.ts';
 import type { Verdict } from '../verdict.ts';
 import { worst } from '../verdict.ts';
 

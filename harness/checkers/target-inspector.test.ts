@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
 import type { CellScalar, TargetReading } from './target-inspector.ts';
 import { TRAIL_ROW_LIMIT, rowDigest, snapshotFromReading } from './target-inspector.ts';
 

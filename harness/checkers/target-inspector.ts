@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { TargetAuditTrail, TargetFirstDifference, TargetSnapshot } from '../evidence/evidence-types.ts';
-import { canonicalJson } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
 
 /**
  * The checker's own view of a route's target. An inspector reads the target and the source

@@ -8,7 +8,7 @@ import { parseRecord, recordDigest } from '../../src/adapters/attestation/dsse-b
 import type { CertificationPredicate } from '../../src/contracts/certification.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { decideDeploymentPolicy } from '../../src/core/deployment-policy.ts';
-import { loadRoute } from '../run.ts';
+import { loadRouteOrPlugin } from '../routes/route-loader.ts';
 
 /**
  * `dpone certify explain RECORD [--policy FILE] [--json]`: what a record binds (route, connector
@@ -43,9 +43,9 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
         : 'keyless (Sigstore certificate and Rekor entry)';
   const location = policyLocation(values.policy, io.env, io.cwd, null);
   const policy = location === null ? null : await readTrustPolicy(location.file, location.source);
-  let connectors: Awaited<ReturnType<typeof loadRoute>> | null = null;
+  let connectors: Awaited<ReturnType<typeof loadRouteOrPlugin>> | null = null;
   try {
-    connectors = await loadRoute(record.route, { cwd: io.cwd, connectors: values.connector ?? [] });
+    connectors = await loadRouteOrPlugin(record.route, { cwd: io.cwd, connectors: values.connector ?? [] });
   } catch {
     // a route this build lacks: the decision says so
   }

@@ -6,7 +6,7 @@ import { readEvidence } from '../evidence/evidence-writer.ts';
 import { RECORD_FILES, certificationStatement, writeJsonFile } from '../gate/certification-record.ts';
 import { gateEvidence } from '../gate/gate-evidence.ts';
 import { formatGateLine } from '../gate/gate.ts';
-import { prepareOutDir } from './out-dir.ts';
+import { prepareOutDir } from '../runner/out-dir.ts';
 
 /**
  * `dpone certify gate --route ID --evidence FILE [--out DIR] [--json]`: one line per mandatory

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
-import { prepareOutDir } from './out-dir.ts';
+import { prepareOutDir } from '../runner/out-dir.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { verdictExitCode } from '../verdict.ts';

@@ -8,7 +8,8 @@ import type { ScenarioSource } from '../run.ts';
 import { runCertification } from '../run.ts';
 import { verdictExitCode } from '../verdict.ts';
 import { cellDirName } from '../runner/cell-dir.ts';
-import { DEFAULT_SCENARIOS, integerFlag, scenarioFiles } from './certify-run.ts';
+import { integerFlag } from './certify-run.ts';
+import { DEFAULT_SCENARIOS, scenarioFiles } from '../scenario/scenario-suites.ts';
 
 const FLAGS = {
   evidence: { type: 'string' },

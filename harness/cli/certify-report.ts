@@ -6,7 +6,7 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { readEvidence } from '../evidence/evidence-writer.ts';
 import { checkIntegrity } from '../reporters/integrity.ts';
 import { writeReportFiles } from '../reporters/report-files.ts';
-import { prepareOutDir } from './out-dir.ts';
+import { prepareOutDir } from '../runner/out-dir.ts';
 
 /**
  * `dpone certify report FILE [--out DIR]`: re-renders index.html, summary.md and junit.xml from an

@@ -1,58 +1,12 @@
-import { glob } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { parseFlags } from '../../src/cli/args.ts';
-import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
-import { SUITE_GLOBS } from '../../src/cli/shipped-suites.ts';
 import { checkSigningFlags, gateAndSign, SIGNING_FLAGS } from './run-signing.ts';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseShard } from '../plan/planner.ts';
-import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter.ts';
+import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter-registry.ts';
 import type { Reporter } from '../reporters/reporter.ts';
-import { resolveRouteId } from '../../src/contracts/route-id.ts';
-import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
-import { loadScenarios } from '../scenario/scenario-loader.ts';
-import { scenarioFits } from '../scenario/route-suite.ts';
-import { loadRoute, runCertification } from '../run.ts';
-
-/** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
-export const DEFAULT_SCENARIOS = join(PACKAGE_ROOT, SUITE_GLOBS.default![0]!);
-
-/**
- * Named suites (src/cli/shipped-suites.ts), as absolute globs. `default` is what `npm run certify`
- * runs; `full` adds the scenarios that need an environment of their own beyond the route's servers
- * (a real Airflow: scenarios/airflow/) and the 10,000-row partitions (scenarios/large/), and is
- * what a route is certified on: the gate requires it, and the record binds its digest.
- */
-export const SUITES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
-  Object.entries(SUITE_GLOBS).map(([name, globs]) => [name, globs.map((glob) => join(PACKAGE_ROOT, glob))]),
-);
-
-/**
- * A suite for a route: every scenario of the suite that fits it (scenario/route-suite.ts): a file
- * named for a target engine (`clickhouse-*.yaml`) only on routes into that engine, and no scenario
- * whose faults the route cannot run (an embedded route has no network to cut or server to kill).
- */
-export async function defaultScenarioFiles(
-  route: string | undefined,
-  cwd: string,
-  suite = 'default',
-  /** Connector plug-in modules (`--connector`), for a plug-in route. */
-  connectors: readonly string[] = [],
-): Promise<string[]> {
-  const patterns = SUITES[suite];
-  if (!patterns)
-    throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
-      field: '--suite',
-    });
-  const selected = await loadRoute(route ?? 'sqlite', { cwd, connectors });
-  // A plug-in route's id need not be SOURCE-to-TARGET: then no engine-named scenario is its.
-  const target = resolveRouteId(selected.id)?.target ?? selected.id;
-  const loaded = await loadScenarios(await scenarioFiles(patterns, cwd));
-  return loaded
-    .filter((scenario) => scenarioFits(scenario, selected, target, Object.keys(CONNECTOR_PARTS)))
-    .map((scenario) => scenario.file);
-}
+import { defaultScenarioFiles, scenarioFiles } from '../scenario/scenario-suites.ts';
+import { runCertification } from '../run.ts';
 
 const FLAGS = {
   route: { type: 'string' },
@@ -87,19 +41,6 @@ export function integerFlag(
       { field: flag },
     );
   return Number(value);
-}
-
-/** Expands FILE|GLOB arguments (sorted, de-duplicated); a pattern that matches nothing is bad input. */
-export async function scenarioFiles(patterns: readonly string[], cwd: string): Promise<string[]> {
-  const files = new Set<string>();
-  for (const pattern of patterns) {
-    const matched: string[] = [];
-    for await (const file of glob(pattern, { cwd })) matched.push(resolve(cwd, file));
-    if (matched.length === 0)
-      throw invalidInput(`--scenario ${pattern} matches no file`, { field: '--scenario' });
-    for (const file of matched) files.add(file);
-  }
-  return [...files].sort();
 }
 
 export async function makeReporters(names: readonly string[], io: CliIO): Promise<Reporter[]> {

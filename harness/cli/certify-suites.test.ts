@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import { defaultScenarioFiles } from './certify-run.ts';
+import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 
 const names = (files: readonly string[]) => files.map((file) => basename(file));
 

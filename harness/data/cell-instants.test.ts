@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../plan/seeded-random.ts';
+import { seededRandom } from './seeded-random.ts';
 import { canonicalValue } from './canonical-value.ts';
 import { cellInstant } from './cell-instants.ts';
 

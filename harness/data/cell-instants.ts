@@ -1,4 +1,4 @@
-import { randomInt } from '../plan/seeded-random.ts';
+import { randomInt } from './seeded-random.ts';
 
 /**
  * The `at` value of a cell's source rows: an instant with a time zone, as ISO-8601 text with its

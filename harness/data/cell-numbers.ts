@@ -1,4 +1,4 @@
-import { randomInt } from '../plan/seeded-random.ts';
+import { randomInt } from './seeded-random.ts';
 
 /**
  * The numbers a cell's source rows carry beyond `amount`: values a connector going through a JS

@@ -1,4 +1,4 @@
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from './seeded-random.ts';
 import type { CanonicalValue, DatasetType } from './canonical-value.ts';
 import { cellInstant } from './cell-instants.ts';
 import { cellBig, cellPrice } from './cell-numbers.ts';

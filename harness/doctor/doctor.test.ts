@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
-import { ENVIRONMENT_PROVIDERS } from '../env/environment.ts';
+import { ENVIRONMENT_PROVIDERS } from '../env/environment-registry.ts';
 import { loadRoute, routeIds } from '../routes/route-registry.ts';
 import type { Component } from './doctor-probes.ts';
 import { nodeSupported } from './doctor-probes.ts';

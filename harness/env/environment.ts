@@ -7,7 +7,8 @@ import type { EnvironmentServices, ServiceName } from './services.ts';
  * UNVERIFIED with that reason.
  *
  * To add a provider: write harness/env/<name>-provider.ts exporting a `provider`, and add one line
- * to ENVIRONMENT_PROVIDERS below (lazy, so `embedded` never loads a server driver).
+ * to ENVIRONMENT_PROVIDERS in environment-registry.ts (lazy, so `embedded` never loads a server
+ * driver).
  */
 export interface StartedEnvironment extends AsyncDisposable {
   /** Provider name as recorded in the evidence: embedded | local | docker | external. */
@@ -42,16 +43,4 @@ export interface EnvironmentProvider {
    * naming what is missing, quickly (before starting anything when it can tell up front).
    */
   start(options: EnvironmentStartOptions): Promise<EnvironmentResult>;
-}
-
-/** The registry, keyed by provider name; each entry loads its module only when asked. */
-export const ENVIRONMENT_PROVIDERS: Readonly<Record<string, () => Promise<EnvironmentProvider>>> = {
-  embedded: async () => (await import('./embedded-provider.ts')).provider,
-  local: async () => (await import('./local/local-provider.ts')).provider,
-  docker: async () => (await import('./docker/docker-provider.ts')).provider,
-  external: async () => (await import('./external/external-provider.ts')).provider,
-};
-
-export function providerNames(): readonly string[] {
-  return Object.keys(ENVIRONMENT_PROVIDERS).sort();
 }

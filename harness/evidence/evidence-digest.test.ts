@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, evidenceDigest, withDigest } from './evidence-digest.ts';
+import { canonicalJson } from './canonical-json.ts';
+import { evidenceDigest, withDigest } from './evidence-digest.ts';
 import { evidenceOf } from '../checkers/fixtures/sample-evidence.ts';
 
 function reversed(value: unknown): unknown {

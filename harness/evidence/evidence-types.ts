@@ -1,4 +1,4 @@
-import type { PlanRecord } from '../plan/plan-record.ts';
+import type { PlanRecord } from './plan-types.ts';
 import type { Verdict } from '../verdict.ts';
 
 /** The public evidence contract, `dpone.evidence/v1`. Fields may be added, never removed. */

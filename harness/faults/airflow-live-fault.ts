@@ -1,7 +1,7 @@
-import { describeError } from '../checkers/check-record.ts';
+import { describeError } from '../evidence/error-description.ts';
 import type { AirflowRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import { occurrenceKey, parseOccurrence } from '../plan/trace.ts';
 import { AIRFLOW_LIVE_CASES } from '../scenario/scenario-schema.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';

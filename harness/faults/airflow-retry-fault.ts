@@ -1,7 +1,7 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import { occurrenceKey, parseOccurrence } from '../plan/trace.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { CellRun, FaultModule } from './fault.ts';

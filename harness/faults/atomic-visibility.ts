@@ -1,8 +1,6 @@
 import type { TargetDigest, TargetInspector } from '../checkers/target-inspector.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-
-/** The check's name: one of the catching checks (harness/checkers/sensitivity.ts). */
-export const ATOMIC_VISIBILITY = 'atomic-visibility';
+import { ATOMIC_VISIBILITY } from '../evidence/check-names.ts';
 
 /** The two states a killed attempt may leave the target in, as order-independent digests. */
 export interface TargetImages {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LeaseClock } from '../../src/contracts/lease-clock.ts';
-import type { RecoveryActionName } from '../../src/core/recovery-planner.ts';
+import type { RecoveryActionName } from '../../src/core/recovery-actions.ts';
 import { faketimeJumpEnv, faketimeOffsetEnv } from '../env/faketime.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';

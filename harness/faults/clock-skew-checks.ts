@@ -2,10 +2,7 @@ import type { JournalHistoryRecord } from '../../src/contracts/journal.ts';
 import type { LeaseClock } from '../../src/contracts/lease-clock.ts';
 import { MAX_LEASE_TTL_MS } from '../../src/contracts/lease-clock.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-
-/** Check names: both among the catching checks (harness/checkers/sensitivity.ts). */
-export const LEASE_BOUND = 'lease-bound';
-export const AUDIT_TRUTH = 'audit-truth';
+import { AUDIT_TRUTH, LEASE_BOUND } from '../evidence/check-names.ts';
 
 /**
  * Slack over the journal's own promise, for starting the retrier processes (a second or so each

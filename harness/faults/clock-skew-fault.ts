@@ -1,5 +1,5 @@
-import type { RecoveryActionName } from '../../src/core/recovery-planner.ts';
-import { RECOVERY_ACTIONS } from '../../src/core/recovery-planner.ts';
+import type { RecoveryActionName } from '../../src/core/recovery-actions.ts';
+import { RECOVERY_ACTIONS } from '../../src/core/recovery-actions.ts';
 import { FAKETIME_MISSING, findFaketimeLibrary } from '../env/faketime.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';

@@ -1,6 +1,7 @@
+import { casPoint, isCasPoint } from '../../src/contracts/fault-point-names.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import { aimKills, killLanding } from '../plan/mutation-window.ts';
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { RecordedKill, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
@@ -30,14 +31,9 @@ interface CrashParams {
  * part of the sensitivity subset.
  */
 function commitWindow(trace: readonly TraceOccurrence[]): { from: number; to: number } {
-  const from = trace.findIndex((o) => o.point === 'cas:PREPARED->COMMITTING:after');
-  const to = trace.findIndex((o) => o.point === 'cas:COMMITTING->TARGET_COMMITTED:before');
+  const from = trace.findIndex((o) => o.point === casPoint('PREPARED', 'COMMITTING', 'after'));
+  const to = trace.findIndex((o) => o.point === casPoint('COMMITTING', 'TARGET_COMMITTED', 'before'));
   return { from: from < 0 ? 0 : from + 1, to: to < 0 ? trace.length - 1 : to };
-}
-
-/** A journal transition's kill point (`cas:FROM->TO:before|after`): what `recovery_points: transitions` keeps. */
-export function isTransitionPoint(occurrence: TraceOccurrence): boolean {
-  return occurrence.point.startsWith('cas:');
 }
 
 /**
@@ -58,8 +54,9 @@ function planCrash(spec: FaultSpecOf<'crash'>, { seed, traces }: PlanContext): C
   const depth = spec.depth ?? 2;
   const randomCount = spec.random ?? 4;
   const window = commitWindow(traces.clean);
+  // `recovery_points: transitions` keeps the journal's compare-and-set points (`cas:A->B:before|after`).
   const recoveryKills = (trace: readonly TraceOccurrence[]) =>
-    spec.recovery_points === 'transitions' ? trace.filter(isTransitionPoint) : trace;
+    spec.recovery_points === 'transitions' ? trace.filter((o) => isCasPoint(o.point)) : trace;
   const drafts: CellDraft[] = traces.clean.map((first, index) => ({
     localId: `d1/${occurrenceKey(first)}`,
     fault: { kind: 'crash', point: first.point, hit: first.hit, attempt: 1 },

@@ -123,31 +123,6 @@ export interface FaultModule<K extends FaultKind = FaultKind> {
   unavailableIn?(environment: StartedEnvironment): string | null;
 }
 
-/** The registry, keyed by kind. To add a kind: a module here, a branch in the scenario schema. */
-export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> }> = {
-  crash: async () => (await import('./crash-fault.ts')).crashFault,
-  pause: async () => (await import('./pause-fault.ts')).pauseFault,
-  race: async () => (await import('./race-fault.ts')).raceFault,
-  'intent-conflict': async () => (await import('./intent-conflict-fault.ts')).intentConflictFault,
-  'airflow-retry': async () => (await import('./airflow-retry-fault.ts')).airflowRetryFault,
-  recovery: async () => (await import('./recovery-fault.ts')).recoveryFault,
-  network: async () => (await import('./network-fault.ts')).networkFault,
-  'lost-ack': async () => (await import('./network-fault.ts')).lostAckFault,
-  'server-kill': async () => (await import('./server-fault.ts')).serverKillFault,
-  'journal-loss': async () => (await import('./journal-loss-fault.ts')).journalLossFault,
-  'fence-loss': async () => (await import('./fence-loss-fault.ts')).fenceLossFault,
-  'airflow-live': async () => (await import('./airflow-live-fault.ts')).airflowLiveFault,
-  stall: async () => (await import('./stall-fault.ts')).stallFault,
-  'lost-commit': async () => (await import('./lost-commit-fault.ts')).lostCommitFault,
-  'clock-skew': async () => (await import('./clock-skew-fault.ts')).clockSkewFault,
-  statement: async () => (await import('./statement-fault.ts')).statementFault,
-  reference: async () => (await import('./reference-fault.ts')).referenceFault,
-};
-
-export async function faultModule(kind: FaultKind): Promise<FaultModule> {
-  return (await FAULTS[kind]()) as unknown as FaultModule;
-}
-
 export type { FaultSpec };
 
 /**

@@ -2,13 +2,11 @@ import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 import type { FaultModule } from './fault.ts';
-import { STORAGE_UNTOUCHED, storageCheck } from './storage-seal.ts';
+import { storageCheck } from '../routes/storage-seal.ts';
+import { INTENT_CONFLICT_REFUSED, STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 
 /** Points that mean the conflicting attempt touched the source, the target or its fence. */
 const IO_POINT = /^(source|target|fence)\./;
-
-/** The check that the conflicting attempt exited with the intent-conflict code. */
-export const INTENT_CONFLICT_REFUSED = 'intent-conflict-refused';
 
 /**
  * intent-conflict: complete the operation, then run the same operation id with another intent

@@ -4,7 +4,7 @@ import { deriveOperationId } from '../../src/contracts/identity.ts';
 import { main } from '../../src/cli/main.ts';
 import { openJournal } from '../../src/cli/journal-url.ts';
 import { readWorkloadFile } from '../../src/cli/workload-file.ts';
-import { describeError } from '../checkers/check-record.ts';
+import { describeError } from '../evidence/error-description.ts';
 import { journalSnapshot } from '../checkers/journal-history-checker.ts';
 import type { InspectReading, JournalSnapshot, LossObservation } from '../evidence/evidence-types.ts';
 import type { CellRun } from './fault.ts';

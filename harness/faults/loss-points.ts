@@ -1,3 +1,4 @@
+import { faultPoint, isCasPoint } from '../../src/contracts/fault-point-names.ts';
 import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 
@@ -8,12 +9,14 @@ import { occurrenceKey } from '../plan/trace.ts';
  * commit (`target.commit:before|sent|after`: the window where the target holds the mutation and the
  * journal does not know yet). The gate's "every transition" is this set.
  */
-export function isTransitionPoint(point: string): boolean {
-  return point.startsWith('cas:') || point.startsWith('target.commit:') || point === 'journal.create:after';
+export function isLossTransitionPoint(point: string): boolean {
+  return (
+    isCasPoint(point) || point.startsWith('target.commit:') || point === faultPoint('journal.create:after')
+  );
 }
 
 export function transitionPoints(trace: readonly TraceOccurrence[]): TraceOccurrence[] {
-  return trace.filter((occurrence) => isTransitionPoint(occurrence.point));
+  return trace.filter((occurrence) => isLossTransitionPoint(occurrence.point));
 }
 
 /** Points after which the journal holds a state it did not hold before (a durable journal write). */

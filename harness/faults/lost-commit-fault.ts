@@ -7,9 +7,9 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { cellOperationId } from './loss-observation.ts';
+import { LOST_COMMIT_DIVERGED } from '../evidence/check-names.ts';
 
-/** The checks a lost-commit cell adds: the run after the failover diverged; the operator's reopen took. */
-export const LOST_COMMIT_DIVERGED = 'lost-commit-diverged';
+/** The check a lost-commit cell adds when the operator's reopen took. */
 const REOPENED = 'lost-commit-reopened';
 
 /** Where the first worker parks while the standby stops receiving: just before its COMMIT. */

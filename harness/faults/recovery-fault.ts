@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import type { CommitState } from '../../src/contracts/states.ts';
 import { RECOVERY_APPLY_POINTS } from '../../src/core/recovery-apply.ts';
-import type { RecoveryActionName } from '../../src/core/recovery-planner.ts';
+import type { RecoveryActionName } from '../../src/core/recovery-actions.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';

@@ -1,12 +1,10 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { ReferenceFailure } from '../plan/trace.ts';
+import type { ReferenceFailure } from '../evidence/plan-types.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
-
-/** The check a reference cell adds: how its run ended, and how the recorded reference run ended. */
-export const REFERENCE_RUN = 'reference-run';
+import { REFERENCE_RUN } from '../evidence/check-names.ts';
 
 interface ReferenceParams {
   /** The recorded reference run that did not end cleanly (the cell was planned because of it). */

@@ -1,6 +1,6 @@
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { ServerKill } from '../routes/parts.ts';
+import type { ServerKill } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, PlanContext } from './fault.ts';
 import { unverifiedOutcome } from './fault.ts';

@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { ServerKill, ServerSignal } from '../routes/parts.ts';
+import type { ServerKill, ServerSignal } from '../routes/server-control.ts';
 import type { CellFixture } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, FaultModule, PlanContext } from './fault.ts';

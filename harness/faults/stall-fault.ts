@@ -1,15 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { StalledBackends } from '../routes/parts.ts';
+import type { StalledBackends } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { Worker } from '../workers/worker.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { installToxic } from './toxiproxy-switch.ts';
-
-/** The check a stall cell adds: the stalled worker ended on its own within the stated bound. */
-export const STALL_BOUNDED = 'stall-bounded';
+import { STALL_BOUNDED } from '../evidence/check-names.ts';
 
 type StallPhase = 'fence-prepare' | 'guard' | 'copy' | 'commit' | 'fence-query';
 type StallMethod = 'sigstop' | 'no-answer';

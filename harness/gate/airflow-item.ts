@@ -1,5 +1,5 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem } from './acceptance-items.ts';
+import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy } from './cell-verdicts.ts';
 
 /** The spec's Airflow row needs these cases: pod loss, worker loss, XCom loss. */

@@ -1,6 +1,6 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { isCommitState, isOperatorOnlyTransition } from '../../src/contracts/states.ts';
-import type { ItemVerdict } from './acceptance-items.ts';
+import type { ItemVerdict } from './acceptance-item.ts';
 
 export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
 

@@ -1,6 +1,6 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { AUDIT_TRUTH, LEASE_BOUND } from '../faults/clock-skew-checks.ts';
-import type { AcceptanceItem } from './acceptance-items.ts';
+import { AUDIT_TRUTH, LEASE_BOUND } from '../evidence/check-names.ts';
+import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy } from './cell-verdicts.ts';
 
 /** The cases the item needs, each by at least one cell (cell.fault.phase). */

@@ -2,7 +2,7 @@ import { ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-writer.ts';
 import { checkPlan } from '../plan/plan-check.ts';
-import { loadRoute } from '../run.ts';
+import { loadRouteOrPlugin } from '../routes/route-loader.ts';
 import { checkCode } from './code-check.ts';
 import type { GateResult } from './gate.ts';
 import { evaluateGate } from './gate.ts';
@@ -21,7 +21,7 @@ export async function gateEvidence(
 ): Promise<GateResult> {
   let running = null;
   try {
-    running = (await loadRoute(route, { cwd, connectors })).code();
+    running = (await loadRouteOrPlugin(route, { cwd, connectors })).code();
   } catch (error) {
     // An unknown route: the code line says so. A plug-in that cannot load is the caller's error.
     if (!isDponeError(error, ERROR_CODES.INVALID_INPUT)) throw error;

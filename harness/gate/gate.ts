@@ -1,6 +1,6 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { PlanCheck } from '../plan/plan-check.ts';
-import type { GateItemResult } from './acceptance-items.ts';
+import type { GateItemResult } from './acceptance-item.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { runScopeLine } from './run-scope.ts';
 import type { LineCheck } from './suite-check.ts';

@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import { STORAGE_UNTOUCHED } from '../faults/storage-seal.ts';
-import type { AcceptanceItem } from './acceptance-items.ts';
+import { STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
+import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy } from './cell-verdicts.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem, ItemVerdict } from './acceptance-items.ts';
-import { isTransitionPoint } from '../faults/loss-points.ts';
+import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
+import { isLossTransitionPoint } from '../faults/loss-points.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 export const LOSS_KINDS: ReadonlySet<string> = new Set(['journal-loss', 'fence-loss']);
@@ -37,7 +37,7 @@ function requiredTransitions(cells: readonly CellEvidence[], loss: readonly Cell
       cell.fault.kind === 'crash' &&
       cell.fault.attempt === 1 &&
       cell.fault.point &&
-      isTransitionPoint(cell.fault.point) &&
+      isLossTransitionPoint(cell.fault.point) &&
       // The loss modes run on the fenced configuration, whose clean run never reaches
       // COMMIT_UNKNOWN: that transition is the capability-none cells' (scenarios fenceless*).
       !transitionOf(cell.fault.point).endsWith('->COMMIT_UNKNOWN')

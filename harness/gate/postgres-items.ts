@@ -1,6 +1,6 @@
 import { targetsPostgres } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem } from './acceptance-items.ts';
+import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import type { GateItemResult } from './acceptance-items.ts';
+import type { GateItemResult } from './acceptance-item.ts';
 
 /**
  * The gate line that says what the evidence can certify: which cells did not run (UNVERIFIED),

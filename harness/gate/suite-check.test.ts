@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { suiteDigest } from '../../src/cli/shipped-suites.ts';
-import { defaultScenarioFiles } from '../cli/certify-run.ts';
+import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { scenarioDigest } from '../plan/plan-record.ts';
 import { loadScenarios } from '../scenario/scenario-loader.ts';

@@ -5,6 +5,7 @@ import type { Evidence } from '../evidence/evidence-types.ts';
 import { planRecordOf } from '../plan/plan-check.ts';
 import { scenarioDigest } from '../plan/plan-record.ts';
 import { loadScenarios } from '../scenario/scenario-loader.ts';
+import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 
 /** What the suite line found. */
 export interface LineCheck {
@@ -28,8 +29,6 @@ export async function checkSuite(
   if (plan === null) return { ok: false, detail: 'the evidence records no plan: no suite to compare' };
   let shipped: string[];
   try {
-    // Loaded here: certify-run gates what it ran through this module (an import cycle otherwise).
-    const { defaultScenarioFiles } = await import('../cli/certify-run.ts');
     shipped = await defaultScenarioFiles(evidence.route, cwd, CERTIFYING_SUITE, connectors);
   } catch {
     return {

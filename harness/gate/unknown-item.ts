@@ -1,6 +1,6 @@
 import { COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
 import type { CellEvidence, JournalSnapshot } from '../evidence/evidence-types.ts';
-import type { AcceptanceItem } from './acceptance-items.ts';
+import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 /**

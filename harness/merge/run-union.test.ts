@@ -9,7 +9,7 @@ import { run as merge } from '../cli/certify-merge.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
 import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 import { unionRuns } from './run-union.ts';
 
 const dirs: string[] = [];

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
-import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
+import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { accountedCellIds } from '../evidence/evidence-types.ts';
-import type { PlannedScenario, PlanRecord, StoredTraceBook } from '../plan/plan-record.ts';
-import { planDigest } from './plan-digest.ts';
+import type { PlannedScenario, PlanRecord, StoredTraceBook } from '../evidence/plan-types.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 
 type Scenarios = readonly { readonly name: string; readonly file: string }[];
 

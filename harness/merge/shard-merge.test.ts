@@ -13,7 +13,7 @@ import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
 import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
 import { selectShard } from '../plan/planner.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 import { mergeShards } from './shard-merge.ts';
 
 const dirs: string[] = [];

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from '../checkers/sensitivity.ts';
-import { canonicalJson, withDigest } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
+import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { accountedCellIds } from '../evidence/evidence-types.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 
 const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
   a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -15,7 +15,7 @@ import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-eviden
 import { writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
 import { evidenceStatement } from '../gate/certification-record.ts';
 import { selectShard } from '../plan/planner.ts';
-import { planDigest } from './plan-digest.ts';
+import { planDigest } from '../plan/plan-digest.ts';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));

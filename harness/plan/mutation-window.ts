@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { deriveSeed, seededRandom } from './seeded-random.ts';
+import { deriveSeed, seededRandom } from '../data/seeded-random.ts';
 
 /** The point a target passes right before it opens its guarded write (every connector has it). */
 export const MUTATION_BEGIN = 'target.mutate:begin';

@@ -1,6 +1,6 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
-import { faultModule } from '../faults/fault.ts';
+import { faultModule } from '../faults/fault-registry.ts';
 import type { PlanContext } from '../faults/fault.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { CellDraft, PlannedCell } from './cell.ts';

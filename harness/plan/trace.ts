@@ -1,4 +1,5 @@
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import type { ReferenceFailure } from '../evidence/plan-types.ts';
 import type { MutationWindow } from './mutation-window.ts';
 import { readFile } from 'node:fs/promises';
 import { isStatementPoint } from '../../src/ports/statement-points.ts';
@@ -43,14 +44,6 @@ export async function readTrace(file: string): Promise<TraceOccurrence[]> {
   } catch {
     return [];
   }
-}
-
-/** How a recorded reference run ended when it did not end cleanly (nothing can be planned from it). */
-export interface ReferenceFailure {
-  readonly exit_code: number | null;
-  readonly signal: string | null;
-  readonly error_code: string | null;
-  readonly last_point: string | null;
 }
 
 /**

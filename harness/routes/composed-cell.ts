@@ -8,7 +8,7 @@ import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { lateRows } from '../data/dataset.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
-import type { StorageSeal } from '../faults/storage-seal.ts';
+import type { StorageSeal } from './storage-seal.ts';
 import { cellWorkload } from './cell-workload.ts';
 import { sealParts } from './part-seal.ts';
 import type {
@@ -17,10 +17,10 @@ import type {
   PreparedJournal,
   PreparedSource,
   PreparedTarget,
-  ServerControl,
   SourcePart,
   TargetPart,
 } from './parts.ts';
+import type { ServerControl } from './server-control.ts';
 import type {
   CellFixture,
   CellNetwork,

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import type { StorageSeal } from '../faults/storage-seal.ts';
+import type { StorageSeal } from './storage-seal.ts';
 import type { PartSeal } from './parts.ts';
 
 /** A part that can seal its storage for one attempt. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import { defaultScenarioFiles } from '../cli/certify-run.ts';
+import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { cellBig } from '../data/cell-numbers.ts';
 import { cellLabel } from '../data/cell-text.ts';
-import { deriveSeed, randomInt, seededRandom } from '../plan/seeded-random.ts';
+import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runtimeRouteIds } from '../../src/cli/route-connectors.ts';
+import { runtimeRouteIds } from '../../src/cli/built-in-engines.ts';
 import { routeConnectorVersion } from '../../src/cli/certifications.ts';
 import {
   CONNECTOR_PARTS,

@@ -1,6 +1,6 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
-import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/route-connectors.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/built-in-engines.ts';
 import { composeRoute } from './compose-route.ts';
 import type { ConnectorParts, JournalPart } from './parts.ts';
 import type { Route } from './route.ts';
@@ -50,7 +50,7 @@ export function journalEngine(source: string, target: string): string {
 
 /**
  * Every route the harness can certify: each source part with each target part, for engines the
- * runtime has connectors for (src/cli/route-connectors.ts). Keyed by full id.
+ * runtime has connectors for (src/cli/built-in-engines.ts). Keyed by full id.
  */
 export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = Object.fromEntries(
   Object.keys(CONNECTOR_PARTS)

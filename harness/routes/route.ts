@@ -4,8 +4,8 @@ import type { TargetInspector } from '../checkers/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { ServiceName } from '../env/services.ts';
 import type { FenceReading } from '../evidence/evidence-types.ts';
-import type { StorageSeal } from '../faults/storage-seal.ts';
-import type { ServerControl, ServerKill } from './parts.ts';
+import type { StorageSeal } from './storage-seal.ts';
+import type { ServerControl, ServerKill } from './server-control.ts';
 
 /** What the scenario asks of the generated workload. */
 export interface CellWorkloadOptions {

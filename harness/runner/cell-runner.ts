@@ -7,7 +7,7 @@ import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { AttemptRecord, CellEvidence, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellOutcome } from '../faults/fault.ts';
-import { faultModule } from '../faults/fault.ts';
+import { faultModule } from '../faults/fault-registry.ts';
 import type { PlannedCell } from '../plan/cell.ts';
 import type { CellFixture, Route } from '../routes/route.ts';
 import { worst } from '../verdict.ts';

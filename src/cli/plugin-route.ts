@@ -5,8 +5,8 @@ import type { ConnectorEndpoint, ConnectorPlugin, PluginTarget } from '../ports/
 import { pluginConnectorVersion } from '../ports/connector-plugin.ts';
 import { UNSAFE_VARIANT_ENV, requestedUnsafeVariant, unsafeVariantFlaws } from '../ports/unsafe-variants.ts';
 import { loadConnectorPlugin } from './connector-plugins.ts';
-import type { RouteContext, RouteEntry } from './route-connectors.ts';
-import { endpointPassword, openSourceByScheme } from './route-connectors.ts';
+import type { RouteContext, RouteEntry } from './built-in-engines.ts';
+import { endpointPassword, openSourceByScheme } from './built-in-engines.ts';
 
 /**
  * What the host hands a plug-in for one endpoint of the workload. The password is read from the

@@ -5,15 +5,9 @@ import { NO_FAULTS } from '../ports/fault-points.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
 import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
 import { isBuiltInRouteId } from './workload-fields.ts';
-import {
-  SOURCE_ENGINES,
-  TARGET_ENGINES,
-  runtimeRouteIds,
-  endpointPassword,
-  openRouteConnectors,
-  routeCapability,
-  sqliteFilePath,
-} from './route-connectors.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES, runtimeRouteIds, endpointPassword } from './built-in-engines.ts';
+import { openRouteConnectors, resolveRoute, routeCapability } from './route-connectors.ts';
+import { sqliteFilePath } from './sqlite-file.ts';
 import { exampleCopy } from './commands/example-workload.test-support.ts';
 import { readWorkloadFile } from './workload-file.ts';
 import { collectRows } from '../ports/row-stream.ts';
@@ -56,6 +50,34 @@ describe('endpointPassword', () => {
     const error = await caught(() => endpointPassword(endpoint, 'target', {}));
     expect(error.fields.field).toBe('target.password_env');
     expect(error.message).toContain('TARGET_PW');
+  });
+});
+
+describe('resolveRoute', () => {
+  it('answers capability, version and fence location from one lookup, and opens through it', async () => {
+    const example = exampleCopy();
+    const workload = await readWorkloadFile(example.workload);
+    const route = await resolveRoute(workload);
+    expect(route.capability).toBe('transactional-commit-marker');
+    expect(route.connectorVersion).toMatch(/sqlite/);
+    expect(await route.fenceLocation()).toBe(await (await resolveRoute(workload)).fenceLocation());
+    const connectors = await route.open({ env: {}, faults: NO_FAULTS });
+    await using _source = connectors.source;
+    await using _target = connectors.target;
+    expect(connectors.target.capability).toBe(route.capability);
+  });
+
+  it('says none for a workload written without a fence', async () => {
+    const workload = await readWorkloadFile(exampleCopy().workload);
+    const fenceless = { ...workload, target: { ...workload.target, fence: 'none' as const } };
+    const route = await resolveRoute(fenceless);
+    expect(route.capability).toBe('none');
+    expect(await route.fenceLocation()).toBe('none');
+  });
+
+  it('refuses a route with no connectors in this build before anything opens', async () => {
+    const error = await caught(() => resolveRoute({ route: 'no-such-route' } as Workload));
+    expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
   });
 });
 

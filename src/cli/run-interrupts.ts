@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
+import type { FaultPointName } from '../contracts/fault-point-names.ts';
 import { isStatementPoint } from '../ports/statement-points.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
@@ -64,7 +65,7 @@ export class RunInterrupts implements FaultPoints, Disposable {
     return this.#inner.statements === true;
   }
 
-  hit(point: string): void | Promise<void> {
+  hit(point: FaultPointName): void | Promise<void> {
     const passed = this.#inner.hit(point);
     // A parked point (under a fault plan) is checked when it resumes: the signal may come meanwhile.
     if (passed instanceof Promise) return passed.then(() => this.#check(point));

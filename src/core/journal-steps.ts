@@ -1,6 +1,7 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry, CommitTransitionEvidence } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
+import { casPoint } from '../contracts/fault-point-names.ts';
 import type { ExecutorDeps, OperationRequest } from './executor-types.ts';
 import { safe } from './fence-decision.ts';
 import { journalCall } from './journal-call.ts';
@@ -57,8 +58,7 @@ export class JournalSteps {
     releaseLease = false,
     result?: CommitJournalEntry['result'],
   ): Promise<CommitJournalEntry> {
-    const point = `cas:${entry.state}->${next}`;
-    await this.#deps.faults.hit(`${point}:before`);
+    await this.#deps.faults.hit(casPoint(entry.state, next, 'before'));
     const write = (version: number) =>
       this.call(() =>
         this.#deps.journal.compareAndSet({
@@ -79,7 +79,7 @@ export class JournalSteps {
       if (fresh === null || !expected.includes(fresh.state)) throw error;
       return write(fresh.version);
     });
-    await this.#deps.faults.hit(`${point}:after`);
+    await this.#deps.faults.hit(casPoint(entry.state, next, 'after'));
     return updated;
   }
 

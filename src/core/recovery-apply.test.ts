@@ -5,7 +5,8 @@ import type { CommitJournalEntry } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { FenceAnswer, FenceStatus } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
-import type { RecoveryApplyDeps, RecoveryApplyRequest } from './recovery-apply.ts';
+import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
+import type { RecoveryApplyRequest } from './recovery-apply.ts';
 import { applyRecovery } from './recovery-apply.ts';
 
 const OP = `sha256:${'c'.repeat(64)}`;

@@ -1,12 +1,11 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
-import type { Clock } from '../ports/clock.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
-import type { FaultPoints } from '../ports/fault-points.ts';
-import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { StateSink } from '../ports/state-sink.ts';
 import { journalCall } from './journal-call.ts';
+import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
+import { assertLegal } from './recovery-apply-rules.ts';
 import { EXPIRE_LEASE_REASON } from './recovery-expire-lease.ts';
 import {
   assertActor,
@@ -17,28 +16,8 @@ import {
   recoveryConflict,
 } from './recovery-audit.ts';
 import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
-import type { PlannedRecoveryAction, RecoveryActionName, RecoveryOutcome } from './recovery-planner.ts';
+import type { RecoveryActionName, RecoveryOutcome } from './recovery-actions.ts';
 import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
-
-export interface RecoveryApplyDeps {
-  readonly journal: TargetCommitJournalPort;
-  /**
-   * The target fence; without it only actions that need no fence answer can be legal. With
-   * `prepareFence` an action that claims the fence's proof raises the fence's epoch first.
-   */
-  readonly fence?: Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>;
-  /** The workload's lease TTL: the lease the operator takes to fence first, and the plan's TTL bound. */
-  readonly leaseTtlMs?: number;
-  /**
-   * UNSAFE, the harness's `recovery-without-fence` variant only: read the fence's proof without
-   * raising its epoch first (the apply before issue 30).
-   */
-  readonly withoutFence?: boolean;
-  /** complete-state makes state and evidence durable through it first, when given. */
-  readonly state?: StateSink;
-  readonly faults: FaultPoints;
-  readonly clock: Clock;
-}
 
 export interface RecoveryApplyRequest {
   readonly operationId: string;
@@ -216,19 +195,6 @@ export async function applyRecovery(
   }
   await faults.hit('recovery.apply:cas:after');
   return { action: request.action, before: { state: entry.state, version: entry.version }, after, audit };
-}
-
-export function assertLegal(entry: CommitJournalEntry, chosen: PlannedRecoveryAction): void {
-  if (chosen.legal) return;
-  const unmet = chosen.preconditions
-    .filter((condition) => !condition.met)
-    .map((condition) => condition.description);
-  const why = chosen.transition === null ? [`no ${chosen.name} transition leaves ${entry.state}`] : unmet;
-  throw new DponeError(ERROR_CODES.ILLEGAL_TRANSITION, `${chosen.name} is not legal now: ${why.join('; ')}`, {
-    operationId: entry.operation_id,
-    state: entry.state,
-    journalVersion: entry.version,
-  });
 }
 
 async function completeState(state: StateSink, entry: CommitJournalEntry): Promise<void> {

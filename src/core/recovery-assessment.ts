@@ -2,7 +2,7 @@ import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/jour
 import type { CommitState } from '../contracts/states.ts';
 import { COMMITTED_STATES } from '../contracts/states.ts';
 import { leaseLive } from '../contracts/lease-clock.ts';
-import { leaseOverrunMs } from './recovery-expire-lease.ts';
+import { leaseOverrunMs } from './lease-overrun.ts';
 import type { FenceAnswer, FenceStatus } from '../ports/connector.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
 import type { AuditRecord, CommitJournalEntry } from '../contracts/journal.ts';
 import { firstUnsafeCharacter } from '../contracts/safe-text.ts';
-import type { RecoveryActionName } from './recovery-planner.ts';
+import type { RecoveryActionName } from './recovery-actions.ts';
 
 /**
  * The audit record of a recovery action and the checks on what an operator may type into it. The

@@ -8,7 +8,7 @@ import { ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
 import type { FenceRef } from '../ports/connector.ts';
 import { rowStreamOf } from '../ports/row-stream.ts';
-import type { RecoveryApplyDeps } from './recovery-apply.ts';
+import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
 import { applyRecovery } from './recovery-apply.ts';
 
 /**

@@ -2,10 +2,10 @@ import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
-import type { RecoveryApplyDeps } from './recovery-apply.ts';
-import { assertLegal } from './recovery-apply.ts';
+import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
+import { assertLegal } from './recovery-apply-rules.ts';
 import { recoveryConflict } from './recovery-audit.ts';
-import type { PlannedRecoveryAction, RecoveryActionName, RecoveryPlanContext } from './recovery-planner.ts';
+import type { PlannedRecoveryAction, RecoveryActionName, RecoveryPlanContext } from './recovery-actions.ts';
 import { planRecovery } from './recovery-planner.ts';
 
 /** The lease an operator takes to fence first when the workload gives no TTL. */

@@ -3,7 +3,7 @@ import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/jour
 import type { CommitState } from '../contracts/states.ts';
 import { COMMIT_STATES, TRANSITIONS } from '../contracts/states.ts';
 import type { FenceAnswer, FenceStatus } from '../ports/connector.ts';
-import type { RecoveryActionName } from './recovery-planner.ts';
+import type { RecoveryActionName } from './recovery-actions.ts';
 import { planRecovery } from './recovery-planner.ts';
 
 const OP = `sha256:${'a'.repeat(64)}`;

@@ -3,7 +3,7 @@ import { leaseLive } from '../contracts/lease-clock.ts';
 import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
-import type { PlannedRecoveryAction, RecoveryPlanContext } from './recovery-planner.ts';
+import type { PlannedRecoveryAction, RecoveryPlanContext } from './recovery-actions.ts';
 
 /**
  * `reopen`: a COMPLETE entry whose commit the target lost (a failover to a replica that had not

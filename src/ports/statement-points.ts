@@ -1,3 +1,4 @@
+import type { StatementPointName } from '../contracts/fault-point-names.ts';
 import type { FaultPoints } from './fault-points.ts';
 
 /**
@@ -12,7 +13,7 @@ export const STATEMENT_POINT_PREFIX = 'stmt:';
 
 export type StatementSide = 'before' | 'after';
 
-export function statementPoint(step: string, ordinal: number, side: StatementSide): string {
+export function statementPoint(step: string, ordinal: number, side: StatementSide): StatementPointName {
   return `${STATEMENT_POINT_PREFIX}${step}.${ordinal}:${side}`;
 }
 

@@ -1,4 +1,4 @@
-import { describeError } from '../../checkers/check-record.ts';
+import { describeError } from '../../evidence/error-description.ts';
 import { findAirflowVenv } from './airflow-venv.ts';
 import { LocalAirflow } from './local-airflow.ts';
 

@@ -5,7 +5,8 @@ import type { ClickHouseService, DedicatedClickHouse } from '../../env/clickhous
 import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
 import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
-import type { ConnectorParts, PartCell, ServerControl, ServerKill, TargetPart } from '../parts.ts';
+import type { ConnectorParts, PartCell, TargetPart } from '../parts.ts';
+import type { ServerControl, ServerKill } from '../server-control.ts';
 import { buildClickHouseCellWorld } from './clickhouse-cell.ts';
 import { clickhouseFenceOperations, clickhouseFingerprint } from './clickhouse-fence-ops.ts';
 import { sealClickHouseTarget } from './clickhouse-seal.ts';

@@ -3,7 +3,8 @@ import { openJournal } from '../../../src/cli/journal-url.ts';
 import { postgresSourceRows } from '../../checkers/postgres-source-rows.ts';
 import { adminQuery } from '../../env/postgres-admin.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
-import type { ConnectorParts, JournalPart, ServerKill, SourcePart } from '../parts.ts';
+import type { ConnectorParts, JournalPart, SourcePart } from '../parts.ts';
+import type { ServerKill } from '../server-control.ts';
 import { postgresJournalOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import {

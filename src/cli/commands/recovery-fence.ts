@@ -5,13 +5,9 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import { noFenceAnswer } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import {
-  endpointPassword,
-  openRouteTarget,
-  routeTargetEngine,
-  routeTargetOpener,
-  sqliteFilePath,
-} from '../route-connectors.ts';
+import { endpointPassword } from '../built-in-engines.ts';
+import { openRouteTarget, routeTargetEngine, routeTargetOpener } from '../route-connectors.ts';
+import { sqliteFilePath } from '../sqlite-file.ts';
 
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 /** A fence reader that may raise the fence's epoch (recovery apply fences first); absent on a fenceless target. */

@@ -1,6 +1,7 @@
 import type { Workload } from '../../contracts/workload.ts';
 import type { CliIO } from '../command.ts';
-import { endpointPassword, routeTargetEngine } from '../route-connectors.ts';
+import { endpointPassword } from '../built-in-engines.ts';
+import { routeTargetEngine } from '../route-connectors.ts';
 
 /** One thing an operation left in its target (a ClickHouse staging table or tombstone). */
 export interface LeftoverJSON {

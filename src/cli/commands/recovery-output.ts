@@ -1,7 +1,7 @@
 import type { LeftoverJSON } from './recovery-leftovers.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../contracts/journal.ts';
 import type { RecoveryApplyResult } from '../../core/recovery-apply.ts';
-import type { RecoveryPlan } from '../../core/recovery-planner.ts';
+import type { RecoveryPlan } from '../../core/recovery-actions.ts';
 import type { FenceAnswer } from '../../ports/connector.ts';
 import { escapeUnsafe } from '../../contracts/safe-text.ts';
 

@@ -23,12 +23,8 @@ import { describeJournal } from '../journal-durability.ts';
 import { journalWarning, openJournal } from '../journal-url.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
-import {
-  openRouteConnectors,
-  routeCapability,
-  routeConnectorVersion,
-  routeFenceLocation,
-} from '../route-connectors.ts';
+import { resolveRoute } from '../route-connectors.ts';
+import type { ResolvedRoute } from '../route-connectors.ts';
 import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { boundYoungGeneration } from '../young-generation.ts';
@@ -85,6 +81,8 @@ export const run: CommandRun = async (args, io) => {
       plan.journalBase,
       values.journal ? '--journal' : 'journal',
     );
+    // The route is looked up once; the policy, the executor and the connectors all ask this one.
+    const route = await resolveRoute(workload);
     // Decided before anything is written: a bad policy file stops the run here (exit 2).
     const policy = await deploymentPolicyFor({
       route: workload.route,
@@ -92,12 +90,12 @@ export const run: CommandRun = async (args, io) => {
       env: io.env,
       ...(values.policy !== undefined ? { policyFlag: values.policy } : {}),
       workloadDir: dirname(workload.file),
-      connectorVersion: await routeConnectorVersion(workload),
+      connectorVersion: route.connectorVersion,
       connectors: () => workloadConnectorCode(workload),
       journal,
       fenceless: workload.target.fence === 'none',
     });
-    const outcome = await execute(plan, stateDir, io);
+    const outcome = await execute(plan, route, stateDir, io);
     const result = runResult(outcome, plan.intentDigest, policy, journal);
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
@@ -145,7 +143,12 @@ async function makeStateDir(stateDir: string, workload: Workload): Promise<void>
   }
 }
 
-async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
+async function execute(
+  plan: RunPlan,
+  route: ResolvedRoute,
+  stateDir: string,
+  io: CliIO,
+): Promise<ExecutionOutcome> {
   const { workload } = plan;
   const clock = clockFromEnv(io.env);
   // A partition of any size streams through in chunks: keep V8's young generation from growing with it.
@@ -153,7 +156,7 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
   // SIGINT/SIGTERM stop the run at the next point where that leaves nothing half done.
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
-  const fenceLocation = await routeFenceLocation(workload);
+  const fenceLocation = await route.fenceLocation();
   const flaws = requestedRuntimeFlaws(io.env);
   await using journal = await openJournal(plan.journalUrl, {
     cwd: plan.journalBase,
@@ -167,10 +170,10 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
     {
       source: `${workload.route}:${workload.source.table}`,
       target: `${workload.route}:${workload.target.table}`,
-      capability: await routeCapability(workload),
+      capability: route.capability,
       fenceLocation,
     },
-    () => openRouteConnectors(workload, { env: io.env, faults }),
+    () => route.open({ env: io.env, faults }),
   );
   const executor = new RecoveryAwareExecutor({
     journal,

@@ -1,7 +1,5 @@
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-
-/** The check that decides "no source, target or fence I/O" from what the storage recorded. */
-export const STORAGE_UNTOUCHED = 'storage-untouched';
+import { STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 
 /**
  * A route's source, target and fence storage made unreachable for one attempt, in a way the

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../evidence/evidence-digest.ts';
+import { canonicalJson } from '../evidence/canonical-json.ts';
 
 /**
  * The identity of a whole plan: sha256 over the sorted ids of every planned cell (all shards).

@@ -1,0 +1,31 @@
+/**
+ * The names of the checks that catch unsafe variants (checkers/sensitivity.ts) and decide gate
+ * lines, in one place: the checkers and fault modules that write these checks, the sensitivity
+ * analysis and the gate all import them from here (evidence vocabulary: imports nothing).
+ */
+
+/** Right after a kill the target holds its rows from before or the whole load (faults/atomic-visibility.ts). */
+export const ATOMIC_VISIBILITY = 'atomic-visibility';
+
+/** A clock-skew cell: a normal retrier completed within the journal's promised wait (faults/clock-skew-checks.ts). */
+export const LEASE_BOUND = 'lease-bound';
+/** A clock-skew cell: what the operator's audit records state holds in the target's rows (faults/clock-skew-checks.ts). */
+export const AUDIT_TRUTH = 'audit-truth';
+
+/** The conflicting attempt exited with the intent-conflict code (faults/intent-conflict-fault.ts). */
+export const INTENT_CONFLICT_REFUSED = 'intent-conflict-refused';
+
+/** A lost-commit cell: the run after the failover diverged (faults/lost-commit-fault.ts). */
+export const LOST_COMMIT_DIVERGED = 'lost-commit-diverged';
+
+/** A stall cell: the stalled worker ended on its own within the stated bound (faults/stall-fault.ts). */
+export const STALL_BOUNDED = 'stall-bounded';
+
+/** A reference cell: how its run ended, and how the recorded reference run ended (faults/reference-fault.ts). */
+export const REFERENCE_RUN = 'reference-run';
+
+/** The journal's history agrees with its lease (checkers/journal-lease-checker.ts). */
+export const JOURNAL_LEASE = 'journal-lease';
+
+/** No source, target or fence I/O, decided from what the storage recorded (routes/storage-seal.ts). */
+export const STORAGE_UNTOUCHED = 'storage-untouched';

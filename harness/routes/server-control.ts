@@ -1,0 +1,53 @@
+/**
+ * The servers a route's parts own, as server, stall and lost-commit faults drive them: apart from
+ * parts.ts so that route.ts and parts.ts need not import each other.
+ */
+
+/** A server a cell owns, for server faults: stopped with a signal, then started on the same data. */
+export interface ServerControl {
+  /** What it is, for evidence lines ("ClickHouse", "PostgreSQL"). */
+  readonly label: string;
+  /** Stops it: SIGKILL (a crash, backends too) or SIGTERM (a clean shutdown). */
+  kill(signal: ServerSignal): Promise<void>;
+  /** Starts it again on the same data and port; resolves once it answers. */
+  start(): Promise<void>;
+  /**
+   * Optional (stall faults): SIGSTOPs the server processes serving the workers' target sessions,
+   * once one of them is running a bulk load when `loading` (PostgreSQL: a COPY), within
+   * `withinMs`; resolves with a handle that SIGCONTs them, or null when none was found in time.
+   */
+  stallBackends?(options: {
+    readonly loading: boolean;
+    readonly withinMs: number;
+  }): Promise<StalledBackends | null>;
+  /** Optional (lost-commit faults): a standby to fail over to. */
+  prepareFailover?(): Promise<Failover>;
+}
+
+/**
+ * A failover a lost-commit fault drives: `prepare` starts an asynchronous streaming standby;
+ * `stopReplication` SIGSTOPs its WAL receiver (nothing committed from then on reaches it);
+ * `failover` SIGKILLs the primary, kills the stopped receiver (the WAL it had not read dies with
+ * it), promotes the standby and gives it the primary's address.
+ */
+export interface Failover extends AsyncDisposable {
+  stopReplication(): Promise<void>;
+  failover(): Promise<void>;
+}
+
+/** Server processes a stall fault stopped; `resume` lets them run on (idempotent). */
+export interface StalledBackends {
+  readonly pids: readonly number[];
+  resume(): void;
+}
+
+export type ServerSignal = 'SIGKILL' | 'SIGTERM';
+
+/** Where a server fault kills a role's server (points absent from a route's trace are not planned). */
+export interface ServerKill {
+  readonly phase: string;
+  readonly point: string;
+  readonly signal: ServerSignal;
+  /** The journal died before COMMITTING: the attempt must end JOURNAL_UNAVAILABLE, the target untouched. */
+  readonly noMutationExpected?: boolean;
+}

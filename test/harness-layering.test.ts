@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { HARNESS_FLOORS, backImports, floorOf, unplaced } from './harness-layers.ts';
+import { circles, importGraph, importsOf } from './import-graph.ts';
+import type { ImportGraph } from './import-graph.ts';
+
+/**
+ * The layering of harness/ (test/harness-layers.ts: its floors, bottom first), checked on every
+ * production file the way test/dependency-direction.test.ts checks src/. Tests and fixtures may
+ * reach further: they compose real parts on purpose.
+ */
+const graph = importGraph(['harness']);
+
+describe('harness layering', () => {
+  it('gives every production file of harness/ a floor', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(unplaced(graph)).toEqual([]);
+  });
+
+  it('never imports a higher floor', () => {
+    expect(backImports(graph)).toEqual([]);
+  });
+
+  it('has no import circle, type-only imports included', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('leaves no import circle in the whole tree but two known ones of the marker-fence kernel', () => {
+    // Known, left for the test-hook work: the unsafe marker target extends the real one, which
+    // loads it lazily for the harness's variants; dialect and SQL types name each other (type-only).
+    expect(circles(importGraph(['src', 'harness', 'bin', 'bench', 'examples']))).toEqual([
+      [
+        'src/adapters/connectors/marker-fence/marker-dialect.ts',
+        'src/adapters/connectors/marker-fence/marker-sql.ts',
+      ],
+      [
+        'src/adapters/connectors/marker-fence/marker-target.ts',
+        'src/adapters/connectors/marker-fence/marker-unsafe-target.ts',
+      ],
+    ]);
+  });
+
+  it('reports a planted back-import and a planted circle', () => {
+    // The gate importing the CLI, as it once did for the shipped suites: a back-import and a circle.
+    const text =
+      "import type { X } from '../evidence/evidence-types.ts';\nimport { y } from '../cli/certify-run.ts';\n";
+    const planted: ImportGraph = new Map([
+      ...graph,
+      [
+        'harness/gate/suite-check.ts',
+        [
+          ...(graph.get('harness/gate/suite-check.ts') ?? []),
+          ...importsOf('harness/gate/suite-check.ts', text),
+        ],
+      ],
+    ]);
+    const line = 'harness/gate/suite-check.ts -> harness/cli/certify-run.ts (results -> commands)';
+    expect(backImports(graph)).not.toContain(line);
+    expect(backImports(planted)).toContain(line);
+    expect(circles(planted).flat()).toEqual(
+      expect.arrayContaining(['harness/cli/certify-run.ts', 'harness/gate/suite-check.ts']),
+    );
+  });
+
+  it('reads type-only, re-exported and dynamic imports', () => {
+    const edges = importsOf(
+      'harness/gate/x.ts',
+      [
+        "import type { A } from './a.ts';",
+        "import { type B, type C as D } from './b.ts';",
+        "import { type E, f } from './c.ts';",
+        "export { g } from '../plan/g.ts';",
+        "const h = await import('../run.ts');",
+      ].join('\n'),
+    );
+    expect(edges).toEqual([
+      { to: 'harness/gate/a.ts', typeOnly: true },
+      { to: 'harness/gate/b.ts', typeOnly: true },
+      { to: 'harness/gate/c.ts', typeOnly: false },
+      { to: 'harness/plan/g.ts', typeOnly: false },
+      { to: 'harness/run.ts', typeOnly: false },
+    ]);
+  });
+
+  it('places a file by its longest matching floor entry', () => {
+    const floor = (file: string) => HARNESS_FLOORS[floorOf(file)]![0];
+    expect(floor('harness/plan/trace.ts')).toBe('vocabulary');
+    expect(floor('harness/plan/planner.ts')).toBe('plan');
+    expect(floor('harness/evidence/evidence-types.ts')).toBe('vocabulary');
+    expect(floor('harness/evidence/evidence-writer.ts')).toBe('results');
+    expect(floor('harness/cli/certify-run.ts')).toBe('commands');
+  });
+});

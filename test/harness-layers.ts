@@ -1,0 +1,87 @@
+import type { ImportGraph } from './import-graph.ts';
+
+/**
+ * The floors of harness/, bottom first: a production file may import its own floor and the floors
+ * below it, never one above. Written once here; test/harness-layering.test.ts checks the tree
+ * against it. A floor lists folders (`harness/x/`) or files; the longest matching entry decides.
+ */
+export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly string[]])[] = [
+  // What the evidence says: verdicts, evidence and plan records, check names, datasets, scenarios.
+  [
+    'vocabulary',
+    [
+      'harness/verdict.ts',
+      'harness/data/',
+      'harness/evidence/',
+      'harness/scenario/',
+      'harness/plan/trace.ts',
+      'harness/plan/mutation-window.ts',
+      'harness/plan/plan-record.ts',
+    ],
+  ],
+  // What runs a database or a worker process for a cell.
+  ['environment', ['harness/env/', 'harness/workers/']],
+  // Reading a target's rows and judging stored snapshots.
+  ['checkers', ['harness/checkers/']],
+  // A route: its parts, inspectors and cell worlds.
+  ['routes', ['harness/routes/', 'harness/plan/cell.ts', 'harness/kit/']],
+  // Fault kinds: planning and running their cells.
+  ['faults', ['harness/faults/']],
+  // The plan: cells from scenarios, traces and the fault modules.
+  ['plan', ['harness/plan/', 'harness/scenario/route-suite.ts', 'harness/scenario/scenario-suites.ts']],
+  // Running planned cells in their worlds.
+  ['runner', ['harness/runner/']],
+  // What reads, writes, merges, gates and reports evidence.
+  [
+    'results',
+    [
+      'harness/merge/',
+      'harness/gate/',
+      'harness/reporters/',
+      'harness/evidence/evidence-verify.ts',
+      'harness/evidence/evidence-writer.ts',
+      'harness/evidence/evidence-reader.ts',
+    ],
+  ],
+  // One certification run end to end.
+  ['run', ['harness/run.ts']],
+  // Commands: the only floor that wires everything.
+  ['commands', ['harness/cli/', 'harness/doctor/']],
+];
+
+/** The floor index of a harness file, or -1 when no floor names it. */
+export function floorOf(file: string, floors = HARNESS_FLOORS): number {
+  let best = -1;
+  let length = -1;
+  floors.forEach(([, paths], index) => {
+    for (const path of paths) {
+      const matches = path.endsWith('/') ? file.startsWith(path) : file === path;
+      if (matches && path.length > length) {
+        best = index;
+        length = path.length;
+      }
+    }
+  });
+  return best;
+}
+
+/** Every import of a harness file into a higher floor (`from -> to (floor -> floor)`). */
+export function backImports(graph: ImportGraph, floors = HARNESS_FLOORS): string[] {
+  const found: string[] = [];
+  for (const [file, edges] of graph) {
+    if (!file.startsWith('harness/')) continue;
+    const from = floorOf(file, floors);
+    for (const edge of edges) {
+      if (!edge.to.startsWith('harness/')) continue;
+      const to = floorOf(edge.to, floors);
+      if (to > from)
+        found.push(`${file} -> ${edge.to} (${floors[from]?.[0] ?? '?'} -> ${floors[to]?.[0] ?? '?'})`);
+    }
+  }
+  return found.sort();
+}
+
+/** Harness files no floor names (a new folder must be given a floor). */
+export function unplaced(graph: ImportGraph, floors = HARNESS_FLOORS): string[] {
+  return [...graph.keys()].filter((file) => file.startsWith('harness/') && floorOf(file, floors) < 0);
+}
