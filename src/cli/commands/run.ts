@@ -10,6 +10,7 @@ import { deriveIntentDigest, deriveOperationId, intentFieldDigests } from '../..
 import { intentDataOf } from '../../contracts/workload.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
+import type { DeploymentRecord } from '../../core/rollout.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
@@ -33,6 +34,8 @@ import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { boundYoungGeneration } from '../young-generation.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
+import { resolveRollout } from './run-rollout.ts';
+import { runPlain } from './run-plain.ts';
 
 const FLAGS = {
   workload: { type: 'string' },
@@ -41,6 +44,7 @@ const FLAGS = {
   xcom: { type: 'string' },
   holder: { type: 'string' },
   policy: { type: 'string' },
+  'deployment-policy': { type: 'string' },
 } as const;
 
 interface RunPlan {
@@ -78,6 +82,30 @@ export const run: CommandRun = async (args, io) => {
   };
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
+    // The deployment policy first: a bad file stops the run before anything (exit 2).
+    const rollout = await resolveRollout(workload, values['deployment-policy'], io);
+    if (rollout.mode === 'legacy' || rollout.mode === 'shadow') {
+      const shadow =
+        rollout.mode === 'shadow'
+          ? {
+              journal: describeJournal(
+                plan.journalUrl,
+                plan.journalBase,
+                values.journal ? '--journal' : 'journal',
+              ),
+              url: plan.journalUrl,
+              base: plan.journalBase,
+              timeoutMs: rollout.policy.shadowTimeoutMs,
+            }
+          : undefined;
+      const written = await runPlain(
+        { ...plan, rollout: rollout.decide(null), ...(shadow ? { shadow } : {}) },
+        io,
+      );
+      io.stdout.write(values.json ? `${JSON.stringify(written)}\n` : plainResult(written));
+      if (xcomPath) await writeXcom(xcomPath, written, io.stderr);
+      return 0;
+    }
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
     await makeStateDir(stateDir, workload);
     const journal = describeJournal(
@@ -97,8 +125,18 @@ export const run: CommandRun = async (args, io) => {
       journal,
       fenceless: workload.target.fence === 'none',
     });
-    const outcome = await execute(plan, stateDir, io);
-    const result = runResult(outcome, plan.intentDigest, policy, journal);
+    // Enforced only where the deployment policy asks AND the trust policy allows; else fail closed.
+    const decided = rollout.decide(policy);
+    const outcome = await execute(plan, stateDir, io, decided.record);
+    const result = {
+      ...runResult(
+        outcome,
+        plan.intentDigest,
+        { ...policy, mode: decided.protection, reason: decided.reason },
+        journal,
+      ),
+      deployment: decided.record,
+    };
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
     return 0;
@@ -145,7 +183,12 @@ async function makeStateDir(stateDir: string, workload: Workload): Promise<void>
   }
 }
 
-async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<ExecutionOutcome> {
+async function execute(
+  plan: RunPlan,
+  stateDir: string,
+  io: CliIO,
+  deployment: DeploymentRecord,
+): Promise<ExecutionOutcome> {
   const { workload } = plan;
   const clock = clockFromEnv(io.env);
   // A partition of any size streams through in chunks: keep V8's young generation from growing with it.
@@ -195,6 +238,8 @@ async function execute(plan: RunPlan, stateDir: string, io: CliIO): Promise<Exec
       load_strategy: workload.intent.normalized_load_strategy,
       fence_location: fenceLocation,
       intent_fields: intentFieldDigests(workload.intent, intentDataOf(workload)),
+      deployment_mode: deployment.mode,
+      ...(deployment.policy_digest ? { deployment_policy_digest: deployment.policy_digest } : {}),
     },
     strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
     partitionColumn: workload.data.partition.column,
