@@ -37,12 +37,20 @@ export interface ShadowReport {
     readonly duplicate_operations: number;
     /** Writes beyond each operation's first: the extra target mutations enforcement would have prevented. */
     readonly duplicate_writes: number;
+    /** Operations that may have been written more than once: the unknown attempts decide it. */
+    readonly possible_duplicate_operations: number;
     readonly unknown_outcomes: number;
     readonly identity_collisions: number;
     readonly shared_partitions: number;
   };
   /** Operations written more than once. */
   readonly duplicates: readonly ReportedOperation[];
+  /**
+   * Operations not certainly written twice, but whose writes plus unknown attempts are two or more:
+   * an attempt killed after its commit and before its end was recorded looks unknown here; only the
+   * target's rows can settle it.
+   */
+  readonly possible_duplicates: readonly ReportedOperation[];
   /** Operations with an attempt whose outcome is unknown or never recorded. */
   readonly unknown: readonly ReportedOperation[];
   /** Operations that saw two different intents under one operation id. */
@@ -99,6 +107,11 @@ export function shadowReport(
   const unknown = operations.filter((operation) =>
     operation.attempts.some((attempt) => attempt.outcome === 'unknown' || attempt.outcome === 'unfinished'),
   );
+  const unknownCount = (operation: ReportedOperation) =>
+    operation.attempts.filter((a) => a.outcome === 'unknown' || a.outcome === 'unfinished').length;
+  const possible = operations.filter(
+    (operation) => operation.writes <= 1 && operation.writes + unknownCount(operation) >= 2,
+  );
   const collisions = operations.filter((operation) => operation.intent_digests.length > 1);
   const writers = new Map<string, { target_identity: string; partition: string; ids: Set<string> }>();
   for (const operation of operations.filter((entry) => entry.writes > 0)) {
@@ -127,16 +140,13 @@ export function shadowReport(
       attempts: attempts.length,
       duplicate_operations: duplicates.length,
       duplicate_writes: duplicates.reduce((sum, operation) => sum + operation.writes - 1, 0),
-      unknown_outcomes: unknown.reduce(
-        (sum, operation) =>
-          sum +
-          operation.attempts.filter((a) => a.outcome === 'unknown' || a.outcome === 'unfinished').length,
-        0,
-      ),
+      possible_duplicate_operations: possible.length,
+      unknown_outcomes: unknown.reduce((sum, operation) => sum + unknownCount(operation), 0),
       identity_collisions: collisions.length,
       shared_partitions: shared.length,
     },
     duplicates,
+    possible_duplicates: possible,
     unknown,
     identity_collisions: collisions,
     shared_partitions: shared,

@@ -70,6 +70,7 @@ function readable(report: ShadowReport): string {
     `shadow journal: ${report.journal}${report.since ? ` (attempts since ${report.since})` : ''}`,
     `operations: ${totals.operations}, attempts: ${totals.attempts}`,
     `written more than once: ${totals.duplicate_operations} operation(s), ${totals.duplicate_writes} extra write(s) enforcement would have refused`,
+    `possibly written more than once: ${totals.possible_duplicate_operations} operation(s) (unknown attempts; the target's rows decide)`,
     `unknown outcomes: ${totals.unknown_outcomes} attempt(s)`,
     `identity collisions: ${totals.identity_collisions}`,
     `partitions written by more than one operation: ${totals.shared_partitions}`,
