@@ -1,10 +1,25 @@
 import type { JournalDescription } from '../core/deployment-policy.ts';
 import type { ShadowJournal } from '../ports/shadow-journal.ts';
+import { basename, dirname, join } from 'node:path';
 import { sqlitePath } from './journal-url.ts';
 
 /**
- * Opens the shadow journal in the workload's journal database (its own table beside the
- * protocol's). Shadow mode records into a SQLite journal; any other journal, or one that cannot
+ * The shadow journal's file: beside the SQLite journal, `journal.db` → `journal.shadow.db`. Not the
+ * journal file itself: the protocol's journal refuses a file that exists without its tables (a
+ * lost journal is never re-created silently), so records in it would stop a later enforced run.
+ */
+export function shadowJournalPath(url: string, base: string): string {
+  const journal = sqlitePath(url, base);
+  const name = basename(journal);
+  const dot = name.lastIndexOf('.');
+  return join(
+    dirname(journal),
+    dot > 0 ? `${name.slice(0, dot)}.shadow${name.slice(dot)}` : `${name}.shadow`,
+  );
+}
+
+/**
+ * Opens the shadow journal beside the workload's SQLite journal (shadowJournalPath). Shadow mode records into a SQLite journal; any other journal, or one that cannot
  * be opened, gives a warning and null: the write goes on unrecorded (the journal is secondary).
  * `create: false` (the report) opens read-only and creates nothing.
  */
@@ -26,7 +41,7 @@ export async function openShadowJournal(
   }
   try {
     const { SqliteShadowJournal } = await import('../adapters/shadow/sqlite-shadow-journal.ts');
-    return SqliteShadowJournal.open(sqlitePath(shadow.url, shadow.base), {
+    return SqliteShadowJournal.open(shadowJournalPath(shadow.url, shadow.base), {
       timeoutMs: shadow.timeoutMs,
       create,
     });

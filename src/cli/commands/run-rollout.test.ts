@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
+import { certificationFor, keyPair, writePolicy, writeSigned } from '../fixtures/trusted-record.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
@@ -169,5 +170,50 @@ describe('the deployment policy file: located as documented, refused with file:l
     const row = db.prepare('SELECT metadata FROM dpone_commit_journal').get() as { metadata: string };
     db.close();
     expect(JSON.parse(row.metadata)).toMatchObject({ deployment_mode: 'unmanaged' });
+  });
+});
+
+describe('flipping a route from shadow to enforced', () => {
+  it('enforces a new operation, but refuses to take over one the shadow write already wrote (17)', async () => {
+    const example = exampleCopy();
+    const signer = keyPair('ed25519');
+    writePolicy(example.dir, [
+      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
+    ]);
+    writeSigned(
+      join(example.dir, 'certifications', 'sqlite.sigstore.json'),
+      certificationFor('sqlite'),
+      signer.privatePem,
+    );
+    const journal = ['--journal', `sqlite://${join(example.dir, 'shared.db')}?durability=shared`];
+    withPolicy(example, 'routes:\n  sqlite: shadow\n');
+    expect((await run(example, journal)).exitCode).toBe(0);
+
+    withPolicy(example, 'routes:\n  sqlite: enforced\n');
+    const takeover = await run(example, journal);
+    expect(takeover.exitCode, takeover.stderr).toBe(EXIT_CODES.DPONE_ENFORCEMENT_UNAVAILABLE);
+    expect(takeover.stderr).toMatch(
+      /already written by a plain \(committed\) write in shadow mode \(attempt 1\)/,
+    );
+    expect(targetCounts(example.targetPath()).rows).toBe(EXPECTED_ROWS);
+
+    // The next operation (another interval) runs enforced, with the policy digest in its journal entry.
+    const next = example.variant('next.yaml', (t) =>
+      t.replace("end: '2026-07-19T00:00:00Z'", "end: '2026-07-19T00:00:01Z'"),
+    );
+    const enforced = await dpone(['run', '--workload', next, '--json', ...journal], {
+      cwd: example.dir,
+      env: { DPONE_POLICY: '' },
+    });
+    expect(enforced.exitCode, enforced.stderr).toBe(0);
+    const output = JSON.parse(enforced.stdout);
+    expect(output).toMatchObject({ protection: 'enforced', deployment: { mode: 'enforced' } });
+    const db = new DatabaseSync(join(example.dir, 'shared.db'), { readOnly: true });
+    const row = db.prepare('SELECT metadata FROM dpone_commit_journal').get() as { metadata: string };
+    db.close();
+    expect(JSON.parse(row.metadata)).toMatchObject({
+      deployment_mode: 'enforced',
+      deployment_policy_digest: output.deployment.policy_digest,
+    });
   });
 });

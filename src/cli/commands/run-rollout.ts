@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { DponeError, ERROR_CODES } from '../../contracts/errors.ts';
+import type { JournalDescription } from '../../core/deployment-policy.ts';
+import { openShadowJournal, shadowJournalPath } from '../shadow-journal-url.ts';
 import type {
   DeploymentChoice,
   DeploymentMode,
@@ -49,4 +53,32 @@ export async function resolveRollout(
   return choice.mode === 'enforced'
     ? { mode: 'enforced', policy, decide }
     : { mode: choice.mode, policy, decide };
+}
+
+/**
+ * Enforcement cannot take over an operation the plain write already began: it has no journal entry
+ * and no fence, so the protocol would write it again. When the journal database holds shadow
+ * attempts of this operation that wrote or may have written, the enforced run fails closed.
+ */
+export async function refuseShadowWritten(
+  operationId: string,
+  journal: { readonly description: JournalDescription; readonly url: string; readonly base: string },
+  io: CliIO,
+): Promise<void> {
+  if (journal.description.kind !== 'sqlite' || !existsSync(shadowJournalPath(journal.url, journal.base)))
+    return;
+  await using shadow = await openShadowJournal(
+    { journal: journal.description, url: journal.url, base: journal.base, timeoutMs: 2000 },
+    (line) => io.stderr.write(`${line.replace(': the write goes on unrecorded', '')}\n`),
+    false,
+  );
+  const written = (await shadow?.attempts(null))?.find(
+    (attempt) => attempt.operationId === operationId && attempt.outcome !== 'failed',
+  );
+  if (written)
+    throw new DponeError(
+      ERROR_CODES.ENFORCEMENT_UNAVAILABLE,
+      `operation ${operationId} was already written by a plain (${written.outcome ?? 'unfinished'}) write in shadow mode (attempt ${written.tryNumber}): enforcement has no journal entry or fence to prove it, so it does not take the operation over; finish it in shadow mode and flip between operations (docs/rollout.md)`,
+      { operationId },
+    );
 }

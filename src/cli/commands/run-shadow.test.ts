@@ -164,7 +164,7 @@ describe('a shadow journal that cannot be reached never fails or holds the write
     const example = exampleCopy();
     policy(example, 'shadow', 'shadow:\n  timeout_ms: 300\n');
     mkdirSync(join(example.dir, 'data/state'), { recursive: true });
-    const lock = new DatabaseSync(join(example.dir, 'data/state/journal.db'));
+    const lock = new DatabaseSync(join(example.dir, 'data/state/journal.shadow.db'));
     lock.exec('CREATE TABLE held (x)');
     lock.exec('BEGIN EXCLUSIVE');
     try {

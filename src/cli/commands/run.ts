@@ -34,7 +34,7 @@ import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { boundYoungGeneration } from '../young-generation.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
-import { resolveRollout } from './run-rollout.ts';
+import { refuseShadowWritten, resolveRollout } from './run-rollout.ts';
 import { runPlain } from './run-plain.ts';
 
 const FLAGS = {
@@ -127,6 +127,12 @@ export const run: CommandRun = async (args, io) => {
     });
     // Enforced only where the deployment policy asks AND the trust policy allows; else fail closed.
     const decided = rollout.decide(policy);
+    if (decided.record.mode === 'enforced')
+      await refuseShadowWritten(
+        plan.operationId,
+        { description: journal, url: plan.journalUrl, base: plan.journalBase },
+        io,
+      );
     const outcome = await execute(plan, stateDir, io, decided.record);
     const result = {
       ...runResult(
