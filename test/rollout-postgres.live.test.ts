@@ -121,7 +121,12 @@ describe.skipIf(unverified)('rollout modes on a PostgreSQL target (live)', () =>
     const retried = await shadow();
     expect(retried.exitCode, retried.stderr).toBe(0);
     for (const output of [first, refused, retried]) expect(output.stdout + output.stderr).not.toMatch(/4711/);
-    const rows = await query('SELECT COUNT(*)::int AS n, COUNT(DISTINCT id)::int AS ids FROM dw.events');
+    const rows = (await query(
+      'SELECT COUNT(*)::int AS n, COUNT(DISTINCT id)::int AS ids FROM dw.events',
+    )) as {
+      n: number;
+      ids: number;
+    }[];
     expect(rows).toEqual([{ n: 6, ids: 3 }]);
     const report = await dpone(['shadow', 'report', '--workload', workload, '--json']);
     expect(report.exitCode, report.stderr).toBe(0);
@@ -134,5 +139,46 @@ describe.skipIf(unverified)('rollout modes on a PostgreSQL target (live)', () =>
     });
     // The target's own rows say the same: each natural key written twice, one extra write.
     expect(rows[0]!.n / rows[0]!.ids - 1).toBe(measured.totals.duplicate_writes);
+  });
+
+  it('shadow records in the PostgreSQL journal; an unreachable journal server never fails the write', async () => {
+    await query('DELETE FROM dw.events');
+    const onServer = join(dir, 'server-journal.yaml');
+    writeFileSync(
+      onServer,
+      readFileSync(workload, 'utf8')
+        .replace(
+          "journal: 'sqlite:state/journal.db'",
+          `journal: 'postgres://dpone_journal@${cluster.host}:${cluster.port}/dpone_example_ops'`,
+        )
+        .replace('workload_id: orders_to_events', 'workload_id: orders_on_server'),
+    );
+    writeFileSync(join(dir, 'dpone-deployment.yaml'), 'deployment: pg-test\ndefault: shadow\n');
+    for (const _ of [1, 2]) {
+      const result = await dpone(['run', '--workload', onServer, '--json']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+    }
+    const report = await dpone(['shadow', 'report', '--workload', onServer, '--json']);
+    expect(report.exitCode, report.stderr).toBe(0);
+    const measured = JSON.parse(report.stdout) as { journal: string; totals: Record<string, number> };
+    expect(measured.journal).toMatch(/^postgres:\/\/.*\/dpone_example_ops$/);
+    expect(measured.totals).toMatchObject({ operations: 1, duplicate_writes: 1 });
+    expect(await query('SELECT COUNT(*)::int AS n FROM dw.events')).toEqual([{ n: 6 }]);
+
+    const unreachable = await dpone([
+      'run',
+      '--workload',
+      onServer,
+      '--json',
+      '--journal',
+      'postgres://dpone_journal@127.0.0.1:1/dpone_example_ops',
+    ]);
+    expect(unreachable.exitCode, unreachable.stderr).toBe(0);
+    expect(unreachable.stderr).toMatch(
+      /shadow journal \(postgres:\/\/127\.0\.0\.1:1\/dpone_example_ops\) cannot be opened: the write goes on unrecorded/,
+    );
+    expect(unreachable.stdout + unreachable.stderr).not.toMatch(/4711/);
+    expect(await query('SELECT COUNT(*)::int AS n FROM dw.events')).toEqual([{ n: 9 }]);
   });
 });

@@ -1,7 +1,8 @@
 import type { JournalDescription } from '../core/deployment-policy.ts';
 import type { ShadowJournal } from '../ports/shadow-journal.ts';
 import { basename, dirname, join } from 'node:path';
-import { sqlitePath } from './journal-url.ts';
+import { within } from '../core/shadow-recorder.ts';
+import { JOURNAL_PASSWORD_ENV, sqlitePath } from './journal-url.ts';
 
 /**
  * The shadow journal's file: beside the SQLite journal, `journal.db` → `journal.shadow.db`. Not the
@@ -32,10 +33,31 @@ export async function openShadowJournal(
   },
   warn: (line: string) => void,
   create = true,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<ShadowJournal | null> {
+  if (shadow.journal.kind === 'postgres') {
+    try {
+      const { PostgresShadowJournal } =
+        await import('../adapters/journal/postgres/postgres-shadow-journal.ts');
+      // Connecting is bounded by the timeout too: an unreachable server costs it once.
+      return await within(
+        PostgresShadowJournal.open(shadow.url, env[JOURNAL_PASSWORD_ENV] || undefined, {
+          timeoutMs: shadow.timeoutMs,
+          create,
+        }),
+        shadow.timeoutMs * 2,
+        'opening the shadow journal',
+      );
+    } catch {
+      warn(
+        `dpone: warning: the shadow journal (${shadow.journal.location}) cannot be opened: the write goes on unrecorded`,
+      );
+      return null;
+    }
+  }
   if (shadow.journal.kind !== 'sqlite') {
     warn(
-      `dpone: warning: shadow records are kept in a SQLite journal; ${shadow.journal.location} is ${shadow.journal.kind}: the write goes on unrecorded`,
+      `dpone: warning: shadow records are kept in a SQLite or PostgreSQL journal; ${shadow.journal.location} is ${shadow.journal.kind}: the write goes on unrecorded`,
     );
     return null;
   }

@@ -65,7 +65,7 @@ export async function runPlain(run: PlainRun, io: CliIO): Promise<PlainRunResult
   const { workload } = run;
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, run);
   const warn = (line: string) => io.stderr.write(`${line}\n`);
-  await using journal = run.shadow ? await openShadowJournal(run.shadow, warn) : null;
+  await using journal = run.shadow ? await openShadowJournal(run.shadow, warn, true, io.env) : null;
   const recorder = new ShadowRecorder(journal, run.shadow?.timeoutMs ?? 1, warn);
   const connectors = await openPlainRouteConnectors(workload, { env: io.env, faults });
   try {

@@ -71,6 +71,7 @@ export async function refuseShadowWritten(
     { journal: journal.description, url: journal.url, base: journal.base, timeoutMs: 2000 },
     (line) => io.stderr.write(`${line.replace(': the write goes on unrecorded', '')}\n`),
     false,
+    io.env,
   );
   const written = (await shadow?.attempts(null))?.find(
     (attempt) => attempt.operationId === operationId && attempt.outcome !== 'failed',

@@ -53,6 +53,7 @@ export const run: CommandRun = async (args, io) => {
     (line) =>
       (problem = line.replace(/^dpone: warning: /, '').replace(/: the write goes on unrecorded$/, '')),
     false,
+    io.env,
   );
   if (shadow === null)
     throw new DponeError(
