@@ -95,7 +95,18 @@ export function deploymentPolicyFromValue(value: unknown, file: string, digest: 
     digest,
     deployment: value.deployment,
     defaultMode: value.default === undefined ? 'legacy' : mode(value.default, 'default'),
-    routes: modes(value.routes, 'routes', (name) => resolveRouteId(name)?.id ?? name),
+    routes: modes(value.routes, 'routes', (name) => {
+      const id = resolveRouteId(name)?.id;
+      // A misspelt route would never match, silently leaving its workloads in the default mode.
+      if (id === undefined)
+        throw invalidInput(
+          `routes.${name} is not a route id (SOURCE-to-TARGET, e.g. postgres-to-postgres, or an alias such as postgres)`,
+          {
+            field: `routes.${name}`,
+          },
+        );
+      return id;
+    }),
     workloads: modes(value.workloads, 'workloads', (name) => name),
     shadowTimeoutMs: shadowTimeout(value.shadow),
   };

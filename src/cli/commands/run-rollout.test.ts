@@ -137,6 +137,10 @@ describe('the deployment policy file: located as documented, refused with file:l
     expect((await run(example)).stderr).toMatch(/deployment must name the deployment/);
     withPolicy(example, 'mode: legacy\n');
     expect((await run(example)).stderr).toMatch(/mode is not a deployment policy key/);
+    withPolicy(example, 'routes:\n  sqlite_to_sqlite: shadow\n');
+    const misspelt = await run(example);
+    expect(misspelt.exitCode).toBe(EXIT_CODES.DPONE_INVALID_INPUT);
+    expect(misspelt.stderr).toMatch(/routes\.sqlite_to_sqlite is not a route id/);
   });
 
   it('--deployment-policy and DPONE_DEPLOYMENT_POLICY name a file elsewhere; a named file must exist', async () => {
