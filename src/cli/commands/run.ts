@@ -58,10 +58,13 @@ interface RunPlan {
 }
 
 /**
- * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME] [--policy FILE]`:
- * runs one workload through the recovery-aware executor. Protection (`enforced` or `legacy`) is
- * decided first, from the trust policy (--policy, $DPONE_POLICY, else dpone-policy.yaml beside the
- * workload). Exit 0 on `committed`, `already-complete` or
+ * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME] [--policy FILE]
+ * [--deployment-policy FILE]`: runs one workload in the rollout mode its deployment policy gives it
+ * (--deployment-policy, $DPONE_DEPLOYMENT_POLICY, else dpone-deployment.yaml beside the workload;
+ * docs/rollout.md): `legacy`/`shadow` are the plain write (run-plain.ts); `enforced`, and a run no
+ * policy governs, go through the recovery-aware executor. Enforcement also needs the trust policy
+ * (--policy, $DPONE_POLICY, else dpone-policy.yaml beside the workload) to accept a record for the
+ * running code, else exit 17. Exit 0 on `written`, `committed`, `already-complete` or
  * `completed-after-recovery`; otherwise the exit code of the error's code (EXIT_CODES). The XCom
  * (--xcom or DPONE_XCOM_PATH) is written for success and failure alike; failing to write it never
  * changes the outcome.
