@@ -51,3 +51,54 @@ export interface ShadowJournal extends AsyncDisposable {
   attempts(since: string | null): Promise<readonly ShadowAttempt[]>;
   close(): Promise<void>;
 }
+
+/** A stored attempt as either adapter reads it back: one column per field, snake_case. */
+export type ShadowAttemptRow = Readonly<Record<string, string | number | bigint | null>>;
+
+/** The table every shadow journal keeps its attempts in (one per journal database or file). */
+export const SHADOW_TABLE = 'dpone_shadow_attempts';
+
+/** An attempt from its stored row (the same columns in SQLite and PostgreSQL). */
+export function shadowAttemptOf(row: ShadowAttemptRow): ShadowAttempt {
+  const text = (key: string) => String(row[key]);
+  const optional = (key: string) => (row[key] === null ? null : String(row[key]));
+  return {
+    attemptId: Number(row.attempt_id),
+    operationId: text('operation_id'),
+    intentDigest: text('intent_digest'),
+    workloadId: text('workload_id'),
+    route: text('route'),
+    targetIdentity: text('target_identity'),
+    partitionColumn: text('partition_column'),
+    partitionValue: text('partition_value'),
+    holder: text('holder'),
+    policyDigest: text('policy_digest'),
+    tryNumber: Number(row.try_number),
+    wouldDecide: text('would_decide'),
+    startedAt: text('started_at'),
+    endedAt: optional('ended_at'),
+    outcome: optional('outcome') as ShadowOutcome | null,
+    rowsWritten: row.rows_written === null ? null : Number(row.rows_written),
+  };
+}
+
+/** The values of a new attempt's row, in the order of SHADOW_INSERT_COLUMNS. */
+export const SHADOW_INSERT_COLUMNS =
+  'operation_id, intent_digest, workload_id, route, target_identity, partition_column, partition_value, holder, policy_digest, try_number, would_decide, started_at';
+
+export function shadowInsertValues(start: ShadowAttemptStart, tryNumber: number, wouldDecide: string) {
+  return [
+    start.operationId,
+    start.intentDigest,
+    start.workloadId,
+    start.route,
+    start.targetIdentity,
+    start.partitionColumn,
+    start.partitionValue,
+    start.holder,
+    start.policyDigest,
+    tryNumber,
+    wouldDecide,
+    start.startedAt,
+  ] as const;
+}

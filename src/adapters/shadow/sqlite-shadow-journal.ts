@@ -7,8 +7,15 @@ import type {
   ShadowJournal,
   ShadowOutcome,
 } from '../../ports/shadow-journal.ts';
+import {
+  SHADOW_INSERT_COLUMNS,
+  SHADOW_TABLE,
+  shadowAttemptOf,
+  shadowInsertValues,
+} from '../../ports/shadow-journal.ts';
+import type { ShadowAttemptRow } from '../../ports/shadow-journal.ts';
 
-const TABLE = 'dpone_shadow_attempts';
+const TABLE = SHADOW_TABLE;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   attempt_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -29,29 +36,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   rows_written INTEGER
 );
 CREATE INDEX IF NOT EXISTS ${TABLE}_operation ON ${TABLE} (operation_id)`;
-
-type Row = Record<string, string | number | null>;
-
-function attemptOf(row: Row): ShadowAttempt {
-  return {
-    attemptId: Number(row.attempt_id),
-    operationId: String(row.operation_id),
-    intentDigest: String(row.intent_digest),
-    workloadId: String(row.workload_id),
-    route: String(row.route),
-    targetIdentity: String(row.target_identity),
-    partitionColumn: String(row.partition_column),
-    partitionValue: String(row.partition_value),
-    holder: String(row.holder),
-    policyDigest: String(row.policy_digest),
-    tryNumber: Number(row.try_number),
-    wouldDecide: String(row.would_decide),
-    startedAt: String(row.started_at),
-    endedAt: row.ended_at === null ? null : String(row.ended_at),
-    outcome: row.outcome === null ? null : (String(row.outcome) as ShadowOutcome),
-    rowsWritten: row.rows_written === null ? null : Number(row.rows_written),
-  };
-}
 
 /**
  * The shadow journal in a SQLite file (the workload's sqlite journal file: its own table beside
@@ -92,30 +76,16 @@ export class SqliteShadowJournal implements ShadowJournal {
       const prior = (
         this.#db
           .prepare(`SELECT * FROM ${TABLE} WHERE operation_id = ? ORDER BY attempt_id`)
-          .all(start.operationId) as Row[]
-      ).map(attemptOf);
+          .all(start.operationId) as ShadowAttemptRow[]
+      ).map((row) => shadowAttemptOf(row as ShadowAttemptRow));
       const tryNumber = prior.length + 1;
       const wouldDecide = decide(prior);
       const inserted = this.#db
         .prepare(
-          `INSERT INTO ${TABLE} (operation_id, intent_digest, workload_id, route, target_identity,
-             partition_column, partition_value, holder, policy_digest, try_number, would_decide, started_at)
+          `INSERT INTO ${TABLE} (${SHADOW_INSERT_COLUMNS})
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(
-          start.operationId,
-          start.intentDigest,
-          start.workloadId,
-          start.route,
-          start.targetIdentity,
-          start.partitionColumn,
-          start.partitionValue,
-          start.holder,
-          start.policyDigest,
-          tryNumber,
-          wouldDecide,
-          start.startedAt,
-        );
+        .run(...shadowInsertValues(start, tryNumber, wouldDecide));
       this.#db.exec('COMMIT');
       return {
         ...start,
@@ -152,8 +122,8 @@ export class SqliteShadowJournal implements ShadowJournal {
       since === null
         ? this.#db.prepare(`SELECT * FROM ${TABLE} ORDER BY attempt_id`).all()
         : this.#db.prepare(`SELECT * FROM ${TABLE} WHERE started_at >= ? ORDER BY attempt_id`).all(since)
-    ) as Row[];
-    return rows.map(attemptOf);
+    ) as ShadowAttemptRow[];
+    return rows.map((row) => shadowAttemptOf(row as ShadowAttemptRow));
   }
 
   async close(): Promise<void> {

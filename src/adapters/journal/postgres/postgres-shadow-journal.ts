@@ -5,30 +5,14 @@ import type {
   ShadowJournal,
   ShadowOutcome,
 } from '../../../ports/shadow-journal.ts';
+import {
+  SHADOW_INSERT_COLUMNS,
+  SHADOW_TABLE,
+  shadowAttemptOf,
+  shadowInsertValues,
+} from '../../../ports/shadow-journal.ts';
+import type { ShadowAttemptRow } from '../../../ports/shadow-journal.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
-
-type Row = Record<string, string | number | null>;
-
-function attemptOf(row: Row): ShadowAttempt {
-  return {
-    attemptId: Number(row.attempt_id),
-    operationId: String(row.operation_id),
-    intentDigest: String(row.intent_digest),
-    workloadId: String(row.workload_id),
-    route: String(row.route),
-    targetIdentity: String(row.target_identity),
-    partitionColumn: String(row.partition_column),
-    partitionValue: String(row.partition_value),
-    holder: String(row.holder),
-    policyDigest: String(row.policy_digest),
-    tryNumber: Number(row.try_number),
-    wouldDecide: String(row.would_decide),
-    startedAt: String(row.started_at),
-    endedAt: row.ended_at === null ? null : String(row.ended_at),
-    outcome: row.outcome === null ? null : (String(row.outcome) as ShadowOutcome),
-    rowsWritten: row.rows_written === null ? null : Number(row.rows_written),
-  };
-}
 
 /**
  * The shadow journal in the PostgreSQL journal database (table `dpone_shadow_attempts`, in the
@@ -59,7 +43,7 @@ export class PostgresShadowJournal implements ShadowJournal {
       query_timeout: options.timeoutMs,
     });
     client.on('error', () => undefined);
-    const table = `${config.schema ? `${config.schema}.` : ''}dpone_shadow_attempts`;
+    const table = `${config.schema ? `${config.schema}.` : ''}${SHADOW_TABLE}`;
     const location = `postgres://${config.pool.host}:${config.pool.port}/${config.pool.database}`;
     try {
       await client.connect();
@@ -100,32 +84,18 @@ export class PostgresShadowJournal implements ShadowJournal {
         await this.#client.query(`SELECT * FROM ${this.#table} WHERE operation_id = $1 ORDER BY attempt_id`, [
           start.operationId,
         ])
-      ).rows.map((row) => attemptOf(row as Row));
+      ).rows.map((row) => shadowAttemptOf(row as ShadowAttemptRow));
       const tryNumber = prior.length + 1;
       const wouldDecide = decide(prior);
       const inserted = await this.#client.query(
-        `INSERT INTO ${this.#table} (operation_id, intent_digest, workload_id, route, target_identity,
-           partition_column, partition_value, holder, policy_digest, try_number, would_decide, started_at)
+        `INSERT INTO ${this.#table} (${SHADOW_INSERT_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING attempt_id`,
-        [
-          start.operationId,
-          start.intentDigest,
-          start.workloadId,
-          start.route,
-          start.targetIdentity,
-          start.partitionColumn,
-          start.partitionValue,
-          start.holder,
-          start.policyDigest,
-          tryNumber,
-          wouldDecide,
-          start.startedAt,
-        ],
+        [...shadowInsertValues(start, tryNumber, wouldDecide)],
       );
       await this.#client.query('COMMIT');
       return {
         ...start,
-        attemptId: Number((inserted.rows[0] as Row).attempt_id),
+        attemptId: Number((inserted.rows[0] as ShadowAttemptRow).attempt_id),
         tryNumber,
         wouldDecide,
         endedAt: null,
@@ -152,7 +122,7 @@ export class PostgresShadowJournal implements ShadowJournal {
 
   async attempts(since: string | null): Promise<readonly ShadowAttempt[]> {
     const exists = await this.#client.query('SELECT to_regclass($1) AS found', [this.#table]);
-    if ((exists.rows[0] as Row).found === null) return [];
+    if ((exists.rows[0] as ShadowAttemptRow).found === null) return [];
     const rows =
       since === null
         ? await this.#client.query(`SELECT * FROM ${this.#table} ORDER BY attempt_id`)
@@ -160,7 +130,7 @@ export class PostgresShadowJournal implements ShadowJournal {
             `SELECT * FROM ${this.#table} WHERE started_at >= $1 ORDER BY attempt_id`,
             [since],
           );
-    return rows.rows.map((row) => attemptOf(row as Row));
+    return rows.rows.map((row) => shadowAttemptOf(row as ShadowAttemptRow));
   }
 
   async close(): Promise<void> {
