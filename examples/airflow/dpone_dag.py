@@ -55,6 +55,7 @@ EXIT_NO_RETRY = {
     EXIT_COMMIT_UNKNOWN: "DPONE_TARGET_COMMIT_UNKNOWN",
     22: "DPONE_TARGET_COMMIT_INTENT_CONFLICT",
     25: "DPONE_UNAUTHORIZED",
+    17: "DPONE_ENFORCEMENT_UNAVAILABLE",  # the deployment policy asks for enforced; the route cannot
     26: "DPONE_ROUTE_NOT_CERTIFIED",
     29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator investigates
     30: "DPONE_AUTHENTICATION_FAILED",

@@ -25,6 +25,8 @@ export const CONTRACTS = [
   'certification-bundle',
   'trust-policy',
   'explain',
+  'deployment-policy',
+  'shadow-report',
 ] as const;
 export type ContractName = (typeof CONTRACTS)[number];
 

@@ -157,6 +157,9 @@ export class Worker implements AsyncDisposable {
       env: {
         NODE_COMPILE_CACHE: COMPILE_CACHE,
         ...spec.env,
+        // A cell certifies the protocol: a deployment policy named in the operator's shell must
+        // not turn its workers into legacy or shadow runs (docs/rollout.md).
+        DPONE_DEPLOYMENT_POLICY: '',
         DPONE_HARNESS: '1',
         [FAULT_PLAN_ENV]: JSON.stringify(plan),
         ...(spec.variant ? { DPONE_UNSAFE_VARIANT: spec.variant } : {}),

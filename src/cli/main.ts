@@ -12,6 +12,10 @@ export const RUNTIME_COMMANDS: CommandTable = {
     summary: 'run one workload through the recovery-aware executor',
     load: async () => (await import('./commands/run.ts')).run,
   },
+  'shadow report': {
+    summary: 'what shadow mode measured: duplicate writes, unknown outcomes, collisions (read-only)',
+    load: async () => (await import('./commands/shadow-report.ts')).run,
+  },
   'recovery target-commit inspect': {
     summary: 'show an operation’s journal entry and, with --route, its target fence (read-only)',
     load: async () => (await import('./commands/recovery-inspect.ts')).run,

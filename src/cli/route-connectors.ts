@@ -165,3 +165,22 @@ export async function openRouteConnectors(
 ): Promise<RouteConnectors> {
   return (await resolveRoute(workload)).open(context);
 }
+
+/**
+ * The route's source and its target written WITHOUT a fence, whatever the workload's fence
+ * setting: the legacy and shadow rollout modes' plain write. A route whose connector has no plain
+ * write path is bad input naming the route.
+ */
+export async function openPlainRouteConnectors(
+  workload: Workload,
+  context: RouteContext,
+): Promise<RouteConnectors> {
+  const entry = await routeEntry(workload);
+  const openPlain = entry.openPlainTarget;
+  if (!openPlain)
+    throw invalidInput(
+      `route ${workload.route} has no plain (fenceless) write path, so the legacy and shadow modes cannot run it: the deployment policy must say enforced`,
+      { field: 'route' },
+    );
+  return openRouteConnectors({ ...workload, target: { ...workload.target, fence: 'none' } }, context);
+}

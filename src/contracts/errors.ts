@@ -53,6 +53,12 @@ export const ERROR_CODES = {
    * (ClickHouse partition claims): nothing was written; retry once it has finished.
    */
   PARTITION_BUSY: 'DPONE_TARGET_PARTITION_BUSY',
+  /**
+   * The deployment policy asks for `enforced`, but the route lacks what enforcement needs (a
+   * certification record this deployment trusts for the running code, a durable journal, a fence):
+   * the run fails closed before any I/O, naming what is missing; it never runs a weaker mode.
+   */
+  ENFORCEMENT_UNAVAILABLE: 'DPONE_ENFORCEMENT_UNAVAILABLE',
   /** SIGINT or SIGTERM stopped the command between steps; what it held was released. */
   INTERRUPTED: 'DPONE_INTERRUPTED',
   INTERNAL: 'DPONE_INTERNAL',
@@ -73,6 +79,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   DPONE_TARGET_COMMIT_FENCED: 14,
   DPONE_TARGET_COMMITTED_UNRECORDED: 15,
   DPONE_TARGET_PARTITION_BUSY: 16,
+  DPONE_ENFORCEMENT_UNAVAILABLE: 17,
   DPONE_TARGET_COMMIT_UNKNOWN: 20,
   DPONE_TARGET_COMMITTED_INCOMPLETE: 21,
   DPONE_TARGET_COMMIT_INTENT_CONFLICT: 22,

@@ -18,6 +18,13 @@ export interface CommitIntentMetadata {
    * conflicting intent is refused naming the fields that differ. Absent in older entries.
    */
   readonly intent_fields?: Readonly<Record<string, string>>;
+  /**
+   * The rollout mode of the run that created the intent (`enforced`, or `unmanaged` when no
+   * deployment policy governed it) and the digest of that policy file: an audit shows which
+   * policy governed the operation. Absent in older entries.
+   */
+  readonly deployment_mode?: string;
+  readonly deployment_policy_digest?: string;
 }
 
 /**

@@ -79,6 +79,9 @@ export interface PolicyInput {
   readonly fenceless?: boolean;
 }
 
+/** What every legacy reason ends with; a reason without it is the check that failed. */
+export const LEGACY_CLAIM = ': legacy retry semantics, no duplicate-write protection is claimed';
+
 const short = (digest: string) => digest.replace(/^sha256:/, '').slice(0, 12);
 
 type Check =
@@ -158,7 +161,7 @@ export async function decideDeploymentPolicy(input: PolicyInput): Promise<Deploy
     mode: 'legacy',
     route,
     connector_version: input.connectorVersion,
-    reason: `${reason}: legacy retry semantics, no duplicate-write protection is claimed`,
+    reason: `${reason}${LEGACY_CLAIM}`,
     certification: null,
   });
   if (input.fenceless)

@@ -1,9 +1,10 @@
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../contracts/errors.ts';
 import { certificationFor, keyPair, writePolicy, writeSigned } from '../fixtures/trusted-record.ts';
 import { EXPECTED_ROWS, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
@@ -27,23 +28,47 @@ function installation(): string {
   return dir;
 }
 
-async function run(install: string, workload: string, journal: string) {
-  const result = await execa(
+async function dponeRun(install: string, workload: string, journal: string) {
+  return execa(
     process.execPath,
     [join(install, 'bin', 'dpone.js'), 'run', '--workload', workload, '--json', '--journal', journal],
-    { reject: false, env: { DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '', DPONE_POLICY: '' } },
+    {
+      reject: false,
+      env: { DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '', DPONE_POLICY: '', DPONE_DEPLOYMENT_POLICY: '' },
+    },
   );
+}
+
+async function run(install: string, workload: string, journal: string) {
+  const result = await dponeRun(install, workload, journal);
   expect(result.stderr).toBe('');
   return JSON.parse(result.stdout) as {
     status: string;
     rows_written: number;
     protection: string;
     protection_reason: string;
+    deployment: { mode: string; policy_digest: string | null };
   };
 }
 
+/** A run the deployment policy asks to enforce, refused: exit 17 and its one-line reason. */
+async function refused(install: string, workload: string, journal: string): Promise<string> {
+  const result = await dponeRun(install, workload, journal);
+  expect(result.exitCode, result.stderr).toBe(EXIT_CODES.DPONE_ENFORCEMENT_UNAVAILABLE);
+  expect(result.stdout).toBe('');
+  return (JSON.parse(result.stderr.trim()) as { error: { message: string } }).error.message;
+}
+
+/** Opts the example's route into enforcement (dpone-deployment.yaml beside the workload). */
+function optIn(dir: string): void {
+  writeFileSync(
+    join(dir, 'dpone-deployment.yaml'),
+    'deployment: test\nroutes:\n  sqlite-to-sqlite: enforced\n',
+  );
+}
+
 describe('dpone run decides protection from the trust policy beside the workload and the code it runs', () => {
-  it('enforced under a record signed by a listed key; legacy under another key; legacy once one line of the SQLite target changes', async () => {
+  it('enforced only when the deployment policy opts in and a record signed by a listed key binds the running code; otherwise fail closed (17)', async () => {
     const install = installation();
     const example = exampleCopy();
     dirs.push(example.dir);
@@ -58,17 +83,32 @@ describe('dpone run decides protection from the trust policy beside the workload
       signer.privatePem,
     );
 
+    // Certified, but no deployment policy opts in: the protocol runs and nothing is claimed.
+    const unmanaged = await run(install, example.workload, journal);
+    expect(unmanaged).toMatchObject({
+      status: 'committed',
+      rows_written: EXPECTED_ROWS,
+      protection: 'legacy',
+    });
+    expect(unmanaged.deployment.mode).toBe('unmanaged');
+    expect(unmanaged.protection_reason).toMatch(
+      /signed by release.*but no deployment policy opts this workload into enforcement/,
+    );
+
+    optIn(example.dir);
     const first = await run(install, example.workload, journal);
-    expect(first).toMatchObject({ status: 'committed', rows_written: EXPECTED_ROWS, protection: 'enforced' });
+    expect(first).toMatchObject({ status: 'already-complete', protection: 'enforced' });
+    expect(first.deployment).toMatchObject({
+      mode: 'enforced',
+      policy_digest: expect.stringMatching(/^sha256:/),
+    });
     expect(first.protection_reason).toMatch(/signed by release/);
 
-    // The same record under a policy that lists another key.
+    // The same record under a policy that lists another key: enforcement asked for, not given.
     const other = keyPair('ec');
     writePolicy(example.dir, [{ name: 'someone-else', publicPem: other.publicPem, routes: ['*'] }]);
-    const second = await run(install, example.workload, journal);
-    expect(second).toMatchObject({ status: 'already-complete', protection: 'legacy' });
-    expect(second.protection_reason).toMatch(
-      /signed by key sha256:[0-9a-f]{64}, which the policy does not list/,
+    expect(await refused(install, example.workload, journal)).toMatch(
+      /asks for enforcement, but .*signed by key sha256:[0-9a-f]{64}, which the policy does not list: nothing ran$/,
     );
 
     // Back to the signer's policy, and one line changed in the installation's SQLite target.
@@ -76,13 +116,15 @@ describe('dpone run decides protection from the trust policy beside the workload
       { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
     ]);
     expect((await run(install, example.workload, journal)).protection).toBe('enforced');
+    // A journal not marked durable: enforcement refused, naming the journal.
+    expect(await refused(install, example.workload, `sqlite://${join(example.dir, 'local.db')}`)).toMatch(
+      /journal \(sqlite\) is not durable/,
+    );
     appendFileSync(
       join(install, 'src/adapters/connectors/sqlite/sqlite-target.ts'),
       'export const EDITED = true;\n',
     );
-    const changed = await run(install, example.workload, journal);
-    expect(changed.protection).toBe('legacy');
-    expect(changed.protection_reason).toMatch(
+    expect(await refused(install, example.workload, journal)).toMatch(
       /target connector sqlite digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…/,
     );
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });

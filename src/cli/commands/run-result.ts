@@ -6,6 +6,7 @@ import type {
   ProtectionMode,
 } from '../../core/deployment-policy.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
+import type { DeploymentRecord } from '../../core/rollout.ts';
 
 /** Version of the run output and XCom (schemas/run.v1.json). Fields may be added, never removed. */
 export const RUN_SCHEMA = 'dpone.run/v1';
@@ -30,6 +31,8 @@ export interface RunResult {
   readonly protection_reason: string;
   /** Where the journal is (kind, safe location) and whether the policy counts it durable. */
   readonly journal: JournalDescription;
+  /** The rollout mode and the deployment policy (file, digest) that governed the run. */
+  readonly deployment?: DeploymentRecord;
 }
 
 /** The XCom of a failed run: the coded error and whether Airflow may simply retry. */
@@ -85,7 +88,7 @@ export function runFailure(operationId: string, intentDigest: string, error: unk
 }
 
 /** The human form: one `key: value` line per field (`journal.kind: sqlite` for nested ones). */
-export function plainResult({ schema: _version, ...result }: RunResult): string {
+export function plainResult({ schema: _version, ...result }: { readonly schema: string }): string {
   const lines = Object.entries(result).flatMap(([key, value]) =>
     typeof value === 'object' && value !== null
       ? Object.entries(value).map(([inner, v]) => `${key}.${inner}: ${String(v)}`)

@@ -10,6 +10,7 @@ import { deriveIntentDigest, deriveOperationId, intentFieldDigests } from '../..
 import { intentDataOf } from '../../contracts/workload.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { ExecutionOutcome } from '../../core/executor.ts';
+import type { DeploymentRecord } from '../../core/rollout.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { faultPointsFromEnv } from '../../core/fault-plan.ts';
@@ -29,6 +30,8 @@ import { RunInterrupts } from '../run-interrupts.ts';
 import { locateWorkloadField, readWorkloadFile } from '../workload-file.ts';
 import { boundYoungGeneration } from '../young-generation.ts';
 import { plainResult, runFailure, runResult } from './run-result.ts';
+import { refuseShadowWritten, resolveRollout } from './run-rollout.ts';
+import { runPlain } from './run-plain.ts';
 
 const FLAGS = {
   workload: { type: 'string' },
@@ -37,6 +40,7 @@ const FLAGS = {
   xcom: { type: 'string' },
   holder: { type: 'string' },
   policy: { type: 'string' },
+  'deployment-policy': { type: 'string' },
 } as const;
 
 interface RunPlan {
@@ -50,10 +54,13 @@ interface RunPlan {
 }
 
 /**
- * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME] [--policy FILE]`:
- * runs one workload through the recovery-aware executor. Protection (`enforced` or `legacy`) is
- * decided first, from the trust policy (--policy, $DPONE_POLICY, else dpone-policy.yaml beside the
- * workload). Exit 0 on `committed`, `already-complete` or
+ * `dpone run --workload FILE [--journal URL] [--json] [--xcom PATH] [--holder NAME] [--policy FILE]
+ * [--deployment-policy FILE]`: runs one workload in the rollout mode its deployment policy gives it
+ * (--deployment-policy, $DPONE_DEPLOYMENT_POLICY, else dpone-deployment.yaml beside the workload;
+ * docs/rollout.md): `legacy`/`shadow` are the plain write (run-plain.ts); `enforced`, and a run no
+ * policy governs, go through the recovery-aware executor. Enforcement also needs the trust policy
+ * (--policy, $DPONE_POLICY, else dpone-policy.yaml beside the workload) to accept a record for the
+ * running code, else exit 17. Exit 0 on `written`, `committed`, `already-complete` or
  * `completed-after-recovery`; otherwise the exit code of the error's code (EXIT_CODES). The XCom
  * (--xcom or DPONE_XCOM_PATH) is written for success and failure alike; failing to write it never
  * changes the outcome.
@@ -74,6 +81,30 @@ export const run: CommandRun = async (args, io) => {
   };
   const xcomPath = values.xcom ?? (io.env[XCOM_PATH_ENV] || undefined);
   try {
+    // The deployment policy first: a bad file stops the run before anything (exit 2).
+    const rollout = await resolveRollout(workload, values['deployment-policy'], io);
+    if (rollout.mode === 'legacy' || rollout.mode === 'shadow') {
+      const shadow =
+        rollout.mode === 'shadow'
+          ? {
+              journal: describeJournal(
+                plan.journalUrl,
+                plan.journalBase,
+                values.journal ? '--journal' : 'journal',
+              ),
+              url: plan.journalUrl,
+              base: plan.journalBase,
+              timeoutMs: rollout.policy.shadowTimeoutMs,
+            }
+          : undefined;
+      const written = await runPlain(
+        { ...plan, rollout: rollout.decide(null), ...(shadow ? { shadow } : {}) },
+        io,
+      );
+      io.stdout.write(values.json ? `${JSON.stringify(written)}\n` : plainResult(written));
+      if (xcomPath) await writeXcom(xcomPath, written, io.stderr);
+      return 0;
+    }
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
     await makeStateDir(stateDir, workload);
     const journal = describeJournal(
@@ -95,8 +126,24 @@ export const run: CommandRun = async (args, io) => {
       journal,
       fenceless: workload.target.fence === 'none',
     });
-    const outcome = await execute(plan, route, stateDir, io);
-    const result = runResult(outcome, plan.intentDigest, policy, journal);
+    // Enforced only where the deployment policy asks AND the trust policy allows; else fail closed.
+    const decided = rollout.decide(policy);
+    if (decided.record.mode === 'enforced')
+      await refuseShadowWritten(
+        plan.operationId,
+        { description: journal, url: plan.journalUrl, base: plan.journalBase },
+        io,
+      );
+    const outcome = await execute(plan, route, stateDir, io, decided.record);
+    const result = {
+      ...runResult(
+        outcome,
+        plan.intentDigest,
+        { ...policy, mode: decided.protection, reason: decided.reason },
+        journal,
+      ),
+      deployment: decided.record,
+    };
     io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : plainResult(result));
     if (xcomPath) await writeXcom(xcomPath, result, io.stderr);
     return 0;
@@ -148,6 +195,7 @@ async function execute(
   route: ResolvedRoute,
   stateDir: string,
   io: CliIO,
+  deployment: DeploymentRecord,
 ): Promise<ExecutionOutcome> {
   const { workload } = plan;
   const clock = clockFromEnv(io.env);
@@ -198,6 +246,8 @@ async function execute(
       load_strategy: workload.intent.normalized_load_strategy,
       fence_location: fenceLocation,
       intent_fields: intentFieldDigests(workload.intent, intentDataOf(workload)),
+      deployment_mode: deployment.mode,
+      ...(deployment.policy_digest ? { deployment_policy_digest: deployment.policy_digest } : {}),
     },
     strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
     partitionColumn: workload.data.partition.column,
