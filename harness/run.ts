@@ -45,6 +45,7 @@ import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
 import type { LoadedScenario } from './scenario/scenario-schema.ts';
 import { verdictExitCode } from './verdict.ts';
+import type { ReportGate } from './reporters/report-gate.ts';
 
 export interface CertifyOptions {
   readonly scenarioFiles: readonly string[];
@@ -74,12 +75,19 @@ export interface CertifyOptions {
   readonly everyVariantCell?: boolean;
   /** The shipped suite the scenario files are (`--suite`), recorded with its digest; absent for `--scenario`. */
   readonly suite?: string;
+  /**
+   * What the gate says about the written evidence, for the reporters (the CLI passes the real gate);
+   * absent: the reports say the gate was not evaluated.
+   */
+  readonly review?: (evidence: Evidence) => Promise<ReportGate>;
 }
 
 export interface CertifyResult {
   readonly evidence: Evidence;
   readonly dir: string;
   readonly exitCode: number;
+  /** What the reporters were told about the gate (null without `review`). */
+  readonly gate: ReportGate | null;
 }
 
 /** Evidence extension (allowed by the contract): which scenario files the run planned from, for replay. */
@@ -448,7 +456,8 @@ async function runIn(
   };
   await keepNonPassing(results, context.cellsDir, dir);
   const written = writeEvidence(dir, evidence, options.updateLatest === false ? { latestRoot: null } : {});
+  const gate = options.review ? await options.review(written.evidence) : null;
   for (const reporter of options.reporters)
-    await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir);
-  return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict) };
+    await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir, gate);
+  return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict), gate };
 }

@@ -1,5 +1,5 @@
 import { glob } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { parseFlags } from '../../src/cli/args.ts';
 import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
@@ -14,6 +14,8 @@ import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
 import { loadScenarios } from '../scenario/scenario-loader.ts';
 import { scenarioFits } from '../scenario/route-suite.ts';
 import { loadRoute, runCertification } from '../run.ts';
+import { reviewGate } from './gate-review.ts';
+import { runEnding } from './run-ending.ts';
 
 /** The default suite: every scenario shipped in scenarios/ (needs no server on the embedded route). */
 export const DEFAULT_SCENARIOS = join(PACKAGE_ROOT, SUITE_GLOBS.default![0]!);
@@ -149,7 +151,16 @@ export const run: CommandRun = async (args, io) => {
     cwd: io.cwd,
     ...(values.connector !== undefined ? { connectors: values.connector } : {}),
     ...(values['every-variant-cell'] === true ? { everyVariantCell: true } : {}),
+    review: (evidence) => reviewGate(evidence, io.cwd, values.connector ?? []),
   });
-  const gated = await gateAndSign(result.evidence, result.dir, signing, values.connector ?? [], io);
+  const gated = await gateAndSign(
+    result.evidence,
+    result.dir,
+    signing,
+    values.connector ?? [],
+    io,
+    result.gate?.result ?? undefined,
+  );
+  io.stdout.write(runEnding(result.evidence, relative(io.cwd, result.dir) || result.dir, result.gate));
   return Math.max(result.exitCode === 0 ? 0 : result.exitCode, gated);
 };

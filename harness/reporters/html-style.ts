@@ -70,5 +70,10 @@ details.cell > summary { cursor: pointer; padding: 6px 10px; display: flex; gap:
 pre.repro { background: #0d1117; color: #e6edf3; padding: 8px 10px; border-radius: 6px; overflow-x: auto;
   margin: 4px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
+.gate { border: 2px solid var(--fail); border-radius: 6px; padding: 8px 14px; margin: 8px 0 12px; background: #fff; }
+.gate.gate-yes { border-color: var(--pass); }
+.gate h2 { margin: 0 0 4px; border: 0; font-size: 18px; } .gate .answer { font-weight: 700; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+table.gate-lines td.num { text-align: right; } table.gate-lines th[scope="row"] { background: none; font-weight: 500; }
 [hidden] { display: none !important; }
 `;

@@ -4,6 +4,8 @@ import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
 import { cellReason, compareIds } from './cell-summary.ts';
+import type { ReportGate } from './report-gate.ts';
+import { gateSentence } from './report-gate.ts';
 
 export const JUNIT_REPORT_FILE = 'junit.xml';
 
@@ -31,7 +33,11 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
  * UNVERIFIED → <skipped> (never a pass). A cell run against an unsafe variant is expected to
  * fail, so it is not a failure itself; each variant gets one extra case that fails if it survived.
  */
-export function renderJunit(evidence: Evidence, integrity?: Integrity): string {
+export function renderJunit(
+  evidence: Evidence,
+  integrity?: Integrity,
+  gate: ReportGate | null = null,
+): string {
   const suites = new Map<string, CellEvidence[]>();
   for (const cell of [...evidence.cells].sort((a, b) => compareIds(a.id, b.id))) {
     const name = cell.variant ? `sensitivity ${cell.variant}: ${cell.scenario}` : cell.scenario;
@@ -39,14 +45,17 @@ export function renderJunit(evidence: Evidence, integrity?: Integrity): string {
   }
   const body = [...suites.entries()].map(([name, cells]) => renderSuite(evidence, name, cells));
   if (evidence.sensitivity.length > 0) body.push(renderSensitivitySuite(evidence));
+  const gateSuite = gate ? renderGateSuite(evidence, gate) : null;
+  if (gateSuite) body.unshift(gateSuite.xml);
   const tampered = integrity?.headline ? 1 : 0;
   if (integrity?.headline) body.unshift(renderIntegritySuite(integrity.headline, integrity.differences));
   const all = evidence.cells.filter((cell) => cell.variant === null);
   const missed = evidence.sensitivity.filter((record) => !record.caught).length;
-  const tests = evidence.cells.length + evidence.sensitivity.length + tampered;
-  const failures = all.filter((cell) => cell.verdict === 'FAIL').length + missed + tampered;
-  const errors = all.filter((cell) => cell.verdict === 'UNKNOWN').length;
-  const skipped = all.filter((cell) => cell.verdict === 'UNVERIFIED').length;
+  const tests = evidence.cells.length + evidence.sensitivity.length + tampered + (gateSuite?.tests ?? 0);
+  const failures =
+    all.filter((cell) => cell.verdict === 'FAIL').length + missed + tampered + (gateSuite?.failures ?? 0);
+  const errors = all.filter((cell) => cell.verdict === 'UNKNOWN').length + (gateSuite?.errors ?? 0);
+  const skipped = all.filter((cell) => cell.verdict === 'UNVERIFIED').length + (gateSuite?.skipped ?? 0);
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="${escapeXml(`dpone certify ${evidence.route}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(evidence.duration_ms)}">
 ${body.join('\n')}
@@ -95,6 +104,56 @@ ${cases.join('\n')}
   </testsuite>`;
 }
 
+interface GateSuite {
+  readonly xml: string;
+  readonly tests: number;
+  readonly failures: number;
+  readonly errors: number;
+  readonly skipped: number;
+}
+
+/**
+ * One test case per gate line, first in the file. On a gating run (the full suite, whole) a line
+ * not PASS fails (FAIL), errs (UNKNOWN) or is skipped (UNVERIFIED). A run that cannot gate (the
+ * default suite, a shard) reports every line skipped with its status in the message: its lines
+ * are not a certification, so neither a pass nor a failure of the route's gate.
+ */
+function renderGateSuite(evidence: Evidence, gate: ReportGate): GateSuite {
+  const classname = escapeXml(`dpone.${evidence.route}.gate`);
+  const counts = { failures: 0, errors: 0, skipped: 0 };
+  const cases = gate.lines.map((line) => {
+    const open = `    <testcase name="${escapeXml(line.id)}" classname="${classname}" time="0.000"`;
+    const message = escapeXml(`${line.status} (${line.cells} cells): ${line.detail}`);
+    if (!gate.gating) {
+      counts.skipped++;
+      return `${open}>
+      <skipped message="${escapeXml(`not a gating run: ${gate.answer}. Line: `)}${message}"/>
+    </testcase>`;
+    }
+    if (line.status === 'PASS') return `${open}/>`;
+    if (line.status === 'FAIL') {
+      counts.failures++;
+      return `${open}>
+      <failure message="${message}" type="GATE">${message}</failure>
+    </testcase>`;
+    }
+    if (line.status === 'UNKNOWN') {
+      counts.errors++;
+      return `${open}>
+      <error message="${message}" type="UNKNOWN">${message}</error>
+    </testcase>`;
+    }
+    counts.skipped++;
+    return `${open}>
+      <skipped message="${message}"/>
+    </testcase>`;
+  });
+  const xml = `  <testsuite name="${escapeXml(`gate: ${gateSentence(gate)}`)}" tests="${cases.length}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="0.000">
+${cases.join('\n')}
+  </testsuite>`;
+  return { xml, tests: cases.length, ...counts };
+}
+
 /** One failing case at the top when the evidence is not what the run wrote. */
 function renderIntegritySuite(headline: string, differences: readonly string[]): string {
   return `  <testsuite name="evidence integrity" tests="1" failures="1" errors="0" skipped="0" time="0.000">
@@ -108,13 +167,17 @@ export async function writeJunitReport(
   evidence: Evidence,
   dir: string,
   integrity?: Integrity,
+  gate: ReportGate | null = null,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, JUNIT_REPORT_FILE);
-  await writeFile(file, renderJunit(evidence, integrity));
+  await writeFile(file, renderJunit(evidence, integrity, gate));
   return file;
 }
 
 export function junitReporter(): Reporter {
-  return { name: 'junit', onRunEnd: async (evidence, dir) => void (await writeJunitReport(evidence, dir)) };
+  return {
+    name: 'junit',
+    onRunEnd: async (evidence, dir, gate) => void (await writeJunitReport(evidence, dir, undefined, gate)),
+  };
 }

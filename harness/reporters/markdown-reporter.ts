@@ -13,6 +13,8 @@ import {
 } from './cell-summary.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import { killLandingLines } from './kill-landings.ts';
+import type { ReportGate } from './report-gate.ts';
+import { GATE_QUESTION } from './report-gate.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
 
@@ -31,7 +33,11 @@ function code(value: string): string {
 }
 
 /** A short summary for a pull-request comment or a CI step summary: verdict, counts, failures. */
-export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity): string {
+export function renderMarkdownSummary(
+  evidence: Evidence,
+  integrity?: Integrity,
+  gate: ReportGate | null = null,
+): string {
   const cells = routeCells(evidence);
   const counts = verdictCounts(cells);
   const env = evidence.environment;
@@ -40,8 +46,9 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
     : [];
   const lines = [
     ...banner,
-    `## dpone certify: **${inline(evidence.verdict)}** for route ${code(evidence.route)}`,
+    `## dpone certify: route ${code(evidence.route)}, cells **${inline(evidence.verdict)}**`,
     '',
+    ...gateLines(gate),
     `seed ${evidence.seed} · provider ${inline(evidence.provider)} · runtime ${inline(env.runtime_version)} · ` +
       `connector ${inline(env.connector_version)} · ${formatDuration(evidence.duration_ms)}` +
       (evidence.shard ? ` · shard ${evidence.shard.index}/${evidence.shard.count}` : ''),
@@ -74,20 +81,43 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
   return lines.join('\n');
 }
 
+/** The gate first: the question, its answer, one table row per gate line with the cells behind it. */
+function gateLines(gate: ReportGate | null): string[] {
+  if (gate === null)
+    return [
+      `**${GATE_QUESTION} Not evaluated**: run ${code('dpone certify gate --route ROUTE --evidence FILE')}.`,
+      '',
+    ];
+  const lines = [`**${GATE_QUESTION} ${inline(gate.answer)}**`, ''];
+  if (!gate.gating)
+    lines.push(
+      `Suite ${inline(gate.suite ?? '(--scenario files)')} is not the gating suite: the lines below show what its cells say; they do not certify.`,
+      '',
+    );
+  if (gate.lines.length === 0) return lines;
+  lines.push('| status | gate line | cells | why |', '|---|---|---:|---|');
+  for (const line of gate.lines)
+    lines.push(`| ${line.status} | ${code(line.id)} | ${line.cells} | ${inline(line.detail)} |`);
+  lines.push('');
+  return lines;
+}
+
 export async function writeMarkdownSummary(
   evidence: Evidence,
   dir: string,
   integrity?: Integrity,
+  gate: ReportGate | null = null,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, MARKDOWN_REPORT_FILE);
-  await writeFile(file, renderMarkdownSummary(evidence, integrity));
+  await writeFile(file, renderMarkdownSummary(evidence, integrity, gate));
   return file;
 }
 
 export function markdownReporter(): Reporter {
   return {
     name: 'markdown',
-    onRunEnd: async (evidence, dir) => void (await writeMarkdownSummary(evidence, dir)),
+    onRunEnd: async (evidence, dir, gate) =>
+      void (await writeMarkdownSummary(evidence, dir, undefined, gate)),
   };
 }

@@ -80,7 +80,7 @@ describe('progress reporter', () => {
         { variant: 'no-fence', caught: false, cells_run: 1, cells_failed: 0 },
       ],
     } as unknown as Evidence;
-    await reporter.onRunEnd?.(evidence, 'd');
+    await reporter.onRunEnd?.(evidence, 'd', null);
     expect(out.text()).toContain(`environment UNVERIFIED: ${unavailable}\n`);
     expect(out.text()).toContain('variant no-seal: NOT CAUGHT');
     expect(out.text()).toContain('variant no-fence: not run (UNVERIFIED)');

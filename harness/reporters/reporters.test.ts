@@ -9,6 +9,8 @@ import { renderJunit, writeJunitReport } from './junit-reporter.ts';
 import { renderMarkdownSummary, writeMarkdownSummary } from './markdown-reporter.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { cellTag, verdictSymbol } from './cell-summary.ts';
+import type { GateResult } from '../gate/gate.ts';
+import { reportGate } from './report-gate.ts';
 
 const evidence = evidenceFixture();
 const dirs: string[] = [];
@@ -57,7 +59,7 @@ describe('markdown reporter', () => {
   const markdown = renderMarkdownSummary(evidence);
 
   it('states the verdict and lists the failures first, each with its reproduce command', () => {
-    expect(markdown).toMatch(/^## dpone certify: \*\*FAIL\*\*/);
+    expect(markdown).toMatch(/^## dpone certify: route `sqlite`, cells \*\*FAIL\*\*/);
     const failure = markdown.indexOf('**FAIL** `crash/d1/target.commit:after#1`');
     const unknown = markdown.indexOf('**UNKNOWN** `race/8`');
     expect(failure).toBeGreaterThan(0);
@@ -136,5 +138,51 @@ describe('cell chips', () => {
       fault: { kind: 'journal-loss', mode: 'rollback', point: 'target.commit:after' },
     };
     expect(cellTag(loss)).toBe(`rollback ${verdictSymbol(cell!.verdict)}`);
+  });
+});
+
+describe('the gate in each rendering of a gating (full-suite) run', () => {
+  const full = {
+    ...evidence,
+    environment: { ...evidence.environment, suite: { name: 'full', digest: 'x' } },
+  };
+  const failing: GateResult = {
+    passed: false,
+    lines: [
+      { id: 'evidence-integrity', status: 'PASS', cells: 7, detail: 'agree' },
+      { id: 'airflow-one-mutation', status: 'FAIL', cells: 0, detail: 'no airflow-live cell' },
+      { id: 'run-scope', status: 'UNVERIFIED', cells: 6, detail: '1 of 6 route cells could not run here' },
+      { id: 'run-verdict', status: 'UNKNOWN', cells: 6, detail: 'run verdict UNKNOWN' },
+    ],
+  };
+
+  it('names the lines that are not PASS, fails/errs/skips them in JUnit and colours the header red', () => {
+    const gate = reportGate(full, failing);
+    expect(gate.answer).toBe('No: airflow-one-mutation FAIL, run-scope UNVERIFIED, run-verdict UNKNOWN');
+    const suite = descendants(parseXml(renderJunit(full, undefined, gate)), 'testsuite')[0]!;
+    expect(suite.attributes.name).toBe(`gate: Can this route be enabled? ${gate.answer}`);
+    const kinds = descendants(suite, 'testcase').map((c) => c.children.map((child) => child.name).join());
+    expect(kinds).toEqual(['', 'failure', 'skipped', 'error']);
+    expect(renderHtmlReport(full, undefined, gate)).toMatch(/<header class="run v-FAIL">/);
+    expect(renderMarkdownSummary(full, undefined, gate)).toContain(
+      '| FAIL | `airflow-one-mutation` | 0 | no airflow-live cell |',
+    );
+  });
+
+  it('says yes only when every line is PASS, and never for a shard', () => {
+    const passing: GateResult = { passed: true, lines: [failing.lines[0]!] };
+    const yes = reportGate(full, passing);
+    expect(yes.enabled).toBe(true);
+    expect(yes.answer).toMatch(/^Yes: every gate line PASS/);
+    expect(renderHtmlReport(full, undefined, yes)).toMatch(/<header class="run v-PASS">/);
+    const shard = reportGate({ ...full, shard: { index: 1, count: 2 } }, passing);
+    expect(shard.enabled).toBe(false);
+    expect(shard.answer).toMatch(/^No: this is shard 1\/2/);
+  });
+
+  it('says so when the gate was not evaluated, in every rendering', () => {
+    expect(renderHtmlReport(evidence)).toContain('Can this route be enabled? Not evaluated');
+    expect(renderMarkdownSummary(evidence)).toContain('Can this route be enabled? Not evaluated');
+    expect(renderJunit(evidence)).not.toContain('gate:');
   });
 });
