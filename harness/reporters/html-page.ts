@@ -8,6 +8,7 @@ import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
 import { killLandingLines } from './kill-landings.ts';
 import { renderGateBox } from './html-gate.ts';
+import { sensitivityLine, variantCellsRan, variantViews } from './variant-states.ts';
 import type { ReportGate } from './report-gate.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import {
@@ -15,7 +16,6 @@ import {
   failuresFirst,
   formatDuration,
   routeCells,
-  sensitivitySummary,
   variantCells,
   verdictCounts,
 } from './cell-summary.ts';
@@ -135,7 +135,7 @@ function renderHeader(evidence: Evidence, gate: ReportGate | null): SafeHtml {
     ['toxiproxy', env.toxiproxy ?? 'not used'],
     ['shard', evidence.shard ? `${evidence.shard.index}/${evidence.shard.count}` : 'whole run'],
   ];
-  const missed = evidence.sensitivity.some((record) => !record.caught);
+  const missed = variantViews(evidence).some((view) => view.state === 'survived');
   // The header's colour is the gate's answer, never the cells' verdict alone: green only when the
   // route may be enabled, red when a gating run failed, grey when the run cannot gate.
   const look = gate?.enabled ? 'PASS' : gate?.gating ? 'FAIL' : 'UNVERIFIED';
@@ -149,7 +149,7 @@ function renderHeader(evidence: Evidence, gate: ReportGate | null): SafeHtml {
       >
     </p>
     <p>
-      Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivitySummary(evidence)}</span>
+      Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivityLine(evidence)}</span>
     </p>
     ${killLandingLines(evidence).map((line) => html`<p class="kill-landings">Kills inside the mutation: ${line}</p>`)}
     <dl class="facts">
@@ -167,11 +167,16 @@ function renderHeader(evidence: Evidence, gate: ReportGate | null): SafeHtml {
         (verdict) => html`<span class="badge ${verdictClass(verdict)}">${counts[verdict]} ${verdict}</span>`,
       )}
       <span class="muted"
-        >of ${routeCells(evidence).length} route cells; ${variantCells(evidence).length} more ran against
-        unsafe variants</span
+        >of ${routeCells(evidence).length} route cells; ${variantCellsRan(evidence)} more ran against unsafe
+        variants${unrunVariantCells(evidence)}</span
       >
     </div>
   </header>`;
+}
+
+function unrunVariantCells(evidence: Evidence): string {
+  const unrun = variantCells(evidence).length - variantCellsRan(evidence);
+  return unrun > 0 ? ` (${unrun} planned against unsafe variants could not run)` : '';
 }
 
 function renderCell(cell: CellEvidence, anchor: string): SafeHtml {

@@ -6,6 +6,7 @@ import type { Reporter } from './reporter.ts';
 import { cellReason, compareIds } from './cell-summary.ts';
 import type { ReportGate } from './report-gate.ts';
 import { gateSentence } from './report-gate.ts';
+import { variantViews } from './variant-states.ts';
 
 export const JUNIT_REPORT_FILE = 'junit.xml';
 
@@ -31,7 +32,8 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 /**
  * One test case per cell, grouped in one suite per scenario. FAIL → <failure>, UNKNOWN → <error>,
  * UNVERIFIED → <skipped> (never a pass). A cell run against an unsafe variant is expected to
- * fail, so it is not a failure itself; each variant gets one extra case that fails if it survived.
+ * fail, so it is not a failure itself (one that could not run is <skipped>); each variant gets one
+ * extra case that fails if it survived and is skipped if it did not run.
  */
 export function renderJunit(
   evidence: Evidence,
@@ -50,12 +52,21 @@ export function renderJunit(
   const tampered = integrity?.headline ? 1 : 0;
   if (integrity?.headline) body.unshift(renderIntegritySuite(integrity.headline, integrity.differences));
   const all = evidence.cells.filter((cell) => cell.variant === null);
-  const missed = evidence.sensitivity.filter((record) => !record.caught).length;
+  const views = variantViews(evidence);
+  const missed = views.filter((view) => view.state === 'survived').length;
+  const variantsNotRun = views.filter((view) => view.state === 'not-run').length;
+  const variantCellsNotRun = evidence.cells.filter(
+    (cell) => cell.variant !== null && cell.verdict === 'UNVERIFIED',
+  ).length;
   const tests = evidence.cells.length + evidence.sensitivity.length + tampered + (gateSuite?.tests ?? 0);
   const failures =
     all.filter((cell) => cell.verdict === 'FAIL').length + missed + tampered + (gateSuite?.failures ?? 0);
   const errors = all.filter((cell) => cell.verdict === 'UNKNOWN').length + (gateSuite?.errors ?? 0);
-  const skipped = all.filter((cell) => cell.verdict === 'UNVERIFIED').length + (gateSuite?.skipped ?? 0);
+  const skipped =
+    all.filter((cell) => cell.verdict === 'UNVERIFIED').length +
+    variantsNotRun +
+    variantCellsNotRun +
+    (gateSuite?.skipped ?? 0);
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="${escapeXml(`dpone certify ${evidence.route}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(evidence.duration_ms)}">
 ${body.join('\n')}
@@ -65,7 +76,9 @@ ${body.join('\n')}
 
 function renderSuite(evidence: Evidence, name: string, cells: readonly CellEvidence[]): string {
   const counted = cells.filter((cell) => cell.variant === null);
-  const count = (verdict: string): number => counted.filter((cell) => cell.verdict === verdict).length;
+  const count = (verdict: string): number =>
+    // A variant cell that could not run is skipped too; its FAIL is wanted, so not counted.
+    (verdict === 'UNVERIFIED' ? cells : counted).filter((cell) => cell.verdict === verdict).length;
   const time = cells.reduce((sum, cell) => sum + cell.duration_ms, 0);
   const cases = cells.map((cell) => renderCase(evidence, cell));
   return `  <testsuite name="${escapeXml(name)}" tests="${cells.length}" failures="${count('FAIL')}" errors="${count('UNKNOWN')}" skipped="${count('UNVERIFIED')}" time="${seconds(time)}" timestamp="${escapeXml(evidence.started_at)}">
@@ -78,6 +91,8 @@ function renderCase(evidence: Evidence, cell: CellEvidence): string {
   const open = `    <testcase name="${escapeXml(cell.id)}" classname="${classname}" time="${seconds(cell.duration_ms)}"`;
   const reason = escapeXml(cellReason(cell));
   const detail = escapeXml(`${cellReason(cell)}\nreproduce: ${cell.reproduce}`);
+  if (cell.variant !== null && cell.verdict === 'UNVERIFIED')
+    return `${open}>\n      <skipped message="${escapeXml(`not run (unsafe variant ${cell.variant}): ${cellReason(cell)}`)}"/>\n    </testcase>`;
   if (cell.variant !== null)
     return `${open}>\n      <system-out>${escapeXml(`unsafe variant ${cell.variant}: ${cell.verdict} (FAIL is the wanted outcome)`)}</system-out>\n    </testcase>`;
   if (cell.verdict === 'FAIL')
@@ -89,17 +104,23 @@ function renderCase(evidence: Evidence, cell: CellEvidence): string {
   return `${open}/>`;
 }
 
+/**
+ * One case per unsafe variant: killed passes, SURVIVED fails, not run (none of its cells could run
+ * here) is skipped with the reason: never a failure nor a pass for something that did not run.
+ */
 function renderSensitivitySuite(evidence: Evidence): string {
-  const cases = evidence.sensitivity.map((record) => {
-    const open = `    <testcase name="${escapeXml(`unsafe variant ${record.variant} is caught`)}" classname="dpone.${escapeXml(evidence.route)}.sensitivity" time="0.000"`;
-    if (record.caught) return `${open}/>`;
-    const message = escapeXml(
-      `variant ${record.variant} survived: ${record.cells_failed}/${record.cells_run} cells failed`,
-    );
+  const views = variantViews(evidence);
+  const cases = views.map((view) => {
+    const open = `    <testcase name="${escapeXml(`unsafe variant ${view.variant} is caught`)}" classname="dpone.${escapeXml(evidence.route)}.sensitivity" time="0.000"`;
+    if (view.state === 'killed') return `${open}/>`;
+    if (view.state === 'not-run')
+      return `${open}>\n      <skipped message="${escapeXml(`not run: ${view.reason ?? 'no reason recorded'}`)}"/>\n    </testcase>`;
+    const message = escapeXml(`variant ${view.variant} survived: ${view.counts}`);
     return `${open}>\n      <failure message="${message}" type="SURVIVED">${message}</failure>\n    </testcase>`;
   });
-  const missed = evidence.sensitivity.filter((record) => !record.caught).length;
-  return `  <testsuite name="sensitivity" tests="${cases.length}" failures="${missed}" errors="0" skipped="0" time="0.000">
+  const survived = views.filter((view) => view.state === 'survived').length;
+  const notRun = views.filter((view) => view.state === 'not-run').length;
+  return `  <testsuite name="sensitivity" tests="${cases.length}" failures="${survived}" errors="0" skipped="${notRun}" time="0.000">
 ${cases.join('\n')}
   </testsuite>`;
 }

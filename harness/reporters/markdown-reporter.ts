@@ -3,17 +3,11 @@ import { join } from 'node:path';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
-import {
-  cellReason,
-  failuresFirst,
-  formatDuration,
-  routeCells,
-  sensitivitySummary,
-  verdictCounts,
-} from './cell-summary.ts';
+import { cellReason, failuresFirst, formatDuration, routeCells, verdictCounts } from './cell-summary.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import { killLandingLines } from './kill-landings.ts';
 import type { ReportGate } from './report-gate.ts';
+import { sensitivityLine, variantViews } from './variant-states.ts';
 import { GATE_QUESTION } from './report-gate.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
@@ -57,7 +51,8 @@ export function renderMarkdownSummary(
     '|---:|---:|---:|---:|---:|',
     `| ${counts.PASS} | ${counts.FAIL} | ${counts.UNKNOWN} | ${counts.UNVERIFIED} | ${cells.length} |`,
     '',
-    `Sensitivity: ${inline(sensitivitySummary(evidence))}.`,
+    `Sensitivity: ${inline(sensitivityLine(evidence))}.`,
+    ...variantTable(evidence),
     ...killLandingLines(evidence).map((line) => `\nKills inside the mutation: ${inline(line)}.`),
   ];
   const problems = failuresFirst(cells).filter((cell) => cell.verdict !== 'PASS');
@@ -79,6 +74,23 @@ export function renderMarkdownSummary(
     '',
   );
   return lines.join('\n');
+}
+
+/** One row per unsafe variant: its state, what it breaks, what killed it or why it did not run. */
+function variantTable(evidence: Evidence): string[] {
+  const views = variantViews(evidence);
+  if (views.length === 0) return [];
+  const rows = views.map((view) => {
+    // The reason a variant did not run is said once, grouped, in the sensitivity line above.
+    const how =
+      view.state === 'killed'
+        ? `killed by ${view.killedBy.map(code).join(', ') || 'a catching check'}; ${inline(view.counts)}`
+        : view.state === 'survived'
+          ? `**SURVIVED**: ${inline(view.counts)}`
+          : inline(view.counts);
+    return `| ${code(view.variant)} | ${view.state} | ${inline(view.breaks ?? '')} | ${how} |`;
+  });
+  return ['', '| unsafe variant | state | what it breaks | how |', '|---|---|---|---|', ...rows];
 }
 
 /** The gate first: the question, its answer, one table row per gate line with the cells behind it. */

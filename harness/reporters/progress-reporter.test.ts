@@ -82,7 +82,8 @@ describe('progress reporter', () => {
     } as unknown as Evidence;
     await reporter.onRunEnd?.(evidence, 'd', null);
     expect(out.text()).toContain(`environment UNVERIFIED: ${unavailable}\n`);
-    expect(out.text()).toContain('variant no-seal: NOT CAUGHT');
-    expect(out.text()).toContain('variant no-fence: not run (UNVERIFIED)');
+    expect(out.text()).toContain('variant no-seal: SURVIVED: ran 1 cells, none caught it');
+    expect(out.text()).toContain('variant no-fence: not run: 0 of 1 cells could run');
+    expect(out.text()).toContain('0/2 unsafe variants killed; SURVIVED: no-seal; 1 not run (');
   });
 });

@@ -1,5 +1,6 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import { killLandingLines } from './kill-landings.ts';
+import { sensitivityLine, variantViews } from './variant-states.ts';
 import type { Reporter, ReporterOptions, RunStart } from './reporter.ts';
 
 function seconds(ms: number): string {
@@ -61,23 +62,23 @@ export function progressReporter(options: ReporterOptions): Reporter {
     onRunEnd(evidence: Evidence, dir: string) {
       if (options.interactive) out.write('\n');
       const real = evidence.cells.filter((cell) => cell.variant === null);
-      const caught = evidence.sensitivity.filter((record) => record.caught).length;
       out.write(
         `verdict ${evidence.verdict}: ${real.length} cells, ${real.filter((c) => c.verdict === 'PASS').length} PASS; ` +
-          `unsafe variants caught ${caught}/${evidence.sensitivity.length}; ` +
-          `${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
+          `${sensitivityLine(evidence)}; ${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
       );
       for (const line of killLandingLines(evidence)) out.write(`  ${line}\n`);
       // Why nothing could run (no SQL Server here, no Docker…): the reason, not only the verdict.
       if (evidence.environment.unavailable)
         out.write(`environment UNVERIFIED: ${evidence.environment.unavailable}\n`);
-      for (const record of evidence.sensitivity) {
-        // A variant none of whose cells ran was not shown to survive: say so, not "NOT CAUGHT".
-        const ran = evidence.cells.some((c) => c.variant === record.variant && c.verdict !== 'UNVERIFIED');
-        const status = record.caught ? 'caught' : ran ? 'NOT CAUGHT' : 'not run (UNVERIFIED)';
-        out.write(
-          `  variant ${record.variant}: ${status} (${record.cells_failed}/${record.cells_run} cells failed${record.cells_skipped ? `, ${record.cells_skipped} not run once caught` : ''}${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
-        );
+      // One line per variant: killed (by which checks), SURVIVED, or not run (the reason is above, once).
+      for (const view of variantViews(evidence)) {
+        const how =
+          view.state === 'killed'
+            ? `killed by ${view.killedBy.join(', ') || 'a catching check'}; ${view.counts}${view.example ? `, e.g. ${view.example}` : ''}`
+            : view.state === 'survived'
+              ? `SURVIVED: ${view.counts}`
+              : view.counts;
+        out.write(`  variant ${view.variant}: ${how}\n`);
       }
     },
   };

@@ -87,7 +87,7 @@ describe('html reporter', () => {
     expect(matrix.match(/class="chip /g)).toHaveLength(
       evidence.cells.filter((cell) => cell.variant === null).length,
     );
-    expect(page).toContain('1/2 unsafe variants caught; SURVIVED: ignore-epoch');
+    expect(page).toContain('1/2 unsafe variants killed; SURVIVED: ignore-epoch');
   });
 
   it('escapes a <script> in a scenario name and in check details', () => {
@@ -184,5 +184,68 @@ describe('the gate in each rendering of a gating (full-suite) run', () => {
     expect(renderHtmlReport(evidence)).toContain('Can this route be enabled? Not evaluated');
     expect(renderMarkdownSummary(evidence)).toContain('Can this route be enabled? Not evaluated');
     expect(renderJunit(evidence)).not.toContain('gate:');
+  });
+});
+
+describe('honest variant states in every rendering', () => {
+  // The fixture's variant cell could not run here; its variant is then "not run", never SURVIVED.
+  const variantCell = evidence.cells.find((cell) => cell.variant !== null)!;
+  const why = { name: 'environment', verdict: 'UNVERIFIED' as const, detail: 'no Docker engine answers' };
+  const unrun = {
+    ...evidence,
+    verdict: 'UNVERIFIED' as const,
+    cells: evidence.cells.map((cell) =>
+      cell === variantCell ? { ...cell, verdict: 'UNVERIFIED' as const, checks: [why] } : cell,
+    ),
+    sensitivity: [
+      {
+        variant: variantCell.variant!,
+        caught: false,
+        state: 'not-run' as const,
+        cells_failed: 0,
+        cells_run: 0,
+        cells_not_run: 1,
+        not_run_reason: why.detail,
+      },
+    ],
+  };
+
+  it('HTML: "not run" with the reason, no SURVIVED, and no variant cell counted as ran', () => {
+    const page = renderHtmlReport(unrun);
+    const table = page.slice(
+      page.indexOf('class="variants"'),
+      page.indexOf('</table>', page.indexOf('class="variants"')),
+    );
+    expect(table).toContain('data-state="not-run"');
+    expect(table).toContain('not run: 0 of 1 cells could run');
+    expect(table).toContain('no Docker engine answers');
+    expect(page).not.toContain('SURVIVED');
+    expect(page).toContain('0 more ran against unsafe');
+    expect(page).toContain('(1 planned against unsafe variants could not run)');
+  });
+
+  it('Markdown: the reason once in the sensitivity line, the variant row says not-run', () => {
+    const markdown = renderMarkdownSummary(unrun);
+    expect(markdown).toContain('0/1 unsafe variants killed; 1 not run (no Docker engine answers)');
+    expect(markdown).toMatch(/\| `no-fence` \| not-run \| .* \| not run: 0 of 1 cells could run \|/);
+    expect(markdown).not.toContain('SURVIVED');
+  });
+
+  it('JUnit: the variant case and its cell are <skipped>, never a failure', () => {
+    const root = parseXml(renderJunit(unrun));
+    const cases = descendants(root, 'testcase');
+    const variant = cases.find(
+      (c) => c.attributes.name === `unsafe variant ${variantCell.variant} is caught`,
+    )!;
+    expect(variant.children.map((child) => child.name)).toEqual(['skipped']);
+    expect(variant.children[0]!.attributes.message).toBe('not run: no Docker engine answers');
+    const cellCase = cases.find((c) => c.attributes.name === variantCell.id)!;
+    expect(cellCase.children.map((child) => child.name)).toEqual(['skipped']);
+    expect(root.attributes.failures).toBe('1');
+  });
+
+  it('a killed variant names the checks that killed it and its counts', () => {
+    const markdown = renderMarkdownSummary(evidence);
+    expect(markdown).toContain('killed by `mutations`; killed in 1 of 1 cells run, 0 skipped once killed');
   });
 });
