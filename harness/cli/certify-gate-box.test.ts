@@ -89,6 +89,21 @@ describe('the gate in every rendering', () => {
       const skipped = testcase.children.find((child) => child.name === 'skipped')!;
       expect(skipped.attributes.message).toContain(`Line: ${result.gate.lines[index]!.status} (`);
     }
+
+    // Item 2: no variant ran, so none is SURVIVED anywhere and no cell is counted as run.
+    for (const record of result.evidence.sensitivity) {
+      expect(record).toMatchObject({ state: 'not-run', caught: false, cells_run: 0 });
+      expect(record.not_run_reason).toMatch(/no Docker engine answers/);
+    }
+    expect(result.html).not.toContain('SURVIVED');
+    expect(result.markdown).not.toContain('SURVIVED');
+    expect(result.run.stdout).not.toContain('SURVIVED');
+    const sensitivity = descendants(result.junit, 'testsuite').find(
+      (s) => s.attributes.name === 'sensitivity',
+    )!;
+    expect(descendants(sensitivity, 'failure')).toHaveLength(0);
+    expect(descendants(sensitivity, 'skipped')).toHaveLength(result.evidence.sensitivity.length);
+    expect(descendants(result.junit, 'failure')).toHaveLength(0);
   }, 60_000);
 
   it('a PASS run of --scenario files says why it cannot enable the route, and the cells stay PASS', async () => {
