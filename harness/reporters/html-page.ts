@@ -8,6 +8,7 @@ import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
 import { killLandingLines } from './kill-landings.ts';
 import { renderGateBox } from './html-gate.ts';
+import { renderNotVerified } from './html-not-verified.ts';
 import { sensitivityLine, variantCellsRan, variantViews } from './variant-states.ts';
 import type { ReportGate } from './report-gate.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
@@ -49,7 +50,7 @@ export function renderHtmlReport(
         </style>
       </head>
       <body>
-        ${renderIntegrity(integrity)} ${renderHeader(evidence, gate)}
+        ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
         <h2>Matrix: fault points × scenarios</h2>
         <p class="legend">
           Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
@@ -116,7 +117,11 @@ function renderIntegrity(integrity: Integrity | undefined): SafeHtml | null {
   </div>`;
 }
 
-function renderHeader(evidence: Evidence, gate: ReportGate | null): SafeHtml {
+function renderHeader(
+  evidence: Evidence,
+  gate: ReportGate | null,
+  anchors: ReadonlyMap<string, string>,
+): SafeHtml {
   const env = evidence.environment;
   const counts = verdictCounts(routeCells(evidence));
   const databases = Object.entries(env.databases ?? {}).map(([name, version]) => `${name} ${version}`);
@@ -141,7 +146,7 @@ function renderHeader(evidence: Evidence, gate: ReportGate | null): SafeHtml {
   const look = gate?.enabled ? 'PASS' : gate?.gating ? 'FAIL' : 'UNVERIFIED';
   return html`<header class="run ${verdictClass(look)}">
     <h1>dpone certification <code>${evidence.route}</code></h1>
-    ${renderGateBox(gate)}
+    ${renderGateBox(gate)} ${renderNotVerified(evidence, anchors)}
     <p>
       Cells: <span class="badge ${verdictClass(evidence.verdict)}">${evidence.verdict}</span>
       <span class="muted"

@@ -8,6 +8,7 @@ import { describeDifference } from '../checkers/first-difference.ts';
 import { killLandingLines } from './kill-landings.ts';
 import type { ReportGate } from './report-gate.ts';
 import { sensitivityLine, variantViews } from './variant-states.ts';
+import { notVerifiedGroups } from './not-verified.ts';
 import { GATE_QUESTION } from './report-gate.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
@@ -55,9 +56,13 @@ export function renderMarkdownSummary(
     ...variantTable(evidence),
     ...killLandingLines(evidence).map((line) => `\nKills inside the mutation: ${inline(line)}.`),
   ];
-  const problems = failuresFirst(cells).filter((cell) => cell.verdict !== 'PASS');
+  lines.push(...whyNotVerified(evidence));
+  // UNVERIFIED cells are said once per reason above; the cells listed are those that ran and did not pass.
+  const problems = failuresFirst(cells).filter(
+    (cell) => cell.verdict === 'FAIL' || cell.verdict === 'UNKNOWN',
+  );
   if (problems.length > 0) {
-    lines.push('', `### Not passing (${problems.length}, failures first)`, '');
+    lines.push('', `### Failed or undecided (${problems.length}, failures first)`, '');
     for (const cell of problems.slice(0, LISTED)) {
       const reason = cellReason(cell);
       lines.push(`- **${cell.verdict}** ${code(cell.id)}: ${inline(reason)}`);
@@ -74,6 +79,21 @@ export function renderMarkdownSummary(
     '',
   );
   return lines.join('\n');
+}
+
+/** One line per reason route cells were not verified, with the command that fixes it. */
+function whyNotVerified(evidence: Evidence): string[] {
+  const groups = notVerifiedGroups(evidence);
+  if (groups.length === 0) return [];
+  return [
+    '',
+    '### Why not verified',
+    '',
+    ...groups.map(
+      (group) =>
+        `- **${group.cells} ${group.verdict}** (${inline(group.kinds.join(', '))}): ${inline(group.reason)}; fix: ${code(group.fix)}`,
+    ),
+  ];
 }
 
 /** One row per unsafe variant: its state, what it breaks, what killed it or why it did not run. */

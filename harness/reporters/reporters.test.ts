@@ -249,3 +249,44 @@ describe('honest variant states in every rendering', () => {
     expect(markdown).toContain('killed by `mutations`; killed in 1 of 1 cells run, 0 skipped once killed');
   });
 });
+
+describe('why not verified', () => {
+  const why = (detail: string) => [{ name: 'environment', verdict: 'UNVERIFIED' as const, detail }];
+  const grouped = {
+    ...evidence,
+    cells: evidence.cells.map((cell, index) =>
+      cell.variant === null && cell.verdict === 'PASS' && index > 2
+        ? {
+            ...cell,
+            verdict: 'UNVERIFIED' as const,
+            checks: why('docker provider: no Docker engine answers'),
+          }
+        : cell,
+    ),
+  };
+  const unverified = grouped.cells.filter((cell) => cell.variant === null && cell.verdict === 'UNVERIFIED');
+
+  it('groups the UNVERIFIED cells by reason with the install command doctor gives, once per reason', () => {
+    const markdown = renderMarkdownSummary(grouped);
+    const section = markdown.slice(markdown.indexOf('### Why not verified'));
+    const lines = section.split('\n').filter((line) => line.startsWith('- **'));
+    const docker = lines.find((line) => line.includes('no Docker engine answers'))!;
+    expect(docker).toContain(
+      `**${unverified.filter((c) => c.checks[0]!.detail.includes('Docker')).length} UNVERIFIED**`,
+    );
+    expect(docker).toContain('fix: `Docker Engine from https://docs.docker.com/engine/install/');
+    expect(markdown.match(/no Docker engine answers/g)).toHaveLength(1);
+    // An UNKNOWN cell ran and nothing decided: its fix is to replay it.
+    expect(lines.find((line) => line.includes('UNKNOWN'))).toContain(
+      'fix: `replay it alone: node bin/dpone.js',
+    );
+  });
+
+  it('puts the panel in the HTML header, right after the gate box', () => {
+    const page = renderHtmlReport(grouped);
+    const panel = page.indexOf('id="not-verified"');
+    expect(panel).toBeGreaterThan(page.indexOf('id="gate"'));
+    expect(panel).toBeLessThan(page.indexOf('route</dt>'));
+    expect(page.slice(panel)).toContain('fix: <code>Docker Engine from');
+  });
+});
