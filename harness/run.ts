@@ -46,6 +46,7 @@ import { loadScenarios } from './scenario/scenario-loader.ts';
 import type { LoadedScenario } from './scenario/scenario-schema.ts';
 import { verdictExitCode } from './verdict.ts';
 import type { ReportGate } from './reporters/report-gate.ts';
+import { nearestName } from '../src/cli/nearest-name.ts';
 
 export interface CertifyOptions {
   readonly scenarioFiles: readonly string[];
@@ -142,11 +143,14 @@ export async function loadRoute(
   if (builtIn) return builtIn();
   const plugins = await pluginRoutes(options.cwd, options.connectors);
   const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
-  if (!load)
+  if (!load) {
+    const known = [...routeIds(), ...Object.keys(plugins)];
+    const near = nearestName(id, [...known, 'sqlite', 'postgres']);
     throw invalidInput(
-      `unknown route "${id}" (known: ${[...routeIds(), ...Object.keys(plugins)].join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
-      { field: '--route' },
+      `unknown route "${id}" (known: ${known.join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      { field: '--route', ...(near ? { hint: `did you mean --route ${near}?` } : {}) },
     );
+  }
   return load();
 }
 

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { main, RUNTIME_COMMANDS } from '../../src/cli/main.ts';
+import { CERTIFY_COMMANDS } from './commands.ts';
+
+/** Issue 35 item 6: a CLI a newcomer can guess: --help per command, --version, "did you mean". */
+
+function sink() {
+  let text = '';
+  return {
+    stream: { write: (chunk: string) => ((text += chunk), true) } as unknown as NodeJS.WritableStream,
+    text: () => text,
+  };
+}
+
+async function dpone(...argv: string[]) {
+  const out = sink();
+  const err = sink();
+  const code = await main(argv, CERTIFY_COMMANDS, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: {},
+    cwd: process.cwd(),
+  });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+const COMMANDS = Object.keys({ ...RUNTIME_COMMANDS, ...CERTIFY_COMMANDS });
+
+describe('dpone COMMAND --help', () => {
+  it.each(COMMANDS)(
+    '%s answers --help with its usage, every flag it parses and one example, and runs nothing',
+    async (name) => {
+      const result = await dpone(...name.split(' '), '--help');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^usage: dpone ${name}`));
+      expect(result.stdout).toMatch(/\nexample:\n {2}dpone \S/);
+      const example = result.stdout.split('example:\n  ')[1]!;
+      expect(example.startsWith(`dpone ${name}`)).toBe(true);
+    },
+  );
+
+  it('lists the flags the command really parses, with what they do', async () => {
+    const result = await dpone('certify', 'run', '--help');
+    for (const flag of [
+      '--route VALUE',
+      '--suite VALUE',
+      '--scenario VALUE (repeatable)',
+      '--gate',
+      '--every-variant-cell',
+    ])
+      expect(result.stdout).toContain(flag);
+    expect(result.stdout).toMatch(/--suite VALUE +default \(what npm run certify runs\) or full/);
+  });
+});
+
+describe('dpone --version and did-you-mean', () => {
+  it('prints the package version', async () => {
+    const result = await dpone('--version');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^dpone \d+\.\d+\.\d+ \(node \d+/);
+  });
+
+  it('names the flag meant by a typo, keeping exit 2', async () => {
+    const result = await dpone('certify', 'run', '--suit', 'full');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown option '--suit'");
+    expect(result.stderr).toContain('dpone: hint: did you mean --suite?');
+  });
+
+  it('names the command and the route meant by a typo', async () => {
+    const command = await dpone('certfy', 'run');
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('did you mean "dpone certify run"?');
+    const route = await dpone('certify', 'run', '--route', 'postgres-to-clickhous');
+    expect(route.code).toBe(2);
+    expect(route.stderr).toContain('did you mean --route postgres-to-clickhouse?');
+  });
+
+  it('suggests nothing for a word that is not near any flag', async () => {
+    const result = await dpone('certify', 'gate', '--zzzzzzzz');
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toContain('did you mean');
+  });
+});
