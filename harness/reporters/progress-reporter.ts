@@ -7,10 +7,24 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** `done/total, elapsed, ETA, failures` — the one status line. */
-export function progressLine(done: number, total: number, elapsedMs: number, failures: number): string {
-  const eta = done === 0 ? '?' : seconds((elapsedMs / done) * (total - done));
-  return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}`;
+/** Below this share of the cells done, an estimate is noise (the first cells include the slowest setup). */
+const ETA_FROM = 0.05;
+
+/**
+ * `done/total, elapsed, ETA, failures` — the one status line. `total` counts only the cells that
+ * will run: a variant cell skipped once its variant was caught leaves it (and `skipped` says how
+ * many did). No estimate before 5 % of the cells are done.
+ */
+export function progressLine(
+  done: number,
+  total: number,
+  elapsedMs: number,
+  failures: number,
+  skipped = 0,
+): string {
+  const eta = done === 0 || done < total * ETA_FROM ? '…' : seconds((elapsedMs / done) * (total - done));
+  const skips = skipped > 0 ? `  (${skipped} variant cells skipped once caught)` : '';
+  return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}${skips}`;
 }
 
 /**
@@ -23,12 +37,14 @@ export function progressReporter(options: ReporterOptions): Reporter {
   let start: RunStart | null = null;
   let done = 0;
   let failures = 0;
+  let skipped = 0;
   let lastPlainDecile = -1;
   const now = () => Date.now() - (start?.startedAtMs ?? Date.now());
-  const advance = (notable: string | null) => {
-    done += 1;
-    const total = start?.totalCells ?? done;
-    const line = progressLine(done, total, now(), failures);
+  const advance = (notable: string | null, ran = true) => {
+    if (ran) done += 1;
+    else skipped += 1;
+    const total = (start?.totalCells ?? done) - skipped;
+    const line = progressLine(done, total, now(), failures, skipped);
     if (options.interactive) {
       if (notable) out.write(`\r\x1b[2K${notable}\n`);
       out.write(`\r\x1b[2K${line}`);
@@ -46,7 +62,8 @@ export function progressReporter(options: ReporterOptions): Reporter {
     onRunStart(run) {
       start = run;
       out.write(
-        `dpone certify: run ${run.runId}, route ${run.route}, seed ${run.seed}, ${run.totalCells} cells\n`,
+        `dpone certify: run ${run.runId}, route ${run.route}, seed ${run.seed}, up to ${run.totalCells} cells ` +
+          `(a variant's remaining cells are skipped once one catches it)\n`,
       );
     },
     onCellDone(cell: CellEvidence) {
@@ -55,9 +72,9 @@ export function progressReporter(options: ReporterOptions): Reporter {
       const notable = cell.verdict !== 'PASS' && !(expectedFail && cell.verdict === 'FAIL');
       advance(notable ? `${cell.verdict} ${cell.id}` : null);
     },
-    // A variant cell not run (its variant was already caught) is done too: the count reaches total.
+    // A variant cell not run (its variant was already caught) leaves the total: it will not run.
     onCellSkipped() {
-      advance(null);
+      advance(null, false);
     },
     onRunEnd(evidence: Evidence, dir: string) {
       if (options.interactive) out.write('\n');
