@@ -334,8 +334,16 @@ async function runIn(
   const only = options.onlyCells;
   if (only !== undefined) {
     const missing = only.filter((id) => !cells.some((cell) => cell.id === id));
-    if (missing.length > 0)
-      throw invalidInput(`no cell ${missing.join(', ')} in this plan`, { field: 'CELL_ID' });
+    if (missing.length > 0) {
+      const near = nearestName(
+        missing[0]!,
+        cells.map((cell) => cell.id),
+      );
+      throw invalidInput(`no cell ${missing.join(', ')} in this plan`, {
+        field: 'CELL_ID',
+        ...(near ? { hint: `did you mean '${near}'?` } : {}),
+      });
+    }
     cells = cells.filter((cell) => only.includes(cell.id));
   }
   const shown = relative(options.cwd, evidenceFile) || evidenceFile;

@@ -161,6 +161,10 @@ export const run: CommandRun = async (args, io) => {
     io,
     result.gate?.result ?? undefined,
   );
-  io.stdout.write(runEnding(result.evidence, relative(io.cwd, result.dir) || result.dir, result.gate));
+  // The report's folder as typed from here, or absolute when it lies outside the current folder.
+  const shown = relative(io.cwd, result.dir);
+  io.stdout.write(
+    runEnding(result.evidence, shown && !shown.startsWith('..') ? shown : result.dir, result.gate),
+  );
   return Math.max(result.exitCode === 0 ? 0 : result.exitCode, gated);
 };

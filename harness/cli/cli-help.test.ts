@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main, RUNTIME_COMMANDS } from '../../src/cli/main.ts';
 import { CERTIFY_COMMANDS } from './commands.ts';
@@ -13,13 +16,17 @@ function sink() {
 }
 
 async function dpone(...argv: string[]) {
+  return dponeIn(process.cwd(), ...argv);
+}
+
+async function dponeIn(cwd: string, ...argv: string[]) {
   const out = sink();
   const err = sink();
   const code = await main(argv, CERTIFY_COMMANDS, {
     stdout: out.stream,
     stderr: err.stream,
-    env: {},
-    cwd: process.cwd(),
+    env: { CI: 'true' },
+    cwd,
   });
   return { code, stdout: out.text(), stderr: err.text() };
 }
@@ -81,4 +88,30 @@ describe('dpone --version and did-you-mean', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).not.toContain('did you mean');
   });
+});
+
+describe('did you mean, for a cell id', () => {
+  it('certify replay names the cell meant by a typo', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-cli-help-'));
+    try {
+      writeFileSync(
+        join(dir, 'small.yaml'),
+        'name: small\nvariants: false\nfaults:\n  - kind: intent-conflict\n',
+      );
+      const made = await dponeIn(dir, 'certify', 'run', '--scenario', 'small.yaml', '--out', 'out');
+      expect(made.code, made.stderr).toBe(0);
+      const replay = await dponeIn(
+        dir,
+        'certify',
+        'replay',
+        'small/afterr-complete',
+        '--evidence',
+        'out/evidence.json',
+      );
+      expect(replay.code).toBe(2);
+      expect(replay.stderr).toContain("did you mean 'small/after-complete'?");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
