@@ -74,7 +74,7 @@ pre.repro { background: #0d1117; color: #e6edf3; padding: 8px 10px; border-radiu
 .gate.gate-yes { border-color: var(--pass); }
 .gate h2 { margin: 0 0 4px; border: 0; font-size: 18px; } .gate .answer { font-weight: 700; }
 .table-wrap { overflow-x: auto; max-width: 100%; }
-table.gate-lines td.num { text-align: right; } table.gate-lines th[scope="row"] { background: none; font-weight: 500; }
+table.gate-lines td.num { text-align: right; } table.gate-lines th[scope="row"] { background: none; font-weight: 500; white-space: nowrap; }
 .not-verified ul { margin: 4px 0; padding-left: 18px; } .not-verified li { margin: 4px 0; overflow-wrap: anywhere; }
 [hidden] { display: none !important; }
 `;
