@@ -470,6 +470,7 @@ async function runIn(
   const written = writeEvidence(dir, evidence, options.updateLatest === false ? { latestRoot: null } : {});
   const gate = options.review ? await options.review(written.evidence) : null;
   for (const reporter of options.reporters)
-    await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir, gate);
+    // Absolute: a reporter writes files, and the process's own folder need not be options.cwd.
+    await reporter.onRunEnd(written.evidence, dir, gate);
   return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict), gate };
 }

@@ -113,7 +113,7 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
       throw invalidInput(`unknown reporter "${name}" (known: ${Object.keys(REPORTERS).join(', ')})`, {
         field: '--reporter',
       });
-    reporters.push((await load())({ stdout: io.stdout, env: io.env, interactive }));
+    reporters.push((await load())({ stdout: io.stdout, env: io.env, interactive, cwd: io.cwd }));
   }
   return reporters;
 }

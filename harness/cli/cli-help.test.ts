@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -100,6 +100,9 @@ describe('did you mean, for a cell id', () => {
       );
       const made = await dponeIn(dir, 'certify', 'run', '--scenario', 'small.yaml', '--out', 'out');
       expect(made.code, made.stderr).toBe(0);
+      // The reports land in the command's folder, not the process's (they were written relative to it).
+      for (const file of ['index.html', 'summary.md', 'junit.xml'])
+        expect(existsSync(join(dir, 'out', file)), file).toBe(true);
       const replay = await dponeIn(
         dir,
         'certify',

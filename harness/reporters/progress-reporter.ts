@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from 'node:path';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import { killLandingLines } from './kill-landings.ts';
 import { sensitivityLine, variantViews } from './variant-states.ts';
@@ -40,6 +41,11 @@ export function progressReporter(options: ReporterOptions): Reporter {
   let skipped = 0;
   let lastPlainDecile = -1;
   const now = () => Date.now() - (start?.startedAtMs ?? Date.now());
+  // A path inside the command's folder as typed from there; outside it, absolute (works from anywhere).
+  const shown = (path: string) => {
+    const inside = options.cwd === undefined ? '' : relative(options.cwd, path);
+    return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
+  };
   const advance = (notable: string | null, ran = true) => {
     if (ran) done += 1;
     else skipped += 1;
@@ -81,7 +87,7 @@ export function progressReporter(options: ReporterOptions): Reporter {
       const real = evidence.cells.filter((cell) => cell.variant === null);
       out.write(
         `verdict ${evidence.verdict}: ${real.length} cells, ${real.filter((c) => c.verdict === 'PASS').length} PASS; ` +
-          `${sensitivityLine(evidence)}; ${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
+          `${sensitivityLine(evidence)}; ${seconds(evidence.duration_ms)}; evidence ${shown(dir)}/evidence.json\n`,
       );
       for (const line of killLandingLines(evidence)) out.write(`  ${line}\n`);
       // Why nothing could run (no SQL Server here, no Docker…): the reason, not only the verdict.

@@ -26,7 +26,7 @@ export interface Reporter {
   /** Called once per planned variant cell not run because its variant was already caught. */
   onCellSkipped?(skip: SkippedVariantCell): void | Promise<void>;
   /**
-   * Called once with the final evidence after it was written to `dir/evidence.json`, and what the
+   * Called once with the final evidence after it was written to `dir/evidence.json` (`dir` absolute), and what the
    * gate says about it (null when the caller did not evaluate it: the reports then say so).
    */
   onRunEnd(evidence: Evidence, dir: string, gate: ReportGate | null): void | Promise<void>;
@@ -38,6 +38,8 @@ export interface ReporterOptions {
   readonly env: NodeJS.ProcessEnv;
   /** True when stdout is a terminal and CI is not set: progress may redraw a line. */
   readonly interactive: boolean;
+  /** The folder paths are shown relative to (the command's); absent: shown as given. */
+  readonly cwd?: string;
 }
 
 export type ReporterFactory = (options: ReporterOptions) => Reporter;
