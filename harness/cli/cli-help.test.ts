@@ -118,3 +118,19 @@ describe('did you mean, for a cell id', () => {
     }
   }, 60_000);
 });
+
+describe('relative paths say where they were resolved', () => {
+  it('a --scenario path typed in another folder names that folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-cli-help-'));
+    try {
+      const result = await dponeIn(dir, 'certify', 'run', '--scenario', 'scenarios/crash.yaml');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--scenario scenarios/crash.yaml matches no file (resolved against ${dir})`,
+      );
+      expect(result.stderr).toContain('dpone: hint: run from the folder it is relative to');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
