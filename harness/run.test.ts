@@ -77,7 +77,9 @@ describe('certify run, end to end on the embedded route', () => {
       if (record.caught) expect(catches(own.at(-1)!)).toBe(true);
     }
     // Run and not run, every variant accounts for the same planned cells (the sensitive crash points).
-    const planned = new Set(evidence.sensitivity.map((r) => r.cells_run + (r.cells_skipped ?? 0)));
+    const planned = new Set(
+      evidence.sensitivity.map((r) => r.cells_run + (r.cells_not_run ?? 0) + (r.cells_skipped ?? 0)),
+    );
     expect([...planned]).toEqual([
       evidence.cells.filter((cell) => cell.variant === 'io-before-intent').length,
     ]);

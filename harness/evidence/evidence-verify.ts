@@ -26,12 +26,19 @@ function sensitivityDifferences(
       differences.push(`sensitivity ${record.variant}: missing for a variant with ${record.cells_run} cells`);
       continue;
     }
-    for (const field of ['caught', 'cells_failed', 'cells_run', 'cells_skipped'] as const) {
+    for (const field of ['caught', 'cells_failed', 'cells_run', 'cells_skipped', 'cells_not_run'] as const) {
       if (was[field] !== record[field]) {
         differences.push(
           `sensitivity ${record.variant}.${field}: stored ${was[field]}, recomputed ${record[field]}`,
         );
       }
+    }
+    // Recorded since issue 35 (absent in older evidence): when stored, it must be what the cells say.
+    for (const field of ['state', 'killed_by', 'not_run_reason'] as const) {
+      if (was.state !== undefined && JSON.stringify(was[field]) !== JSON.stringify(record[field]))
+        differences.push(
+          `sensitivity ${record.variant}.${field}: stored ${JSON.stringify(was[field])}, recomputed ${JSON.stringify(record[field])}`,
+        );
     }
     if (was.example_cell !== undefined) {
       const example = cells.find((cell) => cell.id === was.example_cell && cell.variant === record.variant);

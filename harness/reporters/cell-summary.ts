@@ -74,17 +74,6 @@ export function verdictCounts(cells: readonly CellEvidence[]): Record<Verdict, n
   return counts;
 }
 
-/** One line on the sensitivity result: every unsafe variant must be caught by some cell. */
-export function sensitivitySummary(evidence: Evidence): string {
-  const records = evidence.sensitivity;
-  if (records.length === 0) return 'not measured (no unsafe variant ran)';
-  const missed = records.filter((record) => !record.caught).map((record) => record.variant);
-  const caught = records.length - missed.length;
-  return missed.length === 0
-    ? `${caught}/${records.length} unsafe variants caught`
-    : `${caught}/${records.length} unsafe variants caught; SURVIVED: ${missed.join(', ')}`;
-}
-
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;

@@ -2,6 +2,7 @@ import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { SafeHtml } from './html-escape.ts';
 import { html, verdictClass } from './html-escape.ts';
 import { cellTag, compareIds, faultLabel, verdictSymbol } from './cell-summary.ts';
+import { variantViews } from './variant-states.ts';
 
 /**
  * The fault points × scenarios matrix. Rows are fault points (see faultLabel), columns are scenarios; each chip is a cell coloured by its verdict and links to it.
@@ -59,42 +60,59 @@ function chip(cell: CellEvidence, anchors: ReadonlyMap<string, string>): SafeHtm
   >`;
 }
 
-/** Sensitivity: every unsafe variant and whether some cell caught it (FAIL is the wanted outcome there). */
+/** The badge look of a variant state: killed is the wanted outcome, survived a failure, not run grey. */
+const STATE_LOOK = { killed: 'PASS', survived: 'FAIL', 'not-run': 'UNVERIFIED' } as const;
+const STATE_TEXT = { killed: 'killed', survived: 'SURVIVED', 'not-run': 'not run' } as const;
+
+/**
+ * Sensitivity: every unsafe variant with its state (killed / SURVIVED / not run), what it breaks,
+ * which checks killed it and in how many of the cells that ran, or why it did not run.
+ */
 export function renderSensitivity(evidence: Evidence, anchors: ReadonlyMap<string, string>): SafeHtml {
   if (evidence.sensitivity.length === 0)
     return html`<p class="muted">
       No unsafe variant ran, so the checks' power to catch a duplicate was not measured.
     </p>`;
-  return html`<table>
-    <thead>
-      <tr>
-        <th>unsafe variant</th>
-        <th>caught</th>
-        <th>cells failed / run (not run once caught)</th>
-        <th>example</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${evidence.sensitivity.map(
-        (record) =>
-          html`<tr class="${record.caught ? '' : 'sensitivity-missed'}">
-            <td><code>${record.variant}</code></td>
-            <td>${record.caught ? 'yes' : 'NO: the variant survived'}</td>
-            <td>
-              ${record.cells_failed} /
-              ${record.cells_run}${record.cells_skipped ? ` (+${record.cells_skipped})` : ''}
-            </td>
-            <td>
-              ${
-                record.example_cell
-                  ? html`<a href="#${anchors.get(record.example_cell) ?? ''}"
-                      ><code>${record.example_cell}</code></a
-                    >`
-                  : '–'
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<div class="table-wrap">
+    <table class="variants">
+      <thead>
+        <tr>
+          <th scope="col">unsafe variant: what it breaks</th>
+          <th scope="col">state</th>
+          <th scope="col">killed by / why not</th>
+          <th scope="col">example</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${variantViews(evidence).map(
+          (view) =>
+            html`<tr
+              class="${view.state === 'survived' ? 'sensitivity-missed' : ''}"
+              data-state="${view.state}"
+            >
+              <th scope="row">
+                <code>${view.variant}</code>${view.breaks ? html`<br /><small>${view.breaks}</small>` : null}
+              </th>
+              <td>
+                <span class="badge ${verdictClass(STATE_LOOK[view.state])}">${STATE_TEXT[view.state]}</span>
+              </td>
+              <td>
+                ${
+                  view.state === 'killed'
+                    ? html`${view.killedBy.map((name) => html`<code>${name}</code> `)}<br />`
+                    : null
+                }${view.counts}${view.reason ? html`<br /><small>${view.reason}</small>` : null}
+              </td>
+              <td>
+                ${
+                  view.example
+                    ? html`<a href="#${anchors.get(view.example) ?? ''}"><code>${view.example}</code></a>`
+                    : '–'
+                }
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }

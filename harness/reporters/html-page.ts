@@ -7,19 +7,26 @@ import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderTimeline } from './html-timeline.ts';
 import { killLandingLines } from './kill-landings.ts';
+import { renderGateBox } from './html-gate.ts';
+import { renderNotVerified } from './html-not-verified.ts';
+import { sensitivityLine, variantCellsRan, variantViews } from './variant-states.ts';
+import type { ReportGate } from './report-gate.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import {
   cellReason,
   failuresFirst,
   formatDuration,
   routeCells,
-  sensitivitySummary,
   variantCells,
   verdictCounts,
 } from './cell-summary.ts';
 
 /** Renders the whole report as one self-contained HTML document (inline CSS and JS, no network). */
-export function renderHtmlReport(evidence: Evidence, integrity?: Integrity): string {
+export function renderHtmlReport(
+  evidence: Evidence,
+  integrity?: Integrity,
+  gate: ReportGate | null = null,
+): string {
   // Route cells failures first, then the unsafe-variant cells (whose FAIL is the wanted outcome).
   const ordered = [...failuresFirst(routeCells(evidence)), ...failuresFirst(variantCells(evidence))];
   const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
@@ -35,14 +42,15 @@ export function renderHtmlReport(evidence: Evidence, integrity?: Integrity): str
         />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>
-          ${integrity?.headline ? 'NOT VERIFIED · ' : ''}dpone certify ${evidence.route}: ${evidence.verdict}
+          ${integrity?.headline ? 'NOT VERIFIED · ' : ''}dpone certify ${evidence.route}: cells
+          ${evidence.verdict}, ${gate?.enabled ? 'may be enabled' : 'not enabled'}
         </title>
         <style>
           ${trusted(REPORT_CSS)}
         </style>
       </head>
       <body>
-        ${renderIntegrity(integrity)} ${renderHeader(evidence)}
+        ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
         <h2>Matrix: fault points × scenarios</h2>
         <p class="legend">
           Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
@@ -109,7 +117,11 @@ function renderIntegrity(integrity: Integrity | undefined): SafeHtml | null {
   </div>`;
 }
 
-function renderHeader(evidence: Evidence): SafeHtml {
+function renderHeader(
+  evidence: Evidence,
+  gate: ReportGate | null,
+  anchors: ReadonlyMap<string, string>,
+): SafeHtml {
   const env = evidence.environment;
   const counts = verdictCounts(routeCells(evidence));
   const databases = Object.entries(env.databases ?? {}).map(([name, version]) => `${name} ${version}`);
@@ -128,14 +140,21 @@ function renderHeader(evidence: Evidence): SafeHtml {
     ['toxiproxy', env.toxiproxy ?? 'not used'],
     ['shard', evidence.shard ? `${evidence.shard.index}/${evidence.shard.count}` : 'whole run'],
   ];
-  const missed = evidence.sensitivity.some((record) => !record.caught);
-  return html`<header class="run ${verdictClass(evidence.verdict)}">
-    <h1>
-      dpone certification <span class="badge ${verdictClass(evidence.verdict)}">${evidence.verdict}</span>
-      <code>${evidence.route}</code>
-    </h1>
+  const missed = variantViews(evidence).some((view) => view.state === 'survived');
+  // The header's colour is the gate's answer, never the cells' verdict alone: green only when the
+  // route may be enabled, red when a gating run failed, grey when the run cannot gate.
+  const look = gate?.enabled ? 'PASS' : gate?.gating ? 'FAIL' : 'UNVERIFIED';
+  return html`<header class="run ${verdictClass(look)}">
+    <h1>dpone certification <code>${evidence.route}</code></h1>
+    ${renderGateBox(gate)} ${renderNotVerified(evidence, anchors)}
     <p>
-      Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivitySummary(evidence)}</span>
+      Cells: <span class="badge ${verdictClass(evidence.verdict)}">${evidence.verdict}</span>
+      <span class="muted"
+        >(the run's verdict over its cells; the gate above decides whether the route may be enabled)</span
+      >
+    </p>
+    <p>
+      Sensitivity: <span class="${missed ? 'sensitivity-missed' : ''}">${sensitivityLine(evidence)}</span>
     </p>
     ${killLandingLines(evidence).map((line) => html`<p class="kill-landings">Kills inside the mutation: ${line}</p>`)}
     <dl class="facts">
@@ -153,11 +172,16 @@ function renderHeader(evidence: Evidence): SafeHtml {
         (verdict) => html`<span class="badge ${verdictClass(verdict)}">${counts[verdict]} ${verdict}</span>`,
       )}
       <span class="muted"
-        >of ${routeCells(evidence).length} route cells; ${variantCells(evidence).length} more ran against
-        unsafe variants</span
+        >of ${routeCells(evidence).length} route cells; ${variantCellsRan(evidence)} more ran against unsafe
+        variants${unrunVariantCells(evidence)}</span
       >
     </div>
   </header>`;
+}
+
+function unrunVariantCells(evidence: Evidence): string {
+  const unrun = variantCells(evidence).length - variantCellsRan(evidence);
+  return unrun > 0 ? ` (${unrun} planned against unsafe variants could not run)` : '';
 }
 
 function renderCell(cell: CellEvidence, anchor: string): SafeHtml {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { evidenceFixture } from './fixtures/evidence-fixture.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { writeJunitReport } from './junit-reporter.ts';
+import { reportGate } from './report-gate.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = [
@@ -84,6 +85,52 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
       await page.screenshot({ path: join(OUT, 'report.png'), fullPage: true });
       expect(existsSync(join(OUT, 'report.png'))).toBe(true);
       expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('opens with the gate box and the why-not-verified panel, which fit the viewport at 1440 and 390 px', async () => {
+    const dir = join(OUT, 'gate');
+    await mkdir(dir, { recursive: true });
+    const evidence = evidenceFixture();
+    const full = {
+      ...evidence,
+      environment: { ...evidence.environment, suite: { name: 'full', digest: 'x' } },
+    };
+    const gate = reportGate(full, {
+      passed: false,
+      lines: [
+        { id: 'evidence-integrity', status: 'PASS', cells: 7, detail: 'digest and re-run agree' },
+        {
+          id: 'airflow-one-mutation',
+          status: 'FAIL',
+          cells: 0,
+          detail: 'no airflow-live cell in the evidence',
+        },
+      ],
+    });
+    const file = await writeHtmlReport(full, dir, undefined, gate);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      for (const viewport of [
+        { width: 1440, height: 900 },
+        { width: 390, height: 844 },
+      ]) {
+        const page = await browser.newPage({ viewport });
+        await page.goto(pathToFileURL(file).href);
+        const headings = await page.locator('h1, h2').allTextContents();
+        expect(headings[1]).toMatch(/^Can this route be enabled\? No: airflow-one-mutation FAIL/);
+        expect(headings[2]).toBe('Why not verified');
+        const box = (await page.locator('#gate').boundingBox())!;
+        expect(box.y).toBeLessThan(viewport.height);
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        const panel = (await page.locator('#not-verified').boundingBox())!;
+        expect(panel.x + panel.width).toBeLessThanOrEqual(viewport.width);
+        expect(await page.locator('#gate tr[data-status="FAIL"]').count()).toBe(1);
+        await page.screenshot({ path: join(dir, `gate-${viewport.width}.png`) });
+        await page.close();
+      }
     } finally {
       await browser.close();
     }

@@ -70,5 +70,18 @@ details.cell > summary { cursor: pointer; padding: 6px 10px; display: flex; gap:
 pre.repro { background: #0d1117; color: #e6edf3; padding: 8px 10px; border-radius: 6px; overflow-x: auto;
   margin: 4px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
+.gate { border: 2px solid var(--fail); border-radius: 6px; padding: 8px 14px; margin: 8px 0 12px; background: #fff; }
+.gate.gate-yes { border-color: var(--pass); }
+.gate h2 { margin: 0 0 4px; border: 0; font-size: 18px; } .gate .answer { font-weight: 700; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+table.gate-lines td.num { text-align: right; } table.gate-lines th[scope="row"] { background: none; font-weight: 500; white-space: nowrap; }
+.not-verified ul { margin: 4px 0; padding-left: 18px; } .not-verified li { margin: 4px 0; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  body { padding: 8px 10px 32px; }
+  table.gate-lines thead { display: none; }
+  table.gate-lines tr { display: block; border-top: 1px solid var(--line); padding: 4px 0; }
+  table.gate-lines td, table.gate-lines th[scope="row"] { display: inline; border: 0; padding: 2px 4px; }
+  table.gate-lines td:last-child { display: block; }
+}
 [hidden] { display: none !important; }
 `;

@@ -3,16 +3,13 @@ import { join } from 'node:path';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
-import {
-  cellReason,
-  failuresFirst,
-  formatDuration,
-  routeCells,
-  sensitivitySummary,
-  verdictCounts,
-} from './cell-summary.ts';
+import { cellReason, failuresFirst, formatDuration, routeCells, verdictCounts } from './cell-summary.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import { killLandingLines } from './kill-landings.ts';
+import type { ReportGate } from './report-gate.ts';
+import { sensitivityLine, variantViews } from './variant-states.ts';
+import { notVerifiedGroups } from './not-verified.ts';
+import { GATE_QUESTION } from './report-gate.ts';
 
 export const MARKDOWN_REPORT_FILE = 'summary.md';
 
@@ -31,7 +28,11 @@ function code(value: string): string {
 }
 
 /** A short summary for a pull-request comment or a CI step summary: verdict, counts, failures. */
-export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity): string {
+export function renderMarkdownSummary(
+  evidence: Evidence,
+  integrity?: Integrity,
+  gate: ReportGate | null = null,
+): string {
   const cells = routeCells(evidence);
   const counts = verdictCounts(cells);
   const env = evidence.environment;
@@ -40,8 +41,9 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
     : [];
   const lines = [
     ...banner,
-    `## dpone certify: **${inline(evidence.verdict)}** for route ${code(evidence.route)}`,
+    `## dpone certify: route ${code(evidence.route)}, cells **${inline(evidence.verdict)}**`,
     '',
+    ...gateLines(gate),
     `seed ${evidence.seed} · provider ${inline(evidence.provider)} · runtime ${inline(env.runtime_version)} · ` +
       `connector ${inline(env.connector_version)} · ${formatDuration(evidence.duration_ms)}` +
       (evidence.shard ? ` · shard ${evidence.shard.index}/${evidence.shard.count}` : ''),
@@ -50,12 +52,17 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
     '|---:|---:|---:|---:|---:|',
     `| ${counts.PASS} | ${counts.FAIL} | ${counts.UNKNOWN} | ${counts.UNVERIFIED} | ${cells.length} |`,
     '',
-    `Sensitivity: ${inline(sensitivitySummary(evidence))}.`,
+    `Sensitivity: ${inline(sensitivityLine(evidence))}.`,
+    ...variantTable(evidence),
     ...killLandingLines(evidence).map((line) => `\nKills inside the mutation: ${inline(line)}.`),
   ];
-  const problems = failuresFirst(cells).filter((cell) => cell.verdict !== 'PASS');
+  lines.push(...whyNotVerified(evidence));
+  // UNVERIFIED cells are said once per reason above; the cells listed are those that ran and did not pass.
+  const problems = failuresFirst(cells).filter(
+    (cell) => cell.verdict === 'FAIL' || cell.verdict === 'UNKNOWN',
+  );
   if (problems.length > 0) {
-    lines.push('', `### Not passing (${problems.length}, failures first)`, '');
+    lines.push('', `### Failed or undecided (${problems.length}, failures first)`, '');
     for (const cell of problems.slice(0, LISTED)) {
       const reason = cellReason(cell);
       lines.push(`- **${cell.verdict}** ${code(cell.id)}: ${inline(reason)}`);
@@ -74,20 +81,75 @@ export function renderMarkdownSummary(evidence: Evidence, integrity?: Integrity)
   return lines.join('\n');
 }
 
+/** One line per reason route cells were not verified, with the command that fixes it. */
+function whyNotVerified(evidence: Evidence): string[] {
+  const groups = notVerifiedGroups(evidence);
+  if (groups.length === 0) return [];
+  return [
+    '',
+    '### Why not verified',
+    '',
+    ...groups.map(
+      (group) =>
+        `- **${group.cells} ${group.verdict}** (${inline(group.kinds.join(', '))}): ${inline(group.reason)}; fix: ${code(group.fix)}`,
+    ),
+  ];
+}
+
+/** One row per unsafe variant: its state, what it breaks, what killed it or why it did not run. */
+function variantTable(evidence: Evidence): string[] {
+  const views = variantViews(evidence);
+  if (views.length === 0) return [];
+  const rows = views.map((view) => {
+    // The reason a variant did not run is said once, grouped, in the sensitivity line above.
+    const how =
+      view.state === 'killed'
+        ? `killed by ${view.killedBy.map(code).join(', ') || 'a catching check'}; ${inline(view.counts)}`
+        : view.state === 'survived'
+          ? `**SURVIVED**: ${inline(view.counts)}`
+          : inline(view.counts);
+    return `| ${code(view.variant)} | ${view.state} | ${inline(view.breaks ?? '')} | ${how} |`;
+  });
+  return ['', '| unsafe variant | state | what it breaks | how |', '|---|---|---|---|', ...rows];
+}
+
+/** The gate first: the question, its answer, one table row per gate line with the cells behind it. */
+function gateLines(gate: ReportGate | null): string[] {
+  if (gate === null)
+    return [
+      `**${GATE_QUESTION} Not evaluated**: run ${code('dpone certify gate --route ROUTE --evidence FILE')}.`,
+      '',
+    ];
+  const lines = [`**${GATE_QUESTION} ${inline(gate.answer)}**`, ''];
+  if (!gate.gating)
+    lines.push(
+      `Suite ${inline(gate.suite ?? '(--scenario files)')} is not the gating suite: the lines below show what its cells say; they do not certify.`,
+      '',
+    );
+  if (gate.lines.length === 0) return lines;
+  lines.push('| status | gate line | cells | why |', '|---|---|---:|---|');
+  for (const line of gate.lines)
+    lines.push(`| ${line.status} | ${code(line.id)} | ${line.cells} | ${inline(line.detail)} |`);
+  lines.push('');
+  return lines;
+}
+
 export async function writeMarkdownSummary(
   evidence: Evidence,
   dir: string,
   integrity?: Integrity,
+  gate: ReportGate | null = null,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, MARKDOWN_REPORT_FILE);
-  await writeFile(file, renderMarkdownSummary(evidence, integrity));
+  await writeFile(file, renderMarkdownSummary(evidence, integrity, gate));
   return file;
 }
 
 export function markdownReporter(): Reporter {
   return {
     name: 'markdown',
-    onRunEnd: async (evidence, dir) => void (await writeMarkdownSummary(evidence, dir)),
+    onRunEnd: async (evidence, dir, gate) =>
+      void (await writeMarkdownSummary(evidence, dir, undefined, gate)),
   };
 }

@@ -25,6 +25,13 @@ describe('progress reporter', () => {
     expect(progressLine(5, 20, 10_000, 1)).toBe('5/20 cells  elapsed 10.0s  eta 30.0s  failures 1');
   });
 
+  it('shows no estimate before 5 % of the cells are done, and the variant cells skipped', () => {
+    expect(progressLine(4, 100, 10_000, 0)).toBe('4/100 cells  elapsed 10.0s  eta …  failures 0');
+    expect(progressLine(5, 100, 10_000, 0, 3)).toBe(
+      '5/100 cells  elapsed 10.0s  eta 190.0s  failures 0  (3 variant cells skipped once caught)',
+    );
+  });
+
   it('in CI writes plain lines: each non-PASS real cell, never a terminal escape', async () => {
     const out = sink();
     const reporter = progressReporter({ stdout: out.stdout, env: { CI: 'true' }, interactive: false });
@@ -39,13 +46,13 @@ describe('progress reporter', () => {
     await reporter.onCellDone?.(cell('a', 'PASS'));
     await reporter.onCellDone?.(cell('b', 'FAIL'));
     await reporter.onCellDone?.(cell('c@no-fence', 'FAIL', 'no-fence'));
-    // A variant cell not run once its variant was caught counts as done, silently.
+    // A variant cell not run once its variant was caught leaves the total, silently but counted.
     await reporter.onCellSkipped?.({ id: 'd@no-fence', variant: 'no-fence', caught_by: 'c@no-fence' });
     const text = out.text();
     expect(text).toContain('FAIL b\n');
     expect(text).not.toContain('FAIL c@no-fence');
     expect(text).not.toContain('d@no-fence');
-    expect(text).toMatch(/4\/4 cells .* failures 1\n/);
+    expect(text).toMatch(/3\/3 cells .* failures 1 {2}\(1 variant cells skipped once caught\)\n/);
     expect(text).not.toContain('\x1b[');
   });
 
@@ -80,9 +87,10 @@ describe('progress reporter', () => {
         { variant: 'no-fence', caught: false, cells_run: 1, cells_failed: 0 },
       ],
     } as unknown as Evidence;
-    await reporter.onRunEnd?.(evidence, 'd');
+    await reporter.onRunEnd?.(evidence, 'd', null);
     expect(out.text()).toContain(`environment UNVERIFIED: ${unavailable}\n`);
-    expect(out.text()).toContain('variant no-seal: NOT CAUGHT');
-    expect(out.text()).toContain('variant no-fence: not run (UNVERIFIED)');
+    expect(out.text()).toContain('variant no-seal: SURVIVED: ran 1 cells, none caught it');
+    expect(out.text()).toContain('variant no-fence: not run: 0 of 1 cells could run');
+    expect(out.text()).toContain('0/2 unsafe variants killed; SURVIVED: no-seal; 1 not run (');
   });
 });

@@ -1,15 +1,31 @@
+import { isAbsolute, relative } from 'node:path';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import { killLandingLines } from './kill-landings.ts';
+import { sensitivityLine, variantViews } from './variant-states.ts';
 import type { Reporter, ReporterOptions, RunStart } from './reporter.ts';
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** `done/total, elapsed, ETA, failures` — the one status line. */
-export function progressLine(done: number, total: number, elapsedMs: number, failures: number): string {
-  const eta = done === 0 ? '?' : seconds((elapsedMs / done) * (total - done));
-  return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}`;
+/** Below this share of the cells done, an estimate is noise (the first cells include the slowest setup). */
+const ETA_FROM = 0.05;
+
+/**
+ * `done/total, elapsed, ETA, failures` — the one status line. `total` counts only the cells that
+ * will run: a variant cell skipped once its variant was caught leaves it (and `skipped` says how
+ * many did). No estimate before 5 % of the cells are done.
+ */
+export function progressLine(
+  done: number,
+  total: number,
+  elapsedMs: number,
+  failures: number,
+  skipped = 0,
+): string {
+  const eta = done === 0 || done < total * ETA_FROM ? '…' : seconds((elapsedMs / done) * (total - done));
+  const skips = skipped > 0 ? `  (${skipped} variant cells skipped once caught)` : '';
+  return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}${skips}`;
 }
 
 /**
@@ -22,12 +38,19 @@ export function progressReporter(options: ReporterOptions): Reporter {
   let start: RunStart | null = null;
   let done = 0;
   let failures = 0;
+  let skipped = 0;
   let lastPlainDecile = -1;
   const now = () => Date.now() - (start?.startedAtMs ?? Date.now());
-  const advance = (notable: string | null) => {
-    done += 1;
-    const total = start?.totalCells ?? done;
-    const line = progressLine(done, total, now(), failures);
+  // A path inside the command's folder as typed from there; outside it, absolute (works from anywhere).
+  const shown = (path: string) => {
+    const inside = options.cwd === undefined ? '' : relative(options.cwd, path);
+    return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
+  };
+  const advance = (notable: string | null, ran = true) => {
+    if (ran) done += 1;
+    else skipped += 1;
+    const total = (start?.totalCells ?? done) - skipped;
+    const line = progressLine(done, total, now(), failures, skipped);
     if (options.interactive) {
       if (notable) out.write(`\r\x1b[2K${notable}\n`);
       out.write(`\r\x1b[2K${line}`);
@@ -45,7 +68,8 @@ export function progressReporter(options: ReporterOptions): Reporter {
     onRunStart(run) {
       start = run;
       out.write(
-        `dpone certify: run ${run.runId}, route ${run.route}, seed ${run.seed}, ${run.totalCells} cells\n`,
+        `dpone certify: run ${run.runId}, route ${run.route}, seed ${run.seed}, up to ${run.totalCells} cells ` +
+          `(a variant's remaining cells are skipped once one catches it)\n`,
       );
     },
     onCellDone(cell: CellEvidence) {
@@ -54,30 +78,30 @@ export function progressReporter(options: ReporterOptions): Reporter {
       const notable = cell.verdict !== 'PASS' && !(expectedFail && cell.verdict === 'FAIL');
       advance(notable ? `${cell.verdict} ${cell.id}` : null);
     },
-    // A variant cell not run (its variant was already caught) is done too: the count reaches total.
+    // A variant cell not run (its variant was already caught) leaves the total: it will not run.
     onCellSkipped() {
-      advance(null);
+      advance(null, false);
     },
     onRunEnd(evidence: Evidence, dir: string) {
       if (options.interactive) out.write('\n');
       const real = evidence.cells.filter((cell) => cell.variant === null);
-      const caught = evidence.sensitivity.filter((record) => record.caught).length;
       out.write(
         `verdict ${evidence.verdict}: ${real.length} cells, ${real.filter((c) => c.verdict === 'PASS').length} PASS; ` +
-          `unsafe variants caught ${caught}/${evidence.sensitivity.length}; ` +
-          `${seconds(evidence.duration_ms)}; evidence ${dir}/evidence.json\n`,
+          `${sensitivityLine(evidence)}; ${seconds(evidence.duration_ms)}; evidence ${shown(dir)}/evidence.json\n`,
       );
       for (const line of killLandingLines(evidence)) out.write(`  ${line}\n`);
       // Why nothing could run (no SQL Server here, no Docker…): the reason, not only the verdict.
       if (evidence.environment.unavailable)
         out.write(`environment UNVERIFIED: ${evidence.environment.unavailable}\n`);
-      for (const record of evidence.sensitivity) {
-        // A variant none of whose cells ran was not shown to survive: say so, not "NOT CAUGHT".
-        const ran = evidence.cells.some((c) => c.variant === record.variant && c.verdict !== 'UNVERIFIED');
-        const status = record.caught ? 'caught' : ran ? 'NOT CAUGHT' : 'not run (UNVERIFIED)';
-        out.write(
-          `  variant ${record.variant}: ${status} (${record.cells_failed}/${record.cells_run} cells failed${record.cells_skipped ? `, ${record.cells_skipped} not run once caught` : ''}${record.example_cell ? `, e.g. ${record.example_cell}` : ''})\n`,
-        );
+      // One line per variant: killed (by which checks), SURVIVED, or not run (the reason is above, once).
+      for (const view of variantViews(evidence)) {
+        const how =
+          view.state === 'killed'
+            ? `killed by ${view.killedBy.join(', ') || 'a catching check'}; ${view.counts}${view.example ? `, e.g. ${view.example}` : ''}`
+            : view.state === 'survived'
+              ? `SURVIVED: ${view.counts}`
+              : view.counts;
+        out.write(`  variant ${view.variant}: ${how}\n`);
       }
     },
   };

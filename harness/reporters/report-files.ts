@@ -1,5 +1,6 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
+import type { ReportGate } from './report-gate.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { writeJunitReport } from './junit-reporter.ts';
 import { writeMarkdownSummary } from './markdown-reporter.ts';
@@ -12,10 +13,11 @@ export async function writeReportFiles(
   evidence: Evidence,
   dir: string,
   integrity?: Integrity,
+  gate: ReportGate | null = null,
 ): Promise<string[]> {
   return Promise.all([
-    writeHtmlReport(evidence, dir, integrity),
-    writeMarkdownSummary(evidence, dir, integrity),
-    writeJunitReport(evidence, dir, integrity),
+    writeHtmlReport(evidence, dir, integrity, gate),
+    writeMarkdownSummary(evidence, dir, integrity, gate),
+    writeJunitReport(evidence, dir, integrity, gate),
   ]);
 }

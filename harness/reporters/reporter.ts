@@ -1,4 +1,5 @@
 import type { CellEvidence, Evidence, SkippedVariantCell } from '../evidence/evidence-types.ts';
+import type { ReportGate } from './report-gate.ts';
 
 /** What a reporter learns when the run starts: enough to show progress and name the output. */
 export interface RunStart {
@@ -24,8 +25,11 @@ export interface Reporter {
   onCellDone?(cell: CellEvidence): void | Promise<void>;
   /** Called once per planned variant cell not run because its variant was already caught. */
   onCellSkipped?(skip: SkippedVariantCell): void | Promise<void>;
-  /** Called once with the final evidence after it was written to `dir/evidence.json`. */
-  onRunEnd(evidence: Evidence, dir: string): void | Promise<void>;
+  /**
+   * Called once with the final evidence after it was written to `dir/evidence.json` (`dir` absolute), and what the
+   * gate says about it (null when the caller did not evaluate it: the reports then say so).
+   */
+  onRunEnd(evidence: Evidence, dir: string, gate: ReportGate | null): void | Promise<void>;
 }
 
 /** Options every reporter factory gets. */
@@ -34,6 +38,8 @@ export interface ReporterOptions {
   readonly env: NodeJS.ProcessEnv;
   /** True when stdout is a terminal and CI is not set: progress may redraw a line. */
   readonly interactive: boolean;
+  /** The folder paths are shown relative to (the command's); absent: shown as given. */
+  readonly cwd?: string;
 }
 
 export type ReporterFactory = (options: ReporterOptions) => Reporter;

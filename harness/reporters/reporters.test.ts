@@ -9,6 +9,8 @@ import { renderJunit, writeJunitReport } from './junit-reporter.ts';
 import { renderMarkdownSummary, writeMarkdownSummary } from './markdown-reporter.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { cellTag, verdictSymbol } from './cell-summary.ts';
+import type { GateResult } from '../gate/gate.ts';
+import { reportGate } from './report-gate.ts';
 
 const evidence = evidenceFixture();
 const dirs: string[] = [];
@@ -57,7 +59,7 @@ describe('markdown reporter', () => {
   const markdown = renderMarkdownSummary(evidence);
 
   it('states the verdict and lists the failures first, each with its reproduce command', () => {
-    expect(markdown).toMatch(/^## dpone certify: \*\*FAIL\*\*/);
+    expect(markdown).toMatch(/^## dpone certify: route `sqlite`, cells \*\*FAIL\*\*/);
     const failure = markdown.indexOf('**FAIL** `crash/d1/target.commit:after#1`');
     const unknown = markdown.indexOf('**UNKNOWN** `race/8`');
     expect(failure).toBeGreaterThan(0);
@@ -85,7 +87,7 @@ describe('html reporter', () => {
     expect(matrix.match(/class="chip /g)).toHaveLength(
       evidence.cells.filter((cell) => cell.variant === null).length,
     );
-    expect(page).toContain('1/2 unsafe variants caught; SURVIVED: ignore-epoch');
+    expect(page).toContain('1/2 unsafe variants killed; SURVIVED: ignore-epoch');
   });
 
   it('escapes a <script> in a scenario name and in check details', () => {
@@ -136,5 +138,155 @@ describe('cell chips', () => {
       fault: { kind: 'journal-loss', mode: 'rollback', point: 'target.commit:after' },
     };
     expect(cellTag(loss)).toBe(`rollback ${verdictSymbol(cell!.verdict)}`);
+  });
+});
+
+describe('the gate in each rendering of a gating (full-suite) run', () => {
+  const full = {
+    ...evidence,
+    environment: { ...evidence.environment, suite: { name: 'full', digest: 'x' } },
+  };
+  const failing: GateResult = {
+    passed: false,
+    lines: [
+      { id: 'evidence-integrity', status: 'PASS', cells: 7, detail: 'agree' },
+      { id: 'airflow-one-mutation', status: 'FAIL', cells: 0, detail: 'no airflow-live cell' },
+      { id: 'run-scope', status: 'UNVERIFIED', cells: 6, detail: '1 of 6 route cells could not run here' },
+      { id: 'run-verdict', status: 'UNKNOWN', cells: 6, detail: 'run verdict UNKNOWN' },
+    ],
+  };
+
+  it('names the lines that are not PASS, fails/errs/skips them in JUnit and colours the header red', () => {
+    const gate = reportGate(full, failing);
+    expect(gate.answer).toBe('No: airflow-one-mutation FAIL, run-scope UNVERIFIED, run-verdict UNKNOWN');
+    const suite = descendants(parseXml(renderJunit(full, undefined, gate)), 'testsuite')[0]!;
+    expect(suite.attributes.name).toBe(`gate: Can this route be enabled? ${gate.answer}`);
+    const kinds = descendants(suite, 'testcase').map((c) => c.children.map((child) => child.name).join());
+    expect(kinds).toEqual(['', 'failure', 'skipped', 'error']);
+    expect(renderHtmlReport(full, undefined, gate)).toMatch(/<header class="run v-FAIL">/);
+    expect(renderMarkdownSummary(full, undefined, gate)).toContain(
+      '| FAIL | `airflow-one-mutation` | 0 | no airflow-live cell |',
+    );
+  });
+
+  it('says yes only when every line is PASS, and never for a shard', () => {
+    const passing: GateResult = { passed: true, lines: [failing.lines[0]!] };
+    const yes = reportGate(full, passing);
+    expect(yes.enabled).toBe(true);
+    expect(yes.answer).toMatch(/^Yes: every gate line PASS/);
+    expect(renderHtmlReport(full, undefined, yes)).toMatch(/<header class="run v-PASS">/);
+    const shard = reportGate({ ...full, shard: { index: 1, count: 2 } }, passing);
+    expect(shard.enabled).toBe(false);
+    expect(shard.answer).toMatch(/^No: this is shard 1\/2/);
+  });
+
+  it('says so when the gate was not evaluated, in every rendering', () => {
+    expect(renderHtmlReport(evidence)).toContain('Can this route be enabled? Not evaluated');
+    expect(renderMarkdownSummary(evidence)).toContain('Can this route be enabled? Not evaluated');
+    expect(renderJunit(evidence)).not.toContain('gate:');
+  });
+});
+
+describe('honest variant states in every rendering', () => {
+  // The fixture's variant cell could not run here; its variant is then "not run", never SURVIVED.
+  const variantCell = evidence.cells.find((cell) => cell.variant !== null)!;
+  const why = { name: 'environment', verdict: 'UNVERIFIED' as const, detail: 'no Docker engine answers' };
+  const unrun = {
+    ...evidence,
+    verdict: 'UNVERIFIED' as const,
+    cells: evidence.cells.map((cell) =>
+      cell === variantCell ? { ...cell, verdict: 'UNVERIFIED' as const, checks: [why] } : cell,
+    ),
+    sensitivity: [
+      {
+        variant: variantCell.variant!,
+        caught: false,
+        state: 'not-run' as const,
+        cells_failed: 0,
+        cells_run: 0,
+        cells_not_run: 1,
+        not_run_reason: why.detail,
+      },
+    ],
+  };
+
+  it('HTML: "not run" with the reason, no SURVIVED, and no variant cell counted as ran', () => {
+    const page = renderHtmlReport(unrun);
+    const table = page.slice(
+      page.indexOf('class="variants"'),
+      page.indexOf('</table>', page.indexOf('class="variants"')),
+    );
+    expect(table).toContain('data-state="not-run"');
+    expect(table).toContain('not run: 0 of 1 cells could run');
+    expect(table).toContain('no Docker engine answers');
+    expect(page).not.toContain('SURVIVED');
+    expect(page).toContain('0 more ran against unsafe');
+    expect(page).toContain('(1 planned against unsafe variants could not run)');
+  });
+
+  it('Markdown: the reason once in the sensitivity line, the variant row says not-run', () => {
+    const markdown = renderMarkdownSummary(unrun);
+    expect(markdown).toContain('0/1 unsafe variants killed; 1 not run (no Docker engine answers)');
+    expect(markdown).toMatch(/\| `no-fence` \| not-run \| .* \| not run: 0 of 1 cells could run \|/);
+    expect(markdown).not.toContain('SURVIVED');
+  });
+
+  it('JUnit: the variant case and its cell are <skipped>, never a failure', () => {
+    const root = parseXml(renderJunit(unrun));
+    const cases = descendants(root, 'testcase');
+    const variant = cases.find(
+      (c) => c.attributes.name === `unsafe variant ${variantCell.variant} is caught`,
+    )!;
+    expect(variant.children.map((child) => child.name)).toEqual(['skipped']);
+    expect(variant.children[0]!.attributes.message).toBe('not run: no Docker engine answers');
+    const cellCase = cases.find((c) => c.attributes.name === variantCell.id)!;
+    expect(cellCase.children.map((child) => child.name)).toEqual(['skipped']);
+    expect(root.attributes.failures).toBe('1');
+  });
+
+  it('a killed variant names the checks that killed it and its counts', () => {
+    const markdown = renderMarkdownSummary(evidence);
+    expect(markdown).toContain('killed by `mutations`; killed in 1 of 1 cells run, 0 skipped once killed');
+  });
+});
+
+describe('why not verified', () => {
+  const why = (detail: string) => [{ name: 'environment', verdict: 'UNVERIFIED' as const, detail }];
+  const grouped = {
+    ...evidence,
+    cells: evidence.cells.map((cell, index) =>
+      cell.variant === null && cell.verdict === 'PASS' && index > 2
+        ? {
+            ...cell,
+            verdict: 'UNVERIFIED' as const,
+            checks: why('docker provider: no Docker engine answers'),
+          }
+        : cell,
+    ),
+  };
+  const unverified = grouped.cells.filter((cell) => cell.variant === null && cell.verdict === 'UNVERIFIED');
+
+  it('groups the UNVERIFIED cells by reason with the install command doctor gives, once per reason', () => {
+    const markdown = renderMarkdownSummary(grouped);
+    const section = markdown.slice(markdown.indexOf('### Why not verified'));
+    const lines = section.split('\n').filter((line) => line.startsWith('- **'));
+    const docker = lines.find((line) => line.includes('no Docker engine answers'))!;
+    expect(docker).toContain(
+      `**${unverified.filter((c) => c.checks[0]!.detail.includes('Docker')).length} UNVERIFIED**`,
+    );
+    expect(docker).toContain('fix: `Docker Engine from https://docs.docker.com/engine/install/');
+    expect(markdown.match(/no Docker engine answers/g)).toHaveLength(1);
+    // An UNKNOWN cell ran and nothing decided: its fix is to replay it.
+    expect(lines.find((line) => line.includes('UNKNOWN'))).toContain(
+      'fix: `replay it alone: node bin/dpone.js',
+    );
+  });
+
+  it('puts the panel in the HTML header, right after the gate box', () => {
+    const page = renderHtmlReport(grouped);
+    const panel = page.indexOf('id="not-verified"');
+    expect(panel).toBeGreaterThan(page.indexOf('id="gate"'));
+    expect(panel).toBeLessThan(page.indexOf('route</dt>'));
+    expect(page.slice(panel)).toContain('fix: <code>Docker Engine from');
   });
 });

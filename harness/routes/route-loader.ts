@@ -1,5 +1,6 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { nearestName } from '../../src/cli/nearest-name.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { ROUTES, routeIds } from './route-registry.ts';
 import type { Route } from './route.ts';
@@ -23,10 +24,13 @@ export async function loadRouteOrPlugin(id: string, options: RouteLoadOptions): 
   if (builtIn) return builtIn();
   const plugins = await pluginRoutes(options.cwd, options.connectors);
   const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
-  if (!load)
+  if (!load) {
+    const known = [...routeIds(), ...Object.keys(plugins)];
+    const near = nearestName(id, [...known, 'sqlite', 'postgres']);
     throw invalidInput(
-      `unknown route "${id}" (known: ${[...routeIds(), ...Object.keys(plugins)].join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
-      { field: '--route' },
+      `unknown route "${id}" (known: ${known.join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      { field: '--route', ...(near ? { hint: `did you mean --route ${near}?` } : {}) },
     );
+  }
   return load();
 }

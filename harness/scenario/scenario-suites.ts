@@ -1,5 +1,5 @@
 import { glob } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
@@ -55,7 +55,13 @@ export async function scenarioFiles(patterns: readonly string[], cwd: string): P
     const matched: string[] = [];
     for await (const file of glob(pattern, { cwd })) matched.push(resolve(cwd, file));
     if (matched.length === 0)
-      throw invalidInput(`--scenario ${pattern} matches no file`, { field: '--scenario' });
+      throw invalidInput(`--scenario ${pattern} matches no file (resolved against ${cwd})`, {
+        field: '--scenario',
+        // The shipped suites are named by --suite from anywhere; a relative path only from where it lies.
+        ...(isAbsolute(pattern)
+          ? {}
+          : { hint: 'run from the folder it is relative to, or pass --suite default|full' }),
+      });
     for (const file of matched) files.add(file);
   }
   return [...files].sort();

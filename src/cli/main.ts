@@ -1,38 +1,103 @@
 import { DponeError, ERROR_CODES, EXIT_CODES, isDponeError } from '../contracts/errors.ts';
 import { escapeUnsafe, safeJson } from '../contracts/safe-text.ts';
+import { readFileSync } from 'node:fs';
 import type { CliIO, CommandTable } from './command.ts';
+import { HelpRequested } from './args.ts';
+import { commandHelp } from './command-help.ts';
+import { nearestName } from './nearest-name.ts';
+
+/** What the recovery commands' shared flags do. */
+const RECOVERY_FLAGS: Readonly<Record<string, string>> = {
+  'operation-id': 'the operation (dpone identity prints it)',
+  journal: 'the journal: a SQLite file or a postgres:// URL',
+  route: 'also read the target fence of this route',
+  json: 'print JSON',
+  action: 'the recovery action (plan lists the legal ones)',
+  'expected-version': 'the journal version plan showed (compare-and-set)',
+  reason: 'why, for the audit record (a ticket)',
+  'evidence-ref': 'where the operator’s finding is recorded',
+  outcome: 'the outcome the operator established',
+  'identity-file': 'the workload, to re-derive the identity',
+};
 
 /** The runtime's own commands. The harness adds `certify …` through `main`'s second argument. */
 export const RUNTIME_COMMANDS: CommandTable = {
   identity: {
     summary: 'print operation_id and intent_digest of a workload',
     load: async () => (await import('./commands/identity.ts')).run,
+    help: {
+      flags: { workload: 'the workload file (YAML or JSON)', json: 'print JSON' },
+      example: 'dpone identity --workload examples/workload.yaml',
+    },
   },
   run: {
     summary: 'run one workload through the recovery-aware executor',
     load: async () => (await import('./commands/run.ts')).run,
+    help: {
+      flags: {
+        workload: 'the workload file (YAML or JSON)',
+        journal: 'where the journal lives: a SQLite file or a postgres:// URL',
+        json: 'print the result as JSON',
+        xcom: 'write the result for Airflow here (also DPONE_XCOM_PATH)',
+        holder: 'this executor’s name in the journal’s lease',
+        policy: 'the trust policy file (else $DPONE_POLICY, else dpone-policy.yaml)',
+      },
+      example: 'dpone run --workload examples/workload.yaml --journal /tmp/journal.db',
+    },
   },
   'shadow report': {
     summary: 'what shadow mode measured: duplicate writes, unknown outcomes, collisions (read-only)',
     load: async () => (await import('./commands/shadow-report.ts')).run,
+    help: {
+      flags: {
+        workload: 'the workload whose journal holds the shadow records',
+        journal: 'the journal URL instead of a workload',
+        since: 'only attempts from this ISO-8601 date or time on',
+        json: 'print the report as JSON (schemas/shadow-report.v1.json)',
+      },
+      example: 'dpone shadow report --workload examples/workload.yaml --since 2026-07-01',
+    },
   },
   'recovery target-commit inspect': {
     summary: 'show an operation’s journal entry and, with --route, its target fence (read-only)',
     load: async () => (await import('./commands/recovery-inspect.ts')).run,
+    help: {
+      flags: RECOVERY_FLAGS,
+      example: 'dpone recovery target-commit inspect --journal /tmp/journal.db --operation-id OPERATION_ID',
+    },
   },
   'recovery target-commit plan': {
     summary: 'list the legal recovery actions and recommend one (read-only)',
     load: async () => (await import('./commands/recovery-plan.ts')).run,
+    help: {
+      flags: RECOVERY_FLAGS,
+      example: 'dpone recovery target-commit plan --journal /tmp/journal.db --operation-id OPERATION_ID',
+    },
   },
   'recovery target-commit apply': {
     summary: 'apply one recovery action with compare-and-set and an audit record',
     load: async () => (await import('./commands/recovery-apply.ts')).run,
+    help: {
+      flags: RECOVERY_FLAGS,
+      example:
+        'dpone recovery target-commit apply --journal /tmp/journal.db --operation-id OPERATION_ID --action resolve-unknown --expected-version 4 --reason TICKET-1',
+    },
   },
   'recovery target-commit cleanup': {
     summary: 'remove what an operation that never committed left in its target (audited)',
     load: async () => (await import('./commands/recovery-cleanup.ts')).run,
+    help: {
+      flags: RECOVERY_FLAGS,
+      example: 'dpone recovery target-commit cleanup --journal /tmp/journal.db --operation-id OPERATION_ID',
+    },
   },
 };
+
+/** The package's version (package.json), for `dpone --version`. */
+function version(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
 
 function usage(commands: CommandTable): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));
@@ -102,22 +167,37 @@ export async function main(
   io: CliIO = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
 ): Promise<number> {
   const commands: CommandTable = { ...RUNTIME_COMMANDS, ...extra };
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
-    io.stdout.write(usage(commands));
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.stdout.write(`${usage(commands)}\nMore: dpone COMMAND --help (its flags and an example).\n`);
     return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    io.stdout.write(`dpone ${version()} (node ${process.versions.node})\n`);
+    return 0;
   }
   const found = resolve(argv, commands);
   if (!found) {
+    // The words typed before the first flag, matched against the command names.
+    const words = argv.slice(0, argv.findIndex((arg) => arg.startsWith('-')) >>> 0).join(' ');
+    const near = nearestName(words || argv[0]!, Object.keys(commands));
     io.stderr.write(
-      `${escapeUnsafe(`dpone: ${ERROR_CODES.INVALID_INPUT}: unknown command "${argv.join(' ')}"`)}\n${usage(commands)}`,
+      `${escapeUnsafe(`dpone: ${ERROR_CODES.INVALID_INPUT}: unknown command "${argv.join(' ')}"`)}\n` +
+        (near ? `dpone: hint: did you mean "dpone ${near}"?\n` : '') +
+        usage(commands),
     );
     return EXIT_CODES[ERROR_CODES.INVALID_INPUT];
   }
   const json = found.rest.includes('--json');
+  const spec = commands[found.name]!;
   try {
-    const run = await commands[found.name]!.load();
+    const run = await spec.load();
     return await run(found.rest, io);
   } catch (error) {
+    // `--help`: the command parsed nothing and ran nothing; its flags are what it would parse.
+    if (error instanceof HelpRequested) {
+      io.stdout.write(commandHelp(found.name, spec, error.flags));
+      return 0;
+    }
     return reportError(error, io, json);
   }
 }
