@@ -59,10 +59,15 @@ function roundedNumbers(rows: RowStream): RowStream {
 /**
  * The unsafe variants a ClickHouse (staging/swap) target offers: the shared catalogue's entries
  * that are really unsafe on this capability (src/ports/unsafe-variants.ts): `direct-insert`,
- * `no-seal`, `log-only-fence`, `untagged-staging`, `unclaimed-partition`, `guard-epoch-only` and
+ * `no-seal`, `log-only-fence`, `untagged-staging`, `guard-epoch-only` and
  * `number-rounded` (numbers through a JS double on the way: row parity on Int64/Decimal shows it).
  */
-export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = targetVariantsFor(CAPABILITY);
+export const UNSAFE_CLICKHOUSE_VARIANTS: readonly string[] = targetVariantsFor(CAPABILITY).filter(
+  // Not in the certification for now: its one server-kill cell caught it in 1 of 2 suite runs here
+  // (whether the restart brings the other copy back depends on the server's timing), and a variant
+  // caught by luck cannot gate a route. clickhouse-two-replaces.live.test.ts catches it every time.
+  (name) => name !== 'unclaimed-partition',
+);
 
 /**
  * DELIBERATELY BROKEN ClickHouse targets for the harness's sensitivity check: each leaves out one
