@@ -58,6 +58,23 @@ export type ShadowAttemptRow = Readonly<Record<string, string | number | bigint 
 /** The table every shadow journal keeps its attempts in (one per journal database or file). */
 export const SHADOW_TABLE = 'dpone_shadow_attempts';
 
+/** The shadow table's columns between its key and `rows_written`, the same on every store. */
+export const SHADOW_COLUMNS = `
+  operation_id TEXT NOT NULL,
+  intent_digest TEXT NOT NULL,
+  workload_id TEXT NOT NULL,
+  route TEXT NOT NULL,
+  target_identity TEXT NOT NULL,
+  partition_column TEXT NOT NULL,
+  partition_value TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  policy_digest TEXT NOT NULL,
+  try_number INTEGER NOT NULL,
+  would_decide TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  outcome TEXT,`;
+
 /** An attempt from its stored row (the same columns in SQLite and PostgreSQL). */
 export function shadowAttemptOf(row: ShadowAttemptRow): ShadowAttempt {
   const text = (key: string) => String(row[key]);

@@ -9,6 +9,7 @@ import type {
 } from '../../ports/shadow-journal.ts';
 import {
   SHADOW_INSERT_COLUMNS,
+  SHADOW_COLUMNS,
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
@@ -18,21 +19,7 @@ import type { ShadowAttemptRow } from '../../ports/shadow-journal.ts';
 const TABLE = SHADOW_TABLE;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
-  attempt_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  operation_id TEXT NOT NULL,
-  intent_digest TEXT NOT NULL,
-  workload_id TEXT NOT NULL,
-  route TEXT NOT NULL,
-  target_identity TEXT NOT NULL,
-  partition_column TEXT NOT NULL,
-  partition_value TEXT NOT NULL,
-  holder TEXT NOT NULL,
-  policy_digest TEXT NOT NULL,
-  try_number INTEGER NOT NULL,
-  would_decide TEXT NOT NULL,
-  started_at TEXT NOT NULL,
-  ended_at TEXT,
-  outcome TEXT,
+  attempt_id INTEGER PRIMARY KEY AUTOINCREMENT,${SHADOW_COLUMNS}
   rows_written INTEGER
 );
 CREATE INDEX IF NOT EXISTS ${TABLE}_operation ON ${TABLE} (operation_id)`;

@@ -7,6 +7,7 @@ import type {
 } from '../../../ports/shadow-journal.ts';
 import {
   SHADOW_INSERT_COLUMNS,
+  SHADOW_COLUMNS,
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
@@ -49,21 +50,7 @@ export class PostgresShadowJournal implements ShadowJournal {
       await client.connect();
       if (options.create)
         await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
-          attempt_id BIGSERIAL PRIMARY KEY,
-          operation_id TEXT NOT NULL,
-          intent_digest TEXT NOT NULL,
-          workload_id TEXT NOT NULL,
-          route TEXT NOT NULL,
-          target_identity TEXT NOT NULL,
-          partition_column TEXT NOT NULL,
-          partition_value TEXT NOT NULL,
-          holder TEXT NOT NULL,
-          policy_digest TEXT NOT NULL,
-          try_number INTEGER NOT NULL,
-          would_decide TEXT NOT NULL,
-          started_at TEXT NOT NULL,
-          ended_at TEXT,
-          outcome TEXT,
+          attempt_id BIGSERIAL PRIMARY KEY,${SHADOW_COLUMNS}
           rows_written BIGINT)`);
       return new PostgresShadowJournal(client, location, table);
     } catch (error) {
