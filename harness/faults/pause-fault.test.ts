@@ -101,4 +101,15 @@ describe('pause planning', () => {
     const named = plan({ points: ['target.commit:before', 'fence.prepare:before#2'] });
     expect(named.map((draft) => draft.localId)).toEqual(['target.commit:before#1', 'fence.prepare:before#2']);
   });
+
+  it('holds the second worker where a scenario says, and names the variants only that interleaving reaches', () => {
+    const held = plan({ points: ['cas:PREPARED->COMMITTING:before'], hold_second_at: 'lease.acquire:after' });
+    expect(held.map((draft) => draft.localId)).toEqual([
+      'cas:PREPARED->COMMITTING:before#1>held@lease.acquire:after#1',
+    ]);
+    expect(held[0]!.fault.hold_second_at).toBe('lease.acquire:after#1');
+    expect(held[0]!.variants).toEqual(['lease-blind-cas']);
+    // Without a held second worker no cell names it: the variant runs nowhere else (onlyWhereNamed).
+    expect(plan({ points: ['cas:PREPARED->COMMITTING:before'] })[0]!.variants).toBeUndefined();
+  });
 });

@@ -7,13 +7,19 @@ import { firstKillGroups } from './crash-fault.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { unverifiedOutcome } from './fault.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
+import type { Worker } from '../workers/worker.ts';
 import { finishedOrStalled } from './zombie-race.ts';
 
 const DEFAULT_PAUSE_TTL_MS = 300;
 
+/** The variants only a held second worker's interleaving reaches (UnsafeVariant.onlyWhereNamed). */
+const HELD_SECOND_VARIANTS: readonly string[] = ['lease-blind-cas'];
+
 interface PauseParams {
   /** Where the paused worker stops (in the first attempt at depth 1, in the recovery at depth 2). */
   readonly at: TraceOccurrence;
+  /** Where the second worker parks, holding what it took, while the stopped first runs out. */
+  readonly holdSecond?: TraceOccurrence;
   /** Depth 2: the first-attempt kill the paused recovery follows, and its recorded state. */
   readonly first?: TraceOccurrence;
   readonly killed?: RecordedKill;
@@ -68,13 +74,16 @@ function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDra
   const lateId = late > 0 ? `+late${late}` : '';
   const lateFault = late > 0 ? { late_rows: late } : {};
   if (spec.points) {
+    const holdSecond = spec.hold_second_at === undefined ? undefined : parseOccurrence(spec.hold_second_at);
+    const held = holdSecond ? { hold_second_at: occurrenceKey(holdSecond) } : {};
     return spec.points.map((text) => {
       const at = parseOccurrence(text);
       return {
-        localId: `${occurrenceKey(at)}${lateId}`,
-        fault: { kind: 'pause', point: at.point, hit: at.hit, ...lateFault },
-        params: { at } satisfies PauseParams,
+        localId: `${occurrenceKey(at)}${holdSecond ? `>held@${occurrenceKey(holdSecond)}` : ''}${lateId}`,
+        fault: { kind: 'pause', point: at.point, hit: at.hit, ...held, ...lateFault },
+        params: { at, ...(holdSecond ? { holdSecond } : {}) } satisfies PauseParams,
         sensitive: true,
+        ...(holdSecond ? { variants: HELD_SECOND_VARIANTS } : {}),
       };
     });
   }
@@ -148,6 +157,8 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
   await run.expireLeases();
   // Late source rows: the zombie holds another batch than the next holder reads.
   if (late > 0) await run.fixture.addSourceRows!(late);
+  // Awaited here: `paused` is disposed (killed) when this scope ends.
+  if (params.holdSecond) return await runHeldSecond(run, paused, params.holdSecond, [...attempts], atomic);
   await using second = run.start('second');
   const secondFirst = (await finishedOrStalled(second)) === 'finished';
   paused.continue();
@@ -161,6 +172,36 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
       : 'the stopped worker held a lock the second needed; it was continued while the second still ran',
   };
   // The zombie ran out after the second worker: it was the late retry a settle worker would be.
+  return { attempts, hit: true, extraChecks: [...atomic, order], settle: 'unless-complete' };
+}
+
+/**
+ * The second worker parks at `hold` (the lease it took there still held, the journal not yet
+ * advanced past what the zombie expects); the stopped first is continued and runs out; then the
+ * second is released. Not left to the machine's timing: the zombie's next journal write always
+ * meets a journal another executor has leased, which only a lease-checked write refuses.
+ */
+async function runHeldSecond(
+  run: CellRun,
+  paused: Worker,
+  hold: TraceOccurrence,
+  attempts: AttemptRecord[],
+  atomic: CheckRecord[],
+): Promise<CellOutcome> {
+  await using second = run.start('second', { stop: hold });
+  const held = (await second.parked()) !== null;
+  paused.continue();
+  paused.resume();
+  attempts.push(await paused.result());
+  if (held) second.resume();
+  attempts.push(await second.result());
+  const order: CheckRecord = {
+    name: 'pause-interleaving',
+    verdict: held ? 'PASS' : 'UNKNOWN',
+    detail: held
+      ? `the second worker held at ${occurrenceKey(hold)} while the stopped first ran out; then it was released`
+      : `the second worker ended before it reached ${occurrenceKey(hold)}: the interleaving was not reached`,
+  };
   return { attempts, hit: true, extraChecks: [...atomic, order], settle: 'unless-complete' };
 }
 

@@ -72,6 +72,13 @@ describe('scenario loader errors', () => {
     expect(problemOf('name: x\nfaults:\n  - kind: race\n    worker: 2\n').field).toMatch(/^faults\[0\]/);
   });
 
+  it('rejects a key that needs another the fault lacks, at the fault', () => {
+    const problem = problemOf('name: x\nfaults:\n  - kind: pause\n    hold_second_at: lease.acquire:after\n');
+    expect(problem.location).toBe('bad.yaml:3:5');
+    expect(problem.field).toBe('faults[0].points');
+    expect(problem.message).toContain('faults[0].points: is required with hold_second_at');
+  });
+
   it('locates a YAML syntax error', () => {
     const problem = problemOf('name: x\nfaults: [\n');
     expect(problem.location).toMatch(/^bad\.yaml:\d+:\d+$/);

@@ -79,6 +79,7 @@ const pauseFault = {
     'SIGSTOP a worker at a fault point, let its lease expire, run a second worker to its end, then SIGCONT the first: at every point of a clean run (depth 1) and, after each distinct first-attempt kill from COMMITTING on, at every point of the recovery run while it reconciles (depth 2).',
   additionalProperties: false,
   required: ['kind'],
+  dependentRequired: { hold_second_at: ['points'] },
   properties: {
     kind: { const: 'pause' },
     points: {
@@ -113,6 +114,12 @@ const pauseFault = {
       maximum: 1000,
       description:
         'Rows added to the loaded source partition while the first worker is stopped: the zombie holds another batch than the next holder reads. Default 0.',
+    },
+    hold_second_at: {
+      type: 'string',
+      pattern: pointPattern,
+      description:
+        'With `points`: the second worker parks at this point (optionally `#hit`) holding what it took there, the stopped first is continued and runs out while it does, then the second is released. The one interleaving in which a zombie meets a journal another executor has leased but not yet advanced.',
     },
   },
 } as const;

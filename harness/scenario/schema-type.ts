@@ -38,6 +38,8 @@ export interface ObjectSchema {
   readonly type: 'object';
   readonly properties: Readonly<Record<string, Schema>>;
   readonly required?: readonly string[];
+  /** A key that is present requires these others (JSON Schema 2020-12 `dependentRequired`). */
+  readonly dependentRequired?: Readonly<Record<string, readonly string[]>>;
   readonly additionalProperties: false;
   readonly description?: string;
 }

@@ -96,6 +96,11 @@ function validateObject(
   }
   for (const key of schema.required ?? [])
     if (!seen.has(key)) out.push({ offset, path: path ? `${path}.${key}` : key, message: 'is required' });
+  for (const [key, needs] of Object.entries(schema.dependentRequired ?? {})) {
+    if (!seen.has(key)) continue;
+    for (const need of needs.filter((name) => !seen.has(name)))
+      out.push({ offset, path: path ? `${path}.${need}` : need, message: `is required with ${key}` });
+  }
 }
 
 /** A tagged union picks its branch by `kind`, so the error names the branch's own keys. */

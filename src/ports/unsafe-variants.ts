@@ -269,14 +269,13 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'a compare-and-set that lost its race is retried on the version read back, without asking whose lease it ' +
       'carries: a paused zombie advances the journal while another executor holds the lease (the fence still keeps ' +
       "the data exactly-once: only the journal's history, checked against the lease, shows it)",
-    // Offered to no route's certification for now: only an interleaving the cells reach by timing
-    // shows it (a zombie's lost CAS while the state is still one it expected). The sqlite default
-    // suite caught it every time here, the PostgreSQL full suite in 1 of 2 runs, ClickHouse's in
-    // none of 111 cells (its seal refuses the resumed holder first); a variant a cell catches by
-    // luck cannot gate a route. The journal-lease check itself is shown by
-    // harness/checkers/journal-lease-checker.test.ts, and it caught a real hand-back written
-    // without the lease in the PostgreSQL suite.
-    unsafeOn: [],
+    // Reached on purpose, not by timing: the pause cells that hold the second worker just after it took
+    // the lease (scenarios/pause.yaml, `hold_second_at`) continue the zombie into a journal another
+    // executor leased but has not advanced, every run. On a staging fence the seal refuses the resumed
+    // holder before it writes the journal again, so it is offered on marker fences only, and only to the
+    // cells that name it.
+    unsafeOn: MARKER,
+    onlyWhereNamed: true,
     caughtBy: 'cells',
   },
   'quiet-io-before-intent': {
