@@ -3,6 +3,7 @@ import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 import type { FaultModule } from './fault.ts';
 import { storageCheck } from '../routes/storage-seal.ts';
+import { probeSeal } from './seal-probe.ts';
 import { INTENT_CONFLICT_REFUSED, STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 
 /** Points that mean the conflicting attempt touched the source, the target or its fence. */
@@ -13,8 +14,9 @@ const IO_POINT = /^(source|target|fence)\./;
  * digest while the route keeps the source, target and fence storage unreachable in a way the
  * harness watches (CellFixture.sealStorage). The attempt must still exit with the intent-conflict
  * code, and the storage must show it untouched: the decision is the storage's, not the worker's
- * trace (kept in the check's detail for diagnosis). A route that cannot seal its storage leaves
- * the cell UNVERIFIED.
+ * trace (kept in the check's detail for diagnosis). The seal itself is believed only once a probe
+ * that reads the fence from the target under it was seen by it (seal-probe.ts). A route that
+ * cannot seal its storage, or whose seal saw nothing of the probe, leaves the cell UNVERIFIED.
  */
 export const intentConflictFault: FaultModule<'intent-conflict'> = {
   kind: 'intent-conflict',
@@ -37,6 +39,11 @@ export const intentConflictFault: FaultModule<'intent-conflict'> = {
       if (seal) touched = await seal.release();
     }
     const io = (await run.traceOf('conflicting')).filter((o) => IO_POINT.test(o.point)).map((o) => o.point);
+    // Untouched means something only if the seal sees what goes to the target: probed afterwards.
+    const probe =
+      seal && touched.length === 0 && run.fixture.sealStorage
+        ? await probeSeal(run, run.fixture.sealStorage)
+        : null;
     const expected = EXIT_CODES[ERROR_CODES.INTENT_CONFLICT];
     const checks: CheckRecord[] = [
       {
@@ -44,13 +51,15 @@ export const intentConflictFault: FaultModule<'intent-conflict'> = {
         verdict: conflict.exit_code === expected ? 'PASS' : 'FAIL',
         detail: `conflicting attempt exited ${conflict.exit_code ?? conflict.signal} (expected ${expected})`,
       },
-      seal
-        ? storageCheck(seal, touched, io)
-        : {
-            name: STORAGE_UNTOUCHED,
-            verdict: 'UNVERIFIED',
-            detail: `route ${run.cell.route} cannot seal its source, target and fence storage, and the worker's own trace does not decide this`,
-          },
+      seal && probe && !probe.verified
+        ? { name: STORAGE_UNTOUCHED, verdict: 'UNVERIFIED', detail: `${seal.sealed}: ${probe.detail}` }
+        : seal
+          ? storageCheck(seal, touched, io, probe?.detail)
+          : {
+              name: STORAGE_UNTOUCHED,
+              verdict: 'UNVERIFIED',
+              detail: `route ${run.cell.route} cannot seal its source, target and fence storage, and the worker's own trace does not decide this`,
+            },
     ];
     return {
       attempts: [first, conflict],

@@ -39,14 +39,18 @@ function lastJson(text: string): Record<string, unknown> | null {
  * code an operator runs (in this process: it is read-only, and a spawn per cell is time the suite
  * does not have). The journal's digest is taken before and after: inspect must change nothing.
  */
-async function inspect(run: CellRun, operationId: string): Promise<InspectReading> {
+export async function inspect(
+  run: CellRun,
+  operationId: string,
+  workloadFile = run.fixture.workloadFile,
+): Promise<InspectReading> {
   const { fixture } = run;
   const before = await fixture.journalOps?.digest?.();
   const out = capture();
   const err = capture();
   const argv = [
     ...['recovery', 'target-commit', 'inspect', '--operation-id', operationId],
-    ...['--journal', fixture.journalUrl, '--route', fixture.workloadFile, '--json'],
+    ...['--journal', fixture.journalUrl, '--route', workloadFile, '--json'],
   ];
   const exitCode = await main(
     argv,

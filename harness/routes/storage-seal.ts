@@ -21,6 +21,8 @@ export function storageCheck(
   seal: StorageSeal,
   touched: readonly string[],
   tracePoints: readonly string[],
+  /** How the seal was seen working (SealProbe.detail), for the evidence. */
+  verifiedBy?: string,
 ): CheckRecord {
   const trace =
     tracePoints.length === 0
@@ -30,7 +32,7 @@ export function storageCheck(
     ? {
         name: STORAGE_UNTOUCHED,
         verdict: 'PASS',
-        detail: `${seal.sealed}: untouched by the conflicting attempt (${trace})`,
+        detail: `${seal.sealed}: untouched by the conflicting attempt (${trace})${verifiedBy ? `; ${verifiedBy}` : ''}`,
       }
     : {
         name: STORAGE_UNTOUCHED,

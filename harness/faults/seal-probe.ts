@@ -1,0 +1,40 @@
+import type { CellRun } from './fault.ts';
+import type { StorageSeal } from '../routes/storage-seal.ts';
+import { cellOperationId, inspect } from './loss-observation.ts';
+
+/** Whether a route's storage seal stands between a connector and its target, as seen by the seal itself. */
+export interface SealProbe {
+  readonly verified: boolean;
+  readonly detail: string;
+}
+
+/**
+ * A seal is believed only once it was seen working. Under the same seal the conflicting attempt ran
+ * in, `recovery target-commit inspect` (the operator's read-only CLI, which reads the operation's
+ * fence from the target through the route's own connector) must be seen by the seal: an access it
+ * watched (an open of a placeholder, a connection to the listener). A seal that saw nothing of a
+ * read that went to the target (a plug-in declaring files its connector never opens, while its
+ * server stays reachable) cannot vouch that the conflicting attempt left the target alone.
+ */
+export async function probeSeal(
+  run: CellRun,
+  seal: (workloadFile: string) => Promise<StorageSeal>,
+): Promise<SealProbe> {
+  const operationId = await cellOperationId(run);
+  const sealed = await seal(run.fixture.conflictingWorkloadFile);
+  const probed = await inspect(run, operationId, sealed.workloadFile).then(
+    (reading) => ({ reading }),
+    () => ({ reading: null }),
+  );
+  const touched = await sealed.release();
+  const reading = probed.reading;
+  const fence = reading?.assessment
+    ? `its fence read as ${reading.assessment.fence}`
+    : 'it could not read the fence';
+  return touched.length > 0
+    ? { verified: true, detail: `the seal saw a probe that reads the fence (${touched.join('; ')})` }
+    : {
+        verified: false,
+        detail: `the seal saw nothing of a probe that reads the operation's fence from the target (${fence}): it does not stand between the connector and its target, so it cannot vouch for the conflicting attempt`,
+      };
+}
