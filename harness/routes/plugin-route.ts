@@ -18,7 +18,15 @@ import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.t
 import { sealSqliteFile } from './sqlite/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
-import { COLUMNS, COLUMN_TYPES, DAY, TABLE, workloadDocument, writeSource } from './plugin-source.ts';
+import {
+  COLUMNS,
+  COLUMN_TYPES,
+  DAY,
+  PLUGIN_SOURCE_DATA,
+  TABLE,
+  workloadDocument,
+  writeSource,
+} from './plugin-source.ts';
 import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
 
 /** The workload's source URL (plugin-source.ts), relative to the cell folder. */
@@ -101,6 +109,11 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   }
   // Plain writes (openPlain): fenceless cells run too, against the variants unsafe without a fence.
   const plainWrites = typeof plugin.target!.openPlain === 'function';
+  // A flaw only values the plug-in cells do not carry would show (PLUGIN_SOURCE_DATA) could only survive.
+  for (const name of offered) {
+    const shownBy = UNSAFE_VARIANTS[name]?.shownBy;
+    if (shownBy !== undefined && !PLUGIN_SOURCE_DATA.includes(shownBy)) offered.delete(name);
+  }
   const variants = [
     ...(plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)),
     ...(plainWrites ? unsafeVariantsFor('none') : []),

@@ -89,6 +89,19 @@ describe('plug-in routes of a certification run', () => {
     expect(route.capabilities.plainWrites).toBe(true);
     expect(route.unsafeVariants).toContain('replay-unknown');
   });
+
+  it('does not offer a variant only values its cells never carry would show, even when the plug-in lists it', async () => {
+    const dir = pluginFolder(
+      [{ id: 'sqlite-to-example', source: 'sqlite' }],
+      undefined,
+      '',
+      ", unsafeVariants: ['value-changed', 'timezone-shifted'], openUnsafe: async () => { throw new Error('not opened'); }",
+    );
+    const route = await (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
+    // The plug-in cells carry rich texts (value-changed shows) but no instant with a zone.
+    expect(route.unsafeVariants).toContain('value-changed');
+    expect(route.unsafeVariants).not.toContain('timezone-shifted');
+  });
 });
 
 describe('a plug-in route restoring recorded kills', () => {

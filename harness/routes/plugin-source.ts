@@ -3,6 +3,7 @@ import { cellBig } from '../data/cell-numbers.ts';
 import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
+import type { VariantData } from '../../src/ports/unsafe-variants.ts';
 
 /*
  * The seeded SQLite source and workload of a plug-in route's cells. A plug-in's target part is
@@ -28,6 +29,13 @@ export const DAY = '2026-01-01';
 const OTHER_DAY_ROWS = 5;
 
 /** Writes the seeded source: `rows` rows in the loaded partition plus a few in another. */
+/**
+ * What the plug-in cells' rows carry beyond integers, a day and texts (UnsafeVariant.shownBy): no
+ * instant with a zone, since the plug-in table's columns are fixed; a variant only such values show
+ * is not offered on a plug-in route.
+ */
+export const PLUGIN_SOURCE_DATA: readonly VariantData[] = [];
+
 export function writeSource(file: string, options: CellWorkloadOptions): void {
   const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
   const db = new DatabaseSync(file);

@@ -129,7 +129,15 @@ export interface UnsafeVariant {
    * end before that cell catches it.
    */
   readonly onlyWhereNamed?: boolean;
+  /**
+   * Values the flaw changes, which a route's cells must carry for any cell to see it (absent: any
+   * data shows it). A route whose dataset lacks them does not offer the variant: it could only survive.
+   */
+  readonly shownBy?: VariantData;
 }
+
+/** Kinds of values a flaw may need in the cells' data to show at all. */
+export type VariantData = 'zoned-instants';
 
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
 const STAGING: readonly FenceCapabilityKind[] = ['staging-swap-generation'];
@@ -246,6 +254,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   },
   'timezone-shifted': {
     flaws: { shiftsZones: true },
+    shownBy: 'zoned-instants',
     description:
       'instants lose their zone on the way: a timestamp with an offset (+05:30, -08:00, a DST edge, Z) is ' +
       'written as the wall clock of a -08:00 host without any zone, so the target holds another instant, ' +
