@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AirflowRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
 import { airflowRun } from '../gate/fixtures/certified-evidence.ts';
-import { airflowChecks } from './airflow-checker.ts';
+import { airflowChecks, blameHarness } from './airflow-checker.ts';
 
 const complete: JournalSnapshot = { final_state: 'COMPLETE', version: 5, history_legal: true, history: [] };
 
@@ -45,5 +45,22 @@ describe('airflow checks', () => {
 
   it('fail a cell whose runs of one interval made two operations', () => {
     expect(verdicts(recordOf([airflowRun([])], 2))['one-operation']).toBe('FAIL');
+  });
+
+  it("turn a FAIL into UNKNOWN when the harness's Airflow step never got dpone running, and say so", () => {
+    const neverLanded = { name: 'mutations', verdict: 'FAIL' as const, detail: 'the mutation never landed' };
+    const passed = { name: 'duplicates', verdict: 'PASS' as const, detail: 'no duplicates' };
+    const noRun = blameHarness([neverLanded, passed], recordOf([]));
+    expect(noRun.map((c) => [c.name, c.verdict])).toEqual([
+      ['mutations', 'UNKNOWN'],
+      ['duplicates', 'PASS'],
+      ['harness', 'UNKNOWN'],
+    ]);
+    expect(noRun[0]!.detail).toContain('Airflow recorded no DAG run: dpone never ran');
+    // A run whose only try never reached dpone (the scheduler lost it): the same.
+    const queued = { ...airflowRun([]), task_state: 'failed', tries: [{ try_number: 1, state: 'failed' }] };
+    expect(blameHarness([neverLanded], recordOf([queued]))[0]!.verdict).toBe('UNKNOWN');
+    // Once a try ran dpone, a FAIL is the connector's and stays FAIL.
+    expect(blameHarness([neverLanded], recordOf([airflowRun([])]))).toEqual([neverLanded]);
   });
 });

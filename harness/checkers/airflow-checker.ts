@@ -17,6 +17,33 @@ function describeRun(run: AirflowRecord['runs'][number]): string {
   return `${run.run_type} ${run.run_id}: ${run.task_state ?? 'no task'} after ${run.tries.length} tr${run.tries.length === 1 ? 'y' : 'ies'} (${tries.join(', ')})`;
 }
 
+/**
+ * Why the connector never ran in an airflow-live cell (no DAG run recorded, or no try got as far as
+ * `dpone run`), or null when some try ran it. Then nothing the target shows is the connector's doing:
+ * the harness's Airflow step failed before it, and the cell is UNKNOWN, never FAIL.
+ */
+export function connectorNeverRan(airflow: AirflowRecord): string | null {
+  if (airflow.runs.length === 0) return 'Airflow recorded no DAG run: dpone never ran';
+  if (airflow.runs.some((run) => run.tries.some((t) => t.folder !== undefined))) return null;
+  return `no try of ${airflow.runs.map(describeRun).join('; ')} got as far as running dpone`;
+}
+
+/**
+ * The cell's checks with harness trouble told apart: when the connector never ran, a FAIL (the
+ * mutation never landed, …) is not the connector's and becomes UNKNOWN, and a `harness` check names
+ * the step that failed. Otherwise the checks as they are.
+ */
+export function blameHarness(checks: readonly CheckRecord[], airflow: AirflowRecord): CheckRecord[] {
+  const neverRan = connectorNeverRan(airflow);
+  if (neverRan === null) return [...checks];
+  return [
+    ...checks.map((c) =>
+      c.verdict === 'FAIL' ? { ...c, verdict: 'UNKNOWN' as const, detail: `${c.detail} (${neverRan})` } : c,
+    ),
+    record('harness', 'UNKNOWN', `the harness's Airflow step failed before the connector ran: ${neverRan}`),
+  ];
+}
+
 /** Every run ended in the task state the cell required, after exactly the tries it required. */
 function runsCheck(airflow: AirflowRecord): CheckRecord {
   if (airflow.runs.length === 0) return record('airflow-runs', 'UNKNOWN', 'no DAG run was recorded');

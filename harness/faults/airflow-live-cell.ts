@@ -30,8 +30,11 @@ export interface TryStop {
   readonly hit: number;
 }
 
-function timeout(what: string): DponeError {
-  return new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, `Airflow: timed out waiting for ${what}`);
+function timeout(what: string, ms: number): DponeError {
+  return new DponeError(
+    ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+    `Airflow: timed out waiting ${Math.round(ms / 1000)} s for ${what}`,
+  );
 }
 
 /**
@@ -68,7 +71,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | null 
     if (value !== null && value !== undefined) return value;
     await sleep(300);
   }
-  throw timeout(what);
+  throw timeout(what, ms);
 }
 
 /**

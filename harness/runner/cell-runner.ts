@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { airflowChecks } from '../checkers/airflow-checker.ts';
+import { airflowChecks, blameHarness } from '../checkers/airflow-checker.ts';
+import { describeError } from '../evidence/error-description.ts';
 import { CORE_CHECK_NAMES, checkCell } from '../checkers/check-cell.ts';
 import type { JournalRecords } from '../checkers/check-types.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
@@ -117,12 +118,14 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
     });
     // A scenario may keep only some core checks; the fault's own checks always stay.
     const keep = cell.checks;
-    const checks = [
+    const kept = [
       ...(keep
         ? result.checks.filter((c) => keep.includes(c.name) || !CORE_CHECK_NAMES.has(c.name))
         : result.checks),
       ...(outcome.airflow ? airflowChecks(outcome.airflow, result.journal) : []),
     ];
+    // Harness trouble is never the connector's fault (an Airflow step that never got dpone running).
+    const checks = outcome.airflow ? blameHarness(kept, outcome.airflow) : kept;
     return evidence(cell, context, started, attempts, {
       ...result,
       verdict: worst(checks.map((c) => c.verdict)),
@@ -132,7 +135,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       ...(outcome.airflow ? { airflow: outcome.airflow } : {}),
     });
   } catch (error) {
-    const detail = `the harness could not run the cell (${(error as { code?: string })?.code ?? (error as Error)?.name ?? 'error'})`;
+    // The step that failed and the wait, in our own error's words (others: only their kind).
+    const detail = `the harness could not run the cell (${describeError(error)})`;
     return evidence(cell, context, started, attempts, {
       verdict: 'UNKNOWN',
       checks: [...extra, check('harness', 'UNKNOWN', detail)],
