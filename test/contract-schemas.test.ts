@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ERROR_CODES } from '../src/contracts/errors.ts';
 import { run as doctor } from '../harness/cli/doctor.ts';
 import { run as gate } from '../harness/cli/certify-gate.ts';
 import { run as verify } from '../harness/cli/certify-verify.ts';
@@ -56,6 +57,13 @@ describe('the published schemas', () => {
     }
     // Compiling happens on first use; a schema with an unknown keyword or a dangling $ref throws.
     expect(contractProblems('identity', {})).not.toEqual([]);
+  });
+
+  it('list exactly the error codes the runtime can raise', () => {
+    const common = JSON.parse(readFileSync(join(SCHEMAS_DIR, 'common.v1.json'), 'utf8')) as {
+      $defs: { errorCode: { enum: string[] } };
+    };
+    expect([...common.$defs.errorCode.enum].sort()).toEqual(Object.values(ERROR_CODES).sort());
   });
 
   it('refuse what the outputs must not be: a missing field, an undocumented one, a bad value', () => {

@@ -46,6 +46,7 @@ EXIT_RETRY_SAFE = {
     13: "DPONE_TARGET_COMMIT_CAS_CONFLICT",
     14: "DPONE_TARGET_COMMIT_FENCED",
     16: "DPONE_TARGET_PARTITION_BUSY",  # another operation's swap into the partition: retry later
+    18: "DPONE_STORAGE_FULL",  # the journal's disk is full: nothing half-written; retry once freed
 }
 EXIT_COMMIT_UNKNOWN = 20  # DPONE_TARGET_COMMIT_UNKNOWN: operator reconciliation required
 EXIT_COMMITTED_INCOMPLETE = 21  # a retry completes state without writing the target again
@@ -56,6 +57,7 @@ EXIT_NO_RETRY = {
     22: "DPONE_TARGET_COMMIT_INTENT_CONFLICT",
     25: "DPONE_UNAUTHORIZED",
     17: "DPONE_ENFORCEMENT_UNAVAILABLE",  # the deployment policy asks for enforced; the route cannot
+    19: "DPONE_TARGET_COMMIT_JOURNAL_CORRUPT",  # damaged journal bytes: restore it, then rerun
     26: "DPONE_ROUTE_NOT_CERTIFIED",
     29: "DPONE_TARGET_COMMIT_DIVERGED",  # journal and fence disagree: an operator investigates
     30: "DPONE_AUTHENTICATION_FAILED",

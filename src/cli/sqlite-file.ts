@@ -69,6 +69,17 @@ export function checkSqliteFile(path: string, role: SqliteFileRole, fields: Safe
       { cause: error },
     );
   }
+  // A journal path whose file has a database's shape (whole pages) but not its header: a damaged
+  // journal, never bad input. A file of another shape was never a database: the wrong file named.
+  if (header !== HEADER && role === 'journal' && stat.size >= 512 && stat.size % 512 === 0)
+    throw new DponeError(
+      ERROR_CODES.JOURNAL_CORRUPT,
+      `the journal file is not an SQLite database (its header is damaged, or another file took its place): ${path}`,
+      {
+        ...fields,
+        hint: 'restore the journal from a backup; do not retry: the target fence still says what committed',
+      },
+    );
   if (header !== HEADER)
     throw invalidInput(`${field} names a file that is not an SQLite database: ${path}`, fields);
 }

@@ -59,6 +59,13 @@ export const ERROR_CODES = {
    * the run fails closed before any I/O, naming what is missing; it never runs a weaker mode.
    */
   ENFORCEMENT_UNAVAILABLE: 'DPONE_ENFORCEMENT_UNAVAILABLE',
+  /** The file system under the journal or the target is full: nothing was half-written; free space, then retry. */
+  STORAGE_FULL: 'DPONE_STORAGE_FULL',
+  /**
+   * The journal's bytes are damaged (a page, the header): it is not read as any state. Restore it
+   * and do not retry; the target's fence still says what committed.
+   */
+  JOURNAL_CORRUPT: 'DPONE_TARGET_COMMIT_JOURNAL_CORRUPT',
   /** SIGINT or SIGTERM stopped the command between steps; what it held was released. */
   INTERRUPTED: 'DPONE_INTERRUPTED',
   INTERNAL: 'DPONE_INTERNAL',
@@ -80,6 +87,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   DPONE_TARGET_COMMITTED_UNRECORDED: 15,
   DPONE_TARGET_PARTITION_BUSY: 16,
   DPONE_ENFORCEMENT_UNAVAILABLE: 17,
+  DPONE_STORAGE_FULL: 18,
+  DPONE_TARGET_COMMIT_JOURNAL_CORRUPT: 19,
   DPONE_TARGET_COMMIT_UNKNOWN: 20,
   DPONE_TARGET_COMMITTED_INCOMPLETE: 21,
   DPONE_TARGET_COMMIT_INTENT_CONFLICT: 22,
@@ -106,6 +115,7 @@ export const RETRY_SAFE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.CAS_CONFLICT,
   ERROR_CODES.FENCED,
   ERROR_CODES.PARTITION_BUSY,
+  ERROR_CODES.STORAGE_FULL,
 ]);
 
 /** The only fields an error may expose. Each is a safe identity or a short fixed vocabulary. */

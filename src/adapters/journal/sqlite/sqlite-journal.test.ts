@@ -109,10 +109,18 @@ describe('SqliteJournal', () => {
     expect(JSON.stringify(error.toJSON())).not.toContain('no-such-dir');
   });
 
-  it('a file that is not a database is JOURNAL_UNAVAILABLE', async () => {
+  it('a file that is not a database is JOURNAL_CORRUPT, naming the file: restore, do not retry', async () => {
     const path = join(dir, 'garbage.db');
     await writeFile(path, 'this is not an SQLite database, just some bytes of text '.repeat(40));
-    await unavailableError(SqliteJournal.open(path));
+    const error = await SqliteJournal.open(path).then(
+      () => null,
+      (e: unknown) => e as DponeError,
+    );
+    expect(error?.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
+    expect(error?.message).toContain(
+      `${path} could not be read or written: its bytes are damaged (SQLITE_NOTADB)`,
+    );
+    expect(error?.toJSON().hint).toMatch(/^restore the journal/);
   });
 
   it('a write locked out past the busy timeout is JOURNAL_UNAVAILABLE and changes nothing', async () => {

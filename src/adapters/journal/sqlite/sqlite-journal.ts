@@ -27,6 +27,7 @@ import {
 } from '../journal-row.ts';
 import type { EntryRow, HistoryRow } from '../journal-row.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
+import { journalStorageError } from './sqlite-storage-error.ts';
 
 export interface SqliteJournalOptions {
   /** How long a write waits for another process's lock before the journal is "unavailable". */
@@ -66,7 +67,10 @@ function notAJournal(): DponeError {
   );
 }
 
-function unavailable(cause: unknown, operationId?: string): DponeError {
+function unavailable(cause: unknown, operationId?: string, path?: string): DponeError {
+  // A full, read-only or damaged file says so (sqlite-storage-error.ts).
+  const storage = path === undefined ? null : journalStorageError(cause, path, operationId);
+  if (storage) return storage;
   // The driver's message may name the file or the statement: it stays in `cause` only.
   return new DponeError(
     ERROR_CODES.JOURNAL_UNAVAILABLE,
@@ -112,9 +116,11 @@ export class SqliteJournal implements TargetCommitJournalPort {
   readonly #readOnly: boolean;
   readonly #warn: JournalWarn | undefined;
   readonly #trustStoredExpiry: boolean;
+  readonly #path: string;
   #closed = false;
 
-  private constructor(db: DatabaseSync, sql: Statements, options: SqliteJournalOptions) {
+  private constructor(db: DatabaseSync, sql: Statements, options: SqliteJournalOptions, path: string) {
+    this.#path = path;
     this.#db = db;
     this.#sql = sql;
     this.#readOnly = options.readOnly === true;
@@ -151,7 +157,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
         if (created) db.exec(`PRAGMA user_version = ${JOURNAL_FORMAT}`);
         db.exec('COMMIT');
       }
-      return new SqliteJournal(db, prepare(db), options);
+      return new SqliteJournal(db, prepare(db), options, path);
     } catch (error) {
       try {
         if (db?.isOpen) db.close();
@@ -159,7 +165,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
         // the open already failed; closing is best effort
       }
       if (isDponeError(error)) throw error;
-      throw unavailable(error);
+      throw unavailable(error, undefined, path);
     }
   }
 
@@ -294,7 +300,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
       return body();
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw unavailable(error, operationId);
+      throw unavailable(error, operationId, this.#path);
     }
   }
 }
