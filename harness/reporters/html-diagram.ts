@@ -21,7 +21,7 @@ const W = 150;
 const H = 34;
 const node = (state: CommitState) => {
   const [row, column] = GRID[state];
-  return { x: 20 + column * 180 + W / 2, y: 40 + row * 120 + H / 2 };
+  return { x: 20 + column * 210 + W / 2, y: 40 + row * 120 + H / 2 };
 };
 const inside = (p: { x: number; y: number }, c: { x: number; y: number }) =>
   Math.abs(p.x - c.x) <= W / 2 + 3 && Math.abs(p.y - c.y) <= H / 2 + 3;
@@ -37,7 +37,8 @@ function curve(from: CommitState, to: CommitState) {
   let ny = dx / length;
   // Edges between rows bend downwards; a long one far enough to pass under the lower row.
   if (dy !== 0 && ny < 0) [nx, ny] = [-nx, -ny];
-  const bend = dy !== 0 && Math.abs(dx) > 400 ? 190 : 24;
+  // A same-row edge that skips a state bends far enough to pass beside it.
+  const bend = Math.abs(dx) > 400 ? (dy !== 0 ? 190 : 60) : 24;
   const c = { x: (a.x + b.x) / 2 + nx * bend, y: (a.y + b.y) / 2 + ny * bend };
   const at = (t: number) => ({
     x: (1 - t) ** 2 * a.x + 2 * t * (1 - t) * c.x + t ** 2 * b.x,
@@ -117,7 +118,7 @@ export function renderDiagram(cells: readonly CellEvidence[]): SafeHtml {
   });
   return html`<figure class="diagram">
     <div class="diagram-wrap">
-      <svg viewBox="0 0 1100 330" role="group" aria-label="protocol state diagram with fault points">
+      <svg viewBox="0 0 1240 250" role="group" aria-label="protocol state diagram with fault points">
         ${drawn.map((edge) => edge.line)} ${states} ${drawn.map((edge) => edge.badge)}
       </svg>
     </div>

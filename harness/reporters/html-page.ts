@@ -55,57 +55,60 @@ export function renderHtmlReport(
       </head>
       <body>
         <a class="skip" href="#cells-heading">Skip to the cells</a>
-        ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
-        <h2>Protocol: where the faults were injected</h2>
-        <section id="diagram">${renderDiagram(routeCells(evidence))}</section>
-        <h2>Matrix: fault points × scenarios</h2>
-        <p class="legend">
-          Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
-          a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The chip
-          names the cell kind: d1 = SIGKILL in the first attempt; the small squares after it are its d2 cells
-          (SIGKILL again inside the recovery run, one per recovery point: hover for the point); random =
-          SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
-        </p>
-        <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
-        <h2>Sensitivity: unsafe variants must be caught</h2>
-        <section id="sensitivity">
-          ${renderSensitivity(evidence, anchors)}
-          ${
-            variantCells(evidence).length > 0
-              ? html`<p class="legend">
-                    Cells run against unsafe variants (✗ FAIL is the wanted outcome: the checks caught the
-                    bug):
-                  </p>
-                  ${renderMatrix(variantCells(evidence), anchors, (cell) => cell.variant ?? '', 'fault point × unsafe variant')}`
-              : null
-          }
-        </section>
-        <h2 id="cells-heading">Cells, failures first</h2>
-        <p class="legend">
-          The route's cells, worst first, then the cells run against unsafe variants. Each cell shows one lane
-          per worker attempt (bar length = duration; ✕ marks the SIGKILL at the planned fault point, ⏸ a
-          SIGSTOP), the journal's transitions with their versions, lease epochs and fence answers, the
-          target's mutation count from the harness's own audit, every check, and the command that replays it.
-        </p>
-        <div class="filters" role="group" aria-label="filter by verdict">
-          <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
-          ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
-            (verdict) =>
-              html`<button type="button" data-verdict="${verdict}" aria-pressed="false">
-                ${verdict} ${counts[verdict]}
-              </button>`,
-          )}
-          ${
-            variants > 0
-              ? html`<button type="button" data-verdict="VARIANT" aria-pressed="false">
-                  unsafe variants ${variants}
-                </button>`
-              : null
-          }
-        </div>
-        <section id="cells">
-          ${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? '', lazy))}
-        </section>
+        <main>
+          ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
+          <h2>Protocol: where the faults were injected</h2>
+          <section id="diagram">${renderDiagram(routeCells(evidence))}</section>
+          <h2>Matrix: fault points × scenarios</h2>
+          <p class="legend">
+            Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran,
+            but a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The
+            chip names the cell kind: d1 = SIGKILL in the first attempt; the small squares after it are its d2
+            cells (SIGKILL again inside the recovery run, one per recovery point: hover for the point); random
+            = SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
+          </p>
+          <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
+          <h2>Sensitivity: unsafe variants must be caught</h2>
+          <section id="sensitivity">
+            ${renderSensitivity(evidence, anchors)}
+            ${
+              variantCells(evidence).length > 0
+                ? html`<p class="legend">
+                      Cells run against unsafe variants (✗ FAIL is the wanted outcome: the checks caught the
+                      bug):
+                    </p>
+                    ${renderMatrix(variantCells(evidence), anchors, (cell) => cell.variant ?? '', 'fault point × unsafe variant')}`
+                : null
+            }
+          </section>
+          <h2 id="cells-heading">Cells, failures first</h2>
+          <p class="legend">
+            The route's cells, worst first, then the cells run against unsafe variants. Each cell shows one
+            lane per worker attempt (bar length = duration; ✕ marks the SIGKILL at the planned fault point, ⏸
+            a SIGSTOP), the journal's transitions with their versions, lease epochs and fence answers, the
+            target's mutation count from the harness's own audit, every check, and the command that replays
+            it.
+          </p>
+          <div class="filters" role="group" aria-label="filter by verdict">
+            <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
+            ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
+              (verdict) =>
+                html`<button type="button" data-verdict="${verdict}" aria-pressed="false">
+                  ${verdict} ${counts[verdict]}
+                </button>`,
+            )}
+            ${
+              variants > 0
+                ? html`<button type="button" data-verdict="VARIANT" aria-pressed="false">
+                    unsafe variants ${variants}
+                  </button>`
+                : null
+            }
+          </div>
+          <section id="cells">
+            ${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? '', lazy))}
+          </section>
+        </main>
         <script>
           ${trusted(REPORT_JS)};
         </script>

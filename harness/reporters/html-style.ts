@@ -32,10 +32,10 @@ th { background: var(--soft); font-weight: 600; }
 .matrix-wrap { overflow-x: auto; max-width: 100%; }
 table.matrix th:first-child, table.matrix td.point { position: sticky; left: 0; z-index: 1; background: var(--soft); }
 .skip { position: absolute; left: -9999px; } .skip:focus { position: static; display: inline-block; margin: 4px 0; }
-h3.cell-title { display: inline; font-size: inherit; margin: 0; font-weight: inherit; }
+h3.cell-title { display: inline; font-size: inherit; margin: 0; font-weight: inherit; min-width: 0; overflow-wrap: anywhere; }
 .diagram, .swimlane { margin: 6px 0; } .diagram-wrap { overflow-x: auto; max-width: 100%; }
 .diagram svg { width: 100%; min-width: 560px; height: auto; font-size: 12px; }
-.diagram .state rect { fill: #fff; stroke: var(--ink); } .diagram .state text { text-anchor: middle; font-weight: 600; fill: var(--ink); }
+.diagram .state rect { fill: #fff; stroke: var(--ink); } .diagram .state text { text-anchor: middle; font-weight: 600; fill: var(--ink); font-size: 11px; }
 .diagram .edge { fill: none; stroke: var(--muted); stroke-width: 1.5; } .diagram .edge.operator { stroke-dasharray: 5 4; }
 .diagram .arrowhead { fill: var(--muted); }
 .diagram a.place circle { stroke: #fff; stroke-width: 2; } .diagram a.place text { fill: #fff; text-anchor: middle; font-weight: 700; }
@@ -63,6 +63,7 @@ details.cell.v-PASS { border-left-color: var(--pass); } details.cell.v-FAIL { bo
 details.cell.v-UNKNOWN { border-left-color: var(--unknown); }
 details.cell > summary { cursor: pointer; padding: 6px 10px; display: flex; gap: 10px; align-items: baseline;
   flex-wrap: wrap; } details.cell > summary code { font-weight: 600; }
+details.cell > summary > * { min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
 .reason { color: var(--muted); font-size: 13px; }
 .cell-body { padding: 4px 12px 12px; }
 .stat { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px;
