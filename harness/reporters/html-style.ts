@@ -42,7 +42,7 @@ h3.cell-title { display: inline; font-size: inherit; margin: 0; font-weight: inh
 .diagram a.place.v-PASS circle { fill: var(--pass); } .diagram a.place.v-FAIL circle { fill: var(--fail); }
 .diagram a.place.v-UNKNOWN circle { fill: var(--unknown); } .diagram a.place.v-UNVERIFIED circle { fill: var(--unverified); }
 .diagram a.place:focus circle { stroke: var(--ink); stroke-width: 3; }
-.swimlane svg { width: 100%; min-width: 480px; height: auto; font-size: 12px; fill: var(--ink); }
+.swimlane svg { width: 100%; height: auto; font-size: 12px; fill: var(--ink); }
 .sw-attempt rect { fill: #8c959f; } .sw-attempt.exit-ok rect { fill: var(--pass); } .sw-attempt.killed rect { fill: var(--fail); }
 .sw-attempt.failed rect { fill: var(--unknown); } .sw-attempt .kill { fill: var(--fail); font-weight: 700; }
 .sw-axis { stroke: var(--line); } .sw-write line { stroke: #0969da; stroke-width: 2; } .sw-write.staged line { stroke: var(--muted); }
