@@ -9,6 +9,11 @@ export interface AttemptRecord {
   readonly exit_code: number | null;
   readonly signal: string | null;
   readonly duration_ms: number;
+  /**
+   * When the attempt was started, in ms since the epoch on the cell's clock (the clock the
+   * journal's `at_ms` is on), for placing it on the report's swimlane. Absent in older evidence.
+   */
+  readonly started_at_ms?: number;
   /** Last fault point the attempt reached (from its trace), or null when it reached none. */
   readonly last_point: string | null;
   /** Worker role in the cell: "first", "recovery", "race-3", "paused", "airflow-try-2", … */

@@ -34,11 +34,27 @@ function render(value: unknown): string {
   return escapeHtml(String(value));
 }
 
+/**
+ * A template's literal part without its source indentation: a line break and the spaces after it
+ * become one line break (the same whitespace to HTML outside <pre>, and no literal part holds a
+ * <pre>'s content). On a 1,000-cell report the indentation alone was a third of the bytes.
+ */
+const literals = new WeakMap<TemplateStringsArray, readonly string[]>();
+function compact(strings: TemplateStringsArray): readonly string[] {
+  let parts = literals.get(strings);
+  if (!parts) {
+    parts = strings.map((part) => part.replace(/\n[ \t]+/g, '\n'));
+    literals.set(strings, parts);
+  }
+  return parts;
+}
+
 /** Tagged template: literal parts are trusted, every `${value}` is escaped (arrays are joined). */
 export function html(strings: TemplateStringsArray, ...values: readonly unknown[]): SafeHtml {
-  let markup = strings[0] ?? '';
+  const parts = compact(strings);
+  let markup = parts[0] ?? '';
   values.forEach((value, index) => {
-    markup += render(value) + (strings[index + 1] ?? '');
+    markup += render(value) + (parts[index + 1] ?? '');
   });
   return new SafeHtml(markup);
 }

@@ -1,32 +1,36 @@
-import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
+import type { Evidence } from '../evidence/evidence-types.ts';
 import type { SafeHtml } from './html-escape.ts';
 import { html, trusted, verdictClass } from './html-escape.ts';
 import { REPORT_CSS } from './html-style.ts';
 import type { Integrity } from './integrity.ts';
 import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
-import { renderTimeline } from './html-timeline.ts';
+import { renderDiagram } from './html-diagram.ts';
+import { renderCell } from './html-cell.ts';
 import { killLandingLines } from './kill-landings.ts';
 import { renderGateBox } from './html-gate.ts';
 import { renderNotVerified } from './html-not-verified.ts';
 import { sensitivityLine, variantCellsRan, variantViews } from './variant-states.ts';
 import type { ReportGate } from './report-gate.ts';
-import { describeDifference } from '../checkers/first-difference.ts';
-import {
-  cellReason,
-  failuresFirst,
-  formatDuration,
-  routeCells,
-  variantCells,
-  verdictCounts,
-} from './cell-summary.ts';
+import { failuresFirst, formatDuration, routeCells, variantCells, verdictCounts } from './cell-summary.ts';
+
+export interface RenderOptions {
+  /**
+   * Collapsed cells keep their details in an inert `<template>` the page expands when the cell is
+   * opened (default), so a 2,000-cell report is not 2,000 laid-out timelines. `false` renders every
+   * cell's details in place (the baseline the size benchmark compares against).
+   */
+  readonly lazy?: boolean;
+}
 
 /** Renders the whole report as one self-contained HTML document (inline CSS and JS, no network). */
 export function renderHtmlReport(
   evidence: Evidence,
   integrity?: Integrity,
   gate: ReportGate | null = null,
+  options: RenderOptions = {},
 ): string {
+  const lazy = options.lazy ?? true;
   // Route cells failures first, then the unsafe-variant cells (whose FAIL is the wanted outcome).
   const ordered = [...failuresFirst(routeCells(evidence)), ...failuresFirst(variantCells(evidence))];
   const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
@@ -50,53 +54,61 @@ export function renderHtmlReport(
         </style>
       </head>
       <body>
-        ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
-        <h2>Matrix: fault points × scenarios</h2>
-        <p class="legend">
-          Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran, but
-          a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The chip
-          names the cell kind: d1 = SIGKILL in the first attempt; the small squares after it are its d2 cells
-          (SIGKILL again inside the recovery run, one per recovery point: hover for the point); random =
-          SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
-        </p>
-        <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
-        <h2>Sensitivity: unsafe variants must be caught</h2>
-        <section id="sensitivity">
-          ${renderSensitivity(evidence, anchors)}
-          ${
-            variantCells(evidence).length > 0
-              ? html`<p class="legend">
-                    Cells run against unsafe variants (✗ FAIL is the wanted outcome: the checks caught the
-                    bug):
-                  </p>
-                  ${renderMatrix(variantCells(evidence), anchors, (cell) => cell.variant ?? '', 'fault point × unsafe variant')}`
-              : null
-          }
-        </section>
-        <h2>Cells, failures first</h2>
-        <p class="legend">
-          The route's cells, worst first, then the cells run against unsafe variants. Each cell shows one lane
-          per worker attempt (bar length = duration; ✕ marks the SIGKILL at the planned fault point, ⏸ a
-          SIGSTOP), the journal's transitions with their versions, lease epochs and fence answers, the
-          target's mutation count from the harness's own audit, every check, and the command that replays it.
-        </p>
-        <div class="filters" role="group" aria-label="filter by verdict">
-          <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
-          ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
-            (verdict) =>
-              html`<button type="button" data-verdict="${verdict}" aria-pressed="false">
-                ${verdict} ${counts[verdict]}
-              </button>`,
-          )}
-          ${
-            variants > 0
-              ? html`<button type="button" data-verdict="VARIANT" aria-pressed="false">
-                  unsafe variants ${variants}
-                </button>`
-              : null
-          }
-        </div>
-        <section id="cells">${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? ''))}</section>
+        <a class="skip" href="#cells-heading">Skip to the cells</a>
+        <main>
+          ${renderIntegrity(integrity)} ${renderHeader(evidence, gate, anchors)}
+          <h2>Protocol: where the faults were injected</h2>
+          <section id="diagram">${renderDiagram(routeCells(evidence))}</section>
+          <h2>Matrix: fault points × scenarios</h2>
+          <p class="legend">
+            Each chip is one cell, coloured by verdict: ✓ PASS (green), ✗ FAIL (red), ? UNKNOWN (amber: ran,
+            but a checker could not decide), – UNVERIFIED (grey: could not run; never counts as PASS). The
+            chip names the cell kind: d1 = SIGKILL in the first attempt; the small squares after it are its d2
+            cells (SIGKILL again inside the recovery run, one per recovery point: hover for the point); random
+            = SIGKILL at a seeded time, Nw = N racing workers. Click a chip to open its cell.
+          </p>
+          <section id="matrix">${renderMatrix(routeCells(evidence), anchors)}</section>
+          <h2>Sensitivity: unsafe variants must be caught</h2>
+          <section id="sensitivity">
+            ${renderSensitivity(evidence, anchors)}
+            ${
+              variantCells(evidence).length > 0
+                ? html`<p class="legend">
+                      Cells run against unsafe variants (✗ FAIL is the wanted outcome: the checks caught the
+                      bug):
+                    </p>
+                    ${renderMatrix(variantCells(evidence), anchors, (cell) => cell.variant ?? '', 'fault point × unsafe variant')}`
+                : null
+            }
+          </section>
+          <h2 id="cells-heading">Cells, failures first</h2>
+          <p class="legend">
+            The route's cells, worst first, then the cells run against unsafe variants. Each cell shows one
+            lane per worker attempt (bar length = duration; ✕ marks the SIGKILL at the planned fault point, ⏸
+            a SIGSTOP), the journal's transitions with their versions, lease epochs and fence answers, the
+            target's mutation count from the harness's own audit, every check, and the command that replays
+            it.
+          </p>
+          <div class="filters" role="group" aria-label="filter by verdict">
+            <button type="button" data-verdict="ALL" aria-pressed="true">all ${evidence.cells.length}</button>
+            ${(['FAIL', 'UNKNOWN', 'UNVERIFIED', 'PASS'] as const).map(
+              (verdict) =>
+                html`<button type="button" data-verdict="${verdict}" aria-pressed="false">
+                  ${verdict} ${counts[verdict]}
+                </button>`,
+            )}
+            ${
+              variants > 0
+                ? html`<button type="button" data-verdict="VARIANT" aria-pressed="false">
+                    unsafe variants ${variants}
+                  </button>`
+                : null
+            }
+          </div>
+          <section id="cells">
+            ${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? '', lazy))}
+          </section>
+        </main>
         <script>
           ${trusted(REPORT_JS)};
         </script>
@@ -182,68 +194,4 @@ function renderHeader(
 function unrunVariantCells(evidence: Evidence): string {
   const unrun = variantCells(evidence).length - variantCellsRan(evidence);
   return unrun > 0 ? ` (${unrun} planned against unsafe variants could not run)` : '';
-}
-
-function renderCell(cell: CellEvidence, anchor: string): SafeHtml {
-  const target = cell.target;
-  const stats = target
-    ? html`<span class="stat ${target.mutations > 1 ? 'bad' : ''}"
-          ><b>${target.mutations}</b>target mutations</span
-        >
-        <span class="stat ${target.duplicate_rows > 0 ? 'bad' : ''}"
-          ><b>${target.duplicate_rows}</b>duplicate rows</span
-        >
-        <span class="stat ${target.row_parity ? '' : 'bad'}"
-          ><b>${target.row_count}/${target.source_row_count}</b>rows
-          (target/source)${target.row_parity ? '' : ', NO parity'}</span
-        >${
-          target.first_difference
-            ? html` <span class="stat bad"
-                >first difference at ${describeDifference(target.first_difference)}</span
-              >`
-            : ''
-        }`
-    : html`<span class="stat"><b>–</b>no target snapshot</span>`;
-  return html`<details
-    class="cell ${verdictClass(cell.verdict)}"
-    id="${anchor}"
-    data-verdict="${cell.variant ? 'VARIANT' : cell.verdict}"
-    ${cell.verdict === 'PASS' || cell.variant ? '' : html` open`}
-  >
-    <summary>
-      <span class="badge ${verdictClass(cell.verdict)}">${cell.verdict}</span><code>${cell.id}</code>
-      <span class="muted">${cell.scenario}${cell.variant ? ` · unsafe variant ${cell.variant}` : ''}</span>
-      <span class="reason">${cellReason(cell)}</span>
-    </summary>
-    <div class="cell-body">
-      <div>
-        ${stats}<span class="stat"><b>${formatDuration(cell.duration_ms)}</b>cell duration</span>
-      </div>
-      ${renderTimeline(cell)}
-      <table class="checks">
-        <thead>
-          <tr>
-            <th>check</th>
-            <th>verdict</th>
-            <th>detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${cell.checks.map(
-            (check) =>
-              html`<tr>
-                <td>${check.name}</td>
-                <td><span class="badge ${verdictClass(check.verdict)}">${check.verdict}</span></td>
-                <td>${check.detail}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      <p>Reproduce this cell:</p>
-      <div>
-        <pre class="repro"><code>${cell.reproduce}</code></pre>
-        <button type="button" class="copy">copy</button>
-      </div>
-    </div>
-  </details>`;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { evidenceFixture } from './fixtures/evidence-fixture.ts';
@@ -22,6 +23,24 @@ const ARGS = [
 // Outside CI a machine without Chromium reports this test UNVERIFIED; in CI it must run (and fail).
 const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
 const OUT = resolve('test-output', 'html-report');
+const AXE = resolve('node_modules', 'axe-core', 'axe.min.js');
+
+/** axe-core's serious and critical violations on the page (it runs inside the page, offline). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (root: Document) => Promise<AxeResult> } }).axe;
+    const result = await axe.run(document);
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
+  });
+}
+interface AxeResult {
+  violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
+}
 
 describe.skipIf(!available)('HTML report in Chromium', () => {
   it('shows the matrix and the failed cell’s timeline, runs no evidence script, and saves a screenshot', async () => {
@@ -129,6 +148,62 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
         expect(panel.x + panel.width).toBeLessThanOrEqual(viewport.width);
         expect(await page.locator('#gate tr[data-status="FAIL"]').count()).toBe(1);
         await page.screenshot({ path: join(dir, `gate-${viewport.width}.png`) });
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('draws the protocol diagram with the FAIL place red and clickable, expands a lazy cell, fits 390 px and has no serious axe violation', async () => {
+    const dir = join(OUT, 'pictures');
+    await mkdir(dir, { recursive: true });
+    const evidence = evidenceFixture();
+    const file = await writeHtmlReport(evidence, dir);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      for (const viewport of [
+        { width: 1440, height: 900 },
+        { width: 390, height: 844 },
+      ]) {
+        const page = await browser.newPage({ viewport });
+        await page.goto(pathToFileURL(file).href);
+        // The whole page, not only the header, stays within the viewport's width.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        expect(await seriousViolations(page)).toEqual([]);
+
+        // The place holding the FAIL cell is painted in the FAIL colour, whatever its class says.
+        const failPlace = page.locator('#diagram a.place', { hasText: '' }).filter({
+          has: page.locator('title', { hasText: 'target.commit:after' }),
+        });
+        const fill = await failPlace.locator('circle').evaluate((circle) => getComputedStyle(circle).fill);
+        const failColour = await page.evaluate(() => {
+          const probe = document.createElement('span');
+          probe.style.color = 'var(--fail)';
+          document.body.append(probe);
+          const colour = getComputedStyle(probe).color;
+          probe.remove();
+          return colour;
+        });
+        expect(fill).toBe(failColour);
+        await failPlace.click();
+        const shown = page.locator('details.cell:not([hidden])');
+        expect(await shown.count()).toBe(1);
+        expect(await shown.first().getAttribute('id')).toBe('cell-1');
+        expect(await shown.first().locator('.narrative li').first().textContent()).toContain(
+          'was killed (SIGKILL)',
+        );
+        await page.locator('button.show-all-places').click();
+        expect(await page.locator('details.cell:not([hidden])').count()).toBe(evidence.cells.length);
+
+        // A collapsed cell has no timeline until it is opened; opening it renders one.
+        const passing = page.locator('details.cell.v-PASS').first();
+        expect(await passing.locator('.timeline').count()).toBe(0);
+        await passing.locator('summary').click();
+        await expect.poll(() => passing.locator('.timeline').count()).toBe(1);
+        await page.screenshot({ path: join(dir, `report-${viewport.width}.png`), fullPage: true });
         await page.close();
       }
     } finally {

@@ -1,10 +1,31 @@
 /**
  * The report's only script, inlined and static (no evidence data inside it): verdict filters,
- * opening a cell when its matrix chip is clicked, and copying a reproduce command.
+ * the diagram's place filter, expanding a lazy cell when opened, opening a cell when its matrix
+ * chip is clicked, and copying a reproduce command.
  */
 export const REPORT_JS = `
 (function () {
   var cells = Array.prototype.slice.call(document.querySelectorAll('details.cell'));
+  // Lazy details: a collapsed cell keeps its body in a <template> until it is first opened.
+  function expand(cell) {
+    var template = cell.querySelector(':scope > template.lazy-body');
+    if (!template) return;
+    cell.replaceChild(template.content.cloneNode(true), template);
+    bindCopy(cell);
+  }
+  cells.forEach(function (cell) {
+    cell.addEventListener('toggle', function () { if (cell.open) expand(cell); });
+  });
+  // A badge on the protocol diagram shows only the cells whose fault sits at its place.
+  var showAll = document.querySelector('button.show-all-places');
+  function filterPlace(place) {
+    cells.forEach(function (cell) { cell.hidden = place !== null && cell.getAttribute('data-place') !== place; });
+    if (showAll) showAll.hidden = place === null;
+  }
+  Array.prototype.slice.call(document.querySelectorAll('#diagram a.place')).forEach(function (link) {
+    link.addEventListener('click', function () { filterPlace(link.getAttribute('data-place')); });
+  });
+  if (showAll) showAll.addEventListener('click', function () { filterPlace(null); });
   var buttons = Array.prototype.slice.call(document.querySelectorAll('.filters button'));
   buttons.forEach(function (button) {
     button.addEventListener('click', function () {
@@ -18,19 +39,22 @@ export const REPORT_JS = `
   function openTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
     var target = id && document.getElementById(id);
-    if (target && target.tagName === 'DETAILS') { target.hidden = false; target.open = true; }
+    if (target && target.tagName === 'DETAILS') { target.hidden = false; target.open = true; expand(target); }
   }
   window.addEventListener('hashchange', openTarget);
   openTarget();
-  Array.prototype.slice.call(document.querySelectorAll('button.copy')).forEach(function (button) {
-    button.addEventListener('click', function () {
-      var code = button.parentNode.querySelector('code');
-      var text = code ? code.textContent : '';
-      var done = function () { button.textContent = 'copied'; };
-      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () { select(code); });
-      else select(code);
+  function bindCopy(root) {
+    Array.prototype.slice.call(root.querySelectorAll('button.copy')).forEach(function (button) {
+      button.addEventListener('click', function () {
+        var code = button.parentNode.querySelector('code');
+        var text = code ? code.textContent : '';
+        var done = function () { button.textContent = 'copied'; };
+        if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () { select(code); });
+        else select(code);
+      });
     });
-  });
+  }
+  bindCopy(document);
   function select(node) {
     var range = document.createRange(); range.selectNodeContents(node);
     var selection = window.getSelection(); selection.removeAllRanges(); selection.addRange(range);

@@ -1,6 +1,6 @@
 /** The report's stylesheet, inlined so index.html opens from disk with no network. */
 export const REPORT_CSS = `
-:root { --pass:#1a7f37; --fail:#cf222e; --unknown:#bf8700; --unverified:#57606a; --ink:#1f2328;
+:root { --pass:#1a7f37; --fail:#cf222e; --unknown:#9a6700; --unverified:#57606a; --ink:#1f2328;
   --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --soft:#f6f8fa; font-family: system-ui, -apple-system,
   "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 body { margin: 0 auto; max-width: 1200px; padding: 16px 24px 48px; line-height: 1.4; }
@@ -29,7 +29,26 @@ header.run.v-UNKNOWN { border-left-color: var(--unknown); }
 table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid var(--line); padding: 3px 6px; text-align: left; vertical-align: top; }
 th { background: var(--soft); font-weight: 600; }
-.matrix-wrap { overflow-x: auto; }
+.matrix-wrap { overflow-x: auto; max-width: 100%; }
+table.matrix th:first-child, table.matrix td.point { position: sticky; left: 0; z-index: 1; background: var(--soft); }
+.skip { position: absolute; left: -9999px; } .skip:focus { position: static; display: inline-block; margin: 4px 0; }
+h3.cell-title { display: inline; font-size: inherit; margin: 0; font-weight: inherit; min-width: 0; overflow-wrap: anywhere; }
+.diagram, .swimlane { margin: 6px 0; } .diagram-wrap { overflow-x: auto; max-width: 100%; }
+.diagram svg { width: 100%; min-width: 560px; height: auto; font-size: 12px; }
+.diagram .state rect { fill: #fff; stroke: var(--ink); } .diagram .state text { text-anchor: middle; font-weight: 600; fill: var(--ink); font-size: 11px; }
+.diagram .edge { fill: none; stroke: var(--muted); stroke-width: 1.5; } .diagram .edge.operator { stroke-dasharray: 5 4; }
+.diagram .arrowhead { fill: var(--muted); }
+.diagram a.place circle { stroke: #fff; stroke-width: 2; } .diagram a.place text { fill: #fff; text-anchor: middle; font-weight: 700; }
+.diagram a.place.v-PASS circle { fill: var(--pass); } .diagram a.place.v-FAIL circle { fill: var(--fail); }
+.diagram a.place.v-UNKNOWN circle { fill: var(--unknown); } .diagram a.place.v-UNVERIFIED circle { fill: var(--unverified); }
+.diagram a.place:focus circle { stroke: var(--ink); stroke-width: 3; }
+.swimlane svg { width: 100%; height: auto; font-size: 12px; fill: var(--ink); }
+.sw-attempt rect { fill: #8c959f; } .sw-attempt.exit-ok rect { fill: var(--pass); } .sw-attempt.killed rect { fill: var(--fail); }
+.sw-attempt.failed rect { fill: var(--unknown); } .sw-attempt .kill { fill: var(--fail); font-weight: 700; }
+.sw-axis { stroke: var(--line); } .sw-write line { stroke: #0969da; stroke-width: 2; } .sw-write.staged line { stroke: var(--muted); }
+.sw-fence { fill: #8250df; } .sw-final.bad { fill: var(--fail); font-weight: 700; } .sw-scale { fill: var(--muted); font-size: 11px; }
+.narrative { border-left: 4px solid var(--fail); background: #fff8f8; padding: 4px 12px; margin: 6px 0; font-size: 13px; }
+.narrative ol { margin: 4px 0; padding-left: 20px; } .narrative li { overflow-wrap: anywhere; }
 table.matrix td.point { font-family: ui-monospace, monospace; font-size: 12px; white-space: nowrap; }
 .chip { white-space: nowrap; display: inline-block; min-width: 44px; text-align: center; color: #fff; border-radius: 4px;
   padding: 1px 6px; margin: 1px; font-size: 11.5px; font-weight: 600; text-decoration: none; }
@@ -44,6 +63,7 @@ details.cell.v-PASS { border-left-color: var(--pass); } details.cell.v-FAIL { bo
 details.cell.v-UNKNOWN { border-left-color: var(--unknown); }
 details.cell > summary { cursor: pointer; padding: 6px 10px; display: flex; gap: 10px; align-items: baseline;
   flex-wrap: wrap; } details.cell > summary code { font-weight: 600; }
+details.cell > summary > * { min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
 .reason { color: var(--muted); font-size: 13px; }
 .cell-body { padding: 4px 12px 12px; }
 .stat { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px;
@@ -78,6 +98,11 @@ table.gate-lines td.num { text-align: right; } table.gate-lines th[scope="row"] 
 .not-verified ul { margin: 4px 0; padding-left: 18px; } .not-verified li { margin: 4px 0; overflow-wrap: anywhere; }
 @media (max-width: 600px) {
   body { padding: 8px 10px 32px; }
+  .lane { grid-template-columns: 1fr; } .filters { flex-wrap: wrap; }
+  table.checks, table.checks tbody, table.checks tr, table.checks td { display: block; }
+  table.checks thead { display: none; } table.checks td { border: 0; overflow-wrap: anywhere; }
+  table.checks tr { border-top: 1px solid var(--line); }
+  .marker { white-space: normal; }
   table.gate-lines thead { display: none; }
   table.gate-lines tr { display: block; border-top: 1px solid var(--line); padding: 4px 0; }
   table.gate-lines td, table.gate-lines th[scope="row"] { display: inline; border: 0; padding: 2px 4px; }

@@ -11,6 +11,7 @@ import { writeHtmlReport } from './html-reporter.ts';
 import { cellTag, verdictSymbol } from './cell-summary.ts';
 import type { GateResult } from '../gate/gate.ts';
 import { reportGate } from './report-gate.ts';
+import { TRANSITIONS } from '../../src/contracts/states.ts';
 
 const evidence = evidenceFixture();
 const dirs: string[] = [];
@@ -288,5 +289,50 @@ describe('why not verified', () => {
     expect(panel).toBeGreaterThan(page.indexOf('id="gate"'));
     expect(panel).toBeLessThan(page.indexOf('route</dt>'));
     expect(page.slice(panel)).toContain('fix: <code>Docker Engine from');
+  });
+});
+
+describe('HTML pictures: the protocol diagram, swimlanes, FAIL narratives, lazy details', () => {
+  const page = renderHtmlReport(evidence);
+  const diagram = page.slice(
+    page.indexOf('<section id="diagram">'),
+    page.indexOf('</section>', page.indexOf('<section id="diagram">')),
+  );
+
+  it('draws every transition of the table and colours the FAIL cell’s place red, never green', () => {
+    for (const [from, tos] of Object.entries(TRANSITIONS))
+      for (const to of tos) expect(diagram).toContain(`data-edge="${from}->${to}"`);
+    const failPlace =
+      /<a\s+class="place ([^"]+)"[^>]*data-place="state:COMMITTING"[^>]*data-worst="([A-Z]+)"/.exec(diagram);
+    expect(failPlace?.slice(1)).toEqual(['v-FAIL', 'FAIL']);
+    expect(diagram).toMatch(/aria-label="1 cells faulted at target\.commit:after: 1 FAIL"/);
+    // The failed cell carries the place the badge filters on.
+    expect(page).toMatch(/id="cell-1"\s+data-verdict="FAIL"\s+data-place="state:COMMITTING"/);
+  });
+
+  it('tells a FAIL cell in sentences, and only a FAIL cell', () => {
+    const first = page.slice(page.indexOf('id="cell-1"'), page.indexOf('id="cell-2"'));
+    expect(first).toContain('was killed (SIGKILL) at target.commit:after.');
+    expect(first).toContain('Decided by mutation-count');
+    const passing = page.slice(page.indexOf('crash/d1/cas:PREPARED-&gt;COMMITTING:after#1</code>'));
+    expect(passing.slice(0, passing.indexOf('</details>'))).not.toContain('What happened');
+  });
+
+  it('places each attempt on the cell’s clock in the swimlane, with the kill where it ended', () => {
+    const first = page.slice(page.indexOf('id="cell-1"'), page.indexOf('id="cell-2"'));
+    expect(first).toContain(
+      'aria-label="swimlane: 2 attempts, 5 journal writes over 205 ms; target 2 mutations, 40/20 rows"',
+    );
+    expect(first).toMatch(/attempt 1 \(first\): \+0 ms for\s+20 ms, killed by SIGKILL/);
+    expect(first).toMatch(/attempt 2 \(recovery\): \+25 ms for\s+180 ms/);
+  });
+
+  it('keeps a collapsed cell’s details in an inert template, and renders them in place when not lazy', () => {
+    const lazyBodies = page.match(/<template class="lazy-body">/g)?.length ?? 0;
+    const collapsed = evidence.cells.filter((cell) => cell.verdict === 'PASS' || cell.variant).length;
+    expect(lazyBodies).toBe(collapsed);
+    const eager = renderHtmlReport(evidence, undefined, null, { lazy: false });
+    expect(eager).not.toContain(`<template class="lazy-body">`);
+    expect(eager.match(/class="cell-body"/g)?.length).toBe(evidence.cells.length);
   });
 });

@@ -4,6 +4,7 @@ import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/core/fault-plan.ts';
+import { CLOCK_OFFSET_ENV } from '../../src/core/harness-clock.ts';
 import type { FaultPlan } from '../../src/core/fault-plan.ts';
 import { isStatementPoint } from '../../src/ports/statement-points.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
@@ -166,6 +167,8 @@ export class Worker implements AsyncDisposable {
       },
     });
     this.pid = this.#process.pid ?? -1;
+    // On the cell's clock (the offset its workers run with), the clock the journal's at_ms is on.
+    const startedAt = Date.now() + Number(spec.env?.[CLOCK_OFFSET_ENV] ?? 0);
     let buffer = '';
     let announced = 0;
     this.#process.stdio[3]?.on('data', (chunk: Buffer) => {
@@ -187,6 +190,7 @@ export class Worker implements AsyncDisposable {
         exit_code: result.exitCode ?? null,
         signal: result.signal ?? null,
         duration_ms: Math.round(result.durationMs),
+        started_at_ms: startedAt,
         last_point: lastLine(spec.traceFile),
         role: spec.role,
         error_code: reportedCode(String(result.stderr ?? '')),
