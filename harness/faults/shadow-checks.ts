@@ -3,7 +3,6 @@ import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { SHADOW_PARITY, SHADOW_REPORT } from '../evidence/check-names.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 
-
 /** What `dpone shadow report --json` said, reduced to the numbers the checks compare (null: nothing read). */
 export interface ShadowReportFigures {
   readonly exitCode: number | null;
@@ -90,7 +89,8 @@ export function reportCheck(
   unknowable: boolean,
 ): CheckRecord {
   if (mode === 'legacy') {
-    const none = report.exitCode === 0 ? report.attempts === 0 : report.errorCode === ERROR_CODES.JOURNAL_UNAVAILABLE;
+    const none =
+      report.exitCode === 0 ? report.attempts === 0 : report.errorCode === ERROR_CODES.JOURNAL_UNAVAILABLE;
     return none
       ? check(SHADOW_REPORT, 'PASS', 'legacy: no shadow record exists (the report finds no shadow journal)')
       : check(SHADOW_REPORT, 'FAIL', `legacy: the shadow report found ${report.attempts ?? '?'} attempts`);
@@ -101,7 +101,11 @@ export function reportCheck(
   const counted = report.duplicateWrites;
   const shown = `target: ${mutations} mutations (${extra} extra); report: ${report.attempts} attempts, ${counted} extra writes, ${report.possibleDuplicates} possible, ${report.unknownOutcomes} unknown`;
   if (report.attempts !== attemptCount)
-    return check(SHADOW_REPORT, 'FAIL', `${attemptCount} attempts ran but the report lists ${report.attempts}: ${shown}`);
+    return check(
+      SHADOW_REPORT,
+      'FAIL',
+      `${attemptCount} attempts ran but the report lists ${report.attempts}: ${shown}`,
+    );
   if (report.collisions !== 0)
     return check(SHADOW_REPORT, 'FAIL', `an identity collision where one intent ran: ${shown}`);
   if (counted > extra) return check(SHADOW_REPORT, 'FAIL', `a false alarm: ${shown}`);

@@ -40,7 +40,11 @@ export const shadowReportItem: AcceptanceItem = {
   evaluate(cells) {
     const shadow = cells.filter((cell) => cell.fault.kind === 'shadow');
     if (shadow.length === 0)
-      return { status: 'FAIL', cells: 0, detail: 'no shadow cell in the evidence: nothing decided this item' };
+      return {
+        status: 'FAIL',
+        cells: 0,
+        detail: 'no shadow cell in the evidence: nothing decided this item',
+      };
     const notPass = shadow.filter((cell) => cell.verdict !== 'PASS');
     if (notPass.length > 0) {
       const status = notPass.some((cell) => cell.verdict === 'FAIL')
@@ -62,7 +66,9 @@ export const shadowReportItem: AcceptanceItem = {
         detail: `${unchecked[0]!.id} has no passing ${SHADOW_PARITY} and ${SHADOW_REPORT} checks`,
       };
     const counted = shadow.filter(countedDuplicate);
-    const unknowable = shadow.filter((cell) => cell.fault.mode === 'shadow' && figure(cell, 'unknowable') === 1);
+    const unknowable = shadow.filter(
+      (cell) => cell.fault.mode === 'shadow' && figure(cell, 'unknowable') === 1,
+    );
     const legacy = shadow.filter((cell) => cell.fault.mode === 'legacy');
     const missing = [
       ...(counted.length === 0 ? ['a duplicate in the target counted by the report'] : []),
