@@ -2,7 +2,7 @@ import { targetsPlainWrites } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { SHADOW_PARITY, SHADOW_REPORT } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
-import { decidedBy } from './cell-verdicts.ts';
+import { decidedBy, notAllPass } from './cell-verdicts.ts';
 
 const passed = (cell: CellEvidence, name: string) =>
   cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
@@ -45,19 +45,8 @@ export const shadowReportItem: AcceptanceItem = {
         cells: 0,
         detail: 'no shadow cell in the evidence: nothing decided this item',
       };
-    const notPass = shadow.filter((cell) => cell.verdict !== 'PASS');
-    if (notPass.length > 0) {
-      const status = notPass.some((cell) => cell.verdict === 'FAIL')
-        ? 'FAIL'
-        : notPass.some((cell) => cell.verdict === 'UNKNOWN')
-          ? 'UNKNOWN'
-          : 'UNVERIFIED';
-      return {
-        status,
-        ...decidedBy(notPass),
-        detail: `${notPass.length}/${shadow.length} shadow cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
-      };
-    }
+    const failed = notAllPass(shadow, 'shadow');
+    if (failed) return failed;
     const unchecked = shadow.filter((cell) => !passed(cell, SHADOW_PARITY) || !passed(cell, SHADOW_REPORT));
     if (unchecked.length > 0)
       return {
