@@ -7,6 +7,8 @@ import {
   LEASE_BOUND,
   LOST_COMMIT_DIVERGED,
   REFERENCE_RUN,
+  SHADOW_PARITY,
+  SHADOW_REPORT,
   STALL_BOUNDED,
   STORAGE_UNTOUCHED,
 } from '../evidence/check-names.ts';
@@ -41,6 +43,9 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   JOURNAL_LEASE,
   // How the reference run ended: a clean run of this build that does not end as one must.
   REFERENCE_RUN,
+  // Shadow mode: the target's mutations against legacy's, and against what the shadow report counted.
+  SHADOW_PARITY,
+  SHADOW_REPORT,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

@@ -29,3 +29,9 @@ export const JOURNAL_LEASE = 'journal-lease';
 
 /** No source, target or fence I/O, decided from what the storage recorded (routes/storage-seal.ts). */
 export const STORAGE_UNTOUCHED = 'storage-untouched';
+
+/** A shadow cell: the target holds exactly what legacy writes (faults/shadow-fault.ts). */
+export const SHADOW_PARITY = 'shadow-legacy-parity';
+
+/** A shadow cell: `dpone shadow report` counts exactly the extra mutations the target's rows show. */
+export const SHADOW_REPORT = 'shadow-report';

@@ -24,6 +24,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'clock-skew': async () => (await import('./clock-skew-fault.ts')).clockSkewFault,
   statement: async () => (await import('./statement-fault.ts')).statementFault,
   reference: async () => (await import('./reference-fault.ts')).referenceFault,
+  shadow: async () => (await import('./shadow-fault.ts')).shadowFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -48,6 +48,8 @@ export interface WorkerOptions {
   readonly command?: readonly string[];
   /** More environment for the worker (e.g. libfaketime's, to skew its clock). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Keep the worker's stdout in this file (WorkerSpec.stdoutFile). */
+  readonly stdoutFile?: string;
 }
 
 /** What a fault module gets to run one cell: the cell, its fresh fixture and worker helpers. */
@@ -97,9 +99,10 @@ export interface CellOutcome {
    * when the fault's own last worker already was the late retry (pause: the zombie resumed after
    * the operation completed), so a settle worker runs only if the journal did not reach COMPLETE;
    * `operator` when a run must have stopped at COMMIT_UNKNOWN: the harness resolves it as the
-   * operator from the target's rows, then settles (as for a target without a fence).
+   * operator from the target's rows, then settles (as for a target without a fence). `never`: no
+   * settle worker and no operator either, also on a fenceless target (legacy and shadow writes).
    */
-  readonly settle?: boolean | 'unless-complete' | 'operator';
+  readonly settle?: boolean | 'unless-complete' | 'operator' | 'never';
   /** Called after the settle worker (loss faults): the fence and inspect's view of the end state. */
   readonly observe?: () => Promise<LossObservation>;
   /** What the fault found while it ran, added to the cell's fault record (e.g. where a timed kill landed). */

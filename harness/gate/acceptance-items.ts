@@ -4,12 +4,14 @@ import { clockSkewItem } from './clock-skew-item.ts';
 import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
+import { shadowReportItem } from './shadow-item.ts';
 import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
  * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item, the
- * test plan's Airflow row and issue 30's clock item. The registry, apart from the AcceptanceItem
+ * test plan's Airflow row, issue 30's clock item and issue 36's
+ * shadow item. The registry, apart from the AcceptanceItem
  * interface (acceptance-item.ts) so that the interface never imports the items.
  */
 export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
@@ -24,4 +26,5 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   lostCommitItem,
   stallItem,
   clockSkewItem,
+  shadowReportItem,
 ];

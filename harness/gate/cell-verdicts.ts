@@ -17,7 +17,6 @@ export function decidedBy(cells: readonly CellEvidence[]): Pick<ItemVerdict, 'ce
 export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdict | null {
   if (cells.length === 0)
     return { status: 'FAIL', cells: 0, detail: `no ${what} cell in the evidence: nothing decided this item` };
-  const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
   const doubled = cells.filter((cell) => mutations(cell) > 1);
   if (doubled.length > 0)
     return {
@@ -25,19 +24,26 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
       ...decidedBy(doubled),
       detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
     };
-  if (notPass.length > 0) {
-    const status = notPass.some((cell) => cell.verdict === 'FAIL')
-      ? 'FAIL'
-      : notPass.some((cell) => cell.verdict === 'UNKNOWN')
-        ? 'UNKNOWN'
-        : 'UNVERIFIED';
-    return {
-      status,
-      ...decidedBy(notPass),
-      detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
-    };
-  }
-  return null;
+  return notAllPass(cells, what);
+}
+
+/**
+ * The line for selected cells that are not all PASS (the worst of FAIL, UNKNOWN, UNVERIFIED wins),
+ * null when they all PASS.
+ */
+export function notAllPass(cells: readonly CellEvidence[], what: string): ItemVerdict | null {
+  const notPass = cells.filter((cell) => cell.verdict !== 'PASS');
+  if (notPass.length === 0) return null;
+  const status = notPass.some((cell) => cell.verdict === 'FAIL')
+    ? 'FAIL'
+    : notPass.some((cell) => cell.verdict === 'UNKNOWN')
+      ? 'UNKNOWN'
+      : 'UNVERIFIED';
+  return {
+    status,
+    ...decidedBy(notPass),
+    detail: `${notPass.length}/${cells.length} ${what} cells not PASS, e.g. ${notPass[0]!.id} ${notPass[0]!.verdict}`,
+  };
 }
 
 /** `cas:A->B` for every executor transition seen in the cells' journal histories. */

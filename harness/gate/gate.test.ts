@@ -78,6 +78,7 @@ describe('certify gate', () => {
       'journal-loss-one-mutation',
       'airflow-one-mutation',
       'clock-skew',
+      'shadow-report-exact',
       'no-variant-survived',
       'run-scope',
       'run-verdict',
@@ -87,9 +88,12 @@ describe('certify gate', () => {
       /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
     expect(result.out).toMatch(
-      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 8 scenario file/,
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 9 scenario file/,
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
+    expect(result.out).toMatch(
+      /shadow-report-exact +6 cells {2}4 shadow cells wrote what legacy writes; in 2 the target's second mutation was counted exactly/,
+    );
     expect(result.out).toMatch(
       /clock-skew +20 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 10 skewed operator actions/,
     );

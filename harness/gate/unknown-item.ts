@@ -22,9 +22,12 @@ export function realUnknownCell(cell: CellEvidence): boolean {
 
 /**
  * An attempt claimed success (exit 0) although the journal it used holds no committed state (a
- * forked deployment's attempt is backed by its own journal).
+ * forked deployment's attempt is backed by its own journal). A shadow cell's legacy or shadow
+ * write is not a protocol run and is left to the shadow item.
  */
 function successWithoutProof(cell: CellEvidence): boolean {
+  // Legacy and shadow writes (shadow cells) run no protocol journal: their success claims nothing.
+  if (cell.fault.kind === 'shadow') return false;
   return cell.attempts.some((attempt) => {
     if (attempt.exit_code !== 0) return false;
     const journal = attempt.journal === 'fork' ? (cell.loss?.fork_journal ?? null) : cell.journal;

@@ -33,6 +33,7 @@ export function cellRun(
       ...(options.journal ? { journalRef: options.journal.ref } : {}),
       ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
       ...(options.command ? { command: options.command } : {}),
+      ...(options.stdoutFile ? { stdoutFile: options.stdoutFile } : {}),
     });
   return {
     cell,

@@ -94,7 +94,9 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       outcome.settle === 'unless-complete'
         ? (await readJournal(fixture).catch(() => null))?.entry?.state !== 'COMPLETE'
         : outcome.settle !== false;
-    if (cell.workload.fence === 'none' || outcome.settle === 'operator') {
+    if (outcome.settle === 'never') {
+      // Legacy and shadow writes: no protocol to settle, not even by the operator.
+    } else if (cell.workload.fence === 'none' || outcome.settle === 'operator') {
       // No fence can prove the outcome (none at all, or one that answered unknown): the harness
       // settles it as the operator, from the target rows.
       const operator = await operatorSettles(run, attempts);

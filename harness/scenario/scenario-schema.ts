@@ -1,6 +1,7 @@
 import { clockSkewFault } from './clock-skew-schema.ts';
 import type { FromSchema } from './schema-type.ts';
 import { referenceFault, statementFault } from './statement-schema.ts';
+import { shadowFault } from './shadow-schema.ts';
 
 /** The fault kinds a scenario may name; each has a module in harness/faults. */
 export const FAULT_KINDS = [
@@ -21,6 +22,7 @@ export const FAULT_KINDS = [
   'clock-skew',
   'statement',
   'reference',
+  'shadow',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -450,6 +452,7 @@ export const SCENARIO_SCHEMA = {
           clockSkewFault,
           statementFault,
           referenceFault,
+          shadowFault,
         ],
       },
     },

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
@@ -40,6 +40,8 @@ export interface WorkerSpec {
   readonly extraArgs?: readonly string[];
   /** dpone arguments instead of `run --workload … --journal … --json` (e.g. a recovery apply). */
   readonly command?: readonly string[];
+  /** Also keep what the process printed on stdout in this file (e.g. a `shadow report --json`). */
+  readonly stdoutFile?: string;
 }
 
 /** Whether the worker passes statement points: asked for, or one of its stops is one. */
@@ -184,6 +186,7 @@ export class Worker implements AsyncDisposable {
     LIVE.add(this);
     this.#record = this.#process.then((result) => {
       this.#exited = true;
+      if (spec.stdoutFile) writeFileSync(spec.stdoutFile, String(result.stdout ?? ''));
       LIVE.delete(this);
       return {
         pid: this.pid,

@@ -53,11 +53,24 @@ export const POSTGRES_TARGET_ACCEPTANCE_ITEMS = [
   'stall-bounded',
 ] as const;
 
+/**
+ * Whether a route's target has the plain (fenceless) write legacy and shadow modes use: SQLite and
+ * PostgreSQL (`sqlite`, `postgres`, `<source>-to-sqlite|postgres`).
+ */
+export function targetsPlainWrites(route: string): boolean {
+  return route === 'sqlite' || route.endsWith('-to-sqlite') || targetsPostgres(route);
+}
+
+/** The items a record for a route with plain writes must also hold (issue 36's rollout line). */
+export const PLAIN_WRITE_ACCEPTANCE_ITEMS = ['shadow-report-exact'] as const;
+
 /** Every item a record for this route must hold, each PASS, by name. */
 export function mandatoryAcceptanceItems(route: string): readonly string[] {
-  return targetsPostgres(route)
-    ? [...MANDATORY_ACCEPTANCE_ITEMS, ...POSTGRES_TARGET_ACCEPTANCE_ITEMS]
-    : MANDATORY_ACCEPTANCE_ITEMS;
+  return [
+    ...MANDATORY_ACCEPTANCE_ITEMS,
+    ...(targetsPostgres(route) ? POSTGRES_TARGET_ACCEPTANCE_ITEMS : []),
+    ...(targetsPlainWrites(route) ? PLAIN_WRITE_ACCEPTANCE_ITEMS : []),
+  ];
 }
 
 /** One connector's code as it ran: a built-in engine or a plug-in (its `meta.name`). */

@@ -24,6 +24,8 @@ export const FAULT_STEPS = [
   'target.marker',
   'target.commit',
   'state.complete',
+  /** Shadow mode: the attempt's outcome written to the shadow journal, after the plain write. */
+  'shadow.record',
   'recovery.apply:read',
   'recovery.apply:fence.query',
   'recovery.apply:lease',

@@ -3,7 +3,7 @@ import type { CertificationPredicate } from '../contracts/certification.ts';
 import {
   CERTIFICATION_PREDICATE,
   CERTIFICATION_SCHEMA,
-  MANDATORY_ACCEPTANCE_ITEMS,
+  mandatoryAcceptanceItems,
 } from '../contracts/certification.ts';
 import type { TrustPolicy } from '../contracts/trust-policy.ts';
 import type { PolicyInput, RecordCandidate } from './deployment-policy.ts';
@@ -37,7 +37,12 @@ const predicate: CertificationPredicate = {
   git: null,
   ran_by: { kind: 'local', where: 'h', workflow: null },
   certified_at: '2026-12-01T00:00:00.000Z',
-  acceptance: MANDATORY_ACCEPTANCE_ITEMS.map((item) => ({ item, status: 'PASS', cells: 1, decided_by: [] })),
+  acceptance: mandatoryAcceptanceItems('sqlite-to-sqlite').map((item) => ({
+    item,
+    status: 'PASS',
+    cells: 1,
+    decided_by: [],
+  })),
 };
 const verified: RecordCandidate = {
   file: 'a.json',

@@ -97,6 +97,12 @@ export interface RuntimeFlaws {
    * is still one it expected, without asking whose lease that version carries.
    */
   readonly leaseBlindCas?: boolean;
+  /** Shadow mode: a write that returned is never recorded as committed (the attempt stays unfinished). */
+  readonly shadowUnrecordedWrite?: boolean;
+  /** `dpone shadow report` counts only the writes enforcement would have allowed (a refused one is dropped). */
+  readonly shadowReportMiscounts?: boolean;
+  /** Shadow mode refuses a retry of an operation already recorded committed (enforcing, where legacy writes). */
+  readonly shadowBlocksRetry?: boolean;
 }
 
 export interface UnsafeVariant {
@@ -355,6 +361,37 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     unsafeOn: EVERY,
     caughtBy: 'cells',
     kinds: ['clock-skew'],
+  },
+  // Shadow mode's own flaws (issue 36): only the shadow cells reach them, on routes with plain writes.
+  'shadow-unrecorded-write': {
+    flaws: {},
+    runtime: { shadowUnrecordedWrite: true },
+    description:
+      'shadow mode writes but never records the outcome: every retry that wrote again is "unfinished", and the ' +
+      'report counts no duplicate where the target holds two mutations',
+    unsafeOn: ['none'],
+    caughtBy: 'cells',
+    kinds: ['shadow'],
+  },
+  'shadow-report-miscounts': {
+    flaws: {},
+    runtime: { shadowReportMiscounts: true },
+    description:
+      'the shadow report counts only writes enforcement would have allowed: a retry that wrote again is dropped, ' +
+      'and the duplicates the target shows are missing from the report',
+    unsafeOn: ['none'],
+    caughtBy: 'cells',
+    kinds: ['shadow'],
+  },
+  'shadow-blocks-retry': {
+    flaws: {},
+    runtime: { shadowBlocksRetry: true },
+    description:
+      'shadow mode refuses a retry the journal says already committed: it enforces where it must only measure, ' +
+      'and the target no longer holds what legacy would have written',
+    unsafeOn: ['none'],
+    caughtBy: 'cells',
+    kinds: ['shadow'],
   },
   'direct-insert': {
     flaws: { directInsert: true },

@@ -6,6 +6,9 @@ import { faultPointsFromEnv } from '../../core/fault-plan.ts';
 import type { RolloutDecision } from '../../core/rollout.ts';
 import { ShadowRecorder } from '../../core/shadow-recorder.ts';
 import type { ShadowAttempt, ShadowJournal, ShadowOutcome } from '../../ports/shadow-journal.ts';
+import type { FaultPoints } from '../../ports/fault-points.ts';
+import type { RuntimeFlaws } from '../../ports/unsafe-variants.ts';
+import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import type { CliIO } from '../command.ts';
 import type { RouteConnectors } from '../built-in-engines.ts';
 import { openPlainRouteConnectors } from '../route-connectors.ts';
@@ -47,6 +50,31 @@ export interface PlainRun {
   };
 }
 
+/** The workload's strategy applied by the plain target in one transaction: the rows it wrote. */
+async function plainWrite(
+  run: PlainRun,
+  connectors: RouteConnectors,
+  state: { began: boolean },
+): Promise<number> {
+  const { workload } = run;
+  const source = workload.data.partition.allow_empty
+    ? connectors.source
+    : refusingEmptyPartitions(connectors.source);
+  await using rows = await source.read({
+    partitionColumn: workload.data.partition.column,
+    partitionValue: workload.data.partition.value,
+  });
+  state.began = true;
+  const receipt = await connectors.target.mutate({
+    fence: { operationId: run.operationId, epoch: 0, intentDigest: run.intentDigest, holder: run.holder },
+    strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
+    partitionColumn: workload.data.partition.column,
+    partitionValue: workload.data.partition.value,
+    rows,
+  });
+  return receipt.rowsWritten;
+}
+
 /** An error after which the plain write cannot have landed, versus one that leaves it unknown. */
 function outcomeOf(error: unknown, began: boolean): ShadowOutcome {
   if (!began) return 'failed';
@@ -69,18 +97,26 @@ export async function runPlain(run: PlainRun, io: CliIO): Promise<PlainRunResult
   const recorder = new ShadowRecorder(journal, run.shadow?.timeoutMs ?? 1, warn);
   const connectors = await openPlainRouteConnectors(workload, { env: io.env, faults });
   try {
-    return await write(run, connectors, recorder, journal);
+    // The harness's deliberately broken shadow modes answer only under DPONE_HARNESS=1.
+    const flaws = requestedRuntimeFlaws(io.env);
+    return await write(run, connectors, { recorder, journal, faults, flaws });
   } finally {
     await connectors.source.close().catch(() => undefined);
     await connectors.target.close().catch(() => undefined);
   }
 }
 
+interface WriteContext {
+  readonly recorder: ShadowRecorder;
+  readonly journal: ShadowJournal | null;
+  readonly faults: FaultPoints;
+  readonly flaws: RuntimeFlaws;
+}
+
 async function write(
   run: PlainRun,
   connectors: RouteConnectors,
-  recorder: ShadowRecorder,
-  journal: ShadowJournal | null,
+  { recorder, journal, faults, flaws }: WriteContext,
 ): Promise<PlainRunResult> {
   const { workload } = run;
   const attempt: ShadowAttempt | null = run.shadow
@@ -97,30 +133,23 @@ async function write(
         startedAt: new Date().toISOString(),
       })
     : null;
-  const source = workload.data.partition.allow_empty
-    ? connectors.source
-    : refusingEmptyPartitions(connectors.source);
-  let began = false;
-  let rowsWritten: number;
+  const state = { began: false };
+  // Unsafe variant shadow-blocks-retry: shadow mode enforcing (no write) where it must only measure.
+  const blocked =
+    flaws.shadowBlocksRetry === true && /^refused: already committed/.test(attempt?.wouldDecide ?? '');
+  let rowsWritten = 0;
   try {
-    await using rows = await source.read({
-      partitionColumn: workload.data.partition.column,
-      partitionValue: workload.data.partition.value,
-    });
-    began = true;
-    const receipt = await connectors.target.mutate({
-      fence: { operationId: run.operationId, epoch: 0, intentDigest: run.intentDigest, holder: run.holder },
-      strategy: workload.intent.normalized_load_strategy as 'append' | 'replace-partition',
-      partitionColumn: workload.data.partition.column,
-      partitionValue: workload.data.partition.value,
-      rows,
-    });
-    rowsWritten = receipt.rowsWritten;
+    if (!blocked) rowsWritten = await plainWrite(run, connectors, state);
   } catch (error) {
-    await recorder.end(attempt, outcomeOf(error, began), null);
+    await recorder.end(attempt, outcomeOf(error, state.began), null);
     throw error;
   }
-  await recorder.end(attempt, 'committed', rowsWritten);
+  if (attempt !== null) {
+    await faults.hit('shadow.record:before');
+    // Unsafe variant shadow-unrecorded-write: the write that returned is never recorded.
+    if (flaws.shadowUnrecordedWrite !== true) await recorder.end(attempt, 'committed', rowsWritten);
+    await faults.hit('shadow.record:after');
+  }
   return {
     schema: RUN_SCHEMA,
     operation_id: run.operationId,

@@ -7,6 +7,7 @@ import type { CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { openShadowJournal } from '../shadow-journal-url.ts';
 import { readWorkloadFile } from '../workload-file.ts';
+import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
 
 const FLAGS = {
   workload: { type: 'string' },
@@ -60,7 +61,12 @@ export const run: CommandRun = async (args, io) => {
       ERROR_CODES.JOURNAL_UNAVAILABLE,
       `no shadow journal to report on: ${problem ?? journal.location}`,
     );
-  const report = shadowReport(await shadow.attempts(from), shadow.location, from);
+  const attempts = await shadow.attempts(from);
+  // Unsafe variant shadow-report-miscounts (DPONE_HARNESS=1 only): refused writes dropped from the count.
+  const counted = requestedRuntimeFlaws(io.env).shadowReportMiscounts
+    ? attempts.filter((attempt) => !attempt.wouldDecide.startsWith('refused'))
+    : attempts;
+  const report = shadowReport(counted, shadow.location, from);
   io.stdout.write(values.json ? `${JSON.stringify(report)}\n` : readable(report));
   return 0;
 };

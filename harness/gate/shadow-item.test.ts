@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { SHADOW_REPORT } from '../evidence/check-names.ts';
+import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
+import { acceptanceCells } from './fixtures/certified-evidence.ts';
+import { shadowReportItem } from './shadow-item.ts';
+
+const shadowCells = () => acceptanceCells().filter((c) => c.fault.kind === 'shadow' && c.variant === null);
+
+describe('shadow-report-exact (issue 36)', () => {
+  it('applies to routes whose target has plain writes only', () => {
+    const ids = (route: string) =>
+      ACCEPTANCE_ITEMS.filter((item) => item.appliesTo?.(route) ?? true).map((item) => item.id);
+    for (const route of [
+      'sqlite',
+      'sqlite-to-sqlite',
+      'postgres',
+      'sqlite-to-postgres',
+      'postgres-to-postgres',
+    ])
+      expect(ids(route), route).toContain('shadow-report-exact');
+    expect(ids('sqlite-to-clickhouse')).not.toContain('shadow-report-exact');
+  });
+
+  it('passes on the shadow and legacy cells, counted; zero cells is FAIL', () => {
+    const cells = shadowCells();
+    expect(cells).toHaveLength(6);
+    expect(shadowReportItem.evaluate(cells)).toMatchObject({ status: 'PASS', cells: 6 });
+    expect(shadowReportItem.evaluate([])).toMatchObject({ status: 'FAIL', cells: 0 });
+  });
+
+  it('is not decided without a counted duplicate, a kill before the record, or a legacy cell', () => {
+    const cells = shadowCells();
+    const without = (keep: (cell: CellEvidence) => boolean) => shadowReportItem.evaluate(cells.filter(keep));
+    expect(without((c) => c.fault.mode !== 'legacy')).toMatchObject({
+      status: 'FAIL',
+      detail: /legacy cell/,
+    });
+    expect(without((c) => c.fault.unknowable !== 1)).toMatchObject({
+      status: 'FAIL',
+      detail: /between the commit and its record/,
+    });
+    expect(
+      without((c) => c.fault.mode === 'legacy' || (c.target?.mutations ?? 0) < 2 || c.fault.unknowable === 1),
+    ).toMatchObject({ status: 'FAIL', detail: /counted by the report/ });
+  });
+
+  it('fails a cell whose report check failed, and one that has no report check at all', () => {
+    const [first, ...rest] = shadowCells();
+    const failed: CellEvidence = {
+      ...first!,
+      verdict: 'FAIL',
+      checks: first!.checks.map((c) => (c.name === SHADOW_REPORT ? { ...c, verdict: 'FAIL' } : c)),
+    };
+    expect(shadowReportItem.evaluate([failed, ...rest])).toMatchObject({ status: 'FAIL', cells: 1 });
+    const unchecked: CellEvidence = {
+      ...first!,
+      checks: first!.checks.filter((c) => c.name !== SHADOW_REPORT),
+    };
+    expect(shadowReportItem.evaluate([unchecked, ...rest])).toMatchObject({
+      status: 'FAIL',
+      detail: /no passing/,
+    });
+    const unverified: CellEvidence = { ...first!, verdict: 'UNVERIFIED' };
+    expect(shadowReportItem.evaluate([unverified, ...rest]).status).toBe('UNVERIFIED');
+  });
+});
