@@ -6,6 +6,7 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { clickhouseBulkLoad } from './bulk-load-clickhouse.ts';
 import { clickhouseReplace } from './clickhouse-replace.ts';
+import { startupCost } from './compile-cache.ts';
 import { issue37Table } from './issue37-targets.ts';
 import { millionCell } from './million-cell.ts';
 import { PERFORMANCE_DOC, renderPerformance } from './performance-doc.ts';
@@ -81,6 +82,7 @@ const replace = await clickhouseReplace({ repeats: quick ? 3 : 5 });
 const bulk = [...sqliteBulk, ...(postgres.value?.bulk ?? []), ...clickhouse.rows];
 const allOverhead = [...overhead, ...(postgres.value?.overhead ?? [])];
 const oneOp = overhead.find((row) => row.rows === 1)?.protocol_ms ?? 0;
+const startup = await startupCost(quick ? 5 : 9);
 const harness = await harnessCost({ protocolMs: oneOp });
 // One shard of the 1,000,000-row crash scenario (minutes, GBs): the full bench only.
 const million = quick ? { unmeasured: '--quick skips the 1,000,000-row crash cell' } : await millionCell();
@@ -99,6 +101,8 @@ console.log("\nissue 15's targets (met: true/false; null = not measured in this 
 console.table(targets);
 console.log('\njournal throughput (CAS through the adapter vs raw conditional UPDATE loop)');
 console.table(throughput);
+console.log('\none `dpone` process start (what every certification attempt spawns), compile cache on vs off');
+console.table([startup]);
 console.log('\nharness cost');
 console.table([{ ...harness, races: undefined }]);
 console.table(harness.races);
@@ -125,6 +129,7 @@ const results = {
   bulk,
   targets,
   issue37,
+  startup,
   replace: replace.rows,
   million,
   quick,
