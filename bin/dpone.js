@@ -4,6 +4,7 @@
 // TypeScript sources directly (type stripping). This file itself is plain JavaScript and loads the
 // sources only after checking the Node version, so an older Node gets one line, not a stack trace:
 // it runs under the Node 24 that `npm run …` keeps in ~/.cache/dpone-node when there is one.
+import nodeModule from 'node:module';
 import launcher from './supported-node.cjs';
 
 function start() {
@@ -15,6 +16,11 @@ function start() {
 }
 
 if (launcher.isSupported(process.versions.node)) {
+  // V8's compiled code of the sources, kept between processes (in the OS temp folder, keyed by each
+  // file's content, so an edited file is compiled afresh): a certification spawns a `dpone run`
+  // worker per attempt, and compiling the ~55k lines again was most of each spawn's start-up
+  // (measured in docs/development.md). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  if (typeof nodeModule.enableCompileCache === 'function') nodeModule.enableCompileCache();
   start().then(
     function (code) {
       process.exitCode = code;

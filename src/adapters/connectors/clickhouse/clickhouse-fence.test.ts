@@ -149,17 +149,30 @@ describe('clickhouse replace records', () => {
 
   it('deletes only the recorded tags in the partition, quoted', () => {
     expect(
-      replacedPredicate('day', {
-        partition: "p'1",
-        replaced: [
-          ['', 0],
-          ['sha256:x', 4],
-        ],
-      }),
+      replacedPredicate(
+        { partitionColumn: 'day', partitionType: 'Date' },
+        {
+          partition: "p'1",
+          replaced: [
+            ['', 0],
+            ['sha256:x', 4],
+          ],
+        },
+      ),
     ).toBe(
       "toString(`day`) = 'p\\'1' AND ((_dpone_op = '' AND _dpone_epoch = 0) OR (_dpone_op = 'sha256:x' AND _dpone_epoch = 4))",
     );
-    expect(replacedPredicate('day', { partition: 'p1', replaced: [] })).toBeNull();
+    expect(replacedPredicate({ partitionColumn: 'day' }, { partition: 'p1', replaced: [] })).toBeNull();
+  });
+
+  it('adds the plain comparison the partition index can prune with, for a String key only', () => {
+    const record = { partition: 'p1', replaced: [['', 0]] as [string, number][] };
+    expect(replacedPredicate({ partitionColumn: 'day', partitionType: 'String' }, record)).toBe(
+      "toString(`day`) = 'p1' AND `day` = 'p1' AND ((_dpone_op = '' AND _dpone_epoch = 0))",
+    );
+    expect(replacedPredicate({ partitionColumn: 'n', partitionType: 'UInt32' }, record)).toBe(
+      "toString(`n`) = 'p1' AND ((_dpone_op = '' AND _dpone_epoch = 0))",
+    );
   });
 });
 

@@ -14,6 +14,8 @@ export interface FenceSite {
   /** `database.table`. */
   readonly table: string;
   readonly partitionColumn: string;
+  /** The partition column's server type (a String key lets reads prune: clickhouse-replace.ts). */
+  readonly partitionType?: string | undefined;
   /** How long a read waits for a replace's delete mutation to finish after a restart. */
   readonly settleWaitMs: number;
 }
@@ -41,14 +43,7 @@ export async function readFence(site: FenceSite, operationId: string): Promise<F
   });
   const settlement =
     answer.status === 'committed' && answer.committedEpoch !== null
-      ? await replaceSettlement(
-          site.sql,
-          site.table,
-          site.partitionColumn,
-          log,
-          answer.committedEpoch,
-          site.settleWaitMs,
-        )
+      ? await replaceSettlement(site.sql, site.table, site, log, answer.committedEpoch, site.settleWaitMs)
       : 'durable';
   return { answer, log, settlement };
 }
@@ -64,7 +59,7 @@ export async function settledAnswer(site: FenceSite, fence: FenceRef): Promise<F
   const epoch = reading.answer.committedEpoch;
   const record = epoch === null ? undefined : reading.log.replacing.get(epoch);
   if (reading.settlement === 'unsealed' && epoch !== null && record !== undefined) {
-    await sealReplaced(site.sql, site.table, site.partitionColumn, { ...fence, epoch }, record);
+    await sealReplaced(site.sql, site.table, site, { ...fence, epoch }, record);
     reading = await readFence(site, operationId);
   }
   if (reading.settlement !== 'durable') throw settlingError(operationId, reading.settlement);

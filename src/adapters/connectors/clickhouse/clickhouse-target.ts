@@ -245,6 +245,7 @@ export async function openTargetSite(options: ClickHouseTargetOptions): Promise<
       database: splitTable(options.table, endpoint.database).database,
       table: shape.table,
       partitionColumn: shape.partitionColumn,
+      partitionType: shape.partitionType,
       settleWaitMs: options.settleWaitMs ?? DEFAULT_SETTLE_WAIT_MS,
     };
     return { sql: observed, site, shape, faults, statements };

@@ -104,7 +104,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     const record = replace
       ? {
           partition: request.partitionValue,
-          replaced: await readPartitionTags(sql, shape.table, shape.partitionColumn, request.partitionValue),
+          replaced: await readPartitionTags(sql, shape.table, shape, request.partitionValue),
         }
       : null;
     if (record)
@@ -124,7 +124,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
     phase = 'after-swap';
     await faults.hit('target.commit:after');
     if (record) {
-      await sealReplaced(sql, shape.table, shape.partitionColumn, request.fence, record);
+      await sealReplaced(sql, shape.table, shape, request.fence, record);
       await faults.hit('target.settle:after');
     }
     await appendGuardedCommit(sql, staging, request.fence, rows);
