@@ -12,19 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { CHROMIUM, launchHeadlessChromium } from '../harness/reporters/headless-chromium.ts';
 import type { Evidence } from '../harness/evidence/evidence-types.ts';
 import { renderHtmlReport } from '../harness/reporters/html-page.ts';
 import { median, round } from './stats.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 
 interface Measured {
   readonly bytes: number;
@@ -33,7 +24,7 @@ interface Measured {
 }
 
 async function measure(file: string, repeat: number): Promise<Omit<Measured, 'bytes'>> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await launchHeadlessChromium();
   try {
     const times: number[] = [];
     let nodes = 0;

@@ -3,23 +3,13 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
+import { CHROMIUM, launchHeadlessChromium } from './headless-chromium.ts';
 import { describe, expect, it } from 'vitest';
 import { evidenceFixture } from './fixtures/evidence-fixture.ts';
 import { writeHtmlReport } from './html-reporter.ts';
 import { writeJunitReport } from './junit-reporter.ts';
 import { reportGate } from './report-gate.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // Outside CI a machine without Chromium reports this test UNVERIFIED; in CI it must run (and fail).
 const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
 const OUT = resolve('test-output', 'html-report');
@@ -48,7 +38,7 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
     const evidence = evidenceFixture();
     const file = await writeHtmlReport(evidence, OUT);
     await writeJunitReport(evidence, OUT);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchHeadlessChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       const problems: string[] = [];
@@ -130,7 +120,7 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
       ],
     });
     const file = await writeHtmlReport(full, dir, undefined, gate);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchHeadlessChromium();
     try {
       for (const viewport of [
         { width: 1440, height: 900 },
@@ -160,7 +150,7 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
     await mkdir(dir, { recursive: true });
     const evidence = evidenceFixture();
     const file = await writeHtmlReport(evidence, dir);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchHeadlessChromium();
     try {
       for (const viewport of [
         { width: 1440, height: 900 },

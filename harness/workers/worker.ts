@@ -10,8 +10,6 @@ import { isStatementPoint } from '../../src/ports/statement-points.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
-/** Node's compile cache makes the many short-lived workers start faster (no effect on behaviour). */
-const COMPILE_CACHE = fileURLToPath(new URL('../../node_modules/.cache/dpone-workers', import.meta.url));
 
 export interface WorkerSpec {
   /** Role in the cell: "first", "recovery", "settle", "race-3", "paused", "airflow-try-2", … */
@@ -157,8 +155,8 @@ export class Worker implements AsyncDisposable {
       cwd: spec.cwd,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       reject: false,
+      // Node's compile cache: bin/dpone.js enables it for every process, workers included.
       env: {
-        NODE_COMPILE_CACHE: COMPILE_CACHE,
         ...spec.env,
         // A cell certifies the protocol: a deployment policy named in the operator's shell must
         // not turn its workers into legacy or shadow runs (docs/rollout.md).
