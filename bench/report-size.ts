@@ -1,6 +1,6 @@
 /**
  * The HTML report's size and render time for one evidence (a full suite: 1,000–2,500 cells), lazy
- * (collapsed cells' details in inert templates, the default) against eager (every cell's details in
+ * (collapsed cells' details packed once, gzip + base64, the default) against eager (every cell's details in
  * place), both measured in the same run in the same Chromium. A benchmark, not a test: it prints
  * figures and ratios and decides nothing.
  *

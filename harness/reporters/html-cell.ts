@@ -10,19 +10,23 @@ import { cellReason, formatDuration } from './cell-summary.ts';
 
 /**
  * One cell of the report: a heading summary, and its details (narrative for a FAIL, swimlane,
- * timeline, checks, replay command). A collapsed cell's details sit in an inert template when
- * `lazy`, expanded by the page's script when the cell is opened.
+ * timeline, checks, replay command). With `lazy` given, a collapsed cell's details go there
+ * instead (packed once for the page, `html-lazy-bodies.ts`) and the page's script inserts them
+ * when the cell is first opened; an open cell always carries its details in place.
  */
-export function renderCell(cell: CellEvidence, anchor: string, lazy: boolean): SafeHtml {
+export function renderCell(cell: CellEvidence, anchor: string, lazy: Map<string, SafeHtml> | null): SafeHtml {
   const open = cell.verdict !== 'PASS' && !cell.variant;
   const place = cellPlace(cell);
   const body = renderCellBody(cell);
+  const deferred = !open && lazy !== null;
+  if (deferred) lazy.set(anchor, body);
   return html`<details
     class="cell ${verdictClass(cell.verdict)}"
     id="${anchor}"
     data-verdict="${cell.variant ? 'VARIANT' : cell.verdict}"
     ${place && !cell.variant ? html` data-place="${placeKey(place)}"` : ''}
     ${open ? html` open` : ''}
+    ${deferred ? html` data-lazy` : ''}
   >
     <summary>
       <h3 class="cell-title">
@@ -31,7 +35,7 @@ export function renderCell(cell: CellEvidence, anchor: string, lazy: boolean): S
       <span class="muted">${cell.scenario}${cell.variant ? ` · unsafe variant ${cell.variant}` : ''}</span>
       <span class="reason">${cellReason(cell)}</span>
     </summary>
-    ${open || !lazy ? body : html`<template class="lazy-body">${body}</template>`}
+    ${deferred ? '' : body}
   </details>`;
 }
 

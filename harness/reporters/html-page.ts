@@ -7,6 +7,7 @@ import { REPORT_JS } from './html-script.ts';
 import { renderMatrix, renderSensitivity } from './html-matrix.ts';
 import { renderDiagram } from './html-diagram.ts';
 import { renderCell } from './html-cell.ts';
+import { packLazyBodies } from './html-lazy-bodies.ts';
 import { killLandingLines } from './kill-landings.ts';
 import { renderGateBox } from './html-gate.ts';
 import { renderNotVerified } from './html-not-verified.ts';
@@ -16,9 +17,10 @@ import { failuresFirst, formatDuration, routeCells, variantCells, verdictCounts 
 
 export interface RenderOptions {
   /**
-   * Collapsed cells keep their details in an inert `<template>` the page expands when the cell is
-   * opened (default), so a 2,000-cell report is not 2,000 laid-out timelines. `false` renders every
-   * cell's details in place (the baseline the size benchmark compares against).
+   * Collapsed cells' details are packed once for the page (gzip + base64, `html-lazy-bodies.ts`)
+   * and inserted when a cell is first opened (default), so a 2,000-cell report is neither 2,000
+   * laid-out timelines nor their bytes. `false` renders every cell's details in place (the
+   * baseline the size benchmark compares against).
    */
   readonly lazy?: boolean;
 }
@@ -30,7 +32,7 @@ export function renderHtmlReport(
   gate: ReportGate | null = null,
   options: RenderOptions = {},
 ): string {
-  const lazy = options.lazy ?? true;
+  const lazy = (options.lazy ?? true) ? new Map<string, SafeHtml>() : null;
   // Route cells failures first, then the unsafe-variant cells (whose FAIL is the wanted outcome).
   const ordered = [...failuresFirst(routeCells(evidence)), ...failuresFirst(variantCells(evidence))];
   const anchors = new Map(ordered.map((cell, index) => [cell.id, `cell-${index + 1}`]));
@@ -109,6 +111,7 @@ export function renderHtmlReport(
             ${ordered.map((cell) => renderCell(cell, anchors.get(cell.id) ?? '', lazy))}
           </section>
         </main>
+        ${lazy ? packLazyBodies(lazy) : null}
         <script>
           ${trusted(REPORT_JS)};
         </script>

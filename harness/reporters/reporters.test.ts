@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { evidenceFixture, HOSTILE_SCENARIO } from './fixtures/evidence-fixture.ts';
 import { descendants, parseXml } from './fixtures/xml-elements.ts';
+import { inflatePage, unpackLazyBodies } from './html-lazy-bodies.ts';
 import { renderHtmlReport } from './html-page.ts';
 import { renderJunit, writeJunitReport } from './junit-reporter.ts';
 import { renderMarkdownSummary, writeMarkdownSummary } from './markdown-reporter.ts';
@@ -293,7 +294,9 @@ describe('why not verified', () => {
 });
 
 describe('HTML pictures: the protocol diagram, swimlanes, FAIL narratives, lazy details', () => {
-  const page = renderHtmlReport(evidence);
+  // What a reader sees with every cell open: the packed details inflated in place.
+  const raw = renderHtmlReport(evidence);
+  const page = inflatePage(raw);
   const diagram = page.slice(
     page.indexOf('<section id="diagram">'),
     page.indexOf('</section>', page.indexOf('<section id="diagram">')),
@@ -327,12 +330,23 @@ describe('HTML pictures: the protocol diagram, swimlanes, FAIL narratives, lazy 
     expect(first).toMatch(/attempt 2 \(recovery\): \+25 ms for\s+180 ms/);
   });
 
-  it('keeps a collapsed cell’s details in an inert template, and renders them in place when not lazy', () => {
-    const lazyBodies = page.match(/<template class="lazy-body">/g)?.length ?? 0;
-    const collapsed = evidence.cells.filter((cell) => cell.verdict === 'PASS' || cell.variant).length;
-    expect(lazyBodies).toBe(collapsed);
+  it('packs collapsed cells’ details once for the page, and renders them in place when not lazy', () => {
+    const collapsed = evidence.cells.filter((cell) => cell.verdict === 'PASS' || cell.variant);
+    const packed = unpackLazyBodies(raw);
+    expect(packed.size).toBe(collapsed.length);
+    expect(raw.match(/<details[^>]*data-lazy/g)?.length).toBe(collapsed.length);
+    // An open cell (every FAIL) carries its body in place; a packed one only in the packed script.
+    expect(raw.match(/class="cell-body"/g)?.length).toBe(evidence.cells.length - collapsed.length);
+    for (const body of packed.values()) expect(body).toContain('class="cell-body"');
     const eager = renderHtmlReport(evidence, undefined, null, { lazy: false });
-    expect(eager).not.toContain(`<template class="lazy-body">`);
+    expect(unpackLazyBodies(eager).size).toBe(0);
     expect(eager.match(/class="cell-body"/g)?.length).toBe(evidence.cells.length);
+    // Inflated, the lazy page holds exactly the eager page's cells.
+    const cells = (markup: string) =>
+      markup
+        .slice(markup.indexOf('<section id="cells">'))
+        .replace(/\s+data-lazy/g, '')
+        .replace(/\s+/g, ' ');
+    expect(cells(page)).toBe(cells(eager));
   });
 });
