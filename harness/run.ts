@@ -275,7 +275,15 @@ async function runIn(
     setup;
   const evidenceFile = join(dir, 'evidence.json');
   const concurrency = Math.max(1, options.concurrency ?? defaultConcurrency());
+  const preparing = async (step: string) => {
+    for (const reporter of options.reporters) await reporter.onRunPreparing?.({ route: routeId, step });
+  };
 
+  await preparing(
+    route.services.length > 0
+      ? `starting the ${providerName} environment (${route.services.join(', ')})`
+      : `opening the ${providerName} environment`,
+  );
   const started = await (
     await loadProvider()
   ).start({
@@ -290,6 +298,9 @@ async function runIn(
   });
   interruption.throwIfStopped();
   interruption.progress = 'while recording the clean traces';
+  await preparing(
+    `recording the protocol's clean traces (${scenarios.length} scenario file${scenarios.length === 1 ? '' : 's'}), then planning the cells`,
+  );
   const books = await traceBooks(scenarios, route, environment, join(work, 'traces'), options, concurrency);
   interruption.throwIfStopped();
   const empty: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };

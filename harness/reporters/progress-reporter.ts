@@ -65,6 +65,9 @@ export function progressReporter(options: ReporterOptions): Reporter {
   };
   return {
     name: 'progress',
+    onRunPreparing(preparing) {
+      out.write(`dpone certify: route ${preparing.route}: ${preparing.step}…\n`);
+    },
     onRunStart(run) {
       start = run;
       out.write(

@@ -13,6 +13,13 @@ export interface RunStart {
   readonly startedAtMs: number;
 }
 
+/** A step before the first cell (servers starting, clean traces recorded), so no run starts silent. */
+export interface RunPreparing {
+  readonly route: string;
+  /** What is being done, in words: "starting the local environment (postgres, toxiproxy)". */
+  readonly step: string;
+}
+
 /**
  * A reporter plug-in, vitest style: every hook is optional but `onRunEnd`. Hooks must not throw on
  * purpose; the runner catches and reports a failing reporter without changing the verdict.
@@ -20,6 +27,8 @@ export interface RunStart {
 export interface Reporter {
   /** Registry key, e.g. "progress", "json", "html", "markdown", "junit". */
   readonly name: string;
+  /** Called before the cells are planned, once per preparing step. */
+  onRunPreparing?(preparing: RunPreparing): void | Promise<void>;
   onRunStart?(start: RunStart): void | Promise<void>;
   /** Called once per finished cell, in completion order (not plan order). */
   onCellDone?(cell: CellEvidence): void | Promise<void>;
