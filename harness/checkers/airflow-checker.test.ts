@@ -43,6 +43,24 @@ describe('airflow checks', () => {
     expect(verdicts(recordOf([run]), null)['airflow-success-proven']).toBe('UNKNOWN');
   });
 
+  it('in shadow mode ask no operation of the journal, but still a dpone success behind each Airflow success', () => {
+    const protocolRun = airflowRun(['pod-killed@shadow.record:after#1']);
+    // A shadow-mode dpone reports its plain write as `written`.
+    const run = {
+      ...protocolRun,
+      tries: protocolRun.tries.map((t) => (t.state === 'success' ? { ...t, dpone_status: 'written' } : t)),
+    };
+    const shadow = { ...recordOf([run], 0), mode: 'shadow' as const };
+    expect(verdicts(shadow, null)).toEqual({ 'airflow-runs': 'PASS', 'airflow-success-proven': 'PASS' });
+    // A protocol status is not what shadow mode reports: the try did not run under the policy.
+    expect(verdicts({ ...shadow, runs: [protocolRun] }, null)['airflow-success-proven']).toBe('FAIL');
+    const lying = {
+      ...shadow,
+      runs: [{ ...run, tries: [run.tries[0]!, { ...run.tries[1]!, dpone_exit: 3 }] }],
+    };
+    expect(verdicts(lying, null)['airflow-success-proven']).toBe('FAIL');
+  });
+
   it('fail a cell whose runs of one interval made two operations', () => {
     expect(verdicts(recordOf([airflowRun([])], 2))['one-operation']).toBe('FAIL');
   });

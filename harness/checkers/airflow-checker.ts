@@ -3,6 +3,8 @@ import { record } from './check-record.ts';
 
 /** What `dpone run` reports when it succeeded (src/core/executor.ts ExecutionOutcome.status). */
 const DPONE_SUCCESS = new Set(['committed', 'already-complete', 'completed-after-recovery']);
+/** What it reports in shadow (and legacy) mode: the plain write succeeded (src/cli/commands/run-plain.ts). */
+const DPONE_SHADOW_SUCCESS = new Set(['written']);
 
 export const AIRFLOW_CHECK_NAMES: ReadonlySet<string> = new Set([
   'airflow-runs',
@@ -67,6 +69,8 @@ function runsCheck(airflow: AirflowRecord): CheckRecord {
  * backed by the journal, never by the task alone.
  */
 function successCheck(airflow: AirflowRecord, journal: JournalSnapshot | null): CheckRecord {
+  // Shadow mode runs no protocol: the journal holds shadow records, no operation to complete.
+  const protocol = airflow.mode !== 'shadow';
   // A run recorded twice (before and after a clear) lists its earlier tries twice: count each once.
   const seen = new Set<string>();
   const successes = airflow.runs.flatMap((run) =>
@@ -75,8 +79,9 @@ function successCheck(airflow: AirflowRecord, journal: JournalSnapshot | null): 
       .map((t) => (seen.add(`${run.run_id}#${t.try_number}`), { run, t })),
   );
   const problems: string[] = [];
+  const success = protocol ? DPONE_SUCCESS : DPONE_SHADOW_SUCCESS;
   for (const { run, t } of successes) {
-    if (t.dpone_status !== null && t.dpone_status !== undefined && !DPONE_SUCCESS.has(t.dpone_status))
+    if (t.dpone_status !== null && t.dpone_status !== undefined && !success.has(t.dpone_status))
       problems.push(`${run.run_id} try ${t.try_number} succeeded although dpone reported ${t.dpone_status}`);
     if (t.folder === undefined)
       problems.push(`${run.run_id} try ${t.try_number} succeeded without running dpone`);
@@ -85,9 +90,15 @@ function successCheck(airflow: AirflowRecord, journal: JournalSnapshot | null): 
         `${run.run_id} try ${t.try_number} succeeded although dpone exited ${t.dpone_exit ?? 'unknown'}`,
       );
   }
-  if (successes.length > 0 && journal !== null && journal.final_state !== 'COMPLETE')
+  if (protocol && successes.length > 0 && journal !== null && journal.final_state !== 'COMPLETE')
     problems.push(`Airflow reported success but the journal ended ${journal.final_state ?? 'empty'}`);
   if (problems.length > 0) return record('airflow-success-proven', 'FAIL', problems.join('; '));
+  if (!protocol)
+    return record(
+      'airflow-success-proven',
+      'PASS',
+      `${successes.length} successful tr${successes.length === 1 ? 'y' : 'ies'}, each a dpone success (shadow mode: no operation to complete)`,
+    );
   if (journal === null) return record('airflow-success-proven', 'UNKNOWN', 'the journal was not read');
   return record(
     'airflow-success-proven',
@@ -109,8 +120,11 @@ function operationCheck(airflow: AirflowRecord): CheckRecord {
 
 /**
  * The checks of an airflow-live cell, from Airflow's own metadata (as recorded) and the journal
- * snapshot. Pure, so `certify verify` recomputes them from the stored evidence.
+ * snapshot. Pure, so `certify verify` recomputes them from the stored evidence. In shadow mode
+ * there is no operation (a retry writes again, as legacy does): the shadow checks the cell
+ * carries decide what it wrote, and no `one-operation` check applies.
  */
 export function airflowChecks(airflow: AirflowRecord, journal: JournalSnapshot | null): CheckRecord[] {
+  if (airflow.mode === 'shadow') return [runsCheck(airflow), successCheck(airflow, journal)];
   return [runsCheck(airflow), successCheck(airflow, journal), operationCheck(airflow)];
 }

@@ -253,6 +253,11 @@ export interface AirflowRecord {
   readonly runs: readonly AirflowRunRecord[];
   /** Distinct operations the cell's journal holds at the end (one: every run was one operation). */
   readonly operations: number;
+  /**
+   * The rollout mode the DAG's `dpone run` ran under (absent: enforced, the protocol). In shadow
+   * mode a retry writes again by design: the shadow checks decide the cell, not one mutation.
+   */
+  readonly mode?: 'shadow';
 }
 
 export interface CellEvidence {

@@ -104,6 +104,7 @@ export class AirflowCell implements AsyncDisposable {
     airflow: LocalAirflow,
     plans: ReadonlyMap<number, TryStop>,
     retryDelaySeconds: number,
+    env: Readonly<Record<string, string>> = {},
   ): Promise<AirflowCell> {
     const key = createHash('sha256').update(`${run.cell.id}\n${run.dir}`).digest('hex').slice(0, 12);
     const cell = new AirflowCell(run, airflow, key);
@@ -118,6 +119,7 @@ export class AirflowCell implements AsyncDisposable {
     );
     const envFile = await airflow.writeCellEnv(key, {
       ...run.fixture.env,
+      ...env,
       DPONE_HARNESS: '1',
       ...(run.cell.variant ? { DPONE_UNSAFE_VARIANT: run.cell.variant } : {}),
     });

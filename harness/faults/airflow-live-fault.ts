@@ -3,13 +3,14 @@ import type { AirflowRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import { occurrenceKey, parseOccurrence } from '../plan/trace.ts';
-import { AIRFLOW_LIVE_CASES } from '../scenario/scenario-schema.ts';
-import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import { AIRFLOW_LIVE_DEFAULT_CASES } from '../scenario/scenario-schema.ts';
+import type { FaultSpecOf, AIRFLOW_LIVE_CASES } from '../scenario/scenario-schema.ts';
 import { AirflowCell } from './airflow-live-cell.ts';
 import type { TryStop } from './airflow-live-cell.ts';
 import type { CaseResult, LiveCase } from './airflow-live-cases.ts';
 import { podLost, runnerLost, unknownOutcome, workerLost, xcomLost } from './airflow-live-cases.ts';
 import { cleared, identity, retriggered } from './airflow-live-reruns.ts';
+import { shadowPolicyEnv, shadowRetried } from './airflow-live-shadow.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
 
@@ -51,7 +52,7 @@ function draft(localId: string, params: LiveParams, tries: number, sensitive = f
 
 function planLive(spec: FaultSpecOf<'airflow-live'>, { seed, traces }: PlanContext): CellDraft[] {
   const drafts: CellDraft[] = [];
-  for (const name of spec.cases ?? AIRFLOW_LIVE_CASES) {
+  for (const name of spec.cases ?? AIRFLOW_LIVE_DEFAULT_CASES) {
     if (name === 'pod-lost') {
       for (const point of POD_LOST_POINTS)
         drafts.push(draft(`pod-lost/${point}`, { case: name, losses: [point] }, 2));
@@ -89,6 +90,8 @@ function liveCase(params: LiveParams): LiveCase {
       return retriggered();
     case 'identity':
       return identity();
+    case 'shadow':
+      return shadowRetried();
   }
 }
 
@@ -105,7 +108,14 @@ async function runLive(run: CellRun, spec: FaultSpecOf<'airflow-live'>): Promise
   if (!run.airflow) throw new Error('airflow-live cell without a started Airflow');
   const params = run.cell.params as unknown as LiveParams;
   const plan = liveCase(params);
-  await using cell = await AirflowCell.open(run, run.airflow, plan.plans, spec.retry_delay_s ?? 2);
+  const shadow = params.case === 'shadow';
+  await using cell = await AirflowCell.open(
+    run,
+    run.airflow,
+    plan.plans,
+    spec.retry_delay_s ?? 2,
+    shadow ? await shadowPolicyEnv(run) : {},
+  );
   let result: CaseResult = { hit: false };
   const extra: CheckRecord[] = [];
   try {
@@ -119,14 +129,19 @@ async function runLive(run: CellRun, spec: FaultSpecOf<'airflow-live'>): Promise
     task_id: cell.taskId,
     runs: cell.runs,
     operations: await operations(run),
+    ...(shadow ? { mode: 'shadow' as const } : {}),
   };
   return {
     attempts: [...(await cell.attempts()), ...(result.attempts ?? [])],
     hit: result.hit,
     extraChecks: [...extra, ...(result.checks ?? [])],
-    // Airflow itself must bring the operation to its end: no settle worker.
-    settle: false,
+    // Airflow itself must bring the operation to its end: no settle worker. In shadow mode no
+    // operator either (a fenceless target's operator settling is for the protocol's unknowns).
+    settle: shadow ? 'never' : false,
     airflow,
+    // Shadow mode runs no protocol and writes again on a retry, as legacy: the shadow checks
+    // (what legacy writes, what the report lists) decide, not one mutation.
+    ...(shadow ? { expectation: { end: 'complete' as const, checks: [] } } : {}),
   };
 }
 

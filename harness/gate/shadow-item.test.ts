@@ -65,3 +65,32 @@ describe('shadow-report-exact (issue 36)', () => {
     expect(shadowReportItem.evaluate([unverified, ...rest]).status).toBe('UNVERIFIED');
   });
 });
+
+describe('shadow-report-exact: the Airflow example in shadow mode', () => {
+  const cells = acceptanceCells().filter((c) => c.variant === null);
+  const airflowShadow = cells.filter((c) => c.airflow?.mode === 'shadow');
+  const others = cells.filter((c) => c.airflow?.mode !== 'shadow');
+  const relevant = (list: readonly CellEvidence[]) =>
+    list.filter((c) => c.fault.kind === 'shadow' || c.fault.kind === 'airflow-live');
+
+  it('is decided by it too, and is not decided without it once Airflow cells ran', () => {
+    expect(airflowShadow).toHaveLength(1);
+    expect(shadowReportItem.evaluate(relevant(cells))).toMatchObject({ status: 'PASS', cells: 7 });
+    expect(shadowReportItem.evaluate(relevant(others))).toMatchObject({
+      status: 'FAIL',
+      detail: /the Airflow example retried in shadow mode/,
+    });
+    // Without Airflow cells at all (a run without Airflow), the shadow cells alone decide it.
+    expect(shadowReportItem.evaluate(shadowCells())).toMatchObject({ status: 'PASS', cells: 6 });
+  });
+
+  it('fails when the Airflow shadow run’s report missed the retry', () => {
+    const [cell] = airflowShadow;
+    const missed: CellEvidence = {
+      ...cell!,
+      verdict: 'FAIL',
+      checks: cell!.checks.map((c) => (c.name === SHADOW_REPORT ? { ...c, verdict: 'FAIL' } : c)),
+    };
+    expect(shadowReportItem.evaluate(relevant([...others, missed]))).toMatchObject({ status: 'FAIL' });
+  });
+});
