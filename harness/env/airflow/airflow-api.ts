@@ -64,6 +64,18 @@ export class AirflowApi {
     return health?.scheduler?.status === 'healthy' && health?.dag_processor?.status === 'healthy';
   }
 
+  /**
+   * The scheduler's and DAG processor's latest heartbeats, as one text that changes while they
+   * live: what a wait on Airflow counts as progress (empty when the API does not answer).
+   */
+  async heartbeats(): Promise<string> {
+    type Health = Record<string, Record<string, string | null> | undefined>;
+    const health = await this.#call<Health>('GET', '/monitor/health').catch(() => null);
+    const scheduler = health?.scheduler?.latest_scheduler_heartbeat ?? '';
+    const processor = health?.dag_processor?.latest_dag_processor_heartbeat ?? '';
+    return scheduler || processor ? `scheduler ${scheduler}, dag processor ${processor}` : '';
+  }
+
   /** Whether Airflow has parsed and serialized the DAG. */
   async hasDag(dagId: string): Promise<boolean> {
     return (await this.#call('GET', `/dags/${enc(dagId)}`, undefined, [404])) !== null;
