@@ -76,7 +76,7 @@ export function newIntent(
   intentDigest: string,
   metadata: CommitJournalEntry['metadata'],
   nowMs: number,
-  lease?: { readonly holder: string; readonly ttlMs: number },
+  lease?: { readonly holder: string; readonly ttlMs: number; readonly policyDigest?: string },
 ): readonly [PlannedChange, ...PlannedChange[]] {
   const created = newEntry(operationId, intentDigest, metadata, nowMs);
   if (lease === undefined) return [created];
@@ -148,6 +148,8 @@ export interface LeaseInput {
   readonly nowMs: number;
   /** The smallest epoch the lease may carry (see LeaseRequest.minEpoch). */
   readonly minEpoch?: number;
+  /** The attempt's deployment policy digest, recorded on the lease's history record. */
+  readonly policyDigest?: string;
   /**
    * UNSAFE, the harness's `trust-holder-clock` variant only: believe any stored expiry, however far
    * ahead (the journal before issue 30), so a holder whose clock ran ahead wedges the operation.
@@ -225,6 +227,7 @@ export function planLease(current: CommitJournalEntry, input: LeaseInput): Plann
     reason,
     holder: input.holder,
     ...(clockFault && held !== null ? previousLease(held) : {}),
+    ...(input.policyDigest ? { deployment_policy_digest: input.policyDigest } : {}),
   };
   return { entry, record: historyRecord(entry, 'lease', current.state, evidence, null) };
 }

@@ -81,6 +81,8 @@ export interface CommitTransitionEvidence {
   readonly previous_holder?: string;
   readonly previous_epoch?: number;
   readonly previous_expires_at_ms?: number;
+  /** On a lease record: the digest of the deployment policy the attempt taking the lease ran under. */
+  readonly deployment_policy_digest?: string;
 }
 
 /** An operator's audit fields, required on recovery transitions. */

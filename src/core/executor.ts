@@ -45,7 +45,14 @@ export class RecoveryAwareExecutor {
           metadata: request.metadata,
           nowMs: clock.nowMs(),
           // The first lease rides on the create: one journal commit fewer per operation.
-          lease: { holder: request.holder, ttlMs: request.leaseTtlMs },
+          lease: {
+            holder: request.holder,
+            ttlMs: request.leaseTtlMs,
+            // Which deployment policy governed this attempt, on its lease record too.
+            ...(request.metadata.deployment_policy_digest
+              ? { policyDigest: request.metadata.deployment_policy_digest }
+              : {}),
+          },
         }),
       );
       entry = created.entry;

@@ -44,6 +44,10 @@ export class JournalSteps {
         ttlMs: request.leaseTtlMs,
         nowMs: this.#deps.clock.nowMs(),
         ...(minEpoch === undefined ? {} : { minEpoch }),
+        // Which deployment policy governed this attempt, on its lease record (the intent has the first).
+        ...(request.metadata.deployment_policy_digest
+          ? { policyDigest: request.metadata.deployment_policy_digest }
+          : {}),
       }),
     );
     await this.#deps.faults.hit('lease.acquire:after');

@@ -19,7 +19,7 @@ export interface CreateIntentRequest {
    * 2, two history records, one commit). Ignored when the intent exists already. An adapter may
    * leave the entry unleased; the executor then acquires the lease with its own call.
    */
-  readonly lease?: { readonly holder: string; readonly ttlMs: number };
+  readonly lease?: { readonly holder: string; readonly ttlMs: number; readonly policyDigest?: string };
 }
 
 export interface CreateIntentResult {
@@ -54,6 +54,11 @@ export interface LeaseRequest {
    * the fence has seen epochs this journal never issued (a reset, restored or forked journal).
    */
   readonly minEpoch?: number;
+  /**
+   * The digest of the deployment policy that governs this attempt, recorded in the lease's history
+   * record: an audit shows which policy governed each attempt (the intent records only the first).
+   */
+  readonly policyDigest?: string;
 }
 
 export interface ExpireLeaseRequest {

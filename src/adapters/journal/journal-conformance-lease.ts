@@ -83,6 +83,44 @@ export function describeJournalLeaseConformance(
       ]);
     });
 
+    it('records on each lease record the deployment policy the attempt ran under, when it names one', async () => {
+      const journal = journalOf();
+      const id = opId('lease-policy');
+      await create(journal, id, 1_000);
+      const policy = `sha256:${'a'.repeat(64)}`;
+      const retry = `sha256:${'b'.repeat(64)}`;
+      await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 1,
+        holder: 'a',
+        ttlMs: 100,
+        nowMs: 1_000,
+      });
+      // A retry under another policy file (edited between tries) takes over after the expiry.
+      await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 2,
+        holder: 'b',
+        ttlMs: 100,
+        nowMs: 1_200,
+        policyDigest: retry,
+      });
+      await journal.acquireLease({
+        operationId: id,
+        expectedVersion: 3,
+        holder: 'b',
+        ttlMs: 100,
+        nowMs: 1_250,
+        policyDigest: policy,
+      });
+      const leases = (await journal.history(id)).filter((r) => r.kind === 'lease').map((r) => r.evidence);
+      expect(leases.map((e) => [e.reason, e.holder, e.deployment_policy_digest])).toEqual([
+        ['lease:acquired', 'a', undefined],
+        ['lease:takeover', 'b', retry],
+        ['lease:renewed', 'b', policy],
+      ]);
+    });
+
     it('another holder is refused before expiry and takes over after it with epoch + 1', async () => {
       const journal = journalOf();
       const id = opId('lease-takeover');

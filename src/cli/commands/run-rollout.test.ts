@@ -214,10 +214,17 @@ describe('flipping a route from shadow to enforced', () => {
     expect(output).toMatchObject({ protection: 'enforced', deployment: { mode: 'enforced' } });
     const db = new DatabaseSync(join(example.dir, 'shared.db'), { readOnly: true });
     const row = db.prepare('SELECT metadata FROM dpone_commit_journal').get() as { metadata: string };
+    // And on the attempt's lease record: which policy governed each attempt, not only the first.
+    const leases = db
+      .prepare("SELECT evidence FROM dpone_commit_journal_history WHERE kind = 'lease'")
+      .all() as { evidence: string }[];
     db.close();
     expect(JSON.parse(row.metadata)).toMatchObject({
       deployment_mode: 'enforced',
       deployment_policy_digest: output.deployment.policy_digest,
     });
+    expect(leases.map((lease) => JSON.parse(lease.evidence).deployment_policy_digest)).toEqual([
+      output.deployment.policy_digest,
+    ]);
   });
 });

@@ -115,7 +115,7 @@ export function casValues(
 export function leaseStatement(clock: LeaseClock): PgStatement {
   const fault = `(lease_holder <> $3::text AND lease_expires_at_ms > clk.now_ms + ${MAX_LEASE_TTL_MS})`;
   return {
-    text: `WITH ${clockCte(clock, 7)}, cur AS (
+    text: `WITH ${clockCte(clock, 8)}, cur AS (
   SELECT state, lease_holder, lease_epoch, last_epoch, lease_expires_at_ms, ${fault} AS clock_fault
   FROM ${ENTRY} AS entry, clk
   WHERE operation_id = $1::text AND version = $2::bigint
@@ -125,16 +125,18 @@ export function leaseStatement(clock: LeaseClock): PgStatement {
 ), nxt AS (
   SELECT state,
     GREATEST(CASE WHEN lease_holder = $3::text THEN lease_epoch ELSE last_epoch + 1 END, $5::bigint) AS epoch,
+    CASE WHEN $7::text IS NULL THEN b.ev::text
+      ELSE (b.ev::jsonb || jsonb_build_object('deployment_policy_digest', $7::text))::text END AS evidence,
+    CASE WHEN clock_fault THEN lease_holder END AS faulted_holder,
+    CASE WHEN clock_fault THEN lease_epoch END AS faulted_epoch,
+    CASE WHEN clock_fault THEN lease_expires_at_ms END AS faulted_expires_at_ms
+  FROM cur, LATERAL (SELECT
     CASE WHEN lease_holder = $3::text THEN json_build_object('reason', 'lease:renewed', 'holder', $3::text)
       WHEN lease_holder IS NULL THEN json_build_object('reason', 'lease:acquired', 'holder', $3::text)
       WHEN clock_fault THEN json_build_object('reason', '${CLOCK_FAULT_TAKEOVER}', 'holder', $3::text,
         'previous_holder', lease_holder, 'previous_epoch', lease_epoch,
         'previous_expires_at_ms', lease_expires_at_ms)
-      ELSE json_build_object('reason', 'lease:takeover', 'holder', $3::text) END::text AS evidence,
-    CASE WHEN clock_fault THEN lease_holder END AS faulted_holder,
-    CASE WHEN clock_fault THEN lease_epoch END AS faulted_epoch,
-    CASE WHEN clock_fault THEN lease_expires_at_ms END AS faulted_expires_at_ms
-  FROM cur
+      ELSE json_build_object('reason', 'lease:takeover', 'holder', $3::text) END AS ev) AS b
 ), upd AS (
   UPDATE ${ENTRY} e SET lease_holder = $3::text, lease_epoch = n.epoch,
     lease_expires_at_ms = clk.now_ms + $4::bigint, last_epoch = GREATEST(e.last_epoch, n.epoch),
@@ -161,6 +163,7 @@ export function leaseValues(request: LeaseRequest, clock: LeaseClock, durableCom
     request.ttlMs,
     request.minEpoch ?? 0,
     durableCommit,
+    request.policyDigest ?? null,
     ...(clock === 'caller' ? [request.nowMs] : []),
   ];
 }
