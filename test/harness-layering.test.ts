@@ -20,6 +20,21 @@ describe('harness layering', () => {
     expect(backImports(graph)).toEqual([]);
   });
 
+  it('keeps the checkers pure: no driver, no file system, nothing above the vocabulary but src', () => {
+    // Checkers judge stored snapshots (the live check and `certify verify` agree); reading a
+    // database is the inspectors' floor, above the environment.
+    const reached = [...graph]
+      .filter(([file]) => file.startsWith('harness/checkers/'))
+      .flatMap(([file, edges]) => edges.map((edge) => `${file} -> ${edge.to}`))
+      .filter((line) => {
+        const to = line.split(' -> ')[1]!;
+        if (to === 'node:crypto' || to.startsWith('src/contracts/') || to.startsWith('src/core/'))
+          return false;
+        return !to.startsWith('harness/') || floorOf(to) > floorOf('harness/checkers/check-cell.ts');
+      });
+    expect(reached).toEqual([]);
+  });
+
   it('has no import circle, type-only imports included', () => {
     expect(circles(graph)).toEqual([]);
   });

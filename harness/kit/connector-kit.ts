@@ -39,5 +39,5 @@ export type {
   TargetPart,
   TargetRows,
 } from '../routes/target-part.ts';
-export type { CellScalar } from '../checkers/target-inspector.ts';
+export type { CellScalar } from '../checkers/target-snapshot.ts';
 export type { FenceLocationReading, FenceReading } from '../evidence/evidence-types.ts';
