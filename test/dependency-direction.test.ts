@@ -18,10 +18,10 @@ function sources(dir: string): string[] {
     readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
       .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
       .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'))
-      // Conformance suites are test support: they spawn fixtures on purpose.
+      // Tests, their fixtures and support files compose real adapters on purpose.
       .filter(
         (file) =>
-          !file.endsWith('.test.ts') && !file.includes('/fixtures/') && !file.includes('-conformance'),
+          !file.endsWith('.test.ts') && !file.endsWith('.test-support.ts') && !file.includes('/fixtures/'),
       )
   );
 }
@@ -118,6 +118,23 @@ describe('dependency direction', () => {
           imported.startsWith(KERNEL),
       ),
     ).toEqual([]);
+  });
+
+  it('production code never imports the testing module, test support or vitest', () => {
+    // The conformance suites and the connector kit are `dpone-cert/testing` (testing/): a plug-in's
+    // tests and harness parts use them, the runtime and the harness never do.
+    const isTestCode = (imported: string) =>
+      imported === 'vitest' ||
+      imported.startsWith('vitest/') ||
+      imported === 'dpone-cert/testing' ||
+      imported.startsWith('testing/') ||
+      imported.endsWith('.test.ts') ||
+      imported.endsWith('.test-support.ts') ||
+      imported.includes('/fixtures/');
+    for (const dir of ['src', 'harness', 'bin']) {
+      expect(violations(dir, (_f, imported) => !isTestCode(imported))).toEqual([]);
+    }
+    expect(isTestCode(target('harness/run.ts', '../testing/index.ts'))).toBe(true);
   });
 
   it('the check sees violations (a planted import is reported)', () => {

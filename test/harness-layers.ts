@@ -26,7 +26,7 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
   // Reading a target's and a source's rows with the harness's own connections, into snapshots.
   ['inspectors', ['harness/inspectors/']],
   // A route: its parts, inspectors and cell worlds.
-  ['routes', ['harness/routes/', 'harness/plan/cell.ts', 'harness/kit/']],
+  ['routes', ['harness/routes/', 'harness/plan/cell.ts']],
   // Fault kinds: planning and running their cells.
   ['faults', ['harness/faults/']],
   // The plan: cells from scenarios, traces and the fault modules.
