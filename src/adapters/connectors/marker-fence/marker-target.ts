@@ -14,7 +14,7 @@ import type {
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { StatementPoints } from '../../../ports/statement-points.ts';
-import { requestedUnsafeVariant } from '../../../ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../../test-hooks/index.ts';
 import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
 import type { GuardOutcome } from './marker-fence.ts';
 import { commitUnknown, fenceUnavailable, guardCommit, installFence, readFence } from './marker-fence.ts';
