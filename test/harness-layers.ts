@@ -25,7 +25,7 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
   ['environment', ['harness/env/', 'harness/workers/']],
   // Reading a target's and a source's rows with the harness's own connections, into snapshots.
   ['inspectors', ['harness/inspectors/']],
-  // A route: its parts, inspectors and cell worlds.
+  // A route: its parts (which compose an inspector) and cell worlds.
   ['routes', ['harness/routes/', 'harness/plan/cell.ts']],
   // Fault kinds: planning and running their cells.
   ['faults', ['harness/faults/']],
