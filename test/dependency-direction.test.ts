@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
  * - ports import only contracts; core imports only contracts and ports;
  * - an adapter imports contracts, ports, its own folder and its driver — never core, cli or
  *   another adapter; connectors may import the shared transactional-marker kernel
- *   (connectors/marker-fence), which itself imports only contracts, ports and its own folder.
+ *   (connectors/marker-fence), which itself imports only contracts, ports and its own folder;
+ * - the test hooks (src/test-hooks: fault plan, harness clock, unsafe-variant requests) import only
+ *   contracts, ports and node built-ins; everyone else, adapters included, imports their index
+ *   only, and only they read the variables the harness sets.
  */
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -18,10 +21,10 @@ function sources(dir: string): string[] {
     readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
       .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
       .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'))
-      // Conformance suites are test support: they spawn fixtures on purpose.
+      // Tests, their fixtures and support files compose real adapters on purpose.
       .filter(
         (file) =>
-          !file.endsWith('.test.ts') && !file.includes('/fixtures/') && !file.includes('-conformance'),
+          !file.endsWith('.test.ts') && !file.endsWith('.test-support.ts') && !file.includes('/fixtures/'),
       )
   );
 }
@@ -54,6 +57,7 @@ function violations(dir: string, allowed: (file: string, imported: string) => bo
 
 const isLocal = (imported: string) => imported.startsWith('src/') || imported.startsWith('harness/');
 const KERNEL = 'src/adapters/connectors/marker-fence/';
+const TEST_HOOKS = 'src/test-hooks/index.ts';
 
 describe('dependency direction', () => {
   it('src never imports harness', () => {
@@ -96,6 +100,7 @@ describe('dependency direction', () => {
       violations('src/adapters', (file, imported) => {
         if (!isLocal(imported)) return true;
         if (imported.startsWith('src/contracts/') || imported.startsWith('src/ports/')) return true;
+        if (imported === TEST_HOOKS) return true;
         // Every connector may build on the kernel; the kernel never reaches into a connector.
         if (imported.startsWith(KERNEL) && file.startsWith('src/adapters/connectors/')) return true;
         const [, , kind, impl] = file.split('/');
@@ -115,9 +120,65 @@ describe('dependency direction', () => {
           !isLocal(imported) ||
           imported.startsWith('src/contracts/') ||
           imported.startsWith('src/ports/') ||
+          imported === TEST_HOOKS ||
           imported.startsWith(KERNEL),
       ),
     ).toEqual([]);
+  });
+
+  it('the test hooks import only contracts, ports, node built-ins and each other', () => {
+    expect(
+      violations(
+        'src/test-hooks',
+        (_f, imported) =>
+          imported.startsWith('node:') ||
+          imported.startsWith('src/contracts/') ||
+          imported.startsWith('src/ports/') ||
+          imported.startsWith('src/test-hooks/'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('the certified path reaches the test hooks through their index only, and only they read the harness variables', () => {
+    const outside = (dir: string) =>
+      violations(
+        dir,
+        (file, imported) =>
+          file.startsWith('src/test-hooks/') ||
+          !imported.startsWith('src/test-hooks/') ||
+          imported === TEST_HOOKS,
+      );
+    expect([...outside('src'), ...outside('harness')]).toEqual([]);
+    // The variables by name, or read through their constants, in code (comments stripped).
+    const reads = sources('src')
+      .filter((file) => !file.startsWith('src/test-hooks/'))
+      .filter((file) => {
+        const code = readFileSync(join(ROOT, file), 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/(^|[^:])\/\/.*$/gm, '$1');
+        const named = /['"`]DPONE_(HARNESS|UNSAFE_VARIANT|FAULT_PLAN|CLOCK_OFFSET_MS)['"`]/.test(code);
+        const read = /\[\s*(HARNESS_ENV|UNSAFE_VARIANT_ENV|FAULT_PLAN_ENV|CLOCK_OFFSET_ENV)\s*\]/.test(code);
+        // The catalogue names its two variables (errors cite them as the field); it reads neither.
+        return read || (named && file !== 'src/ports/unsafe-variants.ts');
+      });
+    expect(reads).toEqual([]);
+  });
+
+  it('production code never imports the testing module, test support or vitest', () => {
+    // The conformance suites and the connector kit are `dpone-cert/testing` (testing/): a plug-in's
+    // tests and harness parts use them, the runtime and the harness never do.
+    const isTestCode = (imported: string) =>
+      imported === 'vitest' ||
+      imported.startsWith('vitest/') ||
+      imported === 'dpone-cert/testing' ||
+      imported.startsWith('testing/') ||
+      imported.endsWith('.test.ts') ||
+      imported.endsWith('.test-support.ts') ||
+      imported.includes('/fixtures/');
+    for (const dir of ['src', 'harness', 'bin']) {
+      expect(violations(dir, (_f, imported) => !isTestCode(imported))).toEqual([]);
+    }
+    expect(isTestCode(target('harness/run.ts', '../testing/index.ts'))).toBe(true);
   });
 
   it('the check sees violations (a planted import is reported)', () => {

@@ -19,12 +19,14 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
       'harness/plan/plan-record.ts',
     ],
   ],
+  // Judging stored snapshots: pure functions, below everything that reads a database.
+  ['checkers', ['harness/checkers/']],
   // What runs a database or a worker process for a cell.
   ['environment', ['harness/env/', 'harness/workers/']],
-  // Reading a target's rows and judging stored snapshots.
-  ['checkers', ['harness/checkers/']],
-  // A route: its parts, inspectors and cell worlds.
-  ['routes', ['harness/routes/', 'harness/plan/cell.ts', 'harness/kit/']],
+  // Reading a target's and a source's rows with the harness's own connections, into snapshots.
+  ['inspectors', ['harness/inspectors/']],
+  // A route: its parts (which compose an inspector) and cell worlds.
+  ['routes', ['harness/routes/', 'harness/plan/cell.ts']],
   // Fault kinds: planning and running their cells.
   ['faults', ['harness/faults/']],
   // The plan: cells from scenarios, traces and the fault modules.

@@ -16,7 +16,7 @@ export interface ImportEdge {
 
 export type ImportGraph = ReadonlyMap<string, readonly ImportEdge[]>;
 
-/** Production .ts files under `dir` (tests, fixtures and conformance suites excluded). */
+/** Production .ts files under `dir` (tests, fixtures and test support excluded). */
 export function sources(dir: string, root = ROOT): string[] {
   if (!existsSync(join(root, dir))) return [];
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
@@ -24,10 +24,7 @@ export function sources(dir: string, root = ROOT): string[] {
     .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
     .filter(
       (file) =>
-        !file.endsWith('.test.ts') &&
-        !file.endsWith('.test-support.ts') &&
-        !file.includes('/fixtures/') &&
-        !file.includes('-conformance'),
+        !file.endsWith('.test.ts') && !file.endsWith('.test-support.ts') && !file.includes('/fixtures/'),
     )
     .sort();
 }

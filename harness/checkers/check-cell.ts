@@ -1,20 +1,13 @@
-import type {
-  CellEvidence,
-  CellExpectation,
-  CheckRecord,
-  JournalSnapshot,
-  TargetSnapshot,
-} from '../evidence/evidence-types.ts';
+import type { CellEvidence, CellExpectation, CheckRecord } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
-import { describeError } from '../evidence/error-description.ts';
 import { runChecker } from './check-record.ts';
-import type { CheckCellInput, CheckCellResult, CheckContext, Checker } from './check-types.ts';
+import type { CheckCellResult, CheckContext, Checker } from './check-types.ts';
 import { claimsChecker } from './claims-checker.ts';
 import { duplicateChecker } from './duplicate-checker.ts';
 import { fenceAgreementChecker } from './fence-agreement-checker.ts';
 import { fenceRecreatedChecker } from './fence-recreated-checker.ts';
 import { inspectChecker } from './inspect-checker.ts';
-import { journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
+import { journalHistoryChecker } from './journal-history-checker.ts';
 import { journalLeaseChecker } from './journal-lease-checker.ts';
 import { mutationChecker } from './mutation-checker.ts';
 import { outcomeChecker } from './outcome-checker.ts';
@@ -55,40 +48,6 @@ export function evaluateCell(
     journal: context.journal,
     expectation: context.expectation,
   };
-}
-
-/**
- * Checks one cell after its last worker ended: snapshots the target through the harness's own
- * inspector, reduces the journal to its stored form, and runs every checker on those snapshots
- * (so `recheckCell` on the stored evidence reaches the same verdict). Never throws.
- */
-export async function checkCell(input: CheckCellInput): Promise<CheckCellResult> {
-  let target: TargetSnapshot | null = null;
-  let targetError: string | undefined;
-  try {
-    target = await input.inspector.snapshot();
-  } catch (error) {
-    targetError = describeError(error);
-  }
-  let journal: JournalSnapshot | null = null;
-  let journalError = input.journalError;
-  if (input.journal !== null) {
-    try {
-      journal = journalSnapshot(input.journal);
-    } catch (error) {
-      journalError = describeError(error);
-    }
-  }
-  const context: CheckContext = {
-    target,
-    journal,
-    attempts: input.attempts,
-    expectation: input.expectation ?? DEFAULT_EXPECTATION,
-    ...(targetError !== undefined ? { targetError } : {}),
-    ...(journalError !== undefined ? { journalError } : {}),
-    ...(input.loss !== undefined ? { loss: input.loss } : {}),
-  };
-  return evaluateCell(context, input.extraChecks ?? []);
 }
 
 /** A cell that never ran (no attempt, no target, no journal) cannot be better than UNVERIFIED. */

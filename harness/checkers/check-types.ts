@@ -8,30 +8,11 @@ import type {
   TargetSnapshot,
 } from '../evidence/evidence-types.ts';
 import type { Verdict } from '../verdict.ts';
-import type { TargetInspector } from './target-inspector.ts';
 
 /** The journal as read after the cell: the operation's entry and its full history. */
 export interface JournalRecords {
   readonly entry: CommitJournalEntry | null;
   readonly history: readonly JournalHistoryRecord[];
-}
-
-/** Input of `checkCell`. */
-export interface CheckCellInput {
-  /** Reads the target itself; `snapshot()` is called once. */
-  readonly inspector: TargetInspector;
-  /** The journal after the cell, or null when it could not be read (journal checks become UNKNOWN). */
-  readonly journal: JournalRecords | null;
-  /** Why the journal could not be read, when `journal` is null (safe text: no URL, no SQL). */
-  readonly journalError?: string;
-  /** Every worker attempt of the cell, in start order (the settle worker included). */
-  readonly attempts: readonly AttemptRecord[];
-  /** Absent: `{ end: 'complete' }`. */
-  readonly expectation?: CellExpectation;
-  /** Checks the runner made itself (e.g. "a worker could not start"); they join the worst-wins. */
-  readonly extraChecks?: readonly CheckRecord[];
-  /** Loss cells: what the fault observed at the end (the fence as read by the harness, inspect). */
-  readonly loss?: LossObservation;
 }
 
 /**

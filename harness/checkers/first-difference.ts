@@ -1,6 +1,6 @@
 import type { TargetFirstDifference } from '../evidence/evidence-types.ts';
 import { canonicalJson } from '../evidence/canonical-json.ts';
-import type { CellScalar } from './target-inspector.ts';
+import type { CellScalar } from './target-snapshot.ts';
 
 type Row = Readonly<Record<string, CellScalar>>;
 

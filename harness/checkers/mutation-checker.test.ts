@@ -4,7 +4,7 @@ import type { CheckContext } from './check-types.ts';
 import { claimsChecker } from './claims-checker.ts';
 import { mutationChecker } from './mutation-checker.ts';
 import { outcomeChecker } from './outcome-checker.ts';
-import { snapshotFromTrail } from './target-inspector.ts';
+import { snapshotFromTrail } from './target-snapshot.ts';
 
 /** A snapshot whose audit saw one landing per entry of `landed` (rows each). */
 function snapshot(landed: readonly number[], expected: number, batch?: number): TargetSnapshot {

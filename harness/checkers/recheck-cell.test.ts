@@ -3,7 +3,7 @@ import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
 import { realCell } from './fixtures/sample-evidence.ts';
 import { recheckCell } from './recheck-cell.ts';
-import { storedSnapshot } from './target-inspector.ts';
+import { storedSnapshot } from './target-snapshot.ts';
 
 let passing: CellEvidence;
 let caught: CellEvidence;

@@ -9,7 +9,7 @@ import { AIRFLOW_CHECK_NAMES, airflowChecks } from './airflow-checker.ts';
 import { CORE_CHECK_NAMES, DEFAULT_EXPECTATION, cellNeverRan, evaluateCell } from './check-cell.ts';
 import type { CheckCellResult } from './check-types.ts';
 import { historyViolations } from './journal-history-checker.ts';
-import { snapshotFromTrail } from './target-inspector.ts';
+import { snapshotFromTrail } from './target-snapshot.ts';
 
 export interface RecheckResult extends CheckCellResult {
   /** What the stored cell says that its own stored data does not support; empty when consistent. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 

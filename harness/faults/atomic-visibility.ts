@@ -1,4 +1,4 @@
-import type { TargetDigest, TargetInspector } from '../checkers/target-inspector.ts';
+import type { TargetDigest, TargetInspector } from '../inspectors/target-inspector.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
 import { ATOMIC_VISIBILITY } from '../evidence/check-names.ts';
 

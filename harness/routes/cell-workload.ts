@@ -1,4 +1,4 @@
-import type { ParityOptions } from '../checkers/parity-basis.ts';
+import type { ParityOptions } from '../inspectors/parity-basis.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { NEIGHBOUR_DAY } from '../data/dataset.ts';
 import type { WorkloadEndpoint } from './parts.ts';

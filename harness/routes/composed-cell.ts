@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { workloadText } from './workload-text.ts';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
-import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { Dataset } from '../data/dataset.ts';
 import { lateRows } from '../data/dataset.ts';
 import type { StartedEnvironment } from '../env/environment.ts';

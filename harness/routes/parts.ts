@@ -1,7 +1,7 @@
 import type { FenceCapabilityKind } from '../../src/ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
-import type { SourceRows } from '../checkers/source-rows.ts';
-import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { SourceRows } from '../inspectors/source-rows.ts';
+import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { Dataset, DatasetRow } from '../data/dataset.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { ServiceName } from '../env/services.ts';

@@ -1,6 +1,6 @@
 import type { ConnectorCode } from '../../src/contracts/certification.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
-import type { TargetInspector } from '../checkers/target-inspector.ts';
+import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { ServiceName } from '../env/services.ts';
 import type { FenceReading } from '../evidence/evidence-types.ts';

@@ -1,5 +1,5 @@
 import type { FenceReading } from '../evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar } from '../checkers/target-inspector.ts';
+import type { AuditedInsert, CellScalar } from '../checkers/target-snapshot.ts';
 
 /**
  * The harness parts a connector plug-in exports (`ConnectorPlugin.harness`), so that `dpone certify

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/core/harness-clock.ts';
+import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/test-hooks/harness-clock.ts';
 import type { CellFixture } from '../routes/route.ts';
 import { CellClock } from './cell-clock.ts';
 

@@ -1,4 +1,4 @@
-import { CLOCK_OFFSET_ENV } from '../../src/core/harness-clock.ts';
+import { CLOCK_OFFSET_ENV } from '../../src/test-hooks/index.ts';
 import type { LeaseClock } from '../../src/contracts/lease-clock.ts';
 import type { CellFixture } from '../routes/route.ts';
 

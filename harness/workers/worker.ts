@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { ResultPromise } from 'execa';
 import { execa } from 'execa';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import { FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/core/fault-plan.ts';
-import { CLOCK_OFFSET_ENV } from '../../src/core/harness-clock.ts';
-import type { FaultPlan } from '../../src/core/fault-plan.ts';
+import { CLOCK_OFFSET_ENV, FAULT_PLAN_ENV, RESUME_SIGNAL } from '../../src/test-hooks/index.ts';
+import type { FaultPlan } from '../../src/test-hooks/index.ts';
 import { isStatementPoint } from '../../src/ports/statement-points.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
 

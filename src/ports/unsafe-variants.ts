@@ -462,24 +462,6 @@ export const UNSAFE_VARIANT_ENV = 'DPONE_UNSAFE_VARIANT';
 export const HARNESS_ENV = 'DPONE_HARNESS';
 
 /**
- * The requested variant's name under DPONE_HARNESS=1 when it breaks the TARGET (or is unknown, so
- * the target refuses it by name), else null: a runtime-only variant leaves the target certified.
- */
-export function requestedUnsafeVariant(env: NodeJS.ProcessEnv): string | null {
-  const name = env[UNSAFE_VARIANT_ENV];
-  if (!name || env[HARNESS_ENV] !== '1') return null;
-  const variant = Object.hasOwn(UNSAFE_VARIANTS, name) ? UNSAFE_VARIANTS[name] : undefined;
-  return variant?.runtime !== undefined && Object.keys(variant.flaws).length === 0 ? null : name;
-}
-
-/** The executor flaws of the requested variant under DPONE_HARNESS=1 (none: an empty object). */
-export function requestedRuntimeFlaws(env: NodeJS.ProcessEnv): RuntimeFlaws {
-  const name = env[UNSAFE_VARIANT_ENV];
-  if (!name || env[HARNESS_ENV] !== '1' || !Object.hasOwn(UNSAFE_VARIANTS, name)) return {};
-  return UNSAFE_VARIANTS[name]!.runtime ?? {};
-}
-
-/**
  * The flaws of a named variant. An unknown name, or one not offered for `capability` (it would be
  * harmless there), is bad input naming the variable.
  */

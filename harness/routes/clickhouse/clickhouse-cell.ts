@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ClickHouseInspector } from '../../checkers/clickhouse-inspector.ts';
-import type { SourceRows } from '../../checkers/source-rows.ts';
-import type { ParityOptions } from '../../checkers/parity-basis.ts';
+import { ClickHouseInspector } from '../../inspectors/clickhouse-inspector.ts';
+import type { SourceRows } from '../../inspectors/source-rows.ts';
+import type { ParityOptions } from '../../inspectors/parity-basis.ts';
 import type { ClickHouseEndpoint } from '../../env/clickhouse-endpoint.ts';
 import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';
 

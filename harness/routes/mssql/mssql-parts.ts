@@ -1,7 +1,7 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import type { SourceRows } from '../../checkers/source-rows.ts';
-import type { CellScalar } from '../../checkers/target-inspector.ts';
+import type { SourceRows } from '../../inspectors/source-rows.ts';
+import type { CellScalar } from '../../checkers/target-snapshot.ts';
 import type { DatasetType } from '../../data/canonical-value.ts';
 import type { Dataset, DatasetRow } from '../../data/dataset.ts';
 import { mssqlAdmin } from '../../env/mssql-admin.ts';

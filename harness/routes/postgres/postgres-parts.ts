@@ -1,6 +1,6 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
 import { openJournal } from '../../../src/cli/journal-url.ts';
-import { postgresSourceRows } from '../../checkers/postgres-source-rows.ts';
+import { postgresSourceRows } from '../../inspectors/postgres-source-rows.ts';
 import { adminQuery } from '../../env/postgres-admin.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';
 import type { ConnectorParts, JournalPart, SourcePart } from '../parts.ts';

@@ -1,9 +1,7 @@
 import { safeJson } from '../../contracts/safe-text.ts';
-import { clockFromEnv } from '../../core/harness-clock.ts';
 import { applyRecovery } from '../../core/recovery-apply.ts';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
-import { faultPointsFromEnv } from '../../core/fault-plan.ts';
-import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
+import { clockFromEnv, faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryApplyFlags, platformIdentity } from './recovery-flags.ts';
 import type { ApplyJSON } from './recovery-output.ts';

@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import { safeJson } from '../../contracts/safe-text.ts';
-import { clockFromEnv } from '../../core/harness-clock.ts';
+import { clockFromEnv } from '../../test-hooks/index.ts';
 import type { CommandRun } from '../command.ts';
 import { parseCleanupFlags, platformIdentity } from './recovery-flags.ts';
 import { openLeftovers } from './recovery-leftovers.ts';

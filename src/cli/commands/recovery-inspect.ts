@@ -1,6 +1,6 @@
 import { ERROR_CODES, EXIT_CODES } from '../../contracts/errors.ts';
 import { safeJson } from '../../contracts/safe-text.ts';
-import { clockFromEnv } from '../../core/harness-clock.ts';
+import { clockFromEnv } from '../../test-hooks/index.ts';
 import { leaseLive } from '../../contracts/lease-clock.ts';
 import { assessRecovery } from '../../core/recovery-assessment.ts';
 import type { CommandRun } from '../command.ts';

@@ -1,5 +1,5 @@
 import { safeJson } from '../../contracts/safe-text.ts';
-import { clockFromEnv } from '../../core/harness-clock.ts';
+import { clockFromEnv } from '../../test-hooks/index.ts';
 import { planRecovery } from '../../core/recovery-planner.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryReadFlags } from './recovery-flags.ts';

@@ -7,7 +7,7 @@ import type { CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { openShadowJournal } from '../shadow-journal-url.ts';
 import { readWorkloadFile } from '../workload-file.ts';
-import { requestedRuntimeFlaws } from '../../ports/unsafe-variants.ts';
+import { requestedRuntimeFlaws } from '../../test-hooks/index.ts';
 
 const FLAGS = {
   workload: { type: 'string' },

@@ -5,7 +5,7 @@ import { openClickHouseSql } from './clickhouse-session.ts';
 import { ClickHouseSource } from './clickhouse-source.ts';
 import { createStaging } from './clickhouse-staging.ts';
 import { ClickHouseTarget } from './clickhouse-target.ts';
-import { describeFenceConformance } from '../fence-conformance.ts';
+import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
 import { collectRows } from '../../../ports/row-stream.ts';
 import {
   BATCH,

@@ -12,11 +12,8 @@ import type {
   TargetConnector,
 } from '../../../ports/connector.ts';
 import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
-import {
-  requestedUnsafeVariant,
-  unsafeVariantFlaws,
-  targetVariantsFor,
-} from '../../../ports/unsafe-variants.ts';
+import { unsafeVariantFlaws, targetVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../../test-hooks/index.ts';
 import { clickHouseFenceLocation, quoteName } from './clickhouse-config.ts';
 import { checkGeneration, holds, installEpoch, sealOlderEpochs } from './clickhouse-epoch.ts';
 import type { FenceLog } from './clickhouse-fence.ts';

@@ -1,6 +1,8 @@
 import type { DponeError } from '../../../contracts/errors.ts';
 import type { RowStream } from '../../../ports/connector.ts';
-import type { FenceSql } from './marker-sql.ts';
+import type { FenceParams, FenceSql } from './marker-sql.ts';
+
+export type { FenceParams } from './marker-sql.ts';
 
 /**
  * What a database supplies to the transactional-marker kernel (the way a query builder has one
@@ -8,9 +10,6 @@ import type { FenceSql } from './marker-sql.ts';
  * how it runs statements, transactions and the mutation's COMMIT. The protocol itself (which
  * statement runs when, what an answer means, which refusal is which) lives in this folder once.
  */
-
-/** Named parameters of a fence statement, written `@name` in the SQL text. */
-export type FenceParams = Readonly<Record<string, string | number | null>>;
 
 export interface SqlResult {
   readonly rows: readonly Readonly<Record<string, unknown>>[];

@@ -1,4 +1,5 @@
-import type { FenceParams } from './marker-dialect.ts';
+/** Named parameters of a fence statement, written `@name` in the SQL text. */
+export type FenceParams = Readonly<Record<string, string | number | null>>;
 
 /** How the dialect's SQL spells the fence statements' differing parts. */
 export interface FenceSqlStyle {

@@ -14,7 +14,6 @@ import type {
 import type { FaultPoints } from '../../../ports/fault-points.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { StatementPoints } from '../../../ports/statement-points.ts';
-import { requestedUnsafeVariant } from '../../../ports/unsafe-variants.ts';
 import type { MarkerDialect, SqlRunner } from './marker-dialect.ts';
 import type { GuardOutcome } from './marker-fence.ts';
 import { commitUnknown, fenceUnavailable, guardCommit, installFence, readFence } from './marker-fence.ts';
@@ -180,22 +179,4 @@ export class MarkerTarget implements TargetConnector {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-}
-
-/**
- * Opens a connector's marker target: the certified one, or under DPONE_HARNESS=1 the unsafe
- * variant DPONE_UNSAFE_VARIANT names (an unknown name is refused before anything is opened).
- */
-export async function openMarkerTarget<T extends MarkerTarget>(
-  env: NodeJS.ProcessEnv,
-  open: () => Promise<MarkerDialect>,
-  options: MarkerTargetOptions,
-  certified: (dialect: MarkerDialect, options: MarkerTargetOptions) => T,
-): Promise<T | MarkerTarget> {
-  const variant = requestedUnsafeVariant(env);
-  if (variant !== null) {
-    const { unsafeMarkerTarget } = await import('./marker-unsafe-target.ts');
-    return unsafeMarkerTarget(variant, open, options);
-  }
-  return certified(await open(), options);
 }

@@ -5,7 +5,7 @@ import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
 import { committedRows, fenceModel } from './mssql-fence-model.ts';
 import { MssqlTarget } from './mssql-target.ts';
-import { describeFenceConformance } from '../fence-conformance.ts';
+import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
 import {
   COLUMNS,
   CREATE,

@@ -7,7 +7,7 @@ import type { FaultPoints } from '../../../ports/fault-points.ts';
 import type { TargetConnector } from '../../../ports/connector.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
-import { describeFenceConformance } from '../fence-conformance.ts';
+import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
 import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
 
 const binaries = findLocalBinaries();

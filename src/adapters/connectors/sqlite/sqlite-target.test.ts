@@ -10,7 +10,7 @@ import { SYSTEM_CLOCK } from '../../../ports/clock.ts';
 import type { MutationRequest, SourceConnector } from '../../../ports/connector.ts';
 import { NO_FAULTS } from '../../../ports/fault-points.ts';
 import { collectRows, rowStream, rowStreamOf } from '../../../ports/row-stream.ts';
-import { describeFenceConformance } from '../fence-conformance.ts';
+import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
 import { flawedProtocol } from '../marker-fence/marker-unsafe-target.ts';
 import { MarkerTarget } from '../marker-fence/marker-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';

@@ -1,6 +1,6 @@
 import type { TargetConnector } from '../../../ports/connector.ts';
 import { targetVariantsFor } from '../../../ports/unsafe-variants.ts';
-import { openMarkerTarget } from '../marker-fence/marker-target.ts';
+import { openMarkerTarget } from '../marker-fence/open-marker-target.ts';
 import { unsafeMarkerTarget } from '../marker-fence/marker-unsafe-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import type { SqliteTargetOptions } from './sqlite-target.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeJournalConformance } from '../journal-conformance.ts';
+import { describeJournalConformance } from '../../../../testing/journal-conformance.ts';
 import { MssqlJournal } from './mssql-journal.ts';
 
 /**

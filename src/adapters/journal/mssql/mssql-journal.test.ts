@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import { newEntry } from '../../../contracts/journal-rules.ts';
-import { METADATA, opId, rejectsWith } from '../journal-conformance-kit.ts';
+import { METADATA, opId, rejectsWith } from '../../../../testing/journal-conformance-kit.ts';
 import { entryToRow } from '../journal-row.ts';
 import { parseMssqlUrl } from './mssql-config.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';

@@ -6,7 +6,7 @@ import type { CommitState } from '../../../contracts/states.ts';
 import type { CompareAndSetRequest, LeaseRequest } from '../../../ports/journal.ts';
 import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { AUDIT, DIGEST, METADATA, opId } from '../journal-conformance-kit.ts';
+import { AUDIT, DIGEST, METADATA, opId } from '../../../../testing/journal-conformance-kit.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
 const binaries = findLocalBinaries();

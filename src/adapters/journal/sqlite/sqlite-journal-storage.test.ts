@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../contracts/errors.ts';
-import { create, opId } from '../journal-conformance-kit.ts';
+import { create, opId } from '../../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../contracts/errors.ts';
-import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import { ERROR_CODES } from '../src/contracts/errors.ts';
+import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
 import { create, DIGEST, METADATA, opId, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
 
 /** Lease rules: epochs are fencing tokens, so they must only ever grow. Registered by the suite. */

@@ -3,7 +3,7 @@ import { canonicalValue } from '../data/canonical-value.ts';
 import type { DatasetRow } from '../data/dataset.ts';
 import { expectedTarget } from '../data/dataset.ts';
 import type { DatasetType } from '../data/canonical-value.ts';
-import type { CellScalar } from './target-inspector.ts';
+import type { CellScalar } from '../checkers/target-snapshot.ts';
 
 /**
  * What an inspector compares the target with, beyond the source partition it reads itself: the

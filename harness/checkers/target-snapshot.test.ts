@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../evidence/canonical-json.ts';
-import type { CellScalar, TargetReading } from './target-inspector.ts';
-import { TRAIL_ROW_LIMIT, rowDigest, snapshotFromReading } from './target-inspector.ts';
+import type { CellScalar, TargetReading } from './target-snapshot.ts';
+import { TRAIL_ROW_LIMIT, rowDigest, snapshotFromReading } from './target-snapshot.ts';
 
 const rows = (count: number, prefix = 'r') =>
   Array.from({ length: count }, (_, i) => ({ key: `k${i}`, row: `${prefix}${i}` }));

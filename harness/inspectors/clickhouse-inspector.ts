@@ -8,9 +8,16 @@ import { landings, parsePartName } from './clickhouse-landings.ts';
 import type { SourceRows } from './source-rows.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from './first-difference.ts';
-import type { CellScalar, SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromTrail, storedSnapshot } from './target-inspector.ts';
+import { firstDifference } from '../checkers/first-difference.ts';
+import type { CellScalar } from '../checkers/target-snapshot.ts';
+import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
+import {
+  keyDigest,
+  rowDigest,
+  setDigest,
+  snapshotFromTrail,
+  storedSnapshot,
+} from '../checkers/target-snapshot.ts';
 
 export interface ClickHouseInspectorOptions {
   /** Straight to the server (never through a test proxy), as a user that may create tables. */

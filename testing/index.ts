@@ -2,6 +2,9 @@
  * `dpone-cert/testing`: the connector kit. What a connector author runs in their own vitest to
  * check a connector before certifying it, and the types of the harness parts a plug-in exports
  * so that `dpone certify run` can certify it (docs/connector-authoring.md).
+ *
+ * This folder is the testing module: the conformance suites (they import vitest) live here and
+ * nowhere in src/ or harness/; production code never imports it (test/dependency-direction.test.ts).
  */
 
 // The fence contract, against a live target (one test per check, or the checks as data).
@@ -11,7 +14,7 @@ export type {
   FenceConformanceOptions,
   FenceFactory,
   FenceUnderTest,
-} from '../../src/adapters/connectors/fence-conformance.ts';
+} from './fence-conformance.ts';
 export {
   CONFORMANCE_COLUMNS,
   CONFORMANCE_ROWS,
@@ -19,15 +22,15 @@ export {
   checkFenceContract,
   describeFenceConformance,
   fenceRef,
-} from '../../src/adapters/connectors/fence-conformance.ts';
+} from './fence-conformance.ts';
 
 // The journal port's contract (docs/journal-conformance.md).
 export type {
   ConformanceOptions as JournalConformanceOptions,
   JournalFactory,
   JournalUnderTest,
-} from '../../src/adapters/journal/journal-conformance.ts';
-export { describeJournalConformance } from '../../src/adapters/journal/journal-conformance.ts';
+} from './journal-conformance.ts';
+export { describeJournalConformance } from './journal-conformance.ts';
 
 // Harness parts a plug-in exports as `harness`.
 export type {
@@ -38,6 +41,6 @@ export type {
   TargetFenceOperations,
   TargetPart,
   TargetRows,
-} from '../routes/target-part.ts';
-export type { CellScalar } from '../checkers/target-inspector.ts';
-export type { FenceLocationReading, FenceReading } from '../evidence/evidence-types.ts';
+} from '../harness/routes/target-part.ts';
+export type { CellScalar } from '../harness/checkers/target-snapshot.ts';
+export type { FenceLocationReading, FenceReading } from '../harness/evidence/evidence-types.ts';

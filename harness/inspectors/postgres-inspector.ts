@@ -1,18 +1,12 @@
 import type pg from 'pg';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type {
-  AuditedInsert,
-  CellScalar,
-  RowDigests,
-  SnapshotOptions,
-  TargetDigest,
-  TargetInspector,
-} from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
+import type { AuditedInsert, CellScalar, RowDigests } from '../checkers/target-snapshot.ts';
+import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from './first-difference.ts';
+import { firstDifference } from '../checkers/first-difference.ts';
 import { withPostgresClient } from '../env/postgres-pool.ts';
 import type { SourceRows } from './source-rows.ts';
 

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import type { ErrorCode } from '../../contracts/errors.ts';
-import { isDponeError } from '../../contracts/errors.ts';
-import type { AuditRecord, CommitIntentMetadata, CommitJournalEntry } from '../../contracts/journal.ts';
-import type { CommitState } from '../../contracts/states.ts';
-import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import type { ErrorCode } from '../src/contracts/errors.ts';
+import { isDponeError } from '../src/contracts/errors.ts';
+import type { AuditRecord, CommitIntentMetadata, CommitJournalEntry } from '../src/contracts/journal.ts';
+import type { CommitState } from '../src/contracts/states.ts';
+import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
 
 /** One journal handed to a conformance test; disposing it releases whatever the factory made. */
 export interface JournalUnderTest extends AsyncDisposable {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../contracts/errors.ts';
-import type { FenceRef, MutationRequest, Row, TargetConnector } from '../../ports/connector.ts';
-import { rowStreamOf } from '../../ports/row-stream.ts';
+import { ERROR_CODES } from '../src/contracts/errors.ts';
+import type { FenceRef, MutationRequest, Row, TargetConnector } from '../src/ports/connector.ts';
+import { rowStreamOf } from '../src/ports/row-stream.ts';
 
 /**
  * The fence contract of the target port (src/ports/connector.ts), as a conformance suite every

@@ -3,19 +3,13 @@ import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type {
-  AuditedInsert,
-  CellScalar,
-  RowDigests,
-  SnapshotOptions,
-  TargetDigest,
-  TargetInspector,
-} from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromReading } from './target-inspector.ts';
+import type { AuditedInsert, CellScalar, RowDigests } from '../checkers/target-snapshot.ts';
+import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
+import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
 import type { DatasetType } from '../data/canonical-value.ts';
 import type { ParityOptions } from './parity-basis.ts';
 import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from './first-difference.ts';
+import { firstDifference } from '../checkers/first-difference.ts';
 import type { SourceRows } from './source-rows.ts';
 
 export interface SqliteInspectorOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../contracts/errors.ts';
-import { MAX_LEASE_TTL_MS } from '../../contracts/lease-clock.ts';
-import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import { ERROR_CODES } from '../src/contracts/errors.ts';
+import { MAX_LEASE_TTL_MS } from '../src/contracts/lease-clock.ts';
+import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
 import { AUDIT, create, opId, reach, rejectsWith, unchanged } from './journal-conformance-kit.ts';
 
 const YEAR_MS = 365 * 86_400_000;

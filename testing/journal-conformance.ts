@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../contracts/errors.ts';
-import { COMMIT_STATES, TRANSITIONS, isOperatorOnlyTransition } from '../../contracts/states.ts';
-import type { TargetCommitJournalPort } from '../../ports/journal.ts';
+import { ERROR_CODES } from '../src/contracts/errors.ts';
+import { COMMIT_STATES, TRANSITIONS, isOperatorOnlyTransition } from '../src/contracts/states.ts';
+import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
 import type { JournalFactory, JournalUnderTest } from './journal-conformance-kit.ts';
 import {
   AUDIT,

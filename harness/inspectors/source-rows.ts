@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import type { CellScalar } from './target-inspector.ts';
+import type { CellScalar } from '../checkers/target-snapshot.ts';
 
 /**
  * The source partition as an inspector reads it for row parity: with its own connection, never

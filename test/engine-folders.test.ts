@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, namingFiles } from './engine-folders.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const KNOWN = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'engine-names.known.json'), 'utf8'),
+) as Record<string, string[]>;
+
+describe('one engine, one folder', () => {
+  it.each(ENGINES)('no new file outside its folders names %s (the known list only shrinks)', (engine) => {
+    // A file that moved into the engine's folder or stopped naming it may leave the list
+    // (`node test/engine-folders.ts` prints today's); a new one outside is a file in the wrong place.
+    const known = new Set(KNOWN[engine] ?? []);
+    expect(namingFiles(ROOT, engine).filter((file) => !known.has(file))).toEqual([]);
+  });
+
+  it('names DuckDB nowhere, and every engine has a known list', () => {
+    expect(Object.keys(KNOWN).sort()).toEqual([...ENGINES].sort());
+    expect(KNOWN.duckdb).toEqual([]);
+  });
+
+  it('sees a file outside the folders and not one inside', () => {
+    const sqlite = namingFiles(ROOT, 'sqlite');
+    expect(sqlite).toContain('harness/inspectors/sqlite-inspector.ts');
+    expect(sqlite.some((file) => file.startsWith('src/adapters/connectors/sqlite/'))).toBe(false);
+  });
+});

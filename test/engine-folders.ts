@@ -1,0 +1,31 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+/**
+ * "One engine, one folder": which files outside an engine's folders name that engine. A file is
+ * inside when a folder on its path is named after the engine (`src/adapters/connectors/postgres/`,
+ * `harness/routes/postgres/`, …); outside, its path or its text naming the engine counts. DuckDB,
+ * a plug-in, is named nowhere; each built-in engine starts from the list it has today
+ * (engine-names.known.json), which may only shrink as the engine moves into its folder.
+ */
+export const ENGINES = ['sqlite', 'postgres', 'clickhouse', 'mssql', 'duckdb'] as const;
+export const SCANNED = ['src', 'harness', 'testing'] as const;
+
+export function namingFiles(root: string, engine: string): string[] {
+  const pattern = new RegExp(engine, 'i');
+  return SCANNED.flatMap((dir) => readdirSync(join(root, dir), { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .map((file) => ({ file, path: relative(root, file).split(sep).join('/') }))
+    .filter(({ path }) => !path.split('/').slice(0, -1).includes(engine))
+    .filter(({ file, path }) => pattern.test(path) || pattern.test(readFileSync(file, 'utf8')))
+    .map(({ path }) => path)
+    .sort();
+}
+
+/** `node test/engine-folders.ts`: prints today's lists, the form engine-names.known.json holds. */
+if (import.meta.main) {
+  const root = join(import.meta.dirname, '..');
+  const lists = Object.fromEntries(ENGINES.map((engine) => [engine, namingFiles(root, engine)]));
+  console.log(JSON.stringify(lists, null, 2));
+}
