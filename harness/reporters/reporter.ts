@@ -16,7 +16,7 @@ export interface RunStart {
 /** A step before the first cell (servers starting, clean traces recorded), so no run starts silent. */
 export interface RunPreparing {
   readonly route: string;
-  /** What is being done, in words: "starting the local environment (postgres, toxiproxy)". */
+  /** What is being done, in words: "starting the local environment (its servers, toxiproxy)". */
   readonly step: string;
 }
 
