@@ -164,6 +164,12 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         );
       writeSource(join(cellDir, 'source.db'), options);
       const target = await harness.target.prepare(cellDir, CELL_TABLE);
+      const secret = target.endpoint.password_env;
+      if (secret !== undefined && target.env?.[secret] === undefined)
+        throw invalidInput(
+          `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
+          { field: 'harness.target.prepare' },
+        );
       const document = (schema: string) => {
         const base = workloadDocument(options, schema);
         return workloadText({
@@ -189,7 +195,8 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         workloadFile,
         conflictingWorkloadFile,
         journalUrl,
-        env: {},
+        // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
+        env: { ...target.env },
         inspector,
         openJournal: () => openCellJournal(cellDir, journalUrl),
         journalOps: sqliteJournalOperations(cellDir),

@@ -66,7 +66,19 @@ export interface PreparedTarget extends AsyncDisposable {
    * absolute path: workers do not always run beside the cell's workload file (an Airflow try runs
    * a copy of it from its own folder, where a relative path would open a fresh, empty target).
    */
-  readonly endpoint: { readonly url: string; readonly table: string };
+  readonly endpoint: {
+    readonly url: string;
+    readonly table: string;
+    /** The variable holding the target's password (the workload's `password_env`); `env` must set it. */
+    readonly password_env?: string;
+  };
+  /**
+   * Secrets the cell's processes need, by variable name (e.g. the one `endpoint.password_env`
+   * names): given to every process the harness starts for the cell — workers, settle and recovery
+   * runs, the shadow report, Airflow tries — and never written to the workload, the evidence or
+   * a report.
+   */
+  readonly env?: Readonly<Record<string, string>>;
   /** Safe identity, e.g. `<engine>:events`. */
   readonly identity: string;
   /**
