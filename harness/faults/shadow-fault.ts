@@ -24,18 +24,26 @@ interface ShadowParams {
   readonly kill?: string;
   /** Whether the kill lands after the target committed the first attempt's rows. */
   readonly committed?: boolean;
+  /** Two workers write at once (no kill): both write, as legacy does. */
+  readonly race?: boolean;
 }
 
 /**
- * The kills: before the target's commit (nothing landed), right after it (landed, its outcome
- * not yet recorded: the one place the shadow journal cannot know), and after the shadow journal
- * recorded the outcome (landed and known). Legacy has no record to kill around.
+ * The kills, at every fault point of the shadow path: as the write begins and before the target's
+ * commit (nothing landed), right after the commit and before the shadow record (landed, its
+ * outcome not yet recorded: the places the shadow journal cannot know), and after the shadow
+ * journal recorded the outcome (landed and known). Legacy has no record to kill around.
  */
 const KILLS: readonly { point: string; committed: boolean; modes: readonly Mode[] }[] = [
+  { point: 'target.mutate:begin', committed: false, modes: ['shadow'] },
   { point: 'target.commit:before', committed: false, modes: ['shadow'] },
   { point: 'target.commit:after', committed: true, modes: ['shadow', 'legacy'] },
+  { point: 'shadow.record:before', committed: true, modes: ['shadow'] },
   { point: 'shadow.record:after', committed: true, modes: ['shadow'] },
 ];
+
+/** Killed after the commit, before its record: the outcomes the shadow journal cannot know. */
+const UNKNOWABLE = new Set(['target.commit:after', 'shadow.record:before']);
 
 function planShadow(spec: FaultSpecOf<'shadow'>): CellDraft[] {
   const modes = spec.modes ?? SHADOW_MODES;
@@ -49,6 +57,14 @@ function planShadow(spec: FaultSpecOf<'shadow'>): CellDraft[] {
       sensitive: mode === 'shadow',
       ...(mode === 'shadow' ? { sensitiveTo: SHADOW_VARIANTS } : {}),
     });
+    // Two workers at once, as a pause past the lease or a second scheduler would start them.
+    if (mode === 'shadow')
+      drafts.push({
+        localId: `${mode}/race`,
+        fault: { kind: 'shadow', mode, phase: 'race', workers: 2 },
+        params: { mode, race: true } satisfies ShadowParams,
+        sensitive: false,
+      });
     for (const kill of KILLS.filter((k) => k.modes.includes(mode)))
       drafts.push({
         localId: `${mode}/kill@${kill.point}`,
@@ -72,13 +88,17 @@ async function runShadow(run: CellRun): Promise<CellOutcome> {
   const options: WorkerOptions = { extraArgs: ['--deployment-policy', await policyFile(run, params.mode)] };
   const attempts: AttemptRecord[] = [];
   let hit = true;
-  if (params.kill !== undefined) {
-    const first = await run.killAt('first', { point: params.kill, hit: 1 }, options);
-    attempts.push(first.record);
-    hit = first.hit;
-  } else attempts.push(await run.run('first', options));
-  if (!hit) return { attempts, hit, settle: 'never', expectation: { end: 'complete', checks: [] } };
-  attempts.push(await run.run('retry', options));
+  if (params.race) {
+    attempts.push(...(await Promise.all([run.run('race-1', options), run.run('race-2', options)])));
+  } else {
+    if (params.kill !== undefined) {
+      const first = await run.killAt('first', { point: params.kill, hit: 1 }, options);
+      attempts.push(first.record);
+      hit = first.hit;
+    } else attempts.push(await run.run('first', options));
+    if (!hit) return { attempts, hit, settle: 'never', expectation: { end: 'complete', checks: [] } };
+    attempts.push(await run.run('retry', options));
+  }
   // What legacy semantics write: every attempt that returned, and the one killed after its commit.
   const landed = attempts.filter((a) => a.exit_code === 0).length + (params.committed ? 1 : 0);
   const target = await run.fixture.inspector.snapshot();
@@ -89,7 +109,7 @@ async function runShadow(run: CellRun): Promise<CellOutcome> {
   });
   const figures: ShadowReportFigures = await readReport(reportFile, report);
   // Killed after the commit, before its record: the one outcome the shadow journal cannot know.
-  const unknowable = params.mode === 'shadow' && params.kill === 'target.commit:after';
+  const unknowable = params.mode === 'shadow' && params.kill !== undefined && UNKNOWABLE.has(params.kill);
   const checks: CheckRecord[] = [
     parityCheck(params.mode, attempts, target.mutations, landed),
     reportCheck(params.mode, attempts.length, target.mutations, figures, unknowable),

@@ -92,7 +92,7 @@ describe('certify gate', () => {
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
     expect(result.out).toMatch(
-      /shadow-report-exact +7 cells {2}4 shadow cells wrote what legacy writes; in 2 the target's second mutation was counted exactly.*; 1 Airflow DAG run in shadow mode retried and reported exactly/,
+      /shadow-report-exact +10 cells {2}7 shadow cells wrote what legacy writes; in 3 the target's second mutation was counted exactly.*; 1 Airflow DAG run in shadow mode retried and reported exactly/,
     );
     expect(result.out).toMatch(
       /clock-skew +20 cells {2}5 dying-holder and clock-jump cells \(offsets \+365d\) each within the journal's TTL bound, 5 skewed challengers and 10 skewed operator actions/,

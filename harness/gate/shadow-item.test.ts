@@ -24,8 +24,8 @@ describe('shadow-report-exact (issue 36)', () => {
 
   it('passes on the shadow and legacy cells, counted; zero cells is FAIL', () => {
     const cells = shadowCells();
-    expect(cells).toHaveLength(6);
-    expect(shadowReportItem.evaluate(cells)).toMatchObject({ status: 'PASS', cells: 6 });
+    expect(cells).toHaveLength(9);
+    expect(shadowReportItem.evaluate(cells)).toMatchObject({ status: 'PASS', cells: 9 });
     expect(shadowReportItem.evaluate([])).toMatchObject({ status: 'FAIL', cells: 0 });
   });
 
@@ -75,13 +75,13 @@ describe('shadow-report-exact: the Airflow example in shadow mode', () => {
 
   it('is decided by it too, and is not decided without it once Airflow cells ran', () => {
     expect(airflowShadow).toHaveLength(1);
-    expect(shadowReportItem.evaluate(relevant(cells))).toMatchObject({ status: 'PASS', cells: 7 });
+    expect(shadowReportItem.evaluate(relevant(cells))).toMatchObject({ status: 'PASS', cells: 10 });
     expect(shadowReportItem.evaluate(relevant(others))).toMatchObject({
       status: 'FAIL',
       detail: /the Airflow example retried in shadow mode/,
     });
     // Without Airflow cells at all (a run without Airflow), the shadow cells alone decide it.
-    expect(shadowReportItem.evaluate(shadowCells())).toMatchObject({ status: 'PASS', cells: 6 });
+    expect(shadowReportItem.evaluate(shadowCells())).toMatchObject({ status: 'PASS', cells: 9 });
   });
 
   it('fails when the Airflow shadow run’s report missed the retry', () => {
