@@ -6,6 +6,7 @@ import {
   JOURNAL_LEASE,
   LEASE_BOUND,
   LOST_COMMIT_DIVERGED,
+  POWER_LOSS_DURABLE,
   REFERENCE_RUN,
   SHADOW_PARITY,
   SHADOW_REPORT,
@@ -46,6 +47,7 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   // Shadow mode: the target's mutations against legacy's, and against what the shadow report counted.
   SHADOW_PARITY,
   SHADOW_REPORT,
+  POWER_LOSS_DURABLE,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */
