@@ -24,8 +24,9 @@ import { worst } from '../verdict.ts';
  * does not back, storage an intent conflict touched, an intent conflict not refused, a stalled
  * worker that never gave up, a lost commit taken for complete, an operation wedged past what the
  * journal's clock promises (its retries measured, not reported), an operator's audit statement
- * the target's own rows contradict, a journal transition written without the lease, or a
- * reference run that did not end as a clean run must.
+ * the target's own rows contradict, a journal transition written without the lease, a committed
+ * journal transition a power cut took back (read from the journal file itself), or a reference
+ * run that did not end as a clean run must.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
