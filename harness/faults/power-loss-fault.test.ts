@@ -34,16 +34,16 @@ describe('power-loss plan', () => {
   it('runs journal-sync-off only where the killed attempt has committed a journal write', () => {
     const late = [
       { point: 'journal.read:before', hit: 1 },
-      { point: 'cas:A->B:before', hit: 1 },
-      { point: 'cas:A->B:after', hit: 1 },
+      { point: 'cas:PREPARING->PREPARED:before', hit: 1 },
+      { point: 'cas:PREPARING->PREPARED:after', hit: 1 },
     ];
     const drafts = powerLossFault.plan(
       { kind: 'power-loss' },
       { seed: 1, traces: { clean: late, recovery: new Map(), cleanDurationMs: 0 } },
     );
     expect(drafts.map((d) => [d.localId, d.sensitive, d.sensitiveTo])).toEqual([
-      ['journal/cas:A->B:before#1', false, undefined],
-      ['journal/cas:A->B:after#1', true, ['journal-sync-off']],
+      ['journal/cas:PREPARING->PREPARED:before#1', false, undefined],
+      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off']],
     ]);
   });
 });
