@@ -26,6 +26,7 @@ import type { LossyFs } from './lossy-fs.ts';
 // both (.ci/run), so there a missing one fails.
 const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'sqlite-commits.ts');
+const HOLDER = join(import.meta.dirname, 'fixtures', 'lossy-fs-holder.ts');
 
 const backings: string[] = [];
 afterEach(() => {
@@ -147,14 +148,38 @@ describe.skipIf(missing !== null)(
       const holder = spawn('sleep', ['30'], { stdio: ['ignore', 'ignore', 'ignore'], cwd: fs.mountPoint });
       try {
         await fs[Symbol.asyncDispose]();
-        const mounts = readFileSync('/proc/self/mounts', 'utf8');
-        expect(mounts.split('\n').some((line) => line.split(' ')[1] === fs.mountPoint)).toBe(false);
+        expect(isMounted(fs.mountPoint)).toBe(false);
       } finally {
         holder.kill('SIGKILL');
       }
     });
+
+    it('leaves no mount behind when the process that mounted it is SIGKILLed', async () => {
+      const backing = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-backing-'));
+      backings.push(backing);
+      const harness = spawn(process.execPath, [HOLDER, backing], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const mountPoint = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        harness.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.trim());
+        });
+        harness.once('exit', (code) => reject(new Error(`the holder exited ${code}`)));
+      });
+      expect(isMounted(mountPoint)).toBe(true);
+      const exited = new Promise((resolve) => harness.once('exit', resolve));
+      harness.kill('SIGKILL');
+      await exited;
+      await expect.poll(() => isMounted(mountPoint), { timeout: 5_000 }).toBe(false);
+    });
   },
 );
+
+function isMounted(mountPoint: string): boolean {
+  return readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .some((line) => line.split(' ')[1] === mountPoint);
+}
 
 describe('power-loss filesystem availability', () => {
   it('says why it cannot mount when the binary is not built', async () => {

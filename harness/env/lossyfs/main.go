@@ -5,7 +5,8 @@
 //
 // It prints "ready" on stdout once the mount serves. The control socket takes one command per
 // line and answers one line: "cut" (drop everything not synced), "sync" (sync everything),
-// "stats" (a JSON line of counters). SIGTERM or SIGINT unmounts without syncing (a power cut).
+// "stats" (a JSON line of counters). SIGTERM or SIGINT unmounts without syncing (a power cut), and
+// so does the death of the process that started it (PR_SET_PDEATHSIG).
 package main
 
 import (
@@ -32,6 +33,13 @@ func main() {
 	if *backing == "" || *mount == "" || *control == "" {
 		fmt.Fprintln(os.Stderr, "usage: lossyfs -backing DIR -mount DIR -control SOCKET")
 		os.Exit(2)
+	}
+	// A harness killed outright (SIGKILL) must not leave a mount behind: its death is our SIGTERM.
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0); errno != 0 {
+		log.Printf("lossyfs: PR_SET_PDEATHSIG: %v", errno)
+	}
+	if os.Getppid() == 1 {
+		log.Fatal("lossyfs: the process that started it is gone")
 	}
 	s := &state{backing: *backing}
 	if err := s.load(); err != nil {
@@ -60,7 +68,10 @@ func main() {
 	go func() {
 		<-signals
 		if err := server.Unmount(); err != nil {
-			log.Printf("lossyfs: unmount: %v", err)
+			// Still busy (a process holds a file open): detach it lazily and stop serving.
+			log.Printf("lossyfs: unmount: %v; detaching", err)
+			_ = syscall.Unmount(*mount, syscall.MNT_DETACH)
+			os.Exit(0)
 		}
 	}()
 	fmt.Println("ready")
