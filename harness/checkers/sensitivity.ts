@@ -6,6 +6,7 @@ import {
   JOURNAL_LEASE,
   LEASE_BOUND,
   LOST_COMMIT_DIVERGED,
+  POWER_LOSS_DURABLE,
   REFERENCE_RUN,
   SHADOW_PARITY,
   SHADOW_REPORT,
@@ -23,8 +24,9 @@ import { worst } from '../verdict.ts';
  * does not back, storage an intent conflict touched, an intent conflict not refused, a stalled
  * worker that never gave up, a lost commit taken for complete, an operation wedged past what the
  * journal's clock promises (its retries measured, not reported), an operator's audit statement
- * the target's own rows contradict, a journal transition written without the lease, or a
- * reference run that did not end as a clean run must.
+ * the target's own rows contradict, a journal transition written without the lease, a committed
+ * journal transition a power cut took back (read from the journal file itself), or a reference
+ * run that did not end as a clean run must.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -46,6 +48,7 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   // Shadow mode: the target's mutations against legacy's, and against what the shadow report counted.
   SHADOW_PARITY,
   SHADOW_REPORT,
+  POWER_LOSS_DURABLE,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

@@ -6,7 +6,7 @@ import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 const names = (files: readonly string[]) => files.map((file) => basename(file));
 
 describe('certify run suites', () => {
-  it('the default suite needs no Airflow and kills at every statement; the full suite adds scenarios/airflow/ and large/', async () => {
+  it('the default suite needs no Airflow and kills at every statement; the full suite adds scenarios/airflow/, large/ and storage/', async () => {
     const plain = names(await defaultScenarioFiles('sqlite', process.cwd()));
     const full = names(await defaultScenarioFiles('sqlite', process.cwd(), 'full'));
     expect(plain).toContain('crash.yaml');
@@ -14,8 +14,16 @@ describe('certify run suites', () => {
     expect(plain).not.toContain('large-partition.yaml');
     // Every suite must catch two-commits, which only statement cells see.
     expect(plain).toContain('statements.yaml');
-    expect(full).toEqual(expect.arrayContaining([...plain, 'airflow-live.yaml', 'large-partition.yaml']));
-    expect(full).toHaveLength(plain.length + 2);
+    expect(full).toEqual(
+      expect.arrayContaining([
+        ...plain,
+        'airflow-live.yaml',
+        'airflow-shadow.yaml',
+        'large-partition.yaml',
+        'sqlite-power-loss.yaml',
+      ]),
+    );
+    expect(full).toHaveLength(plain.length + 4);
     expect(full).not.toContain('million-crash.yaml');
   });
 

@@ -35,3 +35,6 @@ export const SHADOW_PARITY = 'shadow-legacy-parity';
 
 /** A shadow cell: `dpone shadow report` counts exactly the extra mutations the target's rows show. */
 export const SHADOW_REPORT = 'shadow-report';
+
+/** A power-loss cell: the journal after the cut holds every transition the killed attempt had committed (faults/power-loss-fault.ts). */
+export const POWER_LOSS_DURABLE = 'power-loss-durable';

@@ -25,6 +25,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   statement: async () => (await import('./statement-fault.ts')).statementFault,
   reference: async () => (await import('./reference-fault.ts')).referenceFault,
   shadow: async () => (await import('./shadow-fault.ts')).shadowFault,
+  'power-loss': async () => (await import('./power-loss-fault.ts')).powerLossFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

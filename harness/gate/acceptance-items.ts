@@ -5,13 +5,14 @@ import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
+import { powerLossItem } from './power-loss-item.ts';
 import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
  * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item, the
- * test plan's Airflow row, issue 30's clock item and issue 36's
- * shadow item. The registry, apart from the AcceptanceItem
+ * test plan's Airflow row, issue 30's clock item, issue 36's shadow item and issue 33's
+ * power-loss item. The registry, apart from the AcceptanceItem
  * interface (acceptance-item.ts) so that the interface never imports the items.
  */
 export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
@@ -27,4 +28,5 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   stallItem,
   clockSkewItem,
   shadowReportItem,
+  powerLossItem,
 ];

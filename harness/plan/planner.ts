@@ -22,6 +22,8 @@ export const TRACED_KINDS: ReadonlySet<string> = new Set([
   // Clock faults kill and park at the journal transitions of the clean trace.
   'clock-skew',
   'statement',
+  // Power cuts at the journal transitions of the clean trace.
+  'power-loss',
 ]);
 
 export const DEFAULT_SEED = 42;

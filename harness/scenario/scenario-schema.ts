@@ -23,6 +23,7 @@ export const FAULT_KINDS = [
   'statement',
   'reference',
   'shadow',
+  'power-loss',
 ] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
@@ -292,6 +293,17 @@ const lostCommitFault = {
   },
 } as const;
 
+const powerLossFault = {
+  type: 'object',
+  description:
+    "A power cut under the SQLite journal: the journal lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run the first attempt is SIGKILLed and the power cut with it; the journal must then hold every transition the killed attempt had committed, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal is not a SQLite file.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'power-loss' },
+  },
+} as const;
+
 const serverKillFault = {
   type: 'object',
   description:
@@ -461,6 +473,7 @@ export const SCENARIO_SCHEMA = {
           statementFault,
           referenceFault,
           shadowFault,
+          powerLossFault,
         ],
       },
     },

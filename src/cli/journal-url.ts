@@ -20,6 +20,8 @@ export interface JournalOpenContext {
    * (a server journal binds the caller's time; no clock-fault bound).
    */
   readonly trustHolderClock?: boolean;
+  /** UNSAFE, the harness's `journal-sync-off` variant only: a SQLite journal opened with synchronous=OFF. */
+  readonly journalSyncOff?: boolean;
 }
 
 /** The slice of a server journal adapter module this opener relies on. */
@@ -145,6 +147,7 @@ export async function openJournal(
           readOnly: context.readOnly === true,
           ...warn,
           ...(trust ? { trustStoredExpiry: true } : {}),
+          ...(context.journalSyncOff === true ? { unsafeSynchronousOff: true } : {}),
         });
       }
       case 'memory': {

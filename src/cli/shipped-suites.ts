@@ -6,12 +6,18 @@ import type { FileDigests } from './code-digest.ts';
 
 /**
  * The suites this runtime ships, as globs relative to the package. `default` is what `npm run
- * certify` runs; `full` adds scenarios/airflow/ (real Airflow retries) and scenarios/large/
- * (10,000-row partitions) and is the suite a route is certified on; `huge` is never in CI.
+ * certify` runs; `full` adds scenarios/airflow/ (real Airflow retries), scenarios/large/
+ * (10,000-row partitions) and scenarios/storage/ (power loss on a FUSE filesystem) and is the suite
+ * a route is certified on; `huge` is never in CI.
  */
 export const SUITE_GLOBS: Readonly<Record<string, readonly string[]>> = {
   default: ['scenarios/*.yaml'],
-  full: ['scenarios/*.yaml', 'scenarios/airflow/*.yaml', 'scenarios/large/*.yaml'],
+  full: [
+    'scenarios/*.yaml',
+    'scenarios/airflow/*.yaml',
+    'scenarios/large/*.yaml',
+    'scenarios/storage/*.yaml',
+  ],
   huge: ['scenarios/huge/*.yaml'],
 };
 

@@ -64,12 +64,21 @@ export function targetsPlainWrites(route: string): boolean {
 /** The items a record for a route with plain writes must also hold (issue 36's rollout line). */
 export const PLAIN_WRITE_ACCEPTANCE_ITEMS = ['shadow-report-exact'] as const;
 
+/** Whether a route's target is a SQLite file (`sqlite`, `<source>-to-sqlite`): its journal is one too. */
+export function targetsSqlite(route: string): boolean {
+  return route === 'sqlite' || route.endsWith('-to-sqlite');
+}
+
+/** The items a record for a route whose target is SQLite must also hold (issue 33's power-loss line). */
+export const SQLITE_TARGET_ACCEPTANCE_ITEMS = ['power-loss-journal-durable'] as const;
+
 /** Every item a record for this route must hold, each PASS, by name. */
 export function mandatoryAcceptanceItems(route: string): readonly string[] {
   return [
     ...MANDATORY_ACCEPTANCE_ITEMS,
     ...(targetsPostgres(route) ? POSTGRES_TARGET_ACCEPTANCE_ITEMS : []),
     ...(targetsPlainWrites(route) ? PLAIN_WRITE_ACCEPTANCE_ITEMS : []),
+    ...(targetsSqlite(route) ? SQLITE_TARGET_ACCEPTANCE_ITEMS : []),
   ];
 }
 

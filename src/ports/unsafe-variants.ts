@@ -90,6 +90,8 @@ export interface RuntimeFlaws {
    * time instead of its own, and no journal bounds a stored expiry by the largest TTL (before issue 30).
    */
   readonly trustHolderClock?: boolean;
+  /** The SQLite journal is opened with synchronous=OFF: its committed transitions are not on disk when they return. */
+  readonly journalSyncOff?: boolean;
   /** Recovery actions read the fence's proof without raising its epoch first (before issue 30). */
   readonly recoveryWithoutFence?: boolean;
   /**
@@ -350,6 +352,19 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     unsafeOn: EVERY,
     caughtBy: 'cells',
     kinds: ['clock-skew'],
+  },
+  'journal-sync-off': {
+    flaws: {},
+    runtime: { journalSyncOff: true },
+    description:
+      'the SQLite journal is opened with synchronous=OFF: a transition returns before it is on disk, and a ' +
+      'power cut takes back what the killed run was told had committed; the fence still keeps the target to one ' +
+      'mutation, only a power-loss cell (the journal on a filesystem that drops what was not synced) shows it',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+    // Only power-loss cells reach it (scenarios/storage/sqlite-power-loss.yaml, routes whose target
+    // is SQLite): a route without them plans no cell of this variant.
+    kinds: ['power-loss'],
   },
   'recovery-without-fence': {
     flaws: {},

@@ -41,6 +41,11 @@ export interface SqliteJournalOptions {
   readonly warn?: JournalWarn;
   /** UNSAFE, the harness's `trust-holder-clock` variant only: no clock-fault bound on stored expiries. */
   readonly trustStoredExpiry?: boolean;
+  /**
+   * UNSAFE, the harness's `journal-sync-off` variant only: synchronous=OFF, so a committed transition
+   * stays in the operating system's cache and a power cut takes it back.
+   */
+  readonly unsafeSynchronousOff?: boolean;
 }
 
 const ENTRY = 'dpone_commit_journal';
@@ -148,7 +153,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
       if (!hasJournalSchema(db)) throw notAJournal();
       if (!options.readOnly) {
         db.exec('PRAGMA journal_mode = WAL');
-        db.exec('PRAGMA synchronous = FULL');
+        db.exec(`PRAGMA synchronous = ${options.unsafeSynchronousOff === true ? 'OFF' : 'FULL'}`);
         // Idempotent: an existing journal gains whatever a newer schema adds (e.g. a trigger).
         db.exec('BEGIN IMMEDIATE');
         db.exec(SQLITE_JOURNAL_SCHEMA);

@@ -1,0 +1,122 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { provider } from './embedded-provider.ts';
+import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
+import { startLossyFs } from './lossy-fs.ts';
+import { loadRoute } from '../routes/route-registry.ts';
+import { killAt, runToEnd } from '../workers/worker.ts';
+
+/**
+ * The product's SQLite journal (WAL, synchronous=FULL) on the power-loss filesystem, through the
+ * real `dpone run` of the SQLite route: the first attempt is SIGKILLed right after a journal
+ * transition returned, the power is cut, then the retry runs. Every transition that returned must
+ * survive the cut (a run must never have been told of a state that is then lost), and the target's
+ * own audit must show exactly one mutation. Breaking the journal's synchronous=FULL to OFF fails it.
+ */
+const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
+const LEASE_TTL_MS = 300;
+const route = await loadRoute('sqlite');
+const dir = mkdtempSync(join(tmpdir(), 'dpone-power-cut-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cell(name: string) {
+  const cellDir = join(dir, name);
+  mkdirSync(cellDir, { recursive: true });
+  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+  if (started.status !== 'started') throw new Error('embedded environment must start');
+  const fixture = await route.prepareCell(
+    cellDir,
+    { rows: 5, strategy: 'append', leaseTtlMs: LEASE_TTL_MS, seed: 1 },
+    started.environment,
+  );
+  await fixture.inspector.installAudit();
+  return { cellDir, fixture };
+}
+
+/** The journal's state and version as a reader finds them after the cut (null: no journal). */
+function journalState(path: string): { state: string; version: number } | null {
+  const db = new DatabaseSync(path);
+  try {
+    const rows = db.prepare('SELECT state, version FROM dpone_commit_journal').all() as {
+      state: string;
+      version: number;
+    }[];
+    return rows[0] ?? null;
+  } catch {
+    return null;
+  } finally {
+    db.close();
+  }
+}
+
+/** The journal transitions a clean run passes, each right after its compare-and-set returned. */
+async function transitionsOfCleanRun(): Promise<string[]> {
+  const { cellDir, fixture } = await cell('clean');
+  const traceFile = join(cellDir, 'trace-clean.txt');
+  const record = await runToEnd({
+    role: 'first',
+    workloadFile: fixture.workloadFile,
+    journalUrl: fixture.journalUrl,
+    cwd: cellDir,
+    traceFile,
+  });
+  expect(record.exit_code).toBe(0);
+  await fixture[Symbol.asyncDispose]();
+  const points = readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .map((line) => line.split('\t')[0]!.split(' ')[0]!)
+    .filter((point) => /^cas:.*:after$/.test(point));
+  return [...new Set(points)];
+}
+
+describe.skipIf(missing !== null)(
+  `the SQLite journal on the power-loss filesystem${missing === null ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    it('keeps every journal transition that returned across a power cut, and the retry mutates once', async () => {
+      const transitions = await transitionsOfCleanRun();
+      expect(transitions.length).toBeGreaterThanOrEqual(4);
+      for (const point of transitions) {
+        const { cellDir, fixture } = await cell(point.replace(/[^a-zA-Z0-9]+/g, '-'));
+        await using fs = await mountOrThrow(join(cellDir, 'durable'));
+        const journalPath = join(fs.mountPoint, 'journal.db');
+        const journalUrl = `sqlite://${journalPath}`;
+        const first = await killAt({
+          role: 'first',
+          workloadFile: fixture.workloadFile,
+          journalUrl,
+          cwd: cellDir,
+          traceFile: join(cellDir, 'trace-first.txt'),
+          stop: { point, hit: 1 },
+        });
+        expect(first.hit, point).toBe(true);
+        await fs.cutPower();
+
+        const returned = /^cas:[A-Z_]+->([A-Z_]+):after$/.exec(point)![1];
+        expect(journalState(journalPath)?.state, `journal after a cut at ${point}`).toBe(returned);
+
+        await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS + 100));
+        const retry = await runToEnd({
+          role: 'retry',
+          workloadFile: fixture.workloadFile,
+          journalUrl,
+          cwd: cellDir,
+          traceFile: join(cellDir, 'trace-retry.txt'),
+        });
+        expect(retry.exit_code, `retry after a cut at ${point}`).toBe(0);
+        expect(journalState(journalPath)?.state).toBe('COMPLETE');
+        const { mutations } = await fixture.inspector.snapshot({ firstDifference: false });
+        expect(mutations, `mutations after a cut at ${point}`).toBe(1);
+        await fixture[Symbol.asyncDispose]();
+      }
+    });
+  },
+);
+
+async function mountOrThrow(backing: string) {
+  const started = await startLossyFs({ backing });
+  if (!started.available) throw new Error(started.reason);
+  return started.fs;
+}

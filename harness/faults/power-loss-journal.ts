@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * The SQLite journal's entries and history length as one comparable line (null: no journal, or no
+ * journal tables); states, versions and epochs only, no values. `before-cut`: read-only, which never
+ * checkpoints or syncs, so the read makes nothing durable that was not. `after-cut`: as the machine
+ * rebooted, by a connection that may recover the file (roll back a hot journal, rebuild the WAL
+ * index) the way the retry's own open would.
+ */
+export function readJournalRows(path: string, when: 'before-cut' | 'after-cut'): string | null {
+  if (!existsSync(path)) return null;
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: when === 'before-cut' });
+    const entries = db
+      .prepare(
+        'SELECT state, version, lease_epoch, last_epoch FROM dpone_commit_journal ORDER BY operation_id',
+      )
+      .all() as { state: string; version: number; lease_epoch: number | null; last_epoch: number }[];
+    const history = db.prepare('SELECT count(*) AS n FROM dpone_commit_journal_history').get() as {
+      n: number;
+    };
+    if (entries.length === 0) return null;
+    const described = entries.map(
+      (e) => `${e.state} v${e.version} epoch ${e.lease_epoch ?? '-'}/${e.last_epoch}`,
+    );
+    return `${described.join(', ')}; ${history.n} history records`;
+  } catch (error) {
+    // A journal created but without its tables yet holds nothing; any other failure is reported.
+    if (/no such table/.test((error as Error).message)) return null;
+    throw error;
+  } finally {
+    if (db?.isOpen) db.close();
+  }
+}

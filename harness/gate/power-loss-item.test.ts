@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { POWER_LOSS_DURABLE } from '../evidence/check-names.ts';
+import { mandatoryAcceptanceItems } from '../../src/contracts/certification.ts';
+import { powerLossItem } from './power-loss-item.ts';
+
+function cell(
+  point: string,
+  durable: 'PASS' | 'FAIL' = 'PASS',
+  mutations = 1,
+  verdict = 'PASS',
+): CellEvidence {
+  return {
+    id: `sqlite-power-loss/journal/${point}#1`,
+    verdict,
+    variant: null,
+    fault: { kind: 'power-loss', storage: 'journal', point, hit: 1 },
+    target: { mutations },
+    checks: [{ name: POWER_LOSS_DURABLE, verdict: durable, detail: 'x' }],
+  } as unknown as CellEvidence;
+}
+
+const points = ['cas:PREPARING->PREPARED:after', 'cas:PREPARED->COMMITTING:after', 'target.commit:after'];
+
+describe('the power-loss gate line', () => {
+  it('is PASS when every power-loss cell kept its journal and landed one mutation', () => {
+    expect(powerLossItem.evaluate(points.map((p) => cell(p)))).toMatchObject({ status: 'PASS', cells: 3 });
+  });
+
+  it('is FAIL when no power-loss cell decided it, when a cut took a transition back, or on a second write', () => {
+    expect(powerLossItem.evaluate([])).toMatchObject({ status: 'FAIL', cells: 0 });
+    expect(powerLossItem.evaluate([cell(points[0]!, 'FAIL'), cell(points[1]!)]).status).toBe('FAIL');
+    expect(powerLossItem.evaluate([cell(points[0]!, 'PASS', 2, 'FAIL')]).status).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED, never PASS, when the filesystem could not be mounted', () => {
+    expect(powerLossItem.evaluate([cell(points[0]!), cell(points[1]!, 'PASS', 0, 'UNVERIFIED')]).status).toBe(
+      'UNVERIFIED',
+    );
+  });
+
+  it('is mandatory for routes whose target is SQLite, and only those', () => {
+    expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-journal-durable');
+    expect(mandatoryAcceptanceItems('sqlite-to-sqlite')).toContain('power-loss-journal-durable');
+    expect(mandatoryAcceptanceItems('postgres')).not.toContain('power-loss-journal-durable');
+    expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain('power-loss-journal-durable');
+  });
+});
