@@ -5,6 +5,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 
 /** Counters the filesystem keeps (the control socket's `stats`). */
 export interface LossyFsStats {
@@ -125,7 +126,8 @@ function command(socket: string, line: string): Promise<string> {
 }
 
 function expectOk(answer: string, what: string): void {
-  if (answer !== 'ok') throw new Error(`lossyfs ${what} failed: ${answer}`);
+  if (answer !== 'ok')
+    throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, `lossyfs ${what} failed: ${answer}`);
 }
 
 /**

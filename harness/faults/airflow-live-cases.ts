@@ -5,6 +5,7 @@ import { commandLine, parentOf, signalProcess } from '../env/airflow/process-tre
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { AirflowCell, TryStop } from './airflow-live-cell.ts';
 import { recordLostFenceAnswer } from './recovery-fault.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 
 /**
  * The airflow-live cases that lose something: the pod, the XCom, the task runner, the worker, the
@@ -34,7 +35,10 @@ async function killAncestors(ref: ProcessRef, levels: 1 | 2): Promise<void> {
   const worker = levels === 2 && runner ? await parentOf(runner) : null;
   for (const target of levels === 2 ? [worker, runner] : [runner]) {
     if (!target || !(await commandLine(target)).includes('airflow'))
-      throw new Error('the parked dpone process has no Airflow task runner/worker above it');
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'the parked dpone process has no Airflow task runner/worker above it',
+      );
     await signalProcess(target, 'SIGKILL');
   }
 }

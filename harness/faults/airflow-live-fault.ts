@@ -13,6 +13,7 @@ import { cleared, identity, retriggered } from './airflow-live-reruns.ts';
 import { shadowPolicyEnv, shadowRetried } from './airflow-live-shadow.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 
 type CaseName = (typeof AIRFLOW_LIVE_CASES)[number];
 
@@ -105,7 +106,8 @@ async function operations(run: CellRun): Promise<number> {
 }
 
 async function runLive(run: CellRun, spec: FaultSpecOf<'airflow-live'>): Promise<CellOutcome> {
-  if (!run.airflow) throw new Error('airflow-live cell without a started Airflow');
+  if (!run.airflow)
+    throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'airflow-live cell without a started Airflow');
   const params = run.cell.params as unknown as LiveParams;
   const plan = liveCase(params);
   const shadow = params.case === 'shadow';

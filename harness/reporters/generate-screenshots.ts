@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { suiteDigest } from '../../src/cli/shipped-suites.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { routeCells } from './cell-summary.ts';
 import type { Locator, Page } from 'playwright-core';
@@ -40,7 +41,10 @@ export interface ScreenshotManifest {
 export function manifestOf(evidence: Evidence): ScreenshotManifest {
   const suite = (evidence.environment as { suite?: { name?: string; digest?: string } | null }).suite;
   if (suite?.name !== 'default' || !suite.digest)
-    throw new Error('screenshots: the run is not a default-suite run (run it with --suite default)');
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'screenshots: the run is not a default-suite run (run it with --suite default)',
+    );
   const cells = routeCells(evidence);
   const views = variantViews(evidence);
   return {
@@ -77,7 +81,11 @@ async function shootCell(page: Page, cell: Locator, file: string): Promise<void>
   await page.setViewportSize({ width: 1440, height });
   await cell.evaluate((node) => node.scrollIntoView({ block: 'start' }));
   const box = await cell.boundingBox();
-  if (!box) throw new Error(`screenshots: the cell for ${file} is not on the page`);
+  if (!box)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `screenshots: the cell for ${file} is not on the page`,
+    );
   await page.screenshot({ path: join(IMAGES, file), clip: box });
   await page.setViewportSize({ width: 1440, height: 900 });
 }
@@ -107,7 +115,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const evidence = JSON.parse(await readFile(join(dir, 'evidence.json'), 'utf8')) as Evidence;
   const manifest = manifestOf(evidence);
   if (manifest.suite_digest !== suiteDigest('default').digest)
-    throw new Error('screenshots: the run used other scenario files than the shipped default suite');
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'screenshots: the run used other scenario files than the shipped default suite',
+    );
   await shoot(join(dir, 'index.html'));
   await writeFile(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
   process.stdout.write(`screenshots of ${dir}/index.html written to ${IMAGES}\n`);

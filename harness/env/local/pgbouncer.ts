@@ -103,11 +103,15 @@ export class LocalPgBouncer implements AsyncDisposable {
 
   async #waitListening(): Promise<void> {
     for (let i = 0; i < 200; i++) {
-      if (this.#child.exitCode !== null) throw new Error(`pgbouncer exited (${this.#child.exitCode})`);
+      if (this.#child.exitCode !== null)
+        throw new DponeError(
+          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+          `pgbouncer exited (${this.#child.exitCode})`,
+        );
       if (await accepts(this.host, this.port)) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    throw new Error('pgbouncer did not listen within 5 s');
+    throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'pgbouncer did not listen within 5 s');
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
