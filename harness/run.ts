@@ -39,7 +39,7 @@ import { Interruption } from './runner/interruption.ts';
 import { claimScratch, removeAbandonedScratch, scratchRoot } from './runner/scratch.ts';
 import { mapBoundedSplit } from './runner/pool.ts';
 import { VariantSkips, isSkip } from './runner/variant-skips.ts';
-import { recordTraces } from './runner/trace-recorder.ts';
+import { recordTraceBooks } from './runner/trace-recorder.ts';
 import { loadScenarios } from './scenario/scenario-loader.ts';
 import type { LoadedScenario } from './scenario/scenario-schema.ts';
 import { verdictExitCode } from './verdict.ts';
@@ -134,7 +134,10 @@ async function traceBooks(
   options: CertifyOptions,
   concurrency: number,
 ): Promise<Map<string, TraceBook>> {
-  const books = new Map<string, TraceBook>();
+  // One recording per trace key. Recorded one scenario at a time, a key's book came from its first
+  // scenario that needs the recovery runs (a later one re-recorded a book without them), else from
+  // its first scenario: the same scenario is chosen here, and all keys then share one worker pool.
+  const chosen = new Map<string, { scenario: LoadedScenario['scenario']; recovery: boolean }>();
   for (const { scenario } of scenarios) {
     const kinds = scenario.faults.map((fault) => fault.kind);
     if (!environment || !kinds.some((kind) => TRACED_KINDS.has(kind))) continue;
@@ -146,10 +149,15 @@ async function traceBooks(
         ((fault.kind === 'crash' || (fault.kind === 'pause' && !fault.points)) && (fault.depth ?? 2) >= 2) ||
         ((fault.kind === 'journal-loss' || fault.kind === 'fence-loss') && route.copyCellState !== undefined),
     );
-    if (books.has(key) && (!recovery || books.get(key)!.recovery.size > 0)) continue;
-    books.set(
-      key,
-      await recordTraces({
+    const before = chosen.get(key);
+    if (before === undefined || (recovery && !before.recovery)) chosen.set(key, { scenario, recovery });
+  }
+  if (!environment || chosen.size === 0) return new Map();
+  const keys = [...chosen.keys()];
+  const recorded = await recordTraceBooks(
+    keys.map((key) => {
+      const { scenario, recovery } = chosen.get(key)!;
+      return {
         route,
         environment,
         dir: join(dir, key.replace(/\W+/g, '_')),
@@ -160,10 +168,12 @@ async function traceBooks(
           ...(scenario.workload?.fence === 'none' ? { fence: 'none' as const } : {}),
         },
         recovery,
-        concurrency,
-      }),
-    );
-  }
+      };
+    }),
+    concurrency,
+  );
+  const books = new Map<string, TraceBook>();
+  keys.forEach((key, index) => books.set(key, recorded[index]!));
   return books;
 }
 
