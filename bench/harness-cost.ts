@@ -34,6 +34,10 @@ export interface HarnessCost {
   /** suite_wall_s / suite_every_variant_cell_wall_s: what stopping a caught variant's cells saves. */
   readonly suite_vs_every_variant_cell: number | null;
   readonly suite_cells: number | null;
+  /** CPU seconds (user + system) of the suite's run and every process it started, from GNU time. */
+  readonly suite_cpu_s: number | null;
+  /** Attempts of the suite's cells that ran a process (a restored first attempt ran while recording). */
+  readonly suite_spawns: number | null;
   readonly suite_concurrency: number;
   readonly cells_per_s: number | null;
   readonly suite_verdict: string | null;
@@ -68,11 +72,13 @@ function realCells(evidence: EvidenceLike): CellLike[] {
   );
 }
 
+/** Attempts that ran a process in the cell (a restored first attempt ran once, while recording). */
+const spawned = (cell: CellLike) =>
+  cell.attempts.filter((attempt) => (attempt as { role?: unknown }).role !== 'first-recorded').length;
+
 export function crashCells(evidence: EvidenceLike): CrashCells {
   const crash = realCells(evidence).filter((cell) => cell.fault.kind === 'crash');
   if (crash.length === 0) throw new Error('the evidence holds no crash cell');
-  const spawned = (cell: CellLike) =>
-    cell.attempts.filter((attempt) => (attempt as { role?: unknown }).role !== 'first-recorded').length;
   return {
     cells: crash.length,
     median_ms: median(crash.map((cell) => cell.duration_ms)),
@@ -81,10 +87,14 @@ export function crashCells(evidence: EvidenceLike): CrashCells {
   };
 }
 
-/** Peak RSS (KiB) and wall time of one command, from GNU time. */
-async function timed(command: string[], env: NodeJS.ProcessEnv): Promise<{ rssKb: number; wallS: number }> {
+/** Peak RSS (KiB), wall time and CPU seconds (user + system, children included) of one command, from GNU time. */
+async function timed(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ rssKb: number; wallS: number; cpuS: number }> {
   const started = process.hrtime.bigint();
-  const { stderr } = await run('/usr/bin/time', ['-f', 'DPONE_MAXRSS_KB=%M', ...command], {
+  const format = 'DPONE_MAXRSS_KB=%M DPONE_CPU_S=%U+%S';
+  const { stderr } = await run('/usr/bin/time', ['-f', format, ...command], {
     cwd: ROOT,
     env,
     maxBuffer: 64 * 1024 * 1024,
@@ -95,7 +105,9 @@ async function timed(command: string[], env: NodeJS.ProcessEnv): Promise<{ rssKb
   });
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   const rssKb = Number(/DPONE_MAXRSS_KB=(\d+)/.exec(stderr)?.[1] ?? NaN);
-  return { rssKb, wallS };
+  const cpu = /DPONE_CPU_S=([\d.]+)\+([\d.]+)/.exec(stderr);
+  const cpuS = cpu ? Number(cpu[1]) + Number(cpu[2]) : NaN;
+  return { rssKb, wallS, cpuS };
 }
 
 /** The floor of one crash cell: spawning bare `node -e 0` as many times as the cell spawns workers. */
@@ -160,6 +172,8 @@ export async function harnessCost(options: {
       suite_every_variant_cell_wall_s: every ? round(every.wallS, 1) : null,
       suite_vs_every_variant_cell: suite && every ? round(suite.wallS / every.wallS) : null,
       suite_cells: suite ? suite.evidence.cells.length : null,
+      suite_cpu_s: suite && Number.isFinite(suite.cpuS) ? round(suite.cpuS, 1) : null,
+      suite_spawns: suite ? suite.evidence.cells.reduce((sum, cell) => sum + spawned(cell), 0) : null,
       suite_concurrency: defaultConcurrency(),
       cells_per_s: suite ? round(suite.evidence.cells.length / suite.wallS, 1) : null,
       suite_verdict: suite ? suite.evidence.verdict : null,

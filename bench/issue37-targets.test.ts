@@ -55,6 +55,9 @@ const inputs: Issue37Inputs = {
   million: { unmeasured: '--quick skips the 1,000,000-row crash cell' },
   suiteWallS: 180,
   suiteCells: 483,
+  suiteCpuS: 300,
+  suiteSpawns: 1500,
+  cpus: 2,
   postgresUnmeasured: undefined,
 };
 
@@ -63,7 +66,7 @@ describe("issue 37's target table", () => {
   const row = (figure: string) => table.find((r) => r.figure === figure)!;
 
   it('has every row of the issue, each with a target and a verdict', () => {
-    expect(table).toHaveLength(13);
+    expect(table).toHaveLength(14);
     for (const r of table) {
       expect(r.target).not.toBe('');
       expect(r.verdict).toMatch(/^(met|missed: .+|not measured: .+)$/);
@@ -86,6 +89,22 @@ describe("issue 37's target table", () => {
       measured: expect.stringMatching(/^2.5× until the server is idle/),
       verdict: "missed: the replace rewrote 300 of the other partitions' 300 parts",
     });
+  });
+
+  it("judges the suite's CPU seconds per cell against 45 s of every CPU", () => {
+    const figure = 'default suite CPU seconds per cell (run and children)';
+    expect(row(figure)).toMatchObject({
+      target: '≤ 0.186 s (45 s × 2 CPUs / 483 cells)',
+      measured: '0.621 s (300 s for 483 cells)',
+      verdict:
+        'missed: 1500 worker processes at ≤ 0.2 s each (a Node start and its ~110 modules loaded per attempt)',
+    });
+    const within = issue37Table({ ...inputs, suiteCpuS: 90 }).find((r) => r.figure === figure)!;
+    expect(within.verdict).toBe('met');
+    const over = issue37Table({ ...inputs, suiteCpuS: 90.5 }).find((r) => r.figure === figure)!;
+    expect(over.verdict).toMatch(/^missed: /);
+    const unrun = issue37Table({ ...inputs, suiteCpuS: null }).find((r) => r.figure === figure)!;
+    expect(unrun).toMatchObject({ measured: '', verdict: 'not measured: the default suite was not run' });
   });
 
   it('never prints a figure for what the run did not measure', () => {

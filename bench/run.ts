@@ -125,6 +125,9 @@ const issue37 = issue37Table({
   million,
   suiteWallS: harness.suite_wall_s,
   suiteCells: harness.suite_cells,
+  suiteCpuS: harness.suite_cpu_s,
+  suiteSpawns: harness.suite_spawns,
+  cpus: availableParallelism(),
   postgresUnmeasured: postgres.unverified,
   clickhouseUnmeasured: clickhouse.unverified,
 });

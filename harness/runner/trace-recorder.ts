@@ -20,7 +20,6 @@ export interface TraceRecording {
   readonly workload: Omit<CellWorkloadOptions, 'leaseTtlMs'>;
   /** Also record the recovery run after a kill at each clean occurrence (depth 2). */
   readonly recovery: boolean;
-  readonly concurrency: number;
 }
 
 async function fresh(recording: TraceRecording, name: string) {
@@ -85,18 +84,20 @@ async function recoveryTrace(
   }
 }
 
-/**
- * Records the traces a plan is enumerated from, on fresh fixtures with real workers: one clean run
- * (its ordered fault points) and, for depth 2, the recovery run after a kill at each of them. A
- * clean run that does not end as one must is not a harness error: the book says how it ended
- * (`referenceFailure`) and the planner turns its scenarios into failing reference cells.
- */
-export async function recordTraces(recording: TraceRecording): Promise<TraceBook> {
+/** A clean run's outcome: the book without its recovery runs, or a finished book (a failed reference). */
+type CleanRecording =
+  | { readonly done: TraceBook }
+  | {
+      readonly clean: TraceOccurrence[];
+      readonly statements: TraceOccurrence[];
+      readonly window: MutationWindow | null;
+      readonly cleanDurationMs: number;
+    };
+
+/** The clean (reference) run of one recording, on a fresh fixture. */
+async function recordClean(recording: TraceRecording): Promise<CleanRecording> {
   const { fixture, spec } = await fresh(recording, 'clean');
   const started = Date.now();
-  let clean: TraceOccurrence[];
-  let statements: TraceOccurrence[];
-  let window: MutationWindow | null;
   const timingsFile = join(recording.dir, 'clean', 'timings-clean.txt');
   try {
     // The reference run also records its statement points: statement cells are planned from them.
@@ -110,33 +111,60 @@ export async function recordTraces(recording: TraceRecording): Promise<TraceBook
         error_code: record.error_code ?? null,
         last_point: record.last_point,
       };
-      return { clean: [], recovery: new Map(), cleanDurationMs: Date.now() - started, referenceFailure };
+      return {
+        done: { clean: [], recovery: new Map(), cleanDurationMs: Date.now() - started, referenceFailure },
+      };
     }
-    statements = await readTrace(spec('clean').traceFile);
-    clean = namedPoints(statements);
-    window = mutationWindow(await readTimings(timingsFile));
+    const statements = await readTrace(spec('clean').traceFile);
+    const clean = namedPoints(statements);
+    const window = mutationWindow(await readTimings(timingsFile));
+    return { clean, statements, window, cleanDurationMs: Date.now() - started };
   } finally {
     await fixture[Symbol.asyncDispose]();
   }
-  const cleanDurationMs = Date.now() - started;
-  const recovery = new Map<string, readonly TraceOccurrence[]>();
-  const snapshots = new Map<string, RecordedKill>();
-  if (recording.recovery) {
-    const results = await mapBounded(clean, recording.concurrency, (at, index) =>
-      recoveryTrace(recording, at, index),
-    );
-    clean.forEach((at, index) => {
-      const { trace, kill } = results[index]!;
-      recovery.set(occurrenceKey(at), trace);
-      if (kill) snapshots.set(occurrenceKey(at), kill);
+}
+
+/**
+ * Records the traces a plan is enumerated from, on fresh fixtures with real workers: per recording
+ * one clean run (its ordered fault points) and, for depth 2, the recovery run after a kill at each
+ * of them. A clean run that does not end as one must is not a harness error: the book says how it
+ * ended (`referenceFailure`) and the planner turns its scenarios into failing reference cells.
+ * All recordings share one pool of `concurrency` workers: the clean runs of every recording first,
+ * then every recovery run, so the CPUs are not left idle while one recording's clean run goes alone.
+ * Each recording keeps its own folder and fixtures, so the books are the ones recorded one by one.
+ */
+export async function recordTraceBooks(
+  recordings: readonly TraceRecording[],
+  concurrency: number,
+): Promise<TraceBook[]> {
+  const cleans = await mapBounded(recordings, concurrency, (recording) => recordClean(recording));
+  const kills = recordings.flatMap((recording, r) => {
+    const clean = cleans[r]!;
+    return 'done' in clean || !recording.recovery
+      ? []
+      : clean.clean.map((at, index) => ({ recording, at, index }));
+  });
+  const results = await mapBounded(kills, concurrency, ({ recording, at, index }) =>
+    recoveryTrace(recording, at, index),
+  );
+  return recordings.map((recording, r) => {
+    const clean = cleans[r]!;
+    if ('done' in clean) return clean.done;
+    const recovery = new Map<string, readonly TraceOccurrence[]>();
+    const snapshots = new Map<string, RecordedKill>();
+    kills.forEach((kill, k) => {
+      if (kill.recording !== recording) return;
+      const { trace, kill: recorded } = results[k]!;
+      recovery.set(occurrenceKey(kill.at), trace);
+      if (recorded) snapshots.set(occurrenceKey(kill.at), recorded);
     });
-  }
-  return {
-    clean,
-    ...(statements.length > clean.length ? { statements } : {}),
-    recovery,
-    cleanDurationMs,
-    snapshots,
-    ...(window ? { mutationWindow: window } : {}),
-  };
+    return {
+      clean: clean.clean,
+      ...(clean.statements.length > clean.clean.length ? { statements: clean.statements } : {}),
+      recovery,
+      cleanDurationMs: clean.cleanDurationMs,
+      snapshots,
+      ...(clean.window ? { mutationWindow: clean.window } : {}),
+    };
+  });
 }
