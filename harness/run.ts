@@ -154,7 +154,7 @@ async function traceBooks(
   }
   if (!environment || chosen.size === 0) return new Map();
   // One key after another: recording every key's clean runs in one pool measured no faster on
-  // this shared machine (trace phase 13.3 → 16.4 s default suite, 53.6 → 60.5 s PostgreSQL full).
+  // this shared machine (trace phase 13.3 → 16.4 s default suite, 53.6 → 60.5 s on a server route's full suite).
   const books = new Map<string, TraceBook>();
   for (const [key, { scenario, recovery }] of chosen) {
     const recording = {
