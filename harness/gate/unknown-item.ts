@@ -26,8 +26,9 @@ export function realUnknownCell(cell: CellEvidence): boolean {
  * write is not a protocol run and is left to the shadow item.
  */
 function successWithoutProof(cell: CellEvidence): boolean {
-  // Legacy and shadow writes (shadow cells) run no protocol journal: their success claims nothing.
-  if (cell.fault.kind === 'shadow') return false;
+  // Legacy and shadow writes (shadow cells, the Airflow example in shadow mode) run no protocol
+  // journal: their success claims nothing.
+  if (cell.fault.kind === 'shadow' || cell.airflow?.mode === 'shadow') return false;
   return cell.attempts.some((attempt) => {
     if (attempt.exit_code !== 0) return false;
     const journal = attempt.journal === 'fork' ? (cell.loss?.fork_journal ?? null) : cell.journal;
