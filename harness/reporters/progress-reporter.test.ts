@@ -44,12 +44,13 @@ describe('progress reporter', () => {
       startedAtMs: Date.now(),
     });
     await reporter.onCellDone?.(cell('a', 'PASS'));
-    await reporter.onCellDone?.(cell('b', 'FAIL'));
+    await reporter.onCellDone?.({ ...checkedCell('b', null, 'FAIL', ['mutations']), duration_ms: 1 });
     await reporter.onCellDone?.(cell('c@no-fence', 'FAIL', 'no-fence'));
     // A variant cell not run once its variant was caught leaves the total, silently but counted.
     await reporter.onCellSkipped?.({ id: 'd@no-fence', variant: 'no-fence', caught_by: 'c@no-fence' });
     const text = out.text();
-    expect(text).toContain('FAIL b\n');
+    // The failing cell with the check that says why, so a CI log shows the reason.
+    expect(text).toMatch(/^FAIL b: mutations: .+$/m);
     expect(text).not.toContain('FAIL c@no-fence');
     expect(text).not.toContain('d@no-fence');
     expect(text).toMatch(/3\/3 cells .* failures 1 {2}\(1 variant cells skipped once caught\)\n/);

@@ -28,6 +28,14 @@ export function progressLine(
   return `${done}/${total} cells  elapsed ${seconds(elapsedMs)}  eta ${eta}  failures ${failures}${skips}`;
 }
 
+/** A cell that did not pass, with the first check that says why (a CI log then shows the reason). */
+function notableLine(cell: CellEvidence): string {
+  const why = cell.checks.find((check) => check.verdict === cell.verdict) ?? null;
+  const detail = why ? `: ${why.name}: ${why.detail}` : '';
+  const line = `${cell.verdict} ${cell.id}${detail}`;
+  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
+}
+
 /**
  * Progress: on a terminal one line redrawn in place (cells done/total, elapsed, estimate, failures
  * so far) with each failing cell printed above it; in CI or without a TTY, plain lines, one per
@@ -79,7 +87,7 @@ export function progressReporter(options: ReporterOptions): Reporter {
       const expectedFail = cell.variant !== null;
       if (cell.verdict === 'FAIL' && !expectedFail) failures += 1;
       const notable = cell.verdict !== 'PASS' && !(expectedFail && cell.verdict === 'FAIL');
-      advance(notable ? `${cell.verdict} ${cell.id}` : null);
+      advance(notable ? notableLine(cell) : null);
     },
     // A variant cell not run (its variant was already caught) leaves the total: it will not run.
     onCellSkipped() {
