@@ -5,7 +5,8 @@ import { signalProcess } from '../env/airflow/process-tree.ts';
 import type { TryStop } from './airflow-live-cell.ts';
 import type { LiveCase } from './airflow-live-cases.ts';
 import type { CellRun } from './fault.ts';
-import { parityCheck, readReport, reportCheck } from './shadow-checks.ts';
+import { parityCheck, reportCheck } from './shadow-checks.ts';
+import { runShadowReport } from './shadow-fault.ts';
 
 /** Where the first pod is lost: after its write committed and its shadow record was written. */
 const STOP: TryStop = { point: 'shadow.record:after', hit: 1 };
@@ -41,11 +42,7 @@ export function shadowRetried(): LiveCase {
       await cell.recordRun(runId, { task_state: 'success', tries: 2 });
       const tries = await cell.attempts();
       const run = cell.run;
-      const reportFile = join(run.dir, 'shadow-report.json');
-      const report = await run.run('shadow-report', {
-        command: ['shadow', 'report', '--journal', run.fixture.journalUrl, '--json'],
-        stdoutFile: reportFile,
-      });
+      const { attempt: report, figures } = await runShadowReport(run);
       const target = await run.fixture.inspector.snapshot();
       // What legacy writes: every try that returned 0, and the pod lost after its commit.
       const landed = tries.filter((attempt) => attempt.exit_code === 0).length + 1;
@@ -54,7 +51,7 @@ export function shadowRetried(): LiveCase {
         attempts: [report],
         checks: [
           parityCheck('shadow', tries, target.mutations, landed),
-          reportCheck('shadow', tries.length, target.mutations, await readReport(reportFile, report), false),
+          reportCheck('shadow', tries.length, target.mutations, figures, false),
         ],
       };
     },

@@ -83,6 +83,18 @@ async function policyFile(run: CellRun, mode: Mode): Promise<string> {
   return file;
 }
 
+/** Runs `dpone shadow report --json` on the cell's journal: its attempt and the figures it printed. */
+export async function runShadowReport(
+  run: CellRun,
+): Promise<{ readonly attempt: AttemptRecord; readonly figures: ShadowReportFigures }> {
+  const reportFile = join(run.dir, 'shadow-report.json');
+  const attempt = await run.run('shadow-report', {
+    command: ['shadow', 'report', '--journal', run.fixture.journalUrl, '--json'],
+    stdoutFile: reportFile,
+  });
+  return { attempt, figures: await readReport(reportFile, attempt) };
+}
+
 async function runShadow(run: CellRun): Promise<CellOutcome> {
   const params = run.cell.params as unknown as ShadowParams;
   const options: WorkerOptions = { extraArgs: ['--deployment-policy', await policyFile(run, params.mode)] };
@@ -102,12 +114,7 @@ async function runShadow(run: CellRun): Promise<CellOutcome> {
   // What legacy semantics write: every attempt that returned, and the one killed after its commit.
   const landed = attempts.filter((a) => a.exit_code === 0).length + (params.committed ? 1 : 0);
   const target = await run.fixture.inspector.snapshot();
-  const reportFile = join(run.dir, 'shadow-report.json');
-  const report = await run.run('shadow-report', {
-    command: ['shadow', 'report', '--journal', run.fixture.journalUrl, '--json'],
-    stdoutFile: reportFile,
-  });
-  const figures: ShadowReportFigures = await readReport(reportFile, report);
+  const { attempt: report, figures } = await runShadowReport(run);
   // Killed after the commit, before its record: the one outcome the shadow journal cannot know.
   const unknowable = params.mode === 'shadow' && params.kill !== undefined && UNKNOWABLE.has(params.kill);
   const checks: CheckRecord[] = [
