@@ -15,6 +15,9 @@ import {
 import type { ShadowAttemptRow } from '../../../ports/shadow-journal.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 
+/** Advisory lock key the shadow table's creators take ("dpsh"), apart from the commit journal's. */
+export const SHADOW_CREATE_LOCK_KEY = 0x64707368;
+
 /**
  * The shadow journal in the PostgreSQL journal database (table `dpone_shadow_attempts`, in the
  * URL's `?schema=` when it names one): one connection whose connect and every query give up after
@@ -48,10 +51,22 @@ export class PostgresShadowJournal implements ShadowJournal {
     const location = `postgres://${config.pool.host}:${config.pool.port}/${config.pool.database}`;
     try {
       await client.connect();
-      if (options.create)
-        await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
+      if (options.create) {
+        // Two first attempts open at once (a race, two tasks of one DAG run): a bare
+        // CREATE TABLE IF NOT EXISTS then fails in one of them on the catalog's unique index, and
+        // that attempt would go unrecorded. The lock orders the creators; the second finds the table.
+        await client.query('BEGIN');
+        try {
+          await client.query('SELECT pg_advisory_xact_lock($1)', [SHADOW_CREATE_LOCK_KEY]);
+          await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
           attempt_id BIGSERIAL PRIMARY KEY,${SHADOW_COLUMNS}
           rows_written BIGINT)`);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }
       return new PostgresShadowJournal(client, location, table);
     } catch (error) {
       await client.end().catch(() => undefined);

@@ -1,0 +1,78 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
+import type { ShadowAttemptStart } from '../../../ports/shadow-journal.ts';
+import { PostgresShadowJournal } from './postgres-shadow-journal.ts';
+
+const binaries = findLocalBinaries();
+// In CI the server is provisioned: a missing binary must fail there, not skip.
+const skipReason =
+  binaries.postgresBin === null && process.env.CI !== 'true'
+    ? `UNVERIFIED: ${binaries.missing[0]}`
+    : undefined;
+
+let cluster: LocalPostgresCluster | undefined;
+
+beforeAll(async () => {
+  if (skipReason === undefined)
+    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+});
+afterAll(async () => {
+  await cluster?.[Symbol.asyncDispose]();
+});
+
+async function freshDatabase(name: string): Promise<string> {
+  const c = cluster!;
+  const admin = new pg.Client({
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    password: c.password,
+    database: 'postgres',
+  });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return c.url(name);
+}
+
+function start(holder: string): ShadowAttemptStart {
+  return {
+    operationId: 'op-race',
+    intentDigest: 'sha256:intent',
+    workloadId: 'wl',
+    route: 'postgres',
+    targetIdentity: 'target',
+    partitionColumn: 'day',
+    partitionValue: '2026-01-01',
+    holder,
+    policyDigest: 'sha256:policy',
+    startedAt: new Date().toISOString(),
+  };
+}
+
+describe.skipIf(skipReason !== undefined)(`PostgreSQL shadow journal ${skipReason ?? ''}`, () => {
+  // CI's PostgreSQL suite once lost one of two racing shadow attempts: both first openers ran
+  // CREATE TABLE IF NOT EXISTS at once and one failed on the catalog's unique index.
+  it('records every attempt when the first openers of a fresh journal race', async () => {
+    const url = await freshDatabase(`shadow_race_${process.pid}`);
+    const openers = 8;
+    const journals = await Promise.all(
+      Array.from({ length: openers }, () =>
+        PostgresShadowJournal.open(url, cluster!.password, { timeoutMs: 10_000, create: true }),
+      ),
+    );
+    try {
+      const recorded = await Promise.all(
+        journals.map((journal, i) => journal.begin(start(`w${i}`), () => 'proceed')),
+      );
+      expect(recorded.map((attempt) => attempt.tryNumber).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: openers }, (_, i) => i + 1),
+      );
+      expect(await journals[0]!.attempts(null)).toHaveLength(openers);
+    } finally {
+      await Promise.all(journals.map((journal) => journal.close()));
+    }
+  });
+});
