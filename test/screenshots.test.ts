@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { suiteDigest } from '../src/cli/shipped-suites.ts';
-import { IMAGES, MANIFEST } from '../harness/reporters/generate-screenshots.ts';
+import { IMAGES, MANIFEST, staleFields } from '../harness/reporters/generate-screenshots.ts';
 import type { ScreenshotManifest } from '../harness/reporters/generate-screenshots.ts';
 
 /**
@@ -29,5 +29,15 @@ describe('documentation screenshots', () => {
         `${manifest.route_cells} route cells, ${manifest.route_cells_pass} PASS, ` +
         `${manifest.variants_killed}/${manifest.variants_offered} unsafe variants killed`,
     );
+  });
+
+  // CI runs `--check` on its own default-suite run: a planner change that adds cells to the same
+  // scenario files (the suite digest does not move) still makes the pictures stale, loudly.
+  it('are stale for a run with other numbers, naming each field that differs', () => {
+    expect(staleFields(manifest, { ...manifest })).toEqual([]);
+    const moreCells = { ...manifest, route_cells: manifest.route_cells + 9 };
+    expect(staleFields(manifest, moreCells)).toEqual([
+      `route_cells: screenshots show ${manifest.route_cells}, the run has ${manifest.route_cells + 9}`,
+    ]);
   });
 });

@@ -3,6 +3,7 @@
  *
  *   npm run screenshots                      # runs the default suite, then shoots its report
  *   npm run screenshots -- --run reports/X   # shoots an existing default-suite run's report
+ *   npm run screenshots -- --check reports/X # exit 1 if the pictures show other numbers than run X
  *
  * It writes docs/images/certify-report*.png and docs/images/screenshots.json: the run's numbers
  * and the default suite's digest. test/screenshots.test.ts fails when the shipped default suite no
@@ -109,8 +110,35 @@ async function shoot(report: string): Promise<void> {
   }
 }
 
+/**
+ * The fields in which a default-suite run differs from the manifest the screenshots were taken
+ * from: empty when the pictures still show what the suite plans and finds. The suite digest binds
+ * the scenario files only; this binds the planner too (a planner change that adds cells to the
+ * same files is caught by CI's `--check` of its own default-suite run).
+ */
+export function staleFields(shipped: ScreenshotManifest, run: ScreenshotManifest): string[] {
+  return (Object.keys(run) as (keyof ScreenshotManifest)[])
+    .filter((key) => shipped[key] !== run[key])
+    .map((key) => `${key}: screenshots show ${String(shipped[key])}, the run has ${String(run[key])}`);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { run: { type: 'string' } } });
+  const { values } = parseArgs({ options: { run: { type: 'string' }, check: { type: 'string' } } });
+  if (values.check !== undefined) {
+    const run = manifestOf(
+      JSON.parse(await readFile(join(values.check, 'evidence.json'), 'utf8')) as Evidence,
+    );
+    const shipped = JSON.parse(await readFile(MANIFEST, 'utf8')) as ScreenshotManifest;
+    const stale = staleFields(shipped, run);
+    if (stale.length > 0) {
+      process.stderr.write(
+        `screenshots: docs/images/ no longer shows what the default suite runs (${stale.join('; ')}); regenerate them with npm run screenshots\n`,
+      );
+      process.exit(1);
+    }
+    process.stdout.write(`screenshots: docs/images/ shows this default-suite run's numbers\n`);
+    process.exit(0);
+  }
   const dir = values.run ?? (await defaultSuiteRun());
   const evidence = JSON.parse(await readFile(join(dir, 'evidence.json'), 'utf8')) as Evidence;
   const manifest = manifestOf(evidence);
