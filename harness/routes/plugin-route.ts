@@ -17,6 +17,7 @@ import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
+import { watchStateFilesUse } from './state-files-use.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
 import {
   COLUMNS,
@@ -209,6 +210,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
                   source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
                   target: { seal: () => sealStateFiles(cellDir, [...stateFiles], target.endpoint.url) },
                 }),
+              watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]),
             }
           : {}),
         async [Symbol.asyncDispose]() {
