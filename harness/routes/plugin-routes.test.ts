@@ -90,7 +90,7 @@ describe('plug-in routes of a certification run', () => {
     expect(route.unsafeVariants).toContain('replay-unknown');
   });
 
-  it('does not offer a variant only values its cells never carry would show, even when the plug-in lists it', async () => {
+  it('offers timezone-shifted when the plug-in lists it: its cells carry instants with a zone', async () => {
     const dir = pluginFolder(
       [{ id: 'sqlite-to-example', source: 'sqlite' }],
       undefined,
@@ -98,9 +98,9 @@ describe('plug-in routes of a certification run', () => {
       ", unsafeVariants: ['value-changed', 'timezone-shifted'], openUnsafe: async () => { throw new Error('not opened'); }",
     );
     const route = await (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
-    // The plug-in cells carry rich texts (value-changed shows) but no instant with a zone.
+    // The plug-in cells carry rich texts (value-changed shows) and zoned instants (the `at` column).
     expect(route.unsafeVariants).toContain('value-changed');
-    expect(route.unsafeVariants).not.toContain('timezone-shifted');
+    expect(route.unsafeVariants).toContain('timezone-shifted');
   });
 });
 
