@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
+import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
+import { refuseUnshowableVariants } from './variant-data.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
 function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
@@ -101,6 +104,24 @@ describe('plug-in routes of a certification run', () => {
     // The plug-in cells carry rich texts (value-changed shows) and zoned instants (the `at` column).
     expect(route.unsafeVariants).toContain('value-changed');
     expect(route.unsafeVariants).toContain('timezone-shifted');
+  });
+});
+
+describe("the plug-in cells' data", () => {
+  it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', () => {
+    expect(() =>
+      refuseUnshowableVariants('sqlite-to-example', ['timezone-shifted'], PLUGIN_SOURCE_DATA),
+    ).not.toThrow();
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-variant-data-'));
+    writeSource(join(dir, 'source.db'), { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
+    const db = new DatabaseSync(join(dir, 'source.db'));
+    const at = db.prepare("SELECT at FROM events WHERE day = '2026-01-01' ORDER BY id").all() as {
+      at: string | null;
+    }[];
+    db.close();
+    const zones = new Set(at.map((row) => row.at?.match(/(Z|[+-]\d\d:\d\d)$/)?.[1] ?? null));
+    // +05:30, -08:00, -05:00 (DST edges), Z, and NULL: what a zone-shifting connector changes.
+    expect(zones).toEqual(new Set(['+05:30', '-08:00', '-05:00', 'Z', null]));
   });
 });
 
