@@ -81,4 +81,69 @@ describe('airflow checks', () => {
     // Once a try ran dpone, a FAIL is the connector's and stays FAIL.
     expect(blameHarness([neverLanded], recordOf([airflowRun([])]))).toEqual([neverLanded]);
   });
+
+  it('names the step and the wait when the scheduler timed out and no DAG run was recorded', () => {
+    const neverLanded = {
+      name: 'mutations',
+      verdict: 'FAIL' as const,
+      detail: 'the mutation never landed, yet the cell was expected to complete',
+    };
+    const timedOut = {
+      name: 'airflow-harness',
+      verdict: 'UNKNOWN' as const,
+      detail:
+        'DPONE_ENVIRONMENT_UNAVAILABLE: Airflow: no progress for 120 s waiting for the scheduled run (121 s in all; last seen: 3; )',
+    };
+    const checks = blameHarness([timedOut, neverLanded], recordOf([]));
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(checks.map((c) => c.verdict)).not.toContain('FAIL');
+    expect(byName.mutations!.verdict).toBe('UNKNOWN');
+    expect(byName.harness!.detail).toContain("the harness's Airflow step failed before the connector ran");
+    expect(byName.harness!.detail).toContain('no DAG run');
+    expect(byName.harness!.detail).toContain('no progress for 120 s waiting for the scheduled run');
+  });
+
+  it('after dpone ran, a harness step that gave up turns only the unfinished end UNKNOWN; harm done stays FAIL', () => {
+    const timedOut = {
+      name: 'airflow-harness',
+      verdict: 'UNKNOWN' as const,
+      detail: 'DPONE_ENVIRONMENT_UNAVAILABLE: Airflow: no progress for 240 s waiting for run r1 to end',
+    };
+    const ran = recordOf([airflowRun(['pod-killed@target.commit:after#1'], 1)]);
+    const unfinished = [
+      timedOut,
+      {
+        name: 'mutations',
+        verdict: 'FAIL' as const,
+        detail: 'the mutation never landed, yet the cell was expected to complete',
+      },
+      { name: 'parity', verdict: 'FAIL' as const, detail: 'target 0 rows differs from source 20 rows' },
+      {
+        name: 'outcome',
+        verdict: 'FAIL' as const,
+        detail: 'expected the operation to complete; the journal ended COMMITTING',
+      },
+      { name: 'airflow-runs', verdict: 'FAIL' as const, detail: 'scheduled r1: up_for_retry after 1 try' },
+    ];
+    const blamed = blameHarness(unfinished, ran);
+    expect(blamed.filter((c) => c.verdict === 'FAIL')).toEqual([]);
+    expect(blamed.find((c) => c.name === 'harness')!.detail).toContain(
+      'failed before the case reached its end, after dpone ran: the step that failed: DPONE_ENVIRONMENT_UNAVAILABLE: Airflow: no progress for 240 s waiting for run r1 to end',
+    );
+    // A second landing is harm done whatever the harness did afterwards: it stays FAIL, and so does parity beside it.
+    const twice = [
+      timedOut,
+      {
+        name: 'mutations',
+        verdict: 'FAIL' as const,
+        detail: 'the mutation landed 2 times (audit: 20+20 inserts)',
+      },
+      { name: 'parity', verdict: 'FAIL' as const, detail: 'target 40 rows differs from source 20 rows' },
+      { name: 'duplicates', verdict: 'FAIL' as const, detail: '20 duplicate rows' },
+    ];
+    const kept = Object.fromEntries(blameHarness(twice, ran).map((c) => [c.name, c.verdict]));
+    expect(kept).toMatchObject({ mutations: 'FAIL', parity: 'FAIL', duplicates: 'FAIL', harness: 'UNKNOWN' });
+    // No harness trouble and dpone ran: the FAIL is the connector's.
+    expect(blameHarness(unfinished.slice(1), ran).filter((c) => c.verdict === 'FAIL')).toHaveLength(4);
+  });
 });

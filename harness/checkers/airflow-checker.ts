@@ -30,19 +30,55 @@ export function connectorNeverRan(airflow: AirflowRecord): string | null {
   return `no try of ${airflow.runs.map(describeRun).join('; ')} got as far as running dpone`;
 }
 
+/** The check an airflow-live cell carries when the harness's own Airflow step failed (its detail: the step and the wait). */
+export const AIRFLOW_HARNESS_CHECK = 'airflow-harness';
+
 /**
- * The cell's checks with harness trouble told apart: when the connector never ran, a FAIL (the
- * mutation never landed, …) is not the connector's and becomes UNKNOWN, and a `harness` check names
- * the step that failed. Otherwise the checks as they are.
+ * Whether a FAIL says only that the cell's end was not reached (what an Airflow step that gave up
+ * midway leaves: the retry never ran, so the mutation never landed and the journal never ended)
+ * rather than harm done (a second landing, a duplicate, an illegal history, a success Airflow
+ * claimed): the first kind is undecidable once the harness stopped driving, the second stays FAIL.
+ */
+function onlyUnfinished(check: CheckRecord, checks: readonly CheckRecord[]): boolean {
+  const unlanded = (c: CheckRecord) =>
+    c.name === 'mutations' && /never landed|^\d+ of \d+ operations' mutations landed/.test(c.detail);
+  if (check.name === 'outcome' || check.name === 'airflow-runs') return true;
+  if (check.name === 'mutations') return unlanded(check);
+  // Rows missing because the mutation never landed; a parity FAIL beside a landed mutation stays.
+  if (check.name === 'parity') return checks.some((c) => c.verdict === 'FAIL' && unlanded(c));
+  return false;
+}
+
+/**
+ * The cell's checks with harness trouble told apart, naming the step and the wait (the
+ * `airflow-harness` check's detail, from the wait that gave up):
+ * - the connector never ran (no DAG run, or no try got as far as dpone): every FAIL (the mutation
+ *   never landed, …) is not the connector's and becomes UNKNOWN;
+ * - dpone ran, but a harness step gave up before the case reached its end (the scheduler never
+ *   started the retry): the FAILs that only say the end was not reached become UNKNOWN, and the
+ *   FAILs that show harm done (a second landing, duplicates, an illegal history) stay FAIL.
+ * Either way a `harness` check says why. Otherwise the checks as they are.
  */
 export function blameHarness(checks: readonly CheckRecord[], airflow: AirflowRecord): CheckRecord[] {
   const neverRan = connectorNeverRan(airflow);
-  if (neverRan === null) return [...checks];
+  const step = checks.find((c) => c.name === AIRFLOW_HARNESS_CHECK && c.verdict === 'UNKNOWN')?.detail;
+  if (neverRan === null && step === undefined) return [...checks];
+  const why =
+    neverRan !== null
+      ? `${neverRan}${step !== undefined ? `; the step that failed: ${step}` : ''}`
+      : `the step that failed: ${step!}`;
+  const blamed = (c: CheckRecord) => c.verdict === 'FAIL' && (neverRan !== null || onlyUnfinished(c, checks));
   return [
     ...checks.map((c) =>
-      c.verdict === 'FAIL' ? { ...c, verdict: 'UNKNOWN' as const, detail: `${c.detail} (${neverRan})` } : c,
+      blamed(c) ? { ...c, verdict: 'UNKNOWN' as const, detail: `${c.detail} (${why})` } : c,
     ),
-    record('harness', 'UNKNOWN', `the harness's Airflow step failed before the connector ran: ${neverRan}`),
+    record(
+      'harness',
+      'UNKNOWN',
+      neverRan !== null
+        ? `the harness's Airflow step failed before the connector ran: ${why}`
+        : `the harness's Airflow step failed before the case reached its end, after dpone ran: ${why}`,
+    ),
   ];
 }
 

@@ -3,6 +3,8 @@ import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
 import { realCell } from './fixtures/sample-evidence.ts';
 import { recheckCell } from './recheck-cell.ts';
+import { AIRFLOW_CHECK_NAMES, airflowChecks, blameHarness } from './airflow-checker.ts';
+import { airflowCell, airflowRun } from '../gate/fixtures/certified-evidence.ts';
 import { storedSnapshot } from './target-snapshot.ts';
 
 let passing: CellEvidence;
@@ -102,6 +104,45 @@ describe('recheckCell (pure, from stored data alone)', () => {
     };
     expect(recheckCell(declared).differences).toEqual([
       expect.stringMatching(/^check duplicates: missing, recomputed FAIL/),
+    ]);
+  });
+});
+
+describe('recheckCell on an Airflow cell the harness could not finish', () => {
+  it('recomputes the UNKNOWN the runner made of a FAIL (blameHarness), and still sees an edit', () => {
+    // The scheduler timed out: no DAG run was recorded and nothing landed.
+    const lost = airflowCell(
+      'pod-lost/target.commit:after#1',
+      [airflowRun(['pod-killed@target.commit:after#1'])],
+      {
+        mutations: 0,
+      },
+    );
+    const airflow = { ...lost.airflow!, runs: [] };
+    const step = {
+      name: 'airflow-harness',
+      verdict: 'UNKNOWN' as const,
+      detail: 'DPONE_ENVIRONMENT_UNAVAILABLE: Airflow: no progress for 120 s waiting for the scheduled run',
+    };
+    const core = lost.checks.filter((check) => !AIRFLOW_CHECK_NAMES.has(check.name));
+    expect(core.find((check) => check.name === 'mutations')?.verdict).toBe('FAIL');
+    const checks = blameHarness([...core, step, ...airflowChecks(airflow, lost.journal)], airflow);
+    const stored: CellEvidence = {
+      ...lost,
+      airflow,
+      checks,
+      verdict: worst(checks.map((check) => check.verdict)),
+    };
+    expect(stored.verdict).toBe('UNKNOWN');
+    expect(recheckCell(stored)).toMatchObject({ verdict: 'UNKNOWN', differences: [] });
+    const edited: CellEvidence = {
+      ...stored,
+      checks: stored.checks.map((check) =>
+        check.name === 'mutations' ? { ...check, verdict: 'PASS' } : check,
+      ),
+    };
+    expect(recheckCell(edited).differences).toEqual([
+      expect.stringMatching(/^check mutations: stored PASS, recomputed UNKNOWN/),
     ]);
   });
 });

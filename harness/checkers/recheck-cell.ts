@@ -5,7 +5,7 @@ import type {
   TargetSnapshot,
 } from '../evidence/evidence-types.ts';
 import { worst } from '../verdict.ts';
-import { AIRFLOW_CHECK_NAMES, airflowChecks } from './airflow-checker.ts';
+import { AIRFLOW_CHECK_NAMES, airflowChecks, blameHarness } from './airflow-checker.ts';
 import { CORE_CHECK_NAMES, DEFAULT_EXPECTATION, cellNeverRan, evaluateCell } from './check-cell.ts';
 import type { CheckCellResult } from './check-types.ts';
 import { historyViolations } from './journal-history-checker.ts';
@@ -107,13 +107,12 @@ export function recheckCell(cell: CellEvidence): RecheckResult {
   const journal = cell.journal === null ? null : recheckJournal(cell.journal, differences);
   // The Airflow checks are recomputed from the stored Airflow record, like the core checks.
   const airflow = cell.airflow ? airflowChecks(cell.airflow, journal) : [];
-  const extra = [
-    ...cell.checks.filter(
-      (check) => !CORE_CHECK_NAMES.has(check.name) && !(cell.airflow && AIRFLOW_CHECK_NAMES.has(check.name)),
-    ),
-    ...airflow,
-  ];
-  const result = evaluateCell(
+  // The runner's `harness` check of an Airflow cell is recomputed too (blameHarness, below).
+  const recomputed = (name: string) =>
+    CORE_CHECK_NAMES.has(name) ||
+    (cell.airflow !== undefined && (AIRFLOW_CHECK_NAMES.has(name) || name === 'harness'));
+  const extra = [...cell.checks.filter((check) => !recomputed(check.name)), ...airflow];
+  const evaluated = evaluateCell(
     {
       target,
       journal,
@@ -125,8 +124,11 @@ export function recheckCell(cell: CellEvidence): RecheckResult {
     },
     extra,
   );
+  // Harness trouble told apart as the runner did: a stored UNKNOWN it made of a FAIL is no edit.
+  const checks = cell.airflow ? blameHarness(evaluated.checks, cell.airflow) : evaluated.checks;
+  const result = { ...evaluated, checks, verdict: worst(checks.map((check) => check.verdict)) };
   for (const check of result.checks) {
-    if (!CORE_CHECK_NAMES.has(check.name) && !airflow.includes(check)) continue;
+    if (!recomputed(check.name)) continue;
     const stored = cell.checks.find((candidate) => candidate.name === check.name);
     if (!stored) differences.push(`check ${check.name}: missing, recomputed ${check.verdict}`);
     else if (stored.verdict !== check.verdict) {

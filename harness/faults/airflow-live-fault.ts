@@ -1,4 +1,5 @@
 import { describeError } from '../evidence/error-description.ts';
+import { AIRFLOW_HARNESS_CHECK } from '../checkers/airflow-checker.ts';
 import type { AirflowRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
@@ -123,7 +124,7 @@ async function runLive(run: CellRun, spec: FaultSpecOf<'airflow-live'>): Promise
   try {
     result = await plan.drive(cell);
   } catch (error) {
-    extra.push({ name: 'airflow-harness', verdict: 'UNKNOWN', detail: describeError(error) });
+    extra.push({ name: AIRFLOW_HARNESS_CHECK, verdict: 'UNKNOWN', detail: describeError(error) });
   }
   const airflow: AirflowRecord = {
     version: run.airflow.venv.version,

@@ -15,8 +15,10 @@ const IO_POINT = /^(source|target|fence)\./;
  * harness watches (CellFixture.sealStorage). The attempt must still exit with the intent-conflict
  * code, and the storage must show it untouched: the decision is the storage's, not the worker's
  * trace (kept in the check's detail for diagnosis). The seal itself is believed only once a probe
- * that reads the fence from the target under it was seen by it (seal-probe.ts). A route that
- * cannot seal its storage, or whose seal saw nothing of the probe, leaves the cell UNVERIFIED.
+ * that reads the fence from the target under it was seen by it and could not read the fence as
+ * committed (seal-probe.ts), and, for a seal of declared state files, once the honest attempt was
+ * seen using every declared file (state-files-use.ts). A route that cannot seal its storage, or
+ * whose seal fails either test, leaves the cell UNVERIFIED.
  */
 export const intentConflictFault: FaultModule<'intent-conflict'> = {
   kind: 'intent-conflict',
@@ -25,7 +27,15 @@ export const intentConflictFault: FaultModule<'intent-conflict'> = {
     { localId: 'after-complete', fault: { kind: 'intent-conflict' }, params: {}, sensitive: true },
   ],
   async run(run) {
-    const first = await run.run('first');
+    // Which declared state files the honest attempt used (a seal of names it never used seals nothing).
+    const use = run.fixture.watchStateUse ? await run.fixture.watchStateUse() : null;
+    let unused: readonly string[] = [];
+    let first: AttemptRecord;
+    try {
+      first = await run.run('first');
+    } finally {
+      if (use) unused = await use.release();
+    }
     const seal = run.fixture.sealStorage
       ? await run.fixture.sealStorage(run.fixture.conflictingWorkloadFile)
       : null;
@@ -51,15 +61,21 @@ export const intentConflictFault: FaultModule<'intent-conflict'> = {
         verdict: conflict.exit_code === expected ? 'PASS' : 'FAIL',
         detail: `conflicting attempt exited ${conflict.exit_code ?? conflict.signal} (expected ${expected})`,
       },
-      seal && probe && !probe.verified
-        ? { name: STORAGE_UNTOUCHED, verdict: 'UNVERIFIED', detail: `${seal.sealed}: ${probe.detail}` }
-        : seal
-          ? storageCheck(seal, touched, io, probe?.detail)
-          : {
-              name: STORAGE_UNTOUCHED,
-              verdict: 'UNVERIFIED',
-              detail: `route ${run.cell.route} cannot seal its source, target and fence storage, and the worker's own trace does not decide this`,
-            },
+      seal && unused.length > 0 && touched.length === 0
+        ? {
+            name: STORAGE_UNTOUCHED,
+            verdict: 'UNVERIFIED',
+            detail: `${seal.sealed}: the target declares ${unused.join(', ')} as its state, which the honest attempt never opened, created or wrote: a seal of files the connector does not use cannot vouch for the conflicting attempt`,
+          }
+        : seal && probe && !probe.verified
+          ? { name: STORAGE_UNTOUCHED, verdict: 'UNVERIFIED', detail: `${seal.sealed}: ${probe.detail}` }
+          : seal
+            ? storageCheck(seal, touched, io, probe?.detail)
+            : {
+                name: STORAGE_UNTOUCHED,
+                verdict: 'UNVERIFIED',
+                detail: `route ${run.cell.route} cannot seal its source, target and fence storage, and the worker's own trace does not decide this`,
+              },
     ];
     return {
       attempts: [first, conflict],

@@ -14,7 +14,9 @@ export interface SealProbe {
  * fence from the target through the route's own connector) must be seen by the seal: an access it
  * watched (an open of a placeholder, a connection to the listener). A seal that saw nothing of a
  * read that went to the target (a plug-in declaring files its connector never opens, while its
- * server stays reachable) cannot vouch that the conflicting attempt left the target alone.
+ * server stays reachable) cannot vouch that the conflicting attempt left the target alone; nor can
+ * a seal under which the probe still read the completed operation's fence as committed (a seal of
+ * the database's log only, its main file left readable).
  */
 export async function probeSeal(
   run: CellRun,
@@ -31,6 +33,13 @@ export async function probeSeal(
   const fence = reading?.assessment
     ? `its fence read as ${reading.assessment.fence}`
     : 'it could not read the fence';
+  // The operation completed before the seal: a probe that still reads its fence as committed
+  // reached the target around the seal (a seal of some of its files, the rest left in place).
+  if (reading?.assessment?.fence === 'committed')
+    return {
+      verified: false,
+      detail: `a probe under the seal still read the operation's fence as committed${touched.length > 0 ? ` (the seal saw ${touched.join('; ')})` : ''}: the target stays reachable around the seal, so it cannot vouch for the conflicting attempt`,
+    };
   return touched.length > 0
     ? { verified: true, detail: `the seal saw a probe that reads the fence (${touched.join('; ')})` }
     : {

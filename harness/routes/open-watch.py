@@ -3,7 +3,8 @@
 Usage: python3 open-watch.py PATH...   Prints `ready` once every watch is in place; exits when its
 standard input closes, after reading every event the kernel queued. Used by the harness's storage
 seals: a sealed file's placeholder must not even be opened (IN_OPEN), which a file's contents or
-timestamps cannot show. Standard library only (ctypes on libc).
+timestamps cannot show. A PATH may be a folder: an event on one of its entries names the entry
+(which declared state files an honest attempt used). Standard library only (ctypes on libc).
 """
 import ctypes
 import json
@@ -18,10 +19,12 @@ EVENTS = {
     0x004: "attributes changed",  # IN_ATTRIB
     0x008: "closed after writing",  # IN_CLOSE_WRITE
     0x020: "opened",  # IN_OPEN
+    0x080: "moved in",  # IN_MOVED_TO (a watched folder's entry)
+    0x100: "created",  # IN_CREATE (a watched folder's entry)
     0x400: "deleted",  # IN_DELETE_SELF
     0x800: "moved",  # IN_MOVE_SELF
 }
-MASK = 0x001 | 0x002 | 0x004 | 0x008 | 0x020 | 0x400 | 0x800
+MASK = 0x001 | 0x002 | 0x004 | 0x008 | 0x020 | 0x080 | 0x100 | 0x400 | 0x800
 HEADER = struct.Struct("iIII")
 
 
@@ -49,10 +52,14 @@ def main(paths):
             offset = 0
             while offset < len(data):
                 wd, mask, _cookie, length = HEADER.unpack_from(data, offset)
+                entry = data[offset + HEADER.size : offset + HEADER.size + length].rstrip(b"\0")
                 offset += HEADER.size + length
                 names = [name for bit, name in EVENTS.items() if mask & bit]
                 if wd in watches and names:
-                    print(json.dumps({"path": watches[wd], "events": names}), flush=True)
+                    event = {"path": watches[wd], "events": names}
+                    if entry:  # an event on an entry of a watched folder names the entry
+                        event["entry"] = os.fsdecode(entry)
+                    print(json.dumps(event), flush=True)
 
     stdin = sys.stdin.fileno()
     while True:

@@ -17,6 +17,8 @@ import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from './sqlite/sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
+import { watchStateFilesUse } from './state-files-use.ts';
+import { refuseUnshowableVariants } from './variant-data.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
 import {
   COLUMNS,
@@ -109,11 +111,12 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   }
   // Plain writes (openPlain): fenceless cells run too, against the variants unsafe without a fence.
   const plainWrites = typeof plugin.target!.openPlain === 'function';
-  // A flaw only values the plug-in cells do not carry would show (PLUGIN_SOURCE_DATA) could only survive.
-  for (const name of offered) {
-    const shownBy = UNSAFE_VARIANTS[name]?.shownBy;
-    if (shownBy !== undefined && !PLUGIN_SOURCE_DATA.includes(shownBy)) offered.delete(name);
-  }
+  // A flaw only values the plug-in cells do not carry would show could only survive: refused, said.
+  refuseUnshowableVariants(
+    declaration.id,
+    (plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)),
+    PLUGIN_SOURCE_DATA,
+  );
   const variants = [
     ...(plugin.target!.unsafeVariants ?? []).filter((name) => offered.has(name)),
     ...(plainWrites ? unsafeVariantsFor('none') : []),
@@ -209,6 +212,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
                   source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
                   target: { seal: () => sealStateFiles(cellDir, [...stateFiles], target.endpoint.url) },
                 }),
+              watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]),
             }
           : {}),
         async [Symbol.asyncDispose]() {

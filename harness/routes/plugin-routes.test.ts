@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
+import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
+import { refuseUnshowableVariants } from './variant-data.ts';
+import { DatabaseSync } from 'node:sqlite';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
 function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
@@ -90,7 +93,7 @@ describe('plug-in routes of a certification run', () => {
     expect(route.unsafeVariants).toContain('replay-unknown');
   });
 
-  it('does not offer a variant only values its cells never carry would show, even when the plug-in lists it', async () => {
+  it('offers timezone-shifted when the plug-in lists it: its cells carry instants with a zone', async () => {
     const dir = pluginFolder(
       [{ id: 'sqlite-to-example', source: 'sqlite' }],
       undefined,
@@ -98,9 +101,27 @@ describe('plug-in routes of a certification run', () => {
       ", unsafeVariants: ['value-changed', 'timezone-shifted'], openUnsafe: async () => { throw new Error('not opened'); }",
     );
     const route = await (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
-    // The plug-in cells carry rich texts (value-changed shows) but no instant with a zone.
+    // The plug-in cells carry rich texts (value-changed shows) and zoned instants (the `at` column).
     expect(route.unsafeVariants).toContain('value-changed');
-    expect(route.unsafeVariants).not.toContain('timezone-shifted');
+    expect(route.unsafeVariants).toContain('timezone-shifted');
+  });
+});
+
+describe("the plug-in cells' data", () => {
+  it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', () => {
+    expect(() =>
+      refuseUnshowableVariants('sqlite-to-example', ['timezone-shifted'], PLUGIN_SOURCE_DATA),
+    ).not.toThrow();
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-variant-data-'));
+    writeSource(join(dir, 'source.db'), { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
+    const db = new DatabaseSync(join(dir, 'source.db'));
+    const at = db.prepare("SELECT at FROM events WHERE day = '2026-01-01' ORDER BY id").all() as {
+      at: string | null;
+    }[];
+    db.close();
+    const zones = new Set(at.map((row) => row.at?.match(/(Z|[+-]\d\d:\d\d)$/)?.[1] ?? null));
+    // +05:30, -08:00, -05:00 (DST edges), Z, and NULL: what a zone-shifting connector changes.
+    expect(zones).toEqual(new Set(['+05:30', '-08:00', '-05:00', 'Z', null]));
   });
 });
 

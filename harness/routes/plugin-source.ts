@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { cellBig } from '../data/cell-numbers.ts';
+import { cellInstant } from '../data/cell-instants.ts';
 import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { CellWorkloadOptions } from './route.ts';
@@ -15,7 +16,7 @@ import type { VariantData } from '../../src/ports/unsafe-variants.ts';
  */
 
 export const TABLE = 'events';
-export const COLUMNS = ['id', 'day', 'amount', 'label', 'big'] as const;
+export const COLUMNS = ['id', 'day', 'amount', 'label', 'big', 'at'] as const;
 /** The columns' kinds, as a plug-in route's target part is told them. */
 export const COLUMN_TYPES = {
   id: 'integer',
@@ -23,6 +24,7 @@ export const COLUMN_TYPES = {
   amount: 'integer',
   label: 'text',
   big: 'integer',
+  at: 'text',
 } as const;
 export const DAY = '2026-01-01';
 /** Rows of another partition that a correct load must leave out of the target. */
@@ -30,18 +32,21 @@ const OTHER_DAY_ROWS = 5;
 
 /** Writes the seeded source: `rows` rows in the loaded partition plus a few in another. */
 /**
- * What the plug-in cells' rows carry beyond integers, a day and texts (UnsafeVariant.shownBy): no
- * instant with a zone, since the plug-in table's columns are fixed; a variant only such values show
- * is not offered on a plug-in route.
+ * What the plug-in cells' rows carry beyond integers, a day and texts (UnsafeVariant.shownBy): the
+ * `at` column holds instants with their zone as ISO-8601 text (+05:30, -08:00, DST edges, Z, NULL:
+ * cell-instants.ts), which a target must keep as given, so a connector that shifts zones in
+ * transit changes them and row parity shows it.
  */
-export const PLUGIN_SOURCE_DATA: readonly VariantData[] = [];
+export const PLUGIN_SOURCE_DATA: readonly VariantData[] = ['zoned-instants'];
 
 export function writeSource(file: string, options: CellWorkloadOptions): void {
   const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
   const db = new DatabaseSync(file);
   try {
-    db.exec(`CREATE TABLE ${TABLE} (id INTEGER, day TEXT, amount INTEGER, label TEXT, big INTEGER)`);
-    const insert = db.prepare(`INSERT INTO ${TABLE} (id, day, amount, label, big) VALUES (?, ?, ?, ?, ?)`);
+    db.exec(`CREATE TABLE ${TABLE} (id INTEGER, day TEXT, amount INTEGER, label TEXT, big INTEGER, at TEXT)`);
+    const insert = db.prepare(
+      `INSERT INTO ${TABLE} (id, day, amount, label, big, at) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
     db.exec('BEGIN');
     for (let id = 1; id <= options.rows + OTHER_DAY_ROWS; id++) {
       const day = id <= options.rows ? DAY : '2026-01-02';
@@ -50,7 +55,9 @@ export function writeSource(file: string, options: CellWorkloadOptions): void {
       const label = cellLabel(id, randomInt(random, 1, 999));
       // 64-bit integers beyond 2^53 (and NULL): a target that rounds numbers through a double shows.
       const big = cellBig(id, random);
-      insert.run(id, day, amount, label, big === null ? null : BigInt(big));
+      // Instants with their zone (and NULL): a target or connector that shifts zones shows.
+      const at = cellInstant(id, random);
+      insert.run(id, day, amount, label, big === null ? null : BigInt(big), at);
     }
     db.exec('COMMIT');
   } finally {

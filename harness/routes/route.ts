@@ -109,6 +109,12 @@ export interface CellFixture extends AsyncDisposable, CellExtras {
    */
   sealStorage?(workloadFile: string): Promise<StorageSeal>;
   /**
+   * With a seal made of declared names (a plug-in's `stateFiles`): watches the cell folder while an
+   * honest attempt runs; `release` returns the declared names that attempt never opened, created
+   * or wrote. Such a name is not the target's state, so a seal built on it is not believed.
+   */
+  watchStateUse?(): Promise<{ release(): Promise<readonly string[]> }>;
+  /**
    * Optional: a digest of the cell's logical durable state read where it lives (servers
    * included), for routes that cannot copy it: kills leaving equal digests share depth-2 cells.
    */

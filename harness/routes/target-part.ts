@@ -27,7 +27,8 @@ export interface CellTable {
   readonly name: string;
   /**
    * Column names and their kind: `integer` values arrive as numbers, or as exact decimal text beyond
-   * 2^53 (the cells carry 64-bit integers up to 2^63-1: a target must keep every digit), `text` as strings.
+   * 2^53 (the cells carry 64-bit integers up to 2^63-1: a target must keep every digit), `text` as strings
+   * (the rich texts, and in `at` instants with their zone as ISO-8601 text: keep every one as given).
    */
   readonly columns: readonly { readonly name: string; readonly type: 'integer' | 'text' }[];
   readonly naturalKey: readonly string[];

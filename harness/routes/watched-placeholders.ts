@@ -30,6 +30,41 @@ async function stillEmptyFile(path: string): Promise<boolean> {
  */
 export async function watchedPlaceholders(paths: readonly string[]): Promise<WatchedPlaceholders> {
   for (const path of paths) await writeFile(path, '', { mode: 0o644, flag: 'wx' });
+  const watch = await watchPaths(paths);
+  return {
+    async release() {
+      const seen = new Map<string, Set<string>>();
+      for (const event of await watch.release()) {
+        if (event.entry !== undefined) continue;
+        const events = seen.get(event.path) ?? new Set<string>();
+        for (const name of event.events) events.add(name);
+        seen.set(event.path, events);
+      }
+      const touched: string[] = [];
+      for (const path of paths) {
+        const events = seen.get(path);
+        if (events) touched.push(`${basename(path)} ${[...events].join(', ')} (placeholder)`);
+        else if (!(await stillEmptyFile(path))) touched.push(`${basename(path)} replaced (placeholder)`);
+      }
+      return touched;
+    },
+  };
+}
+
+/** One access inotify reported: on a watched path, or (`entry`) on an entry of a watched folder. */
+export interface WatchEvent {
+  readonly path: string;
+  readonly entry?: string;
+  readonly events: readonly string[];
+}
+
+/**
+ * Watches files or folders through inotify (open-watch.py) until `release`, which returns every
+ * event seen. Throws DPONE_ENVIRONMENT_UNAVAILABLE when the watcher cannot start: never watches blind.
+ */
+export async function watchPaths(
+  paths: readonly string[],
+): Promise<{ release(): Promise<readonly WatchEvent[]> }> {
   const python = process.env.DPONE_PYTHON ?? 'python3';
   const watcher = spawn(python, [SCRIPT, ...paths], { stdio: ['pipe', 'pipe', 'ignore'] });
   let output = '';
@@ -59,22 +94,18 @@ export async function watchedPlaceholders(paths: readonly string[]): Promise<Wat
     async release() {
       watcher.stdin.end();
       await exited;
-      const seen = new Map<string, Set<string>>();
+      const events: WatchEvent[] = [];
       for (const line of output.split('\n').slice(1)) {
         if (!line.startsWith('{')) continue;
-        const event = JSON.parse(line) as { path?: string; events?: string[] };
+        const event = JSON.parse(line) as { path?: string; entry?: string; events?: string[] };
         if (event.path === undefined) continue;
-        const events = seen.get(event.path) ?? new Set<string>();
-        for (const name of event.events ?? []) events.add(name);
-        seen.set(event.path, events);
+        events.push({
+          path: event.path,
+          ...(event.entry !== undefined ? { entry: event.entry } : {}),
+          events: event.events ?? [],
+        });
       }
-      const touched: string[] = [];
-      for (const path of paths) {
-        const events = seen.get(path);
-        if (events) touched.push(`${basename(path)} ${[...events].join(', ')} (placeholder)`);
-        else if (!(await stillEmptyFile(path))) touched.push(`${basename(path)} replaced (placeholder)`);
-      }
-      return touched;
+      return events;
     },
   };
 }

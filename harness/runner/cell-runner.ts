@@ -68,6 +68,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
   const attempts: AttemptRecord[] = [];
   const extra: CheckRecord[] = [];
   let fixture: CellFixture | null = null;
+  // The harness step under way, named if it throws (a plug-in's prepare, a seal, an Airflow wait).
+  let step = 'loading the fault';
   try {
     const module = await faultModule(cell.kind);
     const unavailable =
@@ -80,10 +82,13 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
         journal: null,
         fault: cell.fault,
       });
+    step = `preparing the cell (route ${context.route.id}: source, target and journal)`;
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
     const clock = new CellClock();
     const run = cellRun(cell, dir, fixture, context.route, clock, context.airflow ?? null);
+    step = `running the ${cell.kind} fault`;
     const outcome: CellOutcome = await module.run(run, cell.spec);
+    step = 'settling and reading the cell';
     attempts.push(...outcome.attempts);
     extra.push(...(outcome.extraChecks ?? []));
     // A variant cell may take another path, so only a real cell's fault must have fired.
@@ -139,7 +144,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
     });
   } catch (error) {
     // The step that failed and the wait, in our own error's words (others: only their kind).
-    const detail = `the harness could not run the cell (${describeError(error)})`;
+    const detail = `the harness could not run the cell: ${step} failed (${describeError(error)})`;
     return evidence(cell, context, started, attempts, {
       verdict: 'UNKNOWN',
       checks: [...extra, check('harness', 'UNKNOWN', detail)],

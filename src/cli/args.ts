@@ -25,8 +25,41 @@ export class HelpRequested extends Error {
 }
 
 /**
+ * A repeatable flag takes several values after it, as a shell glob expands them (`--scenario
+ * scenarios/*.yaml` → `--scenario a.yaml b.yaml`): in a command without positional arguments,
+ * the arguments after such a flag's value that are not flags are more values of it.
+ */
+function spreadRepeatable(args: readonly string[], options: Options): string[] {
+  const repeatable = new Set(
+    Object.entries(options)
+      .filter(([, option]) => option.type === 'string' && option.multiple === true)
+      .map(([name]) => `--${name}`),
+  );
+  const out: string[] = [];
+  let current: string | null = null;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    if (arg === '--') {
+      out.push(...args.slice(index));
+      break;
+    }
+    if (arg.startsWith('-')) {
+      const name = arg.split('=')[0]!;
+      current = repeatable.has(name) ? name : null;
+      out.push(arg);
+      // `--flag value`: the value follows; `--flag=value` carries it.
+      if (current !== null && !arg.includes('=') && index + 1 < args.length) out.push(args[++index]!);
+      continue;
+    }
+    out.push(...(current !== null ? [current, arg] : [arg]));
+  }
+  return out;
+}
+
+/**
  * Strict flag parsing for every command: an unknown flag, a missing value or a stray positional
- * argument is bad input (exit 2) naming the flag.
+ * argument is bad input (exit 2) naming the flag. A repeatable flag takes several values after
+ * it (`--scenario a.yaml b.yaml`), or repeats (`--scenario a.yaml --scenario b.yaml`).
  */
 export function parseFlags<O extends Options>(
   args: readonly string[],
@@ -42,7 +75,8 @@ export function parseFlags<O extends Options>(
       })),
     );
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals: positionals });
+    const spread = positionals ? [...args] : spreadRepeatable(args, options);
+    return parseArgs({ args: spread, options, strict: true, allowPositionals: positionals });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const flag = /'(--?[\w-]+)/.exec(message)?.[1];

@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 /**
  * A declared seal is believed only once it was seen working: the intent-conflict cell probes it
  * with `recovery target-commit inspect`, which reads the fence from the target under the seal. The
- * DuckDB plug-in's real state files are opened by that read; a copy declaring a file its connector
- * never opens (`target.conn`) leaves the target reachable, and the cell must say UNVERIFIED, not PASS.
+ * DuckDB plug-in's real state files are opened by that read. Broken copies must each say UNVERIFIED,
+ * never PASS: one declaring a file its connector never opens (`target.conn`, alone or beside the real
+ * files: the honest attempt is watched using every declared name), and one declaring only the log
+ * (`target.duckdb.wal`: the probe still reads the fence from the database file left in place).
  */
 const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
@@ -41,26 +43,50 @@ describe('a plug-in seal seen working before it is believed', () => {
     expect(check.detail).toContain('the seal saw a probe that reads the fence (target.duckdb opened');
   }, 120_000);
 
-  it('a declared file the connector never opens: UNVERIFIED, never PASS', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-seal-probe-'));
-    const module = join(dir, 'dummy-seal.mjs');
+  /** A broken copy of the DuckDB plug-in declaring `stateFiles` of its own choosing. */
+  function brokenCopy(dir: string, name: string, stateFiles: readonly string[]): string {
+    const module = join(dir, `${name}.mjs`);
     writeFileSync(
       module,
       `import duck from ${JSON.stringify(CONNECTOR)};
 export default {
   ...duck,
-  meta: { ...duck.meta, name: 'dpone-connector-duckdb-dummy-seal' },
+  meta: { ...duck.meta, name: 'dpone-connector-duckdb-${name}' },
   harness: {
     ...duck.harness,
-    routes: [{ id: 'sqlite-to-duckdb-dummy', source: 'sqlite' }],
-    target: { ...duck.harness.target, stateFiles: ['target.conn'] },
+    routes: [{ id: 'sqlite-to-duckdb-${name}', source: 'sqlite' }],
+    target: { ...duck.harness.target, stateFiles: ${JSON.stringify(stateFiles)} },
   },
 };
 `,
     );
+    return module;
+  }
+
+  it('a declared file the connector never opens: UNVERIFIED, never PASS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-seal-probe-'));
+    const module = brokenCopy(dir, 'dummy', ['target.conn']);
     const check = await storageCheck('sqlite-to-duckdb-dummy', module, dir);
     expect(check.verdict).toBe('UNVERIFIED');
-    expect(check.detail).toContain('the seal saw nothing of a probe that reads');
-    expect(check.detail).toContain('its fence read as committed');
+    expect(check.detail).toContain(
+      'the target declares target.conn as its state, which the honest attempt never opened, created or wrote',
+    );
+  }, 120_000);
+
+  it('a dummy file declared beside the real ones: UNVERIFIED, naming the dummy', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-seal-probe-'));
+    const module = brokenCopy(dir, 'extra', ['target.duckdb', 'target.duckdb.wal', 'target.conn']);
+    const check = await storageCheck('sqlite-to-duckdb-extra', module, dir);
+    expect(check.verdict).toBe('UNVERIFIED');
+    expect(check.detail).toContain('the target declares target.conn as its state');
+    expect(check.detail).not.toContain('target.duckdb.wal as its state');
+  }, 120_000);
+
+  it('only the log declared, the database file left readable: the probe still reads the fence, UNVERIFIED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-seal-probe-'));
+    const module = brokenCopy(dir, 'wal', ['target.duckdb.wal']);
+    const check = await storageCheck('sqlite-to-duckdb-wal', module, dir);
+    expect(check.verdict).toBe('UNVERIFIED');
+    expect(check.detail).toContain("a probe under the seal still read the operation's fence as committed");
   }, 120_000);
 });

@@ -1,0 +1,55 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Harness trouble is never the connector's fault: a copy of the DuckDB plug-in whose harness part
+ * cannot prepare a cell (the harness's step, before any connector ran) leaves the cell UNKNOWN with
+ * the step named, never FAIL.
+ */
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
+
+describe('a plug-in cell whose harness step failed before the connector ran', () => {
+  it('is UNKNOWN naming the step, never FAIL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-harness-trouble-'));
+    const module = join(dir, 'unprepared.mjs');
+    writeFileSync(
+      module,
+      `import duck from ${JSON.stringify(CONNECTOR)};
+export default {
+  ...duck,
+  meta: { ...duck.meta, name: 'dpone-connector-duckdb-unprepared' },
+  harness: {
+    ...duck.harness,
+    routes: [{ id: 'sqlite-to-duckdb-unprepared', source: 'sqlite' }],
+    target: { ...duck.harness.target, prepare: async () => { throw new Error('the test server is down'); } },
+  },
+};
+`,
+    );
+    const scenario = join(dir, 'intent-conflict.yaml');
+    writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}variants: false\n`);
+    const out = join(dir, 'out');
+    const args = ['certify', 'run', '--route', 'sqlite-to-duckdb-unprepared', '--connector', module];
+    await execa(process.execPath, [BIN, ...args, '--scenario', scenario, '--out', out], {
+      cwd: dir,
+      reject: false,
+      env: { CI: 'true' },
+    });
+    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
+      cells: { verdict: string; checks: { name: string; verdict: string; detail: string }[] }[];
+    };
+    expect(evidence.cells).toHaveLength(1);
+    const [cell] = evidence.cells;
+    expect(cell!.verdict).toBe('UNKNOWN');
+    expect(cell!.checks.map((check) => check.verdict)).not.toContain('FAIL');
+    expect(cell!.checks.find((check) => check.name === 'harness')?.detail).toBe(
+      'the harness could not run the cell: preparing the cell (route sqlite-to-duckdb-unprepared: source, target and journal) failed (Error (details withheld))',
+    );
+  }, 120_000);
+});

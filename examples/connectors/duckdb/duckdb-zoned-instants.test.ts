@@ -1,0 +1,52 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * `timezone-shifted` (instants written without their zone) is caught on a plug-in route: the
+ * plug-in cells carry zoned instants (the `at` column: +05:30, -08:00, DST edges, Z), so row parity
+ * shows the shift. A copy of the DuckDB plug-in offering only that variant is certified on one
+ * scenario: the variant's cell must FAIL on parity and the sensitivity record say caught.
+ */
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
+
+describe('timezone-shifted on the DuckDB plug-in route', () => {
+  it('is offered and caught by row parity on the zoned instants', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-zones-'));
+    const module = join(dir, 'zones.mjs');
+    writeFileSync(
+      module,
+      `import duck from ${JSON.stringify(CONNECTOR)};
+export default {
+  ...duck,
+  meta: { ...duck.meta, name: 'dpone-connector-duckdb-zones' },
+  target: { ...duck.target, unsafeVariants: ['timezone-shifted'] },
+  harness: { ...duck.harness, routes: [{ id: 'sqlite-to-duckdb-zones', source: 'sqlite' }] },
+};
+`,
+    );
+    const out = join(dir, 'out');
+    const args = ['certify', 'run', '--route', 'sqlite-to-duckdb-zones', '--connector', module];
+    await execa(process.execPath, [BIN, ...args, '--scenario', SCENARIO, '--out', out], {
+      cwd: dir,
+      reject: false,
+      env: { CI: 'true' },
+    });
+    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
+      cells: { variant: string | null; verdict: string; checks: { name: string; verdict: string }[] }[];
+      sensitivity: { variant: string; caught: boolean }[];
+    };
+    expect(evidence.cells.find((cell) => cell.variant === null)?.verdict).toBe('PASS');
+    const shifted = evidence.cells.filter((cell) => cell.variant === 'timezone-shifted');
+    expect(shifted).toHaveLength(1);
+    expect(shifted[0]!.checks.find((check) => check.name === 'parity')?.verdict).toBe('FAIL');
+    expect(evidence.sensitivity.find((record) => record.variant === 'timezone-shifted')).toMatchObject({
+      caught: true,
+    });
+  }, 120_000);
+});
