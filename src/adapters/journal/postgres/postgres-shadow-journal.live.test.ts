@@ -1,5 +1,5 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCellsDatabase } from '../../../../harness/env/postgres-admin.ts';
 import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
 import type { ShadowAttemptStart } from '../../../ports/shadow-journal.ts';
@@ -22,21 +22,6 @@ afterAll(async () => {
   await cluster?.[Symbol.asyncDispose]();
 });
 
-async function freshDatabase(name: string): Promise<string> {
-  const c = cluster!;
-  const admin = new pg.Client({
-    host: c.host,
-    port: c.port,
-    user: c.user,
-    password: c.password,
-    database: 'postgres',
-  });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return c.url(name);
-}
-
 function start(holder: string): ShadowAttemptStart {
   return {
     operationId: 'op-race',
@@ -56,7 +41,9 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL shadow journal ${skipReaso
   // CI's PostgreSQL suite once lost one of two racing shadow attempts: both first openers ran
   // CREATE TABLE IF NOT EXISTS at once and one failed on the catalog's unique index.
   it('records every attempt when the first openers of a fresh journal race', async () => {
-    const url = await freshDatabase(`shadow_race_${process.pid}`);
+    const database = `shadow_race_${process.pid}`;
+    await createCellsDatabase(cluster!, database);
+    const url = cluster!.url(database);
     const openers = 8;
     const journals = await Promise.all(
       Array.from({ length: openers }, () =>
