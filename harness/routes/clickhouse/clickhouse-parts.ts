@@ -16,7 +16,7 @@ import { sealClickHouseTarget } from './clickhouse-seal.ts';
  * and start it again: with the staging filled, just before and right after the ATTACH/REPLACE
  * (a restart right after a replace-partition swap is where 18.16 brings the replaced rows back),
  * after the replace's delete was recorded, after the commit was recorded, and once the whole run
- * is done (a restart within old_parts_lifetime must not undo a completed replace).
+ * is done (a restart, while the replaced parts' files may still be on disk, must not undo a completed replace).
  */
 const TARGET_KILLS: readonly ServerKill[] = [
   { phase: 'staged', point: 'target.stage:after', signal: 'SIGKILL' },

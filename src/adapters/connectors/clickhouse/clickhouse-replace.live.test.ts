@@ -13,7 +13,8 @@ import {
 
 /**
  * Issue 12 row 1: on 18.16 REPLACE PARTITION only marks the replaced parts outdated in memory, so
- * a server restart within old_parts_lifetime (480 s) brought the replaced rows back next to the
+ * a server restart before its background cleanup deletes their files (seconds: REPLACE marks them
+ * for removal at once, not after old_parts_lifetime) brought the replaced rows back next to the
  * new ones while the fence said committed. These tests restart a real server right after the swap.
  */
 const live = liveClickHouse('repl');

@@ -141,34 +141,45 @@ describe.skipIf(unverified)(
         }, 90_000);
       }
 
+    // The flaw shows only while X's replaced part is still on disk at the restart. 18.16 removes a
+    // part REPLACE PARTITION replaced at its next background cleanup, not after old_parts_lifetime:
+    // seconds (2.6–10.5 s measured here), and once in CI within the ~0.5 s between Y's swap and the
+    // restart, so that run saw 2 rows and no flaw. A run the cleanup won shows exactly Y's rows and
+    // proves nothing either way; the variant must be caught in one of a few runs.
     it('the unclaimed-partition variant: Y records the tags, X swaps, Y swaps, restart: both copies (caught)', async () => {
-      const db = await freshDb();
-      await open(db).then((t) => t.close());
-      await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
-      const park = parkAt('target.commit:before');
-      const options = {
-        url: live.server().url(db),
-        table: 'events',
-        columns: COLUMNS,
-        naturalKey: ['id'],
-        partitionColumn: 'part',
-      };
-      const y = await openUnsafeClickHouseTarget('unclaimed-partition', { ...options, faults: park.faults });
-      await y.prepareFence(fenceOf('op-y', 1), CREATE);
-      const yOutcome = y.mutate(requestOf('op-y', 1));
-      await park.parked;
-      {
-        const x = await openUnsafeClickHouseTarget('unclaimed-partition', options);
-        expect(await finish(x, 'op-x', 1)).toBe('written');
-        await x.close();
+      const seen: number[] = [];
+      for (let run = 1; run <= 5 && !seen.includes(4); run++) {
+        const db = await freshDb();
+        await open(db).then((t) => t.close());
+        await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
+        const park = parkAt('target.commit:before');
+        const options = {
+          url: live.server().url(db),
+          table: 'events',
+          columns: COLUMNS,
+          naturalKey: ['id'],
+          partitionColumn: 'part',
+        };
+        const y = await openUnsafeClickHouseTarget('unclaimed-partition', { ...options, faults: park.faults });
+        await y.prepareFence(fenceOf('op-y', 1), CREATE);
+        const yOutcome = y.mutate(requestOf('op-y', 1));
+        await park.parked;
+        {
+          const x = await openUnsafeClickHouseTarget('unclaimed-partition', options);
+          expect(await finish(x, 'op-x', 1)).toBe('written');
+          await x.close();
+        }
+        park.release();
+        await yOutcome;
+        await y.close();
+        await live.server().restart('SIGKILL');
+        await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
+        seen.push(await count(db, "part = 'p1'"));
       }
-      park.release();
-      await yOutcome;
-      await y.close();
-      await live.server().restart('SIGKILL');
-      await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
-      expect(await count(db, "part = 'p1'")).toBe(4);
-    }, 60_000);
+      // 4: X's replaced rows came back beside Y's (caught); 2: the cleanup won that run.
+      expect(seen.every((rows) => rows === 2 || rows === 4)).toBe(true);
+      expect(seen).toContain(4);
+    }, 120_000);
 
     it('an append into a partition whose replace is swapped but unsettled is refused, then lands after it', async () => {
       const db = await freshDb();
