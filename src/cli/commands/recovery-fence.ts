@@ -20,8 +20,10 @@ export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFe
  */
 export async function openFenceAccess(workload: Workload, io: CliIO): Promise<FenceAccess> {
   if (workload.target.fence === 'none') return NO_FENCE_READER;
-  const engine = routeTargetEngine(workload);
-  if (workload.target.connector === undefined && engine === 'sqlite') {
+  // A plug-in's route id names no built-in engine: asking for one refused apply on every plug-in
+  // route (ROUTE_NOT_CERTIFIED); its target is opened whole below.
+  const engine = workload.target.connector === undefined ? routeTargetEngine(workload) : null;
+  if (engine === 'sqlite') {
     const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
     if (!existsSync(path)) {
       throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
@@ -31,7 +33,7 @@ export async function openFenceAccess(workload: Workload, io: CliIO): Promise<Fe
     const { openSqliteFenceRaiser } = await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
     return openSqliteFenceRaiser(path);
   }
-  if (workload.target.connector === undefined && engine === 'postgres') {
+  if (engine === 'postgres') {
     const { openPostgresFenceRaiser } =
       await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
     return openPostgresFenceRaiser(
