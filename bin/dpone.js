@@ -4,8 +4,49 @@
 // TypeScript sources directly (type stripping). This file itself is plain JavaScript and loads the
 // sources only after checking the Node version, so an older Node gets one line, not a stack trace:
 // it runs under the Node 24 that `npm run …` keeps in ~/.cache/dpone-node when there is one.
+import { readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
+import { sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import launcher from './supported-node.cjs';
+
+/**
+ * Installed as a dependency (`npm install dpone-cert-<version>.tgz`, the way a connector author
+ * depends on it), this package's sources sit under node_modules, where Node refuses to strip types
+ * (ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING). This in-thread load hook strips them with Node's own
+ * stripper (module.stripTypeScriptTypes: the same erasure, so the same files run as in a clone) for
+ * this package's files only; nothing else under node_modules changes. In a clone it is not installed.
+ * Every process the harness starts runs this file, so workers get it too.
+ */
+function loadInstalledSources() {
+  const root = fileURLToPath(new globalThis.URL('..', import.meta.url));
+  if (!root.split(sep).includes('node_modules')) return;
+  if (typeof nodeModule.registerHooks !== 'function' || typeof nodeModule.stripTypeScriptTypes !== 'function')
+    return;
+  const rootUrl = pathToFileURL(root).href;
+  const strip = function (source) {
+    // The stripper announces itself as experimental on first use; a CLI's stderr is not the place.
+    const emitWarning = process.emitWarning;
+    process.emitWarning = function () {};
+    try {
+      return nodeModule.stripTypeScriptTypes(source);
+    } finally {
+      process.emitWarning = emitWarning;
+    }
+  };
+  nodeModule.registerHooks({
+    load: function (url, context, nextLoad) {
+      if (
+        !url.startsWith(rootUrl) ||
+        !url.endsWith('.ts') ||
+        url.slice(rootUrl.length).includes('node_modules/')
+      )
+        return nextLoad(url, context);
+      const source = readFileSync(fileURLToPath(url), 'utf8');
+      return { format: 'module', source: strip(source), shortCircuit: true };
+    },
+  });
+}
 
 function start() {
   return Promise.all([import('../src/cli/main.ts'), import('../harness/cli/commands.ts')]).then(
@@ -21,6 +62,7 @@ if (launcher.isSupported(process.versions.node)) {
   // worker per attempt, and compiling the ~55k lines again was most of each spawn's start-up
   // (measured in docs/development.md). NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   if (typeof nodeModule.enableCompileCache === 'function') nodeModule.enableCompileCache();
+  loadInstalledSources();
   start().then(
     function (code) {
       process.exitCode = code;
