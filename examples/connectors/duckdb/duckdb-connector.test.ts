@@ -67,7 +67,14 @@ describe('the connector kit catches a broken DuckDB fence', () => {
     // The others (a changed value, a replace's delete outside the guard, the executor's own flaws)
     // are caught by the certification's cells, not by a fence contract.
     expect(fenceContractVariantsFor('transactional-commit-marker')).toEqual(
-      expect.arrayContaining(['no-fence', 'split-marker', 'guard-epoch-only', 'epoch-backwards']),
+      expect.arrayContaining([
+        'no-fence',
+        'split-marker',
+        'guard-epoch-only',
+        'epoch-backwards',
+        'unmarked-commit',
+        'two-commits',
+      ]),
     );
   });
 
