@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contracts/errors.ts';
-import type { FenceRef, MutationRequest, Row, TargetConnector } from '../src/ports/connector.ts';
-import { rowStreamOf } from '../src/ports/row-stream.ts';
+import { ATOMICITY_CHECKS } from './fence-atomicity.ts';
+import type { FenceCheck, FenceFactory } from './fence-kit.ts';
+import { INTENT, OP, OTHER_INTENT, fenceRef, write } from './fence-kit.ts';
+
+export type { FenceCheck, FenceFactory, FenceFactoryOptions, FenceUnderTest } from './fence-kit.ts';
+export { CONFORMANCE_COLUMNS, CONFORMANCE_ROWS, fenceRef } from './fence-kit.ts';
+export { ATOMICITY_CHECKS } from './fence-atomicity.ts';
 
 /**
  * The fence contract of the target port (src/ports/connector.ts), as a conformance suite every
@@ -10,51 +15,12 @@ import { rowStreamOf } from '../src/ports/row-stream.ts';
  * only raises the epoch (and creates the fence only when asked); a stale epoch writes nothing;
  * committed only with proof; not-committed only when proven; a second commit of one operation is
  * refused; unknown otherwise. Every refusal writes nothing (rows are counted past the connector).
+ * Then the atomicity checks (fence-atomicity.ts): data and fence commit as one transaction.
  *
  * The table the factory's target writes has the columns CONFORMANCE_COLUMNS (all text) and is
- * partitioned by `part`; the suite writes CONFORMANCE_ROWS into partition p1 with `append`.
+ * partitioned by `part`; the suite writes CONFORMANCE_ROWS into partition p1 with `append`. The
+ * factory hands the `faults` it is given to the target it opens (the atomicity checks crash there).
  */
-
-/** One fresh target (its own fence, its own table) and a way to count the target table's rows. */
-export interface FenceUnderTest extends AsyncDisposable {
-  readonly target: TargetConnector;
-  /** Rows in the target table, read past the connector (how many times data landed). */
-  rows(): Promise<number>;
-}
-
-export type FenceFactory = () => Promise<FenceUnderTest>;
-
-const OP = `sha256:${'e'.repeat(64)}`;
-const INTENT = `sha256:${'1'.repeat(64)}`;
-const OTHER_INTENT = `sha256:${'2'.repeat(64)}`;
-
-export const fenceRef = (epoch: number, holder = `h${epoch}`, intentDigest = INTENT): FenceRef => ({
-  operationId: OP,
-  epoch,
-  intentDigest,
-  holder,
-});
-
-/** The rows every conformance mutation writes: two rows of partition p1. */
-export const CONFORMANCE_COLUMNS = ['id', 'part', 'v'] as const;
-export const CONFORMANCE_ROWS: readonly Row[] = [
-  ['1', 'p1', 'a'],
-  ['2', 'p1', 'b'],
-];
-
-const write = (fence: FenceRef): MutationRequest => ({
-  fence,
-  strategy: 'append',
-  partitionColumn: 'part',
-  partitionValue: 'p1',
-  rows: rowStreamOf(CONFORMANCE_COLUMNS, CONFORMANCE_ROWS),
-});
-
-/** One check of the contract: throws (an assertion error) when the target breaks it. */
-export interface FenceCheck {
-  readonly name: string;
-  run(factory: FenceFactory): Promise<void>;
-}
 
 export const FENCE_CHECKS: readonly FenceCheck[] = [
   {
@@ -176,9 +142,17 @@ export const FENCE_CHECKS: readonly FenceCheck[] = [
   },
 ];
 
+/** Every check the kit runs: the fence contract, then atomicity (ATOMICITY_CHECKS). */
+export const KIT_CHECKS: readonly FenceCheck[] = [...FENCE_CHECKS, ...ATOMICITY_CHECKS];
+
 export interface FenceConformanceOptions {
   /** When set, the suite is registered as skipped with this visible reason (e.g. UNVERIFIED: no server). */
   readonly skipReason?: string;
+  /**
+   * When set, the atomicity checks alone are registered as skipped with this visible reason: for a
+   * stand-in with no transactions to roll back (a fake driver), never for a real database.
+   */
+  readonly atomicitySkipReason?: string;
 }
 
 /** Registers the fence contract as a vitest suite: one test per check. */
@@ -187,10 +161,14 @@ export function describeFenceConformance(
   factory: FenceFactory,
   options: FenceConformanceOptions = {},
 ): void {
-  const { skipReason } = options;
+  const { skipReason, atomicitySkipReason } = options;
   const suite = skipReason === undefined ? describe : describe.skip;
   suite(`fence contract: ${name}${skipReason ? ` — ${skipReason}` : ''}`, () => {
     for (const check of FENCE_CHECKS) it(check.name, () => check.run(factory));
+    for (const check of ATOMICITY_CHECKS) {
+      if (atomicitySkipReason === undefined) it(check.name, () => check.run(factory));
+      else it.skip(`${check.name} — ${atomicitySkipReason}`, () => check.run(factory));
+    }
   });
 }
 
@@ -208,7 +186,7 @@ export interface FenceCheckResult {
  */
 export async function checkFenceContract(factory: FenceFactory): Promise<FenceCheckResult[]> {
   const results: FenceCheckResult[] = [];
-  for (const check of FENCE_CHECKS) {
+  for (const check of KIT_CHECKS) {
     try {
       await check.run(factory);
       results.push({ name: check.name, passed: true, problem: null });

@@ -7,18 +7,21 @@
  * nowhere in src/ or harness/; production code never imports it (test/dependency-direction.test.ts).
  */
 
-// The fence contract, against a live target (one test per check, or the checks as data).
+// The fence contract and its atomicity, against a live target (one test per check, or the checks as data).
 export type {
   FenceCheck,
   FenceCheckResult,
   FenceConformanceOptions,
   FenceFactory,
+  FenceFactoryOptions,
   FenceUnderTest,
 } from './fence-conformance.ts';
 export {
+  ATOMICITY_CHECKS,
   CONFORMANCE_COLUMNS,
   CONFORMANCE_ROWS,
   FENCE_CHECKS,
+  KIT_CHECKS,
   checkFenceContract,
   describeFenceConformance,
   fenceRef,

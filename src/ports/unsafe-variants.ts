@@ -118,7 +118,8 @@ export interface UnsafeVariant {
   /**
    * `cells`: the fence contract cannot see it (it changes rows, a replace's delete, or the
    * executor), only certification cells do — row parity, a zombie after a replace, storage sealed
-   * for a conflicting attempt. Absent: the fence contract itself fails on it.
+   * for a conflicting attempt. Absent: the connector kit itself fails on it (the fence contract,
+   * or its atomicity checks: a marker committed apart from the data).
    */
   readonly caughtBy?: 'cells';
   /**
@@ -224,7 +225,6 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'not committed, so even a clean run ends failed (exit 12) with the rows in the target, and its retry ' +
       'writes them again; a reference run that fails must be a FAIL with its evidence, not a harness error',
     unsafeOn: MARKER,
-    caughtBy: 'cells',
   },
   'two-commits': {
     flaws: { twoCommits: true },
@@ -233,7 +233,6 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'protocol step: a kill between the two statements leaves the rows committed and the fence denying them, ' +
       'and the retry writes them again; no named fault point lies between them, only a statement boundary does',
     unsafeOn: MARKER,
-    caughtBy: 'cells',
   },
   'value-changed': {
     flaws: { changesValues: true },

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConnectorEndpoint, MarkerDialect, TargetConnector } from 'dpone-cert';
+import type { ConnectorEndpoint, MarkerDialect } from 'dpone-cert';
 import {
   FENCE_TABLE,
   MarkerTarget,
@@ -11,54 +11,17 @@ import {
   rowStreamOf,
   unsafeVariantsFor,
 } from 'dpone-cert';
-import type { FenceFactory } from 'dpone-cert/testing';
-import { CONFORMANCE_COLUMNS, checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
+import { checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
 import connector from './duckdb-connector.ts';
 import { quote, withSession } from './duckdb-database.ts';
 import { duckdbDialect } from './duckdb-dialect.ts';
 import { DUCKDB_FENCE_LOCATION } from './duckdb-target.ts';
+import { factory } from './fixtures/duckdb-kit-factory.ts';
 
 const TABLE = 'conformance';
 
-/** A fresh DuckDB file with the conformance table, and a target opened on it by `open`. */
-function factory(
-  open: (endpoint: ConnectorEndpoint, path: string) => Promise<TargetConnector>,
-): FenceFactory {
-  return async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-'));
-    const path = join(dir, 'target.duckdb');
-    await withSession(path, false, (session) =>
-      session.run(
-        `CREATE TABLE ${TABLE} (${CONFORMANCE_COLUMNS.map((c) => `${quote(c)} VARCHAR`).join(', ')})`,
-      ),
-    );
-    const endpoint: ConnectorEndpoint = {
-      url: 'duckdb:target.duckdb',
-      table: TABLE,
-      columns: CONFORMANCE_COLUMNS,
-      naturalKey: ['id'],
-      partitionColumn: 'part',
-      baseDir: dir,
-      field: 'target',
-    };
-    const target = await open(endpoint, path);
-    return {
-      target,
-      // Counted past the connector, on the harness's own session.
-      rows: () =>
-        withSession(path, true, async (session) =>
-          Number((await session.run(`SELECT count(*) AS n FROM ${TABLE}`)).rows[0]!.n),
-        ),
-      async [Symbol.asyncDispose]() {
-        await target.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  };
-}
-
-const certified = factory((endpoint) =>
-  connector.target!.open(endpoint, { faults: NO_FAULTS, readOnly: false }),
+const certified = factory((endpoint, _path, faults) =>
+  connector.target!.open(endpoint, { faults, readOnly: false }),
 );
 
 // The connector kit, exactly as a connector author runs it from their own test file.
@@ -83,10 +46,11 @@ describe('the connector kit catches a broken DuckDB fence', () => {
 
   it('fails when the guard row count line is broken on purpose (a replay, a zombie and another intent get through)', async () => {
     const broken = factory(
-      async (endpoint, path) =>
+      async (endpoint, path, faults) =>
         new MarkerTarget(rowCountAlwaysOne(duckdbDialect(path, endpoint.table, false)), {
           identity: 'duckdb:conformance',
           fenceLocation: DUCKDB_FENCE_LOCATION,
+          faults,
         }),
     );
     const failed = (await checkFenceContract(broken)).filter((result) => !result.passed).map((r) => r.name);
@@ -103,15 +67,22 @@ describe('the connector kit catches a broken DuckDB fence', () => {
     // The others (a changed value, a replace's delete outside the guard, the executor's own flaws)
     // are caught by the certification's cells, not by a fence contract.
     expect(fenceContractVariantsFor('transactional-commit-marker')).toEqual(
-      expect.arrayContaining(['no-fence', 'split-marker', 'guard-epoch-only', 'epoch-backwards']),
+      expect.arrayContaining([
+        'no-fence',
+        'split-marker',
+        'guard-epoch-only',
+        'epoch-backwards',
+        'unmarked-commit',
+        'two-commits',
+      ]),
     );
   });
 
   it.each(fenceContractVariantsFor('transactional-commit-marker'))(
     'fails the fence contract on the unsafe variant %s the connector offers the certification',
     async (variant) => {
-      const unsafe = factory((endpoint) =>
-        connector.target!.openUnsafe!(variant, endpoint, { faults: NO_FAULTS, readOnly: false }),
+      const unsafe = factory((endpoint, _path, faults) =>
+        connector.target!.openUnsafe!(variant, endpoint, { faults, readOnly: false }),
       );
       expect((await checkFenceContract(unsafe)).some((result) => !result.passed)).toBe(true);
     },

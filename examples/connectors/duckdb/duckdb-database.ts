@@ -33,14 +33,46 @@ export function duckdbPath(url: string, baseDir: string, field: string): string 
   return isAbsolute(path) ? path : resolve(baseDir, path);
 }
 
+/** Called after each statement a session on the file returned from (the connector kit's driver probe). */
+export type StatementProbe = () => void | Promise<void>;
+const probes = new Map<string, StatementProbe>();
+
+/**
+ * Test only: every session opened on `path` until the returned function is called calls `probe`
+ * after each statement (BEGIN, each INSERT, COMMIT…), so the kit can crash between two statements
+ * of one step (docs/connector-authoring.md, FenceFactoryOptions.afterDriverStatement).
+ */
+export function probeStatements(path: string, probe: StatementProbe): () => void {
+  probes.set(path, probe);
+  return () => probes.delete(path);
+}
+
 /** A DuckDB database file opened for one short unit of work, then closed (releasing its file lock). */
 export class DuckdbSession {
   readonly #instance: DuckInstance;
   readonly #connection: DuckConnection;
+  /** False for a second connection (another()): closing it leaves the file open. */
+  readonly #ownsInstance: boolean;
+  readonly #probe: StatementProbe | undefined;
 
-  private constructor(instance: DuckInstance, connection: DuckConnection) {
+  private constructor(
+    instance: DuckInstance,
+    connection: DuckConnection,
+    probe: StatementProbe | undefined,
+    ownsInstance = true,
+  ) {
     this.#instance = instance;
     this.#connection = connection;
+    this.#probe = probe;
+    this.#ownsInstance = ownsInstance;
+  }
+
+  /**
+   * Another connection to the same open file, with transactions of its own. The certified target
+   * never uses one (data and fence share the mutation's transaction); the kit's broken copies do.
+   */
+  async another(): Promise<DuckdbSession> {
+    return new DuckdbSession(this.#instance, await this.#instance.connect(), this.#probe, false);
   }
 
   /**
@@ -58,7 +90,7 @@ export class DuckdbSession {
       try {
         const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
         const instance = (await DuckDBInstance.create(path, options)) as unknown as DuckInstance;
-        return new DuckdbSession(instance, await instance.connect());
+        return new DuckdbSession(instance, await instance.connect(), probes.get(path));
       } catch (error) {
         const locked = /Could not set lock/i.test(String((error as Error).message));
         if (!locked || Date.now() > deadline) throw error;
@@ -72,20 +104,24 @@ export class DuckdbSession {
     const { text, values } = positional(sql, params);
     if (/^\s*SELECT/i.test(text)) {
       const reader = await this.#connection.runAndReadAll(text, values);
+      await this.#probe?.();
       return { rows: reader.getRowObjectsJS(), affected: 0 };
     }
     const result = await this.#connection.run(text, values);
+    await this.#probe?.();
     return { rows: [], affected: Number(result.rowsChanged) };
   }
 
   /** Runs a statement with positional `$n` values (bulk inserts). */
   async runValues(sql: string, values: unknown[]): Promise<number> {
-    return Number((await this.#connection.run(sql, values)).rowsChanged);
+    const changed = Number((await this.#connection.run(sql, values)).rowsChanged);
+    await this.#probe?.();
+    return changed;
   }
 
   close(): void {
     this.#connection.closeSync();
-    this.#instance.closeSync();
+    if (this.#ownsInstance) this.#instance.closeSync();
   }
 }
 

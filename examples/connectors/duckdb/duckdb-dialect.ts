@@ -15,7 +15,7 @@ export const FENCE_DDL =
 /** Rows per INSERT statement: well below DuckDB's parameter limits, large enough to be quick. */
 const ROWS_PER_INSERT = 500;
 
-async function insertRows(session: DuckdbSession, table: string, rows: RowStream): Promise<number> {
+export async function insertRows(session: DuckdbSession, table: string, rows: RowStream): Promise<number> {
   const columns = rows.columns.map(quote).join(', ');
   const placeholders = (count: number) =>
     Array.from(

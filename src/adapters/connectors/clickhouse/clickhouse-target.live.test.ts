@@ -178,9 +178,9 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await count(db, `_dpone_epoch = ${answer.committedEpoch}`)).toBe(2);
   });
 
-  describeFenceConformance('clickhouse (staging-swap generation, same port contract)', async () => {
+  describeFenceConformance('clickhouse (staging-swap generation, same port contract)', async (options) => {
     const db = await freshDb();
-    const target = await open(db);
+    const target = await open(db, options?.faults);
     return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };
   });
 

@@ -293,10 +293,14 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
 {
   // The kernel's contract on the MSSQL dialect, over the fake (statement order and refusals, not SQL Server).
   const fake = new FakeMssql();
-  describeFenceConformance('mssql (fake driver)', async () => {
-    fake.events.length = 0;
-    fenceModel(fake);
-    const target = await open(fake);
-    return { target, rows: async () => committedRows(fake), [Symbol.asyncDispose]: () => target.close() };
-  });
+  describeFenceConformance(
+    'mssql (fake driver)',
+    async (options) => {
+      fake.events.length = 0;
+      fenceModel(fake);
+      const target = await open(fake, options ? { faults: options.faults } : {});
+      return { target, rows: async () => committedRows(fake), [Symbol.asyncDispose]: () => target.close() };
+    },
+    { atomicitySkipReason: 'UNVERIFIED: the fake driver rolls no fence change back (it is not a database)' },
+  );
 }

@@ -155,9 +155,9 @@ describe.skipIf(unverified)('postgres target and source (live)', () => {
     expect(await count(db)).toBe(1 * 2);
   });
 
-  describeFenceConformance('postgres', async () => {
+  describeFenceConformance('postgres', async (options) => {
     const db = await freshDb();
-    const target = await open(db);
+    const target = await open(db, options?.faults);
     return { target, rows: () => count(db), [Symbol.asyncDispose]: () => target.close() };
   });
 

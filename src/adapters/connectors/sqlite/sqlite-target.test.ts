@@ -303,13 +303,14 @@ describe('unsafe variants', () => {
   });
 });
 
-describeFenceConformance('sqlite', async () => {
+describeFenceConformance('sqlite', async (options) => {
   const path = join(mkdtempSync(join(tmpdir(), 'dpone-sqlite-fence-')), 'target.db');
   const target = await SqliteTarget.open({
     path,
     table: 'events',
     columns: ['id', 'part', 'v'],
     naturalKey: ['id'],
+    ...(options ? { faults: options.faults } : {}),
   });
   return {
     target,
