@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from 'dpone-cert';
 import type { FenceParams, SqlResult } from 'dpone-cert';
 import { positional } from 'dpone-cert';
@@ -79,21 +80,20 @@ export class DuckdbSession {
    * Opens the file, waiting while another process holds its lock (a worker in its transaction).
    * `readOnly` never creates the file: a missing one is FENCE_UNAVAILABLE.
    */
-  static async open(path: string, readOnly: boolean): Promise<DuckdbSession> {
+  static async open(path: string, readOnly: boolean, lockWaitMs = LOCK_WAIT_MS): Promise<DuckdbSession> {
     if (readOnly && !existsSync(path))
       throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the DuckDB target file does not exist', {
         field: 'target.url',
       });
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + lockWaitMs;
     for (;;) {
       try {
         const options: Record<string, string> = readOnly ? { access_mode: 'READ_ONLY' } : {};
         const instance = (await DuckDBInstance.create(path, options)) as unknown as DuckInstance;
         return new DuckdbSession(instance, await instance.connect(), probes.get(path));
       } catch (error) {
-        const locked = /Could not set lock/i.test(String((error as Error).message));
-        if (!locked || Date.now() > deadline) throw error;
+        if (!isLockRefusal(error) || Date.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
       }
     }
@@ -132,6 +132,46 @@ export async function withSession<T>(
   work: (session: DuckdbSession) => Promise<T>,
 ): Promise<T> {
   const session = await DuckdbSession.open(path, readOnly);
+  try {
+    return await work(session);
+  } finally {
+    session.close();
+  }
+}
+
+const isLockRefusal = (error: unknown): boolean =>
+  /Could not set lock/i.test(String((error as Error | undefined)?.message));
+
+/** How long the harness's reads wait for a lock before they read a copy instead. */
+const VIEW_LOCK_WAIT_MS = 2_000;
+
+/**
+ * The harness's reads of a target (rows, fence): what any reader sees once the file is free. A
+ * writer process holds DuckDB's file lock for as long as it lives, and a worker the harness stopped
+ * inside its transaction (a pause cell) never lets go, so a read that waited failed after 20 s and
+ * the cell was UNKNOWN. Then the file and its WAL are copied (the stopped process writes nothing
+ * meanwhile) and the copy is read: DuckDB replays the WAL's committed transactions and never shows
+ * an uncommitted one, as a reader after the lock would see it.
+ */
+export async function withCommittedView<T>(
+  path: string,
+  work: (session: DuckdbSession) => Promise<T>,
+): Promise<T> {
+  let session: DuckdbSession;
+  try {
+    session = await DuckdbSession.open(path, true, VIEW_LOCK_WAIT_MS);
+  } catch (error) {
+    if (!isLockRefusal(error)) throw error;
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-view-'));
+    try {
+      const copy = join(dir, 'view.duckdb');
+      copyFileSync(path, copy);
+      if (existsSync(`${path}.wal`)) copyFileSync(`${path}.wal`, `${copy}.wal`);
+      return await withSession(copy, true, work);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
   try {
     return await work(session);
   } finally {

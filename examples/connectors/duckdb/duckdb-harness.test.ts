@@ -1,4 +1,5 @@
 import { copyFileSync, mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,4 +75,38 @@ describe('the DuckDB harness parts for restored kills', () => {
     expect((await to.target.read()).rows).toEqual((await from.target.read()).rows);
     expect((await to.target.fence!.read('op')).locations[0]).toMatchObject({ status: 'COMMITTED', epoch: 3 });
   });
+  it('reads the committed rows and fence while a stopped writer holds the file inside its transaction', async () => {
+    const { dir, target } = await cell([[1, 2]], 'PREPARED');
+    const path = join(dir, 'target.duckdb');
+    // A worker paused inside its transaction: it holds DuckDB's file lock for as long as it lives.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { DuckDBInstance } from '@duckdb/node-api';
+const db = await DuckDBInstance.create(${JSON.stringify(path)});
+const c = await db.connect();
+await c.run('BEGIN');
+await c.run("INSERT INTO events (id, label) VALUES (3, 'a')");
+await c.run("UPDATE ${FENCE_TABLE} SET status = 'COMMITTED'");
+process.stdout.write('held\\n');
+setInterval(() => {}, 1000);`,
+      ],
+      { cwd: import.meta.dirname, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', () => resolve());
+        holder.on('exit', (code) => reject(new Error(`the holder exited (${code})`)));
+      });
+      const started = Date.now();
+      expect((await target.read()).rows.map((row) => Number(row.id))).toEqual([1, 2]);
+      expect((await target.fence!.read('op')).locations[0]).toMatchObject({ status: 'PREPARED', epoch: 3 });
+      // Not the writers' 20 s lock wait: the read gives up on the lock and reads a copy.
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 30_000);
 });

@@ -8,7 +8,7 @@ import type {
   PreparedTarget,
   TargetRows,
 } from 'dpone-cert/testing';
-import { quote, withSession } from './duckdb-database.ts';
+import { quote, withCommittedView, withSession } from './duckdb-database.ts';
 
 const RENAMED_FENCE = `${FENCE_TABLE}_lost`;
 const AUDIT_SEQUENCE = '_dpone_audit_seq';
@@ -31,7 +31,7 @@ function auditedTableDdl(table: CellTable): string {
 }
 
 async function readLocation(path: string, where: string, operationId: string): Promise<FenceLocationReading> {
-  return withSession(path, true, async (session) => {
+  return withCommittedView(path, async (session) => {
     const found = await session.run(
       "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'main' AND table_name = @table",
       { table: where },
@@ -63,7 +63,7 @@ function prepared(cellDir: string, table: CellTable): PreparedTarget {
         await session.run(auditedTableDdl(table));
       }),
     read: () =>
-      withSession(path, true, async (session): Promise<TargetRows> => {
+      withCommittedView(path, async (session): Promise<TargetRows> => {
         const names = table.columns.map((column) => quote(column.name)).join(', ');
         const result = await session.run(
           `SELECT ${names}, _audit_tx, epoch_us(_audit_at) AS _audit_us FROM ${quote(table.name)} ORDER BY _audit_seq`,
