@@ -2,7 +2,51 @@ import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SafeErrorFields } from '../../../contracts/errors.ts';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import { SQLITE_PRIMARY, storageCause } from '../../../contracts/storage-cause.ts';
+import type { ErrorCode } from '../../../contracts/errors.ts';
+
+/**
+ * Why a SQLite file could not be read or written, told from the driver's result code and the
+ * operating system's errno. The journal (adapters/journal/sqlite/sqlite-storage-error.ts) keeps the
+ * same table: adapters of two kinds share no file, and contracts name no engine.
+ */
+
+/** SQLite primary result codes (the low byte of an extended one) that name a storage cause. */
+const SQLITE_PRIMARY = {
+  PERM: 3,
+  READONLY: 8,
+  IOERR: 10,
+  CORRUPT: 11,
+  FULL: 13,
+  CANTOPEN: 14,
+  NOTADB: 26,
+} as const;
+
+interface StorageCause {
+  readonly code: ErrorCode;
+  /** The cause as a fixed word (never the driver's message): SQLITE_FULL, ENOSPC, EACCES, … */
+  readonly tag: string;
+}
+
+const DENIED = new Set(['EACCES', 'EROFS', 'EPERM']);
+
+/**
+ * The cause from SQLite's primary result code and the errno the file system gave (null when it
+ * gave none), or null when neither names a storage cause (a lock, a closed handle: not ours to name).
+ */
+function storageCause(sqlitePrimary: number, errno: string | null): StorageCause | null {
+  if (sqlitePrimary === SQLITE_PRIMARY.FULL) return { code: ERROR_CODES.STORAGE_FULL, tag: 'SQLITE_FULL' };
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return { code: ERROR_CODES.STORAGE_FULL, tag: errno };
+  if (sqlitePrimary === SQLITE_PRIMARY.READONLY)
+    return { code: ERROR_CODES.PERMISSION_DENIED, tag: 'SQLITE_READONLY' };
+  if (sqlitePrimary === SQLITE_PRIMARY.PERM)
+    return { code: ERROR_CODES.PERMISSION_DENIED, tag: 'SQLITE_PERM' };
+  if (errno !== null && DENIED.has(errno)) return { code: ERROR_CODES.PERMISSION_DENIED, tag: errno };
+  if (sqlitePrimary === SQLITE_PRIMARY.CORRUPT)
+    return { code: ERROR_CODES.JOURNAL_CORRUPT, tag: 'SQLITE_CORRUPT' };
+  if (sqlitePrimary === SQLITE_PRIMARY.NOTADB)
+    return { code: ERROR_CODES.JOURNAL_CORRUPT, tag: 'SQLITE_NOTADB' };
+  return null;
+}
 
 /**
  * SQLITE_CANTOPEN and SQLITE_IOERR (a -shm file that could not grow) say only "could not": the

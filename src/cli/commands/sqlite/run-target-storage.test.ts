@@ -17,10 +17,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../contracts/errors.ts';
-import { EXAMPLE_PARTITION_DAY } from '../../../examples/seed-embedded.ts';
-import type { ExampleCopy } from './example-workload.test-support.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
+import { EXIT_CODES } from '../../../contracts/errors.ts';
+import { EXAMPLE_PARTITION_DAY } from '../../../../examples/seed-embedded.ts';
+import type { ExampleCopy } from '../example-workload.test-support.ts';
+import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';
 
 /**
  * Issue 33 "What was seen" 1 and 2, the SQLite TARGET side, through the real CLI: the target file
@@ -31,7 +31,7 @@ import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workl
  * half-written, the lease is handed back, and once the fault is lifted one run writes the rows once.
  * Mounting needs root with CAP_SYS_ADMIN (CI runs as root); where refused those cases are skipped.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../../bin/dpone.js', import.meta.url));
 const NOBODY = 65534;
 
 const base = mkdtempSync(join(tmpdir(), 'dpone-target-storage-'));
