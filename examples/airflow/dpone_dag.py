@@ -46,7 +46,7 @@ EXIT_RETRY_SAFE = {
     13: "DPONE_TARGET_COMMIT_CAS_CONFLICT",
     14: "DPONE_TARGET_COMMIT_FENCED",
     16: "DPONE_TARGET_PARTITION_BUSY",  # another operation's swap into the partition: retry later
-    18: "DPONE_STORAGE_FULL",  # the journal's disk is full: nothing half-written; retry once freed
+    18: "DPONE_STORAGE_FULL",  # the journal's or the SQLite target's disk is full: nothing half-written; retry once freed
 }
 EXIT_COMMIT_UNKNOWN = 20  # DPONE_TARGET_COMMIT_UNKNOWN: operator reconciliation required
 EXIT_COMMITTED_INCOMPLETE = 21  # a retry completes state without writing the target again

@@ -9,6 +9,17 @@ describe('maskVolatile: what two kills that left the same durable state may diff
     expect(maskVolatile('lease h:1:0123abcd then x-y.z:99:abcdef01')).toBe('lease <holder> then <holder>');
   });
 
+  it('masks a journal row checksum: a digest of the fields, it differs wherever holder and instant do', () => {
+    const row = (holder: string, checksum: string) =>
+      `{"state":"PREPARED","lease_holder":"${holder}","row_checksum":"${checksum}"}`;
+    expect(maskedDigest(row('a:1:0123abcd', 'a'.repeat(64)))).toBe(
+      maskedDigest(row('b:2:89abcdef', 'b'.repeat(64))),
+    );
+    expect(maskVolatile(row('a:1:0123abcd', 'c'.repeat(64)))).toBe(
+      '{"state":"PREPARED","lease_holder":"<holder>","row_checksum":"<checksum>"}',
+    );
+  });
+
   it('leaves text that only resembles one alone (a short hex, a 12-digit number, long labels)', () => {
     const long = 'x'.repeat(4096);
     expect(maskVolatile(`h:1:0123abc ${long} 123456789012`)).toBe(`h:1:0123abc ${long} 123456789012`);

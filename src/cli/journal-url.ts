@@ -22,6 +22,11 @@ export interface JournalOpenContext {
   readonly trustHolderClock?: boolean;
   /** UNSAFE, the harness's `journal-sync-off` variant only: a SQLite journal opened with synchronous=OFF. */
   readonly journalSyncOff?: boolean;
+  /**
+   * Which flag, workload key or default named this journal (`--journal` when not given): a refused
+   * or damaged SQLite journal file says so.
+   */
+  readonly chosenBy?: string;
 }
 
 /** The slice of a server journal adapter module this opener relies on. */
@@ -141,10 +146,16 @@ export async function openJournal(
     switch (scheme) {
       case 'sqlite': {
         const path = sqlitePath(url, context.cwd);
-        checkSqliteFile(path, 'journal', { field: FLAG });
+        checkSqliteFile(
+          path,
+          'journal',
+          { field: context.chosenBy ?? FLAG },
+          { readOnly: context.readOnly === true },
+        );
         const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
         return await SqliteJournal.open(path, {
           readOnly: context.readOnly === true,
+          chosenBy: context.chosenBy ?? FLAG,
           ...warn,
           ...(trust ? { trustStoredExpiry: true } : {}),
           ...(context.journalSyncOff === true ? { unsafeSynchronousOff: true } : {}),

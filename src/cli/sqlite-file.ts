@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { SafeErrorFields } from '../contracts/errors.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
@@ -23,21 +23,62 @@ export function sqliteFilePath(url: string, workloadFile: string, field: string)
 export type SqliteFileRole = 'source' | 'target' | 'journal';
 
 /**
+ * A target or journal this process may not write is refused BEFORE SQLite opens it: an open that
+ * fails half-way leaves a `-shm` (or `-wal`) file behind, which kept every later run failing even
+ * once the permission was fixed (issue 33). The file, its `-wal` and `-shm` files (where present)
+ * and its folder (SQLite creates and removes those there) must be writable.
+ */
+function checkWritable(path: string, field: string, fields: SafeErrorFields): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`, dirname(path)]) {
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (error) {
+      const errno = (error as NodeJS.ErrnoException).code ?? 'error';
+      if (errno === 'ENOENT') continue;
+      throw new DponeError(
+        ERROR_CODES.PERMISSION_DENIED,
+        `${field} names a file this process may not write (${errno}): ${file === path ? path : `${file} (of ${path})`}`,
+        {
+          ...fields,
+          hint:
+            errno === 'EROFS'
+              ? 'its file system is mounted read-only: remount it read-write (or name another file), then retry'
+              : 'give this user write access to the file, its -wal and -shm files and its folder, then retry; nothing was opened or created',
+        },
+        { cause: error },
+      );
+    }
+  }
+}
+
+/**
  * Checks what a `sqlite:` URL names before SQLite opens it, so a wrong path is a clear input error
  * (exit 2, or 32 for a missing source) instead of a driver failure that reads as "retry": Airflow
  * would retry `sqlite:///etc/passwd`, a folder or /dev/null forever. A source must be an existing
  * SQLite database; a target or journal may not exist yet (SQLite creates it), and a target's
  * folder must exist.
- * An existing file must be a regular file that is empty or starts with SQLite's header.
+ * An existing file must be a regular file that is empty or starts with SQLite's header; a target or
+ * journal must be writable (checkWritable).
  */
-export function checkSqliteFile(path: string, role: SqliteFileRole, fields: SafeErrorFields): void {
+export function checkSqliteFile(
+  path: string,
+  role: SqliteFileRole,
+  fields: SafeErrorFields,
+  options: { readonly readOnly?: boolean } = {},
+): void {
   const field = fields.field ?? role;
+  // A source is only read; a journal opened for reading (recovery inspect) too.
+  const writable = role !== 'source' && options.readOnly !== true;
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat === undefined) {
     if (role === 'source')
       throw new DponeError(ERROR_CODES.OBJECT_NOT_FOUND, `${field} names no file: ${path}`, fields);
     // A journal's folder may be a volume not mounted yet: the journal adapter says "unavailable".
-    if (role === 'journal') return;
+    if (role === 'journal') {
+      if (writable && statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory())
+        checkWritable(path, field, fields);
+      return;
+    }
     const folder = statSync(dirname(path), { throwIfNoEntry: false });
     if (folder === undefined)
       throw new DponeError(
@@ -46,12 +87,16 @@ export function checkSqliteFile(path: string, role: SqliteFileRole, fields: Safe
         fields,
       );
     if (!folder.isDirectory()) throw invalidInput(`${field}: ${dirname(path)} is not a folder`, fields);
+    if (writable) checkWritable(path, field, fields);
     return;
   }
   if (stat.isDirectory()) throw invalidInput(`${field} names a folder, not a database file: ${path}`, fields);
   if (!stat.isFile())
     throw invalidInput(`${field} names a device, FIFO or socket, not a database file: ${path}`, fields);
-  if (stat.size === 0) return;
+  if (stat.size === 0) {
+    if (writable) checkWritable(path, field, fields);
+    return;
+  }
   let header: string;
   try {
     const fd = openSync(path, 'r');
@@ -74,7 +119,7 @@ export function checkSqliteFile(path: string, role: SqliteFileRole, fields: Safe
   if (header !== HEADER && role === 'journal' && stat.size >= 512 && stat.size % 512 === 0)
     throw new DponeError(
       ERROR_CODES.JOURNAL_CORRUPT,
-      `the journal file is not an SQLite database (its header is damaged, or another file took its place): ${path}`,
+      `the journal file ${path} (chosen by ${field}) is not an SQLite database: its header is damaged, or another file took its place`,
       {
         ...fields,
         hint: 'restore the journal from a backup; do not retry: the target fence still says what committed',
@@ -82,4 +127,5 @@ export function checkSqliteFile(path: string, role: SqliteFileRole, fields: Safe
     );
   if (header !== HEADER)
     throw invalidInput(`${field} names a file that is not an SQLite database: ${path}`, fields);
+  if (writable) checkWritable(path, field, fields);
 }

@@ -27,9 +27,11 @@ export function withEntry(cause: DponeError, entry: CommitJournalEntry, proof: s
 
 /**
  * The cause the target gave for a mutation the fence proved did not land: a non-retry cause, or a
- * retry-safe refusal that says why (another operation holds the partition); null otherwise.
+ * retry-safe refusal that says why (another operation holds the partition; the target's disk is
+ * full, so space must be freed first); null otherwise.
  */
 export function refusalCause(error: unknown): DponeError | null {
-  if (isDponeError(error, ERROR_CODES.PARTITION_BUSY)) return error as DponeError;
+  if (isDponeError(error, ERROR_CODES.PARTITION_BUSY) || isDponeError(error, ERROR_CODES.STORAGE_FULL))
+    return error as DponeError;
   return nonRetryCause(error);
 }

@@ -21,6 +21,9 @@ const RELEASE_ON: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   ERROR_CODES.ROUTE_NOT_CERTIFIED,
   ERROR_CODES.INTERRUPTED,
   ERROR_CODES.PARTITION_BUSY,
+  // A full disk under the target (fence creation, or the rows once the fence proved none landed):
+  // the hand-back lets the retry after freeing space start at once.
+  ERROR_CODES.STORAGE_FULL,
   // Raised only once the fence proved nothing landed (journal back at PREPARED): the refused run
   // hands the operation back, so its leftovers are cleanable (recovery cleanup) and a fix goes ahead.
   ERROR_CODES.DATA_REJECTED,

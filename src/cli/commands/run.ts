@@ -48,6 +48,8 @@ interface RunPlan {
   readonly journalUrl: string;
   /** Relative sqlite journal paths resolve against this folder. */
   readonly journalBase: string;
+  /** Which flag, workload key or default named the journal (said when its file is damaged or refused). */
+  readonly journalChosenBy: string;
   readonly holder: string;
 }
 
@@ -74,6 +76,14 @@ export const run: CommandRun = async (args, io) => {
     intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
     journalUrl: values.journal ?? workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`,
     journalBase: values.journal !== undefined ? io.cwd : dirname(workload.file),
+    journalChosenBy:
+      values.journal !== undefined
+        ? '--journal'
+        : workload.journal !== undefined
+          ? "the workload's journal"
+          : workload.execution.state_dir !== undefined
+            ? 'the default journal.db in execution.state_dir'
+            : 'the default dpone-state/journal.db beside the workload',
     // Unique per process: a restarted process must take a new lease epoch, never renew a dead one's.
     holder: values.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
   };
@@ -206,6 +216,7 @@ async function execute(
   const flaws = requestedRuntimeFlaws(io.env);
   await using journal = await openJournal(plan.journalUrl, {
     cwd: plan.journalBase,
+    chosenBy: plan.journalChosenBy,
     env: io.env,
     warn: journalWarning(io),
     ...(flaws.trustHolderClock ? { trustHolderClock: true } : {}),

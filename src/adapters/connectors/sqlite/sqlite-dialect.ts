@@ -1,9 +1,11 @@
+import type { DponeError } from '../../../contracts/errors.ts';
 import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
 import { fenceSql, onConflictStyle, usedParameters } from '../marker-fence/marker-sql.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { rollbackQuietly } from './sqlite-connection.ts';
 import { SQLITE_FENCE_TABLE } from './sqlite-fence.ts';
 import { deletePartition, insertRows } from './sqlite-rows.ts';
+import { targetStorageError } from './sqlite-storage.ts';
 
 /** The SQLite dialect of the transactional-marker kernel (../marker-fence holds the protocol). */
 const SQL = fenceSql(onConflictStyle(SQLITE_FENCE_TABLE));
@@ -18,11 +20,18 @@ function run(db: SqliteDatabase, sql: string, params: FenceParams): SqlResult {
 /**
  * The fence and mutation on one SQLite connection. Writes take the database's write lock at BEGIN
  * (IMMEDIATE), so two workers on one target queue on the busy timeout instead of deadlocking.
- * `table` is the target table the mutation writes.
+ * `table` is the target table the mutation writes; `path`, the target file, lets a full or read-only
+ * disk be told as such (sqlite-storage.ts) when the fence is prepared or the rows written.
  */
-export function sqliteDialect(db: SqliteDatabase, table: string): MarkerDialect {
+export function sqliteDialect(db: SqliteDatabase, table: string, path?: string): MarkerDialect {
   return {
     label: 'SQLite',
+    ...(path === undefined
+      ? {}
+      : {
+          refineError: (step: 'prepare' | 'mutate' | 'query', error: unknown, fallback: DponeError) =>
+            (step === 'query' ? null : targetStorageError(error, path, fallback.fields)) ?? fallback,
+        }),
     sql: SQL,
     async batch(statements, params) {
       db.exec('BEGIN IMMEDIATE');

@@ -8,6 +8,7 @@ import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { SQLITE_FENCE_LOCATION, ensureFenceTable } from './sqlite-fence.ts';
 import { ensureTargetTable } from './sqlite-rows.ts';
+import { targetStorageError } from './sqlite-storage.ts';
 
 export interface SqliteTargetOptions {
   /** Path of the target database file. */
@@ -29,11 +30,14 @@ export function openTargetDatabase(options: SqliteTargetOptions, withFence = tru
     ensureTargetTable(db, options.table, options.columns);
     return db;
   } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the SQLite target could not be opened',
-      {},
-      { cause: error },
+    throw (
+      targetStorageError(error, options.path, {}) ??
+      new DponeError(
+        ERROR_CODES.FENCE_UNAVAILABLE,
+        'the SQLite target could not be opened',
+        {},
+        { cause: error },
+      )
     );
   }
 }
@@ -43,7 +47,7 @@ export function openTargetDatabase(options: SqliteTargetOptions, withFence = tru
  * is created or read, and no outcome can be proven.
  */
 export function openPlainSqliteTarget(options: SqliteTargetOptions): PlainTarget {
-  return new PlainTarget(sqliteDialect(openTargetDatabase(options, false), options.table), {
+  return new PlainTarget(sqliteDialect(openTargetDatabase(options, false), options.table, options.path), {
     identity: `sqlite:${options.table}`,
     ...(options.faults ? { faults: options.faults } : {}),
   });
@@ -67,7 +71,7 @@ export function markerOptions(options: SqliteTargetOptions): MarkerTargetOptions
 export class SqliteTarget extends MarkerTarget {
   static async open(options: SqliteTargetOptions): Promise<SqliteTarget> {
     return new SqliteTarget(
-      sqliteDialect(openTargetDatabase(options), options.table),
+      sqliteDialect(openTargetDatabase(options), options.table, options.path),
       markerOptions(options),
     );
   }

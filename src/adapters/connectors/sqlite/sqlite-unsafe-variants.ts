@@ -17,7 +17,7 @@ function variant(name: string): VariantFactory {
   return (options) =>
     unsafeMarkerTarget(
       name,
-      async () => sqliteDialect(openTargetDatabase(options), options.table),
+      async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),
       markerOptions(options),
     );
 }
@@ -37,7 +37,7 @@ export function sqliteTargetForHarness(
 ): Promise<TargetConnector> {
   return openMarkerTarget(
     env,
-    async () => sqliteDialect(openTargetDatabase(options), options.table),
+    async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),
     markerOptions(options),
     (dialect, marker) => new SqliteTarget(dialect, marker),
   );

@@ -27,7 +27,15 @@ import {
 } from '../journal-row.ts';
 import type { EntryRow, HistoryRow } from '../journal-row.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
-import { journalStorageError } from './sqlite-storage-error.ts';
+import { journalCorrupt, journalStorageError } from './sqlite-storage-error.ts';
+import type { JournalTable } from './sqlite-row-checksum.ts';
+import {
+  CHECKSUM_COLUMN,
+  addChecksums,
+  hasChecksums,
+  rowChecksum,
+  rowIntact,
+} from './sqlite-row-checksum.ts';
 
 export interface SqliteJournalOptions {
   /** How long a write waits for another process's lock before the journal is "unavailable". */
@@ -46,13 +54,35 @@ export interface SqliteJournalOptions {
    * stays in the operating system's cache and a power cut takes it back.
    */
   readonly unsafeSynchronousOff?: boolean;
+  /** Which flag, workload key or default named this file: said when it is damaged or refused. */
+  readonly chosenBy?: string;
 }
 
 const ENTRY = 'dpone_commit_journal';
-/** SQLite `user_version` of a journal file this version creates. */
-const JOURNAL_FORMAT = 1;
+/** SQLite `user_version` of a journal file this version creates or migrates: 2 has row checksums. */
+const JOURNAL_FORMAT = 2;
 const HISTORY = 'dpone_commit_journal_history';
-const UPDATED = ENTRY_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');
+const ENTRY_WRITTEN = [...ENTRY_COLUMNS, CHECKSUM_COLUMN];
+const HISTORY_WRITTEN = [...HISTORY_COLUMNS, CHECKSUM_COLUMN];
+const UPDATED = ENTRY_WRITTEN.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');
+
+/** A row as written: its fields and their checksum (sqlite-row-checksum.ts). */
+function sealed<T extends object>(table: JournalTable, row: T): T & { row_checksum: string } {
+  return { ...row, [CHECKSUM_COLUMN]: rowChecksum(table, row as Record<string, unknown>) } as T & {
+    row_checksum: string;
+  };
+}
+
+/**
+ * `PRAGMA quick_check` where a run opens the journal anyway: a page that cannot be read, a b-tree
+ * that does not hold together or a file shorter than its header says is damage, found before any
+ * state is read from it. It stops at the first problem.
+ */
+function quickCheck(db: DatabaseSync): string | null {
+  const rows = db.prepare('PRAGMA quick_check(1)').all();
+  const first = rows[0] === undefined ? undefined : Object.values(rows[0])[0];
+  return rows.length === 1 && first === 'ok' ? null : 'quick_check';
+}
 
 interface Statements {
   readonly select: StatementSync;
@@ -72,9 +102,9 @@ function notAJournal(): DponeError {
   );
 }
 
-function unavailable(cause: unknown, operationId?: string, path?: string): DponeError {
+function unavailable(cause: unknown, operationId?: string, path?: string, chosenBy?: string): DponeError {
   // A full, read-only or damaged file says so (sqlite-storage-error.ts).
-  const storage = path === undefined ? null : journalStorageError(cause, path, operationId);
+  const storage = path === undefined ? null : journalStorageError(cause, path, operationId, chosenBy);
   if (storage) return storage;
   // The driver's message may name the file or the statement: it stays in `cause` only.
   return new DponeError(
@@ -91,7 +121,7 @@ function prepare(db: DatabaseSync): Statements {
   return {
     select: db.prepare(`SELECT * FROM ${ENTRY} WHERE operation_id = $operation_id`),
     insertEntry: db.prepare(
-      `INSERT INTO ${ENTRY} (${cols(ENTRY_COLUMNS)}) VALUES (${params(ENTRY_COLUMNS)}) ` +
+      `INSERT INTO ${ENTRY} (${cols(ENTRY_WRITTEN)}) VALUES (${params(ENTRY_WRITTEN)}) ` +
         'ON CONFLICT (operation_id) DO NOTHING',
     ),
     casUpdate: db.prepare(
@@ -99,7 +129,7 @@ function prepare(db: DatabaseSync): Statements {
         'WHERE operation_id = $operation_id AND version = $expected_version',
     ),
     insertHistory: db.prepare(
-      `INSERT INTO ${HISTORY} (${cols(HISTORY_COLUMNS)}) VALUES (${params(HISTORY_COLUMNS)})`,
+      `INSERT INTO ${HISTORY} (${cols(HISTORY_WRITTEN)}) VALUES (${params(HISTORY_WRITTEN)})`,
     ),
     history: db.prepare(`SELECT * FROM ${HISTORY} WHERE operation_id = $operation_id ORDER BY version`),
     list: db.prepare(`SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`),
@@ -122,10 +152,21 @@ export class SqliteJournal implements TargetCommitJournalPort {
   readonly #warn: JournalWarn | undefined;
   readonly #trustStoredExpiry: boolean;
   readonly #path: string;
+  readonly #chosenBy: string | undefined;
+  /** Whether rows carry checksums to verify (false only for a pre-checksum journal opened read-only). */
+  readonly #checksums: boolean;
   #closed = false;
 
-  private constructor(db: DatabaseSync, sql: Statements, options: SqliteJournalOptions, path: string) {
+  private constructor(
+    db: DatabaseSync,
+    sql: Statements,
+    options: SqliteJournalOptions,
+    path: string,
+    checksums: boolean,
+  ) {
     this.#path = path;
+    this.#chosenBy = options.chosenBy;
+    this.#checksums = checksums;
     this.#db = db;
     this.#sql = sql;
     this.#readOnly = options.readOnly === true;
@@ -151,18 +192,27 @@ export class SqliteJournal implements TargetCommitJournalPort {
         db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       }
       if (!hasJournalSchema(db)) throw notAJournal();
+      const damage = quickCheck(db);
+      if (damage !== null) throw journalCorrupt(path, damage, undefined, options.chosenBy);
       if (!options.readOnly) {
         db.exec('PRAGMA journal_mode = WAL');
         db.exec(`PRAGMA synchronous = ${options.unsafeSynchronousOff === true ? 'OFF' : 'FULL'}`);
         // Idempotent: an existing journal gains whatever a newer schema adds (e.g. a trigger).
         db.exec('BEGIN IMMEDIATE');
-        db.exec(SQLITE_JOURNAL_SCHEMA);
-        // A journal this call created records its format; the write also sets up its WAL here,
-        // not on the protocol's first transition.
-        if (created) db.exec(`PRAGMA user_version = ${JOURNAL_FORMAT}`);
-        db.exec('COMMIT');
+        try {
+          // A journal from before row checksums gains them (and its append-only trigger back, below).
+          const migrated = addChecksums(db);
+          db.exec(SQLITE_JOURNAL_SCHEMA);
+          // A journal this call created or migrated records its format; the write also sets up its
+          // WAL here, not on the protocol's first transition.
+          if (created || migrated) db.exec(`PRAGMA user_version = ${JOURNAL_FORMAT}`);
+          db.exec('COMMIT');
+        } catch (error) {
+          if (db.isTransaction) db.exec('ROLLBACK');
+          throw error;
+        }
       }
-      return new SqliteJournal(db, prepare(db), options, path);
+      return new SqliteJournal(db, prepare(db), options, path, hasChecksums(db));
     } catch (error) {
       try {
         if (db?.isOpen) db.close();
@@ -170,7 +220,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
         // the open already failed; closing is best effort
       }
       if (isDponeError(error)) throw error;
-      throw unavailable(error, undefined, path);
+      throw unavailable(error, undefined, path, options.chosenBy);
     }
   }
 
@@ -179,9 +229,10 @@ export class SqliteJournal implements TargetCommitJournalPort {
     return this.#transaction(id, () => {
       const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
       const entry = changes[changes.length - 1]!.entry;
-      const inserted = this.#sql.insertEntry.run({ ...entryToRow(entry) });
+      const inserted = this.#sql.insertEntry.run({ ...sealed('entry', entryToRow(entry)) });
       if (Number(inserted.changes) === 1) {
-        for (const change of changes) this.#sql.insertHistory.run({ ...historyToRow(change.record) });
+        for (const change of changes)
+          this.#sql.insertHistory.run({ ...sealed('history', historyToRow(change.record)) });
         return { entry, created: true };
       }
       return { entry: this.#read(id)!, created: false };
@@ -224,7 +275,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
     return this.#guard(operationId, () =>
       this.#sql.history
         .all({ operation_id: operationId })
-        .map((row) => rowToHistory(row as unknown as HistoryRow)),
+        .map((row) => rowToHistory(this.#verified('history', row, operationId) as unknown as HistoryRow)),
     );
   }
 
@@ -240,7 +291,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
     try {
       this.#db.close();
     } catch (error) {
-      throw unavailable(error);
+      throw unavailable(error, undefined, this.#path, this.#chosenBy);
     }
   }
 
@@ -250,7 +301,15 @@ export class SqliteJournal implements TargetCommitJournalPort {
 
   #read(operationId: string): CommitJournalEntry | null {
     const row = this.#sql.select.get({ operation_id: operationId });
-    return row === undefined ? null : rowToEntry(row as unknown as EntryRow);
+    return row === undefined
+      ? null
+      : rowToEntry(this.#verified('entry', row, operationId) as unknown as EntryRow);
+  }
+
+  /** The row, once its checksum matches its fields; otherwise the journal is damaged. */
+  #verified(table: JournalTable, row: Record<string, unknown>, operationId: string): Record<string, unknown> {
+    if (!this.#checksums || rowIntact(table, row)) return row;
+    throw journalCorrupt(this.#path, 'row checksum mismatch', operationId, this.#chosenBy);
   }
 
   #mustRead(operationId: string): CommitJournalEntry {
@@ -263,7 +322,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
 
   /** The one conditional UPDATE; zero rows means another writer won and nothing is written. */
   #apply(planned: PlannedChange, expectedVersion: number): CommitJournalEntry {
-    const row: Partial<EntryRow> = entryToRow(planned.entry);
+    const row: Partial<EntryRow> & { row_checksum: string } = sealed('entry', entryToRow(planned.entry));
     delete row.created_at_ms;
     const updated = this.#sql.casUpdate.run({ ...row, expected_version: expectedVersion });
     if (Number(updated.changes) !== 1) {
@@ -272,7 +331,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
         journalVersion: expectedVersion,
       });
     }
-    this.#sql.insertHistory.run({ ...historyToRow(planned.record) });
+    this.#sql.insertHistory.run({ ...sealed('history', historyToRow(planned.record)) });
     return planned.entry;
   }
 
@@ -305,7 +364,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
       return body();
     } catch (error) {
       if (isDponeError(error)) throw error;
-      throw unavailable(error, operationId, this.#path);
+      throw unavailable(error, operationId, this.#path, this.#chosenBy);
     }
   }
 }

@@ -1,29 +1,73 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { ErrorCode } from '../../../contracts/errors.ts';
 
-/** SQLite primary result codes (the low byte of an extended one) that name a storage cause. */
-const SQLITE_PERM = 3;
-const SQLITE_READONLY = 8;
-const SQLITE_CORRUPT = 11;
-const SQLITE_FULL = 13;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_NOTADB = 26;
+/**
+ * Why a SQLite file could not be read or written, told from the driver's result code and the
+ * operating system's errno. The target (adapters/connectors/sqlite/sqlite-storage.ts) keeps the
+ * same table: adapters of two kinds share no file, and contracts name no engine.
+ */
 
-interface Cause {
+/** SQLite primary result codes (the low byte of an extended one) that name a storage cause. */
+const SQLITE_PRIMARY = {
+  PERM: 3,
+  READONLY: 8,
+  IOERR: 10,
+  CORRUPT: 11,
+  FULL: 13,
+  CANTOPEN: 14,
+  NOTADB: 26,
+} as const;
+
+interface StorageCause {
   readonly code: ErrorCode;
-  /** The cause as a fixed word (never the driver's message). */
+  /** The cause as a fixed word (never the driver's message): SQLITE_FULL, ENOSPC, EACCES, … */
   readonly tag: string;
-  readonly what: string;
-  readonly hint: string;
 }
 
+const DENIED = new Set(['EACCES', 'EROFS', 'EPERM']);
+
 /**
- * SQLITE_CANTOPEN says only "could not open": the file system says why. The file (when it exists)
- * and its folder are asked for write access; a read-only file system or a denied write is the cause.
+ * The cause from SQLite's primary result code and the errno the file system gave (null when it
+ * gave none), or null when neither names a storage cause (a lock, a closed handle: not ours to name).
  */
-function accessErrno(path: string): string | null {
+function storageCause(sqlitePrimary: number, errno: string | null): StorageCause | null {
+  if (sqlitePrimary === SQLITE_PRIMARY.FULL) return { code: ERROR_CODES.STORAGE_FULL, tag: 'SQLITE_FULL' };
+  if (errno === 'ENOSPC' || errno === 'EDQUOT') return { code: ERROR_CODES.STORAGE_FULL, tag: errno };
+  if (sqlitePrimary === SQLITE_PRIMARY.READONLY)
+    return { code: ERROR_CODES.PERMISSION_DENIED, tag: 'SQLITE_READONLY' };
+  if (sqlitePrimary === SQLITE_PRIMARY.PERM)
+    return { code: ERROR_CODES.PERMISSION_DENIED, tag: 'SQLITE_PERM' };
+  if (errno !== null && DENIED.has(errno)) return { code: ERROR_CODES.PERMISSION_DENIED, tag: errno };
+  if (sqlitePrimary === SQLITE_PRIMARY.CORRUPT)
+    return { code: ERROR_CODES.JOURNAL_CORRUPT, tag: 'SQLITE_CORRUPT' };
+  if (sqlitePrimary === SQLITE_PRIMARY.NOTADB)
+    return { code: ERROR_CODES.JOURNAL_CORRUPT, tag: 'SQLITE_NOTADB' };
+  return null;
+}
+
+const WHAT: Partial<Record<ErrorCode, { what: string; hint: string }>> = {
+  [ERROR_CODES.STORAGE_FULL]: {
+    what: 'its disk is full',
+    hint: 'free space on the journal file system, then retry: nothing was half-written',
+  },
+  [ERROR_CODES.PERMISSION_DENIED]: {
+    what: 'it is read-only or this user may not write it (or its folder)',
+    hint: 'give the runtime write access to the journal file, its -wal and -shm files and its folder, or remount it read-write; a retry cannot help before that',
+  },
+  [ERROR_CODES.JOURNAL_CORRUPT]: {
+    what: 'its bytes are damaged',
+    hint: 'restore the journal from a backup (or recover it with `dpone recovery target-commit`); do not retry: the target fence still says what committed',
+  },
+};
+
+/**
+ * SQLITE_CANTOPEN and SQLITE_IOERR say only "could not": the file system says why. The file (when
+ * it exists) and its folder are asked for write access, and the folder's file system for free
+ * blocks: a read-only file system, a denied write or a full disk is the cause.
+ */
+export function fileSystemErrno(path: string): string | null {
   for (const target of [path, dirname(path)]) {
     if (!existsSync(target)) continue;
     try {
@@ -33,62 +77,59 @@ function accessErrno(path: string): string | null {
       if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return code;
     }
   }
+  try {
+    if (existsSync(dirname(path)) && statfsSync(dirname(path)).bavail === 0) return 'ENOSPC';
+  } catch {
+    // no answer from the file system: no cause to name
+  }
   return null;
 }
 
-function causeOf(error: unknown, path: string): Cause | null {
-  const sqlite = Number((error as { errcode?: unknown })?.errcode) & 0xff;
+function errnoOf(error: unknown, path: string): string | null {
+  const primary = Number((error as { errcode?: unknown })?.errcode) & 0xff;
+  if (primary === SQLITE_PRIMARY.CANTOPEN || primary === SQLITE_PRIMARY.IOERR) return fileSystemErrno(path);
   const thrown = (error as { code?: unknown })?.code;
-  const errno = sqlite === SQLITE_CANTOPEN ? (accessErrno(path) ?? thrown) : thrown;
-  if (sqlite === SQLITE_FULL || errno === 'ENOSPC')
-    return {
-      code: ERROR_CODES.STORAGE_FULL,
-      tag: sqlite === SQLITE_FULL ? 'SQLITE_FULL' : 'ENOSPC',
-      what: 'its disk is full',
-      hint: 'free space on the journal file system, then retry: nothing was half-written',
-    };
-  if (
-    sqlite === SQLITE_READONLY ||
-    sqlite === SQLITE_PERM ||
-    errno === 'EACCES' ||
-    errno === 'EROFS' ||
-    errno === 'EPERM'
-  )
-    return {
-      code: ERROR_CODES.PERMISSION_DENIED,
-      tag:
-        sqlite === SQLITE_READONLY
-          ? 'SQLITE_READONLY'
-          : sqlite === SQLITE_PERM
-            ? 'SQLITE_PERM'
-            : String(errno),
-      what: 'it is read-only or this user may not write it (or its folder)',
-      hint: 'give the runtime write access to the journal file, its -wal and -shm files and its folder, or remount it read-write; a retry cannot help before that',
-    };
-  if (sqlite === SQLITE_CORRUPT || sqlite === SQLITE_NOTADB)
-    return {
-      code: ERROR_CODES.JOURNAL_CORRUPT,
-      tag: sqlite === SQLITE_CORRUPT ? 'SQLITE_CORRUPT' : 'SQLITE_NOTADB',
-      what: 'its bytes are damaged',
-      hint: 'restore the journal from a backup (or recover it with `dpone recovery target-commit`); do not retry: the target fence still says what committed',
-    };
-  return null;
+  return typeof thrown === 'string' ? thrown : null;
 }
 
 /**
  * A failure of the SQLite journal's storage, classified by its cause: a full disk
  * (DPONE_STORAGE_FULL: free space, then retry), a read-only or forbidden file (DPONE_PERMISSION_DENIED),
  * damaged bytes (DPONE_TARGET_COMMIT_JOURNAL_CORRUPT: restore, do not retry); anything else the
- * protocol's JOURNAL_UNAVAILABLE. The message names the file and the cause's fixed name; the
- * driver's own message stays in `cause`.
+ * protocol's JOURNAL_UNAVAILABLE. The message names the file, which flag or default chose it and
+ * the cause's fixed name; the driver's own message stays in `cause`.
  */
-export function journalStorageError(error: unknown, path: string, operationId?: string): DponeError | null {
-  const cause = causeOf(error, path);
-  if (cause === null) return null;
+export function journalStorageError(
+  error: unknown,
+  path: string,
+  operationId?: string,
+  chosenBy?: string,
+): DponeError | null {
+  const primary = Number((error as { errcode?: unknown })?.errcode) & 0xff;
+  const cause = storageCause(primary, errnoOf(error, path));
+  const words = cause === null ? undefined : WHAT[cause.code];
+  if (cause === null || words === undefined) return null;
+  const chosen = chosenBy === undefined ? '' : ` (chosen by ${chosenBy})`;
   return new DponeError(
     cause.code,
-    `the SQLite commit journal ${path} could not be read or written: ${cause.what} (${cause.tag})`,
-    { ...(operationId !== undefined ? { operationId } : {}), hint: cause.hint },
+    `the SQLite commit journal ${path}${chosen} could not be read or written: ${words.what} (${cause.tag})`,
+    { ...(operationId !== undefined ? { operationId } : {}), hint: words.hint },
     { cause: error },
+  );
+}
+
+/** Damage this adapter found itself (a row checksum, quick_check): DPONE_TARGET_COMMIT_JOURNAL_CORRUPT. */
+export function journalCorrupt(
+  path: string,
+  tag: string,
+  operationId?: string,
+  chosenBy?: string,
+): DponeError {
+  const words = WHAT[ERROR_CODES.JOURNAL_CORRUPT]!;
+  const chosen = chosenBy === undefined ? '' : ` (chosen by ${chosenBy})`;
+  return new DponeError(
+    ERROR_CODES.JOURNAL_CORRUPT,
+    `the SQLite commit journal ${path}${chosen} could not be read or written: ${words.what} (${tag})`,
+    { ...(operationId !== undefined ? { operationId } : {}), hint: words.hint },
   );
 }
