@@ -160,7 +160,10 @@ describe.skipIf(unverified)(
           naturalKey: ['id'],
           partitionColumn: 'part',
         };
-        const y = await openUnsafeClickHouseTarget('unclaimed-partition', { ...options, faults: park.faults });
+        const y = await openUnsafeClickHouseTarget('unclaimed-partition', {
+          ...options,
+          faults: park.faults,
+        });
         await y.prepareFence(fenceOf('op-y', 1), CREATE);
         const yOutcome = y.mutate(requestOf('op-y', 1));
         await park.parked;
