@@ -1,20 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import {
-  rmSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  writeFileSync,
-  closeSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../contracts/errors.ts';
 import { create, opId } from '../../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
+import { fillFileSystem, mountTmpfs } from './tmpfs.test-support.ts';
 
 /**
  * Storage that fails under the SQLite journal, for real: a size-limited tmpfs filled to the last
@@ -22,21 +13,9 @@ import { SqliteJournal } from './sqlite-journal.ts';
  * cause, never "locked" and never an intent conflict. Mounting needs root with CAP_SYS_ADMIN (CI
  * runs as root); where it is refused those cells are skipped with the reason.
  */
-const base = mkdtempSync(join(tmpdir(), 'dpone-journal-storage-'));
-const mountPoint = join(base, 'mnt');
-mkdirSync(mountPoint);
-function tryMount(): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    return null;
-  } catch {
-    return 'mount -t tmpfs was refused here (needs root with CAP_SYS_ADMIN)';
-  }
-}
-const mountRefused = tryMount();
-afterAll(() => {
-  if (mountRefused === null) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
-});
+const tmpfs = mountTmpfs('dpone-journal-storage-', '512k');
+const { base, mountPoint, refused: mountRefused } = tmpfs;
+afterAll(() => tmpfs.release());
 
 async function failure(promise: Promise<unknown>): Promise<DponeError> {
   const outcome = await promise.then(
@@ -47,18 +26,6 @@ async function failure(promise: Promise<unknown>): Promise<DponeError> {
   return outcome as DponeError;
 }
 
-function fill(folder: string): void {
-  const fd = openSync(join(folder, 'ballast'), 'w');
-  try {
-    const chunk = Buffer.alloc(4096, 1);
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    // ENOSPC: full
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe.skipIf(mountRefused !== null)('the SQLite journal on a full or read-only file system', () => {
   it('a full disk is STORAGE_FULL (exit 18) naming the file and SQLITE_FULL, and the journal is left as it was', async () => {
     const folder = join(mountPoint, 'full');
@@ -67,7 +34,7 @@ describe.skipIf(mountRefused !== null)('the SQLite journal on a full or read-onl
     await using journal = await SqliteJournal.open(path);
     await create(journal, opId('full-1'));
     const before = await journal.list();
-    fill(folder);
+    fillFileSystem(folder);
     const error = await failure(
       (async () => {
         for (let i = 0; i < 200; i++) await create(journal, opId(`full-${i + 2}`));

@@ -1,23 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../../contracts/errors.ts';
+import { fillFileSystem, mountTmpfs } from '../../../adapters/journal/sqlite/tmpfs.test-support.ts';
 import { EXAMPLE_PARTITION_DAY } from '../../../../examples/seed-embedded.ts';
 import type { ExampleCopy } from '../example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';
@@ -34,43 +23,9 @@ import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-work
 const BIN = fileURLToPath(new URL('../../../../bin/dpone.js', import.meta.url));
 const NOBODY = 65534;
 
-const base = mkdtempSync(join(tmpdir(), 'dpone-target-storage-'));
-const mountPoint = join(base, 'mnt');
-mkdirSync(mountPoint);
-function tryMount(): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    return null;
-  } catch {
-    return 'mount -t tmpfs was refused here (needs root with CAP_SYS_ADMIN)';
-  }
-}
-const mountRefused = tryMount();
-afterAll(() => {
-  if (mountRefused === null) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
-  rmSync(base, { recursive: true, force: true });
-});
-
-/** Writes a ballast file until the file system is full (ENOSPC). */
-function fill(folder: string): string {
-  const path = join(folder, 'ballast');
-  const fd = openSync(path, 'w');
-  try {
-    const chunk = Buffer.alloc(64 * 1024, 1);
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    // ENOSPC: full; the last blocks go in smaller writes
-    const small = Buffer.alloc(512, 1);
-    try {
-      for (;;) writeSync(fd, small);
-    } catch {
-      // full to the last block
-    } finally {
-      closeSync(fd);
-    }
-  }
-  return path;
-}
+const tmpfs = mountTmpfs('dpone-target-storage-', '16m');
+const { mountPoint, refused: mountRefused } = tmpfs;
+afterAll(() => tmpfs.release());
 
 function errorOf(stderr: string): { code?: string; message?: string; hint?: string } {
   const line = stderr.split('\n').find((l) => l.trim().startsWith('{'));
@@ -152,7 +107,7 @@ describe.skipIf(mountRefused !== null)('the SQLite target on a full file system'
       const { example, workload } = withTargetAt(target, extraRows);
       const run = parkedRun(example, workload, point);
       await run.parked;
-      const ballast = fill(folder);
+      const ballast = fillFileSystem(folder);
       run.resume();
       const failed = await run.child;
       const error = errorOf(String(failed.stderr));
