@@ -38,3 +38,12 @@ export const SHADOW_REPORT = 'shadow-report';
 
 /** A power-loss cell: the journal after the cut holds every transition the killed attempt had committed (faults/power-loss-fault.ts). */
 export const POWER_LOSS_DURABLE = 'power-loss-durable';
+
+/** A full-disk cell: the attempt that met the full disk exited 18 naming the file and the cause (faults/full-disk-fault.ts). */
+export const STORAGE_FULL_REFUSED = 'storage-full-refused';
+
+/** A full-disk cell: the refused attempt handed its lease back (faults/full-disk-fault.ts). */
+export const STORAGE_FULL_LEASE = 'storage-full-lease';
+
+/** A journal-corruption cell: the retry on the damaged journal said corrupt (19) or ran normally, nothing else (faults/journal-corruption-fault.ts). */
+export const JOURNAL_CORRUPTION_DETECTED = 'journal-corruption-detected';

@@ -26,6 +26,8 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   reference: async () => (await import('./reference-fault.ts')).referenceFault,
   shadow: async () => (await import('./shadow-fault.ts')).shadowFault,
   'power-loss': async () => (await import('./power-loss-fault.ts')).powerLossFault,
+  'full-disk': async () => (await import('./full-disk-fault.ts')).fullDiskFault,
+  'journal-corruption': async () => (await import('./journal-corruption-fault.ts')).journalCorruptionFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -50,6 +50,8 @@ export interface WorkerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Keep the worker's stdout in this file (WorkerSpec.stdoutFile). */
   readonly stdoutFile?: string;
+  /** Keep the worker's stderr in this file (WorkerSpec.stderrFile). */
+  readonly stderrFile?: string;
 }
 
 /** What a fault module gets to run one cell: the cell, its fresh fixture and worker helpers. */

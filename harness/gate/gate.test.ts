@@ -80,6 +80,8 @@ describe('certify gate', () => {
       'clock-skew',
       'shadow-report-exact',
       'power-loss-journal-durable',
+      'full-disk-refused-then-one',
+      'journal-corruption-detected',
       'no-variant-survived',
       'run-scope',
       'run-verdict',
@@ -89,10 +91,16 @@ describe('certify gate', () => {
       /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
     expect(result.out).toMatch(
-      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 11 scenario file/,
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 13 scenario file/,
     );
     expect(result.out).toMatch(
       /power-loss-journal-durable +5 cells {2}5 power-loss cells PASS at 5 journal transition points/,
+    );
+    expect(result.out).toMatch(
+      /full-disk-refused-then-one +10 cells {2}10 full-disk cells PASS on the journal and target: 10 stopped with exit 18/,
+    );
+    expect(result.out).toMatch(
+      /journal-corruption-detected +5 cells {2}5 journal-corruption cells PASS: 5 retries met the damage and exited 19/,
     );
     expect(result.out).toMatch(/unknown-never-success +8 cells {2}8 cells reached COMMIT_UNKNOWN in a run/);
     expect(result.out).toMatch(

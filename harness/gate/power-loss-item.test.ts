@@ -3,6 +3,7 @@ import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE } from '../evidence/check-names.ts';
 import { mandatoryAcceptanceItems } from '../../src/contracts/certification.ts';
 import { powerLossItem } from './power-loss-item.ts';
+import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
 
 function cell(
   point: string,
@@ -44,5 +45,18 @@ describe('the power-loss gate line', () => {
     expect(mandatoryAcceptanceItems('sqlite-to-sqlite')).toContain('power-loss-journal-durable');
     expect(mandatoryAcceptanceItems('postgres')).not.toContain('power-loss-journal-durable');
     expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain('power-loss-journal-durable');
+  });
+
+  it('the full-disk and journal-corruption lines (storage-items.ts) apply to the same routes, and are mandatory there only', () => {
+    for (const id of ['full-disk-refused-then-one', 'journal-corruption-detected']) {
+      expect(mandatoryAcceptanceItems('sqlite')).toContain(id);
+      expect(mandatoryAcceptanceItems('postgres-to-sqlite')).toContain(id);
+      expect(mandatoryAcceptanceItems('postgres')).not.toContain(id);
+      expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain(id);
+    }
+    for (const route of ['sqlite', 'postgres-to-sqlite', 'postgres', 'sqlite-to-clickhouse']) {
+      expect(fullDiskItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
+      expect(journalCorruptionItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
+    }
   });
 });

@@ -24,6 +24,9 @@ export const TRACED_KINDS: ReadonlySet<string> = new Set([
   'statement',
   // Power cuts at the journal transitions of the clean trace.
   'power-loss',
+  // Full disks and journal damage at the journal transitions of the clean trace.
+  'full-disk',
+  'journal-corruption',
 ]);
 
 export const DEFAULT_SEED = 42;

@@ -26,6 +26,7 @@ import type {
   CellNetwork,
   CellWorkloadOptions,
   FenceOperations,
+  JournalFileOperations,
   JournalOperations,
   ProxiedConnection,
 } from './route.ts';
@@ -111,6 +112,14 @@ export class ComposedCell implements CellFixture {
   }
   get inspector(): TargetInspector {
     return this.#target.inspector;
+  }
+  get journalFile(): JournalFileOperations | undefined {
+    return this.#journal.file;
+  }
+  /** The target part's one file in the cell folder, when it keeps its state in exactly one. */
+  get targetFile(): string | undefined {
+    const files = this.#parts.target.files ?? [];
+    return files.length === 1 ? join(this.#cell.dir, files[0]!) : undefined;
   }
   get fenceOps(): FenceOperations | undefined {
     const ops = this.#target.fenceOps;

@@ -10,6 +10,7 @@ import type {
   CellWorkloadOptions,
   FenceLossMode,
   FenceOperations,
+  JournalFileOperations,
   JournalLossMode,
   JournalOperations,
 } from './route.ts';
@@ -138,6 +139,8 @@ export interface PreparedJournal extends PreparedPart {
   readonly ops: JournalOperations;
   /** Opens the journal for the harness (never creating one a loss fault removed); the caller closes it. */
   open(): Promise<TargetCommitJournalPort>;
+  /** The journal as one local file (storage faults); absent: those cells are UNVERIFIED. */
+  readonly file?: JournalFileOperations;
   readonly proxy?: ProxyEndpoint;
   readonly server?: ServerControl;
 }

@@ -56,6 +56,33 @@ export interface JournalOperations {
   digest?(): Promise<string>;
 }
 
+/** What a reader of a journal file gets: the operation's entry, no entry, or the runtime's error code. */
+export type JournalFileReading =
+  | { readonly kind: 'entry'; readonly entry: string; readonly state: string; readonly leaseHeld: boolean }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'error'; readonly code: string };
+
+/**
+ * A journal kept in one local file, as the storage faults need it: where it is, the files beside
+ * it, and readers that go through the runtime's own journal code (checksums and checks included).
+ */
+export interface JournalFileOperations {
+  /** The journal's file. */
+  readonly path: string;
+  /** Suffixes of the files the engine keeps beside it (write-ahead log, shared memory). */
+  readonly sideSuffixes: readonly string[];
+  /** Creates an empty journal (schema only) at `path`. */
+  create(path: string): Promise<void>;
+  /** Folds what the engine keeps beside the file into it; the only operation's id, or null. */
+  settle(): Promise<string | null>;
+  /** What the runtime's reader gets for `operationId` from the journal file at `path`. */
+  read(path: string, operationId: string): Promise<JournalFileReading>;
+  /** Whether every entry and its history read through the runtime's reader (nothing half-written). */
+  readsWhole(path: string): Promise<boolean>;
+  /** The byte ranges of `path` where the entries' rows are stored. */
+  entryRowRanges(path: string): readonly { readonly from: number; readonly to: number }[];
+}
+
 /** What a route can do to a cell's target fence, as the fence-loss fault needs it. */
 export interface FenceOperations {
   /** Drops the fence table. */
@@ -149,6 +176,10 @@ export interface CellNetwork {
 /** A fixture's extra members, present when its route has the capability. */
 export interface CellExtras {
   readonly network?: CellNetwork;
+  /** The journal as one local file (storage faults: full-disk, journal-corruption); absent: those cells are UNVERIFIED. */
+  readonly journalFile?: JournalFileOperations;
+  /** The target's one local file, when it keeps its state in one (storage faults). */
+  readonly targetFile?: string;
   /**
    * Moves the cell's target and journal onto servers of their own (before any worker ran), which
    * server faults may kill and restart without touching other cells; the workload follows.

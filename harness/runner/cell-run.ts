@@ -34,6 +34,7 @@ export function cellRun(
       ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
       ...(options.command ? { command: options.command } : {}),
       ...(options.stdoutFile ? { stdoutFile: options.stdoutFile } : {}),
+      ...(options.stderrFile ? { stderrFile: options.stderrFile } : {}),
     });
   return {
     cell,

@@ -24,7 +24,15 @@ export const FAULT_KINDS = [
   'reference',
   'shadow',
   'power-loss',
+  'full-disk',
+  'journal-corruption',
 ] as const;
+
+/** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
+export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
+
+/** How a journal-corruption cell damages the journal file (harness/faults/journal-corruption-fault.ts). */
+export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation'] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
 export const AIRFLOW_LIVE_CASES = [
@@ -304,6 +312,43 @@ const powerLossFault = {
   },
 } as const;
 
+const fullDiskFault = {
+  type: 'object',
+  description:
+    "A full disk under the SQLite journal or the SQLite target: the storage lives on a size-limited tmpfs. At every transition point of a clean run the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'full-disk' },
+    storages: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: FULL_DISK_STORAGES },
+      description: "Which storage fills: the journal's folder, the target's file. Default both.",
+    },
+  },
+} as const;
+
+const journalCorruptionFault = {
+  type: 'object',
+  description:
+    "A damaged SQLite journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal file is damaged (seeded: bytes of a row page, a bit of the header, or a truncation) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not a SQLite file.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'journal-corruption' },
+    shapes: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: JOURNAL_DAMAGE_SHAPES },
+      description:
+        'Damage shapes: rows (bytes of a row page), header (a bit of the 100-byte header), truncation. Default all.',
+    },
+  },
+} as const;
+
 const serverKillFault = {
   type: 'object',
   description:
@@ -474,6 +519,8 @@ export const SCENARIO_SCHEMA = {
           referenceFault,
           shadowFault,
           powerLossFault,
+          fullDiskFault,
+          journalCorruptionFault,
         ],
       },
     },

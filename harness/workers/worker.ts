@@ -39,6 +39,8 @@ export interface WorkerSpec {
   readonly command?: readonly string[];
   /** Also keep what the process printed on stdout in this file (e.g. a `shadow report --json`). */
   readonly stdoutFile?: string;
+  /** Also keep what the process printed on stderr in this file (a storage fault reads the error's message). */
+  readonly stderrFile?: string;
 }
 
 /** Whether the worker passes statement points: asked for, or one of its stops is one. */
@@ -184,6 +186,7 @@ export class Worker implements AsyncDisposable {
     this.#record = this.#process.then((result) => {
       this.#exited = true;
       if (spec.stdoutFile) writeFileSync(spec.stdoutFile, String(result.stdout ?? ''));
+      if (spec.stderrFile) writeFileSync(spec.stderrFile, String(result.stderr ?? ''));
       LIVE.delete(this);
       return {
         pid: this.pid,

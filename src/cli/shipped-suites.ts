@@ -7,7 +7,8 @@ import type { FileDigests } from './code-digest.ts';
 /**
  * The suites this runtime ships, as globs relative to the package. `default` is what `npm run
  * certify` runs; `full` adds scenarios/airflow/ (real Airflow retries), scenarios/large/
- * (10,000-row partitions) and scenarios/storage/ (power loss on a FUSE filesystem) and is the suite
+ * (10,000-row partitions) and scenarios/storage/ (power loss on a FUSE filesystem, full disks on a
+ * tmpfs, a damaged journal) and is the suite
  * a route is certified on; `huge` is never in CI.
  */
 export const SUITE_GLOBS: Readonly<Record<string, readonly string[]>> = {

@@ -69,8 +69,12 @@ export function targetsSqlite(route: string): boolean {
   return route === 'sqlite' || route.endsWith('-to-sqlite');
 }
 
-/** The items a record for a route whose target is SQLite must also hold (issue 33's power-loss line). */
-export const SQLITE_TARGET_ACCEPTANCE_ITEMS = ['power-loss-journal-durable'] as const;
+/** The items a record for a route whose target is SQLite must also hold (issue 33's storage lines). */
+export const SQLITE_TARGET_ACCEPTANCE_ITEMS = [
+  'power-loss-journal-durable',
+  'full-disk-refused-then-one',
+  'journal-corruption-detected',
+] as const;
 
 /** Every item a record for this route must hold, each PASS, by name. */
 export function mandatoryAcceptanceItems(route: string): readonly string[] {

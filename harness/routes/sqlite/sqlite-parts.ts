@@ -11,6 +11,7 @@ import type { ConnectorParts, JournalPart, PartCell, SourcePart, TargetPart } fr
 import { maskedDigest, sqliteDump } from '../state-fingerprint.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite-seal.ts';
+import { sqliteJournalFile } from './sqlite-journal-file.ts';
 
 const FILES = { source: 'source.db', target: 'target.db', journal: 'journal.db' } as const;
 
@@ -154,6 +155,7 @@ export const sqliteJournal: JournalPart = {
       url,
       env: {},
       ops: sqliteJournalOperations(cell.dir),
+      file: sqliteJournalFile(join(cell.dir, FILES.journal)),
       open: () => openCellJournal(cell.dir, url),
       fingerprint: dumpOf(cell, FILES.journal),
       async [Symbol.asyncDispose]() {},

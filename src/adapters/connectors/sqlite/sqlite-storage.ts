@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SafeErrorFields } from '../../../contracts/errors.ts';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
@@ -53,7 +53,10 @@ function storageCause(sqlitePrimary: number, errno: string | null): StorageCause
  * file system says why. The file and its folder are asked for write access, the folder's file
  * system for free blocks.
  */
-function fileSystemErrno(path: string): string | null {
+function fileSystemErrno(named: string): string | null {
+  // SQLite follows a symbolic link and keeps its -wal and -shm beside the file the link names:
+  // ask that file's folder and file system, not the link's.
+  const path = existsSync(named) ? realpathSync(named) : named;
   for (const target of [path, dirname(path)]) {
     if (!existsSync(target)) continue;
     try {

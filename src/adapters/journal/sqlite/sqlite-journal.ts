@@ -90,6 +90,7 @@ interface Statements {
   readonly casUpdate: StatementSync;
   readonly insertHistory: StatementSync;
   readonly history: StatementSync;
+  readonly hasHistory: StatementSync;
   readonly list: StatementSync;
 }
 
@@ -132,6 +133,7 @@ function prepare(db: DatabaseSync): Statements {
       `INSERT INTO ${HISTORY} (${cols(HISTORY_WRITTEN)}) VALUES (${params(HISTORY_WRITTEN)})`,
     ),
     history: db.prepare(`SELECT * FROM ${HISTORY} WHERE operation_id = $operation_id ORDER BY version`),
+    hasHistory: db.prepare(`SELECT 1 FROM ${HISTORY} WHERE operation_id = $operation_id LIMIT 1`),
     list: db.prepare(`SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`),
   };
 }
@@ -229,6 +231,9 @@ export class SqliteJournal implements TargetCommitJournalPort {
     return this.#transaction(id, () => {
       const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
       const entry = changes[changes.length - 1]!.entry;
+      // Read first: an entry whose key was damaged (history, no entry) is damage, not a new intent.
+      const existing = this.#read(id);
+      if (existing !== null) return { entry: existing, created: false };
       const inserted = this.#sql.insertEntry.run({ ...sealed('entry', entryToRow(entry)) });
       if (Number(inserted.changes) === 1) {
         for (const change of changes)
@@ -301,9 +306,15 @@ export class SqliteJournal implements TargetCommitJournalPort {
 
   #read(operationId: string): CommitJournalEntry | null {
     const row = this.#sql.select.get({ operation_id: operationId });
-    return row === undefined
-      ? null
-      : rowToEntry(this.#verified('entry', row, operationId) as unknown as EntryRow);
+    if (row === undefined) {
+      // History is append-only and entries are never deleted: history with no entry means the
+      // entry's key bytes were damaged (they sort elsewhere, and its checksum is never read).
+      // Creating the intent again would fail on the history's key as "unavailable" (10).
+      if (this.#sql.hasHistory.get({ operation_id: operationId }) !== undefined)
+        throw journalCorrupt(this.#path, 'history without its entry', operationId, this.#chosenBy);
+      return null;
+    }
+    return rowToEntry(this.#verified('entry', row, operationId) as unknown as EntryRow);
   }
 
   /** The row, once its checksum matches its fields; otherwise the journal is damaged. */

@@ -36,6 +36,31 @@ function flipLetter(path: string, text: string): void {
 }
 
 describe('SQLite journal row checksums', () => {
+  it('an entry whose key bytes were damaged (its history still there) is JOURNAL_CORRUPT, never an absent entry to create again', async () => {
+    const path = join(dir, 'flipped-key.db');
+    const id = opId('flip-key');
+    {
+      await using journal = await SqliteJournal.open(path);
+      const entry = await create(journal, id);
+      await step(journal, entry, 'PREPARED');
+    }
+    // The key sorts elsewhere now: a lookup by the operation id misses the row and its checksum.
+    const raw = new DatabaseSync(path);
+    raw.prepare('UPDATE dpone_commit_journal SET operation_id = ? WHERE operation_id = ?').run(`${id}x`, id);
+    raw.close();
+    await using journal = await SqliteJournal.open(path, { chosenBy: '--journal' });
+    const error = await failure(journal.get(id));
+    expect(error.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
+    expect(error.message).toBe(
+      `the SQLite commit journal ${path} (chosen by --journal) could not be read or written: its bytes are damaged (history without its entry)`,
+    );
+    // Creating the intent again reads first: refused as damage, not "unavailable" on the history's key.
+    const again = await failure(create(journal, id));
+    expect(again.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
+    // An operation that never had an entry still reads as absent.
+    expect(await journal.get(opId('never-created'))).toBeNull();
+  });
+
   it('a letter flipped in an entry row (a state, a fence location) is JOURNAL_CORRUPT naming the file and who chose it', async () => {
     const path = join(dir, 'flipped-entry.db');
     const id = opId('flip-entry');

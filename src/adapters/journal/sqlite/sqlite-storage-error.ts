@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { ErrorCode } from '../../../contracts/errors.ts';
@@ -67,7 +67,10 @@ const WHAT: Partial<Record<ErrorCode, { what: string; hint: string }>> = {
  * it exists) and its folder are asked for write access, and the folder's file system for free
  * blocks: a read-only file system, a denied write or a full disk is the cause.
  */
-export function fileSystemErrno(path: string): string | null {
+export function fileSystemErrno(named: string): string | null {
+  // SQLite follows a symbolic link and keeps its -wal and -shm beside the file the link names:
+  // ask that file's folder and file system, not the link's.
+  const path = existsSync(named) ? realpathSync(named) : named;
   for (const target of [path, dirname(path)]) {
     if (!existsSync(target)) continue;
     try {

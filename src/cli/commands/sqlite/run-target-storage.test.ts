@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
@@ -136,6 +136,39 @@ describe.skipIf(mountRefused !== null)('the SQLite target on a full file system'
     60_000,
   );
 });
+
+describe.skipIf(mountRefused !== null)(
+  'a SQLite target reached through a symbolic link, on a full file system',
+  () => {
+    it('exit 18 STORAGE_FULL naming the link and the cause (the -shm that could not grow is beside the file the link names), not 11', async () => {
+      const folder = join(mountPoint, 'linked');
+      mkdirSync(folder);
+      const example = exampleCopy();
+      const real = join(folder, 'target.db');
+      // A WAL database as a first run leaves it: opening it maps a -shm, which a full disk refuses
+      // with SQLITE_IOERR and no errno, so the runtime asks the file system itself.
+      const db = new DatabaseSync(real);
+      db.exec('PRAGMA journal_mode = WAL; CREATE TABLE earlier (id INTEGER)');
+      db.close();
+      const link = join(example.dir, 'linked-target.db');
+      symlinkSync(real, link);
+      const workload = example.variant('linked.yaml', (text) =>
+        text.replace("url: 'sqlite:data/target.db'", `url: 'sqlite://${link}'`),
+      );
+      const ballast = fillFileSystem(folder);
+      const refused = await dpone(['run', '--workload', workload, '--json'], { cwd: example.dir });
+      const error = errorOf(refused.stderr);
+      expect(refused.exitCode, refused.stderr).toBe(EXIT_CODES.DPONE_STORAGE_FULL);
+      expect(error.message).toContain(`the SQLite target ${link} could not be written: its disk is full`);
+      expect(error.message).toMatch(/\((SQLITE_FULL|ENOSPC)\)/);
+      expect(journalEntry(example)).toEqual({ state: 'FAILED_PRE_COMMIT', lease_holder: null });
+      rmSync(ballast);
+      const retried = await dpone(['run', '--workload', workload, '--json'], { cwd: example.dir });
+      expect(retried.exitCode, retried.stderr).toBe(0);
+      expect(targetCounts(real)).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
+    }, 60_000);
+  },
+);
 
 /** Rows in the target's table; 0 when no table was created yet. */
 function tableRows(path: string): number {

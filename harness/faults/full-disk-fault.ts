@@ -1,0 +1,254 @@
+import { copyFileSync, existsSync, lstatSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { mountTmpfs } from '../env/tmpfs-mount.ts';
+import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-names.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft } from '../plan/cell.ts';
+import type { JournalFileOperations } from '../routes/route.ts';
+import type { TraceOccurrence } from '../plan/trace.ts';
+import { occurrenceKey } from '../plan/trace.ts';
+import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import { FULL_DISK_STORAGES } from '../scenario/scenario-schema.ts';
+import { atomicVisibility, targetImages } from './atomic-visibility.ts';
+import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { transitionPoints } from './loss-points.ts';
+
+type Storage = (typeof FULL_DISK_STORAGES)[number];
+
+interface FullDiskParams {
+  readonly at: TraceOccurrence;
+  readonly storage: Storage;
+}
+
+/** The tmpfs each cell mounts: room for the cell's journal or target and its side files, then filled. */
+const MOUNT_SIZE = '4m';
+const EXIT_STORAGE_FULL = 18;
+const STORAGE_FULL = 'DPONE_STORAGE_FULL';
+/** The causes a full disk may be named by: the engine's own (`…_FULL`) or the operating system's. */
+const FULL_CAUSE = /\(([A-Z]+_FULL|ENOSPC|EDQUOT)\)/;
+
+function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): CellDraft[] {
+  const storages = spec.storages ?? FULL_DISK_STORAGES;
+  return storages.flatMap((storage) =>
+    transitionPoints(traces.clean).map((at) => ({
+      localId: `${storage}/${occurrenceKey(at)}`,
+      fault: { kind: 'full-disk', storage, point: at.point, hit: at.hit, attempt: 1 },
+      params: { at, storage } satisfies FullDiskParams,
+      sensitive: false,
+    })),
+  );
+}
+
+function unverified(name: string, detail: string): CellOutcome {
+  return {
+    attempts: [],
+    hit: true,
+    settle: false,
+    expectation: { end: 'stopped' },
+    extraChecks: [{ name, verdict: 'UNVERIFIED', detail }],
+  };
+}
+
+/** Copies a file and its side files from `from` to `to` (across file systems), then removes them. */
+function moveFile(from: string, to: string, sides: readonly string[]): void {
+  for (const suffix of ['', ...sides]) {
+    if (existsSync(`${to}${suffix}`)) unlinkSync(`${to}${suffix}`);
+    if (!existsSync(`${from}${suffix}`)) continue;
+    copyFileSync(`${from}${suffix}`, `${to}${suffix}`);
+    unlinkSync(`${from}${suffix}`);
+  }
+}
+
+/** Whether a path exists as a file or a (possibly dangling) link. */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The `{"error": …}` line a `--json` run printed on stderr; never copied into evidence. */
+function reportedError(stderrFile: string): { message?: string; hint?: string } {
+  if (!existsSync(stderrFile)) return {};
+  for (const line of readFileSync(stderrFile, 'utf8').split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      return (JSON.parse(line) as { error?: { message?: string; hint?: string } }).error ?? {};
+    } catch {
+      // not our line
+    }
+  }
+  return {};
+}
+
+/**
+ * The attempt that met the full disk either stopped with exit 18 naming the file that could not
+ * grow, the cause and "free space, then retry", or had nothing left to write that needed a new
+ * block (a write-ahead log reuses its frames) and ended as a run does (exit 0, checked against the
+ * target and the journal like every success). Anything else (11 "unreachable", 12 with no cause,
+ * 10 "locked") FAILs.
+ */
+export function refusedCheck(
+  first: AttemptRecord,
+  storage: Storage,
+  paths: readonly string[],
+  stderrFile: string,
+): CheckRecord {
+  const name = STORAGE_FULL_REFUSED;
+  if (first.exit_code === 0)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `the ${storage} filled at ${first.last_point ?? 'its point'} but the attempt needed no new block after it: it completed`,
+    };
+  if (first.exit_code !== EXIT_STORAGE_FULL || first.error_code !== STORAGE_FULL)
+    return {
+      name,
+      verdict: 'FAIL',
+      detail: `the ${storage}'s disk was full: the attempt exited ${first.exit_code ?? first.signal} (${first.error_code ?? 'no code'}), not ${EXIT_STORAGE_FULL} ${STORAGE_FULL}`,
+    };
+  const { message = '', hint = '' } = reportedError(stderrFile);
+  const named = paths.some((path) => message.includes(path));
+  const cause = FULL_CAUSE.test(message);
+  const freeThenRetry = /^free space/.test(hint);
+  if (named && cause && freeThenRetry)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `exit ${EXIT_STORAGE_FULL} ${STORAGE_FULL} naming the ${storage} file and the cause, hint "free space …, then retry"`,
+    };
+  const missing = [
+    ...(named ? [] : [`the ${storage} file`]),
+    ...(cause ? [] : ['the cause (…_FULL, ENOSPC)']),
+    ...(freeThenRetry ? [] : ['a "free space, then retry" hint']),
+  ];
+  return {
+    name,
+    verdict: 'FAIL',
+    detail: `exit ${EXIT_STORAGE_FULL} ${STORAGE_FULL}, but its error does not name ${missing.join(', ')}`,
+  };
+}
+
+/**
+ * The journal as the refused attempt left it, read by the runtime's own reader. A full target: the
+ * attempt must have handed its lease back (the next run starts at once). A full journal cannot
+ * take the release either (no block for it): the lease stays until its TTL, and the journal must
+ * read whole (every entry and its history) at the last transition the attempt had committed.
+ */
+async function leaseCheck(
+  journal: JournalFileOperations,
+  operationId: string | null,
+  storage: Storage,
+  first: AttemptRecord,
+): Promise<CheckRecord> {
+  const name = STORAGE_FULL_LEASE;
+  if (first.exit_code === 0)
+    return { name, verdict: 'PASS', detail: 'the attempt completed: nothing to hand back' };
+  if (!(await journal.readsWhole(journal.path)))
+    return {
+      name,
+      verdict: 'FAIL',
+      detail: 'after the full disk the journal does not read whole: something was half-written',
+    };
+  const reading = operationId === null ? null : await journal.read(journal.path, operationId);
+  if (reading === null || reading.kind === 'absent')
+    return { name, verdict: 'PASS', detail: 'the attempt stopped before the operation had an entry' };
+  if (reading.kind === 'error')
+    return { name, verdict: 'FAIL', detail: `the journal's entry does not read (${reading.code})` };
+  if (!reading.leaseHeld)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `the lease was handed back; the entry waits at ${reading.state}`,
+    };
+  if (storage === 'journal')
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `the full journal could not take the release: the lease runs out at its TTL; the journal reads whole at ${reading.state}`,
+    };
+  return {
+    name,
+    verdict: 'FAIL',
+    detail: `the attempt exited ${first.exit_code ?? first.signal} on a full target but still holds the lease (entry at ${reading.state}): the next run must wait it out`,
+  };
+}
+
+async function runFullDisk(run: CellRun): Promise<CellOutcome> {
+  const { at, storage } = run.cell.params as unknown as FullDiskParams;
+  const journal = run.fixture.journalFile;
+  const targetFile = run.fixture.targetFile;
+  if (journal === undefined || targetFile === undefined || !existsSync(targetFile))
+    return unverified(
+      'route-capability',
+      "the route's journal or target is not one local file in the cell: no full-disk cell for it",
+    );
+  const started = await mountTmpfs(join(run.dir, 'full-disk'), MOUNT_SIZE);
+  if (!started.available) return unverified('storage-full-filesystem', started.reason);
+  const mount = started.mount;
+  const usual = storage === 'journal' ? journal.path : targetFile;
+  const onMount = join(mount.mountPoint, basename(usual));
+  // The side files the journal's engine keeps beside its file (the target's too: these routes
+  // keep both in one engine; a route that does not gives no local target file).
+  const sides = journal.sideSuffixes;
+  const stderrFile = join(run.dir, 'first.stderr');
+  let outcome: CellOutcome;
+  try {
+    const images = await targetImages(run.fixture.inspector);
+    // The storage moves onto the tmpfs behind a link at its usual path: the engine follows the
+    // link (its side files land on the tmpfs too), and the harness's readers and lease clock find
+    // it where they always do. The journal is created there first (empty, schema only): a missing
+    // one would be created beside the link and linked over it.
+    if (storage === 'target') moveFile(targetFile, onMount, sides);
+    else await journal.create(onMount);
+    symlinkSync(onMount, usual);
+    const worker = run.start('first', { stop: at, stderrFile });
+    const parked = await worker.parked();
+    if (parked === null) return { attempts: [await worker.result()], hit: false };
+    const ballast = mount.fill();
+    worker.resume();
+    const first = await worker.result();
+    const checks = [refusedCheck(first, storage, [usual, onMount], stderrFile)];
+    // The fault lifted: what the refused attempt left, then one retry.
+    rmSync(ballast);
+    checks.push(await atomicVisibility(run.fixture.inspector, images, 'after the refused attempt'));
+    checks.push(await leaseCheck(journal, await journal.settle(), storage, first));
+    await run.expireLeases();
+    const retry = await run.run('retry');
+    outcome = {
+      attempts: [first, retry],
+      hit: true,
+      settle: false,
+      expectation: { end: 'complete' },
+      extraChecks: checks,
+      fault: { first_exit: first.exit_code },
+    };
+  } finally {
+    // Back where the runner's checkers read them, before the mount goes.
+    if (existsSync(onMount)) {
+      if (present(usual)) unlinkSync(usual);
+      moveFile(onMount, usual, sides);
+    }
+    await mount[Symbol.asyncDispose]();
+  }
+  return outcome;
+}
+
+/**
+ * full-disk: the route's journal file, or its target file, on a size-limited tmpfs. At every
+ * transition point of the clean trace the first attempt parks, the harness fills the tmpfs to its
+ * last block (a ballast file) and lets it go on: it must stop with exit 18 naming the file and the
+ * cause (or complete, when nothing it still had to write needed a new block), leave the target
+ * with none or all of the load, and not leave its lease behind; then the ballast goes and one
+ * retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or
+ * the route keeps its journal or target in no local file.
+ */
+export const fullDiskFault: FaultModule<'full-disk'> = {
+  kind: 'full-disk',
+  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
+  plan: planFullDisk,
+  run: runFullDisk,
+};

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import {
+  ATOMIC_VISIBILITY,
+  JOURNAL_CORRUPTION_DETECTED,
+  STORAGE_FULL_LEASE,
+  STORAGE_FULL_REFUSED,
+} from '../evidence/check-names.ts';
+import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
+
+const FULL_DISK_CHECKS = [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE];
+
+function cell(
+  kind: 'full-disk' | 'journal-corruption',
+  n: number,
+  options: { verdict?: string; failing?: string; mutations?: number; exit?: number } = {},
+): CellEvidence {
+  const names = kind === 'full-disk' ? FULL_DISK_CHECKS : [JOURNAL_CORRUPTION_DETECTED];
+  return {
+    id: `storage/${kind}/${n}`,
+    verdict: options.verdict ?? 'PASS',
+    variant: null,
+    fault: { kind, storage: n % 2 === 0 ? 'journal' : 'target', point: `cas:P${n}:after`, hit: 1 },
+    target: { mutations: options.mutations ?? 1 },
+    attempts: [{ role: 'first', exit_code: options.exit ?? (kind === 'full-disk' ? 18 : 19) }],
+    checks: names.map((name) => ({ name, verdict: name === options.failing ? 'FAIL' : 'PASS', detail: 'x' })),
+  } as unknown as CellEvidence;
+}
+
+describe.each([
+  ['full-disk', fullDiskItem, STORAGE_FULL_LEASE],
+  ['journal-corruption', journalCorruptionItem, JOURNAL_CORRUPTION_DETECTED],
+] as const)('the %s gate line', (kind, item, check) => {
+  it('is PASS when every cell of the kind PASSed with its checks and one mutation', () => {
+    expect(item.evaluate([cell(kind, 1), cell(kind, 2), cell(kind, 3)])).toMatchObject({
+      status: 'PASS',
+      cells: 3,
+    });
+  });
+
+  it('is FAIL decided by zero cells, on a failed check, or on a second write', () => {
+    expect(item.evaluate([])).toMatchObject({ status: 'FAIL', cells: 0 });
+    // Cells of other kinds decide nothing.
+    expect(
+      item.evaluate([{ ...cell(kind, 1), fault: { kind: 'power-loss' } } as unknown as CellEvidence]),
+    ).toMatchObject({
+      status: 'FAIL',
+      cells: 0,
+    });
+    expect(item.evaluate([cell(kind, 1), cell(kind, 2, { failing: check })]).status).toBe('FAIL');
+    expect(item.evaluate([cell(kind, 1, { mutations: 2, verdict: 'FAIL' })]).status).toBe('FAIL');
+    expect(item.evaluate([cell(kind, 1, { mutations: 0 })]).status).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED, never PASS, when its cells were UNVERIFIED (no tmpfs, no local journal file)', () => {
+    expect(
+      item.evaluate([cell(kind, 1), cell(kind, 2, { verdict: 'UNVERIFIED', mutations: 0 })]).status,
+    ).toBe('UNVERIFIED');
+  });
+});
+
+describe('the storage lines', () => {
+  it('count the attempts that stopped with the storage code', () => {
+    expect(fullDiskItem.evaluate([cell('full-disk', 1), cell('full-disk', 2, { exit: 0 })]).detail).toMatch(
+      /2 full-disk cells PASS on the journal and target: 1 stopped with exit 18/,
+    );
+    expect(
+      journalCorruptionItem.evaluate([
+        cell('journal-corruption', 1),
+        cell('journal-corruption', 2, { exit: 0 }),
+      ]).detail,
+    ).toMatch(/2 journal-corruption cells PASS: 1 retries met the damage and exited 19/);
+  });
+});

@@ -1,0 +1,87 @@
+import type { CellEvidence } from '../evidence/evidence-types.ts';
+import {
+  ATOMIC_VISIBILITY,
+  JOURNAL_CORRUPTION_DETECTED,
+  STORAGE_FULL_LEASE,
+  STORAGE_FULL_REFUSED,
+} from '../evidence/check-names.ts';
+import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
+import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
+import { powerLossItem } from './power-loss-item.ts';
+
+const passed = (cell: CellEvidence, name: string) =>
+  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+
+/** The cells of `kind`, each PASS with every named check PASS and one mutation; else the line's verdict. */
+function judged(
+  cells: readonly CellEvidence[],
+  kind: string,
+  checks: readonly string[],
+): { selected: CellEvidence[]; verdict: ItemVerdict | null } {
+  const selected = cells.filter((cell) => cell.fault.kind === kind);
+  const failed = allPass(selected, kind);
+  if (failed) return { selected, verdict: failed };
+  const wrong = selected.filter(
+    (cell) => checks.some((name) => !passed(cell, name)) || mutations(cell) !== 1,
+  );
+  if (wrong.length > 0)
+    return {
+      selected,
+      verdict: {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: not every one of ${checks.join(', ')} PASS, or not exactly one mutation`,
+      },
+    };
+  return { selected, verdict: null };
+}
+
+/**
+ * Issue 33's full-disk line, for the routes of the power-loss line (target and journal in local
+ * files): decided by the full-disk cells (scenarios/storage/). Each PASSes with its
+ * storage-full-refused (exit 18 naming the file and the cause, or a completed run),
+ * atomic-visibility and storage-full-lease checks PASS and one mutation after the retry. No cell is
+ * FAIL; no cell at all is FAIL; cells that could not mount a tmpfs are UNVERIFIED, and so is the line.
+ */
+export const fullDiskItem: AcceptanceItem = {
+  id: 'full-disk-refused-then-one',
+  text: 'a full disk under the journal or the target at every transition: exit 18 naming the file and the cause, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
+  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
+  evaluate(cells) {
+    const { selected, verdict } = judged(cells, 'full-disk', [
+      STORAGE_FULL_REFUSED,
+      ATOMIC_VISIBILITY,
+      STORAGE_FULL_LEASE,
+    ]);
+    if (verdict) return verdict;
+    const refused = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === 18)).length;
+    const storages = [...new Set(selected.map((cell) => String(cell.fault.storage)))].sort().join(' and ');
+    return {
+      status: 'PASS',
+      ...decidedBy(selected),
+      detail: `${selected.length} full-disk cells PASS on the ${storages}: ${refused} stopped with exit 18 naming the file and the cause, the rest had nothing left to write; one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's corruption line, for the same routes: decided by the journal-corruption cells
+ * (scenarios/storage/). Each PASSes with its
+ * journal-corruption-detected check PASS (19 whenever the damage reached what the run reads, a
+ * normal outcome otherwise, never anything else) and one mutation after the journal's restore.
+ */
+export const journalCorruptionItem: AcceptanceItem = {
+  id: 'journal-corruption-detected',
+  text: 'a journal damaged between attempts (row bytes, header, truncation) is never a second mutation, and is exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, never locked, an intent conflict or a divergence',
+  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
+  evaluate(cells) {
+    const { selected, verdict } = judged(cells, 'journal-corruption', [JOURNAL_CORRUPTION_DETECTED]);
+    if (verdict) return verdict;
+    const detected = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === 19)).length;
+    return {
+      status: 'PASS',
+      ...decidedBy(selected),
+      detail: `${selected.length} journal-corruption cells PASS: ${detected} retries met the damage and exited 19, the rest ran normally; one mutation each`,
+    };
+  },
+};

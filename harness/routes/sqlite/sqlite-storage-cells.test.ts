@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recheckCell } from '../../checkers/recheck-cell.ts';
+import { provider } from '../../env/embedded-provider.ts';
+import type { StartedEnvironment } from '../../env/environment.ts';
+import type { CellEvidence } from '../../evidence/evidence-types.ts';
+import { planCells } from '../../plan/planner.ts';
+import { loadRoute } from '../route-registry.ts';
+import { runCell } from '../../runner/cell-runner.ts';
+import { parseScenario } from '../../scenario/scenario-loader.ts';
+import { SQLITE_CLEAN_BOOK } from '../../faults/fixtures/clean-trace.ts';
+
+/**
+ * Storage cells end to end on the embedded route: real workers on a real full tmpfs, a real
+ * damaged journal file, the real checks; each cell re-checks from its evidence alone. The tmpfs
+ * needs root: elsewhere the full-disk cells must be UNVERIFIED, never PASS.
+ */
+const route = await loadRoute('sqlite');
+const dir = mkdtempSync(join(tmpdir(), 'dpone-storage-cells-'));
+let environment: StartedEnvironment;
+beforeAll(async () => {
+  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+  if (started.status !== 'started') throw new Error('embedded environment must start');
+  environment = started.environment;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SCENARIO = `name: storage
+faults:
+  - kind: full-disk
+  - kind: journal-corruption
+`;
+
+async function cell(id: string): Promise<CellEvidence> {
+  const file = 'storage.yaml';
+  const cells = await planCells([{ file, scenario: parseScenario(SCENARIO, file) }], {
+    variants: route.unsafeVariants,
+    traces: () => SQLITE_CLEAN_BOOK,
+  });
+  const planned = cells.find((candidate) => candidate.id === id);
+  if (!planned) throw new Error(`no cell ${id}`);
+  return runCell(planned, { route, environment, cellsDir: join(dir, 'cells'), reproduce: () => 'replay' });
+}
+
+const root = process.getuid?.() === 0;
+
+describe('storage cells on the embedded route', () => {
+  it.skipIf(!root).each([
+    ['storage/journal/cas:PREPARING->PREPARED:before#1', 18],
+    ['storage/target/cas:PREPARED->COMMITTING:before#1', 18],
+    ['storage/target/target.commit:after#1', 0],
+  ])('%s: the full disk is exit %i, then one mutation, and the evidence re-checks', async (id, exit) => {
+    const evidence = await cell(id);
+    expect(evidence.checks.filter((check) => check.verdict !== 'PASS')).toEqual([]);
+    expect(evidence.attempts.map((attempt) => attempt.exit_code)).toEqual([exit, 0]);
+    expect(evidence.target?.mutations).toBe(1);
+    expect(recheckCell(evidence).differences).toEqual([]);
+  });
+
+  it.each([
+    // Damage the reader meets: 19, then the restored journal completes.
+    ['storage/rows/cas:PREPARED->COMMITTING:after#1', [null, 19, 0]],
+    // This seed's cut leaves the entry reading as it was (the runtime's reader meets no damage): a normal retry.
+    ['storage/truncation/target.commit:before#1', [null, 0]],
+  ])('%s: exit 19 where the damage is read, else a normal retry; one mutation', async (id, exits) => {
+    const evidence = await cell(id);
+    expect(evidence.checks.filter((check) => check.verdict !== 'PASS')).toEqual([]);
+    expect(evidence.attempts.map((attempt) => attempt.exit_code)).toEqual(exits);
+    expect(evidence.fault.first_read).toBe(exits.length === 3 ? 'error' : 'intact');
+    expect(evidence.target?.mutations).toBe(1);
+    expect(recheckCell(evidence).differences).toEqual([]);
+  });
+});
