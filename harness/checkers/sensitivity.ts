@@ -7,6 +7,7 @@ import {
   LEASE_BOUND,
   LOST_COMMIT_DIVERGED,
   POWER_LOSS_DURABLE,
+  POWER_LOSS_RECOVERY,
   REFERENCE_RUN,
   SHADOW_PARITY,
   SHADOW_REPORT,
@@ -49,6 +50,7 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   SHADOW_PARITY,
   SHADOW_REPORT,
   POWER_LOSS_DURABLE,
+  POWER_LOSS_RECOVERY,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

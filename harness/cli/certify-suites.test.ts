@@ -21,11 +21,12 @@ describe('certify run suites', () => {
         'airflow-shadow.yaml',
         'large-partition.yaml',
         'sqlite-power-loss.yaml',
+        'sqlite-target-power-loss.yaml',
         'sqlite-full-disk.yaml',
         'sqlite-journal-corruption.yaml',
       ]),
     );
-    expect(full).toHaveLength(plain.length + 6);
+    expect(full).toHaveLength(plain.length + 7);
     expect(full).not.toContain('million-crash.yaml');
   });
 

@@ -39,6 +39,12 @@ export const SHADOW_REPORT = 'shadow-report';
 /** A power-loss cell: the journal after the cut holds every transition the killed attempt had committed (faults/power-loss-fault.ts). */
 export const POWER_LOSS_DURABLE = 'power-loss-durable';
 
+/**
+ * A power-loss cell on the target: the retry said what it found, i.e. it wrote the load exactly when
+ * the cut had taken the killed attempt's commit away, and reported it as already there otherwise (faults/power-loss-fault.ts).
+ */
+export const POWER_LOSS_RECOVERY = 'power-loss-recovery';
+
 /** A full-disk cell: the attempt that met the full disk exited 18 naming the file and the cause (faults/full-disk-fault.ts). */
 export const STORAGE_FULL_REFUSED = 'storage-full-refused';
 

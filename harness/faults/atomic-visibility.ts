@@ -53,7 +53,7 @@ export async function atomicVisibility(
 }
 
 /** The target's rows alone when the inspector can read them so, else from a whole snapshot. */
-async function targetNow(inspector: TargetInspector): Promise<TargetDigest> {
+export async function targetNow(inspector: TargetInspector): Promise<TargetDigest> {
   if (inspector.targetDigest) return inspector.targetDigest();
   const snapshot = await inspector.snapshot({ firstDifference: false });
   return { digest: snapshot.target_digest, rows: snapshot.row_count };

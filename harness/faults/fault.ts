@@ -1,4 +1,5 @@
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
+import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type {
   AirflowRecord,
   AttemptRecord,
@@ -77,8 +78,10 @@ export interface CellRun {
   /**
    * Arranges that the next worker this cell starts finds every lease expired (a killed or paused
    * worker's), by moving the cell's clock past them (see harness/runner/cell-clock.ts): no waiting.
+   * `openJournal`: where the leases are, when a fault keeps the journal elsewhere than the
+   * fixture's (the power-loss filesystem); by default the fixture's own journal.
    */
-  expireLeases(): Promise<void>;
+  expireLeases(openJournal?: () => Promise<TargetCommitJournalPort>): Promise<void>;
   /** Sleeps until no lease is live on the machine's clock: for workers the harness does not start (Airflow's). */
   waitForLeaseExpiry(): Promise<void>;
   /** Now on the cell's clock, for what the harness itself writes into the journal. */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceOccurrence } from '../plan/trace.ts';
-import { powerLossFault } from './power-loss-fault.ts';
+import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import { NORMAL_LEASE_TTL_MS } from './fault.ts';
+import { powerLossFault, recoveryCheck } from './power-loss-fault.ts';
 
 const trace: TraceOccurrence[] = [
   'journal.read:before',
@@ -45,5 +47,75 @@ describe('power-loss plan', () => {
       ['journal/cas:PREPARING->PREPARED:before#1', false, undefined],
       ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off']],
     ]);
+  });
+});
+
+describe('power-loss plan under the target', () => {
+  const statements: TraceOccurrence[] = [
+    'cas:PREPARED->COMMITTING:after',
+    'stmt:prepare.1:before',
+    'stmt:prepare.1:after',
+    'stmt:mutate.1:before',
+    'stmt:mutate.1:after',
+    'stmt:mutate.2:before',
+    'stmt:mutate.2:after',
+    'target.commit:before',
+  ].map((point) => ({ point, hit: 1 }));
+
+  it('cuts at every transition, then at every statement boundary of the mutation step, on the target', () => {
+    const drafts = powerLossFault.plan(
+      { kind: 'power-loss', storages: ['target'] },
+      { seed: 42, traces: { clean: trace, recovery: new Map(), cleanDurationMs: 0, statements } },
+    );
+    expect(drafts.map((d) => d.localId)).toEqual([
+      'target/journal.create:after#1',
+      'target/cas:PREPARING->PREPARED:before#1',
+      'target/cas:PREPARING->PREPARED:after#1',
+      'target/target.commit:before#1',
+      'target/target.commit:after#1',
+      'target/stmt:mutate.1:before#1',
+      'target/stmt:mutate.1:after#1',
+      'target/stmt:mutate.2:after#1',
+    ]);
+    expect(drafts.every((d) => d.fault.storage === 'target')).toBe(true);
+    // target-sync-off only where the killed attempt's mutation had committed: caught on every run there.
+    expect(drafts.filter((d) => d.sensitive).map((d) => [d.localId, d.sensitiveTo])).toEqual([
+      ['target/target.commit:after#1', ['target-sync-off']],
+    ]);
+  });
+
+  it('plans the journal alone by default, both storages when asked (journal first)', () => {
+    const context = {
+      seed: 42,
+      traces: { clean: trace, recovery: new Map(), cleanDurationMs: 0, statements },
+    };
+    const byDefault = powerLossFault.plan({ kind: 'power-loss' }, context);
+    expect(byDefault.every((d) => d.localId.startsWith('journal/'))).toBe(true);
+    const both = powerLossFault.plan({ kind: 'power-loss', storages: ['target', 'journal'] }, context);
+    expect(both[0]!.localId).toBe('journal/journal.create:after#1');
+    expect(both.length).toBe(byDefault.length + 8);
+  });
+
+  it('gives its cells a lease only the moved cell clock passes, never real time', () => {
+    expect(powerLossFault.leaseTtlMs({ kind: 'power-loss' })).toBe(NORMAL_LEASE_TTL_MS);
+  });
+});
+
+describe('power-loss-recovery', () => {
+  const retry = (mutated: boolean | null, exit = 0, status = 'committed'): AttemptRecord =>
+    ({ role: 'retry', exit_code: exit, signal: null, status, mutated }) as unknown as AttemptRecord;
+
+  it('PASSes a retry that writes exactly when the load did not survive the cut', () => {
+    expect(recoveryCheck(retry(true), false).verdict).toBe('PASS');
+    expect(recoveryCheck(retry(false, 0, 'already-complete'), true).verdict).toBe('PASS');
+  });
+
+  it('FAILs success without the rows, a second write over surviving rows, and a failed retry', () => {
+    expect(recoveryCheck(retry(false, 0, 'completed-after-recovery'), false)).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringContaining('without the load'),
+    });
+    expect(recoveryCheck(retry(true), true).verdict).toBe('FAIL');
+    expect(recoveryCheck(retry(null, 29, ''), false).verdict).toBe('FAIL');
   });
 });

@@ -1,25 +1,42 @@
-import { existsSync, readdirSync, renameSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
 import type { LossyFs, LossyFsStats } from '../env/lossy-fs.ts';
-import { POWER_LOSS_DURABLE } from '../evidence/check-names.ts';
-import type { CheckRecord } from '../evidence/evidence-types.ts';
+import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
+import { POWER_LOSS_STORAGES } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { NORMAL_LEASE_TTL_MS } from './fault.ts';
+import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import { transitionPoints } from './loss-points.ts';
-import { readJournalRows } from './power-loss-journal.ts';
+import { readJournalRows, readTargetTables } from './power-loss-journal.ts';
+import { statementBoundaries } from './statement-fault.ts';
+
+type Storage = (typeof POWER_LOSS_STORAGES)[number];
 
 interface PowerLossParams {
   readonly at: TraceOccurrence;
+  /** Absent in cells planned before the target's cells existed: the journal. */
+  readonly storage?: Storage;
 }
 
 /** The variant these cells catch: a journal whose transitions return before they are on disk. */
 const SYNC_OFF = 'journal-sync-off';
+/** The variant the target's cells catch: a target whose COMMIT returns before it is on disk. */
+const TARGET_SYNC_OFF = 'target-sync-off';
 
 /**
  * A point the variant is caught at on every run: once the killed attempt has committed a journal
@@ -36,9 +53,19 @@ function afterFirstJournalWrite(trace: readonly TraceOccurrence[], at: TraceOccu
   return first >= 0 && trace.indexOf(at) >= first;
 }
 
-function planPowerLoss(_spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext): CellDraft[] {
-  return transitionPoints(traces.clean).map((at) => {
-    const sensitive = afterFirstJournalWrite(traces.clean, at);
+/**
+ * A point the target variant is caught at on every run: once the killed attempt's mutation has
+ * committed (`target.commit:after` and every point after it), a target that never syncs loses it at
+ * the cut.
+ */
+function afterTargetCommit(trace: readonly TraceOccurrence[], at: TraceOccurrence): boolean {
+  const committed = trace.findIndex((o) => o.point === 'target.commit:after');
+  return committed >= 0 && trace.indexOf(at) >= committed;
+}
+
+function journalCells(trace: readonly TraceOccurrence[]): CellDraft[] {
+  return transitionPoints(trace).map((at) => {
+    const sensitive = afterFirstJournalWrite(trace, at);
     return {
       localId: `journal/${occurrenceKey(at)}`,
       fault: { kind: 'power-loss', storage: 'journal', point: at.point, hit: at.hit, attempt: 1 },
@@ -47,6 +74,31 @@ function planPowerLoss(_spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext
       ...(sensitive ? { sensitiveTo: [SYNC_OFF] } : {}),
     };
   });
+}
+
+/**
+ * The target's cells: every transition point, then every statement boundary of the mutation step
+ * (inside the row write) the target connector passes in its reference run.
+ */
+function targetCells(trace: readonly TraceOccurrence[], statements: readonly TraceOccurrence[]): CellDraft[] {
+  const draft = (at: TraceOccurrence, sensitive: boolean): CellDraft => ({
+    localId: `target/${occurrenceKey(at)}`,
+    fault: { kind: 'power-loss', storage: 'target', point: at.point, hit: at.hit, attempt: 1 },
+    params: { at, storage: 'target' } satisfies PowerLossParams,
+    sensitive,
+    ...(sensitive ? { sensitiveTo: [TARGET_SYNC_OFF] } : {}),
+  });
+  return [
+    ...transitionPoints(trace).map((at) => draft(at, afterTargetCommit(trace, at))),
+    ...statementBoundaries(statements, ['mutate']).map(({ at }) => draft(at, false)),
+  ];
+}
+
+function planPowerLoss(spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext): CellDraft[] {
+  const storages = spec.storages ?? ['journal'];
+  return POWER_LOSS_STORAGES.filter((storage) => storages.includes(storage)).flatMap((storage) =>
+    storage === 'journal' ? journalCells(traces.clean) : targetCells(traces.clean, traces.statements ?? []),
+  );
 }
 
 function unverified(name: string, detail: string): CellOutcome {
@@ -64,36 +116,77 @@ function sqliteJournalFile(url: string): string | null {
   return /^sqlite:\/\/(\/.+)$/.exec(url)?.[1] ?? null;
 }
 
-/** The journal as the killed attempt left it (through the mount) against what the cut kept. */
-function durableCheck(committed: string | null, survived: string | null): CheckRecord {
+/** The file as the killed attempt left it (through the mount) against what the cut kept. */
+function durableCheck(storage: Storage, committed: string | null, survived: string | null): CheckRecord {
   if (committed === survived)
     return {
       name: POWER_LOSS_DURABLE,
       verdict: 'PASS',
-      detail: `after the cut the journal holds what the killed attempt had committed (${committed ?? 'no entry'})`,
+      detail: `after the cut the ${storage} holds what the killed attempt had committed (${committed ?? 'no entry'})`,
     };
   return {
     name: POWER_LOSS_DURABLE,
     verdict: 'FAIL',
-    detail: `the power cut took back committed journal state: before the cut ${committed ?? 'no entry'}, after it ${survived ?? 'no entry'}`,
+    detail: `the power cut took back committed ${storage} state: before the cut ${committed ?? 'nothing'}, after it ${survived ?? 'nothing'}`,
   };
 }
 
 /**
- * Moves what the cut and the retry left of the journal (journal.db and its -wal/-shm) from the
- * backing folder to the cell's journal path, where the runner's checkers read it.
+ * The retry on a target the cut may have taken the killed attempt's commit from: it must write the
+ * load exactly when the load did not survive (`mutated` true), and say it found it otherwise
+ * (`mutated` false: already complete, or a commit proven by the fence); never success without the
+ * rows, never a second write.
  */
-function handBack(backing: string, journalFile: string): void {
-  const name = basename(journalFile);
-  for (const entry of readdirSync(backing))
-    if (entry === name || entry === `${name}-wal` || entry === `${name}-shm`)
-      renameSync(join(backing, entry), join(dirname(journalFile), entry));
+export function recoveryCheck(retry: AttemptRecord, landed: boolean): CheckRecord {
+  const name = POWER_LOSS_RECOVERY;
+  const found = landed ? 'the load survived the cut' : 'the cut left the target without the load';
+  if (retry.exit_code !== 0)
+    return {
+      name,
+      verdict: 'FAIL',
+      detail: `${found}; the retry exited ${retry.exit_code ?? retry.signal} (${retry.error_code ?? 'no code'})`,
+    };
+  if (retry.mutated === !landed)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `${found}; the retry ${landed ? 'found it and wrote nothing' : 'wrote it'} (${retry.status ?? 'no status'})`,
+    };
+  return {
+    name,
+    verdict: 'FAIL',
+    detail: `${found}, but the retry reported ${retry.status ?? 'no status'} with mutated ${String(retry.mutated)}`,
+  };
 }
 
-async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
-  const { at } = run.cell.params as unknown as PowerLossParams;
+/**
+ * Moves what the cut and the retry left of a SQLite file (and its -wal/-shm) from the backing
+ * folder to `file`'s usual path (replacing the link a target cell made there), where the runner's
+ * checkers read it.
+ */
+function handBack(backing: string, file: string): void {
+  if (!existsSync(backing)) return;
+  const name = basename(file);
+  for (const entry of readdirSync(backing))
+    if (entry === name || entry === `${name}-wal` || entry === `${name}-shm`)
+      renameSync(join(backing, entry), join(dirname(file), entry));
+}
+
+/** Copies a file and its side files onto the mount (across file systems), then removes them. */
+function moveOnto(from: string, to: string): void {
+  for (const suffix of SIDES) {
+    if (!existsSync(`${from}${suffix}`)) continue;
+    copyFileSync(`${from}${suffix}`, `${to}${suffix}`);
+    unlinkSync(`${from}${suffix}`);
+  }
+}
+
+const SIDES = ['', '-wal', '-shm'] as const;
+
+async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const journalFile = sqliteJournalFile(run.fixture.journalUrl);
-  if (journalFile === null)
+  const ops = run.fixture.journalFile;
+  if (journalFile === null || ops === undefined)
     return unverified(
       'route-capability',
       "the route's journal is not a SQLite file: no power-loss cell for it",
@@ -120,7 +213,8 @@ async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
     const atCut: LossyFsStats = await fs.stats();
     await fs.cutPower();
     const survived = readJournalRows(onFs, 'after-cut');
-    await run.expireLeases();
+    // The leases are in the journal on the mount, not at the cell's usual journal path.
+    if (survived !== null) await run.expireLeases(() => ops.open(onFs));
     const retry = await run.run('retry', { command });
     await fs.syncAll();
     outcome = {
@@ -128,14 +222,90 @@ async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
       hit: true,
       settle: false,
       expectation: { end: 'complete' },
-      extraChecks: [durableCheck(committed, survived)],
+      extraChecks: [durableCheck('journal', committed, survived)],
       fault: { unsynced_files_at_cut: atCut.unsynced, unsynced_dirs_at_cut: atCut.dirsahead },
     };
   } finally {
     await fs[Symbol.asyncDispose]();
+    handBack(backing, journalFile);
   }
-  if (existsSync(backing)) handBack(backing, journalFile);
   return outcome;
+}
+
+async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
+  const targetFile = run.fixture.targetFile;
+  if (targetFile === undefined || !existsSync(targetFile) || run.fixture.journalFile === undefined)
+    return unverified(
+      'route-capability',
+      "the route's target is not one local SQLite file in the cell: no power-loss cell for it",
+    );
+  const { inspector } = run.fixture;
+  const images = await targetImages(inspector);
+  const backing = join(run.dir, 'power-durable-target');
+  const started = await startLossyFs({ backing });
+  if (!started.available) return unverified('power-loss-filesystem', started.reason);
+  const fs: LossyFs = started.fs;
+  const onFs = join(fs.mountPoint, basename(targetFile));
+  let outcome: CellOutcome;
+  let moved = false;
+  try {
+    // The target as the cell prepared it goes onto the filesystem and is synced there (the cut
+    // takes only what the attempts wrote), behind a link at its usual path: the engine follows the
+    // link (its -wal and -shm land on the mount too), the workers and the inspector find it there.
+    moveOnto(targetFile, onFs);
+    moved = true;
+    await fs.syncAll();
+    symlinkSync(onFs, targetFile);
+    const first = await run.killAt('first', at);
+    if (!first.hit) return { attempts: [first.record], hit: false };
+    // Read-only before the cut: a read-write open would checkpoint and sync what the attempt left.
+    const committed = readTargetTables(onFs, 'before-cut');
+    const atCut: LossyFsStats = await fs.stats();
+    await fs.cutPower();
+    const survived = readTargetTables(onFs, 'after-cut');
+    const checks = [
+      durableCheck('target', committed, survived),
+      await atomicVisibility(inspector, images, 'after the cut'),
+    ];
+    const landed = (await targetNow(inspector)).digest === images.loaded;
+    await run.expireLeases();
+    const retry = await run.run('retry');
+    checks.push(recoveryCheck(retry, landed));
+    outcome = {
+      attempts: [first.record, retry],
+      hit: true,
+      settle: false,
+      expectation: { end: 'complete' },
+      extraChecks: checks,
+      fault: {
+        unsynced_files_at_cut: atCut.unsynced,
+        unsynced_dirs_at_cut: atCut.dirsahead,
+        load_survived_cut: landed ? 1 : 0,
+      },
+    };
+  } finally {
+    if (moved) await fs.syncAll();
+    await fs[Symbol.asyncDispose]();
+    // Back where the runner's checkers read it: the link replaced by the file.
+    if (moved) {
+      if (isLink(targetFile)) unlinkSync(targetFile);
+      handBack(backing, targetFile);
+    }
+  }
+  return outcome;
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
+  const { at, storage = 'journal' } = run.cell.params as unknown as PowerLossParams;
+  return storage === 'target' ? runTarget(run, at) : runJournal(run, at);
 }
 
 /**
@@ -146,7 +316,10 @@ async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
  */
 export const powerLossFault: FaultModule<'power-loss'> = {
   kind: 'power-loss',
-  leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
+  // A lease the retry passes only because the harness moved the cell's clock past it (the lease
+  // is read where the journal is, also on the mount): a cell whose clock did not move fails at the
+  // retry (the lease still held) instead of passing because a 150 ms lease ran out in real time.
+  leaseTtlMs: () => NORMAL_LEASE_TTL_MS,
   plan: planPowerLoss,
   run: runPowerLoss,
   unavailableIn: () => lossyFsUnavailable(lossyFsBinaryPath()),

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 
 /**
@@ -32,5 +33,36 @@ export function readJournalRows(path: string, when: 'before-cut' | 'after-cut'):
     throw error;
   } finally {
     if (db?.isOpen) db.close();
+  }
+}
+
+/**
+ * A SQLite target's tables as one comparable line: each table's row count and one digest of every
+ * row (values go into the digest only, never into the line). `before-cut` and `after-cut` as for
+ * readJournalRows. Null: no file.
+ */
+export function readTargetTables(path: string, when: 'before-cut' | 'after-cut'): string | null {
+  if (!existsSync(path)) return null;
+  const db = new DatabaseSync(path, { readOnly: when === 'before-cut' });
+  try {
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[];
+    const hash = createHash('sha256');
+    const counts = tables.map(({ name }) => {
+      const select = db.prepare(`SELECT * FROM "${name.replaceAll('"', '""')}"`);
+      select.setReadBigInts(true); // exact beyond 2^53, as the rows are stored
+      const rows = select.all();
+      const lines = rows.map((row) =>
+        JSON.stringify(row, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+      );
+      hash.update(`${name}\n${lines.sort().join('\n')}\n`);
+      return `${name} ${rows.length}`;
+    });
+    return `${counts.join(', ')} rows; sha256:${hash.digest('hex').slice(0, 16)}`;
+  } finally {
+    db.close();
   }
 }

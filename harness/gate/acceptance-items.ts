@@ -5,7 +5,7 @@ import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
-import { powerLossItem } from './power-loss-item.ts';
+import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
 import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
@@ -30,6 +30,7 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   clockSkewItem,
   shadowReportItem,
   powerLossItem,
+  powerLossTargetItem,
   fullDiskItem,
   journalCorruptionItem,
 ];

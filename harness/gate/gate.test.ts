@@ -80,6 +80,7 @@ describe('certify gate', () => {
       'clock-skew',
       'shadow-report-exact',
       'power-loss-journal-durable',
+      'power-loss-target-durable',
       'full-disk-refused-then-one',
       'journal-corruption-detected',
       'no-variant-survived',
@@ -91,7 +92,7 @@ describe('certify gate', () => {
       /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
     expect(result.out).toMatch(
-      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 13 scenario file/,
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 14 scenario file/,
     );
     expect(result.out).toMatch(
       /power-loss-journal-durable +5 cells {2}5 power-loss cells PASS at 5 journal transition points/,

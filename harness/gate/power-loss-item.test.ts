@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { POWER_LOSS_DURABLE } from '../evidence/check-names.ts';
+import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
 import { mandatoryAcceptanceItems } from '../../src/contracts/certification.ts';
-import { powerLossItem } from './power-loss-item.ts';
+import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
 
 function cell(
@@ -58,5 +58,62 @@ describe('the power-loss gate line', () => {
       expect(fullDiskItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
       expect(journalCorruptionItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
     }
+  });
+});
+
+function targetCell(
+  point: string,
+  { durable = 'PASS', recovery = 'PASS', mutations = 1, verdict = 'PASS' } = {},
+): CellEvidence {
+  return {
+    id: `sqlite-target-power-loss/target/${point}#1`,
+    verdict,
+    variant: null,
+    fault: { kind: 'power-loss', storage: 'target', point, hit: 1, load_survived_cut: 0 },
+    target: { mutations },
+    checks: [
+      { name: POWER_LOSS_DURABLE, verdict: durable, detail: 'x' },
+      { name: POWER_LOSS_RECOVERY, verdict: recovery, detail: 'x' },
+    ],
+  } as unknown as CellEvidence;
+}
+
+describe('the power-loss gate line for the target', () => {
+  it('is PASS when every target cell kept its committed mutation, said what it found and landed one', () => {
+    expect(powerLossTargetItem.evaluate(points.map((p) => targetCell(p)))).toMatchObject({
+      status: 'PASS',
+      cells: 3,
+    });
+  });
+
+  it('is decided by the target cells only, and the journal line by the journal cells only', () => {
+    const both = [...points.map((p) => cell(p)), targetCell(points[0]!)];
+    expect(powerLossTargetItem.evaluate(both)).toMatchObject({ status: 'PASS', cells: 1 });
+    expect(powerLossItem.evaluate(both)).toMatchObject({ status: 'PASS', cells: 3 });
+    // No target cell at all (an older record, or only the journal scenario ran): never PASS.
+    expect(powerLossTargetItem.evaluate(points.map((p) => cell(p)))).toMatchObject({
+      status: 'FAIL',
+      cells: 0,
+    });
+  });
+
+  it('is FAIL when the cut took a commit back, the retry misreported what it found, or wrote twice', () => {
+    expect(powerLossTargetItem.evaluate([targetCell(points[0]!, { durable: 'FAIL' })]).status).toBe('FAIL');
+    expect(powerLossTargetItem.evaluate([targetCell(points[0]!, { recovery: 'FAIL' })]).status).toBe('FAIL');
+    expect(
+      powerLossTargetItem.evaluate([targetCell(points[0]!, { mutations: 2, verdict: 'FAIL' })]).status,
+    ).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED, never PASS, when the filesystem could not be mounted, and mandatory where the journal line is', () => {
+    expect(
+      powerLossTargetItem.evaluate([
+        targetCell(points[0]!),
+        targetCell(points[1]!, { verdict: 'UNVERIFIED' }),
+      ]).status,
+    ).toBe('UNVERIFIED');
+    expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-target-durable');
+    expect(mandatoryAcceptanceItems('postgres')).not.toContain('power-loss-target-durable');
+    expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain('power-loss-target-durable');
   });
 });

@@ -1,11 +1,14 @@
 import { targetsSqlite } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { POWER_LOSS_DURABLE } from '../evidence/check-names.ts';
+import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
-const durable = (cell: CellEvidence) =>
-  cell.checks.some((check) => check.name === POWER_LOSS_DURABLE && check.verdict === 'PASS');
+const passed = (cell: CellEvidence, name: string) =>
+  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+const durable = (cell: CellEvidence) => passed(cell, POWER_LOSS_DURABLE);
+/** A power-loss cell's storage: the target's cells say so; every other one (also older evidence) is the journal's. */
+const onTarget = (cell: CellEvidence) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'target';
 
 /**
  * Issue 33's item for routes whose target (and journal) is a SQLite file: a power cut at every
@@ -19,7 +22,7 @@ export const powerLossItem: AcceptanceItem = {
   text: 'a power cut at every journal transition (what was not fsynced is dropped) takes back no committed transition, and the retry lands exactly one mutation',
   appliesTo: targetsSqlite,
   evaluate(cells) {
-    const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss');
+    const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss' && !onTarget(cell));
     const failed = allPass(cuts, 'power-loss');
     if (failed) return failed;
     const wrong = cuts.filter((cell) => !durable(cell) || mutations(cell) !== 1);
@@ -34,6 +37,40 @@ export const powerLossItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(cuts),
       detail: `${cuts.length} power-loss cells PASS at ${points} journal transition points: every committed transition survived the cut, one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's item for the SQLite TARGET on the power-loss filesystem, for the same routes: a power
+ * cut at every transition and inside the row write takes back nothing the killed attempt had
+ * committed to the target, and the retry says what it found (writes the load exactly when it did
+ * not survive) and lands exactly one mutation. Decided by the power-loss cells on the target
+ * (scenarios/storage/sqlite-target-power-loss.yaml): each PASS with its power-loss-durable and
+ * power-loss-recovery checks PASS and one mutation. No cell is FAIL; UNVERIFIED where FUSE is not.
+ */
+export const powerLossTargetItem: AcceptanceItem = {
+  id: 'power-loss-target-durable',
+  text: 'a power cut under the target at every transition and inside the row write takes back no committed mutation, and the retry writes the load exactly when it did not survive, landing exactly one mutation',
+  appliesTo: targetsSqlite,
+  evaluate(cells) {
+    const cuts = cells.filter(onTarget);
+    const failed = allPass(cuts, 'power-loss (target)');
+    if (failed) return failed;
+    const wrong = cuts.filter(
+      (cell) => !durable(cell) || !passed(cell, POWER_LOSS_RECOVERY) || mutations(cell) !== 1,
+    );
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: no passing ${POWER_LOSS_DURABLE} or ${POWER_LOSS_RECOVERY} check, or not exactly one mutation`,
+      };
+    const rewritten = cuts.filter((cell) => cell.fault.load_survived_cut === 0).length;
+    return {
+      status: 'PASS',
+      ...decidedBy(cuts),
+      detail: `${cuts.length} power-loss cells on the target PASS: every committed mutation survived the cut; ${rewritten} retries wrote a load the cut had not kept, the rest found it; one mutation each`,
     };
   },
 };

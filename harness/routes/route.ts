@@ -73,6 +73,11 @@ export interface JournalFileOperations {
   readonly sideSuffixes: readonly string[];
   /** Creates an empty journal (schema only) at `path`. */
   create(path: string): Promise<void>;
+  /**
+   * Opens the journal file at `path` read-only through the runtime's adapter (the caller closes
+   * it): for a journal a fault keeps somewhere else than `path`, e.g. the lease clock's reading.
+   */
+  open(path: string): Promise<TargetCommitJournalPort>;
   /** Folds what the engine keeps beside the file into it; the only operation's id, or null. */
   settle(): Promise<string | null>;
   /** What the runtime's reader gets for `operationId` from the journal file at `path`. */

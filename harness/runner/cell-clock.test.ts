@@ -5,8 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteJournal } from '../../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/test-hooks/harness-clock.ts';
-import type { CellFixture } from '../routes/route.ts';
+import type { PlannedCell } from '../plan/cell.ts';
+import type { CellFixture, Route } from '../routes/route.ts';
 import { CellClock } from './cell-clock.ts';
+import { cellRun } from './cell-run.ts';
 
 const OP = `sha256:${'a'.repeat(64)}`;
 const TTL_MS = 60_000;
@@ -76,6 +78,19 @@ describe('cell clock', () => {
     await clock.passLeases(fixture);
     expect(clock.offsetMs).toBe(offset);
     expect(clock.env()).toEqual({ [CLOCK_OFFSET_ENV]: String(offset) });
+  });
+
+  it('passes the leases of a journal kept elsewhere (the power-loss mount) when told where it is', async () => {
+    // The cell's usual journal path holds nothing: the journal with the dead worker's lease is elsewhere.
+    const usual = { openJournal: () => SqliteJournal.open(join(dir, 'usual.db')) } as unknown as CellFixture;
+    const clock = new CellClock();
+    const run = cellRun({} as PlannedCell, dir, usual, {} as Route, clock);
+    await run.expireLeases();
+    expect(clock.offsetMs).toBe(0); // what a power-loss cell did before: the clock never moved
+    await expect(takeOver(clock.nowMs())).rejects.toMatchObject({ code: ERROR_CODES.CAS_CONFLICT });
+    await run.expireLeases(() => SqliteJournal.open(join(dir, 'journal.db'), { readOnly: true }));
+    expect(clock.offsetMs).toBeGreaterThan(TTL_MS - 1_000);
+    expect((await takeOver(clock.nowMs())).lease?.holder).toBe('next');
   });
 
   it('has no offset, and passes no variable, until a lease needs passing', () => {

@@ -2,6 +2,9 @@ import { CLOCK_OFFSET_ENV } from '../../src/test-hooks/index.ts';
 import type { LeaseClock } from '../../src/contracts/lease-clock.ts';
 import type { CellFixture } from '../routes/route.ts';
 
+/** Where a cell's leases are: the fixture's journal, or the one a fault keeps elsewhere. */
+export type JournalAt = Pick<CellFixture, 'openJournal'>;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Slack past the lease's expiry instant, for the gap between this clock read and the worker's. */
 const EXPIRY_SLACK_MS = 15;
@@ -10,9 +13,7 @@ const EXPIRY_SLACK_MS = 15;
  * The newest lease expiry the cell's journal holds (null when no lease is held), and whose clock
  * wrote it: the workers' (cell time) or the journal server's (this machine's: the servers run here).
  */
-async function latestLeaseExpiry(
-  fixture: CellFixture,
-): Promise<{ expires: number | null; clock: LeaseClock }> {
+async function latestLeaseExpiry(fixture: JournalAt): Promise<{ expires: number | null; clock: LeaseClock }> {
   const journal = await fixture.openJournal();
   try {
     let latest: number | null = null;
@@ -56,7 +57,7 @@ export class CellClock {
    * A journal on its server's clock ignores the workers' clocks: then it waits (the harness's
    * takeover TTLs are a fraction of a second).
    */
-  async passLeases(fixture: CellFixture): Promise<void> {
+  async passLeases(fixture: JournalAt): Promise<void> {
     const { expires, clock } = await latestLeaseExpiry(fixture);
     if (expires === null) return;
     const ahead = expires - Date.now() + EXPIRY_SLACK_MS;
@@ -71,7 +72,7 @@ export class CellClock {
    * Sleeps until every lease has expired on the machine's clock: for workers the harness does not
    * start itself (a real Airflow's tries), which run on that clock.
    */
-  async waitPastLeases(fixture: CellFixture): Promise<void> {
+  async waitPastLeases(fixture: JournalAt): Promise<void> {
     const { expires } = await latestLeaseExpiry(fixture);
     const wait = expires === null ? 0 : expires - Date.now() + EXPIRY_SLACK_MS;
     if (wait > 0) await sleep(wait);

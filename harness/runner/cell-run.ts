@@ -56,7 +56,7 @@ export function cellRun(
       await route.copyCellState(fromDir, dir);
       return true;
     },
-    expireLeases: () => clock.passLeases(fixture),
+    expireLeases: (openJournal) => clock.passLeases(openJournal ? { openJournal } : fixture),
     waitForLeaseExpiry: () => clock.waitPastLeases(fixture),
     nowMs: () => clock.nowMs(),
     traceOf: (role) => readTrace(traceFile(role)),

@@ -28,6 +28,9 @@ export const FAULT_KINDS = [
   'journal-corruption',
 ] as const;
 
+/** Which storage a power-loss cell puts on the power-loss filesystem (harness/faults/power-loss-fault.ts). */
+export const POWER_LOSS_STORAGES = ['journal', 'target'] as const;
+
 /** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
 export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
 
@@ -304,11 +307,19 @@ const lostCommitFault = {
 const powerLossFault = {
   type: 'object',
   description:
-    "A power cut under the SQLite journal: the journal lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run the first attempt is SIGKILLed and the power cut with it; the journal must then hold every transition the killed attempt had committed, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal is not a SQLite file.",
+    "A power cut under the SQLite journal or the SQLite target: that file lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run (for the target also at every statement boundary of its mutation step) the first attempt is SIGKILLed and the power cut with it; the file must then hold everything the killed attempt had committed to it, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal or target is not a SQLite file.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
     kind: { const: 'power-loss' },
+    storages: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: POWER_LOSS_STORAGES },
+      description:
+        "Which file lives on the power-loss filesystem: the journal's, the target's. Default the journal only.",
+    },
   },
 } as const;
 

@@ -72,6 +72,7 @@ export function targetsSqlite(route: string): boolean {
 /** The items a record for a route whose target is SQLite must also hold (issue 33's storage lines). */
 export const SQLITE_TARGET_ACCEPTANCE_ITEMS = [
   'power-loss-journal-durable',
+  'power-loss-target-durable',
   'full-disk-refused-then-one',
   'journal-corruption-detected',
 ] as const;

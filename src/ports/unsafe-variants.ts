@@ -70,6 +70,11 @@ export interface TargetFlaws {
   readonly unboundedCopy?: boolean;
   /** A floating-point value with no fraction (REAL 20.0) is bound as an integer (the target stores INTEGER 20). */
   readonly narrowsReals?: boolean;
+  /**
+   * SQLite only: the target file is opened with synchronous=OFF, so a COMMIT (the data and the
+   * fence's marker) returns before it is on disk.
+   */
+  readonly synchronousOff?: boolean;
 }
 
 /**
@@ -363,6 +368,19 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     caughtBy: 'cells',
     // Only power-loss cells reach it (scenarios/storage/sqlite-power-loss.yaml, routes whose target
     // is SQLite): a route without them plans no cell of this variant.
+    kinds: ['power-loss'],
+  },
+  'target-sync-off': {
+    flaws: { synchronousOff: true },
+    description:
+      'the SQLite target is opened with synchronous=OFF: the COMMIT of the data and its fence marker returns before ' +
+      'it is on disk, and a power cut takes back a mutation the killed run was told had landed (the journal then ' +
+      'says TARGET_COMMITTED for rows that are gone); only a power-loss cell under the target (the target on a ' +
+      'filesystem that drops what was not synced) shows it',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+    engines: ['sqlite'],
+    // Only the target's power-loss cells reach it (scenarios/storage/sqlite-target-power-loss.yaml).
     kinds: ['power-loss'],
   },
   'recovery-without-fence': {

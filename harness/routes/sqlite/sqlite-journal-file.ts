@@ -16,6 +16,7 @@ export function sqliteJournalFile(path: string): JournalFileOperations {
     async create(at) {
       await (await SqliteJournal.open(at)).close();
     },
+    open: (at) => SqliteJournal.open(at, { readOnly: true }),
     async settle() {
       if (!existsSync(path)) return null;
       const db = new DatabaseSync(path);

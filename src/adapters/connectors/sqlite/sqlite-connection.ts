@@ -35,11 +35,12 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * so a COMMIT that returned survives a power cut, and a busy timeout so two workers writing one
  * target queue instead of failing at once.
  */
-export function openSqlite(path: string): SqliteDatabase {
+export function openSqlite(path: string, unsafe: { synchronousOff?: boolean } = {}): SqliteDatabase {
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec('PRAGMA journal_mode = WAL');
-  db.exec('PRAGMA synchronous = FULL');
+  // synchronous=OFF only for the harness's `target-sync-off` variant (sqlite-unsafe-variants.ts).
+  db.exec(`PRAGMA synchronous = ${unsafe.synchronousOff === true ? 'OFF' : 'FULL'}`);
   return db as unknown as SqliteDatabase;
 }
 

@@ -245,6 +245,26 @@ describe('a source that fails while its rows stream in', () => {
 });
 
 describe('unsafe variants', () => {
+  it('target-sync-off is the certified target on a connection with synchronous=OFF, only under DPONE_HARNESS=1', async () => {
+    const synchronous = (db: { prepare(sql: string): { get(): unknown } }) =>
+      (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
+    const certified = openTargetDatabase(targetOptions());
+    const unsafe = openTargetDatabase(targetOptions(), true, { synchronousOff: true });
+    try {
+      expect(synchronous(certified)).toBe(2); // FULL: a COMMIT that returned is on disk
+      expect(synchronous(unsafe)).toBe(0); // OFF
+    } finally {
+      certified.close();
+      unsafe.close();
+    }
+    await using harnessed = await sqliteTargetForHarness(targetOptions(), {
+      DPONE_UNSAFE_VARIANT: 'target-sync-off',
+      DPONE_HARNESS: '1',
+    });
+    expect(harnessed).toBeInstanceOf(SqliteTarget);
+    expect(UNSAFE_SQLITE_VARIANTS['target-sync-off']).toBeDefined();
+  });
+
   it('are selected only when DPONE_HARNESS=1 accompanies DPONE_UNSAFE_VARIANT', async () => {
     await using safe = await sqliteTargetForHarness(targetOptions(), { DPONE_UNSAFE_VARIANT: 'no-fence' });
     expect(safe).toBeInstanceOf(SqliteTarget);

@@ -23,9 +23,13 @@ export interface SqliteTargetOptions {
 }
 
 /** Opens the file and creates the fence and target tables; a driver failure is FENCE_UNAVAILABLE. */
-export function openTargetDatabase(options: SqliteTargetOptions, withFence = true): SqliteDatabase {
+export function openTargetDatabase(
+  options: SqliteTargetOptions,
+  withFence = true,
+  unsafe: { synchronousOff?: boolean } = {},
+): SqliteDatabase {
   try {
-    const db = openSqlite(options.path);
+    const db = openSqlite(options.path, unsafe);
     if (withFence) ensureFenceTable(db);
     ensureTargetTable(db, options.table, options.columns);
     return db;

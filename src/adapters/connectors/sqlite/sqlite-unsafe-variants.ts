@@ -1,5 +1,6 @@
 import type { TargetConnector } from '../../../ports/connector.ts';
-import { targetVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, targetVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../../test-hooks/index.ts';
 import { openMarkerTarget } from '../marker-fence/open-marker-target.ts';
 import { unsafeMarkerTarget } from '../marker-fence/marker-unsafe-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -14,6 +15,7 @@ import { SqliteTarget, markerOptions, openTargetDatabase } from './sqlite-target
 type VariantFactory = (options: SqliteTargetOptions) => Promise<TargetConnector>;
 
 function variant(name: string): VariantFactory {
+  if (UNSAFE_VARIANTS[name]?.flaws.synchronousOff === true) return syncOffTarget;
   return (options) =>
     unsafeMarkerTarget(
       name,
@@ -21,6 +23,16 @@ function variant(name: string): VariantFactory {
       markerOptions(options),
     );
 }
+
+/**
+ * `target-sync-off`: the certified target and fence, on a file opened with synchronous=OFF (a
+ * flaw of the connection, not of the marker protocol, so the marker kernel cannot build it).
+ */
+const syncOffTarget: VariantFactory = async (options) =>
+  new SqliteTarget(
+    sqliteDialect(openTargetDatabase(options, true, { synchronousOff: true }), options.table, options.path),
+    markerOptions(options),
+  );
 
 /** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
 export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
@@ -35,6 +47,9 @@ export function sqliteTargetForHarness(
   options: SqliteTargetOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TargetConnector> {
+  const requested = requestedUnsafeVariant(env);
+  if (requested !== null && UNSAFE_VARIANTS[requested]?.flaws.synchronousOff === true)
+    return syncOffTarget(options);
   return openMarkerTarget(
     env,
     async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),
