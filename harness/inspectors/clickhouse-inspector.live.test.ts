@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseTarget } from '../../src/adapters/connectors/clickhouse/clickhouse-target.ts';
+import { ClickHouseTarget } from '../../connectors/clickhouse/clickhouse-target.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { LoadStrategy } from '../../src/ports/connector.ts';
 import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-server.ts';

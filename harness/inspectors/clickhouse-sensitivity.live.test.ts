@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseTarget } from '../../src/adapters/connectors/clickhouse/clickhouse-target.ts';
-import type { ClickHouseTargetOptions } from '../../src/adapters/connectors/clickhouse/clickhouse-target.ts';
+import { ClickHouseTarget } from '../../connectors/clickhouse/clickhouse-target.ts';
+import type { ClickHouseTargetOptions } from '../../connectors/clickhouse/clickhouse-target.ts';
 import {
   UNSAFE_CLICKHOUSE_VARIANTS,
   openUnsafeClickHouseTarget,
-} from '../../src/adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts';
+} from '../../connectors/clickhouse/clickhouse-unsafe-variants.ts';
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { LoadStrategy, TargetConnector } from '../../src/ports/connector.ts';
 import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-server.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_TABLE_DDL } from '../../../src/adapters/connectors/clickhouse/clickhouse-fence.ts';
+import { FENCE_TABLE_DDL } from '../../../connectors/clickhouse/clickhouse-fence.ts';
 import { ClickHouseServer, findClickHouseServer } from '../../env/local/clickhouse-server.ts';
 import { clickhouseFenceOperations } from './clickhouse-fence-ops.ts';
 

@@ -1,5 +1,5 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
-import { UNSAFE_CLICKHOUSE_VARIANTS } from '../../../src/adapters/connectors/clickhouse/clickhouse-unsafe-variants.ts';
+import { UNSAFE_CLICKHOUSE_VARIANTS } from '../../../connectors/clickhouse/clickhouse-unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { ClickHouseService, DedicatedClickHouse } from '../../env/clickhouse-endpoint.ts';
 import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';

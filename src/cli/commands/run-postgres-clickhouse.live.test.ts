@@ -5,7 +5,7 @@ import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluste
 import {
   liveClickHouse,
   unverified as noClickHouse,
-} from '../../adapters/connectors/clickhouse/fixtures/clickhouse-live.ts';
+} from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
 import { dpone, exampleCopy } from './example-workload.test-support.ts';
 
 /**
