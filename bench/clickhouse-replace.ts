@@ -13,7 +13,7 @@ import {
   CLICKHOUSE_USERS,
   ClickHouseServer,
   findClickHouseServer,
-} from '../harness/env/local/clickhouse-server.ts';
+} from '../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { median, round } from './stats.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLICKHOUSE_USERS } from '../../harness/env/local/clickhouse-server.ts';
+import { CLICKHOUSE_USERS } from './harness/env/clickhouse-server.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { ClickHouseTarget } from './clickhouse-target.ts';
 import { COLUMNS, CREATE, fence, liveClickHouse, request, unverified } from './fixtures/clickhouse-live.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLICKHOUSE_USERS } from '../../../harness/env/local/clickhouse-server.ts';
+import { CLICKHOUSE_USERS } from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { liveClickHouse, unverified } from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy } from './example-workload.test-support.ts';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { ClickHouseInspector } from '../../inspectors/clickhouse-inspector.ts';
-import type { SourceRows } from '../../inspectors/source-rows.ts';
-import type { ParityOptions } from '../../inspectors/parity-basis.ts';
-import type { ClickHouseEndpoint } from '../../env/clickhouse-endpoint.ts';
-import { clickhouseHttp } from '../../env/clickhouse-endpoint.ts';
+import { ClickHouseInspector } from './inspectors/clickhouse-inspector.ts';
+import type { SourceRows } from '../../../harness/inspectors/source-rows.ts';
+import type { ParityOptions } from '../../../harness/inspectors/parity-basis.ts';
+import type { ClickHouseEndpoint } from './env/clickhouse-endpoint.ts';
+import { clickhouseHttp } from './env/clickhouse-endpoint.ts';
 
 /** Env var through which workers receive the ClickHouse password (never written to a file or a URL). */
 export const CLICKHOUSE_PASSWORD_ENV = 'DPONE_CH_CELL_PASSWORD';

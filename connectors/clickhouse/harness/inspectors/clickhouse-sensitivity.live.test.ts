@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClickHouseTarget } from '../../connectors/clickhouse/clickhouse-target.ts';
-import type { ClickHouseTargetOptions } from '../../connectors/clickhouse/clickhouse-target.ts';
+import { ClickHouseTarget } from '../../clickhouse-target.ts';
+import type { ClickHouseTargetOptions } from '../../clickhouse-target.ts';
 import {
   UNSAFE_CLICKHOUSE_VARIANTS,
   openUnsafeClickHouseTarget,
-} from '../../connectors/clickhouse/clickhouse-unsafe-variants.ts';
-import type { FaultPoints } from '../../src/ports/fault-points.ts';
-import type { LoadStrategy, TargetConnector } from '../../src/ports/connector.ts';
-import { ClickHouseServer, findClickHouseServer } from '../env/local/clickhouse-server.ts';
-import type { ClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
-import { buildClickHouseCellWorld } from '../routes/clickhouse/clickhouse-cell.ts';
-import { sqliteSourceRows } from './source-rows.ts';
-import { rowStreamOf, rowsFromObjects } from '../../src/ports/row-stream.ts';
+} from '../../clickhouse-unsafe-variants.ts';
+import type { FaultPoints } from '../../../../src/ports/fault-points.ts';
+import type { LoadStrategy, TargetConnector } from '../../../../src/ports/connector.ts';
+import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server.ts';
+import type { ClickHouseCellWorld } from '../clickhouse-cell.ts';
+import { buildClickHouseCellWorld } from '../clickhouse-cell.ts';
+import { sqliteSourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
 
 /**
  * Each unsafe ClickHouse variant, put through the window its flaw opens, is caught by the

@@ -1,8 +1,8 @@
-import type { ClickHouseEndpoint } from '../../env/clickhouse-endpoint.ts';
-import { clickhouseHttp, clickhouseRows } from '../../env/clickhouse-endpoint.ts';
-import type { FenceLocationReading, FenceReading } from '../../evidence/evidence-types.ts';
-import type { FenceOperations } from '../route.ts';
-import { maskedDigest } from '../state-fingerprint.ts';
+import type { ClickHouseEndpoint } from './env/clickhouse-endpoint.ts';
+import { clickhouseHttp, clickhouseRows } from './env/clickhouse-endpoint.ts';
+import type { FenceLocationReading, FenceReading } from '../../../harness/evidence/evidence-types.ts';
+import type { FenceOperations } from '../../../harness/routes/route.ts';
+import { maskedDigest } from '../../../harness/routes/state-fingerprint.ts';
 
 const FENCE = '_dpone_fence';
 /** Where `rename` puts the fence log: out of the runtime's reach, still readable by the harness. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FENCE_TABLE_DDL } from '../../../connectors/clickhouse/clickhouse-fence.ts';
-import { ClickHouseServer, findClickHouseServer } from '../../env/local/clickhouse-server.ts';
+import { FENCE_TABLE_DDL } from '../clickhouse-fence.ts';
+import { ClickHouseServer, findClickHouseServer } from './env/clickhouse-server.ts';
 import { clickhouseFenceOperations } from './clickhouse-fence-ops.ts';
 
 const binary = findClickHouseServer();

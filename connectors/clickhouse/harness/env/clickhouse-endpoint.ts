@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 
 /**
  * A ClickHouse server as the harness reaches it: HTTP straight to the server (never through a

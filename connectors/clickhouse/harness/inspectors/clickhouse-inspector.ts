@@ -1,23 +1,23 @@
-import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
-import type { DatasetType } from '../data/canonical-value.ts';
-import type { TargetAuditTrail, TargetSnapshot } from '../evidence/evidence-types.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
+import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
+import type { TargetAuditTrail, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
 import type { ClickHouseEndpoint } from '../env/clickhouse-endpoint.ts';
 import { clickhouseHttp, clickhouseRows } from '../env/clickhouse-endpoint.ts';
 import type { PartRecord } from './clickhouse-landings.ts';
 import { landings, parsePartName } from './clickhouse-landings.ts';
-import type { SourceRows } from './source-rows.ts';
-import type { ParityOptions } from './parity-basis.ts';
-import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from '../checkers/first-difference.ts';
-import type { CellScalar } from '../checkers/target-snapshot.ts';
-import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
+import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
+import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
+import type { SnapshotOptions, TargetDigest, TargetInspector } from '../../../../harness/inspectors/target-inspector.ts';
 import {
   keyDigest,
   rowDigest,
   setDigest,
   snapshotFromTrail,
   storedSnapshot,
-} from '../checkers/target-snapshot.ts';
+} from '../../../../harness/checkers/target-snapshot.ts';
 
 export interface ClickHouseInspectorOptions {
   /** Straight to the server (never through a test proxy), as a user that may create tables. */

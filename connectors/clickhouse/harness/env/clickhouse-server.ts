@@ -5,10 +5,10 @@ import { accessSync, constants } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import type { ClickHouseEndpoint, ControllableClickHouse } from '../clickhouse-endpoint.ts';
-import { clickhouseHttp } from '../clickhouse-endpoint.ts';
-import { freeLoopbackPort } from '../free-port.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
+import type { ClickHouseEndpoint, ControllableClickHouse } from './clickhouse-endpoint.ts';
+import { clickhouseHttp } from './clickhouse-endpoint.ts';
+import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
 
 const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server', '/usr/bin/clickhouse'];
 

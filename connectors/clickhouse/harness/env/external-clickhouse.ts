@@ -1,6 +1,6 @@
-import type { ClickHouseEndpoint, ClickHouseService } from '../clickhouse-endpoint.ts';
-import { clickhouseHttp } from '../clickhouse-endpoint.ts';
-import { EXTERNAL_ENV, serverUrl } from './external-env.ts';
+import type { ClickHouseEndpoint, ClickHouseService } from './clickhouse-endpoint.ts';
+import { clickhouseHttp } from './clickhouse-endpoint.ts';
+import { EXTERNAL_ENV, serverUrl } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's ClickHouse (`clickhouse://USER@HOST:HTTP_PORT`, password from DPONE_CH_PASSWORD):

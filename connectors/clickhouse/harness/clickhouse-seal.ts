@@ -1,5 +1,5 @@
-import { Tripwire } from '../../env/tripwire.ts';
-import type { PartSeal } from '../parts.ts';
+import { Tripwire } from '../../../harness/env/tripwire.ts';
+import type { PartSeal } from '../../../harness/routes/parts.ts';
 import type { ClickHouseSite } from './clickhouse-fence-ops.ts';
 import { clickhouseFingerprint } from './clickhouse-fence-ops.ts';
 

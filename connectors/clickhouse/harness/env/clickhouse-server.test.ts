@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ClickHouseServer } from './clickhouse-server.ts';
-import { exitingBinary } from './exiting-binary.test-support.ts';
+import { exitingBinary } from '../../../../harness/env/local/exiting-binary.test-support.ts';
 
 describe('ClickHouseServer.start', () => {
   const server = exitingBinary('clickhouse-server', 1, 70);
