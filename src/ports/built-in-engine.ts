@@ -24,7 +24,7 @@ export type OpenTarget = (workload: Workload, context: RouteContext) => Promise<
 /** Reads a target's fence without opening the target (recovery inspect/plan/apply). */
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
 
-/** One thing an operation left in its target (a ClickHouse staging table or tombstone). */
+/** One thing an operation left in its target outside its commit (a staging table or a tombstone). */
 export interface LeftoverJSON {
   readonly name: string;
   readonly kind: 'staging' | 'tombstone';

@@ -67,7 +67,7 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   if (engine === 'sqlite') return openSqliteFenceReader(workload);
   if (engine === 'postgres') return openPostgresFenceReader(workload, io);
   if (engine === 'mssql') return openMssqlReader(workload, io);
-  // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. ClickHouse's.
+  // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. a staging/swap target's.
   const openReader = TARGET_ENGINES[engine]?.openFenceReader;
   if (openReader) return openReader(workload, io.env);
   return openRouteFenceReader(workload, io);
