@@ -1,12 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
 import {
   liveClickHouse,
   unverified as noClickHouse,
-} from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
-import { dpone, exampleCopy } from './example-workload.test-support.ts';
+} from './fixtures/clickhouse-live.ts';
+import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * The ClickHouse route with a PostgreSQL source, as the README says a user may run it: the source

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CLICKHOUSE_USERS } from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
-import { liveClickHouse, unverified } from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
-import { EXIT_CODES } from '../../contracts/errors.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy } from './example-workload.test-support.ts';
+import { CLICKHOUSE_USERS } from './harness/env/clickhouse-server.ts';
+import { liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import { EXPECTED_ROWS, dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * `dpone run` on the ClickHouse route as a user runs it: the example workload's SQLite source into
