@@ -15,7 +15,9 @@ describe('harness layering', () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(unplaced(graph)).toEqual([]);
     // An engine folder's harness parts are harness files with floors too.
-    expect([...graph.keys()].filter((file) => /^connectors\/[^/]+\/harness\//.test(file)).length).toBeGreaterThan(5);
+    expect(
+      [...graph.keys()].filter((file) => /^connectors\/[^/]+\/harness\//.test(file)).length,
+    ).toBeGreaterThan(5);
   });
 
   it('never imports a higher floor', () => {

@@ -2,10 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
 import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
-import {
-  liveClickHouse,
-  unverified as noClickHouse,
-} from './fixtures/clickhouse-live.ts';
+import { liveClickHouse, unverified as noClickHouse } from './fixtures/clickhouse-live.ts';
 import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**

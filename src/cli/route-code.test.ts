@@ -90,7 +90,9 @@ describe('connector code digests, from the files', () => {
     // The engines moved into connectors/<engine>/ are runtime code too; their harness/ parts are not.
     expect(runtime).toContain('connectors/clickhouse/clickhouse-target.ts');
     expect(runtime.some((file) => file.startsWith('connectors/clickhouse/harness/'))).toBe(false);
-    expect(harnessDigest().files.map((file) => file.path)).toContain('connectors/clickhouse/harness/parts.ts');
+    expect(harnessDigest().files.map((file) => file.path)).toContain(
+      'connectors/clickhouse/harness/parts.ts',
+    );
     for (const file of ['package.json', 'package-lock.json', 'bin/dpone.js', 'src/core/executor.ts'])
       expect(runtime).toContain(file);
     expect(runtime.some((file) => file.startsWith('harness/') || file.includes('.test.'))).toBe(false);

@@ -5,10 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseTarget } from '../../clickhouse-target.ts';
 import type { ClickHouseTargetOptions } from '../../clickhouse-target.ts';
-import {
-  UNSAFE_CLICKHOUSE_VARIANTS,
-  openUnsafeClickHouseTarget,
-} from '../../clickhouse-unsafe-variants.ts';
+import { UNSAFE_CLICKHOUSE_VARIANTS, openUnsafeClickHouseTarget } from '../../clickhouse-unsafe-variants.ts';
 import type { FaultPoints } from '../../../../src/ports/fault-points.ts';
 import type { LoadStrategy, TargetConnector } from '../../../../src/ports/connector.ts';
 import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server.ts';
