@@ -6,7 +6,6 @@ import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import type { Route } from './route.ts';
 
-
 /**
  * The connectors the harness has parts for: which roles each can play, and its parts folder
  * (loaded only when a route uses it). To add a connector: write its parts in its own folder,

@@ -2,7 +2,13 @@ import { DponeError, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
-import type { BuiltInEngine, OpenSource, OpenTarget, SourceEngine, TargetEngine } from '../ports/built-in-engine.ts';
+import type {
+  BuiltInEngine,
+  OpenSource,
+  OpenTarget,
+  SourceEngine,
+  TargetEngine,
+} from '../ports/built-in-engine.ts';
 import { serverSource, serverTarget } from '../ports/built-in-engine.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
 import { routeIdOf, urlEngine } from '../contracts/route-id.ts';

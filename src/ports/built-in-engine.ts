@@ -60,7 +60,11 @@ export interface TargetEngine {
    * What an operation that never committed leaves in the target outside its commit (staging
    * tables, tombstones); without one, the target leaves nothing (data and marker in one transaction).
    */
-  readonly openLeftovers?: (workload: Workload, env: NodeJS.ProcessEnv, readOnly: boolean) => Promise<Leftovers>;
+  readonly openLeftovers?: (
+    workload: Workload,
+    env: NodeJS.ProcessEnv,
+    readOnly: boolean,
+  ) => Promise<Leftovers>;
 }
 
 /** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */

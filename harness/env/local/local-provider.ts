@@ -10,7 +10,11 @@ import { createCellsDatabase } from '../postgres-admin.ts';
 import type { ControllablePostgres, PostgresService } from '../postgres-services.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
-import { CLICKHOUSE_USERS, ClickHouseServer, findClickHouseServer } from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
+import {
+  CLICKHOUSE_USERS,
+  ClickHouseServer,
+  findClickHouseServer,
+} from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from './postgres-cluster.ts';

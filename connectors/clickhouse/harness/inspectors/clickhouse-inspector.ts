@@ -10,7 +10,11 @@ import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.
 import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
-import type { SnapshotOptions, TargetDigest, TargetInspector } from '../../../../harness/inspectors/target-inspector.ts';
+import type {
+  SnapshotOptions,
+  TargetDigest,
+  TargetInspector,
+} from '../../../../harness/inspectors/target-inspector.ts';
 import {
   keyDigest,
   rowDigest,
