@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: [
       'src/**/*.test.ts',
+      'connectors/**/*.test.ts',
       'harness/**/*.test.ts',
       'bench/**/*.test.ts',
       'test/**/*.test.ts',

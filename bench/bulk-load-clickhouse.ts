@@ -5,7 +5,7 @@ import {
   ClickHouseServer,
   CLICKHOUSE_USERS,
   findClickHouseServer,
-} from '../harness/env/local/clickhouse-server.ts';
+} from '../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import type { BulkLoadRow, Timed, WorkerRun } from './bulk-load.ts';
 import { seedSqliteSource, summarize, timed, worker } from './bulk-load.ts';
 import { BULK_COLUMNS, BULK_DAY } from './bulk-load-shape.ts';

@@ -7,7 +7,7 @@ import { copyRows } from '../src/adapters/connectors/postgres/postgres-copy.ts';
 import { openSqlite } from '../src/adapters/connectors/sqlite/sqlite-connection.ts';
 import { ensureTargetTable, insertRows } from '../src/adapters/connectors/sqlite/sqlite-rows.ts';
 import { clientConfig } from './postgres-overhead.ts';
-import { ClickHouseTarget } from '../src/adapters/connectors/clickhouse/clickhouse-target.ts';
+import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
 import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
 import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
 import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';

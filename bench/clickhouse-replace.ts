@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { ClickHouseTarget } from '../src/adapters/connectors/clickhouse/clickhouse-target.ts';
+import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
 import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
 import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
@@ -13,7 +13,7 @@ import {
   CLICKHOUSE_USERS,
   ClickHouseServer,
   findClickHouseServer,
-} from '../harness/env/local/clickhouse-server.ts';
+} from '../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { median, round } from './stats.ts';
 
 /**

@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
  * - an adapter imports contracts, ports, its own folder and its driver — never core, cli or
  *   another adapter; connectors may import the shared transactional-marker kernel
  *   (connectors/marker-fence), which itself imports only contracts, ports and its own folder;
+ * - an engine folder's runtime files (connectors/<engine>/, not its harness/ subfolder) are an
+ *   adapter too: contracts, ports, the test hooks' index, the marker-fence kernel, their own folder
+ *   and their driver — never src/core, src/cli, harness, another engine or their own harness parts;
  * - the test hooks (src/test-hooks: fault plan, harness clock, unsafe-variant requests) import only
  *   contracts, ports and node built-ins; everyone else, adapters included, imports their index
  *   only, and only they read the variables the harness sets.
@@ -55,13 +58,25 @@ function violations(dir: string, allowed: (file: string, imported: string) => bo
   );
 }
 
-const isLocal = (imported: string) => imported.startsWith('src/') || imported.startsWith('harness/');
+const isLocal = (imported: string) =>
+  imported.startsWith('src/') ||
+  imported.startsWith('harness/') ||
+  imported.startsWith('connectors/') ||
+  imported.startsWith('testing/');
+/** `connectors/<engine>/` of an engine folder's file; its harness parts are `connectors/<engine>/harness/`. */
+const engineFolder = (file: string) => file.split('/').slice(0, 2).join('/') + '/';
+const isEngineHarness = (file: string) => file.startsWith('connectors/') && file.split('/')[2] === 'harness';
+/** The runtime files of the engine folders (connectors/*, without their harness/ subfolders). */
+const engineRuntime = (allowed: (file: string, imported: string) => boolean) =>
+  violations('connectors', allowed).filter((line) => !isEngineHarness(line.split(' -> ')[0]!));
 const KERNEL = 'src/adapters/connectors/marker-fence/';
 const TEST_HOOKS = 'src/test-hooks/index.ts';
 
 describe('dependency direction', () => {
   it('src never imports harness', () => {
     expect(violations('src', (_f, imported) => !imported.startsWith('harness/'))).toEqual([]);
+    // Nor an engine's harness parts (connectors/<engine>/harness/).
+    expect(violations('src', (_f, imported) => !isEngineHarness(imported))).toEqual([]);
   });
 
   it('contracts import only node:crypto and each other', () => {
@@ -112,6 +127,29 @@ describe('dependency direction', () => {
     ).toEqual([]);
   });
 
+  it("an engine folder's runtime files import only contracts, ports, the test hooks, the kernel and their own folder", () => {
+    const allowed = (file: string, imported: string) =>
+      !isLocal(imported) ||
+      imported.startsWith('src/contracts/') ||
+      imported.startsWith('src/ports/') ||
+      imported === TEST_HOOKS ||
+      imported.startsWith(KERNEL) ||
+      (imported.startsWith(engineFolder(file)) && !isEngineHarness(imported));
+    expect(engineRuntime(allowed)).toEqual([]);
+    // The rule sees a back-import into the harness, the cli, another engine and the engine's own harness parts.
+    const file = 'connectors/clickhouse/clickhouse-target.ts';
+    for (const imported of [
+      'harness/run.ts',
+      'src/cli/main.ts',
+      'src/core/executor.ts',
+      'connectors/postgres/engine.ts',
+      'connectors/clickhouse/harness/parts.ts',
+    ])
+      expect(allowed(file, imported)).toBe(false);
+    expect(allowed(file, 'connectors/clickhouse/clickhouse-fence.ts')).toBe(true);
+    expect(sources('connectors').some((f) => f === 'connectors/clickhouse/engine.ts')).toBe(true);
+  });
+
   it('the marker-fence kernel imports only contracts, ports and its own folder', () => {
     expect(
       violations(
@@ -148,9 +186,10 @@ describe('dependency direction', () => {
           !imported.startsWith('src/test-hooks/') ||
           imported === TEST_HOOKS,
       );
-    expect([...outside('src'), ...outside('harness')]).toEqual([]);
+    expect([...outside('src'), ...outside('harness'), ...outside('connectors')]).toEqual([]);
     // The variables by name, or read through their constants, in code (comments stripped).
-    const reads = sources('src')
+    const engineRuntimeFiles = sources('connectors').filter((file) => !isEngineHarness(file));
+    const reads = [...sources('src'), ...engineRuntimeFiles]
       .filter((file) => !file.startsWith('src/test-hooks/'))
       .filter((file) => {
         const code = readFileSync(join(ROOT, file), 'utf8')
@@ -175,7 +214,7 @@ describe('dependency direction', () => {
       imported.endsWith('.test.ts') ||
       imported.endsWith('.test-support.ts') ||
       imported.includes('/fixtures/');
-    for (const dir of ['src', 'harness', 'bin']) {
+    for (const dir of ['src', 'harness', 'bin', 'connectors']) {
       expect(violations(dir, (_f, imported) => !isTestCode(imported))).toEqual([]);
     }
     expect(isTestCode(target('harness/run.ts', '../testing/index.ts'))).toBe(true);

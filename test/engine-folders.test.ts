@@ -25,5 +25,10 @@ describe('one engine, one folder', () => {
     const sqlite = namingFiles(ROOT, 'sqlite');
     expect(sqlite).toContain('harness/inspectors/sqlite-inspector.ts');
     expect(sqlite.some((file) => file.startsWith('src/adapters/connectors/sqlite/'))).toBe(false);
+    // A moved engine's folder (connectors/clickhouse/, its harness/ parts included) is inside for it,
+    // and scanned for the others: its tests that run a SQLite source name SQLite.
+    const clickhouse = namingFiles(ROOT, 'clickhouse');
+    expect(clickhouse.some((file) => file.startsWith('connectors/'))).toBe(false);
+    expect(sqlite.some((file) => file.startsWith('connectors/clickhouse/'))).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { isHarnessFile } from './harness-layers.ts';
 import { importGraph } from './import-graph.ts';
 
 /**
@@ -10,10 +11,10 @@ import { importGraph } from './import-graph.ts';
  * a bug of ours, not a step of a cell.)
  */
 describe('the harness’s own errors', () => {
-  it('are DponeErrors, never plain Errors, in every production file of harness/', () => {
-    const plain = [...importGraph(['harness']).keys()].filter((file) =>
-      /\bthrow new Error\(/.test(readFileSync(file, 'utf8')),
-    );
+  it("are DponeErrors, never plain Errors, in every production file of harness/ and the engines' harness parts", () => {
+    const files = [...importGraph(['harness', 'connectors']).keys()].filter(isHarnessFile);
+    expect(files.some((file) => file.startsWith('connectors/'))).toBe(true);
+    const plain = files.filter((file) => /\bthrow new Error\(/.test(readFileSync(file, 'utf8')));
     expect(plain).toEqual([]);
   });
 });

@@ -8,12 +8,16 @@ import type { ImportGraph } from './import-graph.ts';
  * production file the way test/dependency-direction.test.ts checks src/. Tests and fixtures may
  * reach further: they compose real parts on purpose.
  */
-const graph = importGraph(['harness']);
+const graph = importGraph(['harness', 'connectors']);
 
 describe('harness layering', () => {
   it('gives every production file of harness/ a floor', () => {
     expect(graph.size).toBeGreaterThan(100);
     expect(unplaced(graph)).toEqual([]);
+    // An engine folder's harness parts are harness files with floors too.
+    expect(
+      [...graph.keys()].filter((file) => /^connectors\/[^/]+\/harness\//.test(file)).length,
+    ).toBeGreaterThan(5);
   });
 
   it('never imports a higher floor', () => {
@@ -42,7 +46,9 @@ describe('harness layering', () => {
   it('leaves no import circle in the whole tree, type-only imports included', () => {
     // The last two were the marker-fence kernel's: openMarkerTarget (open-marker-target.ts) now
     // loads the unsafe target the real one used to, and FenceParams lives beside the SQL it fills.
-    expect(circles(importGraph(['src', 'harness', 'bin', 'bench', 'examples', 'testing']))).toEqual([]);
+    expect(
+      circles(importGraph(['src', 'harness', 'bin', 'bench', 'examples', 'testing', 'connectors'])),
+    ).toEqual([]);
   });
 
   it('reports a planted back-import and a planted circle', () => {
@@ -65,6 +71,18 @@ describe('harness layering', () => {
     expect(circles(planted).flat()).toEqual(
       expect.arrayContaining(['harness/cli/certify-run.ts', 'harness/gate/suite-check.ts']),
     );
+  });
+
+  it("reports a planted back-import from an engine folder's harness parts", () => {
+    // ClickHouse's inspector (inspectors floor) importing its route parts (routes floor).
+    const file = 'connectors/clickhouse/harness/inspectors/clickhouse-inspector.ts';
+    const planted: ImportGraph = new Map([
+      ...graph,
+      [file, [...(graph.get(file) ?? []), ...importsOf(file, "import { parts } from '../parts.ts';\n")]],
+    ]);
+    const line = `${file} -> connectors/clickhouse/harness/parts.ts (inspectors -> routes)`;
+    expect(backImports(graph)).not.toContain(line);
+    expect(backImports(planted)).toContain(line);
   });
 
   it('reads type-only, re-exported and dynamic imports', () => {
@@ -94,5 +112,12 @@ describe('harness layering', () => {
     expect(floor('harness/evidence/evidence-types.ts')).toBe('vocabulary');
     expect(floor('harness/evidence/evidence-writer.ts')).toBe('results');
     expect(floor('harness/cli/certify-run.ts')).toBe('commands');
+    // An engine folder's harness parts, by subfolder, whatever the engine.
+    expect(floor('connectors/clickhouse/harness/env/clickhouse-server.ts')).toBe('environment');
+    expect(floor('connectors/clickhouse/harness/inspectors/clickhouse-inspector.ts')).toBe('inspectors');
+    expect(floor('connectors/clickhouse/harness/parts.ts')).toBe('routes');
+    expect(floor('connectors/other/harness/env/other-server.ts')).toBe('environment');
+    // Its runtime files are no harness file: no floor (test/dependency-direction.test.ts rules them).
+    expect(floorOf('connectors/clickhouse/clickhouse-target.ts')).toBe(-1);
   });
 });

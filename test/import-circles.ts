@@ -2,9 +2,9 @@ import { circles, importGraph } from './import-graph.ts';
 
 /**
  * Prints the import circles of the production tree: `node test/import-circles.ts [dir…]`
- * (default src harness bin). Counts every edge (type-only too), then only the edges that run.
+ * (default src harness bin connectors). Counts every edge (type-only too), then only the edges that run.
  */
-const dirs = process.argv.length > 2 ? process.argv.slice(2) : ['src', 'harness', 'bin'];
+const dirs = process.argv.length > 2 ? process.argv.slice(2) : ['src', 'harness', 'bin', 'connectors'];
 const graph = importGraph(dirs);
 const all = circles(graph);
 const runtime = circles(graph, { typeOnly: false });

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
-import { findClickHouseServer } from '../env/local/clickhouse-server.ts';
+import { findClickHouseServer } from '../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { findPgBouncer } from '../env/local/pgbouncer.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
 import { probeAirflow } from './airflow-probe.ts';

@@ -1,4 +1,4 @@
-import type { ClickHouseService } from './clickhouse-endpoint.ts';
+import type { ClickHouseService } from '../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import type { MssqlService } from './mssql-service.ts';
 import type { PostgresService } from './postgres-services.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';

@@ -107,7 +107,7 @@ export interface TargetAuditTrail {
    * `serialized-runs` (SQLite: one writer at a time, so a mutation's inserts form one contiguous
    * run in audit order; a new run starts where a natural key repeats), or `server-part`
    * (ClickHouse: one record per part the server created by an insert, attach or replace, read from
-   * its own system.part_log and system.parts; see harness/inspectors/clickhouse-landings.ts).
+   * its own system.part_log and system.parts; see connectors/clickhouse/harness/inspectors/clickhouse-landings.ts).
    */
   readonly marker_kind: 'transaction' | 'serialized-runs' | 'server-part';
   /** One record per mutation the audit saw, in commit order. */

@@ -170,3 +170,16 @@ export interface ConnectorParts {
   readonly target?: TargetPart;
   readonly journal?: JournalPart;
 }
+
+/** A role a connector's parts can play in a route. */
+export type PartRole = 'source' | 'target' | 'journal';
+
+/**
+ * One line of the harness's connector registry (routes/route-registry.ts CONNECTOR_PARTS): which
+ * roles the engine plays, and its parts, loaded only when a route uses them. An engine in its own
+ * folder exports it from `connectors/<engine>/harness/engine.ts`.
+ */
+export interface ConnectorPartsEntry {
+  readonly roles: readonly PartRole[];
+  readonly load: () => Promise<ConnectorParts>;
+}

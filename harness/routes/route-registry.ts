@@ -2,19 +2,19 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/built-in-engines.ts';
 import { composeRoute } from './compose-route.ts';
-import type { ConnectorParts, JournalPart } from './parts.ts';
+import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
+import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import type { Route } from './route.ts';
-
-type Role = 'source' | 'target' | 'journal';
 
 /**
  * The connectors the harness has parts for: which roles each can play, and its parts folder
- * (loaded only when a route uses it). To add a connector: write harness/routes/<name>/<name>-parts.ts
- * exporting `parts`, and add ONE line here. Every route is derived from these lines.
+ * (loaded only when a route uses it). To add a connector: write its parts in its own folder,
+ * `connectors/<name>/harness/parts.ts` exporting `parts`, and an entry beside them
+ * (`connectors/<name>/harness/engine.ts`, as ClickHouse does), and add ONE line here naming it.
+ * Every route is derived from these lines. (SQLite, PostgreSQL and MSSQL still keep theirs in
+ * harness/routes/<name>/ until they move.)
  */
-export const CONNECTOR_PARTS: Readonly<
-  Record<string, { readonly roles: readonly Role[]; readonly load: () => Promise<ConnectorParts> }>
-> = {
+export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
   sqlite: {
     roles: ['source', 'target', 'journal'],
     load: async () => (await import('./sqlite/sqlite-parts.ts')).parts,
@@ -23,17 +23,14 @@ export const CONNECTOR_PARTS: Readonly<
     roles: ['source', 'target', 'journal'],
     load: async () => (await import('./postgres/postgres-parts.ts')).parts,
   },
-  clickhouse: {
-    roles: ['target'],
-    load: async () => (await import('./clickhouse/clickhouse-parts.ts')).parts,
-  },
+  clickhouse: CLICKHOUSE_PARTS,
   mssql: { roles: ['source'], load: async () => (await import('./mssql/mssql-parts.ts')).parts },
 };
 
 /** The journal of the embedded engine, used when no server of the route keeps a journal. */
 const EMBEDDED_JOURNAL = 'sqlite';
 
-const plays = (engine: string, role: Role) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;
+const plays = (engine: string, role: PartRole) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;
 
 /**
  * The journal a route's cells use: the server journal of a server the route already has (its

@@ -105,10 +105,21 @@ export function importClosure(roots: readonly string[]): string[] {
   return [...seen];
 }
 
-/** A built-in connector's code: its folder's production files and everything they import. */
+/**
+ * A built-in connector's code: its folder's production files and everything they import. An
+ * engine folder's `harness/` subfolder (connectors/<engine>/harness/: its inspector, server service
+ * and route parts) is the certifier's code, not the connector's: the runtime never loads it, so it
+ * is left out (a certification binds what `dpone run` executes; the harness's own code is bound by
+ * the evidence's harness digest).
+ */
 export function builtInConnectorDigest(folder: string): FileDigests {
-  return digestFiles(importClosure(folderFiles(folder)), PACKAGE_ROOT);
+  const harness = join(folder, ENGINE_HARNESS_FOLDER) + sep;
+  const roots = folderFiles(folder).filter((file) => !file.startsWith(harness));
+  return digestFiles(importClosure(roots), PACKAGE_ROOT);
 }
+
+/** The subfolder of an engine folder that holds its harness parts (never in the connector digest). */
+export const ENGINE_HARNESS_FOLDER = 'harness';
 
 /**
  * A plug-in connector's code: its module and everything it imports by relative path, plus the
@@ -145,6 +156,7 @@ export function runtimeDigest(root: string = PACKAGE_ROOT): FileDigests {
     [
       ...folderFiles(join(root, 'src')),
       ...folderFiles(join(root, 'bin')),
+      ...engineFiles(root).runtime,
       join(root, 'package.json'),
       join(root, 'package-lock.json'),
     ],
@@ -152,7 +164,18 @@ export function runtimeDigest(root: string = PACKAGE_ROOT): FileDigests {
   );
 }
 
-/** The harness's code (harness/): recorded for review; the runtime never checks it. */
+/** The harness's code (harness/ and the engines' harness/ subfolders): recorded for review; the runtime never checks it. */
 export function harnessDigest(root: string = PACKAGE_ROOT): FileDigests {
-  return digestFiles(folderFiles(join(root, 'harness')), root);
+  return digestFiles([...folderFiles(join(root, 'harness')), ...engineFiles(root).harness], root);
 }
+
+/** The production files of the engine folders (connectors/<engine>/): runtime, and harness parts. */
+function engineFiles(root: string): { runtime: string[]; harness: string[] } {
+  const files = folderFiles(join(root, ENGINES_FOLDER));
+  const inHarness = (file: string) =>
+    relative(join(root, ENGINES_FOLDER), file).split(sep)[1] === ENGINE_HARNESS_FOLDER;
+  return { runtime: files.filter((file) => !inHarness(file)), harness: files.filter(inHarness) };
+}
+
+/** Where the built-in engines that have moved into one folder each live (connectors/<engine>/). */
+export const ENGINES_FOLDER = 'connectors';

@@ -9,6 +9,7 @@ import {
   PACKAGE_ROOT,
   builtInConnectorDigest,
   folderFiles,
+  harnessDigest,
   importClosure,
   runtimeDigest,
 } from './code-digest.ts';
@@ -61,8 +62,37 @@ describe('connector code digests, from the files', () => {
     expect(builtInConnectorDigest(folder).digest).not.toBe(kernelChanged);
   });
 
+  it("an engine folder's digest is its runtime files (engine.ts included), never its harness/ parts", () => {
+    const files = importClosure(folderFiles(ENGINE_FOLDERS.clickhouse!)).map((file) =>
+      relative(PACKAGE_ROOT, file),
+    );
+    expect(files).toContain('connectors/clickhouse/engine.ts');
+    expect(files).toContain('connectors/clickhouse/clickhouse-target.ts');
+    const digested = builtInConnectorDigest(ENGINE_FOLDERS.clickhouse!).files.map((file) => file.path);
+    expect(digested).toContain('connectors/clickhouse/clickhouse-target.ts');
+    expect(digested.some((file) => file.startsWith('connectors/clickhouse/harness/'))).toBe(false);
+    expect(digested.some((file) => file.startsWith('harness/'))).toBe(false);
+    // One byte in a harness part leaves the digest; one byte in the connector changes it.
+    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
+    dirs.push(copy);
+    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+    const folder = join(copy, 'connectors/clickhouse');
+    const before = builtInConnectorDigest(folder).digest;
+    appendFileSync(join(folder, 'harness/parts.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).toBe(before);
+    appendFileSync(join(folder, 'clickhouse-staging.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).not.toBe(before);
+  });
+
   it('the runtime digest covers src/, bin/, package.json and the lockfile; the suite digest every file of the suite', () => {
     const runtime = runtimeDigest().files.map((file) => file.path);
+    // The engines moved into connectors/<engine>/ are runtime code too; their harness/ parts are not.
+    expect(runtime).toContain('connectors/clickhouse/clickhouse-target.ts');
+    expect(runtime.some((file) => file.startsWith('connectors/clickhouse/harness/'))).toBe(false);
+    expect(harnessDigest().files.map((file) => file.path)).toContain(
+      'connectors/clickhouse/harness/parts.ts',
+    );
     for (const file of ['package.json', 'package-lock.json', 'bin/dpone.js', 'src/core/executor.ts'])
       expect(runtime).toContain(file);
     expect(runtime.some((file) => file.startsWith('harness/') || file.includes('.test.'))).toBe(false);

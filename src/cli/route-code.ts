@@ -15,7 +15,11 @@ export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
   sqlite: fileURLToPath(new URL('../adapters/connectors/sqlite/', import.meta.url)),
   postgres: fileURLToPath(new URL('../adapters/connectors/postgres/', import.meta.url)),
   mssql: fileURLToPath(new URL('../adapters/connectors/mssql/', import.meta.url)),
-  clickhouse: fileURLToPath(new URL('../adapters/connectors/clickhouse/', import.meta.url)),
+  // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
+  // included) and what they import, NOT its harness/ subfolder (builtInConnectorDigest leaves it
+  // out): a certification binds the code `dpone run` executes, and changing how the harness
+  // inspects ClickHouse must not make the runtime distrust a certification of unchanged connector code.
+  clickhouse: fileURLToPath(new URL('../../connectors/clickhouse/', import.meta.url)),
 };
 
 const digests = new Map<string, string>();

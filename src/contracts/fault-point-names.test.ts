@@ -50,7 +50,7 @@ describe('fault-point catalogue', () => {
   });
 
   it('holds every point name written as a string in the runtime, the harness, scenarios and examples', () => {
-    const found = pointLiterals(['src', 'harness', 'examples', 'bench', 'scenarios']);
+    const found = pointLiterals(['src', 'connectors', 'harness', 'examples', 'bench', 'scenarios']);
     expect(found.length).toBeGreaterThan(200);
     expect(found.filter(({ point }) => !isFaultPointName(point))).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import type { StartedNetwork } from 'testcontainers';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouseService } from '../clickhouse-endpoint.ts';
+import type { ClickHouseService } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import { mssqlAdmin } from '../mssql-admin.ts';
 import type { MssqlService } from '../mssql-service.ts';
 

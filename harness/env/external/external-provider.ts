@@ -1,7 +1,7 @@
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
-import { externalClickHouse } from './external-clickhouse.ts';
+import { externalClickHouse } from '../../../connectors/clickhouse/harness/env/external-clickhouse.ts';
 import { REQUIRED_ENV } from './external-env.ts';
 import { externalMssql } from './external-mssql.ts';
 import { externalPostgres } from './external-postgres.ts';

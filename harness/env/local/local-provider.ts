@@ -3,14 +3,18 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import { disposeAll } from '../dispose-all.ts';
-import type { ClickHouseService } from '../clickhouse-endpoint.ts';
-import { clickhouseHttp } from '../clickhouse-endpoint.ts';
+import type { ClickHouseService } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
+import { clickhouseHttp } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
 import { createCellsDatabase } from '../postgres-admin.ts';
 import type { ControllablePostgres, PostgresService } from '../postgres-services.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
-import { CLICKHOUSE_USERS, ClickHouseServer, findClickHouseServer } from './clickhouse-server.ts';
+import {
+  CLICKHOUSE_USERS,
+  ClickHouseServer,
+  findClickHouseServer,
+} from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from './postgres-cluster.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contractProblems } from '../../../harness/evidence/contract-schemas.ts';
-import { liveClickHouse, unverified } from '../../adapters/connectors/clickhouse/fixtures/clickhouse-live.ts';
+import { liveClickHouse, unverified } from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { dpone, exampleCopy } from './example-workload.test-support.ts';
 

@@ -5,11 +5,12 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import { noFenceAnswer } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import { endpointPassword } from '../built-in-engines.ts';
+import type { FenceReader } from '../built-in-engines.ts';
+import { TARGET_ENGINES, endpointPassword } from '../built-in-engines.ts';
 import { openRouteTarget, routeTargetEngine, routeTargetOpener } from '../route-connectors.ts';
 import { sqliteFilePath } from '../sqlite-file.ts';
 
-export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+export type { FenceReader } from '../built-in-engines.ts';
 /** A fence reader that may raise the fence's epoch (recovery apply fences first); absent on a fenceless target. */
 export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFence'>>;
 
@@ -66,7 +67,9 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   if (engine === 'sqlite') return openSqliteFenceReader(workload);
   if (engine === 'postgres') return openPostgresFenceReader(workload, io);
   if (engine === 'mssql') return openMssqlReader(workload, io);
-  if (engine === 'clickhouse') return openClickHouseReader(workload, io);
+  // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. a staging/swap target's.
+  const openReader = TARGET_ENGINES[engine]?.openFenceReader;
+  if (openReader) return openReader(workload, io.env);
   return openRouteFenceReader(workload, io);
 }
 
@@ -105,18 +108,6 @@ async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceRead
     url: workload.target.url,
     password: endpointPassword(workload.target, 'target', io.env),
     ...(fenceSchema === undefined ? {} : { fenceSchema }),
-  });
-}
-
-async function openClickHouseReader(workload: Workload, io: CliIO): Promise<FenceReader> {
-  const { openClickHouseFenceReader } =
-    await import('../../adapters/connectors/clickhouse/clickhouse-fence-reader.ts');
-  const password = endpointPassword(workload.target, 'target', io.env);
-  return openClickHouseFenceReader({
-    url: workload.target.url,
-    ...(password === undefined ? {} : { password }),
-    table: workload.target.table,
-    partitionColumn: workload.data.partition.column,
   });
 }
 

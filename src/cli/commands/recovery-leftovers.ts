@@ -1,20 +1,10 @@
 import type { Workload } from '../../contracts/workload.ts';
 import type { CliIO } from '../command.ts';
-import { endpointPassword } from '../built-in-engines.ts';
+import type { Leftovers } from '../built-in-engines.ts';
+import { TARGET_ENGINES } from '../built-in-engines.ts';
 import { routeTargetEngine } from '../route-connectors.ts';
 
-/** One thing an operation left in its target (a ClickHouse staging table or tombstone). */
-export interface LeftoverJSON {
-  readonly name: string;
-  readonly kind: 'staging' | 'tombstone';
-  readonly epoch: number;
-}
-
-/** A route target's leftovers of an operation: listed by inspect, removed by cleanup. */
-export interface Leftovers extends AsyncDisposable {
-  list(operationId: string): Promise<LeftoverJSON[]>;
-  cleanup(operationId: string, audit: { readonly actor: string; readonly reason: string }): Promise<string[]>;
-}
+export type { LeftoverJSON, Leftovers } from '../built-in-engines.ts';
 
 /** A target that keeps nothing outside its commit (a transactional marker writes in one transaction). */
 const NOTHING: Leftovers = {
@@ -31,15 +21,7 @@ const NOTHING: Leftovers = {
  */
 export async function openLeftovers(workload: Workload, io: CliIO, readOnly: boolean): Promise<Leftovers> {
   if (workload.target.fence === 'none' || workload.target.connector !== undefined) return NOTHING;
-  if (routeTargetEngine(workload) !== 'clickhouse') return NOTHING;
-  const { openClickHouseLeftovers } =
-    await import('../../adapters/connectors/clickhouse/clickhouse-cleanup.ts');
-  const password = endpointPassword(workload.target, 'target', io.env);
-  return openClickHouseLeftovers({
-    url: workload.target.url,
-    ...(password === undefined ? {} : { password }),
-    table: workload.target.table,
-    partitionColumn: workload.data.partition.column,
-    readOnly,
-  });
+  // Only an engine that writes outside its commit (ClickHouse's staging/swap) brings openLeftovers.
+  const open = TARGET_ENGINES[routeTargetEngine(workload)]?.openLeftovers;
+  return open ? open(workload, io.env, readOnly) : NOTHING;
 }

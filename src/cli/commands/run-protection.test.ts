@@ -20,7 +20,7 @@ afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 function installation(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dpone-install-'));
   dirs.push(dir);
-  for (const part of ['src', 'bin', 'scenarios', 'package.json', 'package-lock.json'])
+  for (const part of ['src', 'connectors', 'bin', 'scenarios', 'package.json', 'package-lock.json'])
     cpSync(join(ROOT, part), join(dir, part), { recursive: true });
   mkdirSync(join(dir, 'harness', 'cli'), { recursive: true });
   cpSync(join(ROOT, 'harness', 'cli', 'commands.ts'), join(dir, 'harness', 'cli', 'commands.ts'));

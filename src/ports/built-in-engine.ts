@@ -1,0 +1,115 @@
+import { invalidInput } from '../contracts/errors.ts';
+import type { EndpointSpec, Workload } from '../contracts/workload.ts';
+import type { SourceConnector, TargetConnector } from './connector.ts';
+import type { FaultPoints } from './fault-points.ts';
+
+/**
+ * What a built-in engine's folder (`connectors/<engine>/engine.ts`) registers with the runtime: how
+ * to open its source and its target for a workload, and what the recovery commands need from it.
+ * Here, in the ports, so an engine folder reaches only contracts and ports (never src/cli), and the
+ * built-in engines table (src/cli/built-in-engines.ts) holds one line per engine.
+ */
+
+export interface RouteContext {
+  readonly env: NodeJS.ProcessEnv;
+  /** Passed to the target so its inner steps (e.g. `target.commit:before`) are fault points too. */
+  readonly faults: FaultPoints;
+  /** Recovery commands: only the fence is read, and opening must create nothing. */
+  readonly readOnly?: boolean;
+}
+
+export type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
+export type OpenTarget = (workload: Workload, context: RouteContext) => Promise<TargetConnector>;
+
+/** Reads a target's fence without opening the target (recovery inspect/plan/apply). */
+export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+
+/** One thing an operation left in its target outside its commit (a staging table or a tombstone). */
+export interface LeftoverJSON {
+  readonly name: string;
+  readonly kind: 'staging' | 'tombstone';
+  readonly epoch: number;
+}
+
+/** A route target's leftovers of an operation: listed by inspect, removed by cleanup. */
+export interface Leftovers extends AsyncDisposable {
+  list(operationId: string): Promise<LeftoverJSON[]>;
+  cleanup(operationId: string, audit: { readonly actor: string; readonly reason: string }): Promise<string[]>;
+}
+
+/** How to open a source of one engine. */
+export interface SourceEngine {
+  readonly open: OpenSource;
+}
+
+/** How to open a target of one engine, and what it certifies. */
+export interface TargetEngine {
+  /** The fence capability the target certifies (known before it is opened). */
+  readonly capability: TargetConnector['capability'];
+  /** Where the target's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
+  readonly fenceLocation: (workload: Workload) => Promise<string>;
+  readonly open: OpenTarget;
+  /** The same target written without a fence (`target.fence: none`), where the connector has one. */
+  readonly openPlainTarget?: OpenTarget;
+  /**
+   * A reader of the fence alone, on a connection that cannot change the target (recovery
+   * commands); without one, recovery reads through the target connector's queryFence.
+   */
+  readonly openFenceReader?: (workload: Workload, env: NodeJS.ProcessEnv) => Promise<FenceReader>;
+  /**
+   * What an operation that never committed leaves in the target outside its commit (staging
+   * tables, tombstones); without one, the target leaves nothing (data and marker in one transaction).
+   */
+  readonly openLeftovers?: (
+    workload: Workload,
+    env: NodeJS.ProcessEnv,
+    readOnly: boolean,
+  ) => Promise<Leftovers>;
+}
+
+/** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */
+export interface BuiltInEngine {
+  readonly source?: SourceEngine;
+  readonly target?: TargetEngine;
+}
+
+/** The password of an endpoint, read only from the environment variable the workload names. */
+export function endpointPassword(
+  endpoint: EndpointSpec,
+  field: string,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (!endpoint.password_env) return undefined;
+  const password = env[endpoint.password_env];
+  if (password === undefined) {
+    throw invalidInput(`${field}.password_env names ${endpoint.password_env}, which is not set`, {
+      field: `${field}.password_env`,
+    });
+  }
+  return password;
+}
+
+/** The options every server source takes: URL, password from its env variable, table, columns. */
+export function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
+  const password = endpointPassword(workload.source, 'source', env);
+  return {
+    url: workload.source.url,
+    ...(password === undefined ? {} : { password }),
+    table: workload.source.table,
+    columns: workload.data.columns,
+  };
+}
+
+/** The options every server target takes, before its own (faults, env, partition column). */
+export function serverTarget(workload: Workload, env: NodeJS.ProcessEnv) {
+  const password = endpointPassword(workload.target, 'target', env);
+  const fenceSchema = workload.target.fence_schema;
+  return {
+    url: workload.target.url,
+    ...(password === undefined ? {} : { password }),
+    table: workload.target.table,
+    columns: workload.data.columns,
+    naturalKey: workload.data.natural_key,
+    ...(fenceSchema === undefined ? {} : { fenceSchema }),
+  };
+}
