@@ -134,15 +134,16 @@ export interface FaultModule<K extends FaultKind = FaultKind> {
 export type { FaultSpec };
 
 /**
- * A cell its route cannot run (a connection it does not proxy, a server it does not own): nothing
- * runs, and the cell is UNVERIFIED with the reason (never PASS).
+ * A cell its route or this machine cannot run (a connection it does not proxy, a server it does
+ * not own, a file system it cannot mount): nothing runs, and the cell is UNVERIFIED with the reason
+ * (never PASS), under the check `name` that says what was missing.
  */
-export function unverifiedOutcome(detail: string): CellOutcome {
+export function unverifiedOutcome(detail: string, name = 'route-capability'): CellOutcome {
   return {
     attempts: [],
     hit: true,
     settle: false,
     expectation: { end: 'stopped' },
-    extraChecks: [{ name: 'route-capability', verdict: 'UNVERIFIED', detail }],
+    extraChecks: [{ name, verdict: 'UNVERIFIED', detail }],
   };
 }

@@ -11,7 +11,7 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { FULL_DISK_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
 
 type Storage = (typeof FULL_DISK_STORAGES)[number];
@@ -38,16 +38,6 @@ function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): 
       sensitive: false,
     })),
   );
-}
-
-function unverified(name: string, detail: string): CellOutcome {
-  return {
-    attempts: [],
-    hit: true,
-    settle: false,
-    expectation: { end: 'stopped' },
-    extraChecks: [{ name, verdict: 'UNVERIFIED', detail }],
-  };
 }
 
 /** Copies a file and its side files from `from` to `to` (across file systems), then removes them. */
@@ -182,12 +172,11 @@ async function runFullDisk(run: CellRun): Promise<CellOutcome> {
   const journal = run.fixture.journalFile;
   const targetFile = run.fixture.targetFile;
   if (journal === undefined || targetFile === undefined || !existsSync(targetFile))
-    return unverified(
-      'route-capability',
+    return unverifiedOutcome(
       "the route's journal or target is not one local file in the cell: no full-disk cell for it",
     );
   const started = await mountTmpfs(join(run.dir, 'full-disk'), MOUNT_SIZE);
-  if (!started.available) return unverified('storage-full-filesystem', started.reason);
+  if (!started.available) return unverifiedOutcome(started.reason, 'storage-full-filesystem');
   const mount = started.mount;
   const usual = storage === 'journal' ? journal.path : targetFile;
   const onMount = join(mount.mountPoint, basename(usual));

@@ -9,7 +9,7 @@ import type { JournalFileOperations, JournalFileReading } from '../routes/route.
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { JOURNAL_DAMAGE_SHAPES } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
 
 type Shape = (typeof JOURNAL_DAMAGE_SHAPES)[number];
@@ -136,19 +136,7 @@ async function runCorruption(run: CellRun): Promise<CellOutcome> {
   const { at, shape, seed } = run.cell.params as unknown as CorruptionParams;
   const journal = run.fixture.journalFile;
   if (journal === undefined)
-    return {
-      attempts: [],
-      hit: true,
-      settle: false,
-      expectation: { end: 'stopped' },
-      extraChecks: [
-        {
-          name: 'route-capability',
-          verdict: 'UNVERIFIED',
-          detail: "the route's journal is not one local file: no journal-corruption cell for it",
-        },
-      ],
-    };
+    return unverifiedOutcome("the route's journal is not one local file: no journal-corruption cell for it");
   const first = await run.killAt('first', at);
   if (!first.hit) return { attempts: [first.record], hit: false };
   const file = journal.path;

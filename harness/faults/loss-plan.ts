@@ -3,6 +3,7 @@ import type { CellDraft } from '../plan/cell.ts';
 import type { RecordedKill, TraceBook, TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { CellOutcome, CellRun } from './fault.ts';
+import { unverifiedOutcome } from './fault.ts';
 
 /** The scenario's modes (de-duplicated, in its order), else every mode the route supports. */
 export function selectedModes<M extends string>(
@@ -77,17 +78,7 @@ export function missingOperation(
   const ops = run.fixture[family] as Readonly<Record<string, unknown>> | undefined;
   const lacking = needs.filter((name) => typeof ops?.[name] !== 'function');
   if (lacking.length === 0) return null;
-  return {
-    attempts: [],
-    hit: true,
-    settle: false,
-    expectation: { end: 'stopped' },
-    extraChecks: [
-      {
-        name: 'route-capability',
-        verdict: 'UNVERIFIED',
-        detail: `route ${run.cell.route} cannot ${lacking.join(', ')} (needed for ${run.cell.kind} ${mode}): the cell could not run`,
-      },
-    ],
-  };
+  return unverifiedOutcome(
+    `route ${run.cell.route} cannot ${lacking.join(', ')} (needed for ${run.cell.kind} ${mode}): the cell could not run`,
+  );
 }

@@ -19,7 +19,7 @@ import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { POWER_LOSS_STORAGES } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { NORMAL_LEASE_TTL_MS } from './fault.ts';
+import { NORMAL_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import { transitionPoints } from './loss-points.ts';
 import { readJournalRows, readTargetTables } from './power-loss-journal.ts';
@@ -101,16 +101,6 @@ function planPowerLoss(spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext)
   );
 }
 
-function unverified(name: string, detail: string): CellOutcome {
-  return {
-    attempts: [],
-    hit: true,
-    settle: false,
-    expectation: { end: 'stopped' },
-    extraChecks: [{ name, verdict: 'UNVERIFIED', detail }],
-  };
-}
-
 /** The file a `sqlite://` journal URL names, or null for any other journal. */
 function sqliteJournalFile(url: string): string | null {
   return /^sqlite:\/\/(\/.+)$/.exec(url)?.[1] ?? null;
@@ -187,13 +177,10 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
   const journalFile = sqliteJournalFile(run.fixture.journalUrl);
   const ops = run.fixture.journalFile;
   if (journalFile === null || ops === undefined)
-    return unverified(
-      'route-capability',
-      "the route's journal is not a SQLite file: no power-loss cell for it",
-    );
+    return unverifiedOutcome("the route's journal is not a SQLite file: no power-loss cell for it");
   const backing = join(run.dir, 'power-durable');
   const started = await startLossyFs({ backing });
-  if (!started.available) return unverified('power-loss-filesystem', started.reason);
+  if (!started.available) return unverifiedOutcome(started.reason, 'power-loss-filesystem');
   const fs: LossyFs = started.fs;
   let outcome: CellOutcome;
   try {
@@ -235,15 +222,14 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
 async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const targetFile = run.fixture.targetFile;
   if (targetFile === undefined || !existsSync(targetFile) || run.fixture.journalFile === undefined)
-    return unverified(
-      'route-capability',
+    return unverifiedOutcome(
       "the route's target is not one local SQLite file in the cell: no power-loss cell for it",
     );
   const { inspector } = run.fixture;
   const images = await targetImages(inspector);
   const backing = join(run.dir, 'power-durable-target');
   const started = await startLossyFs({ backing });
-  if (!started.available) return unverified('power-loss-filesystem', started.reason);
+  if (!started.available) return unverifiedOutcome(started.reason, 'power-loss-filesystem');
   const fs: LossyFs = started.fs;
   const onFs = join(fs.mountPoint, basename(targetFile));
   let outcome: CellOutcome;
