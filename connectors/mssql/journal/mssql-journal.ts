@@ -1,8 +1,8 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
-import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
-import type { LeaseClock } from '../../../contracts/lease-clock.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../src/contracts/errors.ts';
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../../src/contracts/journal.ts';
+import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
+import { newIntent, planLeaseExpiry, planTransition } from '../../../src/contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -11,9 +11,14 @@ import type {
   JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
-} from '../../../ports/journal.ts';
-import { planLeaseWarning } from '../lease-warning.ts';
-import { entryToRow, historyToRow, rowToEntry, rowToHistory } from '../journal-row.ts';
+} from '../../../src/ports/journal.ts';
+import { planLeaseWarning } from '../../../src/adapters/journal/lease-warning.ts';
+import {
+  entryToRow,
+  historyToRow,
+  rowToEntry,
+  rowToHistory,
+} from '../../../src/adapters/journal/journal-row.ts';
 import { parseMssqlUrl } from './mssql-config.ts';
 import type { MssqlDriver, MssqlPool, MssqlRequest, MssqlTransaction } from './mssql-driver.ts';
 import { MSSQL_ERRORS, loadMssqlDriver, mssqlErrorNumber } from './mssql-driver.ts';

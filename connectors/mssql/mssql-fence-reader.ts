@@ -1,6 +1,6 @@
-import { NO_FAULTS } from '../../../ports/fault-points.ts';
-import type { FenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
+import { NO_FAULTS } from '../../src/ports/fault-points.ts';
+import type { FenceReader } from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
+import { markerFenceReader } from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
 import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
 import { mssqlDialect } from './mssql-dialect.ts';
 import { mssqlFence } from './mssql-fence.ts';

@@ -1,6 +1,6 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
-import { checkSourceColumns, rowStreamOf } from '../../../ports/row-stream.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
+import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../src/ports/connector.ts';
+import { checkSourceColumns, rowStreamOf } from '../../src/ports/row-stream.ts';
 import { parseMssqlConnectorUrl, quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { LoadMssqlDriver } from './mssql-session.ts';
 import { MssqlSession, bind } from './mssql-session.ts';

@@ -1,5 +1,9 @@
-import type { FaultPoints } from '../../../ports/fault-points.ts';
-import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
+import type {
+  FenceParams,
+  MarkerDialect,
+  SqlResult,
+} from '../../src/adapters/connectors/marker-fence/marker-dialect.ts';
 import type { MssqlFence } from './mssql-fence.ts';
 import { batchSql } from './mssql-fence.ts';
 import { deletePartition, insertRows } from './mssql-rows.ts';

@@ -1,5 +1,5 @@
-import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../../contracts/endpoint-url.ts';
-import { invalidField } from '../../../contracts/errors.ts';
+import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../src/contracts/endpoint-url.ts';
+import { invalidField } from '../../src/contracts/errors.ts';
 
 /** The slice of the `mssql` driver's pool configuration the connectors set (kysely-style). */
 export interface MssqlPoolConfig {

@@ -1,7 +1,7 @@
-import { invalidInput } from '../../../contracts/errors.ts';
-import { FENCE_TABLE } from '../marker-fence/marker-fence.ts';
-import type { FenceSql } from '../marker-fence/marker-sql.ts';
-import { ADDED_FENCE_COLUMNS, fenceSql } from '../marker-fence/marker-sql.ts';
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { FENCE_TABLE } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';
+import type { FenceSql } from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
+import { ADDED_FENCE_COLUMNS, fenceSql } from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import { quoteIdentifier } from './mssql-connector-config.ts';
 
 /**

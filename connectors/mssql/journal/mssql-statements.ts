@@ -1,4 +1,4 @@
-import { ENTRY_COLUMNS, HISTORY_COLUMNS } from '../journal-row.ts';
+import { ENTRY_COLUMNS, HISTORY_COLUMNS } from '../../../src/adapters/journal/journal-row.ts';
 import { MSSQL_ENTRY_TABLE as ENTRY, MSSQL_HISTORY_TABLE as HISTORY } from './mssql-schema.ts';
 
 const UPDATED = ENTRY_COLUMNS.filter((c) => c !== 'operation_id' && c !== 'created_at_ms');

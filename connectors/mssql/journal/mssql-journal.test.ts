@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import { newEntry } from '../../../contracts/journal-rules.ts';
-import { METADATA, opId, rejectsWith } from '../../../../testing/journal-conformance-kit.ts';
-import { entryToRow } from '../journal-row.ts';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { newEntry } from '../../../src/contracts/journal-rules.ts';
+import { METADATA, opId, rejectsWith } from '../../../testing/journal-conformance-kit.ts';
+import { entryToRow } from '../../../src/adapters/journal/journal-row.ts';
 import { parseMssqlUrl } from './mssql-config.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { MssqlJournal } from './mssql-journal.ts';

@@ -1,4 +1,4 @@
-import type { CellValue, RowStream } from '../../../ports/connector.ts';
+import type { CellValue, RowStream } from '../../src/ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
 import type { MssqlFence } from './mssql-fence.ts';
 import type { MssqlPool, MssqlRequest, MssqlTable } from './mssql-session.ts';

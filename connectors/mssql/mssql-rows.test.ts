@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CHUNK_ROWS } from '../../../ports/row-stream.ts';
+import { DEFAULT_CHUNK_ROWS } from '../../src/ports/row-stream.ts';
 import { FakeMssql } from './mssql-fake-driver.ts';
 import { FENCE_SQL } from './mssql-fence.ts';
 import { committedRows, fenceModel } from './mssql-fence-model.ts';

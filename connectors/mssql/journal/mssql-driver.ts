@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 
 /**
  * The slice of the `mssql` driver the journal uses, typed here rather than taken from the driver's

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeJournalConformance } from '../../../../testing/journal-conformance.ts';
+import { describeJournalConformance } from '../../../testing/journal-conformance.ts';
 import { MssqlJournal } from './mssql-journal.ts';
 
 /**
  * The journal conformance suite against a real SQL Server, e.g.
- *   DPONE_MSSQL_URL='mssql://sa@127.0.0.1:1433/master?encrypt=false' DPONE_JOURNAL_PASSWORD=… npx vitest run src/adapters/journal/mssql
+ *   DPONE_MSSQL_URL='mssql://sa@127.0.0.1:1433/master?encrypt=false' DPONE_JOURNAL_PASSWORD=… npx vitest run connectors/mssql/journal
  * Without DPONE_MSSQL_URL no server exists to test against: the suite is skipped and says UNVERIFIED.
  */
 const url = process.env.DPONE_MSSQL_URL;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL } from './mssql-fence.ts';
 import { openMssqlFenceReader } from './mssql-fence-reader.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { FENCE_SQL, installFenceSql } from './mssql-fence.ts';
 import { committedRows, fenceModel } from './mssql-fence-model.ts';
 import { MssqlTarget } from './mssql-target.ts';
-import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
+import { describeFenceConformance } from '../../testing/fence-conformance.ts';
 import {
   COLUMNS,
   CREATE,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { Workload } from '../../../contracts/workload.ts';
-import { NO_FAULTS } from '../../../ports/fault-points.ts';
-import { openRouteConnectors, routeCapability } from '../../../cli/route-connectors.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { Workload } from '../../src/contracts/workload.ts';
+import { NO_FAULTS } from '../../src/ports/fault-points.ts';
+import { openRouteConnectors, routeCapability } from '../../src/cli/route-connectors.ts';
 
 const SECRET = 'hunter2-secret';
 

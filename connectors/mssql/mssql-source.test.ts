@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { MssqlSource } from './mssql-source.ts';
-import { collectRows } from '../../../ports/row-stream.ts';
+import { collectRows } from '../../src/ports/row-stream.ts';
 
 const open = (fake: FakeMssql) =>
   MssqlSource.open({

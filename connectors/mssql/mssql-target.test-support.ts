@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { DponeError } from '../../../contracts/errors.ts';
-import type { MutationRequest, Row } from '../../../ports/connector.ts';
-import { rowStreamOf } from '../../../ports/row-stream.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { DponeError } from '../../src/contracts/errors.ts';
+import type { MutationRequest, Row } from '../../src/ports/connector.ts';
+import { rowStreamOf } from '../../src/ports/row-stream.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { FakeMssql } from './mssql-fake-driver.ts';
 import { MssqlTarget } from './mssql-target.ts';
 

@@ -1,4 +1,4 @@
-import { targetVariantsFor } from '../../../ports/unsafe-variants.ts';
+import { targetVariantsFor } from '../../src/ports/unsafe-variants.ts';
 
 /**
  * DELIBERATELY BROKEN MSSQL targets for the harness's sensitivity check (the shared catalogue's

@@ -1,5 +1,5 @@
-import { invalidInput } from '../../../contracts/errors.ts';
-import { redactUrl } from '../../../contracts/redact-url.ts';
+import { invalidInput } from '../../../src/contracts/errors.ts';
+import { redactUrl } from '../../../src/contracts/redact-url.ts';
 import type { MssqlPoolConfig } from './mssql-driver.ts';
 
 const TRUE = new Set(['1', 'true', 'yes']);

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { MutationRequest, TargetConnector } from '../../../ports/connector.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { MutationRequest, TargetConnector } from '../../src/ports/connector.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import { parseMssqlConnectorUrl } from './mssql-connector-config.ts';
 import type { MssqlPool } from './mssql-session.ts';
 import { loadMssqlDriver } from './mssql-session.ts';
 import { MssqlSource } from './mssql-source.ts';
 import { MssqlTarget } from './mssql-target.ts';
-import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
+import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
 
 /**
  * The MSSQL target and source against a real SQL Server, e.g.
  *   DPONE_MSSQL_URL='mssql://sa@127.0.0.1:1433/master?encrypt=true&trustServerCertificate=true' \
- *   DPONE_MSSQL_PASSWORD=… npx vitest run src/adapters/connectors/mssql/mssql-target.live.test.ts
+ *   DPONE_MSSQL_PASSWORD=… npx vitest run connectors/mssql/mssql-target.live.test.ts
  * Without DPONE_MSSQL_URL there is no server to test against: the suite is skipped and says so.
  */
 const url = process.env.DPONE_MSSQL_URL ?? '';

@@ -1,4 +1,4 @@
-import { isDponeError } from '../../../contracts/errors.ts';
+import { isDponeError } from '../../src/contracts/errors.ts';
 import type { MssqlPoolConfig } from './mssql-connector-config.ts';
 
 /**

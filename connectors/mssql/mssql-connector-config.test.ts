@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { parseMssqlConnectorUrl, quoteTable, redactMssqlUrl } from './mssql-connector-config.ts';
 
 function refused(url: string): DponeError {
