@@ -1,12 +1,12 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import type { SourceRows } from '../../inspectors/source-rows.ts';
-import type { CellScalar } from '../../checkers/target-snapshot.ts';
-import type { DatasetType } from '../../data/canonical-value.ts';
-import type { Dataset, DatasetRow } from '../../data/dataset.ts';
-import { mssqlAdmin } from '../../env/mssql-admin.ts';
-import type { MssqlEndpoint, MssqlService } from '../../env/mssql-service.ts';
-import type { ConnectorParts, PartCell, SourcePart } from '../parts.ts';
+import type { SourceRows } from '../../../harness/inspectors/source-rows.ts';
+import type { CellScalar } from '../../../harness/checkers/target-snapshot.ts';
+import type { DatasetType } from '../../../harness/data/canonical-value.ts';
+import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
+import { mssqlAdmin } from './env/mssql-admin.ts';
+import type { MssqlEndpoint, MssqlService } from './env/mssql-service.ts';
+import type { ConnectorParts, PartCell, SourcePart } from '../../../harness/routes/parts.ts';
 
 /** Env var through which workers receive the SQL Server password (never written to a file or URL). */
 const PASSWORD_ENV = 'DPONE_MSSQL_SOURCE_PASSWORD';

@@ -1,6 +1,11 @@
-import { mssqlAdmin } from '../mssql-admin.ts';
-import type { MssqlEndpoint, MssqlService } from '../mssql-service.ts';
-import { EXTERNAL_ENV, cellsDatabaseName, serverLogin, serverUrl } from './external-env.ts';
+import { mssqlAdmin } from './mssql-admin.ts';
+import type { MssqlEndpoint, MssqlService } from './mssql-service.ts';
+import {
+  EXTERNAL_ENV,
+  cellsDatabaseName,
+  serverLogin,
+  serverUrl,
+} from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's SQL Server (`mssql://LOGIN@HOST:1433[?trustServerCertificate=true]`, password from

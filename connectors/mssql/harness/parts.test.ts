@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateDataset } from '../../data/dataset.ts';
-import { mssqlPartitionSql, mssqlSeedSql } from './mssql-parts.ts';
+import { generateDataset } from '../../../harness/data/dataset.ts';
+import { mssqlPartitionSql, mssqlSeedSql } from './parts.ts';
 
 describe('the SQL Server source part (no server here: its SQL, checked as text)', () => {
   const dataset = generateDataset({ rows: 1200, strategy: 'append', seed: 7 });

@@ -1,4 +1,4 @@
-import { loadMssqlDriver } from '../../connectors/mssql/mssql-session.ts';
+import { loadMssqlDriver } from '../../mssql-session.ts';
 import type { MssqlEndpoint } from './mssql-service.ts';
 
 /**
