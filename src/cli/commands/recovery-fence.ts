@@ -55,8 +55,8 @@ export async function openFenceAccess(workload: Workload, io: CliIO): Promise<Fe
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
  * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
  * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
- * missing tables); an engine in its own folder brings its reader (MSSQL's sends only the fence
- * SELECT; ClickHouse's reads on a connection the server holds read-only); another route reads
+ * missing tables); an engine in its own folder brings its reader (one that sends only the fence
+ * SELECT, or reads on a connection the server holds read-only); another route reads
  * through its target connector, whose queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
