@@ -11,10 +11,15 @@ export interface MssqlResult {
   readonly rowsAffected: readonly number[];
 }
 
-export interface MssqlRequest {
+/** A request that binds parameters and sends SQL text: all the journal (journal/) asks of one. */
+export interface MssqlQueryRequest {
   /** Binds a named parameter (`@name`); the driver infers the SQL type from the JS value. */
-  input(name: string, value: unknown): MssqlRequest;
+  input(name: string, value: unknown): MssqlQueryRequest;
   query(text: string): Promise<MssqlResult>;
+}
+
+export interface MssqlRequest extends MssqlQueryRequest {
+  input(name: string, value: unknown): MssqlRequest;
   /** Loads the table's rows with the TDS bulk-load protocol (`INSERT BULK`), in the request's transaction. */
   bulk(table: MssqlTable): Promise<{ readonly rowsAffected: number }>;
 }
@@ -26,18 +31,19 @@ export interface MssqlTable {
   readonly rows: { add(...values: unknown[]): unknown };
 }
 
-export interface MssqlTransaction {
+/** A transaction whose requests are `Request` (the connectors': with bulk loads; the journal's: queries). */
+export interface MssqlTransaction<Request extends MssqlQueryRequest = MssqlRequest> {
   begin(isolationLevel?: number): Promise<unknown>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
-  request(): MssqlRequest;
+  request(): Request;
 }
 
-export interface MssqlPool {
+export interface MssqlPool<Request extends MssqlQueryRequest = MssqlRequest> {
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
-  request(): MssqlRequest;
-  transaction(): MssqlTransaction;
+  request(): Request;
+  transaction(): MssqlTransaction<Request>;
 }
 
 export interface MssqlDriver {

@@ -1,34 +1,22 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 
+import type {
+  MssqlQueryRequest,
+  MssqlPool as SessionPool,
+  MssqlTransaction as SessionTransaction,
+} from '../mssql-session.ts';
+
 /**
- * The slice of the `mssql` driver the journal uses, typed here rather than taken from the driver's
- * own types (kysely-style): unit tests hand the adapter a small fake of exactly this surface, and
- * the real driver is loaded only when an `mssql://` journal is opened.
+ * The slice of the `mssql` driver the journal uses: the connectors' slice (../mssql-session.ts)
+ * without bulk loads, so unit tests hand the journal a small fake of exactly this surface; the real
+ * driver is loaded only when an `mssql://` journal is opened. The error numbers and how a driver
+ * error carries its number are the connectors' too.
  */
-export interface MssqlResult {
-  readonly recordset?: readonly Record<string, unknown>[];
-  readonly rowsAffected: readonly number[];
-}
-
-export interface MssqlRequest {
-  /** Binds a named parameter (`@name`); the driver infers the SQL type from the JS value. */
-  input(name: string, value: unknown): MssqlRequest;
-  query(text: string): Promise<MssqlResult>;
-}
-
-export interface MssqlTransaction {
-  begin(isolationLevel?: number): Promise<unknown>;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-  request(): MssqlRequest;
-}
-
-export interface MssqlPool {
-  connect(): Promise<unknown>;
-  close(): Promise<unknown>;
-  request(): MssqlRequest;
-  transaction(): MssqlTransaction;
-}
+export type { MssqlResult } from '../mssql-session.ts';
+export { MSSQL_ERRORS, mssqlErrorNumber } from '../mssql-session.ts';
+export type MssqlRequest = MssqlQueryRequest;
+export type MssqlTransaction = SessionTransaction<MssqlQueryRequest>;
+export type MssqlPool = SessionPool<MssqlQueryRequest>;
 
 export interface MssqlPoolConfig {
   readonly server: string;
@@ -64,21 +52,4 @@ export async function loadMssqlDriver(): Promise<MssqlDriver> {
       { cause: error },
     );
   }
-}
-
-/** SQL Server error numbers the adapter reads; everything else is "unavailable". */
-export const MSSQL_ERRORS = {
-  /** Violation of PRIMARY KEY / UNIQUE constraint: a concurrent creator won. */
-  uniqueViolation: new Set([2627, 2601]),
-  /** "There is already an object named …": a concurrent schema creator won. */
-  objectExists: 2714,
-  /** Chosen as deadlock victim: the transaction rolled back, nothing changed. */
-  deadlock: 1205,
-} as const;
-
-/** The server error number of a driver error, if it has one. */
-export function mssqlErrorNumber(error: unknown): number | undefined {
-  const candidate = error as { number?: unknown; originalError?: { info?: { number?: unknown } } } | null;
-  const number = candidate?.number ?? candidate?.originalError?.info?.number;
-  return typeof number === 'number' ? number : undefined;
 }
