@@ -13,6 +13,9 @@ import { describe, expect, it } from 'vitest';
  * - an engine folder's runtime files (connectors/<engine>/, not its harness/ subfolder) are an
  *   adapter too: contracts, ports, the test hooks' index, the marker-fence kernel, their own folder
  *   and their driver — never src/core, src/cli, harness, another engine or their own harness parts;
+ *   an engine's journal (connectors/<engine>/journal/) is a journal adapter and may also use the
+ *   helpers every journal shares (src/adapters/journal/*.ts: row mapping, lease warning), as the
+ *   journals still in src/adapters/journal/ do;
  * - the test hooks (src/test-hooks: fault plan, harness clock, unsafe-variant requests) import only
  *   contracts, ports and node built-ins; everyone else, adapters included, imports their index
  *   only, and only they read the variables the harness sets.
@@ -70,6 +73,12 @@ const isEngineHarness = (file: string) => file.startsWith('connectors/') && file
 const engineRuntime = (allowed: (file: string, imported: string) => boolean) =>
   violations('connectors', allowed).filter((line) => !isEngineHarness(line.split(' -> ')[0]!));
 const KERNEL = 'src/adapters/connectors/marker-fence/';
+/** The journal helpers every journal adapter shares (src/adapters/journal/*.ts, not its engines' folders). */
+const JOURNAL_SHARED = 'src/adapters/journal/';
+const isSharedJournalFile = (imported: string) =>
+  imported.startsWith(JOURNAL_SHARED) && !imported.slice(JOURNAL_SHARED.length).includes('/');
+/** An engine's journal (connectors/<engine>/journal/): a journal adapter, so it may use the shared journal helpers. */
+const isEngineJournal = (file: string) => file.startsWith('connectors/') && file.split('/')[2] === 'journal';
 const TEST_HOOKS = 'src/test-hooks/index.ts';
 
 describe('dependency direction', () => {
@@ -134,6 +143,7 @@ describe('dependency direction', () => {
       imported.startsWith('src/ports/') ||
       imported === TEST_HOOKS ||
       imported.startsWith(KERNEL) ||
+      (isEngineJournal(file) && isSharedJournalFile(imported)) ||
       (imported.startsWith(engineFolder(file)) && !isEngineHarness(imported));
     expect(engineRuntime(allowed)).toEqual([]);
     // The rule sees a back-import into the harness, the cli, another engine and the engine's own harness parts.
@@ -147,6 +157,11 @@ describe('dependency direction', () => {
     ])
       expect(allowed(file, imported)).toBe(false);
     expect(allowed(file, 'connectors/clickhouse/clickhouse-fence.ts')).toBe(true);
+    // An engine's journal may use the shared journal helpers; its connector may not, nor another journal.
+    const journal = 'connectors/mssql/journal/mssql-journal.ts';
+    expect(allowed(journal, 'src/adapters/journal/journal-row.ts')).toBe(true);
+    expect(allowed(journal, 'src/adapters/journal/postgres/postgres-journal.ts')).toBe(false);
+    expect(allowed('connectors/mssql/mssql-target.ts', 'src/adapters/journal/journal-row.ts')).toBe(false);
     expect(sources('connectors').some((f) => f === 'connectors/clickhouse/engine.ts')).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import type { ClickHouseService } from '../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
-import type { MssqlService } from './mssql-service.ts';
+import type { MssqlService } from '../../connectors/mssql/harness/env/mssql-service.ts';
 import type { PostgresService } from './postgres-services.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
 

@@ -4,14 +4,15 @@ import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/built-in-engines.t
 import { composeRoute } from './compose-route.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
+import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
 import type { Route } from './route.ts';
 
 /**
  * The connectors the harness has parts for: which roles each can play, and its parts folder
  * (loaded only when a route uses it). To add a connector: write its parts in its own folder,
  * `connectors/<name>/harness/parts.ts` exporting `parts`, and an entry beside them
- * (`connectors/<name>/harness/engine.ts`, as ClickHouse does), and add ONE line here naming it.
- * Every route is derived from these lines. (SQLite, PostgreSQL and MSSQL still keep theirs in
+ * (`connectors/<name>/harness/engine.ts`, as ClickHouse and MSSQL do), and add ONE line here naming it.
+ * Every route is derived from these lines. (SQLite and PostgreSQL still keep theirs in
  * harness/routes/<name>/ until they move.)
  */
 export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
@@ -24,7 +25,7 @@ export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
     load: async () => (await import('./postgres/postgres-parts.ts')).parts,
   },
   clickhouse: CLICKHOUSE_PARTS,
-  mssql: { roles: ['source'], load: async () => (await import('./mssql/mssql-parts.ts')).parts },
+  mssql: MSSQL_PARTS,
 };
 
 /** The journal of the embedded engine, used when no server of the route keeps a journal. */

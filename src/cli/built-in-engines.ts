@@ -4,6 +4,7 @@ import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import type {
   BuiltInEngine,
+  JournalEngine,
   OpenSource,
   OpenTarget,
   SourceEngine,
@@ -11,12 +12,14 @@ import type {
 } from '../ports/built-in-engine.ts';
 import { serverSource, serverTarget } from '../ports/built-in-engine.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
+import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
 import { routeIdOf, urlEngine } from '../contracts/route-id.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
 export type {
   FenceReader,
+  JournalEngine,
   LeftoverJSON,
   Leftovers,
   OpenSource,
@@ -33,6 +36,7 @@ export { endpointPassword } from '../ports/built-in-engine.ts';
  * src/adapters/ are written out in the two tables below until they move.
  */
 const FOLDER_ENGINES: Readonly<Record<string, BuiltInEngine>> = {
+  mssql: MSSQL_ENGINE,
   clickhouse: CLICKHOUSE_ENGINE,
 };
 
@@ -44,6 +48,14 @@ function enginesOf<Side extends keyof BuiltInEngine>(
   return Object.fromEntries(
     Object.entries(engines).flatMap(([name, engine]) => (engine[side] ? [[name, engine[side]]] : [])),
   );
+}
+
+/**
+ * The journal kept on a folder engine's server (`mssql://…` → MSSQL), or undefined where the
+ * engine keeps none; src/cli/journal-url.ts maps a URL scheme to the engine's name.
+ */
+export function engineJournal(engine: string): JournalEngine | undefined {
+  return Object.hasOwn(FOLDER_ENGINES, engine) ? FOLDER_ENGINES[engine]!.journal : undefined;
 }
 
 /** A route's source and target, opened for one workload. The caller disposes both. */
@@ -100,12 +112,6 @@ export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
     open: async (workload, { env }) => {
       const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
       return PostgresSource.open({ ...serverSource(workload, env), env });
-    },
-  },
-  mssql: {
-    open: async (workload, { env }) => {
-      const { MssqlSource } = await import('../adapters/connectors/mssql/mssql-source.ts');
-      return MssqlSource.open(serverSource(workload, env));
     },
   },
   ...enginesOf(FOLDER_ENGINES, 'source'),
@@ -168,17 +174,6 @@ export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
         ...(create ? { create } : {}),
         faults,
       });
-    },
-  },
-  mssql: {
-    capability: 'transactional-commit-marker',
-    fenceLocation: async (workload) => {
-      const { mssqlFence } = await import('../adapters/connectors/mssql/mssql-fence.ts');
-      return mssqlFence(workload.target.fence_schema).location;
-    },
-    open: async (workload, { env, faults }) => {
-      const { MssqlTarget } = await import('../adapters/connectors/mssql/mssql-target.ts');
-      return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
     },
   },
   ...enginesOf(FOLDER_ENGINES, 'target'),

@@ -80,6 +80,9 @@ describe('openJournal', () => {
       openJournal(url, { cwd: dir, env: { DPONE_JOURNAL_PASSWORD: 'hunter2-secret' } }),
     );
     expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+    // The MSSQL journal itself answered (reached through its engine entry, connectors/mssql/engine.ts),
+    // not the generic "could not be opened" of an adapter that failed to load.
+    expect(error.message).toContain('MSSQL commit journal');
     expect(`${error.message} ${JSON.stringify(error)}`).not.toMatch(/hunter2-secret|127\.0\.0\.1|sa@/);
   });
 

@@ -182,8 +182,9 @@ export async function openJournal(
       case 'mssql':
       case 'sqlserver': {
         checkServerUrl(url);
-        const { MssqlJournal } = await import('../adapters/journal/mssql/mssql-journal.ts');
-        return await MssqlJournal.open(url, password, undefined, {
+        // The journal lives in the engine's folder (connectors/mssql/journal/), reached through its engine entry.
+        const { engineJournal } = await import('./built-in-engines.ts');
+        return await engineJournal('mssql')!.open(url, password, {
           readOnly: context.readOnly === true,
           ...warn,
           ...(trust ? { leaseClock: 'caller' as const } : {}),

@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,6 +82,30 @@ describe('connector code digests, from the files', () => {
     appendFileSync(join(folder, 'harness/parts.ts'), '\n');
     expect(builtInConnectorDigest(folder).digest).toBe(before);
     appendFileSync(join(folder, 'clickhouse-staging.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).not.toBe(before);
+  });
+
+  it("an engine folder's journal/ is in its digest and the runtime's; its harness/ parts in neither", () => {
+    // The engine that keeps its journal in its folder (found, not named: the engine-name lists).
+    const [engine, engineFolder] = Object.entries(ENGINE_FOLDERS).find(([, f]) =>
+      existsSync(join(f, 'journal')),
+    )!;
+    const journalFile = readdirSync(join(engineFolder, 'journal')).find((f) => !f.includes('.test'))!;
+    const path = `connectors/${engine}/journal/${journalFile}`;
+    const digested = builtInConnectorDigest(engineFolder).files.map((file) => file.path);
+    expect(digested).toContain(`connectors/${engine}/engine.ts`);
+    expect(digested).toContain(path);
+    expect(digested.some((file) => file.startsWith(`connectors/${engine}/harness/`))).toBe(false);
+    expect(runtimeDigest().files.map((file) => file.path)).toContain(path);
+    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
+    dirs.push(copy);
+    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+    const folder = join(copy, 'connectors', engine);
+    const before = builtInConnectorDigest(folder).digest;
+    appendFileSync(join(folder, 'harness/engine.ts'), '\n');
+    expect(builtInConnectorDigest(folder).digest).toBe(before);
+    appendFileSync(join(folder, 'journal', journalFile), '\n');
     expect(builtInConnectorDigest(folder).digest).not.toBe(before);
   });
 

@@ -14,12 +14,16 @@ import { loadConnectorPlugin } from './connector-plugins.ts';
 export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
   sqlite: fileURLToPath(new URL('../adapters/connectors/sqlite/', import.meta.url)),
   postgres: fileURLToPath(new URL('../adapters/connectors/postgres/', import.meta.url)),
-  mssql: fileURLToPath(new URL('../adapters/connectors/mssql/', import.meta.url)),
   // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
   // included) and what they import, NOT its harness/ subfolder (builtInConnectorDigest leaves it
   // out): a certification binds the code `dpone run` executes, and changing how the harness
   // inspects ClickHouse must not make the runtime distrust a certification of unchanged connector code.
   clickhouse: fileURLToPath(new URL('../../connectors/clickhouse/', import.meta.url)),
+  // MSSQL (connectors/mssql/) the same way; its journal/ subfolder IS in the digest: it is runtime
+  // code of the engine that `dpone run` executes (engine.ts opens it), and engine.ts's import would
+  // pull it in anyway, so a changed MSSQL journal changes the MSSQL digest (before the move, the
+  // journal was bound by the runtime digest only; it still is, too).
+  mssql: fileURLToPath(new URL('../../connectors/mssql/', import.meta.url)),
 };
 
 const digests = new Map<string, string>();

@@ -2,6 +2,7 @@ import { invalidInput } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from './connector.ts';
 import type { FaultPoints } from './fault-points.ts';
+import type { JournalWarn, TargetCommitJournalPort } from './journal.ts';
 
 /**
  * What a built-in engine's folder (`connectors/<engine>/engine.ts`) registers with the runtime: how
@@ -67,10 +68,29 @@ export interface TargetEngine {
   ) => Promise<Leftovers>;
 }
 
+/** How a journal URL is opened (src/cli/journal-url.ts decides the options, the engine the adapter). */
+export interface JournalOpenOptions {
+  readonly readOnly: boolean;
+  readonly warn?: JournalWarn;
+  /** UNSAFE, the harness's `trust-holder-clock` variant only: the caller's clock instead of the server's. */
+  readonly leaseClock?: 'caller';
+}
+
+/** How to open a commit journal kept on one engine's server (its URL scheme names the engine). */
+export interface JournalEngine {
+  readonly open: (
+    url: string,
+    password: string | undefined,
+    options: JournalOpenOptions,
+  ) => Promise<TargetCommitJournalPort>;
+}
+
 /** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */
 export interface BuiltInEngine {
   readonly source?: SourceEngine;
   readonly target?: TargetEngine;
+  /** A journal on the engine's server, where the engine keeps one (`connectors/<engine>/journal/`). */
+  readonly journal?: JournalEngine;
 }
 
 /** The password of an endpoint, read only from the environment variable the workload names. */

@@ -6,7 +6,8 @@ import { createCellsDatabase } from '../postgres-admin.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
 import { probeDockerEngine } from './docker-engine-probe.ts';
-import { startClickHouseContainer, startMssqlContainer } from './docker-servers.ts';
+import { startClickHouseContainer } from './docker-servers.ts';
+import { startMssqlContainer } from '../../../connectors/mssql/harness/env/mssql-container.ts';
 
 /** Images the docker provider starts; docker/compose.yaml uses the same ones. */
 export const DOCKER_IMAGES = {

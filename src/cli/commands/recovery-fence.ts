@@ -55,9 +55,9 @@ export async function openFenceAccess(workload: Workload, io: CliIO): Promise<Fe
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
  * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
  * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
- * missing tables); MSSQL has a reader that sends only the fence SELECT; ClickHouse reads on a
- * connection the server holds read-only; another route reads through its target connector, whose
- * queryFence is read-only by contract.
+ * missing tables); an engine in its own folder brings its reader (one that sends only the fence
+ * SELECT, or reads on a connection the server holds read-only); another route reads
+ * through its target connector, whose queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   if (workload.target.fence === 'none') return NO_FENCE_READER;
@@ -66,7 +66,6 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   const engine = routeTargetEngine(workload);
   if (engine === 'sqlite') return openSqliteFenceReader(workload);
   if (engine === 'postgres') return openPostgresFenceReader(workload, io);
-  if (engine === 'mssql') return openMssqlReader(workload, io);
   // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. a staging/swap target's.
   const openReader = TARGET_ENGINES[engine]?.openFenceReader;
   if (openReader) return openReader(workload, io.env);
@@ -99,16 +98,6 @@ async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<F
     endpointPassword(workload.target, 'target', io.env),
     workload.target.fence_schema,
   );
-}
-
-async function openMssqlReader(workload: Workload, io: CliIO): Promise<FenceReader> {
-  const { openMssqlFenceReader } = await import('../../adapters/connectors/mssql/mssql-fence-reader.ts');
-  const fenceSchema = workload.target.fence_schema;
-  return openMssqlFenceReader({
-    url: workload.target.url,
-    password: endpointPassword(workload.target, 'target', io.env),
-    ...(fenceSchema === undefined ? {} : { fenceSchema }),
-  });
 }
 
 async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {

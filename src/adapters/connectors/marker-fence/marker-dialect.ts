@@ -42,7 +42,7 @@ export interface MutationTx extends SqlRunner {
 }
 
 export interface MarkerDialect {
-  /** For messages: "SQLite", "PostgreSQL", "MSSQL". */
+  /** For messages: the engine's name ("SQLite", "PostgreSQL", …). */
   readonly label: string;
   /** The fence statements in this database's SQL (built with `fenceSql(style)`). */
   readonly sql: FenceSql;

@@ -76,7 +76,8 @@ export interface MarkerTargetOptions {
 /**
  * A target whose fence is a transactional commit marker: the fence row turns committed in the
  * same transaction as the data, behind a guard that is the transaction's first statement, so a
- * replay or a zombie writes nothing. SQLite, PostgreSQL and MSSQL are this class with a dialect.
+ * replay or a zombie writes nothing. SQLite, PostgreSQL and the marker targets of the engine
+ * folders (connectors/<engine>/) are this class with a dialect.
  */
 export class MarkerTarget implements TargetConnector {
   readonly identity: string;

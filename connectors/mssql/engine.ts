@@ -1,0 +1,45 @@
+import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
+import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+
+/**
+ * Microsoft SQL Server, registered with the runtime: the one entry src/cli/built-in-engines.ts
+ * lists. Each opener imports its module lazily, so a run that never touches MSSQL never loads its
+ * driver. Source, target and journal: any route may read from or write to MSSQL, whose target
+ * certifies a commit marker written in the data's transaction (mssql-fence.ts) and reads its fence
+ * with a reader that sends only the fence SELECT; `mssql://` and `sqlserver://` journal URLs open
+ * the journal in journal/.
+ */
+export const MSSQL_ENGINE: BuiltInEngine = {
+  source: {
+    open: async (workload, { env }) => {
+      const { MssqlSource } = await import('./mssql-source.ts');
+      return MssqlSource.open(serverSource(workload, env));
+    },
+  },
+  target: {
+    capability: 'transactional-commit-marker',
+    fenceLocation: async (workload) => {
+      const { mssqlFence } = await import('./mssql-fence.ts');
+      return mssqlFence(workload.target.fence_schema).location;
+    },
+    open: async (workload, { env, faults }) => {
+      const { MssqlTarget } = await import('./mssql-target.ts');
+      return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
+    },
+    openFenceReader: async (workload, env) => {
+      const { openMssqlFenceReader } = await import('./mssql-fence-reader.ts');
+      const fenceSchema = workload.target.fence_schema;
+      return openMssqlFenceReader({
+        url: workload.target.url,
+        password: endpointPassword(workload.target, 'target', env),
+        ...(fenceSchema === undefined ? {} : { fenceSchema }),
+      });
+    },
+  },
+  journal: {
+    open: async (url, password, options) => {
+      const { MssqlJournal } = await import('./journal/mssql-journal.ts');
+      return MssqlJournal.open(url, password, undefined, options);
+    },
+  },
+};
