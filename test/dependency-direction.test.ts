@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve, dirname, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, importsOf, sources } from './import-graph.ts';
 
 /**
  * The dependency direction of STYLE.md, checked on every production source file (tests and
@@ -20,42 +21,11 @@ import { describe, expect, it } from 'vitest';
  *   contracts, ports and node built-ins; everyone else, adapters included, imports their index
  *   only, and only they read the variables the harness sets.
  */
-const ROOT = resolve(import.meta.dirname, '..');
-
-function sources(dir: string): string[] {
-  return (
-    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)).split(sep).join('/'))
-      // Tests, their fixtures and support files compose real adapters on purpose.
-      .filter(
-        (file) =>
-          !file.endsWith('.test.ts') && !file.endsWith('.test-support.ts') && !file.includes('/fixtures/'),
-      )
-  );
-}
-
-function imports(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
-    (m) => m[1]!,
-  );
-  const dynamic = [...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
-  return [...found, ...dynamic];
-}
-
-/** Resolves a relative import to a repo path; bare specifiers stay as they are. */
-function target(file: string, specifier: string): string {
-  if (!specifier.startsWith('.')) return specifier;
-  return relative(ROOT, resolve(ROOT, dirname(file), specifier))
-    .split(sep)
-    .join('/');
-}
 
 function violations(dir: string, allowed: (file: string, imported: string) => boolean): string[] {
   return sources(dir).flatMap((file) =>
-    imports(file)
-      .map((specifier) => target(file, specifier))
+    importsOf(file, readFileSync(join(ROOT, file), 'utf8'))
+      .map((edge) => edge.to)
       .filter((imported) => !allowed(file, imported))
       .map((imported) => `${file} -> ${imported}`),
   );
@@ -232,11 +202,23 @@ describe('dependency direction', () => {
     for (const dir of ['src', 'harness', 'bin', 'connectors']) {
       expect(violations(dir, (_f, imported) => !isTestCode(imported))).toEqual([]);
     }
-    expect(isTestCode(target('harness/run.ts', '../testing/index.ts'))).toBe(true);
+    expect(isTestCode(importsOf('harness/run.ts', "import '../testing/index.ts';")[0]!.to)).toBe(true);
   });
 
-  it('the check sees violations (a planted import is reported)', () => {
-    expect(target('src/core/executor.ts', '../../harness/run.ts')).toBe('harness/run.ts');
-    expect(imports('src/core/executor.ts').length).toBeGreaterThan(0);
+  it('the check sees violations: a planted import of every form is read as an edge', () => {
+    const planted = [
+      "import { run } from '../../harness/run.ts';",
+      "import type { Run } from '../../harness/run.ts';",
+      "export { run } from '../../harness/run.ts';",
+      "import '../../harness/run.ts';",
+      "const m = await import('../../harness/run.ts');",
+    ];
+    for (const line of planted)
+      expect(importsOf('src/core/executor.ts', `// a file\n${line}\n`).map((edge) => edge.to)).toEqual([
+        'harness/run.ts',
+      ]);
+    expect(
+      importsOf('src/core/executor.ts', readFileSync(join(ROOT, 'src/core/executor.ts'), 'utf8')).length,
+    ).toBeGreaterThan(0);
   });
 });

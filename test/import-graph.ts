@@ -37,7 +37,7 @@ export function target(file: string, specifier: string, root = ROOT): string {
     .join('/');
 }
 
-/** The imports of one source text: static (type-only or not), re-exports and dynamic `import()`. */
+/** The imports of one source text: static (type-only or not), re-exports, side-effect imports and dynamic `import()`. */
 export function importsOf(file: string, text: string, root = ROOT): ImportEdge[] {
   const statics = [
     ...text.matchAll(/(?:^|\n)\s*(import|export)(\s+type)?\b([^'"]*?)from\s+['"]([^'"]+)['"]/g),
@@ -50,7 +50,12 @@ export function importsOf(file: string, text: string, root = ROOT): ImportEdge[]
     to: target(file, m[1]!, root),
     typeOnly: false,
   }));
-  return [...statics, ...dynamic];
+  // `import './x.ts'`: loaded for its effects, an import like any other.
+  const bare = [...text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)].map((m) => ({
+    to: target(file, m[1]!, root),
+    typeOnly: false,
+  }));
+  return [...statics, ...dynamic, ...bare];
 }
 
 /** The graph of every production file under `dirs`. */
