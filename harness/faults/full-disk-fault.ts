@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, lstatSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { mountTmpfs } from '../env/tmpfs-mount.ts';
 import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-names.ts';
@@ -13,6 +13,7 @@ import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
+import { moveFile } from './storage-files.ts';
 
 type Storage = (typeof FULL_DISK_STORAGES)[number];
 
@@ -38,16 +39,6 @@ function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): 
       sensitive: false,
     })),
   );
-}
-
-/** Copies a file and its side files from `from` to `to` (across file systems), then removes them. */
-function moveFile(from: string, to: string, sides: readonly string[]): void {
-  for (const suffix of ['', ...sides]) {
-    if (existsSync(`${to}${suffix}`)) unlinkSync(`${to}${suffix}`);
-    if (!existsSync(`${from}${suffix}`)) continue;
-    copyFileSync(`${from}${suffix}`, `${to}${suffix}`);
-    unlinkSync(`${from}${suffix}`);
-  }
 }
 
 /** Whether a path exists as a file or a (possibly dangling) link. */

@@ -1,12 +1,4 @@
-import {
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  renameSync,
-  symlinkSync,
-  unlinkSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
@@ -22,6 +14,7 @@ import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts'
 import { NORMAL_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import { transitionPoints } from './loss-points.ts';
+import { moveFile } from './storage-files.ts';
 import { readJournalRows, readTargetTables } from './power-loss-journal.ts';
 import { statementBoundaries } from './statement-fault.ts';
 
@@ -162,17 +155,6 @@ function handBack(backing: string, file: string): void {
       renameSync(join(backing, entry), join(dirname(file), entry));
 }
 
-/** Copies a file and its side files onto the mount (across file systems), then removes them. */
-function moveOnto(from: string, to: string): void {
-  for (const suffix of SIDES) {
-    if (!existsSync(`${from}${suffix}`)) continue;
-    copyFileSync(`${from}${suffix}`, `${to}${suffix}`);
-    unlinkSync(`${from}${suffix}`);
-  }
-}
-
-const SIDES = ['', '-wal', '-shm'] as const;
-
 async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const journalFile = sqliteJournalFile(run.fixture.journalUrl);
   const ops = run.fixture.journalFile;
@@ -238,7 +220,7 @@ async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
     // The target as the cell prepared it goes onto the filesystem and is synced there (the cut
     // takes only what the attempts wrote), behind a link at its usual path: the engine follows the
     // link (its -wal and -shm land on the mount too), the workers and the inspector find it there.
-    moveOnto(targetFile, onFs);
+    moveFile(targetFile, onFs, ['-wal', '-shm']);
     moved = true;
     await fs.syncAll();
     symlinkSync(onFs, targetFile);

@@ -1,48 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recheckCell } from '../../checkers/recheck-cell.ts';
-import { provider } from '../../env/embedded-provider.ts';
-import type { StartedEnvironment } from '../../env/environment.ts';
-import type { CellEvidence } from '../../evidence/evidence-types.ts';
-import { planCells } from '../../plan/planner.ts';
-import { loadRoute } from '../route-registry.ts';
-import { runCell } from '../../runner/cell-runner.ts';
-import { parseScenario } from '../../scenario/scenario-loader.ts';
-import { SQLITE_CLEAN_BOOK } from '../../faults/fixtures/clean-trace.ts';
+import { embeddedCells } from './embedded-cells.test-support.ts';
 
 /**
  * Storage cells end to end on the embedded route: real workers on a real full tmpfs, a real
  * damaged journal file, the real checks; each cell re-checks from its evidence alone. The tmpfs
  * needs root: elsewhere the full-disk cells must be UNVERIFIED, never PASS.
  */
-const route = await loadRoute('sqlite');
-const dir = mkdtempSync(join(tmpdir(), 'dpone-storage-cells-'));
-let environment: StartedEnvironment;
-beforeAll(async () => {
-  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
-  if (started.status !== 'started') throw new Error('embedded environment must start');
-  environment = started.environment;
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 const SCENARIO = `name: storage
 faults:
   - kind: full-disk
   - kind: journal-corruption
 `;
 
-async function cell(id: string): Promise<CellEvidence> {
-  const file = 'storage.yaml';
-  const cells = await planCells([{ file, scenario: parseScenario(SCENARIO, file) }], {
-    variants: route.unsafeVariants,
-    traces: () => SQLITE_CLEAN_BOOK,
-  });
-  const planned = cells.find((candidate) => candidate.id === id);
-  if (!planned) throw new Error(`no cell ${id}`);
-  return runCell(planned, { route, environment, cellsDir: join(dir, 'cells'), reproduce: () => 'replay' });
-}
+const cell = await embeddedCells('storage.yaml', SCENARIO);
 
 const root = process.getuid?.() === 0;
 

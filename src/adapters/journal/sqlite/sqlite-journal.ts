@@ -232,15 +232,13 @@ export class SqliteJournal implements TargetCommitJournalPort {
       const changes = newIntent(id, request.intentDigest, request.metadata, request.nowMs, request.lease);
       const entry = changes[changes.length - 1]!.entry;
       // Read first: an entry whose key was damaged (history, no entry) is damage, not a new intent.
+      // The transaction is IMMEDIATE, so no other writer can insert between this read and ours.
       const existing = this.#read(id);
       if (existing !== null) return { entry: existing, created: false };
-      const inserted = this.#sql.insertEntry.run({ ...sealed('entry', entryToRow(entry)) });
-      if (Number(inserted.changes) === 1) {
-        for (const change of changes)
-          this.#sql.insertHistory.run({ ...sealed('history', historyToRow(change.record)) });
-        return { entry, created: true };
-      }
-      return { entry: this.#read(id)!, created: false };
+      this.#sql.insertEntry.run({ ...sealed('entry', entryToRow(entry)) });
+      for (const change of changes)
+        this.#sql.insertHistory.run({ ...sealed('history', historyToRow(change.record)) });
+      return { entry, created: true };
     });
   }
 

@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** Fills a folder's file system to the last block: the harness's own ballast (its full-disk cells use it). */
+export { fillFileSystem } from '../../../../harness/env/tmpfs-mount.ts';
 
 /**
  * A size-limited tmpfs for the SQLite storage tests (journal and target): a real file system that
@@ -37,25 +40,4 @@ export function mountTmpfs(prefix: string, size: string): Tmpfs {
       rmSync(base, { recursive: true, force: true });
     },
   };
-}
-
-/** Writes a ballast file into `folder` until its file system is full to the last block; returns its path. */
-export function fillFileSystem(folder: string): string {
-  const path = join(folder, 'ballast');
-  const fd = openSync(path, 'w');
-  try {
-    const chunk = Buffer.alloc(64 * 1024, 1);
-    for (;;) writeSync(fd, chunk);
-  } catch {
-    // ENOSPC: full; the last blocks go in smaller writes
-    const small = Buffer.alloc(512, 1);
-    try {
-      for (;;) writeSync(fd, small);
-    } catch {
-      // full to the last block
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return path;
 }
