@@ -17,19 +17,6 @@ import { routeIdOf, urlEngine } from '../contracts/route-id.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
-export type {
-  FenceReader,
-  JournalEngine,
-  LeftoverJSON,
-  Leftovers,
-  OpenSource,
-  OpenTarget,
-  RouteContext,
-  SourceEngine,
-  TargetEngine,
-} from '../ports/built-in-engine.ts';
-export { endpointPassword } from '../ports/built-in-engine.ts';
-
 /**
  * The built-in engines that live in one folder of their own (`connectors/<engine>/`), each
  * registered by its folder's engine.ts: one line per engine. The engines still spread over

@@ -6,8 +6,10 @@ import { pluginConnectorVersion } from '../ports/connector-plugin.ts';
 import { unsafeVariantFlaws } from '../ports/unsafe-variants.ts';
 import { UNSAFE_VARIANT_ENV, requestedUnsafeVariant } from '../test-hooks/index.ts';
 import { loadConnectorPlugin } from './connector-plugins.ts';
-import type { RouteContext, RouteEntry } from './built-in-engines.ts';
-import { endpointPassword, openSourceByScheme } from './built-in-engines.ts';
+import type { RouteContext } from '../ports/built-in-engine.ts';
+import { endpointPassword } from '../ports/built-in-engine.ts';
+import type { RouteEntry } from './built-in-engines.ts';
+import { openSourceByScheme } from './built-in-engines.ts';
 
 /**
  * What the host hands a plug-in for one endpoint of the workload. The password is read from the

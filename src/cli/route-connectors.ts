@@ -3,7 +3,8 @@ import { resolveRouteId } from '../contracts/route-id.ts';
 import type { Workload } from '../contracts/workload.ts';
 import type { TargetConnector } from '../ports/connector.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
-import type { OpenTarget, RouteConnectors, RouteContext, RouteEntry } from './built-in-engines.ts';
+import type { OpenTarget, RouteContext } from '../ports/built-in-engine.ts';
+import type { RouteConnectors, RouteEntry } from './built-in-engines.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from './built-in-engines.ts';
 import { routeConnectorVersion as shippedConnectorVersion } from './certifications.ts';
 

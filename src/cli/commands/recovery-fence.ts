@@ -5,12 +5,12 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import { noFenceAnswer } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
-import type { FenceReader } from '../built-in-engines.ts';
-import { TARGET_ENGINES, endpointPassword } from '../built-in-engines.ts';
+import type { FenceReader } from '../../ports/built-in-engine.ts';
+import { endpointPassword } from '../../ports/built-in-engine.ts';
+import { TARGET_ENGINES } from '../built-in-engines.ts';
 import { openRouteTarget, routeTargetEngine, routeTargetOpener } from '../route-connectors.ts';
 import { sqliteFilePath } from '../sqlite-file.ts';
 
-export type { FenceReader } from '../built-in-engines.ts';
 /** A fence reader that may raise the fence's epoch (recovery apply fences first); absent on a fenceless target. */
 export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFence'>>;
 

@@ -1,10 +1,8 @@
 import type { Workload } from '../../contracts/workload.ts';
 import type { CliIO } from '../command.ts';
-import type { Leftovers } from '../built-in-engines.ts';
+import type { Leftovers } from '../../ports/built-in-engine.ts';
 import { TARGET_ENGINES } from '../built-in-engines.ts';
 import { routeTargetEngine } from '../route-connectors.ts';
-
-export type { LeftoverJSON, Leftovers } from '../built-in-engines.ts';
 
 /** A target that keeps nothing outside its commit (a transactional marker writes in one transaction). */
 const NOTHING: Leftovers = {

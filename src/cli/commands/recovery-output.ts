@@ -1,4 +1,4 @@
-import type { LeftoverJSON } from './recovery-leftovers.ts';
+import type { LeftoverJSON } from '../../ports/built-in-engine.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../contracts/journal.ts';
 import type { RecoveryApplyResult } from '../../core/recovery-apply.ts';
 import type { RecoveryPlan } from '../../core/recovery-actions.ts';
