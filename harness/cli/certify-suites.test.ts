@@ -23,10 +23,11 @@ describe('certify run suites', () => {
         'sqlite-power-loss.yaml',
         'sqlite-target-power-loss.yaml',
         'sqlite-full-disk.yaml',
+        'sqlite-read-only-disk.yaml',
         'sqlite-journal-corruption.yaml',
       ]),
     );
-    expect(full).toHaveLength(plain.length + 7);
+    expect(full).toHaveLength(plain.length + 8);
     expect(full).not.toContain('million-crash.yaml');
   });
 

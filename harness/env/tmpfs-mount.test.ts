@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,27 @@ describe.skipIf(!root)('the full-disk cells’ tmpfs', () => {
       await mount[Symbol.asyncDispose]();
     }
     expect(existsSync(mount.mountPoint)).toBe(false);
+  });
+
+  it('remounts read-only (writes then fail with EROFS) and read-write again; refuses ro while a file is open for writing', async () => {
+    const started = await mountTmpfs(join(base, 'ro'), '1m');
+    if (!started.available) throw new Error(started.reason);
+    const { mount } = started;
+    try {
+      writeFileSync(join(mount.mountPoint, 'kept'), 'x');
+      const open = openSync(join(mount.mountPoint, 'kept'), 'a');
+      try {
+        expect(await mount.remount('ro')).toMatch(/EBUSY/);
+      } finally {
+        closeSync(open);
+      }
+      expect(await mount.remount('ro')).toBeNull();
+      expect(() => writeFileSync(join(mount.mountPoint, 'more'), 'y')).toThrow(/EROFS/);
+      expect(await mount.remount('rw')).toBeNull();
+      writeFileSync(join(mount.mountPoint, 'more'), 'y');
+    } finally {
+      await mount[Symbol.asyncDispose]();
+    }
   });
 
   it('says why when the mount is refused (the cells are then UNVERIFIED with that reason)', async () => {

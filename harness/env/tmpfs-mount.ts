@@ -15,6 +15,11 @@ export interface TmpfsMount extends AsyncDisposable {
   readonly mountPoint: string;
   /** Writes a ballast file until the file system is full to the last block; returns its path. */
   fill(): string;
+  /**
+   * Remounts it read-only (`ro`) or read-write again (`rw`); null when done, else why the kernel
+   * refused (it refuses `ro` while any process holds a file on it open for writing: EBUSY).
+   */
+  remount(mode: 'ro' | 'rw'): Promise<string | null>;
 }
 
 export type TmpfsStart =
@@ -40,6 +45,16 @@ export async function mountTmpfs(mountPoint: string, size: string): Promise<Tmpf
     mount: {
       mountPoint,
       fill: () => fillFileSystem(mountPoint),
+      async remount(mode) {
+        try {
+          await run('mount', ['-o', `remount,${mode}`, mountPoint]);
+          return null;
+        } catch (error) {
+          const stderr = String((error as { stderr?: unknown }).stderr ?? '');
+          const busy = /busy/i.test(stderr) ? ': a file on it is open for writing (EBUSY)' : '';
+          return `mount -o remount,${mode} was refused${busy}`;
+        }
+      },
       async [Symbol.asyncDispose]() {
         if (!mounted) return;
         mounted = false;

@@ -51,5 +51,11 @@ export const STORAGE_FULL_REFUSED = 'storage-full-refused';
 /** A full-disk cell: the refused attempt handed its lease back (faults/full-disk-fault.ts). */
 export const STORAGE_FULL_LEASE = 'storage-full-lease';
 
+/** A read-only-disk cell: the attempt that met the read-only file system exited 31 naming the file, the cause and how to lift it (faults/read-only-disk-fault.ts). */
+export const STORAGE_READ_ONLY_REFUSED = 'storage-read-only-refused';
+
+/** A read-only-disk cell: the refused attempt left the target's rows as they were and no lease of its own (faults/read-only-disk-fault.ts). */
+export const STORAGE_READ_ONLY_UNTOUCHED = 'storage-read-only-untouched';
+
 /** A journal-corruption cell: the retry on the damaged journal said corrupt (19) or ran normally, nothing else (faults/journal-corruption-fault.ts). */
 export const JOURNAL_CORRUPTION_DETECTED = 'journal-corruption-detected';

@@ -28,6 +28,7 @@ export const FAULTS: Readonly<{ [K in FaultKind]: () => Promise<FaultModule<K>> 
   'power-loss': async () => (await import('./power-loss-fault.ts')).powerLossFault,
   'full-disk': async () => (await import('./full-disk-fault.ts')).fullDiskFault,
   'journal-corruption': async () => (await import('./journal-corruption-fault.ts')).journalCorruptionFault,
+  'read-only-disk': async () => (await import('./read-only-disk-fault.ts')).readOnlyDiskFault,
 };
 
 export async function faultModule(kind: FaultKind): Promise<FaultModule> {

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { mountTmpfs } from '../env/tmpfs-mount.ts';
 import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-names.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
@@ -13,7 +13,8 @@ import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
-import { moveFile } from './storage-files.ts';
+import type { StorageOnMount } from './storage-refusal.ts';
+import { moveOntoMount, reportedError } from './storage-refusal.ts';
 
 type Storage = (typeof FULL_DISK_STORAGES)[number];
 
@@ -39,30 +40,6 @@ function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): 
       sensitive: false,
     })),
   );
-}
-
-/** Whether a path exists as a file or a (possibly dangling) link. */
-function present(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The `{"error": …}` line a `--json` run printed on stderr; never copied into evidence. */
-function reportedError(stderrFile: string): { message?: string; hint?: string } {
-  if (!existsSync(stderrFile)) return {};
-  for (const line of readFileSync(stderrFile, 'utf8').split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    try {
-      return (JSON.parse(line) as { error?: { message?: string; hint?: string } }).error ?? {};
-    } catch {
-      // not our line
-    }
-  }
-  return {};
 }
 
 /**
@@ -169,36 +146,25 @@ async function runFullDisk(run: CellRun): Promise<CellOutcome> {
   const started = await mountTmpfs(join(run.dir, 'full-disk'), MOUNT_SIZE);
   if (!started.available) return unverifiedOutcome(started.reason, 'storage-full-filesystem');
   const mount = started.mount;
-  const usual = storage === 'journal' ? journal.path : targetFile;
-  const onMount = join(mount.mountPoint, basename(usual));
-  // The side files the journal's engine keeps beside its file (the target's too: these routes
-  // keep both in one engine; a route that does not gives no local target file).
-  const sides = journal.sideSuffixes;
   const stderrFile = join(run.dir, 'first.stderr');
-  let outcome: CellOutcome;
+  let placed: StorageOnMount | undefined;
   try {
     const images = await targetImages(run.fixture.inspector);
-    // The storage moves onto the tmpfs behind a link at its usual path: the engine follows the
-    // link (its side files land on the tmpfs too), and the harness's readers and lease clock find
-    // it where they always do. The journal is created there first (empty, schema only): a missing
-    // one would be created beside the link and linked over it.
-    if (storage === 'target') moveFile(targetFile, onMount, sides);
-    else await journal.create(onMount);
-    symlinkSync(onMount, usual);
+    placed = await moveOntoMount(storage, journal, targetFile, mount.mountPoint);
     const worker = run.start('first', { stop: at, stderrFile });
     const parked = await worker.parked();
     if (parked === null) return { attempts: [await worker.result()], hit: false };
     const ballast = mount.fill();
     worker.resume();
     const first = await worker.result();
-    const checks = [refusedCheck(first, storage, [usual, onMount], stderrFile)];
+    const checks = [refusedCheck(first, storage, [placed.usual, placed.onMount], stderrFile)];
     // The fault lifted: what the refused attempt left, then one retry.
     rmSync(ballast);
     checks.push(await atomicVisibility(run.fixture.inspector, images, 'after the refused attempt'));
     checks.push(await leaseCheck(journal, await journal.settle(), storage, first));
     await run.expireLeases();
     const retry = await run.run('retry');
-    outcome = {
+    return {
       attempts: [first, retry],
       hit: true,
       settle: false,
@@ -207,14 +173,9 @@ async function runFullDisk(run: CellRun): Promise<CellOutcome> {
       fault: { first_exit: first.exit_code },
     };
   } finally {
-    // Back where the runner's checkers read them, before the mount goes.
-    if (existsSync(onMount)) {
-      if (present(usual)) unlinkSync(usual);
-      moveFile(onMount, usual, sides);
-    }
+    placed?.restore();
     await mount[Symbol.asyncDispose]();
   }
-  return outcome;
 }
 
 /**

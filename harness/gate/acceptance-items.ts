@@ -6,14 +6,14 @@ import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
 import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
-import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
+import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
 import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
  * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item, the
  * test plan's Airflow row, issue 30's clock item, issue 36's shadow item and issue 33's
- * power-loss, full-disk and journal-corruption items. The registry, apart from the AcceptanceItem
+ * power-loss, full-disk, read-only and journal-corruption items. The registry, apart from the AcceptanceItem
  * interface (acceptance-item.ts) so that the interface never imports the items.
  */
 export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
@@ -32,5 +32,6 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   powerLossItem,
   powerLossTargetItem,
   fullDiskItem,
+  readOnlyDiskItem,
   journalCorruptionItem,
 ];

@@ -82,6 +82,7 @@ describe('certify gate', () => {
       'power-loss-journal-durable',
       'power-loss-target-durable',
       'full-disk-refused-then-one',
+      'read-only-refused-then-one',
       'journal-corruption-detected',
       'no-variant-survived',
       'run-scope',
@@ -92,13 +93,16 @@ describe('certify gate', () => {
       /journal-loss-one-mutation +14 cells {2}14 cells PASS, max 1 mutation: journal-loss rollback 5, journal-loss wipe 5, fence-loss drop 4; each mode at every one of 5 transitions/,
     );
     expect(result.out).toMatch(
-      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 14 scenario file/,
+      /plan +\d+ cells {2}the \d+ cells are exactly the plan derived again from 15 scenario file/,
     );
     expect(result.out).toMatch(
       /power-loss-journal-durable +5 cells {2}5 power-loss cells PASS at 5 journal transition points/,
     );
     expect(result.out).toMatch(
       /full-disk-refused-then-one +10 cells {2}10 full-disk cells PASS on the journal and target: 10 stopped with exit 18/,
+    );
+    expect(result.out).toMatch(
+      /read-only-refused-then-one +10 cells {2}10 read-only-disk cells PASS on the journal and target: 10 stopped with exit 31/,
     );
     expect(result.out).toMatch(
       /journal-corruption-detected +5 cells {2}5 journal-corruption cells PASS: 5 retries met the damage and exited 19/,

@@ -5,30 +5,38 @@ import {
   JOURNAL_CORRUPTION_DETECTED,
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
+  STORAGE_READ_ONLY_REFUSED,
+  STORAGE_READ_ONLY_UNTOUCHED,
 } from '../evidence/check-names.ts';
-import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
+import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
 
-const FULL_DISK_CHECKS = [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE];
+const CHECKS = {
+  'full-disk': [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE],
+  'read-only-disk': [STORAGE_READ_ONLY_REFUSED, STORAGE_READ_ONLY_UNTOUCHED, ATOMIC_VISIBILITY],
+  'journal-corruption': [JOURNAL_CORRUPTION_DETECTED],
+} as const;
+const EXIT = { 'full-disk': 18, 'read-only-disk': 31, 'journal-corruption': 19 } as const;
 
 function cell(
-  kind: 'full-disk' | 'journal-corruption',
+  kind: keyof typeof CHECKS,
   n: number,
   options: { verdict?: string; failing?: string; mutations?: number; exit?: number } = {},
 ): CellEvidence {
-  const names = kind === 'full-disk' ? FULL_DISK_CHECKS : [JOURNAL_CORRUPTION_DETECTED];
+  const names = CHECKS[kind];
   return {
     id: `storage/${kind}/${n}`,
     verdict: options.verdict ?? 'PASS',
     variant: null,
     fault: { kind, storage: n % 2 === 0 ? 'journal' : 'target', point: `cas:P${n}:after`, hit: 1 },
     target: { mutations: options.mutations ?? 1 },
-    attempts: [{ role: 'first', exit_code: options.exit ?? (kind === 'full-disk' ? 18 : 19) }],
+    attempts: [{ role: 'first', exit_code: options.exit ?? EXIT[kind] }],
     checks: names.map((name) => ({ name, verdict: name === options.failing ? 'FAIL' : 'PASS', detail: 'x' })),
   } as unknown as CellEvidence;
 }
 
 describe.each([
   ['full-disk', fullDiskItem, STORAGE_FULL_LEASE],
+  ['read-only-disk', readOnlyDiskItem, STORAGE_READ_ONLY_UNTOUCHED],
   ['journal-corruption', journalCorruptionItem, JOURNAL_CORRUPTION_DETECTED],
 ] as const)('the %s gate line', (kind, item, check) => {
   it('is PASS when every cell of the kind PASSed with its checks and one mutation', () => {
@@ -70,5 +78,8 @@ describe('the storage lines', () => {
         cell('journal-corruption', 2, { exit: 0 }),
       ]).detail,
     ).toMatch(/2 journal-corruption cells PASS: 1 retries met the damage and exited 19/);
+    expect(
+      readOnlyDiskItem.evaluate([cell('read-only-disk', 1), cell('read-only-disk', 2, { exit: 0 })]).detail,
+    ).toMatch(/2 read-only-disk cells PASS on the journal and target: 1 stopped with exit 31/);
   });
 });

@@ -4,6 +4,8 @@ import {
   JOURNAL_CORRUPTION_DETECTED,
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
+  STORAGE_READ_ONLY_REFUSED,
+  STORAGE_READ_ONLY_UNTOUCHED,
 } from '../evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
@@ -82,6 +84,34 @@ export const journalCorruptionItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(selected),
       detail: `${selected.length} journal-corruption cells PASS: ${detected} retries met the damage and exited 19, the rest ran normally; one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's read-only line, for the same routes: decided by the read-only-disk cells
+ * (scenarios/storage/). Each PASSes with its storage-read-only-refused (exit 31 naming the file,
+ * EROFS and how to lift it, or a completed run), storage-read-only-untouched (the target's rows as
+ * before, no lease of its own), atomic-visibility checks PASS and one mutation after the
+ * read-write retry. Cells that could not mount or remount a tmpfs are UNVERIFIED, and so is the line.
+ */
+export const readOnlyDiskItem: AcceptanceItem = {
+  id: 'read-only-refused-then-one',
+  text: 'a journal or target on a file system remounted read-only after a kill at every transition: exit 31 naming the file, the cause and how to lift it, the target untouched and no lease left behind, and once remounted read-write one retry lands exactly one mutation',
+  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
+  evaluate(cells) {
+    const { selected, verdict } = judged(cells, 'read-only-disk', [
+      STORAGE_READ_ONLY_REFUSED,
+      STORAGE_READ_ONLY_UNTOUCHED,
+      ATOMIC_VISIBILITY,
+    ]);
+    if (verdict) return verdict;
+    const refused = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === 31)).length;
+    const storages = [...new Set(selected.map((cell) => String(cell.fault.storage)))].sort().join(' and ');
+    return {
+      status: 'PASS',
+      ...decidedBy(selected),
+      detail: `${selected.length} read-only-disk cells PASS on the ${storages}: ${refused} stopped with exit 31 naming the file and the cause, the rest needed no write there; one mutation each`,
     };
   },
 };

@@ -27,6 +27,7 @@ export const TRACED_KINDS: ReadonlySet<string> = new Set([
   // Full disks and journal damage at the journal transitions of the clean trace.
   'full-disk',
   'journal-corruption',
+  'read-only-disk',
 ]);
 
 export const DEFAULT_SEED = 42;

@@ -26,6 +26,7 @@ export const FAULT_KINDS = [
   'power-loss',
   'full-disk',
   'journal-corruption',
+  'read-only-disk',
 ] as const;
 
 /** Which storage a power-loss cell puts on the power-loss filesystem (harness/faults/power-loss-fault.ts). */
@@ -33,6 +34,9 @@ export const POWER_LOSS_STORAGES = ['journal', 'target'] as const;
 
 /** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
 export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
+
+/** Which storage a read-only-disk cell remounts read-only (harness/faults/read-only-disk-fault.ts). */
+export const READ_ONLY_DISK_STORAGES = ['journal', 'target'] as const;
 
 /** How a journal-corruption cell damages the journal file (harness/faults/journal-corruption-fault.ts). */
 export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation'] as const;
@@ -360,6 +364,24 @@ const journalCorruptionFault = {
   },
 } as const;
 
+const readOnlyDiskFault = {
+  type: 'object',
+  description:
+    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+  additionalProperties: false,
+  required: ['kind'],
+  properties: {
+    kind: { const: 'read-only-disk' },
+    storages: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: READ_ONLY_DISK_STORAGES },
+      description: "Which storage goes read-only: the journal's folder, the target's file. Default both.",
+    },
+  },
+} as const;
+
 const serverKillFault = {
   type: 'object',
   description:
@@ -532,6 +554,7 @@ export const SCENARIO_SCHEMA = {
           powerLossFault,
           fullDiskFault,
           journalCorruptionFault,
+          readOnlyDiskFault,
         ],
       },
     },

@@ -5,7 +5,7 @@ import { embeddedCells } from './embedded-cells.test-support.ts';
 /**
  * Storage cells end to end on the embedded route: real workers on a real full tmpfs, a real
  * damaged journal file, the real checks; each cell re-checks from its evidence alone. The tmpfs
- * needs root: elsewhere the full-disk cells must be UNVERIFIED, never PASS.
+ * needs root: elsewhere the full-disk and read-only-disk cells must be UNVERIFIED, never PASS.
  */
 const SCENARIO = `name: storage
 faults:
@@ -14,6 +14,10 @@ faults:
 `;
 
 const cell = await embeddedCells('storage.yaml', SCENARIO);
+const readOnlyCell = await embeddedCells(
+  'read-only.yaml',
+  'name: storage\nfaults:\n  - kind: read-only-disk\n',
+);
 
 const root = process.getuid?.() === 0;
 
@@ -40,6 +44,21 @@ describe('storage cells on the embedded route', () => {
     expect(evidence.checks.filter((check) => check.verdict !== 'PASS')).toEqual([]);
     expect(evidence.attempts.map((attempt) => attempt.exit_code)).toEqual(exits);
     expect(evidence.fault.first_read).toBe(exits.length === 3 ? 'error' : 'intact');
+    expect(evidence.target?.mutations).toBe(1);
+    expect(recheckCell(evidence).differences).toEqual([]);
+  });
+
+  it.skipIf(!root).each([
+    // A read-only journal: the next attempt is refused before it touches anything.
+    ['storage/journal/cas:PREPARING->PREPARED:before#1', [null, 31, 0]],
+    // A read-only target before the commit: refused, the journal's lease handed back.
+    ['storage/target/cas:PREPARED->COMMITTING:after#1', [null, 31, 0]],
+    // The target had committed and the journal says so: nothing left to write there.
+    ['storage/target/cas:COMMITTING->TARGET_COMMITTED:after#1', [null, 0, 0]],
+  ])('%s: read-only, exits %j, one mutation, and the evidence re-checks', async (id, exits) => {
+    const evidence = await readOnlyCell(id);
+    expect(evidence.checks.filter((check) => check.verdict !== 'PASS')).toEqual([]);
+    expect(evidence.attempts.map((a) => a.exit_code)).toEqual(exits);
     expect(evidence.target?.mutations).toBe(1);
     expect(recheckCell(evidence).differences).toEqual([]);
   });
