@@ -253,11 +253,12 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     expect(fake.queries.map((q) => q.text)).not.toContain(FENCE_SQL.guard);
     const error = await caught(open(fake, { env: { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'nope' } }));
     expect([error.code, error.fields.field]).toEqual([ERROR_CODES.INVALID_INPUT, 'DPONE_UNSAFE_VARIANT']);
-    // Harmless on a marker fence, so not offered: asking for it is refused, not silently certified.
-    const harmless = await caught(
-      open(fake, { env: { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'ignore-epoch' } }),
+    // A staging-swap flaw means nothing on a marker fence, so it is not offered: asking for it is
+    // refused, not silently certified.
+    const elsewhere = await caught(
+      open(fake, { env: { DPONE_HARNESS: '1', DPONE_UNSAFE_VARIANT: 'no-seal' } }),
     );
-    expect(harmless.code).toBe(ERROR_CODES.INVALID_INPUT);
+    expect(elsewhere.code).toBe(ERROR_CODES.INVALID_INPUT);
   });
 
   it('the fence schema is explicit: another schema qualifies every statement; a system schema is refused', async () => {

@@ -13,6 +13,7 @@ import {
   SHADOW_REPORT,
   STALL_BOUNDED,
   STORAGE_UNTOUCHED,
+  ZOMBIE_FENCED,
 } from '../evidence/check-names.ts';
 import type { Verdict } from '../verdict.ts';
 import { worst } from '../verdict.ts';
@@ -26,8 +27,9 @@ import { worst } from '../verdict.ts';
  * worker that never gave up, a lost commit taken for complete, an operation wedged past what the
  * journal's clock promises (its retries measured, not reported), an operator's audit statement
  * the target's own rows contradict, a journal transition written without the lease, a committed
- * journal transition a power cut took back (read from the journal file itself), or a reference
- * run that did not end as a clean run must.
+ * journal transition a power cut took back (read from the journal file itself), a zombie's commit
+ * the target holds though the next holder had prepared a newer epoch, or a reference run that did
+ * not end as a clean run must.
  */
 export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   'mutations',
@@ -51,6 +53,9 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   SHADOW_REPORT,
   POWER_LOSS_DURABLE,
   POWER_LOSS_RECOVERY,
+  // A zombie that committed under a superseded epoch, read from the target's rows while the next
+  // holder was held after preparing the fence.
+  ZOMBIE_FENCED,
 ]);
 
 /** A variant cell catches its variant when it FAILs on one of the catching checks. */

@@ -51,6 +51,9 @@ export const STORAGE_FULL_REFUSED = 'storage-full-refused';
 /** A full-disk cell: the refused attempt handed its lease back (faults/full-disk-fault.ts). */
 export const STORAGE_FULL_LEASE = 'storage-full-lease';
 
+/** A pause cell holding the next worker after its fence preparation: the resumed zombie wrote nothing to the target (faults/pause-fault.ts). */
+export const ZOMBIE_FENCED = 'zombie-fenced';
+
 /** A read-only-disk cell: the attempt that met the read-only file system exited 31 naming the file, the cause and how to lift it (faults/read-only-disk-fault.ts). */
 export const STORAGE_READ_ONLY_REFUSED = 'storage-read-only-refused';
 

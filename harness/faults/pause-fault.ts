@@ -6,7 +6,9 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { firstKillGroups } from './crash-fault.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { unverifiedOutcome } from './fault.ts';
-import { atomicVisibility, targetImages } from './atomic-visibility.ts';
+import type { TargetImages } from './atomic-visibility.ts';
+import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
+import { ZOMBIE_FENCED } from '../evidence/check-names.ts';
 import type { Worker } from '../workers/worker.ts';
 import { finishedOrStalled } from './zombie-race.ts';
 
@@ -14,6 +16,19 @@ const DEFAULT_PAUSE_TTL_MS = 300;
 
 /** The variants only a held second worker's interleaving reaches (UnsafeVariant.onlyWhereNamed). */
 const HELD_SECOND_VARIANTS: readonly string[] = ['lease-blind-cas'];
+
+/**
+ * Where a held second worker has prepared a newer epoch at the fence: a zombie resumed then must be
+ * refused by the fence itself (the journal no longer stands between it and the target).
+ */
+const FENCE_HELD = 'fence.prepare:after';
+
+/** The variants only a zombie resumed against a newer prepared epoch reaches (UnsafeVariant.onlyWhereNamed). */
+const FENCE_HELD_VARIANTS: readonly string[] = ['ignore-epoch'];
+
+function heldVariants(hold: TraceOccurrence): readonly string[] {
+  return hold.point === FENCE_HELD ? FENCE_HELD_VARIANTS : HELD_SECOND_VARIANTS;
+}
 
 interface PauseParams {
   /** Where the paused worker stops (in the first attempt at depth 1, in the recovery at depth 2). */
@@ -83,7 +98,7 @@ function planPause(spec: FaultSpecOf<'pause'>, { traces }: PlanContext): CellDra
         fault: { kind: 'pause', point: at.point, hit: at.hit, ...held, ...lateFault },
         params: { at, ...(holdSecond ? { holdSecond } : {}) } satisfies PauseParams,
         sensitive: true,
-        ...(holdSecond ? { variants: HELD_SECOND_VARIANTS } : {}),
+        ...(holdSecond ? { variants: heldVariants(holdSecond) } : {}),
       };
     });
   }
@@ -158,7 +173,8 @@ async function runPause(run: CellRun, spec: FaultSpecOf<'pause'>): Promise<CellO
   // Late source rows: the zombie holds another batch than the next holder reads.
   if (late > 0) await run.fixture.addSourceRows!(late);
   // Awaited here: `paused` is disposed (killed) when this scope ends.
-  if (params.holdSecond) return await runHeldSecond(run, paused, params.holdSecond, [...attempts], atomic);
+  if (params.holdSecond)
+    return await runHeldSecond(run, paused, params.holdSecond, [...attempts], atomic, images);
   await using second = run.start('second');
   const secondFirst = (await finishedOrStalled(second)) === 'finished';
   paused.continue();
@@ -187,12 +203,15 @@ async function runHeldSecond(
   hold: TraceOccurrence,
   attempts: AttemptRecord[],
   atomic: CheckRecord[],
+  images: TargetImages,
 ): Promise<CellOutcome> {
   await using second = run.start('second', { stop: hold });
   const held = (await second.parked()) !== null;
   paused.continue();
   paused.resume();
   attempts.push(await paused.result());
+  // Read from the target's own rows while the second still holds: only the zombie can have written.
+  const fenced = held && hold.point === FENCE_HELD ? [await zombieFenced(run, images, hold)] : [];
   if (held) second.resume();
   attempts.push(await second.result());
   const order: CheckRecord = {
@@ -202,7 +221,33 @@ async function runHeldSecond(
       ? `the second worker held at ${occurrenceKey(hold)} while the stopped first ran out; then it was released`
       : `the second worker ended before it reached ${occurrenceKey(hold)}: the interleaving was not reached`,
   };
-  return { attempts, hit: true, extraChecks: [...atomic, order], settle: 'unless-complete' };
+  return { attempts, hit: true, extraChecks: [...atomic, order, ...fenced], settle: 'unless-complete' };
+}
+
+/**
+ * `zombie-fenced`: the second worker took over and prepared a newer epoch at the fence, then held;
+ * the zombie, resumed into its commit, must have been refused by the fence itself: the target still
+ * holds its rows from before. The load there means the zombie committed under a superseded epoch
+ * (a guard that ignores the epoch lets it through: the mutation count alone cannot tell, since the
+ * second then finds the operation committed and writes nothing).
+ */
+async function zombieFenced(run: CellRun, images: TargetImages, hold: TraceOccurrence): Promise<CheckRecord> {
+  const now = await targetNow(run.fixture.inspector);
+  const name = ZOMBIE_FENCED;
+  if (now.digest === images.before)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `the zombie, resumed after the next holder's ${occurrenceKey(hold)}, wrote nothing: the fence refused it`,
+    };
+  return {
+    name,
+    verdict: 'FAIL',
+    detail:
+      now.digest === images.loaded
+        ? `the zombie committed the load after the next holder had prepared a newer epoch at the fence (${occurrenceKey(hold)})`
+        : `the zombie changed the target (${now.rows} rows) after the next holder had prepared a newer epoch at the fence`,
+  };
 }
 
 /**

@@ -251,8 +251,8 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
   });
 
   it('the same race writes once even when the guard ignores the epoch: the committed status refuses it', async () => {
-    // Why ignore-epoch is no longer offered on marker fences: it is harmless there. (Variants that
-    // are really unsafe, e.g. guard-epoch-only, fail the journal-loss tests.)
+    // The count alone cannot catch ignore-epoch on a marker fence once the takeover has committed;
+    // the pause cell that holds the takeover after its fence.prepare does (zombie-fenced).
     const { zombie } = await zombieRace({ ignoreEpoch: true });
     await expect(zombie).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
     expectTargetRows(1);

@@ -187,10 +187,14 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   'ignore-epoch': {
     flaws: { ignoreEpoch: true },
     description:
-      'the guard ignores the epoch: HARMLESS on a transactional marker, whose guard also refuses an ' +
-      'operation already committed (a zombie can commit only if nobody did), so no route offers it; ' +
-      'the staging-swap analogue is no-seal below',
-    unsafeOn: [],
+      'the fence ignores the epoch (a takeover does not raise it, the guard does not check it): a paused ' +
+      "zombie resumed after the next holder prepared the fence commits under a superseded epoch. The marker's " +
+      'committed status still stops a second write, so only a cell that reads the target while the next ' +
+      'holder is held there sees it; the staging-swap analogue is no-seal below',
+    // Reached on purpose: the pause cell that holds the second worker just after its fence.prepare
+    // (scenarios/pause.yaml) resumes the zombie into its commit and reads the target's rows (zombie-fenced).
+    unsafeOn: MARKER,
+    onlyWhereNamed: true,
   },
   'guard-epoch-only': {
     flaws: { epochOnlyGuard: true },

@@ -307,8 +307,17 @@ describe('unsafe variants', () => {
     expect(targetRows()).toHaveLength(4);
   });
 
-  it('ignore-epoch is harmless on a marker fence: the status guard refuses the zombie after a commit', async () => {
-    expect(UNSAFE_SQLITE_VARIANTS['ignore-epoch']).toBeUndefined();
+  it('ignore-epoch: a stale zombie commits while the newer holder has only prepared (the pause cell zombie-fenced sees it)', async () => {
+    await using ignores = await UNSAFE_SQLITE_VARIANTS['ignore-epoch']!(targetOptions());
+    await ignores.prepareFence(ref(1), CREATE);
+    // The takeover prepares epoch 2 (the flawed fence does not raise it) and holds there.
+    await ignores.prepareFence(ref(2), CREATE);
+    // The zombie of epoch 1 resumes into its commit: let through under a superseded epoch.
+    expect(await ignores.mutate(await request(1))).toMatchObject({ applied: true });
+    expect(targetRows()).toHaveLength(2);
+  });
+
+  it('ignore-epoch still writes once: after a commit the status guard refuses the zombie', async () => {
     const dialect = sqliteDialect(openTargetDatabase(targetOptions()), 'events');
     await using ignores = new MarkerTarget(
       dialect,
