@@ -5,41 +5,21 @@ import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-name
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { JournalFileOperations } from '../routes/route.ts';
-import type { TraceOccurrence } from '../plan/trace.ts';
-import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { FULL_DISK_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
-import { transitionPoints } from './loss-points.ts';
-import type { StorageOnMount } from './storage-refusal.ts';
-import { moveOntoMount, reportedError } from './storage-refusal.ts';
+import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
+import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts';
 
-type Storage = (typeof FULL_DISK_STORAGES)[number];
-
-interface FullDiskParams {
-  readonly at: TraceOccurrence;
-  readonly storage: Storage;
-}
+type Storage = RefusedStorage;
 
 /** The tmpfs each cell mounts: room for the cell's journal or target and its side files, then filled. */
 const MOUNT_SIZE = '4m';
-const EXIT_STORAGE_FULL = 18;
-const STORAGE_FULL = 'DPONE_STORAGE_FULL';
-/** The causes a full disk may be named by: the engine's own (`…_FULL`) or the operating system's. */
-const FULL_CAUSE = /\(([A-Z]+_FULL|ENOSPC|EDQUOT)\)/;
 
 function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): CellDraft[] {
-  const storages = spec.storages ?? FULL_DISK_STORAGES;
-  return storages.flatMap((storage) =>
-    transitionPoints(traces.clean).map((at) => ({
-      localId: `${storage}/${occurrenceKey(at)}`,
-      fault: { kind: 'full-disk', storage, point: at.point, hit: at.hit, attempt: 1 },
-      params: { at, storage } satisfies FullDiskParams,
-      sensitive: false,
-    })),
-  );
+  return storageCells('full-disk', spec.storages ?? FULL_DISK_STORAGES, traces.clean);
 }
 
 /**
@@ -49,45 +29,27 @@ function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): 
  * target and the journal like every success). Anything else (11 "unreachable", 12 with no cause,
  * 10 "locked") FAILs.
  */
+export const FULL_DISK_REFUSAL: RefusalRule = {
+  check: STORAGE_FULL_REFUSED,
+  condition: (storage) => `the ${storage}'s disk was full`,
+  exit: 18,
+  code: 'DPONE_STORAGE_FULL',
+  // The engine's own (`…_FULL`) or the operating system's.
+  cause: /\(([A-Z]+_FULL|ENOSPC|EDQUOT)\)/,
+  causeText: '…_FULL, ENOSPC',
+  hint: /^free space/,
+  hintText: 'a "free space, then retry" hint',
+  completed: (storage, attempt) =>
+    `the ${storage} filled at ${attempt.last_point ?? 'its point'} but the attempt needed no new block after it: it completed`,
+};
+
 export function refusedCheck(
   first: AttemptRecord,
   storage: Storage,
   paths: readonly string[],
   stderrFile: string,
 ): CheckRecord {
-  const name = STORAGE_FULL_REFUSED;
-  if (first.exit_code === 0)
-    return {
-      name,
-      verdict: 'PASS',
-      detail: `the ${storage} filled at ${first.last_point ?? 'its point'} but the attempt needed no new block after it: it completed`,
-    };
-  if (first.exit_code !== EXIT_STORAGE_FULL || first.error_code !== STORAGE_FULL)
-    return {
-      name,
-      verdict: 'FAIL',
-      detail: `the ${storage}'s disk was full: the attempt exited ${first.exit_code ?? first.signal} (${first.error_code ?? 'no code'}), not ${EXIT_STORAGE_FULL} ${STORAGE_FULL}`,
-    };
-  const { message = '', hint = '' } = reportedError(stderrFile);
-  const named = paths.some((path) => message.includes(path));
-  const cause = FULL_CAUSE.test(message);
-  const freeThenRetry = /^free space/.test(hint);
-  if (named && cause && freeThenRetry)
-    return {
-      name,
-      verdict: 'PASS',
-      detail: `exit ${EXIT_STORAGE_FULL} ${STORAGE_FULL} naming the ${storage} file and the cause, hint "free space …, then retry"`,
-    };
-  const missing = [
-    ...(named ? [] : [`the ${storage} file`]),
-    ...(cause ? [] : ['the cause (…_FULL, ENOSPC)']),
-    ...(freeThenRetry ? [] : ['a "free space, then retry" hint']),
-  ];
-  return {
-    name,
-    verdict: 'FAIL',
-    detail: `exit ${EXIT_STORAGE_FULL} ${STORAGE_FULL}, but its error does not name ${missing.join(', ')}`,
-  };
+  return refusalCheck(FULL_DISK_REFUSAL, first, storage, paths, stderrFile);
 }
 
 /**
@@ -136,7 +98,7 @@ async function leaseCheck(
 }
 
 async function runFullDisk(run: CellRun): Promise<CellOutcome> {
-  const { at, storage } = run.cell.params as unknown as FullDiskParams;
+  const { at, storage } = run.cell.params as unknown as StorageCellParams;
   const journal = run.fixture.journalFile;
   const targetFile = run.fixture.targetFile;
   if (journal === undefined || targetFile === undefined || !existsSync(targetFile))

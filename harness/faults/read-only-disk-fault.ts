@@ -6,88 +6,48 @@ import { STORAGE_READ_ONLY_REFUSED, STORAGE_READ_ONLY_UNTOUCHED } from '../evide
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { JournalFileReading } from '../routes/route.ts';
-import type { TraceOccurrence } from '../plan/trace.ts';
-import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { READ_ONLY_DISK_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
-import { transitionPoints } from './loss-points.ts';
-import type { RefusedStorage, StorageOnMount } from './storage-refusal.ts';
-import { moveOntoMount, reportedError } from './storage-refusal.ts';
-
-interface ReadOnlyParams {
-  readonly at: TraceOccurrence;
-  readonly storage: RefusedStorage;
-}
+import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
+import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts';
 
 const MOUNT_SIZE = '4m';
-const EXIT_PERMISSION_DENIED = 31;
-const PERMISSION_DENIED = 'DPONE_PERMISSION_DENIED';
-/** The causes a read-only file system may be named by: the operating system's, or the engine's. */
-const READ_ONLY_CAUSE = /\((EROFS|[A-Z]+_READONLY)\)/;
-/** The hint must say what lifts it: remount read-write, or give write access; never "retry". */
-const LIFT_HINT = /read-write|write access/;
 
 function planReadOnly(spec: FaultSpecOf<'read-only-disk'>, { traces }: PlanContext): CellDraft[] {
-  const storages = spec.storages ?? READ_ONLY_DISK_STORAGES;
-  return storages.flatMap((storage) =>
-    transitionPoints(traces.clean).map((at) => ({
-      localId: `${storage}/${occurrenceKey(at)}`,
-      fault: { kind: 'read-only-disk', storage, point: at.point, hit: at.hit, attempt: 1 },
-      params: { at, storage } satisfies ReadOnlyParams,
-      sensitive: false,
-    })),
-  );
+  return storageCells('read-only-disk', spec.storages ?? READ_ONLY_DISK_STORAGES, traces.clean);
 }
 
 /**
  * The attempt that met the read-only file system stopped with exit 31 PERMISSION_DENIED naming the
  * file, the cause (EROFS, or the engine's …_READONLY) and how to lift it (remount read-write, give
  * write access), or needed no write to that storage at all and ended as a run does (exit 0: the
- * operation was already complete, or the target had committed and only the journal moved).
- * Anything else (10 "locked", 11 "unreachable", a retry hint) FAILs.
+ * target had committed and only the journal moved). Anything else (10 "locked", 11 "unreachable")
+ * FAILs.
  */
+export const READ_ONLY_REFUSAL: RefusalRule = {
+  check: STORAGE_READ_ONLY_REFUSED,
+  condition: (storage) => `the ${storage}'s file system was read-only`,
+  exit: 31,
+  code: 'DPONE_PERMISSION_DENIED',
+  cause: /\((EROFS|[A-Z]+_READONLY)\)/,
+  causeText: 'EROFS, …_READONLY',
+  // What lifts it: remount read-write, or give write access; never "retry" alone.
+  hint: /read-write|write access/,
+  hintText: 'a "remount read-write / give write access" hint',
+  completed: (storage) =>
+    `the ${storage} was read-only, but the attempt needed to write nothing there: it completed`,
+};
+
 export function readOnlyRefusedCheck(
   refused: AttemptRecord,
   storage: RefusedStorage,
   paths: readonly string[],
   stderrFile: string,
 ): CheckRecord {
-  const name = STORAGE_READ_ONLY_REFUSED;
-  if (refused.exit_code === 0)
-    return {
-      name,
-      verdict: 'PASS',
-      detail: `the ${storage} was read-only, but the attempt needed to write nothing there: it completed`,
-    };
-  if (refused.exit_code !== EXIT_PERMISSION_DENIED || refused.error_code !== PERMISSION_DENIED)
-    return {
-      name,
-      verdict: 'FAIL',
-      detail: `the ${storage}'s file system was read-only: the attempt exited ${refused.exit_code ?? refused.signal} (${refused.error_code ?? 'no code'}), not ${EXIT_PERMISSION_DENIED} ${PERMISSION_DENIED}`,
-    };
-  const { message = '', hint = '' } = reportedError(stderrFile);
-  const named = paths.some((path) => message.includes(path));
-  const cause = READ_ONLY_CAUSE.test(message);
-  const lift = LIFT_HINT.test(hint);
-  if (named && cause && lift)
-    return {
-      name,
-      verdict: 'PASS',
-      detail: `exit ${EXIT_PERMISSION_DENIED} ${PERMISSION_DENIED} naming the ${storage} file, the cause and how to lift it`,
-    };
-  const missing = [
-    ...(named ? [] : [`the ${storage} file`]),
-    ...(cause ? [] : ['the cause (EROFS, …_READONLY)']),
-    ...(lift ? [] : ['a "remount read-write / give write access" hint']),
-  ];
-  return {
-    name,
-    verdict: 'FAIL',
-    detail: `exit ${EXIT_PERMISSION_DENIED} ${PERMISSION_DENIED}, but its error does not name ${missing.join(', ')}`,
-  };
+  return refusalCheck(READ_ONLY_REFUSAL, refused, storage, paths, stderrFile);
 }
 
 /** The lease an entry reading records (its JSON's `lease`), or null. */
@@ -144,7 +104,7 @@ export function untouchedCheck(
 }
 
 async function runReadOnly(run: CellRun): Promise<CellOutcome> {
-  const { at, storage } = run.cell.params as unknown as ReadOnlyParams;
+  const { at, storage } = run.cell.params as unknown as StorageCellParams;
   const journal = run.fixture.journalFile;
   const targetFile = run.fixture.targetFile;
   if (journal === undefined || targetFile === undefined || !existsSync(targetFile))

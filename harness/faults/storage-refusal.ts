@@ -1,12 +1,17 @@
 import { existsSync, lstatSync, readFileSync, symlinkSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import type { CellDraft } from '../plan/cell.ts';
+import type { TraceOccurrence } from '../plan/trace.ts';
+import { occurrenceKey } from '../plan/trace.ts';
 import type { JournalFileOperations } from '../routes/route.ts';
+import { transitionPoints } from './loss-points.ts';
 import { moveFile } from './storage-files.ts';
 
 /**
- * What the storage fault kinds that refuse writes (full-disk, read-only-disk) share: the storage
- * moved onto the fault's own file system behind a link at its usual path, and the error line a
- * refused attempt printed.
+ * What the storage fault kinds that refuse writes (full-disk, read-only-disk) share: their cells,
+ * the storage moved onto the fault's own file system behind a link at its usual path, and how the
+ * refused attempt's error must read.
  */
 
 export type RefusedStorage = 'journal' | 'target';
@@ -73,5 +78,83 @@ export async function moveOntoMount(
       if (present(usual)) unlinkSync(usual);
       moveFile(onMount, usual, sides);
     },
+  };
+}
+
+/** One storage fault's cells: each storage at every transition point of the clean trace. */
+export function storageCells(
+  kind: 'full-disk' | 'read-only-disk',
+  storages: readonly RefusedStorage[],
+  clean: readonly TraceOccurrence[],
+): CellDraft[] {
+  return storages.flatMap((storage) =>
+    transitionPoints(clean).map((at) => ({
+      localId: `${storage}/${occurrenceKey(at)}`,
+      fault: { kind, storage, point: at.point, hit: at.hit, attempt: 1 },
+      params: { at, storage } satisfies StorageCellParams,
+      sensitive: false,
+    })),
+  );
+}
+
+export interface StorageCellParams {
+  readonly at: TraceOccurrence;
+  readonly storage: RefusedStorage;
+}
+
+/** How a storage fault's refusal must read: its check, its exit and code, what names the cause and the way out. */
+export interface RefusalRule {
+  readonly check: string;
+  /** "the journal's disk was full", "the target's file system was read-only". */
+  readonly condition: (storage: RefusedStorage) => string;
+  readonly exit: number;
+  readonly code: string;
+  readonly cause: RegExp;
+  readonly causeText: string;
+  readonly hint: RegExp;
+  readonly hintText: string;
+  /** The PASS detail of an attempt that completed: it needed no write the fault refused. */
+  readonly completed: (storage: RefusedStorage, attempt: AttemptRecord) => string;
+}
+
+/**
+ * The attempt that met the fault stopped with the rule's exit and code, its error naming the file,
+ * the cause and the way out, or it needed no write the fault refused and completed (exit 0, judged
+ * by the end-state checks like every success). Anything else FAILs.
+ */
+export function refusalCheck(
+  rule: RefusalRule,
+  attempt: AttemptRecord,
+  storage: RefusedStorage,
+  paths: readonly string[],
+  stderrFile: string,
+): CheckRecord {
+  const name = rule.check;
+  if (attempt.exit_code === 0) return { name, verdict: 'PASS', detail: rule.completed(storage, attempt) };
+  if (attempt.exit_code !== rule.exit || attempt.error_code !== rule.code)
+    return {
+      name,
+      verdict: 'FAIL',
+      detail: `${rule.condition(storage)}: the attempt exited ${attempt.exit_code ?? attempt.signal} (${attempt.error_code ?? 'no code'}), not ${rule.exit} ${rule.code}`,
+    };
+  const { message = '', hint = '' } = reportedError(stderrFile);
+  const named = paths.some((path) => message.includes(path));
+  const cause = rule.cause.test(message);
+  const wayOut = rule.hint.test(hint);
+  if (named && cause && wayOut)
+    return {
+      name,
+      verdict: 'PASS',
+      detail: `exit ${rule.exit} ${rule.code} naming the ${storage} file, the cause and ${rule.hintText}`,
+    };
+  const missing = [
+    ...(named ? [] : [`the ${storage} file`]),
+    ...(cause ? [] : [`the cause (${rule.causeText})`]),
+    ...(wayOut ? [] : [rule.hintText]),
+  ];
+  return {
+    name,
+    verdict: 'FAIL',
+    detail: `exit ${rule.exit} ${rule.code}, but its error does not name ${missing.join(', ')}`,
   };
 }
