@@ -1,5 +1,5 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
-import { UNSAFE_POSTGRES_VARIANTS } from '../../../src/adapters/connectors/postgres/postgres-unsafe-variants.ts';
+import { UNSAFE_POSTGRES_VARIANTS } from '../../../connectors/postgres/postgres-unsafe-variants.ts';
 import { PostgresInspector } from '../../inspectors/postgres-inspector.ts';
 import { adminQuery } from '../../env/postgres-admin.ts';
 import { deleteProxy } from '../../env/toxiproxy-service.ts';

@@ -1,7 +1,15 @@
-import { DponeError, isDponeError } from '../../../contracts/errors.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
-import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
-import { fenceSql, onConflictStyle, positional } from '../marker-fence/marker-sql.ts';
+import { DponeError, isDponeError } from '../../src/contracts/errors.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
+import type {
+  FenceParams,
+  MarkerDialect,
+  SqlResult,
+} from '../../src/adapters/connectors/marker-fence/marker-dialect.ts';
+import {
+  fenceSql,
+  onConflictStyle,
+  positional,
+} from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
 import { copyRows } from './postgres-copy.ts';

@@ -4,15 +4,15 @@ import type {
   ShadowAttemptStart,
   ShadowJournal,
   ShadowOutcome,
-} from '../../../ports/shadow-journal.ts';
+} from '../../../src/ports/shadow-journal.ts';
 import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
-} from '../../../ports/shadow-journal.ts';
-import type { ShadowAttemptRow } from '../../../ports/shadow-journal.ts';
+} from '../../../src/ports/shadow-journal.ts';
+import type { ShadowAttemptRow } from '../../../src/ports/shadow-journal.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 
 /** Advisory lock key the shadow table's creators take ("dpsh"), apart from the commit journal's. */

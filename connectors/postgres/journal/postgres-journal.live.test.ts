@@ -1,12 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
 import {
   describeJournalClockConformance,
   describeJournalConformance,
-} from '../../../../testing/journal-conformance.ts';
+} from '../../../testing/journal-conformance.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
 const binaries = findLocalBinaries();

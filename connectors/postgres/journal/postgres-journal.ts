@@ -1,16 +1,16 @@
 import pg from 'pg';
 import type { PoolClient } from 'pg';
-import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
-import type { PlannedChange } from '../../../contracts/journal-rules.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../src/contracts/errors.ts';
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../../src/contracts/journal.ts';
+import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
 import {
   checkLeaseInput,
   newIntent,
   planLease,
   planLeaseExpiry,
   planTransition,
-} from '../../../contracts/journal-rules.ts';
-import type { LeaseClock } from '../../../contracts/lease-clock.ts';
+} from '../../../src/contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -19,8 +19,8 @@ import type {
   JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
-} from '../../../ports/journal.ts';
-import { warnClockFault } from '../lease-warning.ts';
+} from '../../../src/ports/journal.ts';
+import { warnClockFault } from '../../../src/adapters/journal/lease-warning.ts';
 import {
   ENTRY_COLUMNS,
   HISTORY_COLUMNS,
@@ -28,8 +28,8 @@ import {
   historyToRow,
   rowToEntry,
   rowToHistory,
-} from '../journal-row.ts';
-import type { EntryRow, HistoryRow } from '../journal-row.ts';
+} from '../../../src/adapters/journal/journal-row.ts';
+import type { EntryRow, HistoryRow } from '../../../src/adapters/journal/journal-row.ts';
 import {
   casStatement,
   casValues,
@@ -40,8 +40,8 @@ import {
   legalFromStates,
   readWithClock,
 } from './postgres-journal-cas.ts';
-import type { PinnedSettings } from '../../../contracts/postgres-settings.ts';
-import { beginPinned } from '../../../contracts/postgres-settings.ts';
+import type { PinnedSettings } from '../../../src/contracts/postgres-settings.ts';
+import { beginPinned } from '../../../src/contracts/postgres-settings.ts';
 import type { JournalSessionConfig } from './postgres-journal-config.ts';
 import type { PgStatement } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';

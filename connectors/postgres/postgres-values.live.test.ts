@@ -1,11 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
+import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
-import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
+import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
 
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';

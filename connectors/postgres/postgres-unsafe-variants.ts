@@ -1,6 +1,6 @@
-import type { TargetFlaws } from '../../../ports/unsafe-variants.ts';
-import { UNSAFE_VARIANTS, targetVariantsFor } from '../../../ports/unsafe-variants.ts';
-import { requestedUnsafeVariant } from '../../../test-hooks/index.ts';
+import type { TargetFlaws } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, targetVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../src/test-hooks/index.ts';
 
 /**
  * DELIBERATELY BROKEN PostgreSQL targets for the harness's sensitivity check: the shared

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 
 /** The shape of pg's DatabaseError, with a message that must never surface. */

@@ -1,5 +1,5 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../../contracts/sqlstate.ts';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../../src/contracts/sqlstate.ts';
 
 const HINTS: Readonly<Record<keyof typeof CAUSE_CODES, string>> = {
   authentication:

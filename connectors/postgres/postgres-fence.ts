@@ -1,5 +1,5 @@
-import { invalidInput } from '../../../contracts/errors.ts';
-import { FENCE_TABLE } from '../marker-fence/marker-fence.ts';
+import { invalidInput } from '../../src/contracts/errors.ts';
+import { FENCE_TABLE } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';
 import { quoteIdentifier } from './postgres-config.ts';
 
 /**

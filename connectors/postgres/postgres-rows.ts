@@ -1,5 +1,5 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { TargetCreateSpec } from '../../../contracts/workload.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { TargetCreateSpec } from '../../src/contracts/workload.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { needing } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitJournalEntry } from '../../../contracts/journal.ts';
-import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newEntry, planLease, planTransition } from '../../../contracts/journal-rules.ts';
-import type { CommitState } from '../../../contracts/states.ts';
-import type { CompareAndSetRequest, LeaseRequest } from '../../../ports/journal.ts';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { AUDIT, DIGEST, METADATA, opId } from '../../../../testing/journal-conformance-kit.ts';
+import type { CommitJournalEntry } from '../../../src/contracts/journal.ts';
+import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
+import { newEntry, planLease, planTransition } from '../../../src/contracts/journal-rules.ts';
+import type { CommitState } from '../../../src/contracts/states.ts';
+import type { CompareAndSetRequest, LeaseRequest } from '../../../src/ports/journal.ts';
+import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { AUDIT, DIGEST, METADATA, opId } from '../../../testing/journal-conformance-kit.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
 const binaries = findLocalBinaries();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { parsePostgresUrl, quoteTable } from './postgres-config.ts';
 
 describe('postgres connector config', () => {

@@ -1,7 +1,7 @@
-import type { SafeErrorFields } from '../../../contracts/errors.ts';
-import { DponeError, isDponeError } from '../../../contracts/errors.ts';
-import type { SqlstateCause } from '../../../contracts/sqlstate.ts';
-import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../../contracts/sqlstate.ts';
+import type { SafeErrorFields } from '../../src/contracts/errors.ts';
+import { DponeError, isDponeError } from '../../src/contracts/errors.ts';
+import type { SqlstateCause } from '../../src/contracts/sqlstate.ts';
+import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../src/contracts/sqlstate.ts';
 
 /**
  * Driver errors by cause. A PostgreSQL error carries a SQLSTATE; its class decides whether a retry

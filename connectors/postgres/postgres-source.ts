@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type {
   CellValue,
   Row,
@@ -6,8 +6,8 @@ import type {
   RowStream,
   SourceConnector,
   SourceReadRequest,
-} from '../../../ports/connector.ts';
-import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../../ports/row-stream.ts';
+} from '../../src/ports/connector.ts';
+import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../src/ports/row-stream.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';

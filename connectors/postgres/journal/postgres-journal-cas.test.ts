@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CommitJournalEntry } from '../../../contracts/journal.ts';
-import { planTransition } from '../../../contracts/journal-rules.ts';
-import { COMMIT_STATES } from '../../../contracts/states.ts';
-import type { CommitState } from '../../../contracts/states.ts';
+import type { CommitJournalEntry } from '../../../src/contracts/journal.ts';
+import { planTransition } from '../../../src/contracts/journal-rules.ts';
+import { COMMIT_STATES } from '../../../src/contracts/states.ts';
+import type { CommitState } from '../../../src/contracts/states.ts';
 import { legalFromStates } from './postgres-journal-cas.ts';
 
 function entryIn(state: CommitState): CommitJournalEntry {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { RowChunk, RowStream } from '../../../ports/connector.ts';
+import type { RowChunk, RowStream } from '../../src/ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
 
 /**

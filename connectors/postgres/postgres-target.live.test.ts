@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
-import type { TargetConnector } from '../../../ports/connector.ts';
+import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
+import type { TargetConnector } from '../../src/ports/connector.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
-import { describeFenceConformance } from '../../../../testing/fence-conformance.ts';
-import { collectRows, rowStreamOf } from '../../../ports/row-stream.ts';
+import { describeFenceConformance } from '../../testing/fence-conformance.ts';
+import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
 
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';

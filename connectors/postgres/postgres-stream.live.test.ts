@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../../harness/env/local/postgres-cluster.ts';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { MutationRequest, Row, RowStream } from '../../../ports/connector.ts';
-import { DEFAULT_CHUNK_ROWS, collectRows, rowStream } from '../../../ports/row-stream.ts';
+import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { MutationRequest, Row, RowStream } from '../../src/ports/connector.ts';
+import { DEFAULT_CHUNK_ROWS, collectRows, rowStream } from '../../src/ports/row-stream.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 

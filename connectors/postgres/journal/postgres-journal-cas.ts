@@ -1,8 +1,8 @@
-import type { CompareAndSetRequest, ExpireLeaseRequest, LeaseRequest } from '../../../ports/journal.ts';
-import type { LeaseClock } from '../../../contracts/lease-clock.ts';
-import { CLOCK_FAULT_TAKEOVER, MAX_LEASE_TTL_MS } from '../../../contracts/lease-clock.ts';
-import type { CommitState } from '../../../contracts/states.ts';
-import { isLegalTransition, isOperatorOnlyTransition } from '../../../contracts/states.ts';
+import type { CompareAndSetRequest, ExpireLeaseRequest, LeaseRequest } from '../../../src/ports/journal.ts';
+import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
+import { CLOCK_FAULT_TAKEOVER, MAX_LEASE_TTL_MS } from '../../../src/contracts/lease-clock.ts';
+import type { CommitState } from '../../../src/contracts/states.ts';
+import { isLegalTransition, isOperatorOnlyTransition } from '../../../src/contracts/states.ts';
 
 /**
  * One-round-trip writes for the PostgreSQL journal. Each is ONE statement with data-modifying

@@ -1,6 +1,12 @@
-import type { FenceRaiser, FenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { markerFenceRaiser, markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { NO_FAULTS } from '../../../ports/fault-points.ts';
+import type {
+  FenceRaiser,
+  FenceReader,
+} from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
+import {
+  markerFenceRaiser,
+  markerFenceReader,
+} from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
+import { NO_FAULTS } from '../../src/ports/fault-points.ts';
 import { parsePostgresUrl } from './postgres-config.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { postgresFence } from './postgres-fence.ts';
