@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { MutationRequest, Row, RowStream } from '../../src/ports/connector.ts';
 import { DEFAULT_CHUNK_ROWS, collectRows, rowStream } from '../../src/ports/row-stream.ts';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { TargetConnector } from '../../src/ports/connector.ts';

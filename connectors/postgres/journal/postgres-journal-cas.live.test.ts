@@ -5,7 +5,7 @@ import { newEntry, planLease, planTransition } from '../../../src/contracts/jour
 import type { CommitState } from '../../../src/contracts/states.ts';
 import type { CompareAndSetRequest, LeaseRequest } from '../../../src/ports/journal.ts';
 import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
 import { AUDIT, DIGEST, METADATA, opId } from '../../../testing/journal-conformance-kit.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 

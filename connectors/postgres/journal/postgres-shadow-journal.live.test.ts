@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCellsDatabase } from '../../../harness/env/postgres-admin.ts';
+import { createCellsDatabase } from '../harness/env/postgres-admin.ts';
 import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
 import type { ShadowAttemptStart } from '../../../src/ports/shadow-journal.ts';
 import { PostgresShadowJournal } from './postgres-shadow-journal.ts';
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 
 /**

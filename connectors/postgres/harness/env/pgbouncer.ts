@@ -6,8 +6,8 @@ import { createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { freeLoopbackPort } from '../free-port.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
+import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
 
 const run = promisify(execFile);
 

@@ -1,14 +1,23 @@
 import type pg from 'pg';
-import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
-import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests } from '../checkers/target-snapshot.ts';
-import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
-import type { ParityOptions } from './parity-basis.ts';
-import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from '../checkers/first-difference.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
+import type { TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import type { AuditedInsert, CellScalar, RowDigests } from '../../../../harness/checkers/target-snapshot.ts';
+import type {
+  SnapshotOptions,
+  TargetDigest,
+  TargetInspector,
+} from '../../../../harness/inspectors/target-inspector.ts';
+import {
+  keyDigest,
+  rowDigest,
+  setDigest,
+  snapshotFromReading,
+} from '../../../../harness/checkers/target-snapshot.ts';
+import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import { withPostgresClient } from '../env/postgres-pool.ts';
-import type { SourceRows } from './source-rows.ts';
+import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 
 /** A direct connection of the harness's own (never a worker's, never through a test proxy). */
 export interface InspectorConnection {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './local/local-binaries.ts';
-import { LocalPostgresCluster } from './local/postgres-cluster.ts';
+import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from './postgres-cluster.ts';
 import { adminQuery, setOddSessionSettings, withAdminClient } from './postgres-admin.ts';
-import { sealPostgresSchema } from '../routes/postgres/postgres-seal.ts';
+import { sealPostgresSchema } from '../postgres-seal.ts';
 import { closePools, markShared } from './postgres-pool.ts';
 import type { ControllablePostgres } from './postgres-services.ts';
 

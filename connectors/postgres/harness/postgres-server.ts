@@ -1,9 +1,9 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { adminQuery, setOddSessionSettings, withAdminClient } from '../../env/postgres-admin.ts';
-import { markShared } from '../../env/postgres-pool.ts';
-import type { ControllablePostgres, PostgresEndpoint, PostgresService } from '../../env/postgres-services.ts';
-import type { PartCell } from '../parts.ts';
-import type { Failover, ServerControl, StalledBackends } from '../server-control.ts';
+import { adminQuery, setOddSessionSettings, withAdminClient } from './env/postgres-admin.ts';
+import { markShared } from './env/postgres-pool.ts';
+import type { ControllablePostgres, PostgresEndpoint, PostgresService } from './env/postgres-services.ts';
+import type { PartCell } from '../../../harness/routes/parts.ts';
+import type { Failover, ServerControl, StalledBackends } from '../../../harness/routes/server-control.ts';
 
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';

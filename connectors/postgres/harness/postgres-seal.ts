@@ -1,8 +1,8 @@
-import { adminQuery } from '../../env/postgres-admin.ts';
-import { closePools } from '../../env/postgres-pool.ts';
-import type { PostgresEndpoint } from '../../env/postgres-services.ts';
-import { Tripwire } from '../../env/tripwire.ts';
-import type { PartSeal } from '../parts.ts';
+import { adminQuery } from './env/postgres-admin.ts';
+import { closePools } from './env/postgres-pool.ts';
+import type { PostgresEndpoint } from './env/postgres-services.ts';
+import { Tripwire } from '../../../harness/env/tripwire.ts';
+import type { PartSeal } from '../../../harness/routes/parts.ts';
 
 /** What PostgreSQL itself counts for a table: scans and row changes (pg_stat_user_tables). */
 type Counters = ReadonlyMap<string, string>;

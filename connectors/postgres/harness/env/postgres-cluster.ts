@@ -4,9 +4,9 @@ import { chmod, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { freeLoopbackPort } from '../free-port.ts';
-import { closePools } from '../postgres-pool.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
+import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
+import { closePools } from './postgres-pool.ts';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import type { InspectorConnection } from './postgres-inspector.ts';
 import { withInspectorClient } from './postgres-inspector.ts';
-import type { SourceRows } from './source-rows.ts';
-import type { CellScalar } from '../checkers/target-snapshot.ts';
+import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 
 const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 

@@ -1,10 +1,10 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
 import { openJournal } from '../../../src/cli/journal-url.ts';
-import { postgresSourceRows } from '../../inspectors/postgres-source-rows.ts';
-import { adminQuery } from '../../env/postgres-admin.ts';
-import { deleteProxy } from '../../env/toxiproxy-service.ts';
-import type { ConnectorParts, JournalPart, SourcePart } from '../parts.ts';
-import type { ServerKill } from '../server-control.ts';
+import { postgresSourceRows } from './inspectors/postgres-source-rows.ts';
+import { adminQuery } from './env/postgres-admin.ts';
+import { deleteProxy } from '../../../harness/env/toxiproxy-service.ts';
+import type { ConnectorParts, JournalPart, SourcePart } from '../../../harness/routes/parts.ts';
+import type { ServerKill } from '../../../harness/routes/server-control.ts';
 import { postgresJournalOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import {

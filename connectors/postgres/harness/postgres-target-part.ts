@@ -1,11 +1,11 @@
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
-import { UNSAFE_POSTGRES_VARIANTS } from '../../../connectors/postgres/postgres-unsafe-variants.ts';
-import { PostgresInspector } from '../../inspectors/postgres-inspector.ts';
-import { adminQuery } from '../../env/postgres-admin.ts';
-import { deleteProxy } from '../../env/toxiproxy-service.ts';
-import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
-import type { TargetPart } from '../parts.ts';
-import type { ServerKill } from '../server-control.ts';
+import { UNSAFE_POSTGRES_VARIANTS } from '../postgres-unsafe-variants.ts';
+import { PostgresInspector } from './inspectors/postgres-inspector.ts';
+import { adminQuery } from './env/postgres-admin.ts';
+import { deleteProxy } from '../../../harness/env/toxiproxy-service.ts';
+import { CELL_TARGET_TABLE, cellParity } from '../../../harness/routes/cell-workload.ts';
+import type { TargetPart } from '../../../harness/routes/parts.ts';
+import type { ServerKill } from '../../../harness/routes/server-control.ts';
 import { movedTarget, postgresFenceOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import { PASSWORD_ENV, PG_TYPES, postgresDump, writePostgresRows } from './postgres-data.ts';

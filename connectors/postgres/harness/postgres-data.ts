@@ -1,8 +1,8 @@
-import type { DatasetType } from '../../data/canonical-value.ts';
-import type { Dataset, DatasetRow } from '../../data/dataset.ts';
-import { adminQuery } from '../../env/postgres-admin.ts';
-import type { PostgresEndpoint } from '../../env/postgres-services.ts';
-import { maskedDigest } from '../state-fingerprint.ts';
+import type { DatasetType } from '../../../harness/data/canonical-value.ts';
+import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
+import { adminQuery } from './env/postgres-admin.ts';
+import type { PostgresEndpoint } from './env/postgres-services.ts';
+import { maskedDigest } from '../../../harness/routes/state-fingerprint.ts';
 
 /** Env vars through which workers receive each part's password (never written to files). */
 export const PASSWORD_ENV = {

@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import type { FenceLocationReading, FenceReading } from '../../evidence/evidence-types.ts';
-import type { PostgresEndpoint } from '../../env/postgres-services.ts';
-import { adminQuery, withAdminClient } from '../../env/postgres-admin.ts';
-import type { WorkloadEndpoint } from '../parts.ts';
-import type { FenceOperations, JournalBackup, JournalOperations } from '../route.ts';
+import type { FenceLocationReading, FenceReading } from '../../../harness/evidence/evidence-types.ts';
+import type { PostgresEndpoint } from './env/postgres-services.ts';
+import { adminQuery, withAdminClient } from './env/postgres-admin.ts';
+import type { WorkloadEndpoint } from '../../../harness/routes/parts.ts';
+import type { FenceOperations, JournalBackup, JournalOperations } from '../../../harness/routes/route.ts';
 
 const JOURNAL_TABLES = ['dpone_commit_journal', 'dpone_commit_journal_history'] as const;
 const FENCE = '_dpone_fence';

@@ -1,6 +1,11 @@
-import { createCellsDatabase, dropCellsDatabase, missingPrivilege } from '../postgres-admin.ts';
-import type { PostgresEndpoint, PostgresService } from '../postgres-services.ts';
-import { EXTERNAL_ENV, cellsDatabaseName, serverLogin, serverUrl } from './external-env.ts';
+import { createCellsDatabase, dropCellsDatabase, missingPrivilege } from './postgres-admin.ts';
+import type { PostgresEndpoint, PostgresService } from './postgres-services.ts';
+import {
+  EXTERNAL_ENV,
+  cellsDatabaseName,
+  serverLogin,
+  serverUrl,
+} from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's PostgreSQL: the role's privileges are checked before anything is created, then one
