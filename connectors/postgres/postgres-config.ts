@@ -1,8 +1,8 @@
 import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../src/contracts/endpoint-url.ts';
 import { invalidField } from '../../src/contracts/errors.ts';
 import { refusedSchema } from '../../src/contracts/postgres-names.ts';
-import type { DurableCommitLevel, PinnedSettings } from '../../src/contracts/postgres-settings.ts';
-import { DURABLE_COMMIT_LEVELS } from '../../src/contracts/postgres-settings.ts';
+import type { DurableCommitLevel, PinnedSettings } from './postgres-settings.ts';
+import { DURABLE_COMMIT_LEVELS } from './postgres-settings.ts';
 
 /** The slice of `pg`'s client configuration the connectors set, and what each transaction pins. */
 export interface PostgresClientConfig {

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { PostgresClientConfig } from './postgres-config.ts';
-import type { TransactionMode } from '../../src/contracts/postgres-settings.ts';
-import { SESSION_SETTINGS, beginPinned } from '../../src/contracts/postgres-settings.ts';
+import type { TransactionMode } from './postgres-settings.ts';
+import { SESSION_SETTINGS, beginPinned } from './postgres-settings.ts';
 
 /** The slice of a pg client the connectors use. */
 export interface SqlClient {

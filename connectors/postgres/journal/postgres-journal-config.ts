@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import type { DurableCommitLevel, PinnedSettings } from '../../../src/contracts/postgres-settings.ts';
-import { DURABLE_COMMIT_LEVELS } from '../../../src/contracts/postgres-settings.ts';
+import type { DurableCommitLevel, PinnedSettings } from '../postgres-settings.ts';
+import { DURABLE_COMMIT_LEVELS } from '../postgres-settings.ts';
 
 /** The slice of `pg`'s pool configuration this adapter sets. */
 export interface PostgresJournalConfig {

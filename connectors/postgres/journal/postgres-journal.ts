@@ -40,8 +40,8 @@ import {
   legalFromStates,
   readWithClock,
 } from './postgres-journal-cas.ts';
-import type { PinnedSettings } from '../../../src/contracts/postgres-settings.ts';
-import { beginPinned } from '../../../src/contracts/postgres-settings.ts';
+import type { PinnedSettings } from '../postgres-settings.ts';
+import { beginPinned } from '../postgres-settings.ts';
 import type { JournalSessionConfig } from './postgres-journal-config.ts';
 import type { PgStatement } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';

@@ -6,9 +6,9 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
-import { EXIT_CODES } from '../../contracts/errors.ts';
+import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
 
 /**
  * Issue 10's PostgreSQL mirror image, through the real CLI against a throw-away cluster: the first
@@ -17,7 +17,7 @@ import { EXIT_CODES } from '../../contracts/errors.ts';
  * created a fresh one there and wrote the 10 rows again. Now the fence location is explicit and
  * recorded in the journal: the retry stops, explained, and the target keeps 10 rows.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
 if (unverified) console.warn(`UNVERIFIED postgres fence location: ${binaries.missing[0]}`);

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PoolMode } from '../../../connectors/postgres/harness/env/pgbouncer.ts';
-import { LocalPgBouncer, findPgBouncer } from '../../../connectors/postgres/harness/env/pgbouncer.ts';
-import { dpone } from './example-workload.test-support.ts';
+import type { PoolMode } from './harness/env/pgbouncer.ts';
+import { LocalPgBouncer, findPgBouncer } from './harness/env/pgbouncer.ts';
+import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
 import { binaries, sql } from './fixtures/postgres-team-cluster.ts';
-import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
+import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 
 /**
  * Issue 28, cases 1 and 4, through the CLI against a real PostgreSQL behind a real PgBouncer

@@ -1,4 +1,4 @@
-import type { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkloadSpec } from './fixtures/postgres-team-cluster.ts';
 import {

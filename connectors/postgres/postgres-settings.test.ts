@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from './errors.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { PinnedSettings } from './postgres-settings.ts';
 import { beginPinned, beginSql, pinnedValues, settingNotHeld } from './postgres-settings.ts';
 
