@@ -9,6 +9,8 @@ import { stringify } from 'yaml';
 import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import { openFenceAccess, openFenceReader } from '../../src/cli/commands/recovery-fence.ts';
+import { readWorkloadFile } from '../../src/cli/workload-file.ts';
 
 /**
  * Issue 10's PostgreSQL mirror image, through the real CLI against a throw-away cluster: the first
@@ -182,6 +184,24 @@ describe.skipIf(unverified)('the PostgreSQL fence location is explicit and recor
     expect(back.exitCode, back.stderr).toBe(0);
     expect(JSON.parse(back.stdout)).toMatchObject({ status: 'completed-after-recovery', mutated: false });
     expect(await targetRows(database)).toEqual({ rows: ROWS, ids: ROWS });
+  });
+
+  it('recovery reads and raises the fence through the engine entry: a schema without a fence gains no table', async () => {
+    // The PostgreSQL engine brings a fence reader and raiser (connectors/postgres/engine.ts) that
+    // send only the fence statements; opening the target whole instead would create its fence table.
+    const { database, dir, write } = await world();
+    const workload = await readWorkloadFile(write('empty.yaml', '?schema=dw'), dir);
+    const io = { stdout: process.stdout, stderr: process.stderr, env: env(), cwd: dir };
+    for (const open of [openFenceReader, openFenceAccess]) {
+      const fence = await open(workload, io);
+      try {
+        await fence.queryFence('op-without-fence').catch(() => undefined);
+      } finally {
+        await fence[Symbol.asyncDispose]();
+      }
+    }
+    const [dw] = await sql(database, ["SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'dw'"]);
+    expect(dw!.rows[0].n).toBe(0);
   });
 
   it('?schema=pg_temp puts the fence in a temporary schema: refused with exit 2, first run or retry; 10 rows', async () => {
