@@ -3,16 +3,16 @@
 // { ms, cpu_ms, rss_mb }. Arguments: one JSON object (see WorkerJob).
 import { join } from 'node:path';
 import pg from 'pg';
-import { copyRows } from '../src/adapters/connectors/postgres/postgres-copy.ts';
+import { copyRows } from '../connectors/postgres/postgres-copy.ts';
 import { openSqlite } from '../src/adapters/connectors/sqlite/sqlite-connection.ts';
 import { ensureTargetTable, insertRows } from '../src/adapters/connectors/sqlite/sqlite-rows.ts';
 import { clientConfig } from './postgres-overhead.ts';
 import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
-import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
-import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
+import { PostgresSource } from '../connectors/postgres/postgres-source.ts';
+import { PostgresTarget } from '../connectors/postgres/postgres-target.ts';
 import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
 import { SqliteTarget } from '../src/adapters/connectors/sqlite/sqlite-target.ts';
-import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
+import { PostgresJournal } from '../connectors/postgres/journal/postgres-journal.ts';
 import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { faketimeOffsetEnv, findFaketimeLibrary } from '../harness/env/faketime.ts';
 import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import { offsetMs, promisedWaitMs } from '../harness/faults/clock-skew-checks.ts';
 import { Worker } from '../harness/workers/worker.ts';
 import { seedEmbeddedSource } from '../examples/seed-embedded.ts';

@@ -1,5 +1,5 @@
 import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import type { OverheadRow } from './protocol-overhead.ts';
 import { postgresOverhead } from './postgres-overhead.ts';
 

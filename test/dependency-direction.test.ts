@@ -130,7 +130,7 @@ describe('dependency direction', () => {
     // An engine's journal may use the shared journal helpers; its connector may not, nor another journal.
     const journal = 'connectors/mssql/journal/mssql-journal.ts';
     expect(allowed(journal, 'src/adapters/journal/journal-row.ts')).toBe(true);
-    expect(allowed(journal, 'src/adapters/journal/postgres/postgres-journal.ts')).toBe(false);
+    expect(allowed(journal, 'connectors/postgres/journal/postgres-journal.ts')).toBe(false);
     expect(allowed('connectors/mssql/mssql-target.ts', 'src/adapters/journal/journal-row.ts')).toBe(false);
     expect(sources('connectors').some((f) => f === 'connectors/clickhouse/engine.ts')).toBe(true);
   });

@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
 /**
  * examples/postgres/ run the way its README says, against a throw-away cluster standing in for the

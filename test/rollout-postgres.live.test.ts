@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
 /**
  * The rollout modes on a real PostgreSQL target (examples/postgres on a throw-away cluster, its

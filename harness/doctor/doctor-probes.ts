@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
 import { findClickHouseServer } from '../../connectors/clickhouse/harness/env/clickhouse-server.ts';
-import { findPgBouncer } from '../env/local/pgbouncer.ts';
+import { findPgBouncer } from '../../connectors/postgres/harness/env/pgbouncer.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
 import { probeAirflow } from './airflow-probe.ts';
 import type { ComponentId } from '../env/install-hints.ts';

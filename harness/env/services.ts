@@ -1,6 +1,6 @@
 import type { ClickHouseService } from '../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import type { MssqlService } from '../../connectors/mssql/harness/env/mssql-service.ts';
-import type { PostgresService } from './postgres-services.ts';
+import type { PostgresService } from '../../connectors/postgres/harness/env/postgres-services.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
 
 /**

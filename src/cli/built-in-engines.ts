@@ -10,9 +10,9 @@ import type {
   SourceEngine,
   TargetEngine,
 } from '../ports/built-in-engine.ts';
-import { serverSource, serverTarget } from '../ports/built-in-engine.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
 import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
+import { POSTGRES_ENGINE } from '../../connectors/postgres/engine.ts';
 import { routeIdOf, urlEngine } from '../contracts/route-id.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
@@ -23,6 +23,7 @@ import { locateWorkloadField } from './workload-file.ts';
  * src/adapters/ are written out in the two tables below until they move.
  */
 const FOLDER_ENGINES: Readonly<Record<string, BuiltInEngine>> = {
+  postgres: POSTGRES_ENGINE,
   mssql: MSSQL_ENGINE,
   clickhouse: CLICKHOUSE_ENGINE,
 };
@@ -95,12 +96,6 @@ export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
     },
   },
-  postgres: {
-    open: async (workload, { env }) => {
-      const { PostgresSource } = await import('../adapters/connectors/postgres/postgres-source.ts');
-      return PostgresSource.open({ ...serverSource(workload, env), env });
-    },
-  },
   ...enginesOf(FOLDER_ENGINES, 'source'),
 };
 
@@ -133,32 +128,6 @@ export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
         table: workload.target.table,
         columns: workload.data.columns,
         naturalKey: workload.data.natural_key,
-        faults,
-      });
-    },
-  },
-  postgres: {
-    capability: 'transactional-commit-marker',
-    fenceLocation: async (workload) => {
-      const { postgresFence } = await import('../adapters/connectors/postgres/postgres-fence.ts');
-      return postgresFence(workload.target.url, workload.target.fence_schema).location;
-    },
-    open: async (workload, { env, faults }) => {
-      const { PostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
-      const { create } = workload.target;
-      return PostgresTarget.open({
-        ...serverTarget(workload, env),
-        ...(create ? { create } : {}),
-        faults,
-        env,
-      });
-    },
-    openPlainTarget: async (workload, { env, faults }) => {
-      const { openPlainPostgresTarget } = await import('../adapters/connectors/postgres/postgres-target.ts');
-      const { create } = workload.target;
-      return openPlainPostgresTarget({
-        ...serverTarget(workload, env),
-        ...(create ? { create } : {}),
         faults,
       });
     },

@@ -92,7 +92,9 @@ describe('openJournal', () => {
       openJournal(url, { cwd: dir, env: { DPONE_JOURNAL_PASSWORD: 'hunter2-secret' } }),
     );
     expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
-    expect(error.message).not.toContain('could not be loaded');
+    // The PostgreSQL journal itself answered (reached through its engine entry,
+    // connectors/postgres/engine.ts), not the generic answer of an adapter that failed without a code.
+    expect(error.message).toContain('PostgreSQL commit journal');
     expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('hunter2-secret');
   });
 

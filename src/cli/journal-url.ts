@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
+import { urlEngine } from '../contracts/route-id.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
 import { checkSqliteFile } from './sqlite-file.ts';
 
@@ -29,19 +30,6 @@ export interface JournalOpenContext {
   readonly chosenBy?: string;
 }
 
-/** The slice of a server journal adapter module this opener relies on. */
-interface ServerJournalModule {
-  readonly open: (
-    url: string,
-    password?: string,
-    options?: {
-      readonly readOnly?: boolean;
-      readonly warn?: JournalWarn;
-      readonly leaseClock?: 'caller' | 'server';
-    },
-  ) => Promise<TargetCommitJournalPort>;
-}
-
 const FLAG = '--journal';
 
 /** A journal's warning (a lease read as a clock fault) as one line on stderr; never part of a result. */
@@ -57,10 +45,6 @@ export const JOURNAL_PASSWORD_ENV = 'DPONE_JOURNAL_PASSWORD';
 
 /** Env var that lets the non-durable `memory:` journal be used outside the test runner. */
 export const ALLOW_MEMORY_ENV = 'DPONE_ALLOW_MEMORY_JOURNAL';
-
-// Kept in a variable: the PostgreSQL adapter is written by another engineer and the type-checker
-// must not require it to exist. Every server adapter is loaded only when its URL is given.
-const POSTGRES_MODULE = '../adapters/journal/postgres/postgres-journal.ts';
 
 function bad(url: string, why: string): DponeError {
   return invalidInput(`${FLAG} "${redactUrl(url)}" ${why}`, { field: FLAG });
@@ -96,32 +80,6 @@ function checkServerUrl(url: string): void {
     throw bad(url, 'is not a valid URL');
   }
   if (host === '') throw bad(url, 'names no host');
-}
-
-async function loadServerJournal(
-  url: string,
-  modulePath: string,
-  exportName: string,
-): Promise<ServerJournalModule> {
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(modulePath)) as Record<string, unknown>;
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.JOURNAL_UNAVAILABLE,
-      `the journal adapter for "${redactUrl(url)}" could not be loaded`,
-      {},
-      { cause: error },
-    );
-  }
-  const adapter = loaded[exportName] as Partial<ServerJournalModule> | undefined;
-  if (typeof adapter?.open !== 'function') {
-    throw new DponeError(
-      ERROR_CODES.JOURNAL_UNAVAILABLE,
-      `the journal adapter for "${redactUrl(url)}" does not export ${exportName}.open`,
-    );
-  }
-  return adapter as ServerJournalModule;
 }
 
 /**
@@ -170,21 +128,14 @@ export async function openJournal(
         return new MemoryJournal(warn);
       }
       case 'postgres':
-      case 'postgresql': {
-        checkServerUrl(url);
-        const adapter = await loadServerJournal(url, POSTGRES_MODULE, 'PostgresJournal');
-        return await adapter.open(url, password, {
-          readOnly: context.readOnly === true,
-          ...warn,
-          ...(trust ? { leaseClock: 'caller' as const } : {}),
-        });
-      }
+      case 'postgresql':
       case 'mssql':
       case 'sqlserver': {
         checkServerUrl(url);
-        // The journal lives in the engine's folder (connectors/mssql/journal/), reached through its engine entry.
+        // A server journal lives in its engine's folder (connectors/<engine>/journal/), reached
+        // through its engine entry and loaded only when its URL is given.
         const { engineJournal } = await import('./built-in-engines.ts');
-        return await engineJournal('mssql')!.open(url, password, {
+        return await engineJournal(urlEngine(url)!)!.open(url, password, {
           readOnly: context.readOnly === true,
           ...warn,
           ...(trust ? { leaseClock: 'caller' as const } : {}),

@@ -13,7 +13,9 @@ import { loadConnectorPlugin } from './connector-plugins.ts';
  */
 export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
   sqlite: fileURLToPath(new URL('../adapters/connectors/sqlite/', import.meta.url)),
-  postgres: fileURLToPath(new URL('../adapters/connectors/postgres/', import.meta.url)),
+  // PostgreSQL (connectors/postgres/) as MSSQL below: runtime files and journal/ (shadow journal
+  // included), not harness/.
+  postgres: fileURLToPath(new URL('../../connectors/postgres/', import.meta.url)),
   // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
   // included) and what they import, NOT its harness/ subfolder (builtInConnectorDigest leaves it
   // out): a certification binds the code `dpone run` executes, and changing how the harness

@@ -35,13 +35,16 @@ export async function openShadowJournal(
   create = true,
   env: NodeJS.ProcessEnv = {},
 ): Promise<ShadowJournal | null> {
-  if (shadow.journal.kind === 'postgres') {
+  // A server journal's engine keeps the shadow records beside it (JournalEngine.openShadow: PostgreSQL's).
+  const openShadow =
+    shadow.journal.kind === 'sqlite'
+      ? undefined
+      : (await import('./built-in-engines.ts')).engineJournal(shadow.journal.kind)?.openShadow;
+  if (openShadow) {
     try {
-      const { PostgresShadowJournal } =
-        await import('../adapters/journal/postgres/postgres-shadow-journal.ts');
       // Connecting is bounded by the timeout too: an unreachable server costs it once.
       return await within(
-        PostgresShadowJournal.open(shadow.url, env[JOURNAL_PASSWORD_ENV] || undefined, {
+        openShadow(shadow.url, env[JOURNAL_PASSWORD_ENV] || undefined, {
           timeoutMs: shadow.timeoutMs,
           create,
         }),

@@ -3,6 +3,7 @@ import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from './connector.ts';
 import type { FaultPoints } from './fault-points.ts';
 import type { JournalWarn, TargetCommitJournalPort } from './journal.ts';
+import type { ShadowJournal } from './shadow-journal.ts';
 
 /**
  * What a built-in engine's folder (`connectors/<engine>/engine.ts`) registers with the runtime: how
@@ -24,6 +25,9 @@ export type OpenTarget = (workload: Workload, context: RouteContext) => Promise<
 
 /** Reads a target's fence without opening the target (recovery inspect/plan/apply). */
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+
+/** A fence reader that may also raise the fence's epoch (recovery apply fences first). */
+export type FenceRaiser = FenceReader & Pick<TargetConnector, 'prepareFence'>;
 
 /** One thing an operation left in its target outside its commit (a staging table or a tombstone). */
 export interface LeftoverJSON {
@@ -58,6 +62,12 @@ export interface TargetEngine {
    */
   readonly openFenceReader?: (workload: Workload, env: NodeJS.ProcessEnv) => Promise<FenceReader>;
   /**
+   * A reader that may also raise the fence's epoch for recovery apply, sending only the fence
+   * statements (no DDL); without one, apply opens the target whole, whose prepareFence with
+   * `create: false` only raises.
+   */
+  readonly openFenceRaiser?: (workload: Workload, env: NodeJS.ProcessEnv) => Promise<FenceRaiser>;
+  /**
    * What an operation that never committed leaves in the target outside its commit (staging
    * tables, tombstones); without one, the target leaves nothing (data and marker in one transaction).
    */
@@ -83,6 +93,15 @@ export interface JournalEngine {
     password: string | undefined,
     options: JournalOpenOptions,
   ) => Promise<TargetCommitJournalPort>;
+  /**
+   * Shadow mode's records, kept on the same server as the journal (src/cli/shadow-journal-url.ts
+   * opens it), where the engine keeps them; `create: false` (the report) creates nothing.
+   */
+  readonly openShadow?: (
+    url: string,
+    password: string | undefined,
+    options: { readonly timeoutMs: number; readonly create: boolean },
+  ) => Promise<ShadowJournal>;
 }
 
 /** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { findLocalBinaries } from '../local/local-binaries.ts';
-import { LocalPostgresCluster } from '../local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import type { AirflowVenv } from './airflow-venv.ts';
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import type { StartedNetwork } from 'testcontainers';
 import { randomBytes } from 'node:crypto';
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import { createCellsDatabase } from '../postgres-admin.ts';
+import { createCellsDatabase } from '../../../connectors/postgres/harness/env/postgres-admin.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
 import { probeDockerEngine } from './docker-engine-probe.ts';

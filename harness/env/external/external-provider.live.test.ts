@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenAddressesOf } from '../fixtures/listen-sockets.ts';
 import { findLocalBinaries } from '../local/local-binaries.ts';
 import { localToxiproxyService } from '../local/local-toxiproxy-service.ts';
-import { LocalPostgresCluster } from '../local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
 import { startExternal } from './external-provider.ts';
 

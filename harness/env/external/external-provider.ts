@@ -4,7 +4,7 @@ import type { EnvironmentServices, ServiceName } from '../services.ts';
 import { externalClickHouse } from '../../../connectors/clickhouse/harness/env/external-clickhouse.ts';
 import { REQUIRED_ENV } from './external-env.ts';
 import { externalMssql } from '../../../connectors/mssql/harness/env/external-mssql.ts';
-import { externalPostgres } from './external-postgres.ts';
+import { externalPostgres } from '../../../connectors/postgres/harness/env/external-postgres.ts';
 import { externalToxiproxy } from './external-toxiproxy.ts';
 
 export { EXTERNAL_ENV } from './external-env.ts';

@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../local/local-binaries.ts';
-import { LocalPostgresCluster } from '../local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
 
 /**

@@ -6,8 +6,11 @@ import { disposeAll } from '../dispose-all.ts';
 import type { ClickHouseService } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import { clickhouseHttp } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import { createCellsDatabase } from '../postgres-admin.ts';
-import type { ControllablePostgres, PostgresService } from '../postgres-services.ts';
+import { createCellsDatabase } from '../../../connectors/postgres/harness/env/postgres-admin.ts';
+import type {
+  ControllablePostgres,
+  PostgresService,
+} from '../../../connectors/postgres/harness/env/postgres-services.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
 import {
@@ -17,10 +20,14 @@ import {
 } from '../../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { findLocalBinaries } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
-import { LocalPostgresCluster } from './postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { LocalToxiproxyServer } from './toxiproxy-server.ts';
-import type { PoolMode } from './pgbouncer.ts';
-import { LocalPgBouncer, PGBOUNCER_MISSING, findPgBouncer } from './pgbouncer.ts';
+import type { PoolMode } from '../../../connectors/postgres/harness/env/pgbouncer.ts';
+import {
+  LocalPgBouncer,
+  PGBOUNCER_MISSING,
+  findPgBouncer,
+} from '../../../connectors/postgres/harness/env/pgbouncer.ts';
 
 const run = promisify(execFile);
 const CELLS_DATABASE = 'dpone_cells';

@@ -6,7 +6,6 @@ import { noFenceAnswer } from '../../ports/connector.ts';
 import type { CliIO } from '../command.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
 import type { FenceReader } from '../../ports/built-in-engine.ts';
-import { endpointPassword } from '../../ports/built-in-engine.ts';
 import { TARGET_ENGINES } from '../built-in-engines.ts';
 import { openRouteTarget, routeTargetEngine, routeTargetOpener } from '../route-connectors.ts';
 import { sqliteFilePath } from '../sqlite-file.ts';
@@ -15,9 +14,10 @@ import { sqliteFilePath } from '../sqlite-file.ts';
 export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFence'>>;
 
 /**
- * The route's fence for recovery apply: the built-in SQLite and PostgreSQL targets get a raiser
- * that sends only the fence statements (no DDL); another target is opened whole, whose
- * prepareFence with `create: false` only raises. A fenceless target has nothing to raise.
+ * The route's fence for recovery apply: the built-in SQLite target and an engine folder that
+ * brings one (PostgreSQL) get a raiser that sends only the fence statements (no DDL); another
+ * target is opened whole, whose prepareFence with `create: false` only raises. A fenceless target
+ * has nothing to raise.
  */
 export async function openFenceAccess(workload: Workload, io: CliIO): Promise<FenceAccess> {
   if (workload.target.fence === 'none') return NO_FENCE_READER;
@@ -34,15 +34,9 @@ export async function openFenceAccess(workload: Workload, io: CliIO): Promise<Fe
     const { openSqliteFenceRaiser } = await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
     return openSqliteFenceRaiser(path);
   }
-  if (engine === 'postgres') {
-    const { openPostgresFenceRaiser } =
-      await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
-    return openPostgresFenceRaiser(
-      workload.target.url,
-      endpointPassword(workload.target, 'target', io.env),
-      workload.target.fence_schema,
-    );
-  }
+  // An engine in its own folder may bring a raiser that sends only the fence statements (TargetEngine.openFenceRaiser).
+  const openRaiser = engine === null ? undefined : TARGET_ENGINES[engine]?.openFenceRaiser;
+  if (openRaiser) return openRaiser(workload, io.env);
   const target = await openRouteTarget(workload, io, false);
   return {
     queryFence: (operationId) => target.queryFence(operationId),
@@ -54,9 +48,9 @@ export async function openFenceAccess(workload: Workload, io: CliIO): Promise<Fe
 /**
  * A read-only reader of a route's target fence for inspect, plan and apply. SQLite is opened with
  * `readOnly`, so querying the fence cannot create tables or change a byte of the target file;
- * PostgreSQL reads inside a READ ONLY transaction (opening the target connector would create
- * missing tables); an engine in its own folder brings its reader (one that sends only the fence
- * SELECT, or reads on a connection the server holds read-only); another route reads
+ * an engine in its own folder brings its reader (PostgreSQL's reads inside a READ ONLY
+ * transaction, as opening the target connector would create missing tables; others send only the
+ * fence SELECT, or read on a connection the server holds read-only); another route reads
  * through its target connector, whose queryFence is read-only by contract.
  */
 export async function openFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
@@ -65,7 +59,6 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   if (workload.target.connector !== undefined) return openRouteTarget(workload, io, true);
   const engine = routeTargetEngine(workload);
   if (engine === 'sqlite') return openSqliteFenceReader(workload);
-  if (engine === 'postgres') return openPostgresFenceReader(workload, io);
   // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. a staging/swap target's.
   const openReader = TARGET_ENGINES[engine]?.openFenceReader;
   if (openReader) return openReader(workload, io.env);
@@ -88,16 +81,6 @@ async function openSqliteFenceReader(workload: Workload): Promise<FenceReader> {
   const { openSqliteFenceReader: open } =
     await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
   return open(path);
-}
-
-async function openPostgresFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
-  const { openPostgresFenceReader: open } =
-    await import('../../adapters/connectors/postgres/postgres-fence-reader.ts');
-  return open(
-    workload.target.url,
-    endpointPassword(workload.target, 'target', io.env),
-    workload.target.fence_schema,
-  );
 }
 
 async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {

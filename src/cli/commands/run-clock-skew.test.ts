@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../harness/env/local/postgres-cluster.ts';
+import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { FAKETIME_MISSING, faketimeOffsetEnv, findFaketimeLibrary } from '../../../harness/env/faketime.ts';
 import { Worker } from '../../../harness/workers/worker.ts';

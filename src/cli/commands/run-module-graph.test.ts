@@ -31,7 +31,7 @@ const SERVER_MODULES = [
   /\/node_modules\/@clickhouse\//,
   /\/src\/adapters\/(connectors|journal)\/(postgres|mssql|clickhouse)\//,
   // An engine folder's code, but its engine.ts (the built-in engines table loads it: lazy openers only).
-  /\/connectors\/(mssql|clickhouse)\/(?!engine\.ts$)/,
+  /\/connectors\/(postgres|mssql|clickhouse)\/(?!engine\.ts$)/,
 ];
 
 // A worker of the harness pays for every module it loads on each of thousands of starts, and a

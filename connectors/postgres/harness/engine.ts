@@ -1,0 +1,13 @@
+import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+
+/**
+ * PostgreSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
+ * holds for it. Source, target and journal: a route that has a PostgreSQL server keeps its journal
+ * there; its parts (parts.ts: the server places, the seeded source schema, the target, its
+ * inspector, seal and unsafe variants, the journal and its loss operations) load only when a
+ * route uses PostgreSQL.
+ */
+export const POSTGRES_PARTS: ConnectorPartsEntry = {
+  roles: ['source', 'target', 'journal'],
+  load: async () => (await import('./parts.ts')).parts,
+};

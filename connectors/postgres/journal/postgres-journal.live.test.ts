@@ -1,0 +1,165 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
+import {
+  describeJournalClockConformance,
+  describeJournalConformance,
+} from '../../../testing/journal-conformance.ts';
+import { PostgresJournal } from './postgres-journal.ts';
+
+const binaries = findLocalBinaries();
+// In CI the server is provisioned: a missing binary must fail there, not skip.
+const skipReason =
+  binaries.postgresBin === null && process.env.CI !== 'true'
+    ? `UNVERIFIED: ${binaries.missing[0]}`
+    : undefined;
+
+let cluster: LocalPostgresCluster | undefined;
+let databases = 0;
+
+beforeAll(async () => {
+  if (skipReason === undefined)
+    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+});
+afterAll(async () => {
+  await cluster?.[Symbol.asyncDispose]();
+});
+
+/** A fresh database per test: the schema bootstrap runs each time, as a first open does. */
+async function freshJournalUrl(): Promise<string> {
+  return cluster!.url(await freshDatabaseName('journal'));
+}
+
+async function freshDatabaseName(prefix: string): Promise<string> {
+  const c = cluster!;
+  const database = `${prefix}_${process.pid}_${++databases}`;
+  const admin = new pg.Client({
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    password: c.password,
+    database: 'postgres',
+  });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  return database;
+}
+
+// The suite's fixed instants need the caller's clock; the server clock has its own suite below.
+describeJournalConformance(
+  'postgres',
+  async () => {
+    const c = cluster!;
+    const url = await freshJournalUrl();
+    const journal = await PostgresJournal.open(url, c.password, { leaseClock: 'caller' });
+    // Child processes open the same journal through the CLI opener, password from the env.
+    process.env.DPONE_JOURNAL_PASSWORD = c.password;
+    return {
+      journal,
+      url,
+      [Symbol.asyncDispose]: async () => {
+        await journal.close();
+      },
+    };
+  },
+  skipReason !== undefined ? { skipReason } : { leaseOnCreate: true },
+);
+
+describe.skipIf(skipReason !== undefined)('postgres journal on the server clock (the default)', () => {
+  let journal: PostgresJournal;
+  beforeAll(async () => {
+    if (skipReason !== undefined) return;
+    journal = await PostgresJournal.open(await freshJournalUrl(), cluster!.password);
+  });
+  afterAll(async () => {
+    await journal?.close();
+  });
+  it('declares the server clock', () => {
+    expect(journal.leaseClock).toBe('server');
+  });
+  describeJournalClockConformance(() => journal);
+});
+
+describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
+  it('a wrong password is AUTHENTICATION_FAILED, a closed port JOURNAL_UNAVAILABLE, without URL, user or password', async () => {
+    const c = cluster!;
+    const secret = 'not-the-password-4711';
+    for (const [url, expected] of [
+      [c.url('postgres'), { code: ERROR_CODES.AUTHENTICATION_FAILED, fields: { sqlstate: '28P01' } }],
+      [
+        `postgres://${c.user}@127.0.0.1:1/postgres?connect_timeout_ms=500`,
+        { code: ERROR_CODES.JOURNAL_UNAVAILABLE },
+      ],
+    ] as const) {
+      const error = await PostgresJournal.open(url, secret).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject(expected);
+      const shown = JSON.stringify(error) + String((error as Error).message);
+      for (const leak of [secret, c.user, String(c.port), 'SELECT', 'CREATE'])
+        expect(shown).not.toContain(leak);
+    }
+  });
+});
+
+describe.skipIf(skipReason !== undefined)(
+  'postgres journal opened read-only (recovery inspect and plan)',
+  () => {
+    async function freshDatabase(): Promise<{ url: string; tables: () => Promise<number> }> {
+      const c = cluster!;
+      const database = await freshDatabaseName('journal_ro');
+      const tables = async () => {
+        const client = new pg.Client({
+          host: c.host,
+          port: c.port,
+          user: c.user,
+          password: c.password,
+          database,
+        });
+        await client.connect();
+        try {
+          const { rows } = await client.query(
+            "SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'dpone_%'",
+          );
+          return rows[0].n as number;
+        } finally {
+          await client.end();
+        }
+      };
+      return { url: c.url(database), tables };
+    }
+
+    it('creates no schema: a database without a journal is JOURNAL_UNAVAILABLE and stays empty', async () => {
+      const { url, tables } = await freshDatabase();
+      await expect(PostgresJournal.open(url, cluster!.password, { readOnly: true })).rejects.toMatchObject({
+        code: ERROR_CODES.JOURNAL_UNAVAILABLE,
+      });
+      expect(await tables()).toBe(0);
+    });
+
+    it('reads in READ ONLY transactions and refuses every write', async () => {
+      const { url } = await freshDatabase();
+      const id = `sha256:${'9'.repeat(64)}`;
+      {
+        await using writer = await PostgresJournal.open(url, cluster!.password);
+        await writer.createIntent({
+          operationId: id,
+          intentDigest: id,
+          metadata: { workload_id: 'w', target_identity: 't' },
+          nowMs: 1,
+        });
+      }
+      await using reader = await PostgresJournal.open(url, cluster!.password, { readOnly: true });
+      expect(await reader.get(id)).toMatchObject({ state: 'PREPARING', version: 1 });
+      expect(await reader.history(id)).toHaveLength(1);
+      expect(await reader.list()).toEqual([id]);
+      await expect(
+        reader.acquireLease({ operationId: id, expectedVersion: 1, holder: 'h', ttlMs: 1, nowMs: 2 }),
+      ).rejects.toMatchObject({ code: ERROR_CODES.INTERNAL });
+    });
+  },
+);

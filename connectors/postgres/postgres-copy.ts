@@ -1,0 +1,140 @@
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { RowChunk, RowStream } from '../../src/ports/connector.ts';
+import { quoteIdentifier, quoteTable } from './postgres-config.ts';
+
+/**
+ * COPY … FROM STDIN, text format: the server's own bulk path, one statement however many rows.
+ * Every value travels as text the column's type parses (as a bound parameter did before), NULL
+ * as `\N`; backslash, tab, newline and carriage return are escaped, bytes go as bytea hex.
+ */
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED = /[\\\t\n\r]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function copyText(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'string')
+    return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => ESCAPES[c]!) : value;
+  // A SQLite BLOB arrives as bytes: bytea's hex input, its backslash escaped for COPY.
+  if (value instanceof Uint8Array) return `\\\\x${Buffer.from(value).toString('hex')}`;
+  return String(value);
+}
+
+/** One chunk as COPY text lines. */
+export function encodeCopyChunk(chunk: RowChunk): string {
+  let text = '';
+  for (const row of chunk) {
+    for (let i = 0; i < row.length; i++) text += (i === 0 ? '' : '\t') + copyText(row[i]);
+    text += '\n';
+  }
+  return text;
+}
+
+/** Raised into the COPY when the source stops: the server aborts the COPY (CopyFail), nothing lands. */
+const SOURCE_STOPPED = 'dpone: the source rows stopped before the end';
+
+/** What bounds a COPY instead of the per-statement timeout: how long one step may stall. */
+export interface CopyBounds {
+  /**
+   * Each chunk must be taken by the socket, and the server must answer the end (or the abort),
+   * within this. `null` only for the unsafe variant `copy-never-gives-up`.
+   */
+  readonly stallMs: number | null;
+  /**
+   * Gives up on the connection (destroys its socket): after a stall the driver would wait for the
+   * server's answer to the abort (CopyFail) without bound, so the connection goes, the server
+   * rolls back when it next reads, and the fence decides.
+   */
+  readonly abandon: () => void;
+}
+
+/** The longest timer Node takes: the client's per-query timeout, in effect lifted for the COPY. */
+const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
+
+/** A COPY step that made no progress within its bound; the connection was abandoned. */
+export class CopyStalled extends Error {
+  constructor(ms: number) {
+    super(`dpone: the COPY made no progress for ${ms} ms; the connection was abandoned`);
+    this.name = 'CopyStalled';
+  }
+}
+
+/** Waits for `step`; past `ms`, `onStall` gives up on what it waits on and the wait rejects. */
+async function within<T>(step: Promise<T>, ms: number | null, onStall: () => void): Promise<T> {
+  if (ms === null) return step;
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onStall();
+      reject(new CopyStalled(ms));
+    }, ms);
+  });
+  try {
+    return await Promise.race([step, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Streams the rows into `table` with one COPY in the caller's open transaction, chunk by chunk
+ * with the socket's backpressure (memory bounded by a chunk). Returns the rows the server
+ * counted. A failure of the source or of the server rejects; the transaction is then aborted.
+ *
+ * A COPY lasts as long as the partition is large, so a per-statement bound (the server's
+ * statement_timeout, the client's query_timeout) would cap the partition size: this transaction
+ * lifts both for the COPY only and bounds every step's stall instead (`bounds.stallMs`): a chunk
+ * the socket does not take, the server's answer to the end, and the server's answer to an abort
+ * each end within it, else the connection is abandoned. So a stalled COPY ends within stallMs
+ * (plus the time the source takes to hand over one chunk).
+ */
+export async function copyRows(
+  client: pg.Client,
+  table: string,
+  rows: RowStream,
+  bounds: CopyBounds,
+): Promise<number> {
+  const columns = rows.columns.map(quoteIdentifier).join(', ');
+  await client.query('SET LOCAL statement_timeout = 0');
+  const copy = client.query(
+    Object.assign(copyFrom(`COPY ${quoteTable(table)} (${columns}) FROM STDIN`), {
+      query_timeout: NO_QUERY_TIMEOUT,
+    }),
+  );
+  const done = finished(copy);
+  // The server may refuse the rows mid-stream (a check, a missing partition, row-level security):
+  // the stream then has no connection to write to, and its error is the cause to report.
+  let refused: unknown = undefined;
+  let aborted = false;
+  done.catch((error: unknown) => {
+    // The server's answer to our own abort is not a refusal: the cause is what made us abort.
+    if (!aborted) refused ??= error;
+  });
+  const { stallMs, abandon } = bounds;
+  try {
+    for await (const chunk of rows) {
+      if (refused !== undefined || copy.destroyed) throw refused ?? new Error(SOURCE_STOPPED);
+      if (!copy.write(encodeCopyChunk(chunk)))
+        await within(Promise.race([once(copy, 'drain'), done]), stallMs, abandon);
+    }
+  } catch (error) {
+    // The abort (CopyFail) is answered by the server; a stalled one never answers: bounded too.
+    aborted = refused === undefined;
+    copy.destroy(new Error(SOURCE_STOPPED));
+    if (!(error instanceof CopyStalled))
+      await within(
+        done.catch(() => undefined),
+        stallMs,
+        abandon,
+      ).catch(() => undefined);
+    throw refused ?? error;
+  }
+  copy.end();
+  await within(done, stallMs, abandon);
+  // Back to the transaction's pinned bound for the rest of it (the fence's row count, COMMIT).
+  if (stallMs !== null) await client.query(`SET LOCAL statement_timeout = ${Math.trunc(stallMs)}`);
+  return copy.rowCount;
+}

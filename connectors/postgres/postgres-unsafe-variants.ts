@@ -1,0 +1,34 @@
+import type { TargetFlaws } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, targetVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../src/test-hooks/index.ts';
+
+/**
+ * DELIBERATELY BROKEN PostgreSQL targets for the harness's sensitivity check: the shared
+ * catalogue's variants that are really unsafe on a transactional marker (built by
+ * ../marker-fence/marker-unsafe-target.ts), and the PostgreSQL connector's own (a session that
+ * trusts startup parameters, a COPY awaited without bound) plus the executor flaw only a
+ * PostgreSQL lost-commit cell reaches. Each must make the certification FAIL. Reachable only
+ * with DPONE_HARNESS=1.
+ */
+export const POSTGRES_OWN_VARIANTS: readonly string[] = [
+  'trusts-startup-parameters',
+  'copy-never-gives-up',
+  'skips-complete-check',
+];
+
+export const UNSAFE_POSTGRES_VARIANTS: readonly string[] = [
+  ...targetVariantsFor('transactional-commit-marker'),
+  ...POSTGRES_OWN_VARIANTS,
+];
+
+/** The PostgreSQL connector's own flaws the environment asks for (under DPONE_HARNESS=1), else none. */
+export function postgresOwnFlaws(env: NodeJS.ProcessEnv): TargetFlaws {
+  const name = requestedUnsafeVariant(env);
+  return name !== null && POSTGRES_OWN_VARIANTS.includes(name) ? UNSAFE_VARIANTS[name]!.flaws : {};
+}
+
+/** True when the requested variant is one the connector implements itself (not the marker kernel). */
+export function isPostgresOwnVariant(env: NodeJS.ProcessEnv): boolean {
+  const name = requestedUnsafeVariant(env);
+  return name !== null && POSTGRES_OWN_VARIANTS.includes(name);
+}
