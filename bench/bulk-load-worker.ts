@@ -4,14 +4,14 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { copyRows } from '../src/adapters/connectors/postgres/postgres-copy.ts';
-import { openSqlite } from '../src/adapters/connectors/sqlite/sqlite-connection.ts';
-import { ensureTargetTable, insertRows } from '../src/adapters/connectors/sqlite/sqlite-rows.ts';
+import { openSqlite } from '../connectors/sqlite/sqlite-connection.ts';
+import { ensureTargetTable, insertRows } from '../connectors/sqlite/sqlite-rows.ts';
 import { clientConfig } from './postgres-overhead.ts';
 import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
 import { PostgresSource } from '../src/adapters/connectors/postgres/postgres-source.ts';
 import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-target.ts';
-import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
-import { SqliteTarget } from '../src/adapters/connectors/sqlite/sqlite-target.ts';
+import { SqliteSource } from '../connectors/sqlite/sqlite-source.ts';
+import { SqliteTarget } from '../connectors/sqlite/sqlite-target.ts';
 import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
 import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
-import { SqliteSource } from '../src/adapters/connectors/sqlite/sqlite-source.ts';
+import { SqliteSource } from '../connectors/sqlite/sqlite-source.ts';
 import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';

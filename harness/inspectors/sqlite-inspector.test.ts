@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { SqliteTarget } from '../../src/adapters/connectors/sqlite/sqlite-target.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
+import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../../connectors/sqlite/sqlite-unsafe-variants.ts';
 import { PARTITION_ROWS, insertBatch, sqliteCell } from '../checkers/fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
 import { rowStreamOf } from '../../src/ports/row-stream.ts';

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
-import { checkSqliteFile } from './sqlite-file.ts';
+import { checkSqliteFile } from '../../connectors/sqlite/sqlite-file.ts';
 
 /** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
 export interface JournalOpenContext {

@@ -49,7 +49,8 @@ describe('connector code digests, from the files', () => {
     const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
     dirs.push(copy);
     cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
-    const folder = join(copy, 'src/adapters/connectors/sqlite');
+    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+    const folder = join(copy, 'connectors/sqlite');
     const before = builtInConnectorDigest(folder).digest;
     writeFileSync(join(folder, 'sqlite-target.test.ts'), '// a test changed\n');
     expect(builtInConnectorDigest(folder).digest).toBe(before);

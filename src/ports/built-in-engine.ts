@@ -17,6 +17,12 @@ export interface RouteContext {
   readonly faults: FaultPoints;
   /** Recovery commands: only the fence is read, and opening must create nothing. */
   readonly readOnly?: boolean;
+  /**
+   * Where a workload field is written (`file:line:column`), for a refusal of the field to name
+   * it; the built-in engines table passes one (it reads the workload file again, so ask only
+   * when refusing).
+   */
+  readonly locate?: (field: string) => Promise<string>;
 }
 
 export type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;
@@ -24,6 +30,9 @@ export type OpenTarget = (workload: Workload, context: RouteContext) => Promise<
 
 /** Reads a target's fence without opening the target (recovery inspect/plan/apply). */
 export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+
+/** Reads a target's fence and raises its epoch (recovery apply fences first), creating nothing. */
+export type FenceRaiser = FenceReader & Pick<TargetConnector, 'prepareFence'>;
 
 /** One thing an operation left in its target outside its commit (a staging table or a tombstone). */
 export interface LeftoverJSON {
@@ -57,6 +66,12 @@ export interface TargetEngine {
    * commands); without one, recovery reads through the target connector's queryFence.
    */
   readonly openFenceReader?: (workload: Workload, env: NodeJS.ProcessEnv) => Promise<FenceReader>;
+  /**
+   * A raiser of the fence alone for recovery apply, one that sends only the fence statements (no
+   * DDL); without one, apply opens the target connector whole and its prepareFence (with
+   * `create: false`) only raises.
+   */
+  readonly openFenceRaiser?: (workload: Workload, env: NodeJS.ProcessEnv) => Promise<FenceRaiser>;
   /**
    * What an operation that never committed leaves in the target outside its commit (staging
    * tables, tombstones); without one, the target leaves nothing (data and marker in one transaction).

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../../src/adapters/connectors/sqlite/sqlite-unsafe-variants.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../../../connectors/sqlite/sqlite-unsafe-variants.ts';
 import { SqliteInspector } from '../../inspectors/sqlite-inspector.ts';
 import { sqliteSourceRows } from '../../inspectors/source-rows.ts';
 import type { DatasetType } from '../../data/canonical-value.ts';

@@ -1,8 +1,8 @@
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
-import type { MarkerTargetOptions } from '../marker-fence/marker-target.ts';
-import { MarkerTarget } from '../marker-fence/marker-target.ts';
-import { PlainTarget } from '../marker-fence/plain-target.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
+import type { MarkerTargetOptions } from '../../src/adapters/connectors/marker-fence/marker-target.ts';
+import { MarkerTarget } from '../../src/adapters/connectors/marker-fence/marker-target.ts';
+import { PlainTarget } from '../../src/adapters/connectors/marker-fence/plain-target.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';

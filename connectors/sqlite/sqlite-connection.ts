@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import type { CellValue } from '../../../ports/connector.ts';
+import type { CellValue } from '../../src/ports/connector.ts';
 
 /** The slice of node:sqlite this folder uses, so a test can see what the connectors depend on. */
 export interface SqliteStatement {

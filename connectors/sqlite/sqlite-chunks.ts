@@ -1,4 +1,4 @@
-import type { Row, RowChunk } from '../../../ports/connector.ts';
+import type { Row, RowChunk } from '../../src/ports/connector.ts';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.ts';
 import { quoteIdentifier } from './sqlite-connection.ts';
 

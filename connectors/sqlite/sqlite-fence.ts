@@ -1,5 +1,5 @@
-import { FENCE_TABLE } from '../marker-fence/marker-fence.ts';
-import { ADDED_FENCE_COLUMNS } from '../marker-fence/marker-sql.ts';
+import { FENCE_TABLE } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';
+import { ADDED_FENCE_COLUMNS } from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 
 /**

@@ -1,8 +1,8 @@
-import type { TargetConnector } from '../../../ports/connector.ts';
-import { UNSAFE_VARIANTS, targetVariantsFor } from '../../../ports/unsafe-variants.ts';
-import { requestedUnsafeVariant } from '../../../test-hooks/index.ts';
-import { openMarkerTarget } from '../marker-fence/open-marker-target.ts';
-import { unsafeMarkerTarget } from '../marker-fence/marker-unsafe-target.ts';
+import type { TargetConnector } from '../../src/ports/connector.ts';
+import { UNSAFE_VARIANTS, targetVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { requestedUnsafeVariant } from '../../src/test-hooks/index.ts';
+import { openMarkerTarget } from '../../src/adapters/connectors/marker-fence/open-marker-target.ts';
+import { unsafeMarkerTarget } from '../../src/adapters/connectors/marker-fence/marker-unsafe-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import type { SqliteTargetOptions } from './sqlite-target.ts';
 import { SqliteTarget, markerOptions, openTargetDatabase } from './sqlite-target.ts';

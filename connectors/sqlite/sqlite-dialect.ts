@@ -1,6 +1,14 @@
-import type { DponeError } from '../../../contracts/errors.ts';
-import type { FenceParams, MarkerDialect, SqlResult } from '../marker-fence/marker-dialect.ts';
-import { fenceSql, onConflictStyle, usedParameters } from '../marker-fence/marker-sql.ts';
+import type { DponeError } from '../../src/contracts/errors.ts';
+import type {
+  FenceParams,
+  MarkerDialect,
+  SqlResult,
+} from '../../src/adapters/connectors/marker-fence/marker-dialect.ts';
+import {
+  fenceSql,
+  onConflictStyle,
+  usedParameters,
+} from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { rollbackQuietly } from './sqlite-connection.ts';
 import { SQLITE_FENCE_TABLE } from './sqlite-fence.ts';

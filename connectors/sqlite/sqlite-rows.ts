@@ -1,4 +1,4 @@
-import type { CellValue, RowStream } from '../../../ports/connector.ts';
+import type { CellValue, RowStream } from '../../src/ports/connector.ts';
 import type { SqliteDatabase, SqliteParam, SqliteStatement } from './sqlite-connection.ts';
 import { bindCell, quoteIdentifier } from './sqlite-connection.ts';
 

@@ -1,7 +1,13 @@
 import { DatabaseSync } from 'node:sqlite';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { FenceRaiser, FenceReader } from '../marker-fence/marker-fence-reader.ts';
-import { markerFenceRaiser, markerFenceReader } from '../marker-fence/marker-fence-reader.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type {
+  FenceRaiser,
+  FenceReader,
+} from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
+import {
+  markerFenceRaiser,
+  markerFenceReader,
+} from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqlite } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';

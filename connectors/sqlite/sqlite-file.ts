@@ -1,7 +1,7 @@
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { SafeErrorFields } from '../contracts/errors.ts';
-import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
+import type { SafeErrorFields } from '../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 
 const HEADER = 'SQLite format 3\u0000';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../../../ports/connector.ts';
-import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../../ports/row-stream.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../../src/ports/connector.ts';
+import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../src/ports/row-stream.ts';
 import { partitionChunks } from './sqlite-chunks.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { openSqliteReadOnly } from './sqlite-connection.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CHUNK_ROWS, collectRows } from '../../../ports/row-stream.ts';
+import { DEFAULT_CHUNK_ROWS, collectRows } from '../../src/ports/row-stream.ts';
 import { SqliteSource } from './sqlite-source.ts';
 
 const dirs: string[] = [];
