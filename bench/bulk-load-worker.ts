@@ -13,7 +13,7 @@ import { PostgresTarget } from '../src/adapters/connectors/postgres/postgres-tar
 import { SqliteSource } from '../connectors/sqlite/sqlite-source.ts';
 import { SqliteTarget } from '../connectors/sqlite/sqlite-target.ts';
 import { PostgresJournal } from '../src/adapters/journal/postgres/postgres-journal.ts';
-import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../connectors/sqlite/journal/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
 import { SqliteSource } from '../connectors/sqlite/sqlite-source.ts';
-import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../connectors/sqlite/journal/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';

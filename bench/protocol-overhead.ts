@@ -6,7 +6,7 @@ import { SqliteSource } from '../connectors/sqlite/sqlite-source.ts';
 import { SqliteTarget } from '../connectors/sqlite/sqlite-target.ts';
 import { insertRows } from '../connectors/sqlite/sqlite-rows.ts';
 import { openSqlite } from '../connectors/sqlite/sqlite-connection.ts';
-import { SqliteJournal } from '../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../connectors/sqlite/journal/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';

@@ -152,7 +152,10 @@ export async function openJournal(
           { field: context.chosenBy ?? FLAG },
           { readOnly: context.readOnly === true },
         );
-        const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
+        // The embedded default journal, in its engine's folder (connectors/sqlite/journal/), opened
+        // here rather than through BuiltInEngine.journal: it takes SQLite's own options (which flag
+        // chose it, synchronous off, the stored expiry) and a path resolved against cwd above.
+        const { SqliteJournal } = await import('../../connectors/sqlite/journal/sqlite-journal.ts');
         return await SqliteJournal.open(path, {
           readOnly: context.readOnly === true,
           chosenBy: context.chosenBy ?? FLAG,

@@ -88,8 +88,8 @@ describe('connector code digests, from the files', () => {
 
   it("an engine folder's journal/ is in its digest and the runtime's; its harness/ parts in neither", () => {
     // The engine that keeps its journal in its folder (found, not named: the engine-name lists).
-    const [engine, engineFolder] = Object.entries(ENGINE_FOLDERS).find(([, f]) =>
-      existsSync(join(f, 'journal')),
+    const [engine, engineFolder] = Object.entries(ENGINE_FOLDERS).find(
+      ([, f]) => existsSync(join(f, 'journal')) && existsSync(join(f, 'harness', 'engine.ts')),
     )!;
     const journalFile = readdirSync(join(engineFolder, 'journal')).find((f) => !f.includes('.test'))!;
     const path = `connectors/${engine}/journal/${journalFile}`;

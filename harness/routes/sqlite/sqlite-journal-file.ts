@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError } from '../../../src/contracts/errors.ts';
-import { SqliteJournal } from '../../../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
 import type { JournalFileOperations, JournalFileReading } from '../route.ts';
 
 /**

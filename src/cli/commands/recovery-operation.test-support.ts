@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { SqliteSource } from '../../../connectors/sqlite/sqlite-source.ts';
 import { SqliteTarget } from '../../../connectors/sqlite/sqlite-target.ts';
-import { SqliteJournal } from '../../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
 import { intentDataOf } from '../../contracts/workload.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';

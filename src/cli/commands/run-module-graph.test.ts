@@ -46,7 +46,7 @@ describe('dpone run on the embedded route: its module graph', () => {
     expect(exitCode).toBe(0);
     // The hook saw the run itself (else "nothing loaded" would pass vacuously).
     expect(urls.some((url) => url.endsWith('/connectors/sqlite/sqlite-target.ts'))).toBe(true);
-    expect(urls.some((url) => url.endsWith('/src/adapters/journal/sqlite/sqlite-journal.ts'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/connectors/sqlite/journal/sqlite-journal.ts'))).toBe(true);
     expect(urls.filter((url) => SERVER_MODULES.some((pattern) => pattern.test(url)))).toEqual([]);
   });
 

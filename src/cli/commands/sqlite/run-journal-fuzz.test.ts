@@ -7,7 +7,7 @@ import type { DponeError } from '../../../contracts/errors.ts';
 import { EXIT_CODES } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry } from '../../../contracts/journal.ts';
 import { deriveOperationId } from '../../../contracts/identity.ts';
-import { SqliteJournal } from '../../../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../../../connectors/sqlite/journal/sqlite-journal.ts';
 import { readWorkloadFile } from '../../workload-file.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../../contracts/errors.ts';
-import { fillFileSystem, mountTmpfs } from '../../../adapters/journal/sqlite/tmpfs.test-support.ts';
+import { fillFileSystem, mountTmpfs } from '../../../../connectors/sqlite/journal/tmpfs.test-support.ts';
 import { EXAMPLE_PARTITION_DAY } from '../../../../examples/seed-embedded.ts';
 import type { ExampleCopy } from '../example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';

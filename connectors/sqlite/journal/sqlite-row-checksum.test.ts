@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../contracts/errors.ts';
-import { create, opId, step } from '../../../../testing/journal-conformance-kit.ts';
+import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
+import { create, opId, step } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
-import { entryToRow, historyToRow } from '../journal-row.ts';
+import { entryToRow, historyToRow } from '../../../src/adapters/journal/journal-row.ts';
 
 /**
  * Row checksums of the SQLite journal: a byte of a row's field changed in the file (quick_check

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Fills a folder's file system to the last block: the harness's own ballast (its full-disk cells use it). */
-export { fillFileSystem } from '../../../../harness/env/tmpfs-mount.ts';
+export { fillFileSystem } from '../../../harness/env/tmpfs-mount.ts';
 
 /**
  * A size-limited tmpfs for the SQLite storage tests (journal and target): a real file system that

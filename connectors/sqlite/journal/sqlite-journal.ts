@@ -1,12 +1,12 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { createJournalFile, hasJournalSchema, openJournalReadOnly } from './sqlite-journal-file.ts';
-import { DponeError, ERROR_CODES, isDponeError } from '../../../contracts/errors.ts';
-import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
-import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLease, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
-import type { LeaseClock } from '../../../contracts/lease-clock.ts';
-import { CLOCK_FAULT_TAKEOVER } from '../../../contracts/lease-clock.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../../src/contracts/errors.ts';
+import type { CommitJournalEntry, JournalHistoryRecord } from '../../../src/contracts/journal.ts';
+import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
+import { newIntent, planLease, planLeaseExpiry, planTransition } from '../../../src/contracts/journal-rules.ts';
+import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
+import { CLOCK_FAULT_TAKEOVER } from '../../../src/contracts/lease-clock.ts';
 import type {
   CompareAndSetRequest,
   CreateIntentRequest,
@@ -15,8 +15,8 @@ import type {
   JournalWarn,
   LeaseRequest,
   TargetCommitJournalPort,
-} from '../../../ports/journal.ts';
-import { warnClockFault } from '../lease-warning.ts';
+} from '../../../src/ports/journal.ts';
+import { warnClockFault } from '../../../src/adapters/journal/lease-warning.ts';
 import {
   ENTRY_COLUMNS,
   HISTORY_COLUMNS,
@@ -24,8 +24,8 @@ import {
   historyToRow,
   rowToEntry,
   rowToHistory,
-} from '../journal-row.ts';
-import type { EntryRow, HistoryRow } from '../journal-row.ts';
+} from '../../../src/adapters/journal/journal-row.ts';
+import type { EntryRow, HistoryRow } from '../../../src/adapters/journal/journal-row.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
 import { journalCorrupt, journalStorageError } from './sqlite-storage-error.ts';
 import type { JournalTable } from './sqlite-row-checksum.ts';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeJournalConformance } from '../../../../testing/journal-conformance.ts';
-import { openJournal } from '../../../cli/journal-url.ts';
+import { describeJournalConformance } from '../../../testing/journal-conformance.ts';
+import { openJournal } from '../../../src/cli/journal-url.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 
 describeJournalConformance(

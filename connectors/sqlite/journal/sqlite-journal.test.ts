@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import { METADATA, create, opId, rejectsWith, step } from '../../../../testing/journal-conformance-kit.ts';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { METADATA, create, opId, rejectsWith, step } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import { ENTRY_COLUMNS, HISTORY_COLUMNS } from '../journal-row.ts';
+import { ENTRY_COLUMNS, HISTORY_COLUMNS } from '../../../src/adapters/journal/journal-row.ts';
 
 /**
  * Each row of the SQLite journal carries a checksum of its fields (`row_checksum`), written by this

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, realpathSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
-import type { ErrorCode } from '../../../contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { ErrorCode } from '../../../src/contracts/errors.ts';
 
 /**
  * Why a SQLite file could not be read or written, told from the driver's result code and the

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../contracts/errors.ts';
-import { create, opId } from '../../../../testing/journal-conformance-kit.ts';
+import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
+import { create, opId } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 import { fillFileSystem, mountTmpfs } from './tmpfs.test-support.ts';
 
