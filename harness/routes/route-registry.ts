@@ -5,21 +5,19 @@ import { composeRoute } from './compose-route.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
+import { SQLITE_PARTS } from '../../connectors/sqlite/harness/engine.ts';
 import type { Route } from './route.ts';
 
 /**
  * The connectors the harness has parts for: which roles each can play, and its parts folder
  * (loaded only when a route uses it). To add a connector: write its parts in its own folder,
  * `connectors/<name>/harness/parts.ts` exporting `parts`, and an entry beside them
- * (`connectors/<name>/harness/engine.ts`, as ClickHouse and MSSQL do), and add ONE line here naming it.
- * Every route is derived from these lines. (SQLite and PostgreSQL still keep theirs in
- * harness/routes/<name>/ until they move.)
+ * (`connectors/<name>/harness/engine.ts`, as SQLite, ClickHouse and MSSQL do), and add ONE line here
+ * naming it. Every route is derived from these lines. (PostgreSQL still keeps its parts in
+ * harness/routes/postgres/ until it moves.)
  */
 export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
-  sqlite: {
-    roles: ['source', 'target', 'journal'],
-    load: async () => (await import('./sqlite/sqlite-parts.ts')).parts,
-  },
+  sqlite: SQLITE_PARTS,
   postgres: {
     roles: ['source', 'target', 'journal'],
     load: async () => (await import('./postgres/postgres-parts.ts')).parts,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError } from '../../../src/contracts/errors.ts';
-import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
-import type { JournalFileOperations, JournalFileReading } from '../route.ts';
+import { SqliteJournal } from '../journal/sqlite-journal.ts';
+import type { JournalFileOperations, JournalFileReading } from '../../../harness/routes/route.ts';
 
 /**
  * The SQLite journal file as the storage faults (full-disk, journal-corruption) need it. Readers go

@@ -1,16 +1,25 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
-import type { Workload } from '../../src/contracts/workload.ts';
-import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests } from '../checkers/target-snapshot.ts';
-import type { SnapshotOptions, TargetDigest, TargetInspector } from './target-inspector.ts';
-import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
-import type { DatasetType } from '../data/canonical-value.ts';
-import type { ParityOptions } from './parity-basis.ts';
-import { comparableRow, expectedRows } from './parity-basis.ts';
-import { firstDifference } from '../checkers/first-difference.ts';
-import type { SourceRows } from './source-rows.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
+import type { Workload } from '../../../../src/contracts/workload.ts';
+import type { TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import type { AuditedInsert, CellScalar, RowDigests } from '../../../../harness/checkers/target-snapshot.ts';
+import type {
+  SnapshotOptions,
+  TargetDigest,
+  TargetInspector,
+} from '../../../../harness/inspectors/target-inspector.ts';
+import {
+  keyDigest,
+  rowDigest,
+  setDigest,
+  snapshotFromReading,
+} from '../../../../harness/checkers/target-snapshot.ts';
+import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
+import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
+import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 
 export interface SqliteInspectorOptions {
   readonly targetPath: string;
@@ -34,7 +43,7 @@ export const AUDIT_TABLE = '_harness_audit';
  * Typed parity in SQLite's own representation (issue 29): a value compares with its storage class,
  * so a REAL 20.0 that lands as INTEGER 20, or an INTEGER that lands as TEXT, differs from the source
  * although its canonical text is the same. The source and the rows the target held before hold each
- * dataset type in this class (routes/sqlite/sqlite-parts.ts writes them so), and the cells' target
+ * dataset type in this class (../parts.ts writes them so), and the cells' target
  * table declares no column type, exactly as the connector creates it (no affinity converts a value).
  */
 const STORAGE_CLASS: Readonly<Record<DatasetType, string>> = {

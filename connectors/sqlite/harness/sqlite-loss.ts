@@ -6,8 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { MemoryJournal } from '../../../src/adapters/journal/memory/memory-journal.ts';
 import { openJournal } from '../../../src/cli/journal-url.ts';
 import type { TargetCommitJournalPort } from '../../../src/ports/journal.ts';
-import type { FenceLocationReading, FenceReading } from '../../evidence/evidence-types.ts';
-import type { FenceOperations, JournalBackup, JournalOperations } from '../route.ts';
+import type { FenceLocationReading, FenceReading } from '../../../harness/evidence/evidence-types.ts';
+import type { FenceOperations, JournalBackup, JournalOperations } from '../../../harness/routes/route.ts';
 
 const FENCE = '_dpone_fence';
 /** Where `rename` puts the fence table: out of the runtime's reach, still readable by the harness. */

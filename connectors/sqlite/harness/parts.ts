@@ -1,14 +1,20 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../../connectors/sqlite/sqlite-unsafe-variants.ts';
-import { SqliteInspector } from '../../inspectors/sqlite-inspector.ts';
-import { sqliteSourceRows } from '../../inspectors/source-rows.ts';
-import type { DatasetType } from '../../data/canonical-value.ts';
-import type { Dataset, DatasetRow } from '../../data/dataset.ts';
-import { CELL_TARGET_TABLE, cellParity } from '../cell-workload.ts';
-import type { ConnectorParts, JournalPart, PartCell, SourcePart, TargetPart } from '../parts.ts';
-import { maskedDigest, sqliteDump } from '../state-fingerprint.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../sqlite-unsafe-variants.ts';
+import { SqliteInspector } from './inspectors/sqlite-inspector.ts';
+import { sqliteSourceRows } from '../../../harness/inspectors/source-rows.ts';
+import type { DatasetType } from '../../../harness/data/canonical-value.ts';
+import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
+import { CELL_TARGET_TABLE, cellParity } from '../../../harness/routes/cell-workload.ts';
+import type {
+  ConnectorParts,
+  JournalPart,
+  PartCell,
+  SourcePart,
+  TargetPart,
+} from '../../../harness/routes/parts.ts';
+import { maskedDigest, sqliteDump } from '../../../harness/routes/state-fingerprint.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite-seal.ts';
 import { sqliteJournalFile } from './sqlite-journal-file.ts';

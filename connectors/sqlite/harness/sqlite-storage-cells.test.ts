@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recheckCell } from '../../checkers/recheck-cell.ts';
+import { recheckCell } from '../../../harness/checkers/recheck-cell.ts';
 import { embeddedCells } from './embedded-cells.test-support.ts';
 
 /**

@@ -1,10 +1,14 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../connectors/sqlite/sqlite-unsafe-variants.ts';
-import { PARTITION_ROWS, insertBatch, sqliteCell } from '../checkers/fixtures/sqlite-cell.ts';
+import { SqliteTarget } from '../../sqlite-target.ts';
+import { UNSAFE_SQLITE_VARIANTS } from '../../sqlite-unsafe-variants.ts';
+import {
+  PARTITION_ROWS,
+  insertBatch,
+  sqliteCell,
+} from '../../../../harness/checkers/fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
-import { rowStreamOf } from '../../src/ports/row-stream.ts';
+import { rowStreamOf } from '../../../../src/ports/row-stream.ts';
 
 describe('SqliteInspector on real SQLite files', () => {
   it('reports one mutation, no duplicates and row parity after one whole batch', async () => {

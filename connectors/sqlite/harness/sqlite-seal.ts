@@ -1,18 +1,11 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PartSeal } from '../parts.ts';
-import { watchedPlaceholders } from '../watched-placeholders.ts';
+import type { PartSeal } from '../../../harness/routes/parts.ts';
+import { digest, watchedPlaceholders } from '../../../harness/routes/watched-placeholders.ts';
 
 /** The database file and the files SQLite keeps beside it (`-wal`, `-shm`, `-journal`). */
 function ofDatabase(file: string, name: string): boolean {
   return name === file || (name.startsWith(file) && /^-(wal|shm|journal)$/.test(name.slice(file.length)));
-}
-
-/** sha256 of a file's bytes (a sealed file must come back unchanged). */
-export function digest(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 /**

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { provider } from '../../env/embedded-provider.ts';
-import type { StartedEnvironment } from '../../env/environment.ts';
-import type { CellEvidence } from '../../evidence/evidence-types.ts';
-import { SQLITE_CLEAN_BOOK } from '../../faults/fixtures/clean-trace.ts';
-import { planCells } from '../../plan/planner.ts';
-import { loadRoute } from '../route-registry.ts';
-import { parseScenario } from '../../scenario/scenario-loader.ts';
-import { runCell } from '../../runner/cell-runner.ts';
+import { provider } from '../../../harness/env/embedded-provider.ts';
+import type { StartedEnvironment } from '../../../harness/env/environment.ts';
+import type { CellEvidence } from '../../../harness/evidence/evidence-types.ts';
+import { SQLITE_CLEAN_BOOK } from '../../../harness/faults/fixtures/clean-trace.ts';
+import { planCells } from '../../../harness/plan/planner.ts';
+import { loadRoute } from '../../../harness/routes/route-registry.ts';
+import { parseScenario } from '../../../harness/scenario/scenario-loader.ts';
+import { runCell } from '../../../harness/runner/cell-runner.ts';
 
 /**
  * Cells of one scenario run end to end on the embedded route, for a test file: the embedded

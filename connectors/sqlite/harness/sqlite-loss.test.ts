@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { provider } from '../../env/embedded-provider.ts';
-import { Worker, killAt, runToEnd } from '../../workers/worker.ts';
-import type { CellFixture } from '../route.ts';
-import { loadRoute } from '../route-registry.ts';
+import { provider } from '../../../harness/env/embedded-provider.ts';
+import { Worker, killAt, runToEnd } from '../../../harness/workers/worker.ts';
+import type { CellFixture } from '../../../harness/routes/route.ts';
+import { loadRoute } from '../../../harness/routes/route-registry.ts';
 
 const route = await loadRoute('sqlite');
 
