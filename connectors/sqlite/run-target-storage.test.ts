@@ -5,11 +5,16 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../../contracts/errors.ts';
-import { fillFileSystem, mountTmpfs } from '../../../../connectors/sqlite/journal/tmpfs.test-support.ts';
-import { EXAMPLE_PARTITION_DAY } from '../../../../examples/seed-embedded.ts';
-import type { ExampleCopy } from '../example-workload.test-support.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import { fillFileSystem, mountTmpfs } from './journal/tmpfs.test-support.ts';
+import { EXAMPLE_PARTITION_DAY } from '../../examples/seed-embedded.ts';
+import type { ExampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
+import {
+  EXPECTED_ROWS,
+  dpone,
+  exampleCopy,
+  targetCounts,
+} from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * Issue 33 "What was seen" 1 and 2, the SQLite TARGET side, through the real CLI: the target file
@@ -20,7 +25,7 @@ import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-work
  * half-written, the lease is handed back, and once the fault is lifted one run writes the rows once.
  * Mounting needs root with CAP_SYS_ADMIN (CI runs as root); where refused those cases are skipped.
  */
-const BIN = fileURLToPath(new URL('../../../../bin/dpone.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
 const NOBODY = 65534;
 
 const tmpfs = mountTmpfs('dpone-target-storage-', '16m');

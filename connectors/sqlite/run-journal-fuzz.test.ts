@@ -3,13 +3,18 @@ import { tmpdir } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DponeError } from '../../../contracts/errors.ts';
-import { EXIT_CODES } from '../../../contracts/errors.ts';
-import type { CommitJournalEntry } from '../../../contracts/journal.ts';
-import { deriveOperationId } from '../../../contracts/identity.ts';
-import { SqliteJournal } from '../../../../connectors/sqlite/journal/sqlite-journal.ts';
-import { readWorkloadFile } from '../../workload-file.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from '../example-workload.test-support.ts';
+import type { DponeError } from '../../src/contracts/errors.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import type { CommitJournalEntry } from '../../src/contracts/journal.ts';
+import { deriveOperationId } from '../../src/contracts/identity.ts';
+import { SqliteJournal } from './journal/sqlite-journal.ts';
+import { readWorkloadFile } from '../../src/cli/workload-file.ts';
+import {
+  EXPECTED_ROWS,
+  dpone,
+  exampleCopy,
+  targetCounts,
+} from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * Issue 33 "What was seen" 3 as a seeded fuzz test through the real CLI: after a first run
