@@ -6,8 +6,8 @@ import type { ErrorCode } from '../../src/contracts/errors.ts';
 
 /**
  * Why a SQLite file could not be read or written, told from the driver's result code and the
- * operating system's errno. The journal (adapters/journal/sqlite/sqlite-storage-error.ts) keeps the
- * same table: adapters of two kinds share no file, and contracts name no engine.
+ * operating system's errno: one table for the target (targetStorageError, here) and the journal
+ * (journal/sqlite-storage-error.ts), which share the engine's folder.
  */
 
 /** SQLite primary result codes (the low byte of an extended one) that name a storage cause. */
@@ -21,7 +21,7 @@ const SQLITE_PRIMARY = {
   NOTADB: 26,
 } as const;
 
-interface StorageCause {
+export interface StorageCause {
   readonly code: ErrorCode;
   /** The cause as a fixed word (never the driver's message): SQLITE_FULL, ENOSPC, EACCES, … */
   readonly tag: string;
@@ -50,8 +50,9 @@ function storageCause(sqlitePrimary: number, errno: string | null): StorageCause
 
 /**
  * SQLITE_CANTOPEN and SQLITE_IOERR (a -shm file that could not grow) say only "could not": the
- * file system says why. The file and its folder are asked for write access, the folder's file
- * system for free blocks.
+ * file system says why. The file (when it exists) and its folder are asked for write access, and
+ * the folder's file system for free blocks: a read-only file system, a denied write or a full disk
+ * is the cause.
  */
 function fileSystemErrno(named: string): string | null {
   // SQLite follows a symbolic link and keeps its -wal and -shm beside the file the link names:
@@ -75,6 +76,23 @@ function fileSystemErrno(named: string): string | null {
 }
 
 /**
+ * The storage cause of a SQLite failure on the file at `path` (the target or the journal), or null
+ * when it names none: the driver's primary result code, and the errno the failure carries or, where
+ * SQLite says only "could not" (CANTOPEN, IOERR), the one its file system gives.
+ */
+export function sqliteStorageCause(error: unknown, path: string): StorageCause | null {
+  const primary = Number((error as { errcode?: unknown })?.errcode) & 0xff;
+  const thrown = (error as { code?: unknown })?.code;
+  const errno =
+    primary === SQLITE_PRIMARY.CANTOPEN || primary === SQLITE_PRIMARY.IOERR
+      ? fileSystemErrno(path)
+      : typeof thrown === 'string'
+        ? thrown
+        : null;
+  return storageCause(primary, errno);
+}
+
+/**
  * A SQLite target's storage failure told by its cause, or null: a full disk is DPONE_STORAGE_FULL
  * (free space, then retry; the transaction rolled back whole), a read-only or forbidden file
  * DPONE_PERMISSION_DENIED. The message names the target file and the cause's fixed name (SQLITE_FULL,
@@ -82,14 +100,7 @@ function fileSystemErrno(named: string): string | null {
  * lock keep the caller's code.
  */
 export function targetStorageError(error: unknown, path: string, fields: SafeErrorFields): DponeError | null {
-  const primary = Number((error as { errcode?: unknown })?.errcode) & 0xff;
-  const errno =
-    primary === SQLITE_PRIMARY.CANTOPEN || primary === SQLITE_PRIMARY.IOERR
-      ? fileSystemErrno(path)
-      : typeof (error as { code?: unknown })?.code === 'string'
-        ? String((error as { code: string }).code)
-        : null;
-  const cause = storageCause(primary, errno);
+  const cause = sqliteStorageCause(error, path);
   if (cause?.code === ERROR_CODES.STORAGE_FULL)
     return new DponeError(
       cause.code,
