@@ -12,6 +12,7 @@ import { loadConnectorPlugin } from './connector-plugins.ts';
  * (route-code.test.ts checks every engine has one and that it holds code).
  */
 export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
+  // SQLite (connectors/sqlite/) as MSSQL below: its runtime files, journal/ and sqlite-file.ts included.
   sqlite: fileURLToPath(new URL('../../connectors/sqlite/', import.meta.url)),
   postgres: fileURLToPath(new URL('../adapters/connectors/postgres/', import.meta.url)),
   // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
