@@ -6,15 +6,15 @@ import type {
   ShadowAttemptStart,
   ShadowJournal,
   ShadowOutcome,
-} from '../../ports/shadow-journal.ts';
+} from '../../../src/ports/shadow-journal.ts';
 import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
-} from '../../ports/shadow-journal.ts';
-import type { ShadowAttemptRow } from '../../ports/shadow-journal.ts';
+} from '../../../src/ports/shadow-journal.ts';
+import type { ShadowAttemptRow } from '../../../src/ports/shadow-journal.ts';
 
 const TABLE = SHADOW_TABLE;
 
