@@ -4,7 +4,12 @@ import { createJournalFile, hasJournalSchema, openJournalReadOnly } from './sqli
 import { DponeError, ERROR_CODES, isDponeError } from '../../../src/contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../src/contracts/journal.ts';
 import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
-import { newIntent, planLease, planLeaseExpiry, planTransition } from '../../../src/contracts/journal-rules.ts';
+import {
+  newIntent,
+  planLease,
+  planLeaseExpiry,
+  planTransition,
+} from '../../../src/contracts/journal-rules.ts';
 import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import { CLOCK_FAULT_TAKEOVER } from '../../../src/contracts/lease-clock.ts';
 import type {
