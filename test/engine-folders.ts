@@ -4,8 +4,7 @@ import { join, relative, sep } from 'node:path';
 /**
  * "One engine, one folder": which files outside an engine's folders name that engine. A file is
  * inside when a folder on its path is named after the engine (`connectors/clickhouse/` with its
- * `harness/` parts, where a built-in engine moves whole; `src/adapters/connectors/sqlite/`,
- * `harness/routes/sqlite/`, … for one not moved yet); outside, its path or its text naming the
+ * `harness/` parts: every built-in engine lives whole in one); outside, its path or its text naming the
  * engine counts, in the engine folders of the others too (connectors/ is scanned). DuckDB,
  * a plug-in, is named nowhere; each built-in engine starts from the list it has today
  * (engine-names.known.json), which may only shrink as the engine moves into its folder.

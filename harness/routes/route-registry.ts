@@ -6,21 +6,18 @@ import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
 import { POSTGRES_PARTS } from '../../connectors/postgres/harness/engine.ts';
+import { SQLITE_PARTS } from '../../connectors/sqlite/harness/engine.ts';
 import type { Route } from './route.ts';
 
 /**
  * The connectors the harness has parts for: which roles each can play, and its parts folder
  * (loaded only when a route uses it). To add a connector: write its parts in its own folder,
  * `connectors/<name>/harness/parts.ts` exporting `parts`, and an entry beside them
- * (`connectors/<name>/harness/engine.ts`, as ClickHouse and MSSQL do), and add ONE line here naming it.
- * Every route is derived from these lines. (SQLite still keeps its parts in harness/routes/sqlite/
- * until it moves.)
+ * (`connectors/<name>/harness/engine.ts`, as every built-in engine does), and add ONE line here
+ * naming it. Every route is derived from these lines.
  */
 export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
-  sqlite: {
-    roles: ['source', 'target', 'journal'],
-    load: async () => (await import('./sqlite/sqlite-parts.ts')).parts,
-  },
+  sqlite: SQLITE_PARTS,
   postgres: POSTGRES_PARTS,
   clickhouse: CLICKHOUSE_PARTS,
   mssql: MSSQL_PARTS,

@@ -1,8 +1,7 @@
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PartSeal } from './parts.ts';
-import { digest } from './sqlite/sqlite-seal.ts';
-import { watchedPlaceholders } from './watched-placeholders.ts';
+import { digest, watchedPlaceholders } from './watched-placeholders.ts';
 
 /**
  * Seals a target kept in named files of the cell folder (a plug-in's `stateFiles`: its database,

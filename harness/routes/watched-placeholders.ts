@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { lstat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +10,11 @@ import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 const SCRIPT = fileURLToPath(new URL('./open-watch.py', import.meta.url));
 /** How long the watcher may take to start (a Python interpreter behind a version shim is slow). */
 const READY_MS = 20_000;
+
+/** sha256 of a file's bytes (a sealed file must come back unchanged). */
+export function digest(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
 
 /** Empty files standing in for sealed ones, each watched for any access until `release`. */
 export interface WatchedPlaceholders {

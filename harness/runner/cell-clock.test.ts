@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteJournal } from '../../src/adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/test-hooks/harness-clock.ts';
 import type { PlannedCell } from '../plan/cell.ts';

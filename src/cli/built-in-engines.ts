@@ -1,4 +1,4 @@
-import { DponeError, invalidInput, isDponeError } from '../contracts/errors.ts';
+import { invalidInput } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
@@ -7,35 +7,52 @@ import type {
   JournalEngine,
   OpenSource,
   OpenTarget,
+  RouteContext,
   SourceEngine,
   TargetEngine,
 } from '../ports/built-in-engine.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
 import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
 import { POSTGRES_ENGINE } from '../../connectors/postgres/engine.ts';
+import { SQLITE_ENGINE } from '../../connectors/sqlite/engine.ts';
 import { routeIdOf, urlEngine } from '../contracts/route-id.ts';
-import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
 /**
- * The built-in engines that live in one folder of their own (`connectors/<engine>/`), each
- * registered by its folder's engine.ts: one line per engine. The engines still spread over
- * src/adapters/ are written out in the two tables below until they move.
+ * The built-in engines, each registered by its folder's engine.ts (`connectors/<engine>/`): one
+ * line per engine, in the order the route errors list them (the embedded engine first).
  */
 const FOLDER_ENGINES: Readonly<Record<string, BuiltInEngine>> = {
+  sqlite: SQLITE_ENGINE,
   postgres: POSTGRES_ENGINE,
   mssql: MSSQL_ENGINE,
   clickhouse: CLICKHOUSE_ENGINE,
 };
 
-/** The sources (or targets) of the folder engines that have one, by engine name. */
-function enginesOf<Side extends keyof BuiltInEngine>(
+/**
+ * The sources (or targets) of the folder engines that have one, by engine name. Their openers are
+ * told where a refused workload field is written (RouteContext.locate: `file:line:column`).
+ */
+function enginesOf<Side extends 'source' | 'target'>(
   engines: Readonly<Record<string, BuiltInEngine>>,
   side: Side,
 ): Record<string, NonNullable<BuiltInEngine[Side]>> {
   return Object.fromEntries(
-    Object.entries(engines).flatMap(([name, engine]) => (engine[side] ? [[name, engine[side]]] : [])),
+    Object.entries(engines).flatMap(([name, engine]) => {
+      const entry = engine[side];
+      return entry ? [[name, locating(entry)]] : [];
+    }),
   );
+}
+
+/** An engine side whose openers get RouteContext.locate, reading the workload file only when asked. */
+function locating<T extends SourceEngine | TargetEngine>(entry: T): T {
+  const withLocate = (open: OpenSource | OpenTarget) => (workload: Workload, context: RouteContext) =>
+    open(workload, { ...context, locate: (field: string) => locateWorkloadField(workload.file, field) });
+  const located: Record<string, unknown> = { ...entry, open: withLocate(entry.open) };
+  if ('openPlainTarget' in entry && entry.openPlainTarget)
+    located.openPlainTarget = withLocate(entry.openPlainTarget);
+  return located as T;
 }
 
 /**
@@ -67,73 +84,14 @@ export interface RouteEntry {
 }
 
 /**
- * The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. A refusal
- * names the field's `file:line:column` (looked up only then: it reads the file again).
- */
-async function sqliteEndpointPath(workload: Workload, side: 'source' | 'target'): Promise<string> {
-  const field = `${side}.url`;
-  const path = sqliteFilePath(workload[side].url, workload.file, field);
-  try {
-    checkSqliteFile(path, side, { field });
-  } catch (error) {
-    if (!isDponeError(error)) throw error;
-    const location = await locateWorkloadField(workload.file, field);
-    throw new DponeError(error.code, error.message, { ...error.fields, location }, { cause: error.cause });
-  }
-  return path;
-}
-
-/**
  * Source engine → how to open it. A route is any source with any target (`SOURCE-to-TARGET`):
  * every source yields rows the targets write as they are. Each entry imports its adapter lazily,
  * so `dpone run` on the embedded route never loads a server driver.
  */
-export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = {
-  sqlite: {
-    open: async (workload) => {
-      const { SqliteSource } = await import('../adapters/connectors/sqlite/sqlite-source.ts');
-      const path = await sqliteEndpointPath(workload, 'source');
-      return SqliteSource.open(path, workload.source.table, workload.data.columns);
-    },
-  },
-  ...enginesOf(FOLDER_ENGINES, 'source'),
-};
+export const SOURCE_ENGINES: Readonly<Record<string, SourceEngine>> = enginesOf(FOLDER_ENGINES, 'source');
 
 /** Target engine → how to open it. Unsafe variants answer only under DPONE_HARNESS=1. */
-export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = {
-  sqlite: {
-    capability: 'transactional-commit-marker',
-    fenceLocation: async () =>
-      (await import('../adapters/connectors/sqlite/sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
-    open: async (workload, { env, faults }) => {
-      // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
-      // this is exactly SqliteTarget.open.
-      const { sqliteTargetForHarness } =
-        await import('../adapters/connectors/sqlite/sqlite-unsafe-variants.ts');
-      return sqliteTargetForHarness(
-        {
-          path: await sqliteEndpointPath(workload, 'target'),
-          table: workload.target.table,
-          columns: workload.data.columns,
-          naturalKey: workload.data.natural_key,
-          faults,
-        },
-        env,
-      );
-    },
-    openPlainTarget: async (workload, { faults }) => {
-      const { openPlainSqliteTarget } = await import('../adapters/connectors/sqlite/sqlite-target.ts');
-      return openPlainSqliteTarget({
-        path: await sqliteEndpointPath(workload, 'target'),
-        table: workload.target.table,
-        columns: workload.data.columns,
-        naturalKey: workload.data.natural_key,
-        faults,
-      });
-    },
-  },
-  ...enginesOf(FOLDER_ENGINES, 'target'),
-};
+export const TARGET_ENGINES: Readonly<Record<string, TargetEngine>> = enginesOf(FOLDER_ENGINES, 'target');
 
 /** Every route this build can run: each source engine with each target engine. */
 export function runtimeRouteIds(): string[] {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { redactUrl } from '../contracts/redact-url.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
-import { SqliteJournal } from '../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
 import { openJournal, sqlitePath } from './journal-url.ts';
 
 let dir: string;

@@ -3,7 +3,7 @@ import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contract
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import { urlEngine } from '../contracts/route-id.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
-import { checkSqliteFile } from './sqlite-file.ts';
+import { checkSqliteFile } from '../../connectors/sqlite/sqlite-file.ts';
 
 /** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
 export interface JournalOpenContext {
@@ -110,7 +110,10 @@ export async function openJournal(
           { field: context.chosenBy ?? FLAG },
           { readOnly: context.readOnly === true },
         );
-        const { SqliteJournal } = await import('../adapters/journal/sqlite/sqlite-journal.ts');
+        // The embedded default journal, in its engine's folder (connectors/sqlite/journal/), opened
+        // here rather than through BuiltInEngine.journal: it takes SQLite's own options (which flag
+        // chose it, synchronous off, the stored expiry) and a path resolved against cwd above.
+        const { SqliteJournal } = await import('../../connectors/sqlite/journal/sqlite-journal.ts');
         return await SqliteJournal.open(path, {
           readOnly: context.readOnly === true,
           chosenBy: context.chosenBy ?? FLAG,

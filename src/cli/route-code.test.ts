@@ -35,9 +35,8 @@ describe('connector code digests, from the files', () => {
   });
 
   it('a connector is its folder plus what it imports: the kernel and contracts, never tests or unrelated code', () => {
-    const files = importClosure(folderFiles(ENGINE_FOLDERS.sqlite!)).map((file) =>
-      relative(PACKAGE_ROOT, file),
-    );
+    // The digested files (an engine folder's harness/ parts are not the connector's code).
+    const files = builtInConnectorDigest(ENGINE_FOLDERS.sqlite!).files.map((file) => file.path);
     expect(files).toContain('src/adapters/connectors/marker-fence/marker-target.ts');
     expect(files).toContain('src/contracts/errors.ts');
     expect(files.some((file) => file.includes('.test.'))).toBe(false);
@@ -49,7 +48,8 @@ describe('connector code digests, from the files', () => {
     const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
     dirs.push(copy);
     cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
-    const folder = join(copy, 'src/adapters/connectors/sqlite');
+    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+    const folder = join(copy, 'connectors/sqlite');
     const before = builtInConnectorDigest(folder).digest;
     writeFileSync(join(folder, 'sqlite-target.test.ts'), '// a test changed\n');
     expect(builtInConnectorDigest(folder).digest).toBe(before);
@@ -87,8 +87,8 @@ describe('connector code digests, from the files', () => {
 
   it("an engine folder's journal/ is in its digest and the runtime's; its harness/ parts in neither", () => {
     // The engine that keeps its journal in its folder (found, not named: the engine-name lists).
-    const [engine, engineFolder] = Object.entries(ENGINE_FOLDERS).find(([, f]) =>
-      existsSync(join(f, 'journal')),
+    const [engine, engineFolder] = Object.entries(ENGINE_FOLDERS).find(
+      ([, f]) => existsSync(join(f, 'journal')) && existsSync(join(f, 'harness', 'engine.ts')),
     )!;
     const journalFile = readdirSync(join(engineFolder, 'journal')).find((f) => !f.includes('.test'))!;
     const path = `connectors/${engine}/journal/${journalFile}`;

@@ -12,9 +12,9 @@ import { loadConnectorPlugin } from './connector-plugins.ts';
  * (route-code.test.ts checks every engine has one and that it holds code).
  */
 export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
-  sqlite: fileURLToPath(new URL('../adapters/connectors/sqlite/', import.meta.url)),
-  // PostgreSQL (connectors/postgres/) as MSSQL below: runtime files and journal/ (shadow journal
-  // included), not harness/.
+  // SQLite and PostgreSQL (connectors/<engine>/) as MSSQL below: their runtime files and journal/
+  // (shadow journals included; SQLite's sqlite-file.ts too), not harness/.
+  sqlite: fileURLToPath(new URL('../../connectors/sqlite/', import.meta.url)),
   postgres: fileURLToPath(new URL('../../connectors/postgres/', import.meta.url)),
   // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
   // included) and what they import, NOT its harness/ subfolder (builtInConnectorDigest leaves it

@@ -8,7 +8,7 @@ import { isBuiltInRouteId } from './workload-fields.ts';
 import { endpointPassword } from '../ports/built-in-engine.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES, runtimeRouteIds } from './built-in-engines.ts';
 import { openRouteConnectors, resolveRoute, routeCapability } from './route-connectors.ts';
-import { sqliteFilePath } from './sqlite-file.ts';
+import { sqliteFilePath } from '../../connectors/sqlite/sqlite-file.ts';
 import { exampleCopy } from './commands/example-workload.test-support.ts';
 import { readWorkloadFile } from './workload-file.ts';
 import { collectRows } from '../ports/row-stream.ts';

@@ -65,7 +65,7 @@ export async function openShadowJournal(
     return null;
   }
   try {
-    const { SqliteShadowJournal } = await import('../adapters/shadow/sqlite-shadow-journal.ts');
+    const { SqliteShadowJournal } = await import('../../connectors/sqlite/journal/sqlite-shadow-journal.ts');
     return SqliteShadowJournal.open(shadowJournalPath(shadow.url, shadow.base), {
       timeoutMs: shadow.timeoutMs,
       create,

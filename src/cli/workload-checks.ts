@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { invalidInput } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
-import { sqliteFilePath } from './sqlite-file.ts';
+import { sqliteFilePath } from '../../connectors/sqlite/sqlite-file.ts';
 
 /**
  * Checks across fields of a workload that each field's own check cannot see: table names the

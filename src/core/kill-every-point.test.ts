@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES, RETRY_SAFE_CODES } from '../contracts/errors.ts';
-import { SqliteJournal } from '../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
 import {
   PARTITION_ROWS,
   WORKER_OPERATION_ID,

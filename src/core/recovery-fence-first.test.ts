@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteTarget } from '../adapters/connectors/sqlite/sqlite-target.ts';
+import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';

@@ -18,6 +18,12 @@ export interface RouteContext {
   readonly faults: FaultPoints;
   /** Recovery commands: only the fence is read, and opening must create nothing. */
   readonly readOnly?: boolean;
+  /**
+   * Where a workload field is written (`file:line:column`), for a refusal of the field to name
+   * it; the built-in engines table passes one (it reads the workload file again, so ask only
+   * when refusing).
+   */
+  readonly locate?: (field: string) => Promise<string>;
 }
 
 export type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;

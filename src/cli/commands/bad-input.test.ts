@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFi
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { SqliteJournal } from '../../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES, isDponeError } from '../../contracts/errors.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
@@ -8,33 +7,20 @@ import { NO_FAULTS } from '../../ports/fault-points.ts';
 import type { FenceReader } from '../../ports/built-in-engine.ts';
 import { TARGET_ENGINES } from '../built-in-engines.ts';
 import { openRouteTarget, routeTargetEngine, routeTargetOpener } from '../route-connectors.ts';
-import { sqliteFilePath } from '../sqlite-file.ts';
 
 /** A fence reader that may raise the fence's epoch (recovery apply fences first); absent on a fenceless target. */
 export type FenceAccess = FenceReader & Partial<Pick<TargetConnector, 'prepareFence'>>;
 
 /**
- * The route's fence for recovery apply: the built-in SQLite target and an engine folder that
- * brings one (PostgreSQL) get a raiser that sends only the fence statements (no DDL); another
- * target is opened whole, whose prepareFence with `create: false` only raises. A fenceless target
- * has nothing to raise.
+ * The route's fence for recovery apply: an engine that brings a raiser (TargetEngine.openFenceRaiser:
+ * SQLite's, PostgreSQL's) sends only the fence statements (no DDL); another target is opened whole,
+ * whose prepareFence with `create: false` only raises. A fenceless target has nothing to raise.
  */
 export async function openFenceAccess(workload: Workload, io: CliIO): Promise<FenceAccess> {
   if (workload.target.fence === 'none') return NO_FENCE_READER;
   // A plug-in's route id names no built-in engine: asking for one refused apply on every plug-in
   // route (ROUTE_NOT_CERTIFIED); its target is opened whole below.
   const engine = workload.target.connector === undefined ? routeTargetEngine(workload) : null;
-  if (engine === 'sqlite') {
-    const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
-    if (!existsSync(path)) {
-      throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
-        field: '--route',
-      });
-    }
-    const { openSqliteFenceRaiser } = await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
-    return openSqliteFenceRaiser(path);
-  }
-  // An engine in its own folder may bring a raiser that sends only the fence statements (TargetEngine.openFenceRaiser).
   const openRaiser = engine === null ? undefined : TARGET_ENGINES[engine]?.openFenceRaiser;
   if (openRaiser) return openRaiser(workload, io.env);
   const target = await openRouteTarget(workload, io, false);
@@ -58,7 +44,6 @@ export async function openFenceReader(workload: Workload, io: CliIO): Promise<Fe
   // A plug-in opens its target read-only on request (TargetOpenContext.readOnly).
   if (workload.target.connector !== undefined) return openRouteTarget(workload, io, true);
   const engine = routeTargetEngine(workload);
-  if (engine === 'sqlite') return openSqliteFenceReader(workload);
   // An engine in its own folder brings its reader (TargetEngine.openFenceReader), e.g. a staging/swap target's.
   const openReader = TARGET_ENGINES[engine]?.openFenceReader;
   if (openReader) return openReader(workload, io.env);
@@ -70,18 +55,6 @@ const NO_FENCE_READER: FenceReader = {
   queryFence: async () => noFenceAnswer(),
   [Symbol.asyncDispose]: async () => undefined,
 };
-
-async function openSqliteFenceReader(workload: Workload): Promise<FenceReader> {
-  const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
-  if (!existsSync(path)) {
-    throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
-      field: '--route',
-    });
-  }
-  const { openSqliteFenceReader: open } =
-    await import('../../adapters/connectors/sqlite/sqlite-fence-reader.ts');
-  return open(path);
-}
 
 async function openRouteFenceReader(workload: Workload, io: CliIO): Promise<FenceReader> {
   const open = routeTargetOpener(workload);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteJournal } from '../../adapters/journal/sqlite/sqlite-journal.ts';
+import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
 import { dpone } from './example-workload.test-support.ts';
 
 /**

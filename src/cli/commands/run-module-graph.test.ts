@@ -45,8 +45,8 @@ describe('dpone run on the embedded route: its module graph', () => {
     );
     expect(exitCode).toBe(0);
     // The hook saw the run itself (else "nothing loaded" would pass vacuously).
-    expect(urls.some((url) => url.endsWith('/src/adapters/connectors/sqlite/sqlite-target.ts'))).toBe(true);
-    expect(urls.some((url) => url.endsWith('/src/adapters/journal/sqlite/sqlite-journal.ts'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/connectors/sqlite/sqlite-target.ts'))).toBe(true);
+    expect(urls.some((url) => url.endsWith('/connectors/sqlite/journal/sqlite-journal.ts'))).toBe(true);
     expect(urls.filter((url) => SERVER_MODULES.some((pattern) => pattern.test(url)))).toEqual([]);
   });
 
@@ -55,9 +55,7 @@ describe('dpone run on the embedded route: its module graph', () => {
     const json = example.variant('workload.json.yaml', (text) => `${JSON.stringify(parse(text), null, 2)}\n`);
     const asJson = await modulesOfRun(['run', '--workload', json, '--json'], example.dir);
     expect(asJson.exitCode).toBe(0);
-    expect(asJson.urls.some((url) => url.endsWith('/src/adapters/connectors/sqlite/sqlite-target.ts'))).toBe(
-      true,
-    );
+    expect(asJson.urls.some((url) => url.endsWith('/connectors/sqlite/sqlite-target.ts'))).toBe(true);
     expect(asJson.urls.filter((url) => url.includes('/node_modules/yaml/'))).toEqual([]);
     // The same workload as YAML does load it (so the assertion above can fail).
     const asYaml = await modulesOfRun(['identity', '--workload', example.workload], example.dir);

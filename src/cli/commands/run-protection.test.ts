@@ -120,10 +120,7 @@ describe('dpone run decides protection from the trust policy beside the workload
     expect(await refused(install, example.workload, `sqlite://${join(example.dir, 'local.db')}`)).toMatch(
       /journal \(sqlite\) is not durable/,
     );
-    appendFileSync(
-      join(install, 'src/adapters/connectors/sqlite/sqlite-target.ts'),
-      'export const EDITED = true;\n',
-    );
+    appendFileSync(join(install, 'connectors/sqlite/sqlite-target.ts'), 'export const EDITED = true;\n');
     expect(await refused(install, example.workload, journal)).toMatch(
       /target connector sqlite digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…/,
     );

@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
+import type { Workload } from '../../src/contracts/workload.ts';
+import type { BuiltInEngine, RouteContext } from '../../src/ports/built-in-engine.ts';
+import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
+
+/**
+ * SQLite, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. The
+ * embedded engine: a source, and a target that certifies a commit marker written in the data's
+ * transaction (sqlite-fence.ts), both on a database file a `sqlite:` URL names. Each opener
+ * imports its module lazily. Recovery reads the fence on a read-only handle and raises it with
+ * the fence statements alone (sqlite-fence-reader.ts). Its commit journal (journal/) is the
+ * runtime's default: src/cli/journal-url.ts opens it for a `sqlite:` journal URL.
+ */
+export const SQLITE_ENGINE: BuiltInEngine = {
+  source: {
+    open: async (workload, context) => {
+      const { SqliteSource } = await import('./sqlite-source.ts');
+      const path = await endpointPath(workload, 'source', context);
+      return SqliteSource.open(path, workload.source.table, workload.data.columns);
+    },
+  },
+  target: {
+    capability: 'transactional-commit-marker',
+    fenceLocation: async () => (await import('./sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
+    open: async (workload, context) => {
+      // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
+      // this is exactly SqliteTarget.open.
+      const { sqliteTargetForHarness } = await import('./sqlite-unsafe-variants.ts');
+      return sqliteTargetForHarness(
+        {
+          path: await endpointPath(workload, 'target', context),
+          table: workload.target.table,
+          columns: workload.data.columns,
+          naturalKey: workload.data.natural_key,
+          faults: context.faults,
+        },
+        context.env,
+      );
+    },
+    openPlainTarget: async (workload, context) => {
+      const { openPlainSqliteTarget } = await import('./sqlite-target.ts');
+      return openPlainSqliteTarget({
+        path: await endpointPath(workload, 'target', context),
+        table: workload.target.table,
+        columns: workload.data.columns,
+        naturalKey: workload.data.natural_key,
+        faults: context.faults,
+      });
+    },
+    // The file is opened with `readOnly`: querying the fence cannot create tables or change a byte.
+    openFenceReader: async (workload) => {
+      const path = existingTargetPath(workload);
+      const { openSqliteFenceReader } = await import('./sqlite-fence-reader.ts');
+      return openSqliteFenceReader(path);
+    },
+    openFenceRaiser: async (workload) => {
+      const path = existingTargetPath(workload);
+      const { openSqliteFenceRaiser } = await import('./sqlite-fence-reader.ts');
+      return openSqliteFenceRaiser(path);
+    },
+  },
+};
+
+/**
+ * The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. A refusal
+ * names the field's `file:line:column` where the caller can tell it (RouteContext.locate).
+ */
+async function endpointPath(
+  workload: Workload,
+  side: 'source' | 'target',
+  context: RouteContext,
+): Promise<string> {
+  const field = `${side}.url`;
+  const path = sqliteFilePath(workload[side].url, workload.file, field);
+  try {
+    checkSqliteFile(path, side, { field });
+  } catch (error) {
+    if (!isDponeError(error) || context.locate === undefined) throw error;
+    const location = await context.locate(field);
+    throw new DponeError(error.code, error.message, { ...error.fields, location }, { cause: error.cause });
+  }
+  return path;
+}
+
+/** The recovery commands' target file: it must exist (reading or raising its fence creates nothing). */
+function existingTargetPath(workload: Workload): string {
+  const path = sqliteFilePath(workload.target.url, workload.file, 'target.url');
+  if (!existsSync(path)) {
+    throw new DponeError(ERROR_CODES.FENCE_UNAVAILABLE, 'the route’s SQLite target file does not exist', {
+      field: '--route',
+    });
+  }
+  return path;
+}

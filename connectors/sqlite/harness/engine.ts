@@ -1,0 +1,13 @@
+import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+
+/**
+ * SQLite, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
+ * for it. Source, target and journal: the embedded engine's parts (parts.ts: seeded database
+ * files in the cell folder, the target's inspector, the cell's SQLite journal file and the loss
+ * and storage faults' file operations on it) load only when a route uses SQLite; a route with no
+ * server journal keeps this one (route-registry.ts EMBEDDED_JOURNAL).
+ */
+export const SQLITE_PARTS: ConnectorPartsEntry = {
+  roles: ['source', 'target', 'journal'],
+  load: async () => (await import('./parts.ts')).parts,
+};
