@@ -74,6 +74,7 @@ export const SQLITE_TARGET_ACCEPTANCE_ITEMS = [
   'power-loss-journal-durable',
   'power-loss-target-durable',
   'full-disk-refused-then-one',
+  'read-only-refused-then-one',
   'journal-corruption-detected',
 ] as const;
 
