@@ -5,11 +5,11 @@ import { join, relative, sep } from 'node:path';
  * "One engine, one folder": which files outside an engine's folders name that engine. A file is
  * inside when a folder on its path is named after the engine (`connectors/clickhouse/` with its
  * `harness/` parts: every built-in engine lives whole in one); outside, its path or its text naming the
- * engine counts, in the engine folders of the others too (connectors/ is scanned). DuckDB,
- * a plug-in, is named nowhere; each built-in engine starts from the list it has today
+ * engine counts, in the engine folders of the others too (connectors/ is scanned). DuckDB and
+ * MariaDB, plug-ins, are named nowhere; each built-in engine starts from the list it has today
  * (engine-names.known.json), which may only shrink as the engine moves into its folder.
  */
-export const ENGINES = ['sqlite', 'postgres', 'clickhouse', 'mssql', 'duckdb'] as const;
+export const ENGINES = ['sqlite', 'postgres', 'clickhouse', 'mssql', 'duckdb', 'mariadb'] as const;
 export const SCANNED = ['src', 'harness', 'testing', 'connectors'] as const;
 
 export function namingFiles(root: string, engine: string): string[] {
