@@ -37,7 +37,11 @@ export async function atomicVisibility(
   images: TargetImages,
   when: string,
 ): Promise<CheckRecord> {
-  const now = await targetNow(inspector);
+  return visibilityOf(await targetNow(inspector), images, when);
+}
+
+/** `atomic-visibility` of a target already read (targetNow): for a caller that needs the digest itself too. */
+export function visibilityOf(now: TargetDigest, images: TargetImages, when: string): CheckRecord {
   const name = ATOMIC_VISIBILITY;
   if (now.digest === images.before)
     return { name, verdict: 'PASS', detail: `${when} the target held its rows from before` };

@@ -13,8 +13,6 @@ import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
 import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts';
 
-type Storage = RefusedStorage;
-
 /** The tmpfs each cell mounts: room for the cell's journal or target and its side files, then filled. */
 const MOUNT_SIZE = '4m';
 
@@ -45,7 +43,7 @@ export const FULL_DISK_REFUSAL: RefusalRule = {
 
 export function refusedCheck(
   first: AttemptRecord,
-  storage: Storage,
+  storage: RefusedStorage,
   paths: readonly string[],
   stderrFile: string,
 ): CheckRecord {
@@ -61,7 +59,7 @@ export function refusedCheck(
 async function leaseCheck(
   journal: JournalFileOperations,
   operationId: string | null,
-  storage: Storage,
+  storage: RefusedStorage,
   first: AttemptRecord,
 ): Promise<CheckRecord> {
   const name = STORAGE_FULL_LEASE;

@@ -8,7 +8,7 @@ import type { CellDraft } from '../plan/cell.ts';
 import type { JournalFileReading } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { READ_ONLY_DISK_STORAGES } from '../scenario/scenario-schema.ts';
-import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
+import { targetImages, targetNow, visibilityOf } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
@@ -141,17 +141,17 @@ async function runReadOnly(run: CellRun): Promise<CellOutcome> {
         ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
         `the read-only cell could not lift its fault: ${writable}`,
       );
-    const targetAfter = (await targetNow(run.fixture.inspector)).digest;
+    const after = await targetNow(run.fixture.inspector);
     const journalAfter =
       operationId === null ? ({ kind: 'absent' } as const) : await journal.read(journal.path, operationId);
     checks.push(
       untouchedCheck(
         refused,
-        { before: targetBefore, after: targetAfter },
+        { before: targetBefore, after: after.digest },
         { whole: await journal.readsWhole(journal.path), before: journalBefore, after: journalAfter },
       ),
     );
-    checks.push(await atomicVisibility(run.fixture.inspector, images, 'after the refused attempt'));
+    checks.push(visibilityOf(after, images, 'after the refused attempt'));
     await run.expireLeases();
     const retry = await run.run('retry');
     return {

@@ -38,6 +38,22 @@ function judged(
   return { selected, verdict: null };
 }
 
+/** The PASS of a storage line whose fault refuses writes: how many cells stopped with its exit, on which storages. */
+function refusedPass(
+  selected: readonly CellEvidence[],
+  kind: string,
+  exit: number,
+  rest: string,
+): ItemVerdict {
+  const refused = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === exit)).length;
+  const storages = [...new Set(selected.map((cell) => String(cell.fault.storage)))].sort().join(' and ');
+  return {
+    status: 'PASS',
+    ...decidedBy(selected),
+    detail: `${selected.length} ${kind} cells PASS on the ${storages}: ${refused} stopped with exit ${exit} naming the file and the cause, ${rest}; one mutation each`,
+  };
+}
+
 /**
  * Issue 33's full-disk line, for the routes of the power-loss line (target and journal in local
  * files): decided by the full-disk cells (scenarios/storage/). Each PASSes with its
@@ -55,14 +71,7 @@ export const fullDiskItem: AcceptanceItem = {
       ATOMIC_VISIBILITY,
       STORAGE_FULL_LEASE,
     ]);
-    if (verdict) return verdict;
-    const refused = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === 18)).length;
-    const storages = [...new Set(selected.map((cell) => String(cell.fault.storage)))].sort().join(' and ');
-    return {
-      status: 'PASS',
-      ...decidedBy(selected),
-      detail: `${selected.length} full-disk cells PASS on the ${storages}: ${refused} stopped with exit 18 naming the file and the cause, the rest had nothing left to write; one mutation each`,
-    };
+    return verdict ?? refusedPass(selected, 'full-disk', 18, 'the rest had nothing left to write');
   },
 };
 
@@ -105,13 +114,6 @@ export const readOnlyDiskItem: AcceptanceItem = {
       STORAGE_READ_ONLY_UNTOUCHED,
       ATOMIC_VISIBILITY,
     ]);
-    if (verdict) return verdict;
-    const refused = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === 31)).length;
-    const storages = [...new Set(selected.map((cell) => String(cell.fault.storage)))].sort().join(' and ');
-    return {
-      status: 'PASS',
-      ...decidedBy(selected),
-      detail: `${selected.length} read-only-disk cells PASS on the ${storages}: ${refused} stopped with exit 31 naming the file and the cause, the rest needed no write there; one mutation each`,
-    };
+    return verdict ?? refusedPass(selected, 'read-only-disk', 31, 'the rest needed no write there');
   },
 };
