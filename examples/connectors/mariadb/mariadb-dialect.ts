@@ -1,23 +1,19 @@
 import type { FenceParams, FenceSqlStyle, MarkerDialect, MutationTx, RowStream, SqlResult } from 'dpone-cert';
-import { FENCE_TABLE, fenceSql } from 'dpone-cert';
+import { FENCE_TABLE, fenceSql, onConflictStyle } from 'dpone-cert';
 import type { MariadbAddress, MariadbSession } from './mariadb-database.ts';
 import { quote, withSession } from './mariadb-database.ts';
 
 /**
- * MariaDB spells insert-if-absent as `INSERT … ON DUPLICATE KEY UPDATE` with a no-op assignment
- * (never `INSERT IGNORE`, which also turns a truncated or rejected value into a warning).
+ * The kernel's plain style (onConflictStyle), except that MariaDB spells insert-if-absent as
+ * `INSERT … ON DUPLICATE KEY UPDATE` with a no-op assignment (never `INSERT IGNORE`, which also
+ * turns a truncated or rejected value into a warning).
  */
 export function mariadbStyle(table: string): FenceSqlStyle {
   return {
-    table,
-    literal: (text) => `'${text}'`,
-    guardHint: '',
-    readHint: '',
+    ...onConflictStyle(table),
     insertIfAbsent: (columns, values) =>
       `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${values.join(', ')}) ` +
       'ON DUPLICATE KEY UPDATE operation_id = operation_id',
-    guardSuffix: '',
-    end: '',
   };
 }
 
