@@ -1,5 +1,6 @@
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
  * ClickHouse, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. Each
@@ -50,5 +51,8 @@ export const CLICKHOUSE_ENGINE: BuiltInEngine = {
         readOnly,
       });
     },
+  },
+  workload: {
+    location: (workload, side) => serverLocation('clickhouse', workload[side], { port: '8123' }),
   },
 };

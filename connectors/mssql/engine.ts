@@ -1,5 +1,6 @@
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
  * Microsoft SQL Server, registered with the runtime: the one entry src/cli/built-in-engines.ts
@@ -41,5 +42,11 @@ export const MSSQL_ENGINE: BuiltInEngine = {
       const { MssqlJournal } = await import('./journal/mssql-journal.ts');
       return MssqlJournal.open(url, password, undefined, options);
     },
+  },
+  // SQL Server compares names case-insensitively by default.
+  workload: {
+    location: (workload, side) =>
+      serverLocation('mssql', workload[side], { port: '1433', schema: 'dbo', foldCase: true }),
+    fenceSchema: true,
   },
 };

@@ -1,5 +1,7 @@
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { serverLocation } from '../../src/ports/built-in-engine.ts';
+import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.ts';
 
 /**
  * PostgreSQL, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. Each
@@ -69,5 +71,13 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
       const { PostgresShadowJournal } = await import('./journal/postgres-shadow-journal.ts');
       return PostgresShadowJournal.open(url, password, options);
     },
+  },
+  // Temporary and system schemas and names over 63 bytes refused at load; quoted names compare exactly.
+  workload: {
+    checkEndpoint: (workload, side) => checkPostgresNames(workload, [side]),
+    location: (workload, side) =>
+      serverLocation('postgres', workload[side], { port: '5432', schema: 'public' }),
+    fenceSchema: true,
+    createColumnType: POSTGRES_CREATE_COLUMN,
   },
 };

@@ -1,6 +1,6 @@
 import { parseEndpointUrl, positiveIntParam, urlDatabase } from '../../src/contracts/endpoint-url.ts';
 import { invalidField } from '../../src/contracts/errors.ts';
-import { refusedSchema } from '../../src/contracts/postgres-names.ts';
+import { refusedSchema } from './postgres-names.ts';
 import type { DurableCommitLevel, PinnedSettings } from './postgres-settings.ts';
 import { DURABLE_COMMIT_LEVELS } from './postgres-settings.ts';
 

@@ -3,6 +3,7 @@ import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/error
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { BuiltInEngine, RouteContext } from '../../src/ports/built-in-engine.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
+import { SQLITE_WORKLOAD_RULES } from './sqlite-workload.ts';
 
 /**
  * SQLite, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. The
@@ -60,6 +61,7 @@ export const SQLITE_ENGINE: BuiltInEngine = {
       return openSqliteFenceRaiser(path);
     },
   },
+  workload: SQLITE_WORKLOAD_RULES,
 };
 
 /**

@@ -11,23 +11,9 @@ import type {
   SourceEngine,
   TargetEngine,
 } from '../ports/built-in-engine.ts';
-import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
-import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
-import { POSTGRES_ENGINE } from '../../connectors/postgres/engine.ts';
-import { SQLITE_ENGINE } from '../../connectors/sqlite/engine.ts';
+import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
 import { routeIdOf, urlEngine } from '../contracts/route-id.ts';
 import { locateWorkloadField } from './workload-file.ts';
-
-/**
- * The built-in engines, each registered by its folder's engine.ts (`connectors/<engine>/`): one
- * line per engine, in the order the route errors list them (the embedded engine first).
- */
-const FOLDER_ENGINES: Readonly<Record<string, BuiltInEngine>> = {
-  sqlite: SQLITE_ENGINE,
-  postgres: POSTGRES_ENGINE,
-  mssql: MSSQL_ENGINE,
-  clickhouse: CLICKHOUSE_ENGINE,
-};
 
 /**
  * The sources (or targets) of the folder engines that have one, by engine name. Their openers are
@@ -56,11 +42,11 @@ function locating<T extends SourceEngine | TargetEngine>(entry: T): T {
 }
 
 /**
- * The journal kept on a folder engine's server (`mssql://…` → MSSQL), or undefined where the
+ * The journal kept on a folder engine's server (its URL scheme names the engine), or undefined where the
  * engine keeps none; src/cli/journal-url.ts maps a URL scheme to the engine's name.
  */
 export function engineJournal(engine: string): JournalEngine | undefined {
-  return Object.hasOwn(FOLDER_ENGINES, engine) ? FOLDER_ENGINES[engine]!.journal : undefined;
+  return folderEngine(engine)?.journal;
 }
 
 /** A route's source and target, opened for one workload. The caller disposes both. */
@@ -101,8 +87,8 @@ export function runtimeRouteIds(): string[] {
 }
 
 /**
- * A built-in source chosen by the source URL's scheme (`sqlite:`, `postgres://`, `mssql://` or
- * `sqlserver://`, `clickhouse://`): a plug-in target's source when no source connector is named.
+ * A built-in source chosen by the source URL's scheme (the engine it names, src/contracts/route-id.ts):
+ * a plug-in target's source when no source connector is named.
  */
 export async function openSourceByScheme(
   workload: Workload,

@@ -12,7 +12,8 @@ import {
   urlEngine,
 } from '../contracts/route-id.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
-import { checkPostgresNames, targetCreate } from './workload-postgres.ts';
+import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
+import { targetCreate } from './workload-create.ts';
 
 /** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
 export const WORKLOAD_ROUTE_ALIASES = [
@@ -168,8 +169,18 @@ function pluginRouteOf(route: string, sourceUrl: string): RouteParts {
   return { id: route, source: urlEngine(sourceUrl) ?? route, target: route };
 }
 
-/** Target engines that can be written without a fence (`target.fence: none`: a plain write). */
-const FENCELESS_TARGETS: readonly string[] = ['sqlite', 'postgres'];
+/** Whether a built-in target engine can be written without a fence (`target.fence: none`: a plain write). */
+function hasPlainWrite(engine: string): boolean {
+  return folderEngine(engine)?.target?.openPlainTarget !== undefined;
+}
+
+/** The built-in target engines whose workload rules allow `setting`, for a refusal to list them. */
+function enginesAllowing(setting: 'fenceSchema' | 'createColumnType'): string {
+  return Object.entries(FOLDER_ENGINES)
+    .filter(([, engine]) => engine.workload?.[setting] !== undefined && engine.workload[setting] !== false)
+    .map(([name]) => name)
+    .join(', ');
+}
 
 /** `target.fence: none` (capability none), on a route whose target connector has a plain write. */
 function fenceless(record: Fields, route: RouteParts): { fence?: 'none' } {
@@ -179,7 +190,7 @@ function fenceless(record: Fields, route: RouteParts): { fence?: 'none' } {
       field: 'target.fence',
     });
   // A plug-in's target may have plain writes (openPlain); its route checks when it opens.
-  if (!FENCELESS_TARGETS.includes(route.target) && !isPluginEndpoint(record))
+  if (!hasPlainWrite(route.target) && !isPluginEndpoint(record))
     throw invalidInput(`target.fence: none is not a setting of route ${route.id}`, { field: 'target.fence' });
   return { fence: 'none' };
 }
@@ -206,7 +217,9 @@ function target(value: unknown, columns: readonly string[], route: RouteParts): 
   const endpointSpec = endpoint(value, 'target');
   const record = value as Fields;
   const create =
-    record.create === undefined ? {} : { create: targetCreate(record.create, columns, route.target) };
+    record.create === undefined
+      ? {}
+      : { create: targetCreate(record.create, columns, route, enginesAllowing('createColumnType')) };
   const spec = { ...endpointSpec, ...fenceless(record, route), ...confirmComplete(record) };
   if (record.fence_schema === undefined) return { ...spec, ...create };
   if (spec.fence === 'none')
@@ -220,12 +233,10 @@ function target(value: unknown, columns: readonly string[], route: RouteParts): 
     FENCE_SCHEMA,
     'a schema name (letters, digits, _)',
   );
-  if (route.target === 'sqlite' || route.target === 'clickhouse') {
+  if (folderEngine(route.target)?.workload?.fenceSchema !== true) {
     throw invalidInput(
-      `target.fence_schema is not a setting of route ${route.id} (its fence lives beside the target)`,
-      {
-        field: 'target.fence_schema',
-      },
+      `target.fence_schema is not a setting of route ${route.id} (its fence lives beside the target; targets with a fence schema: ${enginesAllowing('fenceSchema')})`,
+      { field: 'target.fence_schema' },
     );
   }
   const lower = schema.toLowerCase();
@@ -363,8 +374,9 @@ export function workloadFromValue(value: unknown, file: string): Workload {
   };
   // A plug-in's target URL is the plug-in's to read (its own scheme).
   if (!plugin) checkEndpointEngine(workload.target.url, route.target, 'target');
-  const postgresEnds = (['source', 'target'] as const).filter((end) => route[end] === 'postgres');
-  if (postgresEnds.length > 0) checkPostgresNames(workload, postgresEnds);
+  // Each end's engine refuses what it would resolve somewhere unmeant (a plug-in target reads its own).
+  for (const end of ['source', 'target'] as const)
+    if (end === 'source' || !plugin) folderEngine(route[end])?.workload?.checkEndpoint?.(workload, end);
   return workload;
 }
 

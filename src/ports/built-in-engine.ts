@@ -110,12 +110,61 @@ export interface JournalEngine {
   ) => Promise<ShadowJournal>;
 }
 
+/**
+ * What an engine refuses in a workload when the workload is read (DPONE_INVALID_INPUT naming the
+ * field; the file reader adds `file:line:column`), before any route opens: names the engine would
+ * resolve somewhere the operator did not mean. The workload reader asks the engine of each end.
+ */
+export interface WorkloadRules {
+  /** Refuses the `side` endpoint's names (its table, URL options, the data's columns) on this engine. */
+  readonly checkEndpoint?: (workload: Workload, side: 'source' | 'target') => void;
+  /**
+   * Where the `side` endpoint's rows live (the database's canonical location plus the qualified
+   * table), so a target that is its own source is refused; null when it cannot be told without I/O.
+   */
+  readonly location?: (workload: Workload, side: 'source' | 'target') => string | null;
+  /** `target.fence_schema` is a setting of this engine's target (its fence may live in a schema of its own). */
+  readonly fenceSchema?: boolean;
+  /**
+   * Where the engine's target can create a missing target table (`target.create`): which column
+   * types `target.create.columns` may give (nothing else reaches the DDL) and how a refusal
+   * describes them. Absent, `target.create` is refused on routes into this engine.
+   */
+  readonly createColumnType?: { readonly test: (type: string) => boolean; readonly expected: string };
+}
+
 /** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */
 export interface BuiltInEngine {
   readonly source?: SourceEngine;
   readonly target?: TargetEngine;
   /** A journal on the engine's server, where the engine keeps one (`connectors/<engine>/journal/`). */
   readonly journal?: JournalEngine;
+  /** What the engine refuses in a workload when it is read. */
+  readonly workload?: WorkloadRules;
+}
+
+/**
+ * A server endpoint's canonical location for WorkloadRules.location: `engine://host:port/path#table`,
+ * the host lower-cased, the engine's default port and schema filled in, the table lower-cased where
+ * the server compares names case-insensitively; null for a URL that does not parse.
+ */
+export function serverLocation(
+  engine: string,
+  endpoint: EndpointSpec,
+  rules: { readonly port: string; readonly schema?: string; readonly foldCase?: boolean },
+): string | null {
+  let url: URL;
+  try {
+    url = new URL(endpoint.url);
+  } catch {
+    return null;
+  }
+  const table =
+    endpoint.table.includes('.') || rules.schema === undefined
+      ? endpoint.table
+      : `${rules.schema}.${endpoint.table}`;
+  const shown = rules.foldCase ? table.toLowerCase() : table;
+  return `${engine}://${url.hostname.toLowerCase()}:${url.port || rules.port}${url.pathname}#${shown}`;
 }
 
 /** The password of an endpoint, read only from the environment variable the workload names. */

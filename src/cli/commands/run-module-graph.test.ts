@@ -30,8 +30,9 @@ const SERVER_MODULES = [
   /\/node_modules\/tedious\//,
   /\/node_modules\/@clickhouse\//,
   /\/src\/adapters\/(connectors|journal)\/(postgres|mssql|clickhouse)\//,
-  // An engine folder's code, but its engine.ts (the built-in engines table loads it: lazy openers only).
-  /\/connectors\/(postgres|mssql|clickhouse)\/(?!engine\.ts$)/,
+  // An engine folder's code, but its engine.ts (the built-in engines table loads it: lazy openers
+  // only) and the workload rules it names (name checks the workload reader runs: no driver, no I/O).
+  /\/connectors\/(postgres|mssql|clickhouse)\/(?!engine\.ts$|[a-z]+-workload\.ts$|[a-z]+-names\.ts$)/,
 ];
 
 // A worker of the harness pays for every module it loads on each of thousands of starts, and a

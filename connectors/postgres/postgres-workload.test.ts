@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DponeError } from '../contracts/errors.ts';
-import { ERROR_CODES } from '../contracts/errors.ts';
-import { parseWorkload } from './workload-yaml.ts';
+import type { DponeError } from '../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
+import { parseWorkload } from '../../src/cli/workload-yaml.ts';
 
 const FILE = '/work/pg.yaml';
 
@@ -93,6 +93,29 @@ describe('PostgreSQL names at workload load (exit 2)', () => {
       workload((t) => t.replace('columns: [id, day]', `columns: [id, day, ${LONG('_z')}]`)),
     );
     expect(error.fields.field).toBe('data.columns[2]');
+  });
+});
+
+describe('a target that is its own source (WorkloadRules.location)', () => {
+  const same = (sourceUrl: string, sourceTable: string) => (t: string) =>
+    t
+      .replace('url: postgres://reader@db.example:5432/app', `url: ${sourceUrl}`)
+      .replace('table: public.orders', `table: ${sourceTable}`)
+      .replace('table: dw.events', 'table: public.events');
+
+  it('is refused with the default port and schema filled in and the host in any case', () => {
+    const error = refusal(workload(same('postgres://reader@DB.example/dw', 'events')));
+    expect(error.fields.field).toBe('target.table');
+    expect(error.message).toMatch(/the source table itself/);
+  });
+
+  it('is another table in another database, or under another exact name', () => {
+    expect(() =>
+      parseWorkload(workload(same('postgres://reader@db.example/app', 'events')), FILE),
+    ).not.toThrow();
+    expect(() =>
+      parseWorkload(workload(same('postgres://reader@db.example/dw', 'Events')), FILE),
+    ).not.toThrow();
   });
 });
 
