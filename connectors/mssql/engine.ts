@@ -38,6 +38,7 @@ export const MSSQL_ENGINE: BuiltInEngine = {
     },
   },
   journal: {
+    kind: 'server',
     open: async (url, password, options) => {
       const { MssqlJournal } = await import('./journal/mssql-journal.ts');
       return MssqlJournal.open(url, password, undefined, options);

@@ -63,6 +63,7 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
     },
   },
   journal: {
+    kind: 'server',
     open: async (url, password, options) => {
       const { PostgresJournal } = await import('./journal/postgres-journal.ts');
       return PostgresJournal.open(url, password, options);

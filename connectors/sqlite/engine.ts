@@ -4,14 +4,15 @@ import type { Workload } from '../../src/contracts/workload.ts';
 import type { BuiltInEngine, RouteContext } from '../../src/ports/built-in-engine.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { SQLITE_WORKLOAD_RULES } from './sqlite-workload.ts';
+import { sqliteJournalPath, sqliteShadowPath } from './journal/sqlite-journal-url.ts';
 
 /**
  * SQLite, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. The
  * embedded engine: a source, and a target that certifies a commit marker written in the data's
  * transaction (sqlite-fence.ts), both on a database file a `sqlite:` URL names. Each opener
  * imports its module lazily. Recovery reads the fence on a read-only handle and raises it with
- * the fence statements alone (sqlite-fence-reader.ts). Its commit journal (journal/) is the
- * runtime's default: src/cli/journal-url.ts opens it for a `sqlite:` journal URL.
+ * the fence statements alone (sqlite-fence-reader.ts). Its commit journal (journal/), a local
+ * file, is the runtime's default, opened through the engine's journal entry like the server ones.
  */
 export const SQLITE_ENGINE: BuiltInEngine = {
   source: {
@@ -59,6 +60,30 @@ export const SQLITE_ENGINE: BuiltInEngine = {
       const path = existingTargetPath(workload);
       const { openSqliteFenceRaiser } = await import('./sqlite-fence-reader.ts');
       return openSqliteFenceRaiser(path);
+    },
+  },
+  // The runtime's default journal: a local file (durable where its URL says ?durability=shared).
+  journal: {
+    kind: 'file',
+    filePath: sqliteJournalPath,
+    shadowFilePath: (url, cwd) => sqliteShadowPath(sqliteJournalPath(url, cwd, '--journal')),
+    open: async (url, _password, options) => {
+      const path = sqliteJournalPath(url, options.cwd, '--journal');
+      checkSqliteFile(path, 'journal', { field: options.chosenBy }, { readOnly: options.readOnly });
+      const { SqliteJournal } = await import('./journal/sqlite-journal.ts');
+      return await SqliteJournal.open(path, {
+        readOnly: options.readOnly,
+        chosenBy: options.chosenBy,
+        ...(options.warn ? { warn: options.warn } : {}),
+        ...(options.leaseClock === 'caller' ? { trustStoredExpiry: true } : {}),
+        ...(options.unsafeSyncOff === true ? { unsafeSynchronousOff: true } : {}),
+      });
+    },
+    // Shadow records in a file beside the journal's (journal.db -> journal.shadow.db).
+    openShadow: async (url, _password, options) => {
+      const path = sqliteShadowPath(sqliteJournalPath(url, options.cwd, '--journal'));
+      const { SqliteShadowJournal } = await import('./journal/sqlite-shadow-journal.ts');
+      return SqliteShadowJournal.open(path, { timeoutMs: options.timeoutMs, create: options.create });
     },
   },
   workload: SQLITE_WORKLOAD_RULES,

@@ -1,14 +1,16 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { JournalDescription } from '../core/deployment-policy.ts';
-import { sqlitePath } from './journal-url.ts';
+import { urlEngine } from '../contracts/route-id.ts';
+import { folderEngine } from './engine-table.ts';
 
 /**
  * Where a run's journal is and whether it outlives the worker. A journal the worker can lose with
  * itself (a file in the pod, a deleted state folder) voids the duplicate-write guarantee, so only a
  * durable journal lets a run claim `protection: enforced`:
- * - a server URL (postgres://, mssql://) is durable;
- * - a `sqlite:` file is durable only when its URL says so: `?durability=shared` states that it lives
- *   on storage every retry of the task sees (a persistent or shared volume) — the operator's claim,
+ * - a server journal's URL (BuiltInEngine.journal kind `server`) is durable;
+ * - a file journal (kind `file`: the embedded default) is durable only when its URL says so:
+ *   `?durability=shared` states that it lives on storage every retry of the task sees (a
+ *   persistent or shared volume) — the operator's claim,
  *   which dpone cannot check; `?durability=local` (the default) says it may die with the worker;
  * - `memory:` never is.
  */
@@ -37,16 +39,18 @@ function serverLocation(url: string): string {
 
 export function describeJournal(url: string, cwd: string, field = '--journal'): JournalDescription {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase() ?? 'unknown';
-  if (scheme === 'sqlite') {
-    const path = sqlitePath(url, cwd);
+  const engine = urlEngine(url);
+  const journal = engine === null ? undefined : folderEngine(engine)?.journal;
+  if (engine !== null && journal?.filePath) {
+    const path = journal.filePath(url, cwd, field);
     const shared = durability(url, field) === SHARED;
     return {
-      kind: 'sqlite',
-      location: `sqlite://${path}`,
+      kind: engine,
+      location: `${engine}://${path}`,
       durable: shared,
       reason: shared
-        ? 'a SQLite file marked ?durability=shared: it lives on storage every retry of the task sees'
-        : 'a local SQLite file (not marked ?durability=shared) can be lost with the worker (a pod, a ' +
+        ? 'a journal file marked ?durability=shared: it lives on storage every retry of the task sees'
+        : 'a local journal file (not marked ?durability=shared) can be lost with the worker (a pod, a ' +
           'deleted state folder), and a lost journal voids the duplicate-write guarantee',
     };
   }
@@ -58,9 +62,8 @@ export function describeJournal(url: string, cwd: string, field = '--journal'): 
       reason: 'an in-process journal dies with the worker',
     };
   }
-  const kind = scheme === 'postgresql' ? 'postgres' : scheme === 'sqlserver' ? 'mssql' : scheme;
   return {
-    kind,
+    kind: engine ?? scheme,
     location: serverLocation(url),
     durable: true,
     reason: 'a journal server outlives the worker',

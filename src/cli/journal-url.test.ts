@@ -6,7 +6,7 @@ import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { redactUrl } from '../contracts/redact-url.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
-import { openJournal, sqlitePath } from './journal-url.ts';
+import { journalFilePath, openJournal } from './journal-url.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -40,7 +40,7 @@ describe('openJournal', () => {
     }
     await using again = await openJournal('sqlite:j.db', { cwd: dir, env: {} });
     expect(await again.list()).toEqual(['op']);
-    expect(sqlitePath('sqlite:sub/j%20x.db', '/base')).toBe('/base/sub/j x.db');
+    expect(journalFilePath('sqlite:sub/j%20x.db', '/base')).toBe('/base/sub/j x.db');
   });
 
   it('memory: only under the test runner or when forced, because it is not durable', async () => {

@@ -1,11 +1,11 @@
-import { isAbsolute, resolve } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import { urlEngine } from '../contracts/route-id.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
-import { checkSqliteFile } from '../../connectors/sqlite/sqlite-file.ts';
+import type { JournalEngine } from '../ports/built-in-engine.ts';
+import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
 
-/** Where a journal URL is opened from: relative SQLite paths resolve against `cwd`. */
+/** Where a journal URL is opened from: a file journal's relative path resolves against `cwd`. */
 export interface JournalOpenContext {
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
@@ -21,11 +21,11 @@ export interface JournalOpenContext {
    * (a server journal binds the caller's time; no clock-fault bound).
    */
   readonly trustHolderClock?: boolean;
-  /** UNSAFE, the harness's `journal-sync-off` variant only: a SQLite journal opened with synchronous=OFF. */
+  /** UNSAFE, the harness's `journal-sync-off` variant only: a file journal that does not sync its commits. */
   readonly journalSyncOff?: boolean;
   /**
    * Which flag, workload key or default named this journal (`--journal` when not given): a refused
-   * or damaged SQLite journal file says so.
+   * or damaged journal file says so.
    */
   readonly chosenBy?: string;
 }
@@ -50,25 +50,28 @@ function bad(url: string, why: string): DponeError {
   return invalidInput(`${FLAG} "${redactUrl(url)}" ${why}`, { field: FLAG });
 }
 
-/** Parses a `sqlite:` URL to a file path: `sqlite:///abs/path` or `sqlite:relative/path`. */
-export function sqlitePath(url: string, cwd: string): string {
-  const rest = url.slice('sqlite:'.length);
-  let path: string;
-  if (rest.startsWith('//')) {
-    // sqlite://HOST/... names a host; only the empty host (sqlite:///abs) is a local file.
-    if (!rest.startsWith('///')) throw bad(url, 'must be sqlite:///absolute/path or sqlite:relative/path');
-    path = rest.slice(2);
-  } else {
-    path = rest;
-  }
-  path = path.split(/[?#]/, 1)[0] ?? '';
-  try {
-    path = decodeURIComponent(path);
-  } catch {
-    throw bad(url, 'has a malformed percent-escape');
-  }
-  if (path === '' || path.endsWith('/')) throw bad(url, 'names no journal file');
-  return isAbsolute(path) ? path : resolve(cwd, path);
+/** The folder engine keeping the journal a URL names (its scheme names the engine), if any. */
+function journalEngineOf(url: string): JournalEngine | undefined {
+  const engine = urlEngine(url);
+  return engine === null ? undefined : folderEngine(engine)?.journal;
+}
+
+/** The journal URL forms the folder engines open (`<engine>:///path` for a file, `<engine>://…` for a server), for a refusal to list. */
+function journalUrlForms(): string {
+  return Object.entries(FOLDER_ENGINES)
+    .flatMap(([name, engine]) =>
+      engine.journal ? [engine.journal.kind === 'file' ? `${name}:///path` : `${name}://…`] : [],
+    )
+    .join(', ');
+}
+
+/**
+ * The local file a file journal's URL names (a relative path against `cwd`), or null for a server
+ * or memory journal. A bad URL is DPONE_INVALID_INPUT naming `--journal`.
+ */
+export function journalFilePath(url: string, cwd: string): string | null {
+  const engine = journalEngineOf(url);
+  return engine?.filePath ? engine.filePath(url, cwd, FLAG) : null;
 }
 
 /** A server URL must at least parse and name a host; the adapter checks the rest. */
@@ -83,9 +86,9 @@ function checkServerUrl(url: string): void {
 }
 
 /**
- * Opens the journal a `--journal` URL names. Supported:
- * - `sqlite:///abs/path.db`, `sqlite:relative/path.db` (relative to `context.cwd`);
- * - `postgres://…` / `postgresql://…` (PostgreSQL adapter), `mssql://…` / `sqlserver://…` (MSSQL);
+ * Opens the journal a `--journal` URL names, through the engine its scheme names
+ * (BuiltInEngine.journal: a file journal's `<engine>:///abs/path` or `<engine>:relative/path`,
+ * relative to `context.cwd`, the embedded default among them; a server's `<engine>://…`), or:
  * - `memory:` — in-process and NOT durable: only inside the test runner or with
  *   DPONE_ALLOW_MEMORY_JOURNAL=1, because it would advertise protection it cannot give.
  * A bad URL is DPONE_INVALID_INPUT naming `--journal`; its text is redacted of any password.
@@ -94,59 +97,31 @@ export async function openJournal(
   url: string,
   context: JournalOpenContext,
 ): Promise<TargetCommitJournalPort> {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-  const password = context.env[JOURNAL_PASSWORD_ENV] || undefined;
   const problem = urlPasswordProblem(url);
   const warn = context.warn ? { warn: context.warn } : {};
-  const trust = context.trustHolderClock === true;
   if (problem) throw bad(url, `${problem}: put the password in ${JOURNAL_PASSWORD_ENV}`);
   try {
-    switch (scheme) {
-      case 'sqlite': {
-        const path = sqlitePath(url, context.cwd);
-        checkSqliteFile(
-          path,
-          'journal',
-          { field: context.chosenBy ?? FLAG },
-          { readOnly: context.readOnly === true },
-        );
-        // The embedded default journal, in its engine's folder (connectors/sqlite/journal/), opened
-        // here rather than through BuiltInEngine.journal: it takes SQLite's own options (which flag
-        // chose it, synchronous off, the stored expiry) and a path resolved against cwd above.
-        const { SqliteJournal } = await import('../../connectors/sqlite/journal/sqlite-journal.ts');
-        return await SqliteJournal.open(path, {
-          readOnly: context.readOnly === true,
-          chosenBy: context.chosenBy ?? FLAG,
-          ...warn,
-          ...(trust ? { trustStoredExpiry: true } : {}),
-          ...(context.journalSyncOff === true ? { unsafeSynchronousOff: true } : {}),
-        });
+    if (/^memory:/i.test(url)) {
+      if (url !== 'memory:') throw bad(url, 'must be exactly "memory:"');
+      if (context.env.VITEST === undefined && context.env[ALLOW_MEMORY_ENV] !== '1') {
+        throw bad(url, `is not durable; it is for tests only (set ${ALLOW_MEMORY_ENV}=1 to force)`);
       }
-      case 'memory': {
-        if (url !== 'memory:') throw bad(url, 'must be exactly "memory:"');
-        if (context.env.VITEST === undefined && context.env[ALLOW_MEMORY_ENV] !== '1') {
-          throw bad(url, `is not durable; it is for tests only (set ${ALLOW_MEMORY_ENV}=1 to force)`);
-        }
-        const { MemoryJournal } = await import('../adapters/journal/memory/memory-journal.ts');
-        return new MemoryJournal(warn);
-      }
-      case 'postgres':
-      case 'postgresql':
-      case 'mssql':
-      case 'sqlserver': {
-        checkServerUrl(url);
-        // A server journal lives in its engine's folder (connectors/<engine>/journal/), reached
-        // through its engine entry and loaded only when its URL is given.
-        const { engineJournal } = await import('./built-in-engines.ts');
-        return await engineJournal(urlEngine(url)!)!.open(url, password, {
-          readOnly: context.readOnly === true,
-          ...warn,
-          ...(trust ? { leaseClock: 'caller' as const } : {}),
-        });
-      }
-      default:
-        throw bad(url, 'is not a journal URL (sqlite:///path, postgres://…, mssql://…)');
+      const { MemoryJournal } = await import('../adapters/journal/memory/memory-journal.ts');
+      return new MemoryJournal(warn);
     }
+    const engine = journalEngineOf(url);
+    if (engine === undefined) throw bad(url, `is not a journal URL (${journalUrlForms()})`);
+    if (engine.kind === 'server') checkServerUrl(url);
+    // A server journal's password comes from the environment; a file journal takes none.
+    const password = engine.kind === 'server' ? context.env[JOURNAL_PASSWORD_ENV] || undefined : undefined;
+    return await engine.open(url, password, {
+      readOnly: context.readOnly === true,
+      cwd: context.cwd,
+      chosenBy: context.chosenBy ?? FLAG,
+      ...warn,
+      ...(context.trustHolderClock === true ? { leaseClock: 'caller' as const } : {}),
+      ...(context.journalSyncOff === true ? { unsafeSyncOff: true } : {}),
+    });
   } catch (error) {
     if (isDponeError(error)) throw error;
     // An adapter that failed without a code: treat as unreachable, keep the driver error private.

@@ -1,9 +1,14 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
+import { urlEngine } from '../contracts/route-id.ts';
+import { folderEngine } from './engine-table.ts';
 import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
 
-/** Journal URL schemes of servers that take a password. */
-const SERVER_JOURNAL = /^(postgres|postgresql|mssql|sqlserver):/i;
+/** Whether a journal URL names a journal kept on a server (BuiltInEngine.journal kind `server`), which takes a password. */
+function serverJournal(url: string): boolean {
+  const engine = urlEngine(url);
+  return engine !== null && folderEngine(engine)?.journal?.kind === 'server';
+}
 
 function urlHasPassword(url: string): boolean {
   try {
@@ -33,11 +38,7 @@ export function checkRequiredSecrets(
         field: `${end}.password_env`,
       });
   }
-  if (
-    SERVER_JOURNAL.test(journalUrl) &&
-    !urlHasPassword(journalUrl) &&
-    env[JOURNAL_PASSWORD_ENV] === undefined
-  )
+  if (serverJournal(journalUrl) && !urlHasPassword(journalUrl) && env[JOURNAL_PASSWORD_ENV] === undefined)
     throw invalidInput(
       `the journal is a server and ${JOURNAL_PASSWORD_ENV} is not set (set it empty for trust or peer authentication)`,
       { field: JOURNAL_PASSWORD_ENV },

@@ -88,25 +88,43 @@ export interface TargetEngine {
 export interface JournalOpenOptions {
   readonly readOnly: boolean;
   readonly warn?: JournalWarn;
-  /** UNSAFE, the harness's `trust-holder-clock` variant only: the caller's clock instead of the server's. */
+  /**
+   * UNSAFE, the harness's `trust-holder-clock` variant only: the caller's clock instead of the
+   * server's (a file journal trusts the expiry its writer stored).
+   */
   readonly leaseClock?: 'caller';
+  /** A file journal: the folder a relative path resolves against (the workload's, or the working folder). */
+  readonly cwd: string;
+  /** Which flag, workload key or default named the journal: a refused or damaged file says so. */
+  readonly chosenBy: string;
+  /** UNSAFE, the harness's `journal-sync-off` variant only: a file journal that does not sync its commits. */
+  readonly unsafeSyncOff?: boolean;
 }
 
-/** How to open a commit journal kept on one engine's server (its URL scheme names the engine). */
+/**
+ * How to open a commit journal one engine keeps (its URL scheme names the engine): on its server
+ * (`server`: the URL names a host, the password comes from DPONE_JOURNAL_PASSWORD), or in a local
+ * file (`file`: durable only where its URL says the file lives on shared storage).
+ */
 export interface JournalEngine {
+  readonly kind: 'server' | 'file';
   readonly open: (
     url: string,
     password: string | undefined,
     options: JournalOpenOptions,
   ) => Promise<TargetCommitJournalPort>;
+  /** A file journal's file: the path its URL names, a relative one against `cwd`; a bad URL is refused naming `field`. */
+  readonly filePath?: (url: string, cwd: string, field: string) => string;
+  /** A file journal's shadow records file (openShadow's), whose absence means no shadow attempt was recorded. */
+  readonly shadowFilePath?: (url: string, cwd: string) => string;
   /**
-   * Shadow mode's records, kept on the same server as the journal (src/cli/shadow-journal-url.ts
-   * opens it), where the engine keeps them; `create: false` (the report) creates nothing.
+   * Shadow mode's records, kept beside the journal (src/cli/shadow-journal-url.ts opens them), where
+   * the engine keeps them; `create: false` (the report) creates nothing; `cwd` as for open.
    */
   readonly openShadow?: (
     url: string,
     password: string | undefined,
-    options: { readonly timeoutMs: number; readonly create: boolean },
+    options: { readonly timeoutMs: number; readonly create: boolean; readonly cwd: string },
   ) => Promise<ShadowJournal>;
 }
 

@@ -6,7 +6,7 @@ import { redactUrl } from '../../contracts/redact-url.ts';
 import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
-import { journalWarning, openJournal, sqlitePath } from '../journal-url.ts';
+import { journalFilePath, journalWarning, openJournal } from '../journal-url.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { routeFenceLocation } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
@@ -51,7 +51,8 @@ export async function openRecoverySession(
   const label = redactUrl(url);
   // Recovery reads only the target's fence: the source's password is not needed.
   checkRequiredSecrets(workload, url, io.env, ['target']);
-  if (/^sqlite:/i.test(url) && !existsSync(sqlitePath(url, base))) {
+  const journalFile = journalFilePath(url, base);
+  if (journalFile !== null && !existsSync(journalFile)) {
     throw invalidInput(`no journal exists at ${label}`, {
       field: flags.journal !== undefined ? '--journal' : '--route',
     });

@@ -65,8 +65,9 @@ export async function refuseShadowWritten(
   journal: { readonly description: JournalDescription; readonly url: string; readonly base: string },
   io: CliIO,
 ): Promise<void> {
-  if (journal.description.kind !== 'sqlite' || !existsSync(shadowJournalPath(journal.url, journal.base)))
-    return;
+  // A file journal's shadow records live in a file of their own: none there, no shadow attempt was recorded.
+  const shadowFile = shadowJournalPath(journal.url, journal.base);
+  if (shadowFile === null || !existsSync(shadowFile)) return;
   await using shadow = await openShadowJournal(
     { journal: journal.description, url: journal.url, base: journal.base, timeoutMs: 2000 },
     (line) => io.stderr.write(`${line.replace(': the write goes on unrecorded', '')}\n`),
