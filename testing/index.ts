@@ -44,6 +44,7 @@ export type {
   TargetFenceOperations,
   TargetPart,
   TargetRows,
+  TargetServerAddress,
 } from '../harness/routes/target-part.ts';
 export type { CellScalar } from '../harness/checkers/target-snapshot.ts';
 export type { FenceLocationReading, FenceReading } from '../harness/evidence/evidence-types.ts';

@@ -1,5 +1,7 @@
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { deriveOperationId } from '../../src/contracts/identity.ts';
 import { main } from '../../src/cli/main.ts';
 import { openJournal } from '../../src/cli/journal-url.ts';
@@ -8,6 +10,10 @@ import { describeError } from '../evidence/error-description.ts';
 import { journalSnapshot } from '../checkers/journal-history-checker.ts';
 import type { InspectReading, JournalSnapshot, LossObservation } from '../evidence/evidence-types.ts';
 import type { CellRun } from './fault.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
+/** A spawned inspect that has not answered by then is taken as having read nothing. */
+const SPAWNED_INSPECT_MS = 120_000;
 
 function capture(): { stream: Writable; text(): string } {
   const chunks: string[] = [];
@@ -38,29 +44,50 @@ function lastJson(text: string): Record<string, unknown> | null {
  * `dpone recovery target-commit inspect --json` on the cell's journal and workload, the same CLI
  * code an operator runs (in this process: it is read-only, and a spawn per cell is time the suite
  * does not have). The journal's digest is taken before and after: inspect must change nothing.
+ * `spawned`: in a process of its own started as the cell's workers are (the cell's `env` in its
+ * environment, not only in the CLI's), for a probe that must reach the target exactly as a worker's
+ * connector would (seal-probe.ts); never with the cell's unsafe variant.
  */
 export async function inspect(
   run: CellRun,
   operationId: string,
   workloadFile = run.fixture.workloadFile,
+  options: { readonly spawned?: boolean } = {},
 ): Promise<InspectReading> {
   const { fixture } = run;
   const before = await fixture.journalOps?.digest?.();
-  const out = capture();
-  const err = capture();
   const argv = [
     ...['recovery', 'target-commit', 'inspect', '--operation-id', operationId],
     ...['--journal', fixture.journalUrl, '--route', workloadFile, '--json'],
   ];
-  const exitCode = await main(
-    argv,
-    {},
-    { stdout: out.stream, stderr: err.stream, env: { ...fixture.env }, cwd: run.dir },
-  );
+  let printed: { exitCode: number; stdout: string; stderr: string };
+  if (options.spawned) {
+    const result = await execa(process.execPath, ['--no-warnings', BIN, ...argv], {
+      cwd: run.dir,
+      reject: false,
+      timeout: SPAWNED_INSPECT_MS,
+      env: { ...fixture.env, DPONE_DEPLOYMENT_POLICY: '', DPONE_UNSAFE_VARIANT: '' },
+    });
+    printed = {
+      exitCode: result.exitCode ?? -1,
+      stdout: String(result.stdout),
+      stderr: String(result.stderr),
+    };
+  } else {
+    const out = capture();
+    const err = capture();
+    const exitCode = await main(
+      argv,
+      {},
+      { stdout: out.stream, stderr: err.stream, env: { ...fixture.env }, cwd: run.dir },
+    );
+    printed = { exitCode, stdout: out.text(), stderr: err.text() };
+  }
+  const { exitCode } = printed;
   const after = await fixture.journalOps?.digest?.();
-  const view = lastJson(out.text());
+  const view = lastJson(printed.stdout);
   const assessment = view?.assessment as Record<string, unknown> | undefined;
-  const error = lastJson(err.text())?.error as { code?: unknown } | undefined;
+  const error = lastJson(printed.stderr)?.error as { code?: unknown } | undefined;
   return {
     exit_code: exitCode,
     error_code: typeof error?.code === 'string' ? error.code : null,

@@ -11,7 +11,8 @@ export interface SealProbe {
 /**
  * A seal is believed only once it was seen working. Under the same seal the conflicting attempt ran
  * in, `recovery target-commit inspect` (the operator's read-only CLI, which reads the operation's
- * fence from the target through the route's own connector) must be seen by the seal: an access it
+ * fence from the target through the route's own connector, in a process started as the workers
+ * are, with the cell's environment) must be seen by the seal: an access it
  * watched (an open of a placeholder, a connection to the listener). A seal that saw nothing of a
  * read that went to the target (a plug-in declaring files its connector never opens, while its
  * server stays reachable) cannot vouch that the conflicting attempt left the target alone; nor can
@@ -24,7 +25,9 @@ export async function probeSeal(
 ): Promise<SealProbe> {
   const operationId = await cellOperationId(run);
   const sealed = await seal(run.fixture.conflictingWorkloadFile);
-  const probed = await inspect(run, operationId, sealed.workloadFile).then(
+  // Spawned as the workers are: a connector that finds its server in the process environment
+  // reaches it here as it would in the conflicting attempt, not only through the CLI's env.
+  const probed = await inspect(run, operationId, sealed.workloadFile, { spawned: true }).then(
     (reading) => ({ reading }),
     () => ({ reading: null }),
   );

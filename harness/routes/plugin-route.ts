@@ -17,6 +17,8 @@ import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from '../../connectors/sqlite/harness/sqlite-loss.ts';
 import { sealSqliteFile } from '../../connectors/sqlite/harness/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
+import { checkServerAddress, sealServerTarget } from './server-seal.ts';
+import type { PartSeal } from './parts.ts';
 import { watchStateFilesUse } from './state-files-use.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
@@ -90,6 +92,29 @@ function fenceOperations(target: PreparedTarget): FenceOperations | undefined {
     ...(fence.drop ? { drop: () => fence.drop!() } : {}),
     ...(fence.rename ? { rename: () => fence.rename!() } : {}),
     read: (operationId) => fence.read(operationId),
+  };
+}
+
+/** Seals a plug-in target: its declared state files, its declared server, or both. */
+async function sealTarget(
+  cellDir: string,
+  target: PreparedTarget,
+  stateFiles: ReadonlySet<string> | undefined,
+): Promise<PartSeal> {
+  const files = stateFiles ? await sealStateFiles(cellDir, [...stateFiles], target.endpoint.url) : null;
+  if (!target.server) return files!;
+  let server: PartSeal;
+  try {
+    server = await sealServerTarget(target.endpoint.url, target.server, () => target.read());
+  } catch (error) {
+    await files?.release();
+    throw error;
+  }
+  if (!files) return server;
+  return {
+    url: server.url,
+    sealed: `${files.sealed}; ${server.sealed}`,
+    release: async () => [...(await files.release()), ...(await server.release())],
   };
 }
 
@@ -173,6 +198,14 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
           `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
           { field: 'harness.target.prepare' },
         );
+      const server = target.server;
+      if (server !== undefined)
+        try {
+          checkServerAddress(declaration.id, target.endpoint.url, server);
+        } catch (error) {
+          await target[Symbol.asyncDispose]();
+          throw error;
+        }
       const document = (schema: string) => {
         const base = workloadDocument(options, schema);
         return workloadText({
@@ -204,17 +237,18 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         openJournal: () => openCellJournal(cellDir, journalUrl),
         journalOps: sqliteJournalOperations(cellDir),
         ...(fenceOps ? { fenceOps } : {}),
-        // The target's declared files hold it whole (the fence too): sealing them seals the target.
-        ...(stateFiles
+        // The target's declared files hold it whole (the fence too), or its declared server does:
+        // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
+        ...(stateFiles || server
           ? {
               sealStorage: (workload: string) =>
                 sealParts(cellDir, workload, {
                   source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
-                  target: { seal: () => sealStateFiles(cellDir, [...stateFiles], target.endpoint.url) },
+                  target: { seal: () => sealTarget(cellDir, target, stateFiles) },
                 }),
-              watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]),
             }
           : {}),
+        ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
         async [Symbol.asyncDispose]() {
           await target[Symbol.asyncDispose]();
         },

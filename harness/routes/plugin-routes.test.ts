@@ -8,6 +8,7 @@ import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { DatabaseSync } from 'node:sqlite';
+import { provider } from '../env/embedded-provider.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
 function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
@@ -184,5 +185,69 @@ describe('a plug-in route restoring recorded kills', () => {
     expect(a).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(await dumping.durableFingerprint!(cell('fence COMMITTED 3'))).toBe(a);
     expect(await dumping.durableFingerprint!(cell('fence PREPARED 3'))).not.toBe(a);
+  });
+});
+
+describe('a plug-in route whose target declares its server', () => {
+  /** A plug-in whose prepared target names `url` and declares `server`; dispose leaves a mark. */
+  async function serverRoute(url: string, server: unknown) {
+    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], undefined, '');
+    writeFileSync(
+      join(dir, 'plugin.mjs'),
+      `import { writeFileSync } from 'node:fs';
+export default {
+  api: 'dpone.connector/v1',
+  meta: { name: 'dpone-connector-example', version: '2.3.4' },
+  target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
+  harness: {
+    routes: [{ id: 'sqlite-to-example', source: 'sqlite' }],
+    target: {
+      prepare: async (cellDir) => ({
+        endpoint: { url: ${JSON.stringify(url)}, table: 'events' },
+        server: ${JSON.stringify(server)},
+        identity: 'example:events',
+        installAudit: async () => undefined,
+        read: async () => ({ rows: [{ id: 1n }], inserts: [], markerKind: 'transaction' }),
+        [Symbol.asyncDispose]: async () => writeFileSync(cellDir + '/disposed', ''),
+      }),
+    },
+  },
+};
+`,
+    );
+    return (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
+  }
+  const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
+  /** The embedded environment a plug-in cell runs in (no services). */
+  async function environment() {
+    const started = await provider.start({ env: process.env, workDir: tmpdir(), services: [] });
+    if (started.status !== 'started') throw new Error('embedded environment must start');
+    return started.environment;
+  }
+
+  it('seals the target by re-pointing the URL at a listener, and the sealed workload names it', async () => {
+    const route = await serverRoute('x://u@127.0.0.1:3306/warehouse', { host: '127.0.0.1', port: 3306 });
+    const cellDir = mkdtempSync(join(tmpdir(), 'dpone-plugin-server-'));
+    await using fixture = await route.prepareCell(cellDir, OPTIONS, await environment());
+    // No state files: nothing to watch for use; the probe decides whether the seal is believed.
+    expect(fixture.watchStateUse).toBeUndefined();
+    const seal = await fixture.sealStorage!(fixture.conflictingWorkloadFile);
+    const sealed = readFileSync(seal.workloadFile, 'utf8');
+    expect(sealed).not.toContain('127.0.0.1:3306');
+    expect(sealed).toMatch(/url: x:\/\/u@127\.0\.0\.1:\d+\/warehouse/);
+    expect(seal.sealed).toContain(
+      "the target server's host:port re-pointed at a listener the harness watches",
+    );
+    expect(await seal.release()).toEqual([]);
+  });
+
+  it('refuses a declared server the URL does not name (the seal could not re-point it), disposing the target', async () => {
+    const route = await serverRoute('x://u@127.0.0.1:3306/warehouse', { host: '127.0.0.1', port: 3307 });
+    const cellDir = mkdtempSync(join(tmpdir(), 'dpone-plugin-server-'));
+    await expect(route.prepareCell(cellDir, OPTIONS, await environment())).rejects.toMatchObject({
+      code: ERROR_CODES.INVALID_INPUT,
+      fields: { field: 'harness.target.prepare.server' },
+    });
+    expect(readdirSync(cellDir)).toContain('disposed');
   });
 });

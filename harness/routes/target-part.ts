@@ -80,6 +80,20 @@ export interface PreparedTarget extends AsyncDisposable {
    * a report.
    */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Optional, for a target behind a network server: the host and port the connector reaches it
+   * at, exactly as `endpoint.url` names them (`host:port`, IPv6 in brackets, once in the URL).
+   * Given, the harness seals the target for an intent-conflict cell's conflicting attempt: that
+   * `host:port` in the sealed workload's URL is re-pointed at a listener the harness owns, which
+   * counts every connection and byte and forwards nothing (the server stays up, unreached), and
+   * afterwards the listener must have seen nothing and `read()` must return the same rows and
+   * audited inserts. The seal is believed only once a probe that reads the fence through your
+   * connector under it (`recovery target-commit inspect`) was seen by the listener and could not
+   * read the fence as committed: a connector that reaches the server some other way (a host or
+   * port of its own, an environment variable) leaves the cell UNVERIFIED, never PASS. Absent (and
+   * no `stateFiles`): the intent-conflict cell is UNVERIFIED.
+   */
+  readonly server?: TargetServerAddress;
   /** Safe identity, e.g. `<engine>:events`. */
   readonly identity: string;
   /**
@@ -92,6 +106,13 @@ export interface PreparedTarget extends AsyncDisposable {
   read(): Promise<TargetRows>;
   /** Fence losses (drop, rename) and the harness's own read of the fence; absent: those cells are UNVERIFIED. */
   readonly fence?: TargetFenceOperations;
+}
+
+/** Where a server-backed target listens, as its workload URL names it (`PreparedTarget.server`). */
+export interface TargetServerAddress {
+  /** A host name or address (IPv6 without brackets), as in the URL. */
+  readonly host: string;
+  readonly port: number;
 }
 
 export interface TargetRows {

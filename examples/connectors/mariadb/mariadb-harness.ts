@@ -121,6 +121,9 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
   return {
     endpoint: { url: server.url(database), table: table.name, password_env: PASSWORD_ENV },
     env: { [PASSWORD_ENV]: server.password },
+    // Where the URL reaches the server: the harness seals the target for the intent-conflict cell
+    // by re-pointing this host:port at a listener it watches (the server itself stays up).
+    server: { host: server.host, port: server.port },
     identity: `mariadb:${table.name}`,
     installAudit: () =>
       withSession(address, async (session) => void (await session.runValues(auditedTableDdl(table)))),
@@ -181,7 +184,7 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
 /**
  * The harness parts `dpone certify run` composes into the route sqlite-to-mariadb. No state files:
  * the target lives in a server, not in the cell folder, so no recorded kill is restored (every
- * cell runs its first attempt) and the intent-conflict cell cannot seal it (UNVERIFIED).
+ * cell runs its first attempt); the intent-conflict cell seals it through its declared `server`.
  */
 export const mariadbHarness: PluginHarness = {
   routes: [{ id: 'sqlite-to-mariadb', source: 'sqlite' }],

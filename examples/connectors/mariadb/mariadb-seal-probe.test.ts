@@ -1,0 +1,99 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { skipReason } from './fixtures/mariadb-kit-factory.ts';
+
+/**
+ * The intent-conflict cell seals the MariaDB target through its declared `server` (host:port): the
+ * sealed workload's URL is re-pointed at a listener the harness watches. The seal is believed only
+ * once a probe that reads the fence through the connector was seen by that listener and could not
+ * read the fence as committed. The honest plug-in passes, and io-before-intent is caught; a broken
+ * copy whose connector ignores the sealed URL and keeps talking to the real server (its address
+ * from an environment variable) is UNVERIFIED, never PASS.
+ */
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const CONNECTOR = fileURLToPath(new URL('./mariadb-connector.ts', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
+
+interface Cell {
+  readonly variant?: string | null;
+  readonly verdict: string;
+  readonly checks: { name: string; verdict: string; detail: string }[];
+}
+
+async function intentConflictCells(route: string, connector: string, dir: string, variants: boolean) {
+  const scenario = join(dir, 'intent-conflict.yaml');
+  writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}${variants ? '' : 'variants: false\n'}`);
+  const out = join(dir, `out-${route}`);
+  const args = ['certify', 'run', '--route', route, '--connector', connector, '--scenario', scenario];
+  await execa(process.execPath, [BIN, ...args, '--out', out, '--reporter', 'markdown'], {
+    cwd: dir,
+    reject: false,
+    env: { CI: 'true' },
+  });
+  return (JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as { cells: Cell[] }).cells;
+}
+
+const check = (cell: Cell, name: string) => cell.checks.find((c) => c.name === name)!;
+
+describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through its declared server', () => {
+  it('the honest plug-in: the probe is seen by the listener, the cell PASSes, and io-before-intent is caught', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
+    const cells = await intentConflictCells('sqlite-to-mariadb', CONNECTOR, dir, true);
+    const base = cells.find((cell) => !cell.variant)!;
+    expect(base.verdict).toBe('PASS');
+    const storage = check(base, 'storage-untouched');
+    expect(storage.verdict).toBe('PASS');
+    expect(storage.detail).toContain(
+      "the target server's host:port re-pointed at a listener the harness watches",
+    );
+    expect(storage.detail).toContain('the seal saw a probe that reads the fence (1 connection(s)');
+    for (const variant of ['io-before-intent', 'quiet-io-before-intent']) {
+      const caught = cells.find((cell) => cell.variant === variant)!;
+      expect(caught.verdict).toBe('FAIL');
+      expect(check(caught, 'storage-untouched').verdict).toBe('FAIL');
+    }
+  }, 180_000);
+
+  it('a connector that keeps talking to the real server under the seal: UNVERIFIED, never PASS', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
+    const module = join(dir, 'leaky.mjs');
+    // Its harness hands every worker the real server's address, and its connector uses that
+    // address whatever host:port the workload URL names: the declared server seals nothing.
+    writeFileSync(
+      module,
+      `import maria from ${JSON.stringify(CONNECTOR)};
+const REAL = 'DPONE_TEST_REAL_MARIADB';
+const aimed = (endpoint) => process.env[REAL] ? { ...endpoint, url: endpoint.url.replace(/@[^/]+\\//, '@' + process.env[REAL] + '/') } : endpoint;
+export default {
+  ...maria,
+  meta: { ...maria.meta, name: 'dpone-connector-mariadb-leaky' },
+  target: {
+    ...maria.target,
+    open: (endpoint, context) => maria.target.open(aimed(endpoint), context),
+    openUnsafe: (variant, endpoint, context) => maria.target.openUnsafe(variant, aimed(endpoint), context),
+  },
+  harness: {
+    ...maria.harness,
+    routes: [{ id: 'sqlite-to-mariadb-leaky', source: 'sqlite' }],
+    target: {
+      ...maria.harness.target,
+      prepare: async (dir, table) => {
+        const target = await maria.harness.target.prepare(dir, table);
+        return { ...target, env: { ...target.env, [REAL]: target.server.host + ':' + target.server.port } };
+      },
+    },
+  },
+};
+`,
+    );
+    const [cell] = await intentConflictCells('sqlite-to-mariadb-leaky', module, dir, false);
+    expect(cell!.verdict).not.toBe('PASS');
+    const storage = check(cell!, 'storage-untouched');
+    expect(storage.verdict).toBe('UNVERIFIED');
+    expect(storage.detail).toContain("a probe under the seal still read the operation's fence as committed");
+  }, 180_000);
+});
