@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
@@ -10,13 +11,16 @@ import { serverLocation } from '../../src/ports/built-in-engine.ts';
  * that never committed can be cleaned of, and reads its fence on a read-only connection.
  */
 export const CLICKHOUSE_ENGINE: BuiltInEngine = {
+  folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
+    version: 'clickhouse-source/1',
     open: async (workload, { env }) => {
       const { ClickHouseSource } = await import('./clickhouse-source.ts');
       return ClickHouseSource.open(serverSource(workload, env));
     },
   },
   target: {
+    version: 'clickhouse-staging-swap-generation/1',
     capability: 'staging-swap-generation',
     fenceLocation: async (workload) => {
       const { clickHouseFenceLocation } = await import('./clickhouse-config.ts');

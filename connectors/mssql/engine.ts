@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
@@ -11,13 +12,16 @@ import { serverLocation } from '../../src/ports/built-in-engine.ts';
  * the journal in journal/.
  */
 export const MSSQL_ENGINE: BuiltInEngine = {
+  folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
+    version: 'mssql-source/1',
     open: async (workload, { env }) => {
       const { MssqlSource } = await import('./mssql-source.ts');
       return MssqlSource.open(serverSource(workload, env));
     },
   },
   target: {
+    version: 'mssql-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
     fenceLocation: async (workload) => {
       const { mssqlFence } = await import('./mssql-fence.ts');

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
 import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
@@ -14,13 +15,16 @@ import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.
  * shadow mode's records on the same server.
  */
 export const POSTGRES_ENGINE: BuiltInEngine = {
+  folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
+    version: 'postgres-source/1',
     open: async (workload, { env }) => {
       const { PostgresSource } = await import('./postgres-source.ts');
       return PostgresSource.open({ ...serverSource(workload, env), env });
     },
   },
   target: {
+    version: 'postgres-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
     fenceLocation: async (workload) => {
       const { postgresFence } = await import('./postgres-fence.ts');

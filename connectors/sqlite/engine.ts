@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
@@ -15,7 +16,9 @@ import { sqliteJournalPath, sqliteShadowPath } from './journal/sqlite-journal-ur
  * file, is the runtime's default, opened through the engine's journal entry like the server ones.
  */
 export const SQLITE_ENGINE: BuiltInEngine = {
+  folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
+    version: 'sqlite-source/1',
     open: async (workload, context) => {
       const { SqliteSource } = await import('./sqlite-source.ts');
       const path = await endpointPath(workload, 'source', context);
@@ -23,6 +26,7 @@ export const SQLITE_ENGINE: BuiltInEngine = {
     },
   },
   target: {
+    version: 'sqlite-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
     fenceLocation: async () => (await import('./sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
     open: async (workload, context) => {

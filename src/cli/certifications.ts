@@ -18,20 +18,25 @@ import { verifyingKeyFromPem } from '../adapters/attestation/signing-key.ts';
 import { runtimeDigest } from './code-digest.ts';
 import { suiteDigest } from './shipped-suites.ts';
 import { policyLocation, readTrustPolicy } from './trust-policy-file.ts';
+import { FOLDER_ENGINES } from './engine-table.ts';
 
 /**
- * The connector versions this runtime ships, per engine and role: the human name of a connector
- * (shown in evidence and records). What binds a certification is the code digest
- * (route-code.ts), computed from the files, never this string.
+ * The connector versions this runtime ships, per engine and role (SourceEngine.version,
+ * TargetEngine.version of each folder engine): the human name of a connector (shown in evidence and
+ * records). What binds a certification is the code digest (route-code.ts), computed from the
+ * files, never this string.
  */
 export const CONNECTOR_VERSIONS: Readonly<
   Record<string, { readonly source?: string; readonly target?: string }>
-> = {
-  sqlite: { source: 'sqlite-source/1', target: 'sqlite-transactional-commit-marker/2' },
-  postgres: { source: 'postgres-source/1', target: 'postgres-transactional-commit-marker/2' },
-  mssql: { source: 'mssql-source/1', target: 'mssql-transactional-commit-marker/2' },
-  clickhouse: { source: 'clickhouse-source/1', target: 'clickhouse-staging-swap-generation/1' },
-};
+> = Object.fromEntries(
+  Object.entries(FOLDER_ENGINES).map(([name, engine]) => [
+    name,
+    {
+      ...(engine.source ? { source: engine.source.version } : {}),
+      ...(engine.target ? { target: engine.target.version } : {}),
+    },
+  ]),
+);
 
 /** A composed route's version: both connectors' (`<source>+<target>`). */
 export function composeConnectorVersion(source: string, target: string): string {

@@ -5,28 +5,20 @@ import { resolveRouteId, urlEngine } from '../contracts/route-id.ts';
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { builtInConnectorDigest, pluginConnectorDigest } from './code-digest.ts';
 import { loadConnectorPlugin } from './connector-plugins.ts';
+import { FOLDER_ENGINES } from './engine-table.ts';
 
 /**
- * Where each built-in engine's connector code lives: the folder whose production files (and what
- * they import) are that connector's code. A connector that moves changes only its line here
- * (route-code.test.ts checks every engine has one and that it holds code).
+ * Where each built-in engine's connector code lives (BuiltInEngine.folder, `connectors/<engine>/`):
+ * the folder whose production files (and what they import) are that connector's code — its
+ * runtime files, engine.ts and journal/ included (a changed journal changes the engine's digest),
+ * NOT its harness/ subfolder (builtInConnectorDigest leaves it out): a certification binds the code
+ * `dpone run` executes, and changing how the harness inspects an engine must not make the runtime
+ * distrust a certification of unchanged connector code (route-code.test.ts checks every engine has
+ * a folder that holds code).
  */
-export const ENGINE_FOLDERS: Readonly<Record<string, string>> = {
-  // SQLite and PostgreSQL (connectors/<engine>/) as MSSQL below: their runtime files and journal/
-  // (shadow journals included; SQLite's sqlite-file.ts too), not harness/.
-  sqlite: fileURLToPath(new URL('../../connectors/sqlite/', import.meta.url)),
-  postgres: fileURLToPath(new URL('../../connectors/postgres/', import.meta.url)),
-  // One folder per engine (connectors/clickhouse/): the digest covers its runtime files (engine.ts
-  // included) and what they import, NOT its harness/ subfolder (builtInConnectorDigest leaves it
-  // out): a certification binds the code `dpone run` executes, and changing how the harness
-  // inspects ClickHouse must not make the runtime distrust a certification of unchanged connector code.
-  clickhouse: fileURLToPath(new URL('../../connectors/clickhouse/', import.meta.url)),
-  // MSSQL (connectors/mssql/) the same way; its journal/ subfolder IS in the digest: it is runtime
-  // code of the engine that `dpone run` executes (engine.ts opens it), and engine.ts's import would
-  // pull it in anyway, so a changed MSSQL journal changes the MSSQL digest (before the move, the
-  // journal was bound by the runtime digest only; it still is, too).
-  mssql: fileURLToPath(new URL('../../connectors/mssql/', import.meta.url)),
-};
+export const ENGINE_FOLDERS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(FOLDER_ENGINES).map(([name, engine]) => [name, engine.folder]),
+);
 
 const digests = new Map<string, string>();
 

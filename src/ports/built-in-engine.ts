@@ -50,11 +50,18 @@ export interface Leftovers extends AsyncDisposable {
 
 /** How to open a source of one engine. */
 export interface SourceEngine {
+  /**
+   * The connector's human name and version (`<engine>-source/1`), shown in evidence and records. What
+   * binds a certification is the code digest of the engine's folder, never this string.
+   */
+  readonly version: string;
   readonly open: OpenSource;
 }
 
 /** How to open a target of one engine, and what it certifies. */
 export interface TargetEngine {
+  /** The connector's human name and version (as SourceEngine.version). */
+  readonly version: string;
   /** The fence capability the target certifies (known before it is opened). */
   readonly capability: TargetConnector['capability'];
   /** Where the target's fence lives for this workload (TargetConnector.fenceLocation), without I/O. */
@@ -153,6 +160,11 @@ export interface WorkloadRules {
 
 /** One built-in engine: the entry its folder's engine.ts exports and the engines table lists. */
 export interface BuiltInEngine {
+  /**
+   * The engine's folder (`connectors/<engine>/`): its production files and what they import are the
+   * connector code a certification binds (src/cli/route-code.ts digests it, harness/ left out).
+   */
+  readonly folder: string;
   readonly source?: SourceEngine;
   readonly target?: TargetEngine;
   /** A journal on the engine's server, where the engine keeps one (`connectors/<engine>/journal/`). */

@@ -1,4 +1,4 @@
-import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
+import { CLICKHOUSE_ENGINE } from '../engine.ts';
 import { UNSAFE_CLICKHOUSE_VARIANTS } from '../clickhouse-unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { ClickHouseService, DedicatedClickHouse } from './env/clickhouse-endpoint.ts';
@@ -72,7 +72,7 @@ function serverControl(server: DedicatedClickHouse): ServerControl {
 export const clickhouseTarget: TargetPart = {
   engine: 'clickhouse',
   capability: 'staging-swap-generation',
-  connectorVersion: CONNECTOR_VERSIONS.clickhouse!.target!,
+  connectorVersion: CLICKHOUSE_ENGINE.target!.version,
   services: ['clickhouse', 'toxiproxy'],
   unsafeVariants: [...UNSAFE_CLICKHOUSE_VARIANTS],
   // No "move": a ClickHouse fence lives in the target URL's database, which names the target too.

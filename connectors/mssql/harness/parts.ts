@@ -1,4 +1,4 @@
-import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
+import { MSSQL_ENGINE } from '../engine.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { SourceRows } from '../../../harness/inspectors/source-rows.ts';
 import type { CellScalar } from '../../../harness/checkers/target-snapshot.ts';
@@ -93,7 +93,7 @@ function readerOf(server: MssqlEndpoint, database: string, schema: string, datas
 /** A SQL Server source: schema `<tag>` in the run's cells database, read by workers directly. */
 export const mssqlSource: SourcePart = {
   engine: 'mssql',
-  connectorVersion: CONNECTOR_VERSIONS.mssql!.source!,
+  connectorVersion: MSSQL_ENGINE.source!.version,
   services: ['mssql'],
   async prepare(cell) {
     const { server, cellsDatabase } = serviceOf(cell);

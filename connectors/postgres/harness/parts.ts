@@ -1,4 +1,4 @@
-import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
+import { POSTGRES_ENGINE } from '../engine.ts';
 import { openJournal } from '../../../src/cli/journal-url.ts';
 import { postgresSourceRows } from './inspectors/postgres-source-rows.ts';
 import { adminQuery } from './env/postgres-admin.ts';
@@ -26,7 +26,7 @@ const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
 /** A PostgreSQL source: schema `<tag>_s` on the shared server, read by workers directly (no proxy). */
 export const postgresSource: SourcePart = {
   engine: 'postgres',
-  connectorVersion: CONNECTOR_VERSIONS.postgres!.source!,
+  connectorVersion: POSTGRES_ENGINE.source!.version,
   services: ['postgres'],
   async prepare(cell) {
     const place = await postgresPlace({ ...cell, dedicated: false });

@@ -1,4 +1,4 @@
-import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
+import { POSTGRES_ENGINE } from '../engine.ts';
 import { UNSAFE_POSTGRES_VARIANTS } from '../postgres-unsafe-variants.ts';
 import { PostgresInspector } from './inspectors/postgres-inspector.ts';
 import { adminQuery } from './env/postgres-admin.ts';
@@ -35,7 +35,7 @@ export const postgresTarget: TargetPart = {
   engine: 'postgres',
   capability: 'transactional-commit-marker',
   plainWrites: true,
-  connectorVersion: CONNECTOR_VERSIONS.postgres!.target!,
+  connectorVersion: POSTGRES_ENGINE.target!.version,
   services: ['postgres', 'toxiproxy'],
   unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS],
   fenceLossModes: ['drop', 'rename', 'move', 'move-temp'],

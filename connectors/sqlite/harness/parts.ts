@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { CONNECTOR_VERSIONS } from '../../../src/cli/certifications.ts';
+import { SQLITE_ENGINE } from '../engine.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../sqlite-unsafe-variants.ts';
 import { SqliteInspector } from './inspectors/sqlite-inspector.ts';
 import { sqliteSourceRows } from '../../../harness/inspectors/source-rows.ts';
@@ -78,7 +78,7 @@ const dumpOf = (cell: PartCell, file: string) => async () => maskedDigest(sqlite
 /** A SQLite source: `source.db` in the cell folder, the dataset in SQLite's own types. */
 export const sqliteSource: SourcePart = {
   engine: 'sqlite',
-  connectorVersion: CONNECTOR_VERSIONS.sqlite!.source!,
+  connectorVersion: SQLITE_ENGINE.source!.version,
   services: [],
   files: [FILES.source],
   async prepare(cell) {
@@ -111,7 +111,7 @@ export const sqliteTarget: TargetPart = {
   engine: 'sqlite',
   capability: 'transactional-commit-marker',
   plainWrites: true,
-  connectorVersion: CONNECTOR_VERSIONS.sqlite!.target!,
+  connectorVersion: SQLITE_ENGINE.target!.version,
   services: [],
   files: [FILES.target],
   unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS),
