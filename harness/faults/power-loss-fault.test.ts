@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
+import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
-import { powerLossFault, recoveryCheck } from './power-loss-fault.ts';
+import { acknowledgedCheck, powerLossFault, recoveryCheck } from './power-loss-fault.ts';
 
 const trace: TraceOccurrence[] = [
   'journal.read:before',
@@ -117,5 +118,53 @@ describe('power-loss-recovery', () => {
     });
     expect(recoveryCheck(retry(true), true).verdict).toBe('FAIL');
     expect(recoveryCheck(retry(null, 29, ''), false).verdict).toBe('FAIL');
+  });
+});
+
+describe('power-loss plan under a server', () => {
+  const full: TraceOccurrence[] = [
+    ...trace,
+    'cas:COMMITTING->TARGET_COMMITTED:before',
+    'cas:COMMITTING->TARGET_COMMITTED:after',
+    'cas:TARGET_COMMITTED->COMPLETE:after',
+  ].map((o) => (typeof o === 'string' ? { point: o, hit: 1 } : o));
+
+  it('cuts right after every journal write and after the target commit, never at a :before point', () => {
+    const drafts = powerLossFault.plan(
+      { kind: 'power-loss', storages: ['server'] },
+      { seed: 42, traces: { clean: full, recovery: new Map(), cleanDurationMs: 0 } },
+    );
+    expect(drafts.map((d) => d.localId)).toEqual([
+      'server/journal.create:after#1',
+      'server/cas:PREPARING->PREPARED:after#1',
+      'server/target.commit:after#1',
+      'server/cas:COMMITTING->TARGET_COMMITTED:after#1',
+      'server/cas:TARGET_COMMITTED->COMPLETE:after#1',
+    ]);
+    expect(drafts.every((d) => d.fault.storage === 'server' && d.fault.kind === 'power-loss')).toBe(true);
+    // Every one follows a committed journal write: each is run again with the server that never syncs.
+    const neverSyncs = Object.entries(UNSAFE_VARIANTS)
+      .filter(([, variant]) => variant.server?.neverSyncs === true)
+      .map(([name]) => name);
+    expect(neverSyncs.length).toBe(1);
+    expect(new Set(drafts.map((d) => JSON.stringify([d.sensitive, d.sensitiveTo])))).toEqual(
+      new Set([JSON.stringify([true, neverSyncs])]),
+    );
+  });
+});
+
+describe('power-loss-acknowledged', () => {
+  it('PASSes when nothing was acknowledged COMPLETE, or the acknowledged load survived', () => {
+    expect(acknowledgedCheck(['COMMITTING v4'], false).verdict).toBe('PASS');
+    expect(acknowledgedCheck([], false).verdict).toBe('PASS');
+    expect(acknowledgedCheck(['COMPLETE v6'], true).verdict).toBe('PASS');
+  });
+
+  it('FAILs an operation acknowledged COMPLETE whose load the cut took', () => {
+    expect(acknowledgedCheck(['COMPLETE v6'], false)).toMatchObject({
+      name: 'power-loss-acknowledged',
+      verdict: 'FAIL',
+      detail: expect.stringContaining('acknowledged COMPLETE'),
+    });
   });
 });
