@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
 import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { ServerControl } from '../routes/server-control.ts';
+import type { CellOutcome, CellRun } from './fault.ts';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 import { acknowledgedCheck, powerLossFault, recoveryCheck } from './power-loss-fault.ts';
 
@@ -166,5 +169,102 @@ describe('power-loss-acknowledged', () => {
       verdict: 'FAIL',
       detail: expect.stringContaining('acknowledged COMPLETE'),
     });
+  });
+});
+
+describe('power-loss under a server: believed only when shown', () => {
+  const at = { point: 'target.commit:after', hit: 1 };
+  const killed = { role: 'first', exit_code: null, signal: 'SIGKILL' } as unknown as AttemptRecord;
+  const calls: string[] = [];
+  const server = (dataDir: string, mountPoint: string, writes: () => number): ServerControl => ({
+    label: 'server',
+    kill: async () => void calls.push('kill'),
+    start: async () => void calls.push('start'),
+    power: {
+      dataDir,
+      mountPoint,
+      cut: async () => void calls.push('cut'),
+      syncAll: async () => void calls.push('sync'),
+      stats: async () => ({ writes: writes(), fsyncs: 0, unsynced: 0, dirsahead: 0 }),
+    },
+  });
+  const run = (servers: Record<string, ServerControl | undefined> | Error): CellRun => {
+    calls.length = 0;
+    return {
+      cell: { route: 'r', variant: null, params: { at, storage: 'server' } },
+      fixture: {
+        isolateServers: async () => {
+          if (servers instanceof Error) throw servers;
+          return servers;
+        },
+        fingerprint: async () => 'sha256:same',
+        openJournal: async () => ({ list: async () => [], get: async () => null, close: async () => {} }),
+        inspector: {
+          snapshot: async () => ({
+            target_digest: 'a',
+            source_digest: 'b',
+            row_count: 0,
+            source_row_count: 20,
+          }),
+        },
+      },
+      killAt: async () => ({ record: killed, hit: true }),
+    } as unknown as CellRun;
+  };
+  const spec = { kind: 'power-loss', storages: ['server'] } as const;
+  const unverified = (outcome: CellOutcome) => outcome.extraChecks?.find((c) => c.verdict === 'UNVERIFIED');
+
+  it('is UNVERIFIED when the target server offers no cut, or says its data is off the mount', async () => {
+    const none = await powerLossFault.run(
+      run({ target: { label: 's', kill: async () => {}, start: async () => {} } }),
+      spec,
+    );
+    expect(unverified(none)?.detail).toMatch(/does not keep its data directory on the power-loss filesystem/);
+    const elsewhere = await powerLossFault.run(
+      run({ target: server('/var/data', '/mnt/lossy', () => 1) }),
+      spec,
+    );
+    expect(unverified(elsewhere)?.detail).toMatch(/does not keep its data directory/);
+    expect(calls).not.toContain('cut');
+  });
+
+  it('is UNVERIFIED, naming why, when the environment cannot place the server on the filesystem', async () => {
+    const refused = new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'provider docker cannot place a data directory',
+    );
+    const outcome = await powerLossFault.run(run(refused), spec);
+    expect(unverified(outcome)).toMatchObject({
+      name: 'power-loss-filesystem',
+      detail: expect.stringContaining('docker'),
+    });
+  });
+
+  it('is UNVERIFIED when the server wrote nothing through the mount during the attempt: nothing is cut', async () => {
+    const outcome = await powerLossFault.run(
+      run({ target: server('/mnt/lossy/data', '/mnt/lossy', () => 7) }),
+      spec,
+    );
+    expect(unverified(outcome)?.detail).toMatch(/wrote nothing through the power-loss filesystem/);
+    expect(calls).toEqual(['sync']);
+  });
+
+  it('kills, cuts and restarts one server once, also when the journal shares it', async () => {
+    let writes = 7;
+    const shared = (): ServerControl => server('/mnt/lossy/data', '/mnt/lossy', () => writes++);
+    const cell = run({ target: shared(), journal: shared() });
+    const outcome = await powerLossFault.run(
+      {
+        ...cell,
+        expireLeases: async () => {},
+        run: async () => ({ role: 'retry', exit_code: 0, mutated: true, status: 'committed' }),
+      } as unknown as CellRun,
+      spec,
+    );
+    expect(calls).toEqual(['sync', 'kill', 'cut', 'start']);
+    expect(outcome.extraChecks?.map((c) => [c.name, c.verdict])).toContainEqual([
+      'power-loss-durable',
+      'PASS',
+    ]);
   });
 });
