@@ -6,6 +6,7 @@ import {
   JOURNAL_LEASE,
   LEASE_BOUND,
   LOST_COMMIT_DIVERGED,
+  POWER_LOSS_ACKNOWLEDGED,
   POWER_LOSS_DURABLE,
   POWER_LOSS_RECOVERY,
   REFERENCE_RUN,
@@ -53,6 +54,7 @@ export const CATCHING_CHECKS: ReadonlySet<string> = new Set([
   SHADOW_REPORT,
   POWER_LOSS_DURABLE,
   POWER_LOSS_RECOVERY,
+  POWER_LOSS_ACKNOWLEDGED,
   // A zombie that committed under a superseded epoch, read from the target's rows while the next
   // holder was held after preparing the fence.
   ZOMBIE_FENCED,

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,12 @@ export interface LossyFsOptions {
   readonly backing: string;
   /** How long to wait for the mount to serve (default 15 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * Lets other OS users reach the mount (its folder traversable by all): a server the harness runs
+   * as an OS user of its own keeps its data there. The mount itself is mounted
+   * allow_other; the control socket stays the harness's.
+   */
+  readonly openToOthers?: boolean;
 }
 
 /** Mounts the filesystem over `backing`, or says why it cannot be mounted here. */
@@ -56,6 +62,7 @@ export async function startLossyFs(options: LossyFsOptions): Promise<LossyFsStar
   if (reason !== null) return { available: false, reason };
   mkdirSync(options.backing, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-'));
+  if (options.openToOthers === true) chmodSync(work, 0o711);
   const mountPoint = join(work, 'mnt');
   const control = join(work, 'control.sock');
   mkdirSync(mountPoint);

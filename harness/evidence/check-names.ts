@@ -45,6 +45,13 @@ export const POWER_LOSS_DURABLE = 'power-loss-durable';
  */
 export const POWER_LOSS_RECOVERY = 'power-loss-recovery';
 
+/**
+ * A power-loss cell on a server: an operation the killed attempt had been told was COMPLETE still
+ * has its load in the target after the cut (success was never reported for data that did not
+ * survive) (faults/power-loss-fault.ts).
+ */
+export const POWER_LOSS_ACKNOWLEDGED = 'power-loss-acknowledged';
+
 /** A full-disk cell: the attempt that met the full disk exited 18 naming the file and the cause (faults/full-disk-fault.ts). */
 export const STORAGE_FULL_REFUSED = 'storage-full-refused';
 

@@ -3,7 +3,11 @@ import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
 import type { LossyFs, LossyFsStats } from '../env/lossy-fs.ts';
-import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
+import { isDponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
+import type { CellFixture } from '../routes/route.ts';
+import type { ServerControl } from '../routes/server-control.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
@@ -30,6 +34,10 @@ interface PowerLossParams {
 const SYNC_OFF = 'journal-sync-off';
 /** The variant the target's cells catch: a target whose COMMIT returns before it is on disk. */
 const TARGET_SYNC_OFF = 'target-sync-off';
+/** The variants the server's cells catch: the cell's server started so that it never syncs. */
+const SERVER_SYNC_OFF: readonly string[] = Object.entries(UNSAFE_VARIANTS)
+  .filter(([, variant]) => variant.server?.neverSyncs === true)
+  .map(([name]) => name);
 
 /**
  * A point the variant is caught at on every run: once the killed attempt has committed a journal
@@ -87,10 +95,36 @@ function targetCells(trace: readonly TraceOccurrence[], statements: readonly Tra
   ];
 }
 
+/**
+ * A server's cells: right after every journal write (the intent's creation, every compare-and-set)
+ * and right after the target's commit: the states a server's storage can be cut in. The `:before`
+ * points are left out (each holds what the `:after` point before it held: a server cell costs a
+ * cluster on the filesystem and a crash recovery, seconds, not a SQLite file's milliseconds). Each
+ * is sensitive to the server that never syncs once the killed attempt has committed anything.
+ */
+function serverCells(trace: readonly TraceOccurrence[]): CellDraft[] {
+  return transitionPoints(trace)
+    .filter((at) => at.point.endsWith(':after'))
+    .map((at) => {
+      const sensitive = afterFirstJournalWrite(trace, at);
+      return {
+        localId: `server/${occurrenceKey(at)}`,
+        fault: { kind: 'power-loss', storage: 'server', point: at.point, hit: at.hit, attempt: 1 },
+        params: { at, storage: 'server' } satisfies PowerLossParams,
+        sensitive,
+        ...(sensitive ? { sensitiveTo: SERVER_SYNC_OFF } : {}),
+      };
+    });
+}
+
 function planPowerLoss(spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext): CellDraft[] {
   const storages = spec.storages ?? ['journal'];
   return POWER_LOSS_STORAGES.filter((storage) => storages.includes(storage)).flatMap((storage) =>
-    storage === 'journal' ? journalCells(traces.clean) : targetCells(traces.clean, traces.statements ?? []),
+    storage === 'journal'
+      ? journalCells(traces.clean)
+      : storage === 'target'
+        ? targetCells(traces.clean, traces.statements ?? [])
+        : serverCells(traces.clean),
   );
 }
 
@@ -100,7 +134,7 @@ function sqliteJournalFile(url: string): string | null {
 }
 
 /** The file as the killed attempt left it (through the mount) against what the cut kept. */
-function durableCheck(storage: Storage, committed: string | null, survived: string | null): CheckRecord {
+function durableCheck(storage: string, committed: string | null, survived: string | null): CheckRecord {
   if (committed === survived)
     return {
       name: POWER_LOSS_DURABLE,
@@ -271,8 +305,142 @@ function isLink(path: string): boolean {
   }
 }
 
+/** The journal's entries as the harness reads them where they live: `<state> v<version>` each, by operation. */
+async function journalStates(fixture: CellFixture): Promise<string[]> {
+  const journal = await fixture.openJournal();
+  try {
+    const states: string[] = [];
+    for (const id of await journal.list()) {
+      const entry = await journal.get(id);
+      if (entry) states.push(`${entry.state} v${entry.version}`);
+    }
+    return states;
+  } finally {
+    await journal.close();
+  }
+}
+
+/**
+ * `power-loss-acknowledged`: an operation the killed attempt had been told was COMPLETE (its
+ * journal said so before the cut) must still have its load in the target after it; success
+ * reported for data that did not survive is a failure of its own, whatever the journal says now.
+ */
+export function acknowledgedCheck(before: readonly string[], landed: boolean): CheckRecord {
+  const complete = before.some((state) => state.startsWith('COMPLETE '));
+  if (!complete)
+    return {
+      name: POWER_LOSS_ACKNOWLEDGED,
+      verdict: 'PASS',
+      detail: `nothing was acknowledged COMPLETE before the cut (${before.join(', ') || 'no entry'})`,
+    };
+  return landed
+    ? {
+        name: POWER_LOSS_ACKNOWLEDGED,
+        verdict: 'PASS',
+        detail: 'the operation acknowledged COMPLETE before the cut still has its load after it',
+      }
+    : {
+        name: POWER_LOSS_ACKNOWLEDGED,
+        verdict: 'FAIL',
+        detail: 'the operation was acknowledged COMPLETE before the cut, and its load is gone after it',
+      };
+}
+
+/**
+ * A server's data directory on the power-loss filesystem (the target's, with the journal on that
+ * server): the cell's target and journal move onto a server of their own whose data directory is on
+ * the mount (the unsafe variant's server never syncs), the prepared state is synced, the first
+ * attempt is SIGKILLed at the point, then the server (SIGKILL, postmaster and backends) and the
+ * power cut with it; the server restarts (crash recovery) and the retry runs. What the storage
+ * held before the cut (read through the live server) must be what it holds after.
+ */
+type Powered = ServerControl & Required<Pick<ServerControl, 'power'>>;
+
+async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
+  const { fixture } = run;
+  const fingerprint = fixture.fingerprint?.bind(fixture);
+  if (!fixture.isolateServers || !fingerprint)
+    return unverifiedOutcome(
+      `route ${run.cell.route} owns no server whose data directory it can cut power under, or cannot read its state`,
+    );
+  let servers: Awaited<ReturnType<NonNullable<CellFixture['isolateServers']>>>;
+  try {
+    servers = await fixture.isolateServers({
+      powerLoss: { neverSyncs: SERVER_SYNC_OFF.includes(run.cell.variant ?? '') },
+    });
+  } catch (error) {
+    if (isDponeError(error) && error.code === ERROR_CODES.ENVIRONMENT_UNAVAILABLE)
+      return unverifiedOutcome(error.message, 'power-loss-filesystem');
+    throw error;
+  }
+  // Believed only when shown: the target's server says where its data is, and it is on the mount;
+  // one server per data directory (the journal's part may share the target's server).
+  const byData = new Map<string, Powered>();
+  for (const server of [servers.target, servers.journal])
+    if (server?.power && server.power.dataDir.startsWith(`${server.power.mountPoint}/`))
+      byData.set(server.power.dataDir, server as Powered);
+  const target = servers.target?.power ? byData.get(servers.target.power.dataDir) : undefined;
+  if (target === undefined)
+    return unverifiedOutcome(
+      `route ${run.cell.route}: its target server does not keep its data directory on the power-loss filesystem`,
+      'power-loss-filesystem',
+    );
+  const powered = [...byData.values()];
+  const { inspector } = fixture;
+  for (const server of powered) await server.power.syncAll();
+  const images = await targetImages(inspector);
+  const synced = await target.power.stats();
+  const first = await run.killAt('first', at);
+  if (!first.hit) return { attempts: [first.record], hit: false };
+  // What the killed attempt left, read through the live server (a read syncs nothing).
+  const committed = await fingerprint();
+  const told = await journalStates(fixture);
+  const atCut = await target.power.stats();
+  // The server really wrote through the mount (the attempt's commits reached this filesystem).
+  if (atCut.writes <= synced.writes)
+    return {
+      ...unverifiedOutcome(
+        'the target server wrote nothing through the power-loss filesystem during the attempt: a cut there proves nothing',
+        'power-loss-filesystem',
+      ),
+      attempts: [first.record],
+    };
+  for (const server of powered) await server.kill('SIGKILL');
+  for (const server of powered) await server.power.cut();
+  for (const server of powered) await server.start();
+  const survived = await fingerprint();
+  const after = await journalStates(fixture);
+  const landed = (await targetNow(inspector)).digest === images.loaded;
+  const checks = [
+    durableCheck(
+      'server',
+      `${told.join(', ') || 'no entry'}; ${committed.slice(0, 23)}`,
+      `${after.join(', ') || 'no entry'}; ${survived.slice(0, 23)}`,
+    ),
+    await atomicVisibility(inspector, images, 'after the cut'),
+    acknowledgedCheck(told, landed),
+  ];
+  await run.expireLeases();
+  const retry = await run.run('retry');
+  checks.push(recoveryCheck(retry, landed));
+  return {
+    attempts: [first.record, retry],
+    hit: true,
+    settle: false,
+    expectation: { end: 'complete' },
+    extraChecks: checks,
+    fault: {
+      unsynced_files_at_cut: atCut.unsynced,
+      unsynced_dirs_at_cut: atCut.dirsahead,
+      writes_through_mount: atCut.writes,
+      load_survived_cut: landed ? 1 : 0,
+    },
+  };
+}
+
 async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
   const { at, storage = 'journal' } = run.cell.params as unknown as PowerLossParams;
+  if (storage === 'server') return runServer(run, at);
   return storage === 'target' ? runTarget(run, at) : runJournal(run, at);
 }
 

@@ -7,7 +7,7 @@ import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
 import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
-import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
+import { lostCommitItem, poolerItem, powerLossServerItem, stallItem } from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
@@ -31,6 +31,7 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   shadowReportItem,
   powerLossItem,
   powerLossTargetItem,
+  powerLossServerItem,
   fullDiskItem,
   readOnlyDiskItem,
   journalCorruptionItem,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptRecord, CellEvidence, FaultRecord } from '../evidence/evidence-types.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { checkedCell } from './fixtures/certified-evidence.ts';
-import { lostCommitItem, poolerItem, stallItem } from './postgres-items.ts';
+import { lostCommitItem, poolerItem, powerLossServerItem, stallItem } from './postgres-items.ts';
 
 const done: AttemptRecord = {
   pid: 1,
@@ -32,7 +32,12 @@ describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
     const ids = (route: string) =>
       ACCEPTANCE_ITEMS.filter((item) => item.appliesTo?.(route) ?? true).map((item) => item.id);
-    for (const id of ['pooler-values-exact', 'lost-commit-diverged', 'stall-bounded']) {
+    for (const id of [
+      'pooler-values-exact',
+      'lost-commit-diverged',
+      'stall-bounded',
+      'power-loss-server-durable',
+    ]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids('sqlite-to-postgres')).toContain(id);
       expect(ids('sqlite-to-sqlite')).not.toContain(id);
@@ -71,5 +76,51 @@ describe('issue 28 gate lines', () => {
     expect(stallItem.evaluate([at('guard')])).toMatchObject({ status: 'FAIL', detail: /COPY/ });
     expect(stallItem.evaluate([at('guard'), at('copy', 'FAIL')]).status).toBe('FAIL');
     expect(stallItem.evaluate([]).status).toBe('FAIL');
+  });
+});
+
+describe("issue 33's PostgreSQL power-loss line", () => {
+  const OWN = ['power-loss-durable', 'power-loss-acknowledged', 'power-loss-recovery', 'atomic-visibility'];
+  const cut = (point: string, failing: string | null = null, mutations = 1, survived = 0) =>
+    cell(
+      `postgres-power-loss/server/${point}#1`,
+      { kind: 'power-loss', storage: 'server', point, hit: 1, load_survived_cut: survived },
+      OWN.map((name) => ({
+        name,
+        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
+        detail: 'x',
+      })),
+      mutations,
+    );
+
+  it('is PASS when every cut under the server kept what was acknowledged and landed one mutation', () => {
+    const verdict = powerLossServerItem.evaluate([
+      cut('journal.create:after'),
+      cut('cas:TARGET_COMMITTED->COMPLETE:after', null, 1, 1),
+    ]);
+    expect(verdict).toMatchObject({ status: 'PASS', cells: 2 });
+    expect(verdict.detail).toMatch(/1 retries wrote a load/);
+  });
+
+  it('is FAIL with no cell, a cut that took an acknowledged commit or COMPLETE, or a second write', () => {
+    expect(powerLossServerItem.evaluate([]).status).toBe('FAIL');
+    expect(powerLossServerItem.evaluate([cut('target.commit:after', 'power-loss-durable')]).status).toBe(
+      'FAIL',
+    );
+    expect(
+      powerLossServerItem.evaluate([cut('cas:TARGET_COMMITTED->COMPLETE:after', 'power-loss-acknowledged')])
+        .status,
+    ).toBe('FAIL');
+    expect(powerLossServerItem.evaluate([cut('target.commit:after', null, 2)]).status).toBe('FAIL');
+    // A cell that passed without the fault's own checks (not a server cut at all) does not decide it.
+    const bare = cell('postgres-power-loss/server/x#1', { kind: 'power-loss', storage: 'server' });
+    expect(powerLossServerItem.evaluate([bare]).status).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED where the filesystem could not be mounted, and ignores the SQLite storages', () => {
+    const unmounted = { ...cut('journal.create:after'), verdict: 'UNVERIFIED' as const };
+    expect(powerLossServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
+    const journalCell = cell('sqlite-power-loss/journal/x#1', { kind: 'power-loss', storage: 'journal' });
+    expect(powerLossServerItem.evaluate([journalCell]).status).toBe('FAIL');
   });
 });

@@ -1,5 +1,11 @@
 import { targetsPostgres } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
+import {
+  ATOMIC_VISIBILITY,
+  POWER_LOSS_ACKNOWLEDGED,
+  POWER_LOSS_DURABLE,
+  POWER_LOSS_RECOVERY,
+} from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
@@ -97,6 +103,41 @@ export const stallItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(stalls),
       detail: `${stalls.length} stall cells PASS in ${phases.size} phases (${[...phases].sort().join(', ')}), each within its bound, one mutation`,
+    };
+  },
+};
+
+/**
+ * Issue 33's PostgreSQL line: a power cut under the server's data directory (the target and the
+ * journal on it, scenarios/storage/postgres-power-loss.yaml), the server SIGKILLed with it and
+ * restarted, takes back nothing the killed attempt was told had committed, never leaves an
+ * acknowledged COMPLETE without its rows, and the retry says what it found and lands exactly one
+ * mutation. Decided by the power-loss cells on a server; cells that could not mount the filesystem
+ * (no FUSE) are UNVERIFIED, and so is the line; none at all is FAIL.
+ */
+export const powerLossServerItem: AcceptanceItem = {
+  id: 'power-loss-server-durable',
+  text: 'a power cut under the PostgreSQL data directory (target and journal on it, the server killed with the cut and restarted) after every journal write and the target commit takes back no acknowledged commit, never leaves a COMPLETE without its rows, and the retry writes the load exactly when it did not survive, landing exactly one mutation',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'server');
+    const failed = allPass(cuts, 'power-loss (server)');
+    if (failed) return failed;
+    const own = [POWER_LOSS_DURABLE, POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_RECOVERY, ATOMIC_VISIBILITY];
+    const wrong = cuts.filter(
+      (cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1,
+    );
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+      };
+    const rewritten = cuts.filter((cell) => cell.fault.load_survived_cut === 0).length;
+    return {
+      status: 'PASS',
+      ...decidedBy(cuts),
+      detail: `${cuts.length} power-loss cells under the server PASS: every acknowledged commit survived the cut; ${rewritten} retries wrote a load the cut had not kept (it had not committed), the rest found it; one mutation each`,
     };
   },
 };

@@ -34,6 +34,14 @@ describe('the power-loss gate line', () => {
     expect(powerLossItem.evaluate([cell(points[0]!, 'PASS', 2, 'FAIL')]).status).toBe('FAIL');
   });
 
+  it("leaves a server's cells to their own line: a failing one does not decide the journal's", () => {
+    const server = {
+      ...cell(points[0]!, 'FAIL'),
+      fault: { kind: 'power-loss', storage: 'server', point: points[0]!, hit: 1 },
+    };
+    expect(powerLossItem.evaluate([cell(points[0]!), server])).toMatchObject({ status: 'PASS', cells: 1 });
+  });
+
   it('is UNVERIFIED, never PASS, when the filesystem could not be mounted', () => {
     expect(powerLossItem.evaluate([cell(points[0]!), cell(points[1]!, 'PASS', 0, 'UNVERIFIED')]).status).toBe(
       'UNVERIFIED',

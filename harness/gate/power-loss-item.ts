@@ -9,6 +9,9 @@ const passed = (cell: CellEvidence, name: string) =>
 const durable = (cell: CellEvidence) => passed(cell, POWER_LOSS_DURABLE);
 /** A power-loss cell's storage: the target's cells say so; every other one (also older evidence) is the journal's. */
 const onTarget = (cell: CellEvidence) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'target';
+/** The journal's cells: storage journal, or none (older evidence); a server's cells have a line of their own. */
+const onJournal = (cell: CellEvidence) =>
+  cell.fault.kind === 'power-loss' && (cell.fault.storage ?? 'journal') === 'journal';
 
 /**
  * Issue 33's item for routes whose target (and journal) is a SQLite file: a power cut at every
@@ -22,7 +25,7 @@ export const powerLossItem: AcceptanceItem = {
   text: 'a power cut at every journal transition (what was not fsynced is dropped) takes back no committed transition, and the retry lands exactly one mutation',
   appliesTo: targetsSqlite,
   evaluate(cells) {
-    const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss' && !onTarget(cell));
+    const cuts = cells.filter(onJournal);
     const failed = allPass(cuts, 'power-loss');
     if (failed) return failed;
     const wrong = cuts.filter((cell) => !durable(cell) || mutations(cell) !== 1);

@@ -20,7 +20,7 @@ import type {
   SourcePart,
   TargetPart,
 } from './parts.ts';
-import type { ServerControl } from './server-control.ts';
+import type { IsolateOptions, ServerControl } from './server-control.ts';
 import type {
   CellFixture,
   CellNetwork,
@@ -160,10 +160,16 @@ export class ComposedCell implements CellFixture {
     return `sha256:${createHash('sha256').update(digests.join('\n')).digest('hex')}`;
   }
 
-  async isolateServers(): Promise<Readonly<Partial<Record<ProxiedConnection, ServerControl>>>> {
+  async isolateServers(
+    options: IsolateOptions = {},
+  ): Promise<Readonly<Partial<Record<ProxiedConnection, ServerControl>>>> {
     await this.#target[Symbol.asyncDispose]();
     await this.#journal[Symbol.asyncDispose]();
-    const dedicated: PartCell = { ...this.#cell, dedicated: true };
+    const dedicated: PartCell = {
+      ...this.#cell,
+      dedicated: true,
+      ...(options.powerLoss ? { powerLoss: options.powerLoss } : {}),
+    };
     this.#target = await this.#parts.target.prepare(dedicated, this.#source);
     this.#journal = await this.#parts.journal.prepare(dedicated);
     await this.#writeWorkloads();

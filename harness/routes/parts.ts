@@ -14,7 +14,7 @@ import type {
   JournalLossMode,
   JournalOperations,
 } from './route.ts';
-import type { ServerControl, ServerKill } from './server-control.ts';
+import type { IsolateOptions, ServerControl, ServerKill } from './server-control.ts';
 
 /**
  * A route is composed of three PARTS, one per role, each written once per connector (a folder
@@ -39,6 +39,8 @@ export interface PartCell {
    * its own (the service's `dedicated`) and returns its `server` control.
    */
   readonly dedicated: boolean;
+  /** With `dedicated`: that server on a power-loss filesystem (IsolateOptions.powerLoss). */
+  readonly powerLoss?: IsolateOptions['powerLoss'];
 }
 
 /** The `source:` or `target:` block of the generated workload. */

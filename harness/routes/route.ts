@@ -5,7 +5,7 @@ import type { StartedEnvironment } from '../env/environment.ts';
 import type { ServiceName } from '../env/services.ts';
 import type { FenceReading } from '../evidence/evidence-types.ts';
 import type { StorageSeal } from './storage-seal.ts';
-import type { ServerControl, ServerKill } from './server-control.ts';
+import type { IsolateOptions, ServerControl, ServerKill } from './server-control.ts';
 
 /** What the scenario asks of the generated workload. */
 export interface CellWorkloadOptions {
@@ -189,7 +189,9 @@ export interface CellExtras {
    * Moves the cell's target and journal onto servers of their own (before any worker ran), which
    * server faults may kill and restart without touching other cells; the workload follows.
    */
-  isolateServers?(): Promise<Readonly<Partial<Record<ProxiedConnection, ServerControl>>>>;
+  isolateServers?(
+    options?: IsolateOptions,
+  ): Promise<Readonly<Partial<Record<ProxiedConnection, ServerControl>>>>;
   /** Adds `count` rows to the loaded partition of the source (late rows). */
   addSourceRows?(count: number): Promise<void>;
 }

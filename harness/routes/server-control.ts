@@ -22,6 +22,40 @@ export interface ServerControl {
   }): Promise<StalledBackends | null>;
   /** Optional (lost-commit faults): a standby to fail over to. */
   prepareFailover?(): Promise<Failover>;
+  /**
+   * Present only when the server keeps its data directory on a power-loss filesystem (isolated
+   * with `powerLoss`): the cut of that filesystem, as power-loss cells drive it.
+   */
+  readonly power?: PowerSupply;
+}
+
+/** How a fault asks for a cell's own servers (CellFixture.isolateServers). */
+export interface IsolateOptions {
+  /**
+   * Power-loss cells: the servers keep their data directory on a power-loss filesystem of the cell
+   * (one server for the target and the journal where they share an engine), and offer its cut as
+   * `power`. `neverSyncs`: the unsafe variant's server, started so that it never syncs (PostgreSQL
+   * `fsync=off`).
+   */
+  readonly powerLoss?: { readonly neverSyncs: boolean };
+}
+
+/** A server's storage that loses what was not synced (harness/env/lossy-fs.ts), as a power-loss cell drives it. */
+export interface PowerSupply {
+  /** Where the data directory is: on the power-loss filesystem's mount. */
+  readonly dataDir: string;
+  readonly mountPoint: string;
+  /** Drops everything not synced; kill the server first (a cut takes it down too). */
+  cut(): Promise<void>;
+  /** Makes everything durable (the cell's prepared state, before the attempts). */
+  syncAll(): Promise<void>;
+  /** The filesystem's counters: writes and syncs it served, what a cut now would drop. */
+  stats(): Promise<{
+    readonly writes: number;
+    readonly fsyncs: number;
+    readonly unsynced: number;
+    readonly dirsahead: number;
+  }>;
 }
 
 /**

@@ -29,8 +29,12 @@ export const FAULT_KINDS = [
   'read-only-disk',
 ] as const;
 
-/** Which storage a power-loss cell puts on the power-loss filesystem (harness/faults/power-loss-fault.ts). */
-export const POWER_LOSS_STORAGES = ['journal', 'target'] as const;
+/**
+ * Which storage a power-loss cell puts on the power-loss filesystem (harness/faults/power-loss-fault.ts):
+ * the SQLite journal's file, the SQLite target's file, or the data directory of a server the cell
+ * owns (its target's, with the journal on it).
+ */
+export const POWER_LOSS_STORAGES = ['journal', 'target', 'server'] as const;
 
 /** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
 export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
@@ -311,7 +315,7 @@ const lostCommitFault = {
 const powerLossFault = {
   type: 'object',
   description:
-    "A power cut under the SQLite journal or the SQLite target: that file lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run (for the target also at every statement boundary of its mutation step) the first attempt is SIGKILLed and the power cut with it; the file must then hold everything the killed attempt had committed to it, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal or target is not a SQLite file.",
+    "A power cut under the SQLite journal, the SQLite target, or a server's data directory: that file (or folder) lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run (for the target also at every statement boundary of its mutation step; for a server after every journal write and after the target's commit) the first attempt is SIGKILLed and the power cut with it (a server is SIGKILLed too, and restarted after the cut); the storage must then hold everything the killed attempt had committed to it, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -322,7 +326,7 @@ const powerLossFault = {
       uniqueItems: true,
       items: { enum: POWER_LOSS_STORAGES },
       description:
-        "Which file lives on the power-loss filesystem: the journal's, the target's. Default the journal only.",
+        "What lives on the power-loss filesystem: the SQLite journal's file, the SQLite target's file, or (server) the data directory of the cell's own target server with the journal on it (a server engine's route). Default the journal only.",
     },
   },
 } as const;

@@ -46,11 +46,12 @@ export function targetsPostgres(route: string): boolean {
   return route === 'postgres' || route.endsWith('-to-postgres');
 }
 
-/** The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines). */
+/** The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines, issue 33's power loss). */
 export const POSTGRES_TARGET_ACCEPTANCE_ITEMS = [
   'pooler-values-exact',
   'lost-commit-diverged',
   'stall-bounded',
+  'power-loss-server-durable',
 ] as const;
 
 /**

@@ -148,6 +148,12 @@ export interface UnsafeVariant {
    * data shows it). A route whose dataset lacks them does not offer the variant: it could only survive.
    */
   readonly shownBy?: VariantData;
+  /**
+   * A flaw of the server the harness starts for the cell, not of the connector (which stays the
+   * certified one): `neverSyncs`, the server acknowledges commits it never syncs (PostgreSQL
+   * `fsync=off`); only cells that own the server's storage and cut its power reach it.
+   */
+  readonly server?: { readonly neverSyncs: true };
 }
 
 /** Kinds of values a flaw may need in the cells' data to show at all. */
@@ -385,6 +391,19 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     caughtBy: 'cells',
     engines: ['sqlite'],
     // Only the target's power-loss cells reach it (scenarios/storage/sqlite-target-power-loss.yaml).
+    kinds: ['power-loss'],
+  },
+  // Offered by the PostgreSQL target alone (postgres-unsafe-variants.ts): the server's setting, not the connector's.
+  'postgres-fsync-off': {
+    flaws: {},
+    server: { neverSyncs: true },
+    description:
+      'the target’s PostgreSQL server runs with fsync=off: a COMMIT (the rows, the fence’s marker, the journal ' +
+      'on that server) is acknowledged before it is on disk, and a power cut takes back what the killed run was ' +
+      'told had committed; only a power-loss cell under the server’s data directory (a filesystem that drops ' +
+      'what was not synced) shows it',
+    unsafeOn: [],
+    caughtBy: 'cells',
     kinds: ['power-loss'],
   },
   'recovery-without-fence': {

@@ -3,7 +3,13 @@ import { adminQuery, setOddSessionSettings, withAdminClient } from './env/postgr
 import { markShared } from './env/postgres-pool.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresService } from './env/postgres-services.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
-import type { Failover, ServerControl, StalledBackends } from '../../../harness/routes/server-control.ts';
+import type {
+  Failover,
+  PowerSupply,
+  ServerControl,
+  StalledBackends,
+} from '../../../harness/routes/server-control.ts';
+import { holdPowerLossPostgres } from './postgres-power-loss.ts';
 
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
@@ -61,6 +67,10 @@ export interface PostgresPlace {
   readonly database: string;
   /** The dedicated server (server faults kill it); null on the shared one. */
   readonly owned: ControllablePostgres | null;
+  /** Power-loss cells: the cut of the filesystem its data directory is on. */
+  readonly power?: PowerSupply;
+  /** Power-loss cells: hands back this part's hold on the shared server (instead of disposing it). */
+  readonly release?: () => Promise<void>;
 }
 
 export function postgresServiceOf(cell: PartCell): PostgresService {
@@ -81,6 +91,11 @@ export async function postgresPlace(cell: PartCell): Promise<PostgresPlace> {
     // Shared by every cell and never killed: the harness keeps its connections to it open.
     markShared(service.server);
     return { server: service.server, database: service.cellsDatabase, owned: null };
+  }
+  if (cell.powerLoss) {
+    const { owned, power, release } = await holdPowerLossPostgres(cell, service);
+    await setOddSessionSettings(owned, 'postgres');
+    return { server: owned, database: 'postgres', owned, power, release };
   }
   if (!service.dedicated)
     throw new DponeError(
@@ -114,10 +129,11 @@ export async function workerAddress(
   return { host: pooler.host, port: pooler.port, upstream: `${pooler.host}:${pooler.port}` };
 }
 
-/** A dedicated server as server faults drive it. */
-export function serverControl(owned: ControllablePostgres): ServerControl {
+/** A dedicated server as server faults drive it (with `power` when it is on a power-loss filesystem). */
+export function serverControl(owned: ControllablePostgres, power?: PowerSupply): ServerControl {
   return {
     label: 'PostgreSQL',
+    ...(power ? { power } : {}),
     async kill(signal) {
       if (signal === 'SIGKILL') await owned.killServer();
       else await owned.stopServer();
@@ -230,6 +246,10 @@ async function stallTargetBackends(
 
 /** Drops a schema (best effort) and disposes a dedicated server. */
 export async function releasePlace(place: PostgresPlace, schemas: readonly string[]): Promise<void> {
+  if (place.release) {
+    await place.release();
+    return;
+  }
   if (place.owned) {
     await place.owned[Symbol.asyncDispose]();
     return;

@@ -118,6 +118,11 @@ export async function startLocal(
           owned.push(extra);
           return extra;
         },
+        dedicatedAt: async (dataDir, settings) => {
+          const extra = asControllable(await LocalPostgresCluster.start({ bin, dataDir, settings }));
+          owned.push(extra);
+          return extra;
+        },
         ...localPooler(cluster, env, owned),
       };
       started.postgres = service;

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,13 @@ export interface PostgresClusterOptions {
   readonly bin: string;
   /** OS user that owns and runs the cluster when we are root (initdb refuses root). */
   readonly osUser?: string;
+  /**
+   * Where the data directory lives (created, owned by the OS user), when not in the cluster's temp
+   * folder: a folder on a power-loss filesystem (power-loss cells). It goes with that filesystem.
+   */
+  readonly dataDir?: string;
+  /** More `-c name=value` server settings, after the harness's own (the unsafe `fsync=off`). */
+  readonly settings?: readonly string[];
 }
 
 /**
@@ -35,10 +42,21 @@ export class LocalPostgresCluster implements AsyncDisposable {
   readonly #dir: string;
   readonly #bin: string;
   readonly #osUser: string | null;
+  readonly #dataDir: string | null;
+  readonly #settings: readonly string[];
   #disposed = false;
 
-  private constructor(dir: string, port: number, bin: string, osUser: string | null, password: string) {
+  private constructor(
+    dir: string,
+    port: number,
+    bin: string,
+    osUser: string | null,
+    password: string,
+    place: { readonly dataDir?: string; readonly settings?: readonly string[] } = {},
+  ) {
     this.#dir = dir;
+    this.#dataDir = place.dataDir ?? null;
+    this.#settings = place.settings ?? [];
     this.port = port;
     this.proxyUpstream = `127.0.0.1:${port}`;
     this.#bin = bin;
@@ -56,13 +74,17 @@ export class LocalPostgresCluster implements AsyncDisposable {
       options.bin,
       osUser,
       randomBytes(18).toString('hex'),
+      options,
     );
     try {
       await chmod(dir, 0o700);
+      if (options.dataDir !== undefined) await mkdir(options.dataDir, { mode: 0o700 });
       if (osUser) {
         const { stdout } = await run('id', ['-u', osUser]);
         const { stdout: gid } = await run('id', ['-g', osUser]);
         await chown(dir, Number(stdout.trim()), Number(gid.trim()));
+        if (options.dataDir !== undefined)
+          await chown(options.dataDir, Number(stdout.trim()), Number(gid.trim()));
       }
       await cluster.#tool('initdb', [
         '-D',
@@ -90,7 +112,7 @@ export class LocalPostgresCluster implements AsyncDisposable {
   }
 
   get dataDir(): string {
-    return join(this.#dir, 'data');
+    return this.#dataDir ?? join(this.#dir, 'data');
   }
 
   /** Connection URL without the password (the password goes through the environment). */
@@ -119,6 +141,7 @@ export class LocalPostgresCluster implements AsyncDisposable {
       '-c max_connections=300',
       '-c shared_buffers=32MB',
       '-c log_min_messages=fatal',
+      ...this.#settings.map((setting) => `-c ${setting}`),
     ].join(' ');
     await this.#tool('pg_ctl', [
       '-D',

@@ -44,6 +44,12 @@ export interface PostgresService {
   /** A fresh, dedicated server for cells that kill or stop servers; absent when the provider cannot own one. */
   readonly dedicated?: () => Promise<ControllablePostgres>;
   /**
+   * A fresh, dedicated server whose data directory is `dataDir` (a folder the harness chose: on a
+   * power-loss filesystem), started with these extra `name=value` settings; absent when the
+   * provider cannot place a server's data (power-loss cells are then UNVERIFIED).
+   */
+  readonly dedicatedAt?: (dataDir: string, settings: readonly string[]) => Promise<ControllablePostgres>;
+  /**
    * A PgBouncer in front of `server` in this pool mode (`session` | `transaction`), started on first
    * use and kept for the run; absent when the provider has none (the pooler lane is then UNVERIFIED).
    */
