@@ -43,7 +43,15 @@ function plain(value: CellScalar | undefined): string | number | null {
 
 /** Digest of a row's natural key: sha256 of the canonical JSON array of the key values. */
 export function keyDigest(row: Readonly<Record<string, CellScalar>>, naturalKey: readonly string[]): string {
-  return sha256(canonicalJson(naturalKey.map((column) => plain(row[column]))));
+  return sha256(keyDigestText(row, naturalKey));
+}
+
+/** The text `keyDigest` hashes. */
+export function keyDigestText(
+  row: Readonly<Record<string, CellScalar>>,
+  naturalKey: readonly string[],
+): string {
+  return canonicalJson(naturalKey.map((column) => plain(row[column])));
 }
 
 /** Each column list's members in canonical JSON's key order, each with its key text. */
@@ -65,12 +73,17 @@ function membersOf(columns: readonly string[]): readonly (readonly [string, stri
  * keys of every row again was a fifth of the inspector's time.
  */
 export function rowDigest(row: Readonly<Record<string, CellScalar>>, columns: readonly string[]): string {
+  return sha256(rowDigestText(row, columns));
+}
+
+/** The text `rowDigest` hashes. */
+export function rowDigestText(row: Readonly<Record<string, CellScalar>>, columns: readonly string[]): string {
   let text = '{';
   for (const [column, key] of membersOf(columns)) {
     if (text.length > 1) text += ',';
     text += key + canonicalJson(plain(row[column]));
   }
-  return sha256(`${text}}`);
+  return `${text}}`;
 }
 
 /** Order-independent digest of a row set: sha256 over the sorted per-row digests. */
@@ -79,41 +92,59 @@ export function setDigest(rowDigests: readonly string[]): string {
 }
 
 /**
- * Groups audited inserts into mutations. With real transaction markers a mutation is one marker.
- * Without (SQLite), writers are serialised, so one mutation's inserts are contiguous in audit
- * order; a new run starts where a natural key repeats within the current run.
+ * Groups audited inserts into mutations, one insert at a time (an inspector feeds it from a
+ * cursor). With real transaction markers a mutation is one marker. Without (SQLite), writers are
+ * serialised, so one mutation's inserts are contiguous in audit order; a new run starts where a
+ * natural key repeats within the current run.
  */
+export class MutationRecorder {
+  readonly #markerKind: TargetAuditTrail['marker_kind'];
+  readonly records: { marker: string; rows: number }[] = [];
+  readonly #byMarker = new Map<string, { marker: string; rows: number }>();
+  #seen = new Set<string>();
+  #inserts = 0;
+
+  constructor(markerKind: TargetAuditTrail['marker_kind']) {
+    this.#markerKind = markerKind;
+  }
+
+  /** Audited inserts seen so far. */
+  get inserts(): number {
+    return this.#inserts;
+  }
+
+  add(insert: AuditedInsert): void {
+    this.#inserts += 1;
+    if (this.#markerKind === 'transaction') {
+      const marker = insert.marker ?? 'unmarked';
+      let record = this.#byMarker.get(marker);
+      if (!record) {
+        record = { marker, rows: 0 };
+        this.#byMarker.set(marker, record);
+        this.records.push(record);
+      }
+      record.rows += 1;
+      return;
+    }
+    const current = this.records.at(-1);
+    if (!current || this.#seen.has(insert.key)) {
+      this.records.push({ marker: `run-${this.records.length + 1}`, rows: 1 });
+      this.#seen = new Set([insert.key]);
+    } else {
+      current.rows += 1;
+      this.#seen.add(insert.key);
+    }
+  }
+}
+
+/** The mutation records of a whole list of audited inserts (MutationRecorder over each). */
 export function mutationRecords(
   inserts: readonly AuditedInsert[],
   markerKind: TargetAuditTrail['marker_kind'],
 ): TargetAuditTrail['mutation_records'] {
-  const records: { marker: string; rows: number }[] = [];
-  if (markerKind === 'transaction') {
-    const index = new Map<string, { marker: string; rows: number }>();
-    for (const insert of inserts) {
-      const marker = insert.marker ?? 'unmarked';
-      let record = index.get(marker);
-      if (!record) {
-        record = { marker, rows: 0 };
-        index.set(marker, record);
-        records.push(record);
-      }
-      record.rows += 1;
-    }
-    return records;
-  }
-  let seen = new Set<string>();
-  for (const insert of inserts) {
-    const current = records.at(-1);
-    if (!current || seen.has(insert.key)) {
-      records.push({ marker: `run-${records.length + 1}`, rows: 1 });
-      seen = new Set([insert.key]);
-    } else {
-      current.rows += 1;
-      seen.add(insert.key);
-    }
-  }
-  return records;
+  const recorder = new MutationRecorder(markerKind);
+  for (const insert of inserts) recorder.add(insert);
+  return recorder.records;
 }
 
 /** Duplicate rows (each row beyond the first of its key) and the duplicated key digests. */

@@ -71,9 +71,18 @@ describe('the dataset', () => {
   it('is the same for the same seed, and rows of another partition are in the source', () => {
     const a = generateDataset({ rows: 20, strategy: 'append', seed: 42 });
     expect(generateDataset({ rows: 20, strategy: 'append', seed: 42 })).toEqual(a);
-    expect(a.source.filter((r) => r.day === a.partition.value)).toHaveLength(20);
+    expect([...a.source].filter((r) => r.day === a.partition.value)).toHaveLength(20);
     expect(a.source.length).toBeGreaterThan(20);
     expect(a.target).toEqual([]);
+  });
+
+  it('makes its source rows as they are iterated: the same rows each time, as many as its length', () => {
+    const d = generateDataset({ rows: 50, strategy: 'append', seed: 7 });
+    const first = [...d.source];
+    expect(first).toHaveLength(d.source.length);
+    expect([...d.source]).toEqual(first);
+    expect(new Set(first.map((r) => r.id)).size).toBe(first.length);
+    expect(first).not.toEqual([...generateDataset({ rows: 50, strategy: 'append', seed: 8 }).source]);
   });
 
   it('replace-partition seeds target rows in the partition and a neighbouring one', () => {
@@ -90,7 +99,7 @@ describe('the dataset', () => {
   it('late rows follow the largest source id of a 1,000,000-row partition', () => {
     const d = generateDataset({ rows: 0, strategy: 'append', seed: 1 });
     const source = Array.from({ length: 1_000_000 }, (_, i) => ({
-      ...d.source[0]!,
+      ...[...d.source][0]!,
       id: String(1_000_000 - i),
     }));
     const late = lateRows({ ...d, source }, 2, 1);
@@ -112,7 +121,7 @@ describe('the dataset', () => {
     expect(DATASET_COLUMNS).toContainEqual({ name: 'big', type: 'integer' });
     expect(DATASET_COLUMNS).toContainEqual({ name: 'price', type: 'decimal' });
     const d = generateDataset({ rows: 7, strategy: 'append', seed: 3 });
-    const rows = d.source.filter((r) => r.day === d.partition.value);
+    const rows = [...d.source].filter((r) => r.day === d.partition.value);
     const bigs = rows.map((r) => r.big ?? null);
     const beyond = bigs.filter((b): b is string => b !== null && !Number.isSafeInteger(Number(b)));
     expect(beyond.some((b) => b.startsWith('-'))).toBe(true);

@@ -19,6 +19,11 @@ export interface DatasetColumn {
 
 export type DatasetRow = Readonly<Record<string, CanonicalValue>>;
 
+/** Rows that can be iterated (more than once) and counted without being held. */
+export interface DatasetRows extends Iterable<DatasetRow> {
+  readonly length: number;
+}
+
 export interface Dataset {
   /** The source table's name (the target table is named by the target part). */
   readonly table: string;
@@ -26,8 +31,12 @@ export interface Dataset {
   readonly naturalKey: readonly string[];
   /** The one partition a cell loads. */
   readonly partition: { readonly column: string; readonly value: string };
-  /** Every source row: the loaded partition and rows of a neighbouring one a load must leave out. */
-  readonly source: readonly DatasetRow[];
+  /**
+   * Every source row: the loaded partition and rows of a neighbouring one a load must leave out.
+   * Generated again on each iteration, never held: a 1,000,000-row partition is ~350 MB of row
+   * objects, which a cell only needs once, to write its source.
+   */
+  readonly source: DatasetRows;
   /**
    * Rows the target holds before any worker runs (written before the audit, so they are no
    * mutation): for replace-partition, rows in the loaded partition the load must remove and rows
@@ -80,12 +89,28 @@ function row(id: number, day: string, random: () => number): DatasetRow {
   return { id: String(id), day, amount, label, big, price, at: cellInstant(id, random) };
 }
 
+/** The seeded source rows, made as they are iterated: the same rows, in the same order, each time. */
+class SourceRows implements DatasetRows {
+  readonly length: number;
+  readonly #partitionRows: number;
+  readonly #seed: number;
+
+  constructor(partitionRows: number, seed: number) {
+    this.length = partitionRows + NEIGHBOUR_ROWS;
+    this.#partitionRows = partitionRows;
+    this.#seed = seed;
+  }
+
+  *[Symbol.iterator](): Iterator<DatasetRow> {
+    const random = seededRandom(deriveSeed(this.#seed, 'source-rows'));
+    for (let id = 1; id <= this.length; id++)
+      yield row(id, id <= this.#partitionRows ? DATASET_DAY : NEIGHBOUR_DAY, random);
+  }
+}
+
 /** The seeded dataset of a cell: the same options give the same rows on every machine. */
 export function generateDataset(options: DatasetOptions): Dataset {
-  const random = seededRandom(deriveSeed(options.seed, 'source-rows'));
-  const source: DatasetRow[] = [];
-  for (let id = 1; id <= options.rows + NEIGHBOUR_ROWS; id++)
-    source.push(row(id, id <= options.rows ? DATASET_DAY : NEIGHBOUR_DAY, random));
+  const source = new SourceRows(options.rows, options.seed);
   const target: DatasetRow[] = [];
   if (options.strategy === 'replace-partition') {
     const seeded = seededRandom(deriveSeed(options.seed, 'target-rows'));
@@ -130,4 +155,17 @@ export function expectedTarget(
   const kept =
     strategy === 'replace-partition' ? before.filter((r) => r[partition.column] !== partition.value) : before;
   return [...kept, ...partitionRows];
+}
+
+/** Rows in arrays of at most `size`, taken as they are iterated (a generated source is never held whole). */
+export function* chunksOf(rows: Iterable<DatasetRow>, size: number): Generator<DatasetRow[]> {
+  let chunk: DatasetRow[] = [];
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }

@@ -42,6 +42,14 @@ export function comparableRow(
   return out;
 }
 
+/**
+ * The rows the target held before the load that one load keeps (comparable): with the source
+ * partition, what the target must hold. Lets an inspector digest the source one row at a time.
+ */
+export function keptRows(options: ParityOptions): readonly Record<string, CellScalar>[] {
+  return options.before ? expectedRows([], options) : [];
+}
+
 /** The rows the target must hold after exactly one load of the source partition read now. */
 export function expectedRows(
   sourcePartition: readonly Record<string, CellScalar>[],

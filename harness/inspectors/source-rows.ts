@@ -1,3 +1,4 @@
+import type { StatementSync } from 'node:sqlite';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { CellScalar } from '../checkers/target-snapshot.ts';
@@ -11,6 +12,22 @@ export interface SourceRows {
   /** Safe identity, e.g. `sqlite:events_src`. */
   readonly identity: string;
   read(): Promise<readonly Record<string, CellScalar>[]>;
+  /**
+   * Visits every row once, keeping none (a 1,000,000-row partition is never held whole), and
+   * returns how many it visited. Absent: `eachSourceRow` visits what `read()` returns.
+   */
+  each?(visit: (row: Record<string, CellScalar>) => void): Promise<number>;
+}
+
+/** Every row of the source, one at a time: its cursor when it has one, else its whole read. */
+export async function eachSourceRow(
+  source: SourceRows,
+  visit: (row: Record<string, CellScalar>) => void,
+): Promise<number> {
+  if (source.each) return source.each(visit);
+  const rows = await source.read();
+  for (const row of rows) visit(row);
+  return rows.length;
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -22,28 +39,39 @@ export function sqliteSourceRows(options: {
   readonly columns: readonly string[];
   readonly partition?: { readonly column: string; readonly value: string };
 }): SourceRows {
+  const { path, table, columns, partition } = options;
+  const query = <T>(body: (statement: StatementSync, parameters: string[]) => T): T => {
+    let db: DatabaseSync | undefined;
+    try {
+      db = new DatabaseSync(path, { readOnly: true });
+      const list = columns.map(quote).join(', ');
+      const where = partition ? ` WHERE CAST(${quote(partition.column)} AS TEXT) = ?` : '';
+      const statement = db.prepare(`SELECT ${list} FROM ${quote(table)}${where}`);
+      statement.setReadBigInts(true);
+      return body(statement, partition ? [partition.value] : []);
+    } catch (error) {
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'the harness could not read the SQLite source',
+        {},
+        { cause: error },
+      );
+    } finally {
+      db?.close();
+    }
+  };
   return {
-    identity: `sqlite:${options.table}`,
-    async read() {
-      const { path, table, columns, partition } = options;
-      let db: DatabaseSync | undefined;
-      try {
-        db = new DatabaseSync(path, { readOnly: true });
-        const list = columns.map(quote).join(', ');
-        const where = partition ? ` WHERE CAST(${quote(partition.column)} AS TEXT) = ?` : '';
-        const statement = db.prepare(`SELECT ${list} FROM ${quote(table)}${where}`);
-        statement.setReadBigInts(true);
-        return (partition ? statement.all(partition.value) : statement.all()) as Record<string, CellScalar>[];
-      } catch (error) {
-        throw new DponeError(
-          ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-          'the harness could not read the SQLite source',
-          {},
-          { cause: error },
-        );
-      } finally {
-        db?.close();
-      }
-    },
+    identity: `sqlite:${table}`,
+    read: async () =>
+      query((statement, parameters) => statement.all(...parameters) as Record<string, CellScalar>[]),
+    each: async (visit) =>
+      query((statement, parameters) => {
+        let count = 0;
+        for (const row of statement.iterate(...parameters)) {
+          visit(row as Record<string, CellScalar>);
+          count += 1;
+        }
+        return count;
+      }),
   };
 }

@@ -4,6 +4,7 @@ import type { SourceRows } from '../../../harness/inspectors/source-rows.ts';
 import type { CellScalar } from '../../../harness/checkers/target-snapshot.ts';
 import type { DatasetType } from '../../../harness/data/canonical-value.ts';
 import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
+import { chunksOf } from '../../../harness/data/dataset.ts';
 import { mssqlAdmin } from './env/mssql-admin.ts';
 import type { MssqlEndpoint, MssqlService } from './env/mssql-service.ts';
 import type { ConnectorParts, PartCell, SourcePart } from '../../../harness/routes/parts.ts';
@@ -43,7 +44,7 @@ function literal(type: DatasetType, value: string | null): string {
 }
 
 /** The statements that create `schema.table` in the dataset's types and insert the rows. */
-export function mssqlSeedSql(schema: string, dataset: Dataset, rows: readonly DatasetRow[]): string[] {
+export function mssqlSeedSql(schema: string, dataset: Dataset, rows: Iterable<DatasetRow>): string[] {
   const table = `${q(schema)}.${q(dataset.table)}`;
   const columns = dataset.columns.map((c) => `${q(c.name)} ${MSSQL_TYPES[c.type]}`).join(', ');
   const names = dataset.columns.map((c) => q(c.name)).join(', ');
@@ -51,10 +52,10 @@ export function mssqlSeedSql(schema: string, dataset: Dataset, rows: readonly Da
     `IF OBJECT_ID(N'${schema}.${dataset.table}') IS NULL CREATE TABLE ${table} (${columns})`,
   ];
   // SQL Server takes at most 1000 rows per VALUES list.
-  for (let start = 0; start < rows.length; start += 1000) {
-    const tuples = rows
-      .slice(start, start + 1000)
-      .map((row) => `(${dataset.columns.map((c) => literal(c.type, row[c.name] ?? null)).join(', ')})`);
+  for (const chunk of chunksOf(rows, 1000)) {
+    const tuples = chunk.map(
+      (row) => `(${dataset.columns.map((c) => literal(c.type, row[c.name] ?? null)).join(', ')})`,
+    );
     statements.push(`INSERT INTO ${table} (${names}) VALUES ${tuples.join(', ')}`);
   }
   return statements;

@@ -1,5 +1,6 @@
 import type { DatasetType } from '../../../harness/data/canonical-value.ts';
 import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
+import { chunksOf } from '../../../harness/data/dataset.ts';
 import { adminQuery } from './env/postgres-admin.ts';
 import type { PostgresEndpoint } from './env/postgres-services.ts';
 import { maskedDigest } from '../../../harness/routes/state-fingerprint.ts';
@@ -30,14 +31,14 @@ export async function writePostgresRows(
   database: string,
   table: string,
   dataset: Dataset,
-  rows: readonly DatasetRow[],
+  rows: Iterable<DatasetRow>,
 ): Promise<void> {
   const columns = dataset.columns.map((c) => `${q(c.name)} ${PG_TYPES[c.type]}`).join(', ');
   const names = dataset.columns.map((c) => q(c.name)).join(', ');
   await adminQuery(server, database, [`CREATE TABLE IF NOT EXISTS ${table} (${columns})`]);
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+  for (const chunk of chunksOf(rows, ROWS_PER_INSERT)) {
     const values: (string | null)[] = [];
-    const tuples = rows.slice(start, start + ROWS_PER_INSERT).map((row) => {
+    const tuples = chunk.map((row) => {
       const cells = dataset.columns.map((c) => {
         values.push(row[c.name] ?? null);
         return `$${values.length}::${PG_TYPES[c.type]}`;

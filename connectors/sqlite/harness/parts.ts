@@ -50,7 +50,7 @@ function writeRows(
   file: string,
   table: string,
   dataset: Dataset,
-  rows: readonly DatasetRow[],
+  rows: Iterable<DatasetRow>,
   typed = true,
 ): void {
   const db = new DatabaseSync(file);
@@ -60,7 +60,6 @@ function writeRows(
       .map((c) => (typed ? `${quote(c.name)} ${SQLITE_TYPES[c.type]}` : quote(c.name)))
       .join(', ');
     db.exec(`CREATE TABLE IF NOT EXISTS ${quote(table)} (${columns})`);
-    if (rows.length === 0) return;
     const names = dataset.columns.map((c) => quote(c.name)).join(', ');
     const insert = db.prepare(
       `INSERT INTO ${quote(table)} (${names}) VALUES (${dataset.columns.map(() => '?').join(', ')})`,

@@ -58,6 +58,54 @@ export async function clickhouseHttp(
   return body;
 }
 
+/**
+ * Runs a SELECT and visits its JSONEachRow lines as the body arrives, keeping none (a
+ * 1,000,000-row table is never held whole, nor its text); returns how many. Failures as
+ * clickhouseHttp's, a broken row included (ClickHouse reports an error met mid-stream in the body).
+ */
+export async function clickhouseEachRow<T>(
+  endpoint: ClickHouseEndpoint,
+  sql: string,
+  what: string,
+  visit: (row: T) => void,
+): Promise<number> {
+  const auth = Buffer.from(`${endpoint.user}:${endpoint.password}`).toString('base64');
+  const unavailable = (message: string, cause: unknown) =>
+    new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, message, {}, { cause });
+  let response: Response;
+  try {
+    response = await fetch(`http://${endpoint.host}:${endpoint.httpPort}/`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${auth}` },
+      body: `${sql} FORMAT JSONEachRow`,
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch (error) {
+    throw unavailable(`ClickHouse could not be reached to ${what}`, error);
+  }
+  if (!response.ok || !response.body)
+    throw unavailable(`ClickHouse refused to ${what}`, await response.text());
+  let count = 0;
+  let pending = '';
+  const lines = (text: string) => {
+    const parts = (pending + text).split('\n');
+    pending = parts.pop() ?? '';
+    for (const line of parts) {
+      if (line.trim() === '') continue;
+      visit(JSON.parse(line) as T);
+      count += 1;
+    }
+  };
+  try {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body) lines(decoder.decode(chunk as Uint8Array, { stream: true }));
+    lines(`${decoder.decode()}\n`);
+  } catch (error) {
+    throw unavailable(`ClickHouse failed while the harness read rows to ${what}`, error);
+  }
+  return count;
+}
+
 /** Runs a SELECT and parses its JSONEachRow lines. */
 export async function clickhouseRows<T>(
   endpoint: ClickHouseEndpoint,

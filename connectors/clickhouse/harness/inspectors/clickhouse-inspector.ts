@@ -1,13 +1,14 @@
 import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
 import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
-import type { TargetAuditTrail, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import type { TargetFirstDifference, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
 import type { ClickHouseEndpoint } from '../env/clickhouse-endpoint.ts';
-import { clickhouseHttp, clickhouseRows } from '../env/clickhouse-endpoint.ts';
+import { clickhouseEachRow, clickhouseHttp, clickhouseRows } from '../env/clickhouse-endpoint.ts';
 import type { PartRecord } from './clickhouse-landings.ts';
 import { landings, parsePartName } from './clickhouse-landings.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { eachSourceRow } from '../../../../harness/inspectors/source-rows.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 import type {
@@ -16,12 +17,10 @@ import type {
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
 import {
-  keyDigest,
-  rowDigest,
-  setDigest,
-  snapshotFromTrail,
-  storedSnapshot,
-} from '../../../../harness/checkers/target-snapshot.ts';
+  RowSetDigest,
+  TargetSetDigest,
+  snapshotFromSummaries,
+} from '../../../../harness/checkers/digest-stream.ts';
 
 export interface ClickHouseInspectorOptions {
   /** Straight to the server (never through a test proxy), as a user that may create tables. */
@@ -150,37 +149,40 @@ export class ClickHouseInspector implements TargetInspector {
     });
     const known = (list: (PartRecord | null)[]) => list.filter((p): p is PartRecord => p !== null);
     const records = landings(known(logged), known(parts), Number(baseline?.b ?? 0));
+    // One pass over each side (issue 37 item 4): rows become digests as they arrive, never held whole.
     const text = this.#comparable();
-    const target = await this.#readTarget();
-    const batch = (await this.#options.source.read()).map(text);
+    const target = new TargetSetDigest(columns, naturalKey);
+    await this.#eachTargetRow((row) => target.add(row));
+    const expected = new RowSetDigest(columns);
+    const batchRows = await eachSourceRow(this.#options.source, (row) => expected.add(text(row)));
+    for (const row of keptRows(this.#options.parity ?? {})) expected.add(row);
+    return snapshotFromSummaries({
+      target: target.finish(),
+      expected: expected.finish(),
+      mutations: { records, inserts: records.reduce((sum, r) => sum + r.rows, 0) },
+      markerKind: 'server-part',
+      batchRows,
+      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
+    });
+  }
+
+  /** Reads both sides whole, once more (a cell without parity only), for the first differing key. */
+  async #firstDifference(): Promise<TargetFirstDifference | undefined> {
+    const { columns, naturalKey } = this.#options;
+    const target: Record<string, CellScalar>[] = [];
+    await this.#eachTargetRow((row) => target.push(row));
+    const batch = (await this.#options.source.read()).map(this.#comparable());
     const source = expectedRows(batch, this.#options.parity ?? {});
-    const trail: TargetAuditTrail = {
-      marker_kind: 'server-part',
-      mutation_records: records,
-      audited_inserts: records.reduce((sum, r) => sum + r.rows, 0),
-      target_row_keys: target.map((row) => keyDigest(row, naturalKey)).sort(),
-      target_row_digests: target.map((row) => rowDigest(row, columns)).sort(),
-    };
-    return storedSnapshot(
-      snapshotFromTrail(
-        trail,
-        {
-          row_count: source.length,
-          digest: setDigest(source.map((row) => rowDigest(row, columns))),
-          batch_rows: batch.length,
-        },
-        options.firstDifference === false
-          ? undefined
-          : () => firstDifference(target, source, naturalKey, columns),
-      ),
-    );
+    return firstDifference(target, source, naturalKey, columns);
   }
 
   /** The target's rows alone (once its mutations are done): what a snapshot's target_digest covers. */
   async targetDigest(): Promise<TargetDigest> {
     await this.#awaitMutations();
-    const digests = (await this.#readTarget()).map((row) => rowDigest(row, this.#options.columns));
-    return { digest: setDigest(digests), rows: digests.length };
+    const digests = new RowSetDigest(this.#options.columns);
+    await this.#eachTargetRow((row) => digests.add(row));
+    const { digest, rows } = digests.finish();
+    return { digest, rows };
   }
 
   /**
@@ -196,12 +198,16 @@ export class ClickHouseInspector implements TargetInspector {
         : (Object.fromEntries(columns.map((c) => [c, asText(row[c])])) as Record<string, CellScalar>);
   }
 
-  async #readTarget(): Promise<Record<string, CellScalar>[]> {
+  /** Every target row, comparable, as the server sends it; returns how many. */
+  async #eachTargetRow(visit: (row: Record<string, CellScalar>) => void): Promise<number> {
     const { columns } = this.#options;
-    const rows = await this.#rows<Record<string, CellScalar>>(
+    const comparable = this.#comparable();
+    return clickhouseEachRow<Record<string, CellScalar>>(
+      this.#options.endpoint,
       `SELECT ${columns.map((c) => `toString(${q(c)}) AS ${q(c)}`).join(', ')} FROM ${this.#table}`,
+      'inspect the target',
+      (row) => visit(comparable(row)),
     );
-    return rows.map(this.#comparable());
   }
 
   async close(): Promise<void> {

@@ -1,23 +1,24 @@
 import type pg from 'pg';
 import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
-import type { TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests } from '../../../../harness/checkers/target-snapshot.ts';
+import type { TargetFirstDifference, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 import type {
   SnapshotOptions,
   TargetDigest,
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
+import { MutationRecorder } from '../../../../harness/checkers/target-snapshot.ts';
 import {
-  keyDigest,
-  rowDigest,
-  setDigest,
-  snapshotFromReading,
-} from '../../../../harness/checkers/target-snapshot.ts';
+  RowSetDigest,
+  TargetSetDigest,
+  snapshotFromSummaries,
+} from '../../../../harness/checkers/digest-stream.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import { withPostgresClient } from '../env/postgres-pool.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { eachSourceRow } from '../../../../harness/inspectors/source-rows.ts';
 
 /** A direct connection of the harness's own (never a worker's, never through a test proxy). */
 export interface InspectorConnection {
@@ -76,6 +77,32 @@ function unreadable(what: string, cause: unknown): DponeError {
     {},
     { cause },
   );
+}
+
+/** Rows fetched per round trip of a harness cursor: a batch is all a read holds at once. */
+const CURSOR_BATCH = 5_000;
+
+/**
+ * Visits every row of `sql` through a server-side cursor, CURSOR_BATCH rows at a time, keeping
+ * none; returns how many. Must run inside a transaction (the cursor lives until its end).
+ */
+export async function eachCursorRow(
+  client: pg.ClientBase,
+  sql: string,
+  parameters: readonly unknown[],
+  visit: (row: Record<string, CellScalar>) => void,
+): Promise<number> {
+  const cursor = '_harness_rows';
+  await client.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, [...parameters]);
+  let count = 0;
+  for (;;) {
+    const { rows } = await client.query(`FETCH FORWARD ${CURSOR_BATCH} FROM ${cursor}`);
+    for (const row of rows as Record<string, CellScalar>[]) visit(row);
+    count += rows.length;
+    if (rows.length < CURSOR_BATCH) break;
+  }
+  await client.query(`CLOSE ${cursor}`);
+  return count;
 }
 
 /**
@@ -147,21 +174,63 @@ export class PostgresInspector implements TargetInspector {
     });
   }
 
+  /**
+   * One pass over each table through cursors (issue 37 item 4): every target, audit and source row
+   * is reduced to its digests as a batch arrives, so a 1,000,000-row partition is never held
+   * whole. Only a cell without parity reads the rows again, to name the first difference.
+   */
   async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { schema, targetTable, sourceTable, columns, naturalKey, partition, parity = {} } = this.#options;
     const comparable = (raw: Record<string, CellScalar>) => comparableRow(raw, columns, parity.types);
-    const digests = (row: Record<string, CellScalar>): RowDigests => ({
-      key: keyDigest(row, naturalKey),
-      row: rowDigest(row, columns),
+    const target = new TargetSetDigest(columns, naturalKey);
+    const mutations = new MutationRecorder('transaction');
+    const expected = new RowSetDigest(columns);
+    const visitSource = (row: Record<string, CellScalar>) => expected.add(comparable(row));
+    let batchRows = this.#options.source ? await eachSourceRow(this.#options.source, visitSource) : 0;
+    const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
+    await this.#with('target and source', async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await eachCursorRow(client, `SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`, [], (row) =>
+        target.add(comparable(row)),
+      );
+      await eachCursorRow(
+        client,
+        `SELECT txid::text AS txid, key_json FROM ${q(schema)}.${PG_AUDIT_TABLE} ORDER BY seq`,
+        [],
+        // Mutations are told apart by transaction id here: the key text is not compared at all.
+        (row) => mutations.add({ key: String(row.key_json), marker: `txid:${String(row.txid)}` }),
+      );
+      if (!this.#options.source) {
+        const where = partition ? ` WHERE ${q(partition.column)} = $1` : '';
+        batchRows = await eachCursorRow(
+          client,
+          `SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}${where}`,
+          partition ? [partition.value] : [],
+          visitSource,
+        );
+      }
+      await client.query('COMMIT');
     });
+    for (const row of keptRows(parity)) expected.add(row);
+    return snapshotFromSummaries({
+      target: target.finish(),
+      expected: expected.finish(),
+      mutations,
+      markerKind: 'transaction',
+      batchRows,
+      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
+    });
+  }
+
+  /** Reads both tables whole, once more (a cell without parity only), for the first differing key. */
+  async #firstDifference(): Promise<TargetFirstDifference | undefined> {
+    const { schema, targetTable, sourceTable, columns, naturalKey, partition, parity = {} } = this.#options;
+    const comparable = (raw: Record<string, CellScalar>) => comparableRow(raw, columns, parity.types);
     const other = this.#options.source ? await this.#options.source.read() : null;
     const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
     return this.#with('target and source', async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       const target = await client.query(`SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`);
-      const audit = await client.query(
-        `SELECT txid::text AS txid, key_json FROM ${q(schema)}.${PG_AUDIT_TABLE} ORDER BY seq`,
-      );
       const source = other
         ? { rows: other }
         : partition
@@ -171,23 +240,9 @@ export class PostgresInspector implements TargetInspector {
             )
           : await client.query(`SELECT ${list} FROM ${q(schema)}.${q(sourceTable)}`);
       await client.query('COMMIT');
-      const inserts: AuditedInsert[] = audit.rows.map((row: { txid: string; key_json: string }) => ({
-        // Mutations are told apart by transaction id here: the key text is not compared at all.
-        key: row.key_json,
-        marker: `txid:${row.txid}`,
-      }));
       const got = (target.rows as Record<string, CellScalar>[]).map(comparable);
       const expected = expectedRows((source.rows as Record<string, CellScalar>[]).map(comparable), parity);
-      return snapshotFromReading({
-        target: got.map(digests),
-        source: expected.map(digests),
-        inserts,
-        markerKind: 'transaction',
-        batchRows: source.rows.length,
-        ...(options.firstDifference === false
-          ? {}
-          : { firstDifference: () => firstDifference(got, expected, naturalKey, columns) }),
-      });
+      return firstDifference(got, expected, naturalKey, columns);
     });
   }
 
@@ -196,11 +251,14 @@ export class PostgresInspector implements TargetInspector {
     const { schema, targetTable, columns, parity = {} } = this.#options;
     const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
     return this.#with('target', async (client) => {
-      const target = await client.query(`SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`);
-      const digests = (target.rows as Record<string, CellScalar>[]).map((row) =>
-        rowDigest(comparableRow(row, columns, parity.types), columns),
+      const digests = new RowSetDigest(columns);
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      await eachCursorRow(client, `SELECT ${list} FROM ${q(schema)}.${q(targetTable)}`, [], (row) =>
+        digests.add(comparableRow(row, columns, parity.types)),
       );
-      return { digest: setDigest(digests), rows: digests.length };
+      await client.query('COMMIT');
+      const { digest, rows } = digests.finish();
+      return { digest, rows };
     });
   }
 

@@ -1,5 +1,5 @@
 import type { InspectorConnection } from './postgres-inspector.ts';
-import { withInspectorClient } from './postgres-inspector.ts';
+import { eachCursorRow, withInspectorClient } from './postgres-inspector.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 
@@ -19,16 +19,21 @@ export function postgresSourceRows(options: {
   readonly partition: { readonly column: string; readonly value: string };
 }): SourceRows {
   const { schema, table, columns, partition } = options;
+  const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
+  const sql = `SELECT ${list} FROM ${q(schema)}.${q(table)} WHERE ${q(partition.column)} = $1`;
   return {
     identity: `postgres:${table}`,
     read: () =>
       withInspectorClient(options.connection, 'source', async (client) => {
-        const list = columns.map((c) => `${q(c)}::text AS ${q(c)}`).join(', ');
-        const { rows } = await client.query(
-          `SELECT ${list} FROM ${q(schema)}.${q(table)} WHERE ${q(partition.column)} = $1`,
-          [partition.value],
-        );
+        const { rows } = await client.query(sql, [partition.value]);
         return rows as Record<string, CellScalar>[];
+      }),
+    each: (visit) =>
+      withInspectorClient(options.connection, 'source', async (client) => {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        const count = await eachCursorRow(client, sql, [partition.value], visit);
+        await client.query('COMMIT');
+        return count;
       }),
   };
 }

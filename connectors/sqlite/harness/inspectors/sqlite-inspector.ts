@@ -2,24 +2,25 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
 import type { Workload } from '../../../../src/contracts/workload.ts';
-import type { TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
-import type { AuditedInsert, CellScalar, RowDigests } from '../../../../harness/checkers/target-snapshot.ts';
+import type { TargetFirstDifference, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import type { AuditedInsert, CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 import type {
   SnapshotOptions,
   TargetDigest,
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
+import { MutationRecorder } from '../../../../harness/checkers/target-snapshot.ts';
 import {
-  keyDigest,
-  rowDigest,
-  setDigest,
-  snapshotFromReading,
-} from '../../../../harness/checkers/target-snapshot.ts';
+  RowSetDigest,
+  TargetSetDigest,
+  snapshotFromSummaries,
+} from '../../../../harness/checkers/digest-stream.ts';
 import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { eachSourceRow } from '../../../../harness/inspectors/source-rows.ts';
 
 export interface SqliteInspectorOptions {
   readonly targetPath: string;
@@ -143,27 +144,48 @@ export class SqliteInspector implements TargetInspector {
     }
   }
 
+  /**
+   * One pass over each table (issue 37 item 4): every target row, audit row and source row is
+   * reduced to its digests as the cursor yields it, so a 1,000,000-row partition is never held
+   * whole. Only a cell without parity reads the rows again, to name the first difference.
+   */
   async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
     const { columns, naturalKey, parity = {} } = this.#options;
     const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
-    const digests = (row: Record<string, CellScalar>): RowDigests => ({
-      key: keyDigest(row, naturalKey),
-      row: rowDigest(row, columns),
-    });
-    const { target, inserts } = this.#readTarget();
-    const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
-    const got = target.map((row) => this.#typed(row, comparable(row)));
-    const expected = expectedRows(source.map(comparable), parity);
-    return snapshotFromReading({
-      target: got.map(digests),
-      source: expected.map(digests),
-      inserts,
+    const target = new TargetSetDigest(columns, naturalKey);
+    const mutations = new MutationRecorder('serialized-runs');
+    this.#eachTargetRow(
+      (row) => target.add(this.#typed(row, comparable(row))),
+      (insert) => mutations.add(insert),
+    );
+    const expected = new RowSetDigest(columns);
+    const visit = (row: Record<string, CellScalar>) => expected.add(comparable(row));
+    const batchRows = this.#options.source
+      ? await eachSourceRow(this.#options.source, visit)
+      : this.#eachSourceRow(visit);
+    for (const row of keptRows(parity)) expected.add(row);
+    return snapshotFromSummaries({
+      target: target.finish(),
+      expected: expected.finish(),
+      mutations,
       markerKind: 'serialized-runs',
-      batchRows: source.length,
-      ...(options.firstDifference === false
-        ? {}
-        : { firstDifference: () => firstDifference(got, expected, naturalKey, columns) }),
+      batchRows,
+      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
     });
+  }
+
+  /** Reads both tables whole, once more (a cell without parity only), for the first differing key. */
+  async #firstDifference(): Promise<TargetFirstDifference | undefined> {
+    const { columns, naturalKey, parity = {} } = this.#options;
+    const comparable = (row: Record<string, CellScalar>) => comparableRow(row, columns, parity.types);
+    const got: Record<string, CellScalar>[] = [];
+    this.#eachTargetRow(
+      (row) => got.push(this.#typed(row, comparable(row))),
+      () => undefined,
+    );
+    const source = this.#options.source ? await this.#options.source.read() : this.#readSource();
+    const expected = expectedRows(source.map(comparable), parity);
+    return firstDifference(got, expected, naturalKey, columns);
   }
 
   /** Row by row (no row array kept): the target_digest and row_count a snapshot would report. */
@@ -172,10 +194,11 @@ export class SqliteInspector implements TargetInspector {
     const db = this.#open(this.#options.targetPath, 'target');
     try {
       const select = this.#selectTarget(db);
-      const digests: string[] = [];
+      const digests = new RowSetDigest(columns);
       for (const row of select.iterate() as Iterable<Record<string, CellScalar>>)
-        digests.push(rowDigest(this.#typed(row, comparableRow(row, columns, parity.types)), columns));
-      return { digest: setDigest(digests), rows: digests.length };
+        digests.add(this.#typed(row, comparableRow(row, columns, parity.types)));
+      const { digest, rows } = digests.finish();
+      return { digest, rows };
     } catch (error) {
       throw unreadable('target', error);
     } finally {
@@ -206,20 +229,43 @@ export class SqliteInspector implements TargetInspector {
     return select;
   }
 
-  #readTarget(): { target: Record<string, CellScalar>[]; inserts: AuditedInsert[] } {
+  /** Target rows, then audit rows, in one read transaction; neither kept. */
+  #eachTargetRow(
+    visitRow: (row: Record<string, CellScalar>) => void,
+    visitInsert: (insert: AuditedInsert) => void,
+  ): void {
     const db = this.#open(this.#options.targetPath, 'target');
     try {
       db.exec('BEGIN');
-      const target = this.#selectTarget(db).all() as Record<string, CellScalar>[];
-      const audit = db.prepare(`SELECT key_json FROM ${AUDIT_TABLE} ORDER BY seq`).all() as {
-        key_json: string;
-      }[];
-      db.exec('COMMIT');
+      for (const row of this.#selectTarget(db).iterate()) visitRow(row as Record<string, CellScalar>);
+      const audit = db.prepare(`SELECT key_json FROM ${AUDIT_TABLE} ORDER BY seq`);
       // The audit's key text only groups inserts into runs (equal texts, equal keys): no digest needed.
-      const inserts = audit.map((row) => ({ key: row.key_json, marker: null }));
-      return { target, inserts };
+      for (const row of audit.iterate())
+        visitInsert({ key: (row as { key_json: string }).key_json, marker: null });
+      db.exec('COMMIT');
     } catch (error) {
       throw unreadable('target', error);
+    } finally {
+      db.close();
+    }
+  }
+
+  /** The source partition row by row (the cell's own SQLite source); returns how many. */
+  #eachSourceRow(visit: (row: Record<string, CellScalar>) => void): number {
+    const { sourceTable, columns, partition } = this.#options;
+    const db = this.#open(this.#options.sourcePath, 'source');
+    try {
+      const list = columns.map(quote).join(', ');
+      const where = partition ? ` WHERE CAST(${quote(partition.column)} AS TEXT) = ?` : '';
+      let count = 0;
+      const select = db.prepare(`SELECT ${list} FROM ${quote(sourceTable)}${where}`);
+      for (const row of partition ? select.iterate(partition.value) : select.iterate()) {
+        visit(row as Record<string, CellScalar>);
+        count += 1;
+      }
+      return count;
+    } catch (error) {
+      throw unreadable('source', error);
     } finally {
       db.close();
     }
