@@ -229,15 +229,20 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         );
       writeSource(join(cellDir, 'source.db'), options);
       const target = await harness.target.prepare(cellDir, CELL_TABLE);
-      const secret = target.endpoint.password_env;
-      if (secret !== undefined && target.env?.[secret] === undefined)
-        throw invalidInput(
-          `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
-          { field: 'harness.target.prepare' },
-        );
-      const server = target.server;
       let proxy: { endpoint: ProxyEndpoint; toxiproxy: ToxiproxyService } | undefined;
+      const release = async () => {
+        if (proxy) await deleteProxy(proxy.toxiproxy, proxy.endpoint.name);
+        await target[Symbol.asyncDispose]();
+      };
+      // Once prepared, the target (and the cell's proxy) is released on every way out but the fixture.
       try {
+        const secret = target.endpoint.password_env;
+        if (secret !== undefined && target.env?.[secret] === undefined)
+          throw invalidInput(
+            `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
+            { field: 'harness.target.prepare' },
+          );
+        const server = target.server;
         if (server !== undefined) checkServerAddress(declaration.id, target.endpoint.url, server);
         if (network) {
           if (server === undefined)
@@ -251,71 +256,68 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
             toxiproxy,
           };
         }
+        // The workers reach the server through the cell's proxy; the harness's reads stay direct.
+        const workerUrl =
+          proxy && server
+            ? target.endpoint.url.replace(
+                serverAuthority(server),
+                serverAuthority({ host: proxy.endpoint.host, port: proxy.endpoint.port }),
+              )
+            : target.endpoint.url;
+        const cellNetwork: CellNetwork | undefined = proxy
+          ? { apiUrl: proxy.toxiproxy.apiUrl, proxies: { target: proxy.endpoint.name } }
+          : undefined;
+        const document = (schema: string) => {
+          const base = workloadDocument(options, schema);
+          return workloadText({
+            ...base,
+            identity: { ...base.identity, canonical_target_identity: target.identity },
+            route: declaration.id,
+            target: {
+              connector: loaded.url,
+              ...target.endpoint,
+              url: workerUrl,
+              ...(options.fence ? { fence: options.fence } : {}),
+            },
+          });
+        };
+        const workloadFile = join(cellDir, 'workload.yaml');
+        const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
+        await writeFile(workloadFile, document('schema-v1'));
+        await writeFile(conflictingWorkloadFile, document('schema-v2'));
+        const inspector = inspectorOf(cellDir, target);
+        await inspector.installAudit();
+        const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
+        const fenceOps = fenceOperations(target);
+        return {
+          workloadFile,
+          conflictingWorkloadFile,
+          journalUrl,
+          // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
+          env: { ...target.env },
+          inspector,
+          openJournal: () => openCellJournal(cellDir, journalUrl),
+          journalOps: sqliteJournalOperations(cellDir),
+          ...(fenceOps ? { fenceOps } : {}),
+          ...(cellNetwork ? { network: cellNetwork } : {}),
+          // The target's declared files hold it whole (the fence too), or its declared server does:
+          // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
+          ...(stateFiles || server
+            ? {
+                sealStorage: (workload: string) =>
+                  sealParts(cellDir, workload, {
+                    source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
+                    target: { seal: () => sealTarget(cellDir, target, stateFiles) },
+                  }),
+              }
+            : {}),
+          ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
+          [Symbol.asyncDispose]: release,
+        };
       } catch (error) {
-        await target[Symbol.asyncDispose]();
+        await release();
         throw error;
       }
-      // The workers reach the server through the cell's proxy; the harness's reads stay direct.
-      const workerUrl =
-        proxy && server
-          ? target.endpoint.url.replace(
-              serverAuthority(server),
-              serverAuthority({ host: proxy.endpoint.host, port: proxy.endpoint.port }),
-            )
-          : target.endpoint.url;
-      const cellNetwork: CellNetwork | undefined = proxy
-        ? { apiUrl: proxy.toxiproxy.apiUrl, proxies: { target: proxy.endpoint.name } }
-        : undefined;
-      const document = (schema: string) => {
-        const base = workloadDocument(options, schema);
-        return workloadText({
-          ...base,
-          identity: { ...base.identity, canonical_target_identity: target.identity },
-          route: declaration.id,
-          target: {
-            connector: loaded.url,
-            ...target.endpoint,
-            url: workerUrl,
-            ...(options.fence ? { fence: options.fence } : {}),
-          },
-        });
-      };
-      const workloadFile = join(cellDir, 'workload.yaml');
-      const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
-      await writeFile(workloadFile, document('schema-v1'));
-      await writeFile(conflictingWorkloadFile, document('schema-v2'));
-      const inspector = inspectorOf(cellDir, target);
-      await inspector.installAudit();
-      const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
-      const fenceOps = fenceOperations(target);
-      return {
-        workloadFile,
-        conflictingWorkloadFile,
-        journalUrl,
-        // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
-        env: { ...target.env },
-        inspector,
-        openJournal: () => openCellJournal(cellDir, journalUrl),
-        journalOps: sqliteJournalOperations(cellDir),
-        ...(fenceOps ? { fenceOps } : {}),
-        ...(cellNetwork ? { network: cellNetwork } : {}),
-        // The target's declared files hold it whole (the fence too), or its declared server does:
-        // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
-        ...(stateFiles || server
-          ? {
-              sealStorage: (workload: string) =>
-                sealParts(cellDir, workload, {
-                  source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
-                  target: { seal: () => sealTarget(cellDir, target, stateFiles) },
-                }),
-            }
-          : {}),
-        ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
-        async [Symbol.asyncDispose]() {
-          if (proxy) await deleteProxy(proxy.toxiproxy, proxy.endpoint.name);
-          await target[Symbol.asyncDispose]();
-        },
-      };
     },
   };
 }

@@ -259,7 +259,7 @@ export default {
 
 describe('a plug-in route whose target declares network', () => {
   /** A plug-in whose prepared target names `url`, declares `server` and (`network`) asks for a proxy. */
-  async function networkRoute(url: string, server: unknown, network: unknown = true) {
+  async function networkRoute(url: string, server: unknown, network: unknown = true, audit = 'undefined') {
     const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }]);
     writeFileSync(
       join(dir, 'plugin.mjs'),
@@ -276,7 +276,7 @@ export default {
         endpoint: { url: ${JSON.stringify(url)}, table: 'events' },
         ${server === undefined ? '' : `server: ${JSON.stringify(server)},`}
         identity: 'example:events',
-        installAudit: async () => undefined,
+        installAudit: async () => ${audit},
         read: async () => ({ rows: [{ id: 1n }], inserts: [], markerKind: 'transaction' }),
         [Symbol.asyncDispose]: async () => writeFileSync(cellDir + '/disposed', ''),
       }),
@@ -402,6 +402,23 @@ export default {
       expect((await fetch(`${environment.services.toxiproxy!.apiUrl}/proxies/${proxyName}`)).status).toBe(
         404,
       );
+    });
+
+    it('a cell whose set-up fails after its proxy was made deletes the proxy and disposes the target', async () => {
+      const { route } = await networkRoute(
+        'x://u@127.0.0.1:3306/w',
+        { host: '127.0.0.1', port: 3306 },
+        true,
+        "{ throw new Error('no audit'); }",
+      );
+      const started = await startLocal(['toxiproxy']);
+      if (started.status !== 'started') throw new Error(started.reason);
+      await using environment = started.environment;
+      const dir = cellDir();
+      await expect(route.prepareCell(dir, OPTIONS, environment)).rejects.toThrow('no audit');
+      expect(readdirSync(dir)).toContain('disposed');
+      const proxies = await (await fetch(`${environment.services.toxiproxy!.apiUrl}/proxies`)).json();
+      expect(proxies).toEqual({});
     });
 
     it('refuses a network declaration whose prepared target names no server, disposing the target', async () => {
