@@ -72,6 +72,28 @@ describe('network and server fault planning', () => {
     );
   });
 
+  it('a route that proxies no connection still plans its phases, each ending UNVERIFIED with the reason', async () => {
+    const context = await contextOf('sqlite');
+    expect(context.capabilities?.proxies).toEqual([]);
+    const drafts = networkFault.plan({ kind: 'network', toxics: ['down'] }, context);
+    expect(drafts.map((d) => d.fault.phase).sort()).toEqual(Object.keys(PHASES).sort());
+    const outcome = await networkFault.run(
+      { cell: { route: 'sqlite', params: drafts[0]!.params }, fixture: {} } as unknown as Parameters<
+        typeof networkFault.run
+      >[0],
+      { kind: 'network', toxics: ['down'] },
+    );
+    expect(outcome.extraChecks).toEqual([
+      {
+        name: 'route-capability',
+        verdict: 'UNVERIFIED',
+        detail: expect.stringMatching(
+          /has no proxy on its (target|journal) connection .*declares no network/,
+        ),
+      },
+    ]);
+  });
+
   it('only the points the clean trace passes are planned (a replace step is no point of an append run)', async () => {
     const points = [
       'journal.create:before',

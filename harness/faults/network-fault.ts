@@ -40,13 +40,14 @@ function routePhases(context: PlanContext): Record<string, { point: string; prox
 
 /**
  * The proxy a connection goes through in this cell, or why the cell cannot run (an embedded
- * journal has no connection to poison).
+ * journal has no connection to poison; a plug-in target is proxied only when it declares
+ * `network`).
  */
 function proxyOf(run: CellRun, connection: ProxiedConnection): { apiUrl: string; name: string } | string {
   const network = run.fixture.network;
   const name = network?.proxies[connection];
   if (!network || !name)
-    return `route ${run.cell.route} has no proxy on its ${connection} connection (it is embedded): network faults on it cannot run`;
+    return `route ${run.cell.route} has no proxy on its ${connection} connection (an embedded part, or a plug-in target that declares no network): network faults on it cannot run`;
   return { apiUrl: network.apiUrl, name };
 }
 
@@ -82,18 +83,20 @@ async function poisonedAttempt(
 /**
  * Cells per (phase, toxic): the scenario's phases, else every phase whose connection the route
  * proxies and whose point its clean trace passes (a point the protocol never reaches is no phase
- * of it). A phase the scenario names but the route lacks is planned and ends UNVERIFIED.
+ * of it). A phase the scenario names but the route lacks is planned and ends UNVERIFIED, and so
+ * is every phase on a route that proxies no connection (a suite leaves the scenario out there).
  */
 function planNetwork(spec: FaultSpecOf<'network'>, context: PlanContext): CellDraft[] {
   const phases = routePhases(context);
   const traced = new Set(context.traces.clean.map((o) => o.point));
   const proxies = context.capabilities?.proxies ?? ['target', 'journal'];
-  const names =
-    spec.phases ??
-    Object.keys(phases).filter(
-      (phase) =>
-        proxies.includes(phases[phase]!.proxy) && (traced.size === 0 || traced.has(phases[phase]!.point)),
-    );
+  const reached = Object.keys(phases).filter(
+    (phase) => traced.size === 0 || traced.has(phases[phase]!.point),
+  );
+  const proxied = reached.filter((phase) => proxies.includes(phases[phase]!.proxy));
+  // A route that proxies no connection at all (embedded, or a plug-in that declares no network)
+  // still plans the phases, each UNVERIFIED with the reason: never a scenario of no cells.
+  const names = spec.phases ?? (proxied.length > 0 ? proxied : reached);
   const toxics = spec.toxics ?? [...TOXICS];
   const heal = spec.heal_at !== undefined ? { heal: spec.heal_at } : {};
   return names.flatMap((phase) =>

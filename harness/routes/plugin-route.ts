@@ -1,23 +1,34 @@
 import { builtInRouteCode, pluginCode } from '../../src/cli/route-code.ts';
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { workloadText } from './workload-text.ts';
 import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
-import { invalidInput } from '../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { sqliteSourceRows } from '../inspectors/source-rows.ts';
 import type { SnapshotOptions, TargetInspector } from '../inspectors/target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
 import { firstDifference } from '../checkers/first-difference.ts';
-import type { CellFixture, CellWorkloadOptions, FenceOperations, FenceLossMode, Route } from './route.ts';
+import type {
+  CellFixture,
+  CellNetwork,
+  CellWorkloadOptions,
+  FenceOperations,
+  FenceLossMode,
+  Route,
+} from './route.ts';
 import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
 import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from '../../connectors/sqlite/harness/sqlite-loss.ts';
 import { sealSqliteFile } from '../../connectors/sqlite/harness/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
-import { checkServerAddress, sealServerTarget } from './server-seal.ts';
+import { checkServerAddress, sealServerTarget, serverAuthority } from './server-seal.ts';
+import type { StartedEnvironment } from '../env/environment.ts';
+import { deleteProxy } from '../env/toxiproxy-service.ts';
+import type { ProxyEndpoint, ToxiproxyService } from '../env/toxiproxy-service.ts';
 import type { PartSeal } from './parts.ts';
 import { watchStateFilesUse } from './state-files-use.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
@@ -119,6 +130,25 @@ async function sealTarget(
 }
 
 /**
+ * The Toxiproxy of a cell of a route whose plug-in declares `network`: the local provider's (it
+ * runs on this host, so it reaches the plug-in's server at the address `read()` does), or why not.
+ */
+function cellToxiproxy(route: string, environment: StartedEnvironment): ToxiproxyService {
+  const toxiproxy = environment.services.toxiproxy;
+  if (!toxiproxy || environment.provider !== 'local')
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `route ${route}: its plug-in declares network, so its cells need the Toxiproxy of --provider local (it reaches the plug-in's server from this host); provider ${environment.provider} has ${toxiproxy ? 'one elsewhere' : 'none'}`,
+      { field: '--provider' },
+    );
+  return toxiproxy;
+}
+
+/** A proxy name of its own per cell (cells of several runs may share one Toxiproxy). */
+const proxyName = (cellDir: string): string =>
+  `plugin_${createHash('sha256').update(`${cellDir}\u0000${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 16)}-target`;
+
+/**
  * A plug-in route as a composition: the built-in seeded SQLite source and SQLite journal of the
  * embedded route, and the plug-in's target part. The generated workload names the plug-in module
  * by its resolved location, so every worker (`dpone run`) loads the very module the run certifies.
@@ -149,14 +179,17 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   const fenceModes: FenceLossMode[] = [...(harness.fenceLossModes ?? [])];
   const stateFiles = harness.target.stateFiles ? new Set(harness.target.stateFiles) : undefined;
   const dumpState = harness.target.dumpState?.bind(harness.target);
+  // A plug-in that declares `network` has its server put behind a Toxiproxy proxy per cell (the
+  // journal is the built-in SQLite file: only the target's connection can be poisoned).
+  const network = harness.target.network === true;
   return {
     id: declaration.id,
-    defaultProvider: 'embedded',
-    services: [],
+    defaultProvider: network ? 'local' : 'embedded',
+    services: network ? ['toxiproxy'] : [],
     journal: 'sqlite',
-    // No proxy, server or late rows: the plug-in's target is embedded and its table fixed.
+    // No server to kill and no late rows (the plug-in's table is fixed); a proxy when declared.
     capabilities: {
-      proxies: [],
+      proxies: network ? ['target'] : [],
       serverKills: { target: [], journal: [] },
       networkPhases: {},
       lateRows: false,
@@ -184,7 +217,11 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
             ]),
         }
       : {}),
-    async prepareCell(cellDir: string, options: CellWorkloadOptions): Promise<CellFixture> {
+    async prepareCell(
+      cellDir: string,
+      options: CellWorkloadOptions,
+      environment: StartedEnvironment,
+    ): Promise<CellFixture> {
       if (options.fence === 'none' && !plainWrites)
         throw invalidInput(
           `route ${declaration.id}: its connector cannot write the target without a fence (no target.openPlain)`,
@@ -192,67 +229,95 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
         );
       writeSource(join(cellDir, 'source.db'), options);
       const target = await harness.target.prepare(cellDir, CELL_TABLE);
-      const secret = target.endpoint.password_env;
-      if (secret !== undefined && target.env?.[secret] === undefined)
-        throw invalidInput(
-          `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
-          { field: 'harness.target.prepare' },
-        );
-      const server = target.server;
-      if (server !== undefined)
-        try {
-          checkServerAddress(declaration.id, target.endpoint.url, server);
-        } catch (error) {
-          await target[Symbol.asyncDispose]();
-          throw error;
+      let proxy: { endpoint: ProxyEndpoint; toxiproxy: ToxiproxyService } | undefined;
+      const release = async () => {
+        if (proxy) await deleteProxy(proxy.toxiproxy, proxy.endpoint.name);
+        await target[Symbol.asyncDispose]();
+      };
+      // Once prepared, the target (and the cell's proxy) is released on every way out but the fixture.
+      try {
+        const secret = target.endpoint.password_env;
+        if (secret !== undefined && target.env?.[secret] === undefined)
+          throw invalidInput(
+            `route ${declaration.id}: its prepared target names password_env ${secret}, which its env does not set`,
+            { field: 'harness.target.prepare' },
+          );
+        const server = target.server;
+        if (server !== undefined) checkServerAddress(declaration.id, target.endpoint.url, server);
+        if (network) {
+          if (server === undefined)
+            throw invalidInput(
+              `route ${declaration.id}: its plug-in declares network, but its prepared target declares no server (host:port) to put a proxy in front of`,
+              { field: 'harness.target.prepare.server' },
+            );
+          const toxiproxy = cellToxiproxy(declaration.id, environment);
+          proxy = {
+            endpoint: await toxiproxy.createProxy(proxyName(cellDir), serverAuthority(server)),
+            toxiproxy,
+          };
         }
-      const document = (schema: string) => {
-        const base = workloadDocument(options, schema);
-        return workloadText({
-          ...base,
-          identity: { ...base.identity, canonical_target_identity: target.identity },
-          route: declaration.id,
-          target: {
-            connector: loaded.url,
-            ...target.endpoint,
-            ...(options.fence ? { fence: options.fence } : {}),
-          },
-        });
-      };
-      const workloadFile = join(cellDir, 'workload.yaml');
-      const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
-      await writeFile(workloadFile, document('schema-v1'));
-      await writeFile(conflictingWorkloadFile, document('schema-v2'));
-      const inspector = inspectorOf(cellDir, target);
-      await inspector.installAudit();
-      const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
-      const fenceOps = fenceOperations(target);
-      return {
-        workloadFile,
-        conflictingWorkloadFile,
-        journalUrl,
-        // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
-        env: { ...target.env },
-        inspector,
-        openJournal: () => openCellJournal(cellDir, journalUrl),
-        journalOps: sqliteJournalOperations(cellDir),
-        ...(fenceOps ? { fenceOps } : {}),
-        // The target's declared files hold it whole (the fence too), or its declared server does:
-        // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
-        ...(stateFiles || server
-          ? {
-              sealStorage: (workload: string) =>
-                sealParts(cellDir, workload, {
-                  source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
-                  target: { seal: () => sealTarget(cellDir, target, stateFiles) },
-                }),
-            }
-          : {}),
-        ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
-        async [Symbol.asyncDispose]() {
-          await target[Symbol.asyncDispose]();
-        },
-      };
+        // The workers reach the server through the cell's proxy; the harness's reads stay direct.
+        const workerUrl =
+          proxy && server
+            ? target.endpoint.url.replace(
+                serverAuthority(server),
+                serverAuthority({ host: proxy.endpoint.host, port: proxy.endpoint.port }),
+              )
+            : target.endpoint.url;
+        const cellNetwork: CellNetwork | undefined = proxy
+          ? { apiUrl: proxy.toxiproxy.apiUrl, proxies: { target: proxy.endpoint.name } }
+          : undefined;
+        const document = (schema: string) => {
+          const base = workloadDocument(options, schema);
+          return workloadText({
+            ...base,
+            identity: { ...base.identity, canonical_target_identity: target.identity },
+            route: declaration.id,
+            target: {
+              connector: loaded.url,
+              ...target.endpoint,
+              url: workerUrl,
+              ...(options.fence ? { fence: options.fence } : {}),
+            },
+          });
+        };
+        const workloadFile = join(cellDir, 'workload.yaml');
+        const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
+        await writeFile(workloadFile, document('schema-v1'));
+        await writeFile(conflictingWorkloadFile, document('schema-v2'));
+        const inspector = inspectorOf(cellDir, target);
+        await inspector.installAudit();
+        const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
+        const fenceOps = fenceOperations(target);
+        return {
+          workloadFile,
+          conflictingWorkloadFile,
+          journalUrl,
+          // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
+          env: { ...target.env },
+          inspector,
+          openJournal: () => openCellJournal(cellDir, journalUrl),
+          journalOps: sqliteJournalOperations(cellDir),
+          ...(fenceOps ? { fenceOps } : {}),
+          ...(cellNetwork ? { network: cellNetwork } : {}),
+          // The target's declared files hold it whole (the fence too), or its declared server does:
+          // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
+          ...(stateFiles || server
+            ? {
+                sealStorage: (workload: string) =>
+                  sealParts(cellDir, workload, {
+                    source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
+                    target: { seal: () => sealTarget(cellDir, target, stateFiles) },
+                  }),
+              }
+            : {}),
+          ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
+          [Symbol.asyncDispose]: release,
+        };
+      } catch (error) {
+        await release();
+        throw error;
+      }
     },
   };
 }

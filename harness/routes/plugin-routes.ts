@@ -74,6 +74,12 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
       `connector ${name} harness.target.stateFiles must list plain file names of its own (not source.db, journal.db, state, workload*.yaml), and dumpState be a function`,
       { field: '--connector' },
     );
+  const network: unknown = parts.target.network;
+  if (network !== undefined && typeof network !== 'boolean')
+    throw invalidInput(
+      `connector ${name} harness.target.network must be true or false (true: each prepared target declares its server, and the harness proxies it)`,
+      { field: '--connector' },
+    );
   return parts as PluginHarness;
 }
 

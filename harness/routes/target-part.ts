@@ -58,6 +58,19 @@ export interface TargetPart {
    * that differ, so leave it out rather than dump less. Absent: every kill is its own cell.
    */
   dumpState?(cellDir: string, table: CellTable): Promise<string>;
+  /**
+   * Optional: `true` when every target `prepare` returns declares its `server`, and your connector
+   * reaches that server only at the `host:port` its workload URL names. The route then needs a
+   * Toxiproxy (`--provider local`: it runs on this host, so it reaches the server as `read()` does):
+   * each cell gets a proxy in front of the server and its workloads name the proxy's `host:port`
+   * instead (your harness's own `read()` and fence reads stay direct), so the network cells
+   * (`network.yaml`: reset, black hole, cut, latency, proxy down at each target phase) and the
+   * lost acknowledgement (`lost-ack.yaml`: the COMMIT applied, its reply never delivered) run on
+   * your route. Your connector must bound its calls (a connect and a per-statement timeout of a
+   * few seconds): a black-holed socket must end a worker's call, not hang it. Absent: those cells
+   * are UNVERIFIED (no proxy on the target connection), and the suites leave them out.
+   */
+  readonly network?: boolean;
 }
 
 /** One cell's target, as the harness sees it: never through the connector under test. */

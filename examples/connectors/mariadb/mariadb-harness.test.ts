@@ -105,6 +105,15 @@ describe.skipIf(skip !== undefined)('the MariaDB harness part on a throw-away ma
       expect(target.endpoint.url).not.toContain(password);
       const withPassword = target.endpoint.url.replace('dpone@', `dpone:${password}@`);
       expect(() => mariadbAddress(withPassword, 'target')).toThrow(/must not carry a password/);
+      // The workers' calls are bounded (a proxied cell's black hole ends them), and the server
+      // the harness proxies is the one the URL names.
+      expect(mariadbAddress(target.endpoint.url, 'target')).toMatchObject({
+        host: target.server!.host,
+        port: target.server!.port,
+        connectTimeoutMs: 8000,
+        queryTimeoutMs: 15000,
+      });
+      expect(mariadbHarness.target.network).toBe(true);
     } finally {
       await target[Symbol.asyncDispose]();
     }

@@ -17,6 +17,14 @@ const RENAMED_FENCE = `${FENCE_TABLE}_lost`;
 /** The variable the workers read the password from (the workload names it, never the value). */
 export const PASSWORD_ENV = 'DPONE_MARIADB_PASSWORD';
 
+/**
+ * The workers' client bounds: a connection opens within 8 s and a statement answers within 15 s,
+ * so a black-holed or silent proxy (network and lost-ack cells) ends a worker's call instead of
+ * hanging it. 15 s stays under the server's 50 s lock wait and above what the cells' statements
+ * take, so a worker waiting on a lock another holds still waits as it did.
+ */
+export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=15000';
+
 let shared: Promise<MariadbServer> | undefined;
 
 /**
@@ -119,10 +127,15 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
   const address = server.address(database);
   let disposed = false;
   return {
-    endpoint: { url: server.url(database), table: table.name, password_env: PASSWORD_ENV },
+    endpoint: {
+      url: `${server.url(database)}?${WORKER_TIMEOUTS}`,
+      table: table.name,
+      password_env: PASSWORD_ENV,
+    },
     env: { [PASSWORD_ENV]: server.password },
     // Where the URL reaches the server: the harness seals the target for the intent-conflict cell
-    // by re-pointing this host:port at a listener it watches (the server itself stays up).
+    // by re-pointing this host:port at a listener it watches (the server itself stays up), and
+    // (`network` below) puts each cell's workers behind a Toxiproxy proxy in front of it.
     server: { host: server.host, port: server.port },
     identity: `mariadb:${table.name}`,
     installAudit: () =>
@@ -184,10 +197,13 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
 /**
  * The harness parts `dpone certify run` composes into the route sqlite-to-mariadb. No state files:
  * the target lives in a server, not in the cell folder, so no recorded kill is restored (every
- * cell runs its first attempt); the intent-conflict cell seals it through its declared `server`.
+ * cell runs its first attempt); the intent-conflict cell seals it through its declared `server`,
+ * and the network cells put a proxy in front of that server (`network`).
  */
 export const mariadbHarness: PluginHarness = {
   routes: [{ id: 'sqlite-to-mariadb', source: 'sqlite' }],
-  target: { prepare: prepared },
+  // Every prepared target names its server, and the connector reaches it only there: the harness
+  // may proxy it (network.yaml, lost-ack.yaml on --provider local).
+  target: { prepare: prepared, network: true },
   fenceLossModes: ['drop', 'rename'],
 };
