@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
 import { startLossyFs } from './lossy-fs.ts';
@@ -171,6 +171,8 @@ describe.skipIf(missing !== null)(
       harness.kill('SIGKILL');
       await exited;
       await expect.poll(() => isMounted(mountPoint), { timeout: 5_000 }).toBe(false);
+      // Nor its temporary folder: the killed harness cannot remove it, the filesystem it started does.
+      await expect.poll(() => existsSync(dirname(mountPoint)), { timeout: 5_000 }).toBe(false);
     });
   },
 );
@@ -185,13 +187,15 @@ describe('power-loss filesystem availability', () => {
   it('says why it cannot mount when the binary is not built', async () => {
     const previous = process.env.DPONE_LOSSYFS_BIN;
     process.env.DPONE_LOSSYFS_BIN = join(tmpdir(), 'no-such-lossyfs');
+    const backing = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-none-'));
     try {
-      const started = await startLossyFs({ backing: mkdtempSync(join(tmpdir(), 'dpone-lossyfs-none-')) });
+      const started = await startLossyFs({ backing });
       expect(started.available).toBe(false);
       if (!started.available) expect(started.reason).toMatch(/not built|\/dev\/fuse/);
     } finally {
       if (previous === undefined) delete process.env.DPONE_LOSSYFS_BIN;
       else process.env.DPONE_LOSSYFS_BIN = previous;
+      rmSync(backing, { recursive: true, force: true });
     }
   });
 });

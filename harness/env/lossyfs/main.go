@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -71,13 +72,27 @@ func main() {
 			// Still busy (a process holds a file open): detach it lazily and stop serving.
 			log.Printf("lossyfs: unmount: %v; detaching", err)
 			_ = syscall.Unmount(*mount, syscall.MNT_DETACH)
+			_ = listener.Close()
+			removeFolders(*mount, *control)
 			os.Exit(0)
 		}
 	}()
 	fmt.Println("ready")
 	server.Wait()
 	_ = listener.Close()
-	_ = os.Remove(*control)
+	removeFolders(*mount, *control)
+}
+
+// removeFolders removes the control socket, the (now unmounted, empty) mount point and, when the
+// socket sat beside it, their folder if nothing else is left in it: a harness killed outright
+// (SIGKILL) cannot remove its own temporary folder, so the filesystem it started does.
+// Each removal is of an empty folder only (os.Remove), so nothing the harness still uses goes.
+func removeFolders(mount, control string) {
+	_ = os.Remove(control)
+	_ = os.Remove(mount)
+	if dir := filepath.Dir(mount); dir == filepath.Dir(control) {
+		_ = os.Remove(dir)
+	}
 }
 
 func serveControl(listener net.Listener, s *state) {
