@@ -189,6 +189,26 @@ function handBack(backing: string, file: string): void {
       renameSync(join(backing, entry), join(dirname(file), entry));
 }
 
+/**
+ * A cut cell's outcome: the killed attempt and the retry, which must complete; the cut's own checks;
+ * what the filesystem still held unsynced when the power went (and what else the cell measured).
+ */
+function cutOutcome(
+  attempts: CellOutcome['attempts'],
+  checks: CheckRecord[],
+  atCut: Pick<LossyFsStats, 'unsynced' | 'dirsahead'>,
+  measured: Readonly<Record<string, number>> = {},
+): CellOutcome {
+  return {
+    attempts,
+    hit: true,
+    settle: false,
+    expectation: { end: 'complete' },
+    extraChecks: checks,
+    fault: { unsynced_files_at_cut: atCut.unsynced, unsynced_dirs_at_cut: atCut.dirsahead, ...measured },
+  };
+}
+
 async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const journalFile = sqliteJournalFile(run.fixture.journalUrl);
   const ops = run.fixture.journalFile;
@@ -220,14 +240,7 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
     if (survived !== null) await run.expireLeases(() => ops.open(onFs));
     const retry = await run.run('retry', { command });
     await fs.syncAll();
-    outcome = {
-      attempts: [first.record, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: [durableCheck('journal', committed, survived)],
-      fault: { unsynced_files_at_cut: atCut.unsynced, unsynced_dirs_at_cut: atCut.dirsahead },
-    };
+    outcome = cutOutcome([first.record, retry], [durableCheck('journal', committed, survived)], atCut);
   } finally {
     await fs[Symbol.asyncDispose]();
     handBack(backing, journalFile);
@@ -273,18 +286,7 @@ async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
     await run.expireLeases();
     const retry = await run.run('retry');
     checks.push(recoveryCheck(retry, landed));
-    outcome = {
-      attempts: [first.record, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: checks,
-      fault: {
-        unsynced_files_at_cut: atCut.unsynced,
-        unsynced_dirs_at_cut: atCut.dirsahead,
-        load_survived_cut: landed ? 1 : 0,
-      },
-    };
+    outcome = cutOutcome([first.record, retry], checks, atCut, { load_survived_cut: landed ? 1 : 0 });
   } finally {
     if (moved) await fs.syncAll();
     await fs[Symbol.asyncDispose]();
@@ -423,19 +425,10 @@ async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
   await run.expireLeases();
   const retry = await run.run('retry');
   checks.push(recoveryCheck(retry, landed));
-  return {
-    attempts: [first.record, retry],
-    hit: true,
-    settle: false,
-    expectation: { end: 'complete' },
-    extraChecks: checks,
-    fault: {
-      unsynced_files_at_cut: atCut.unsynced,
-      unsynced_dirs_at_cut: atCut.dirsahead,
-      writes_through_mount: atCut.writes,
-      load_survived_cut: landed ? 1 : 0,
-    },
-  };
+  return cutOutcome([first.record, retry], checks, atCut, {
+    writes_through_mount: atCut.writes,
+    load_survived_cut: landed ? 1 : 0,
+  });
 }
 
 async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
