@@ -46,6 +46,7 @@ import type { JournalSessionConfig } from './postgres-journal-config.ts';
 import type { PgStatement } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 import { journalOpenFailure } from './postgres-journal-errors.ts';
+import { postgresDiskFull } from '../postgres-errors.ts';
 import {
   POSTGRES_JOURNAL_LOCK_KEY,
   POSTGRES_JOURNAL_READY,
@@ -107,6 +108,13 @@ function lost(operationId: string, expectedVersion: number): DponeError {
 }
 
 function unavailable(cause: unknown, operationId?: string): DponeError {
+  // A full disk under the journal's server says so (free space, then retry), as a file journal's does.
+  const full = postgresDiskFull(
+    cause,
+    'PostgreSQL commit journal',
+    operationId !== undefined ? { operationId } : {},
+  );
+  if (full) return full;
   // The driver's message may hold the statement, host or user: it stays in `cause` only.
   return new DponeError(
     ERROR_CODES.JOURNAL_UNAVAILABLE,
