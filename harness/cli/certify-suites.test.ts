@@ -55,6 +55,8 @@ describe('certify run suites', () => {
         'network.yaml',
         'server-kill.yaml',
         'postgres-journal-loss.yaml',
+        'postgres-power-loss.yaml',
+        'postgres-full-disk.yaml',
         'crash.yaml',
         'airflow-live.yaml',
       ]),

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptRecord, CellEvidence, FaultRecord } from '../evidence/evidence-types.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { checkedCell } from './fixtures/certified-evidence.ts';
-import { lostCommitItem, poolerItem, powerLossServerItem, stallItem } from './postgres-items.ts';
+import {
+  fullDiskServerItem,
+  lostCommitItem,
+  poolerItem,
+  powerLossServerItem,
+  stallItem,
+} from './postgres-items.ts';
 
 const done: AttemptRecord = {
   pid: 1,
@@ -37,6 +43,7 @@ describe('issue 28 gate lines', () => {
       'lost-commit-diverged',
       'stall-bounded',
       'power-loss-server-durable',
+      'full-disk-server-refused-then-one',
     ]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids('sqlite-to-postgres')).toContain(id);
@@ -122,5 +129,54 @@ describe("issue 33's PostgreSQL power-loss line", () => {
     expect(powerLossServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
     const journalCell = cell('sqlite-power-loss/journal/x#1', { kind: 'power-loss', storage: 'journal' });
     expect(powerLossServerItem.evaluate([journalCell]).status).toBe('FAIL');
+  });
+});
+
+describe("issue 33's PostgreSQL full-disk line", () => {
+  const OWN = ['storage-full-refused', 'atomic-visibility', 'storage-full-lease'];
+  const refused: AttemptRecord = { ...done, exit_code: 18, error_code: 'DPONE_STORAGE_FULL', role: 'first' };
+  const fill = (point: string, exit: 18 | 0, failing: string | null = null, mutations = 1): CellEvidence => {
+    const base = cell(
+      `postgres-full-disk/server/${point}#1`,
+      { kind: 'full-disk', storage: 'server', point, hit: 1 },
+      OWN.map((name) => ({
+        name,
+        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
+        detail: 'x',
+      })),
+      mutations,
+    );
+    return exit === 18 ? { ...base, attempts: [refused, ...base.attempts] } : base;
+  };
+
+  it('is PASS when every filled server cell passed its checks, one was refused with exit 18, one mutation each', () => {
+    const verdict = fullDiskServerItem.evaluate([
+      fill('journal.create:after', 18),
+      fill('target.commit:after', 0),
+    ]);
+    expect(verdict).toMatchObject({ status: 'PASS', cells: 2 });
+    expect(verdict.detail).toMatch(/1 stopped with exit 18/);
+  });
+
+  it('is FAIL with no cell, no refusal at all, a failed own check or a second write', () => {
+    expect(fullDiskServerItem.evaluate([]).status).toBe('FAIL');
+    expect(fullDiskServerItem.evaluate([fill('target.commit:after', 0)])).toMatchObject({
+      status: 'FAIL',
+      detail: /never met a write/,
+    });
+    expect(
+      fullDiskServerItem.evaluate([fill('journal.create:after', 18, 'storage-full-refused')]).status,
+    ).toBe('FAIL');
+    expect(fullDiskServerItem.evaluate([fill('journal.create:after', 18, 'storage-full-lease')]).status).toBe(
+      'FAIL',
+    );
+    expect(fullDiskServerItem.evaluate([fill('journal.create:after', 18, null, 2)]).status).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED where no tmpfs could be mounted, and ignores the SQLite storages', () => {
+    const unmounted = { ...fill('journal.create:after', 18), verdict: 'UNVERIFIED' as const };
+    expect(fullDiskServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
+    const sqliteCell = cell('sqlite-full-disk/journal/x#1', { kind: 'full-disk', storage: 'journal' });
+    expect(fullDiskServerItem.evaluate([sqliteCell]).status).toBe('FAIL');
   });
 });

@@ -169,6 +169,7 @@ export class ComposedCell implements CellFixture {
       ...this.#cell,
       dedicated: true,
       ...(options.powerLoss ? { powerLoss: options.powerLoss } : {}),
+      ...(options.fullDisk ? { fullDisk: true } : {}),
     };
     this.#target = await this.#parts.target.prepare(dedicated, this.#source);
     this.#journal = await this.#parts.journal.prepare(dedicated);

@@ -36,8 +36,15 @@ export const FAULT_KINDS = [
  */
 export const POWER_LOSS_STORAGES = ['journal', 'target', 'server'] as const;
 
-/** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
-export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
+/**
+ * Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts): the
+ * SQLite journal's folder, the SQLite target's file, or the data directory of a server the cell owns
+ * (its target's, with the journal on it).
+ */
+export const FULL_DISK_STORAGES = ['journal', 'target', 'server'] as const;
+
+/** The full-disk storages of a fault that names none: the local files (a server's cells are asked for by name). */
+export const FULL_DISK_DEFAULT_STORAGES = ['journal', 'target'] as const;
 
 /** Which storage a read-only-disk cell remounts read-only (harness/faults/read-only-disk-fault.ts). */
 export const READ_ONLY_DISK_STORAGES = ['journal', 'target'] as const;
@@ -334,7 +341,7 @@ const powerLossFault = {
 const fullDiskFault = {
   type: 'object',
   description:
-    "A full disk under the SQLite journal or the SQLite target: the storage lives on a size-limited tmpfs. At every transition point of a clean run the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+    "A full disk under the SQLite journal, the SQLite target, or a server's data directory: the storage lives on a size-limited tmpfs. At every transition point of a clean run (for a server after every journal write and after the target's commit) the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -344,7 +351,8 @@ const fullDiskFault = {
       minItems: 1,
       uniqueItems: true,
       items: { enum: FULL_DISK_STORAGES },
-      description: "Which storage fills: the journal's folder, the target's file. Default both.",
+      description:
+        "Which storage fills: the journal's folder, the target's file, or (server) the data directory of the cell's own target server with the journal on it (a server engine's route). Default the journal and the target.",
     },
   },
 } as const;
@@ -371,7 +379,7 @@ const journalCorruptionFault = {
 const readOnlyDiskFault = {
   type: 'object',
   description:
-    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
