@@ -57,6 +57,7 @@ describe('certify run suites', () => {
         'postgres-journal-loss.yaml',
         'postgres-power-loss.yaml',
         'postgres-full-disk.yaml',
+        'postgres-journal-corruption.yaml',
         'crash.yaml',
         'airflow-live.yaml',
       ]),

@@ -139,6 +139,14 @@ describe('journal-corruption plan', () => {
         `${shape}/target.commit:after#1`,
       ]),
     );
+    // A server journal's shape is asked for by name only, with the same points and its own seeds.
+    expect(drafts.some((d) => d.localId.startsWith('fields/'))).toBe(false);
+    const fields = journalCorruptionFault.plan({ kind: 'journal-corruption', shapes: ['fields'] }, context);
+    expect(fields.map((d) => d.localId)).toEqual([
+      'fields/journal.create:after#1',
+      'fields/cas:PREPARING->PREPARED:before#1',
+      'fields/target.commit:after#1',
+    ]);
     const seeds = drafts.map((d) => d.params.seed);
     expect(new Set(seeds).size).toBe(drafts.length);
     expect(

@@ -9,6 +9,7 @@ import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
 import {
   fullDiskServerItem,
+  journalCorruptionServerItem,
   lostCommitItem,
   poolerItem,
   powerLossServerItem,
@@ -40,6 +41,7 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   powerLossServerItem,
   fullDiskItem,
   fullDiskServerItem,
+  journalCorruptionServerItem,
   readOnlyDiskItem,
   journalCorruptionItem,
 ];

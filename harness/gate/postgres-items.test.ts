@@ -4,6 +4,7 @@ import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { checkedCell } from './fixtures/certified-evidence.ts';
 import {
   fullDiskServerItem,
+  journalCorruptionServerItem,
   lostCommitItem,
   poolerItem,
   powerLossServerItem,
@@ -44,6 +45,7 @@ describe('issue 28 gate lines', () => {
       'stall-bounded',
       'power-loss-server-durable',
       'full-disk-server-refused-then-one',
+      'journal-corruption-server-detected',
     ]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids('sqlite-to-postgres')).toContain(id);
@@ -178,5 +180,38 @@ describe("issue 33's PostgreSQL full-disk line", () => {
     expect(fullDiskServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
     const sqliteCell = cell('sqlite-full-disk/journal/x#1', { kind: 'full-disk', storage: 'journal' });
     expect(fullDiskServerItem.evaluate([sqliteCell]).status).toBe('FAIL');
+  });
+});
+
+describe("issue 33's PostgreSQL journal-corruption line", () => {
+  const corrupt: AttemptRecord = {
+    ...done,
+    exit_code: 19,
+    error_code: 'DPONE_TARGET_COMMIT_JOURNAL_CORRUPT',
+    role: 'retry',
+  };
+  const changed = (point: string, exit: 19 | 0, verdict: 'PASS' | 'FAIL' = 'PASS', mutations = 1) => {
+    const base = cell(
+      `postgres-journal-corruption/fields/${point}#1`,
+      { kind: 'journal-corruption', shape: 'fields', point, hit: 1 },
+      passing('journal-corruption-detected', verdict),
+      mutations,
+    );
+    return exit === 19 ? { ...base, attempts: [corrupt, ...base.attempts] } : base;
+  };
+
+  it('is PASS when every changed row was met as corruption or not read, with one retry at 19 and one mutation each', () => {
+    const verdict = journalCorruptionServerItem.evaluate([changed('a', 19), changed('b', 0)]);
+    expect(verdict).toMatchObject({ status: 'PASS', cells: 2 });
+    expect(verdict.detail).toMatch(/1 retries exited 19/);
+  });
+
+  it('is FAIL with no cell, no 19 at all, a failed detection (22, 29) or a second write; ignores the file shapes', () => {
+    expect(journalCorruptionServerItem.evaluate([]).status).toBe('FAIL');
+    expect(journalCorruptionServerItem.evaluate([changed('b', 0)]).detail).toMatch(/never seen at work/);
+    expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'FAIL')]).status).toBe('FAIL');
+    expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'PASS', 2)]).status).toBe('FAIL');
+    const file = cell('sqlite-journal-corruption/rows/x#1', { kind: 'journal-corruption', shape: 'rows' });
+    expect(journalCorruptionServerItem.evaluate([file]).status).toBe('FAIL');
   });
 });

@@ -2,6 +2,7 @@ import { targetsPostgres } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
+  JOURNAL_CORRUPTION_DETECTED,
   POWER_LOSS_ACKNOWLEDGED,
   POWER_LOSS_DURABLE,
   POWER_LOSS_RECOVERY,
@@ -182,6 +183,47 @@ export const fullDiskServerItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(filled),
       detail: `${filled.length} full-disk cells under the server PASS: ${refused} stopped with exit 18 naming the part and DISK_FULL, the rest had nothing left to write that needed a new block; one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's PostgreSQL corruption line: the journal's rows changed behind its back by the server's
+ * superuser after a kill at every transition (scenarios/storage/postgres-journal-corruption.yaml).
+ * Each cell PASSes with journal-corruption-detected PASS (exit 19 whenever the change reached what
+ * the run reads, never 22 or 29) and one mutation after the restore; at least one retry must have
+ * exited 19, or the line never saw its checksums at work. None at all is FAIL.
+ */
+export const journalCorruptionServerItem: AcceptanceItem = {
+  id: 'journal-corruption-server-detected',
+  text: 'a PostgreSQL journal row changed behind the journal (state, version, epochs, intent digest, history) is never a second mutation, and is exit 19 JOURNAL_CORRUPT whenever the change reaches what the run reads, never an intent conflict or a divergence',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const changed = cells.filter(
+      (cell) => cell.fault.kind === 'journal-corruption' && cell.fault.shape === 'fields',
+    );
+    const failed = allPass(changed, 'journal-corruption (fields)');
+    if (failed) return failed;
+    const wrong = changed.filter(
+      (cell) => !passedCheck(cell, JOURNAL_CORRUPTION_DETECTED) || mutations(cell) !== 1,
+    );
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: ${JOURNAL_CORRUPTION_DETECTED} not PASS, or not exactly one mutation`,
+      };
+    const detected = changed.filter((cell) => cell.attempts.some((a) => a.exit_code === 19)).length;
+    if (detected === 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(changed),
+        detail: 'no retry met a changed row with exit 19: the checksums were never seen at work',
+      };
+    return {
+      status: 'PASS',
+      ...decidedBy(changed),
+      detail: `${changed.length} cells with a journal row changed behind its back PASS: ${detected} retries exited 19, the rest ran normally (the change was in history they do not read; restored after); one mutation each`,
     };
   },
 };

@@ -73,6 +73,7 @@ export class ComposedCell implements CellFixture {
       forkUrl: ops().forkUrl && (() => ops().forkUrl!()),
       dropWal: ops().dropWal && (() => ops().dropWal!()),
       digest: ops().digest && (() => ops().digest!()),
+      tamper: ops().tamper && ((seed) => ops().tamper!(seed)),
     };
   }
 

@@ -50,7 +50,13 @@ export const FULL_DISK_DEFAULT_STORAGES = ['journal', 'target'] as const;
 export const READ_ONLY_DISK_STORAGES = ['journal', 'target'] as const;
 
 /** How a journal-corruption cell damages the journal file (harness/faults/journal-corruption-fault.ts). */
-export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation'] as const;
+export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation', 'fields'] as const;
+
+/**
+ * The shapes of a fault that names none: a journal file's bytes. `fields` (a server journal's row
+ * changed behind the journal's back, as the server's superuser) is asked for by name.
+ */
+export const JOURNAL_DAMAGE_DEFAULT_SHAPES = ['rows', 'header', 'truncation'] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
 export const AIRFLOW_LIVE_CASES = [
@@ -360,7 +366,7 @@ const fullDiskFault = {
 const journalCorruptionFault = {
   type: 'object',
   description:
-    "A damaged SQLite journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal file is damaged (seeded: bytes of a row page, a bit of the header, or a truncation) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not a SQLite file.",
+    "A damaged journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal is damaged (seeded: a SQLite file's bytes of a row page, a bit of the header, or a truncation; a server journal's row with one field changed behind the journal's back) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -371,7 +377,7 @@ const journalCorruptionFault = {
       uniqueItems: true,
       items: { enum: JOURNAL_DAMAGE_SHAPES },
       description:
-        'Damage shapes: rows (bytes of a row page), header (a bit of the 100-byte header), truncation. Default all.',
+        "Damage shapes: rows (bytes of a row page), header (a bit of the 100-byte header), truncation; fields (a server journal's entry or history row with one field changed by the server's superuser). Default rows, header and truncation.",
     },
   },
 } as const;
