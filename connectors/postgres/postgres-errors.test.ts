@@ -61,6 +61,22 @@ describe('postgres error classification', () => {
     expect(sqlstateOf(Object.assign(new Error('x'), { code: 'EPIPE' }))).toBeUndefined();
   });
 
+  it('a full disk (53100) is STORAGE_FULL naming the part and the cause, with a free-space hint, exit 18', () => {
+    const error = classifyPostgresError(serverError('53100'), 'target', retry, { operationId: 'sha256:x' });
+    expect(error).toMatchObject({
+      code: ERROR_CODES.STORAGE_FULL,
+      fields: { sqlstate: '53100', operationId: 'sha256:x', hint: expect.stringMatching(/^free space/) },
+    });
+    expect(error.message).toContain('the PostgreSQL target could not be written');
+    expect(error.message).toContain('(DISK_FULL)');
+    expect(error.exitCode).toBe(18);
+    expect(JSON.stringify(error) + error.message).not.toMatch(/s3cret|secret_tbl|INSERT INTO/);
+    // Another resource class keeps the caller's retry code.
+    expect(classifyPostgresError(serverError('53200'), 'target', retry).code).toBe(
+      ERROR_CODES.FENCE_UNAVAILABLE,
+    );
+  });
+
   it('passes our own coded errors through unchanged', () => {
     const fenced = new DponeError(ERROR_CODES.FENCED, 'newer epoch');
     expect(classifyPostgresError(fenced, 'target', retry)).toBe(fenced);

@@ -1,5 +1,5 @@
 import type { SafeErrorFields } from '../../src/contracts/errors.ts';
-import { DponeError, isDponeError } from '../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { SqlstateCause } from '../../src/contracts/sqlstate.ts';
 import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../src/contracts/sqlstate.ts';
 
@@ -7,7 +7,7 @@ import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../src/contracts/
  * Driver errors by cause. A PostgreSQL error carries a SQLSTATE; its class decides whether a retry
  * can help. Causes a retry cannot fix (authentication, privilege, missing object, rejected data)
  * get their own non-retry code; everything else keeps the caller's code (connection loss,
- * serialization failures, timeouts stay "retry"). The error carries the SQLSTATE and a hint
+ * serialization failures, timeouts stay "retry"); a full disk (53100) is DPONE_STORAGE_FULL. The error carries the SQLSTATE and a hint
  * written here from safe values (a privilege, a workload field), never the server's message.
  */
 
@@ -108,6 +108,33 @@ const WHAT: Readonly<Record<keyof typeof CAUSE_CODES, string>> = {
   data: 'rejected the data',
 };
 
+/** disk_full: the server could not extend a file (a table, an index, a new WAL file) for lack of space. */
+export const DISK_FULL_SQLSTATE = '53100';
+
+/**
+ * A server error that says its disk is full (SQLSTATE 53100), as DPONE_STORAGE_FULL: free space,
+ * then retry (the statement failed, so its transaction rolled back whole). `what` names the part
+ * ("PostgreSQL target", "PostgreSQL commit journal"); the message says the cause by its fixed name
+ * (DISK_FULL), never the server's text. Null for any other error.
+ */
+export function postgresDiskFull(
+  error: unknown,
+  what: string,
+  fields: SafeErrorFields = {},
+): DponeError | null {
+  if (serverSqlstate(error) !== DISK_FULL_SQLSTATE) return null;
+  return new DponeError(
+    ERROR_CODES.STORAGE_FULL,
+    `the ${what} could not be written: its server's disk is full (DISK_FULL)`,
+    {
+      ...fields,
+      sqlstate: DISK_FULL_SQLSTATE,
+      hint: `free space on the disk of the ${what}'s server (its data directory), then retry: nothing was half-written`,
+    },
+    { cause: error },
+  );
+}
+
 /**
  * Turns a driver error into our error. A cause a retry cannot fix gets its own code; otherwise
  * `fallback` (the caller's retry code) is returned with the SQLSTATE added when there is one.
@@ -120,6 +147,8 @@ export function classifyPostgresError(
   fields: SafeErrorFields = {},
 ): DponeError {
   if (isDponeError(error)) return error as DponeError;
+  const full = postgresDiskFull(error, `PostgreSQL ${endpoint}`, fields);
+  if (full) return full;
   const sqlstate = sqlstateOf(error);
   if (sqlstate === undefined) return fallback({});
   const cause = sqlstateCause(sqlstate);

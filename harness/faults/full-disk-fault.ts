@@ -1,12 +1,15 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, rmSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { mountTmpfs } from '../env/tmpfs-mount.ts';
 import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-names.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { CellDraft } from '../plan/cell.ts';
-import type { JournalFileOperations } from '../routes/route.ts';
+import type { TraceOccurrence } from '../plan/trace.ts';
+import type { CellFixture, JournalFileOperations, JournalFileReading } from '../routes/route.ts';
+import type { ServerControl } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
-import { FULL_DISK_STORAGES } from '../scenario/scenario-schema.ts';
+import { FULL_DISK_DEFAULT_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
@@ -17,7 +20,7 @@ import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts'
 const MOUNT_SIZE = '4m';
 
 function planFullDisk(spec: FaultSpecOf<'full-disk'>, { traces }: PlanContext): CellDraft[] {
-  return storageCells('full-disk', spec.storages ?? FULL_DISK_STORAGES, traces.clean);
+  return storageCells('full-disk', spec.storages ?? FULL_DISK_DEFAULT_STORAGES, traces.clean);
 }
 
 /**
@@ -32,7 +35,7 @@ export const FULL_DISK_REFUSAL: RefusalRule = {
   condition: (storage) => `the ${storage}'s disk was full`,
   exit: 18,
   code: 'DPONE_STORAGE_FULL',
-  // The engine's own (`…_FULL`) or the operating system's.
+  // The engine's own (`…_FULL`: an embedded engine's, a server's DISK_FULL) or the operating system's.
   cause: /\(([A-Z]+_FULL|ENOSPC|EDQUOT)\)/,
   causeText: '…_FULL, ENOSPC',
   hint: /^free space/,
@@ -62,16 +65,52 @@ async function leaseCheck(
   storage: RefusedStorage,
   first: AttemptRecord,
 ): Promise<CheckRecord> {
+  if (first.exit_code === 0) return leaseVerdict(null, true, storage, first);
+  const whole = await journal.readsWhole(journal.path);
+  const reading = operationId === null || !whole ? null : await journal.read(journal.path, operationId);
+  return leaseVerdict(reading, whole, storage, first);
+}
+
+/**
+ * The same for a server's journal (on the full disk with the target), read through the runtime's
+ * own journal code: its one entry (a cell runs one operation), or whether it does not read.
+ */
+async function serverLeaseCheck(fixture: CellFixture, first: AttemptRecord): Promise<CheckRecord> {
+  if (first.exit_code === 0) return leaseVerdict(null, true, 'server', first);
+  let reading: JournalFileReading = { kind: 'absent' };
+  try {
+    const journal = await fixture.openJournal();
+    try {
+      for (const id of await journal.list()) {
+        const entry = await journal.get(id);
+        if (entry)
+          reading = { kind: 'entry', entry: id, state: entry.state, leaseHeld: entry.lease !== null };
+      }
+    } finally {
+      await journal.close();
+    }
+  } catch (error) {
+    return leaseVerdict(null, false, 'server', first, isDponeError(error) ? error.code : 'unreadable');
+  }
+  return leaseVerdict(reading, true, 'server', first);
+}
+
+function leaseVerdict(
+  reading: JournalFileReading | null,
+  whole: boolean,
+  storage: RefusedStorage,
+  first: AttemptRecord,
+  unreadable?: string,
+): CheckRecord {
   const name = STORAGE_FULL_LEASE;
   if (first.exit_code === 0)
     return { name, verdict: 'PASS', detail: 'the attempt completed: nothing to hand back' };
-  if (!(await journal.readsWhole(journal.path)))
+  if (!whole)
     return {
       name,
       verdict: 'FAIL',
-      detail: 'after the full disk the journal does not read whole: something was half-written',
+      detail: `after the full disk the journal does not read whole${unreadable ? ` (${unreadable})` : ''}: something was half-written`,
     };
-  const reading = operationId === null ? null : await journal.read(journal.path, operationId);
   if (reading === null || reading.kind === 'absent')
     return { name, verdict: 'PASS', detail: 'the attempt stopped before the operation had an entry' };
   if (reading.kind === 'error')
@@ -82,11 +121,11 @@ async function leaseCheck(
       verdict: 'PASS',
       detail: `the lease was handed back; the entry waits at ${reading.state}`,
     };
-  if (storage === 'journal')
+  if (storage === 'journal' || storage === 'server')
     return {
       name,
       verdict: 'PASS',
-      detail: `the full journal could not take the release: the lease runs out at its TTL; the journal reads whole at ${reading.state}`,
+      detail: `the full ${storage === 'server' ? "server's disk (the journal is on it)" : 'journal'} could not take the release: the lease runs out at its TTL; the journal reads whole at ${reading.state}`,
     };
   return {
     name,
@@ -95,8 +134,78 @@ async function leaseCheck(
   };
 }
 
+/** A server whose data directory is on a size-limited filesystem. */
+type OnLimitedDisk = ServerControl & Required<Pick<ServerControl, 'disk'>>;
+
+/**
+ * A server's data directory (the target's, with the journal on it) on a size-limited filesystem:
+ * the cell's target and journal move onto a server of their own whose data directory is on a tmpfs
+ * of the cell; at the point the parked attempt meets that filesystem filled to its last block
+ * (shown by the filesystem itself, never believed), then goes on. Its refusal must name the server's
+ * part (`<label> target`, `<label> commit journal`) and the cause; the ballast removed, one retry.
+ */
+async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
+  const { fixture } = run;
+  if (!fixture.isolateServers)
+    return unverifiedOutcome(`route ${run.cell.route} owns no server whose data directory it can fill`);
+  let servers: Awaited<ReturnType<NonNullable<CellFixture['isolateServers']>>>;
+  try {
+    servers = await fixture.isolateServers({ fullDisk: true });
+  } catch (error) {
+    if (isDponeError(error) && error.code === ERROR_CODES.ENVIRONMENT_UNAVAILABLE)
+      return unverifiedOutcome(error.message, 'storage-full-filesystem');
+    throw error;
+  }
+  // One filesystem per data directory (the journal's part may share the target's server).
+  const byData = new Map<string, OnLimitedDisk>();
+  for (const server of [servers.target, servers.journal])
+    if (server?.disk && server.disk.dataDir.startsWith(`${server.disk.mountPoint}/`))
+      byData.set(server.disk.dataDir, server as OnLimitedDisk);
+  const target = servers.target?.disk ? byData.get(servers.target.disk.dataDir) : undefined;
+  if (target === undefined)
+    return unverifiedOutcome(
+      `route ${run.cell.route}: its target server does not keep its data directory on a size-limited filesystem`,
+      'storage-full-filesystem',
+    );
+  const filled = [...byData.values()];
+  const stderrFile = join(run.dir, 'first.stderr');
+  const images = await targetImages(fixture.inspector);
+  const worker = run.start('first', { stop: at, stderrFile });
+  const parked = await worker.parked();
+  if (parked === null) return { attempts: [await worker.result()], hit: false };
+  for (const server of filled) await server.disk.fill();
+  // Full, as the filesystem itself says: not one block left for a non-root writer.
+  const full = filled.every((server) => statfsSync(server.disk.mountPoint).bavail === 0);
+  worker.resume();
+  const first = await worker.result();
+  for (const server of filled) await server.disk.free();
+  if (!full)
+    return {
+      ...unverifiedOutcome(
+        'the filesystem under the server still had free blocks after the fill: the attempt met no full disk',
+        'storage-full-filesystem',
+      ),
+      attempts: [first],
+    };
+  const parts = [`${target.label} target`, `${target.label} commit journal`];
+  const checks = [refusalCheck(FULL_DISK_REFUSAL, first, 'server', parts, stderrFile)];
+  checks.push(await atomicVisibility(fixture.inspector, images, 'after the refused attempt'));
+  checks.push(await serverLeaseCheck(fixture, first));
+  await run.expireLeases();
+  const retry = await run.run('retry');
+  return {
+    attempts: [first, retry],
+    hit: true,
+    settle: false,
+    expectation: { end: 'complete' },
+    extraChecks: checks,
+    fault: { first_exit: first.exit_code },
+  };
+}
+
 async function runFullDisk(run: CellRun): Promise<CellOutcome> {
   const { at, storage } = run.cell.params as unknown as StorageCellParams;
+  if (storage === 'server') return runServer(run, at);
   const journal = run.fixture.journalFile;
   const targetFile = run.fixture.targetFile;
   if (journal === undefined || targetFile === undefined || !existsSync(targetFile))

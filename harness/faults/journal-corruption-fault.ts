@@ -7,7 +7,9 @@ import type { TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { JournalFileOperations, JournalFileReading } from '../routes/route.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
-import { JOURNAL_DAMAGE_SHAPES } from '../scenario/scenario-schema.ts';
+import { JOURNAL_DAMAGE_DEFAULT_SHAPES, JOURNAL_DAMAGE_SHAPES } from '../scenario/scenario-schema.ts';
+import { isDponeError } from '../../src/contracts/errors.ts';
+import type { CellFixture } from '../routes/route.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
 import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
@@ -25,7 +27,7 @@ const CORRUPT = 'DPONE_TARGET_COMMIT_JOURNAL_CORRUPT';
 const EXIT_CORRUPT = 19;
 
 function planCorruption(spec: FaultSpecOf<'journal-corruption'>, { seed, traces }: PlanContext): CellDraft[] {
-  const shapes = spec.shapes ?? JOURNAL_DAMAGE_SHAPES;
+  const shapes = spec.shapes ?? JOURNAL_DAMAGE_DEFAULT_SHAPES;
   const points = transitionPoints(traces.clean);
   return shapes.flatMap((shape) =>
     points.map((at, p) => ({
@@ -54,7 +56,11 @@ function generator(seed: number): (n: number) => number {
 }
 
 /** The damage: a few bytes of the entries' rows flipped, one bit of the 100-byte header, or the file cut short. */
-function damage(journal: JournalFileOperations, shape: Shape, random: (n: number) => number): string {
+function damage(
+  journal: JournalFileOperations,
+  shape: Exclude<Shape, 'fields'>,
+  random: (n: number) => number,
+): string {
   const file = journal.path;
   const bytes = readFileSync(file);
   switch (shape) {
@@ -132,8 +138,118 @@ export function detectedCheck(
   };
 }
 
+/** The operation's entry as the runtime's own journal code reads it (checksums verified), or the error code it gets. */
+async function readEntry(
+  fixture: CellFixture,
+): Promise<{ operationId: string | null; reading: JournalFileReading }> {
+  const journal = await fixture.openJournal();
+  try {
+    const [operationId = null] = await journal.list();
+    if (operationId === null) return { operationId, reading: { kind: 'absent' } };
+    try {
+      const entry = await journal.get(operationId);
+      if (entry === null) return { operationId, reading: { kind: 'absent' } };
+      return {
+        operationId,
+        reading: {
+          kind: 'entry',
+          entry: JSON.stringify(entry),
+          state: entry.state,
+          leaseHeld: entry.lease !== null,
+        },
+      };
+    } catch (error) {
+      return {
+        operationId,
+        reading: { kind: 'error', code: isDponeError(error) ? error.code : 'unreadable' },
+      };
+    }
+  } finally {
+    await journal.close();
+  }
+}
+
+/** Whether every entry and its history read through the runtime's own journal code (checksums verified). */
+async function readsWhole(fixture: CellFixture): Promise<boolean> {
+  const journal = await fixture.openJournal();
+  try {
+    for (const id of await journal.list()) {
+      await journal.get(id);
+      await journal.history(id);
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await journal.close();
+  }
+}
+
+/**
+ * A server journal's rows changed behind its back: the first attempt killed at the point, one
+ * field of the entry (or of its latest history row) changed by the server's superuser, then the
+ * retry; restored from the backup taken before the change when the retry refused.
+ */
+async function runFields(run: CellRun, at: TraceOccurrence, seed: number): Promise<CellOutcome> {
+  const ops = run.fixture.journalOps;
+  if (ops?.tamper === undefined || ops.backup === undefined || ops.restore === undefined)
+    return unverifiedOutcome(
+      "the route's journal offers no way to change its rows behind its back: no fields cell for it",
+    );
+  const first = await run.killAt('first', at);
+  if (!first.hit) return { attempts: [first.record], hit: false };
+  const { operationId, reading: before } = await readEntry(run.fixture);
+  const backup = await ops.backup();
+  // The killed attempt's lease passes on the cell's clock now: once the rows are changed the
+  // harness could not read the journal for it.
+  await run.expireLeases();
+  const what = operationId === null ? null : await ops.tamper(seed);
+  if (what === null) {
+    const retry = await run.run('retry');
+    return {
+      attempts: [first.record, retry],
+      hit: true,
+      settle: false,
+      expectation: { end: 'complete' },
+      extraChecks: [
+        {
+          name: JOURNAL_CORRUPTION_DETECTED,
+          verdict: 'PASS',
+          detail: 'the killed attempt left no journal row to change; the retry ran normally',
+        },
+      ],
+    };
+  }
+  const { reading: seen } = await readEntry(run.fixture);
+  const retry = await run.run('retry');
+  const attempts = [first.record, retry];
+  const checks = [detectedCheck(retry, seen, before, what)];
+  if (retry.exit_code !== 0 || !(await readsWhole(run.fixture))) {
+    // "Restore the journal; do not retry": the operator restores the backup, and the next run
+    // finishes the operation from what the journal and the target's fence say.
+    await ops.restore(backup);
+    await run.expireLeases();
+    attempts.push(await run.run('after-restore'));
+  }
+  return {
+    attempts,
+    hit: true,
+    settle: false,
+    expectation: { end: 'complete' },
+    extraChecks: checks,
+    fault: {
+      damage: what,
+      first_read:
+        seen.kind === 'entry' && before.kind === 'entry' && seen.entry === before.entry
+          ? 'intact'
+          : seen.kind,
+    },
+  };
+}
+
 async function runCorruption(run: CellRun): Promise<CellOutcome> {
   const { at, shape, seed } = run.cell.params as unknown as CorruptionParams;
+  if (shape === 'fields') return runFields(run, at, seed);
   const journal = run.fixture.journalFile;
   if (journal === undefined)
     return unverifiedOutcome("the route's journal is not one local file: no journal-corruption cell for it");

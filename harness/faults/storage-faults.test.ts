@@ -52,6 +52,22 @@ describe('full-disk plan', () => {
     expect(drafts.every((d) => d.sensitive === false)).toBe(true);
     expect(fullDiskFault.plan({ kind: 'full-disk', storages: ['target'] }, context)).toHaveLength(3);
   });
+
+  it("fills a server's data directory only where asked, right after each write (the :after points)", () => {
+    const drafts = fullDiskFault.plan({ kind: 'full-disk', storages: ['server'] }, context);
+    expect(drafts.map((d) => d.localId)).toEqual([
+      'server/journal.create:after#1',
+      'server/target.commit:after#1',
+    ]);
+    expect(drafts[0]!.fault).toMatchObject({
+      kind: 'full-disk',
+      storage: 'server',
+      point: 'journal.create:after',
+    });
+    expect(
+      fullDiskFault.plan({ kind: 'full-disk' }, context).some((d) => d.localId.startsWith('server/')),
+    ).toBe(false);
+  });
 });
 
 describe('storage-full-refused', () => {
@@ -84,6 +100,35 @@ describe('storage-full-refused', () => {
   });
 });
 
+describe('storage-full-refused under a server', () => {
+  const parts = ['Engine target', 'Engine commit journal'];
+  const hint = "free space on the disk of the Engine target's server (its data directory), then retry";
+  it("PASSes exit 18 naming the server's part and DISK_FULL with the free-space hint", () => {
+    const file = stderr(
+      "the Engine target could not be written: its server's disk is full (DISK_FULL)",
+      hint,
+    );
+    expect(refusedCheck(attempt(18, 'DPONE_STORAGE_FULL'), 'server', parts, file)).toMatchObject({
+      verdict: 'PASS',
+      detail: expect.stringContaining("naming the server's part"),
+    });
+  });
+
+  it('FAILs the retry code a full disk got before (11, 12), and an 18 naming no part or no cause', () => {
+    const none = join(dir, 'none');
+    expect(
+      refusedCheck(attempt(12, 'DPONE_TARGET_COMMIT_PRE_COMMIT_FAILED'), 'server', parts, none).verdict,
+    ).toBe('FAIL');
+    const nameless = stderr('the server could not be written: its disk is full (DISK_FULL)', hint);
+    expect(refusedCheck(attempt(18, 'DPONE_STORAGE_FULL'), 'server', parts, nameless)).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringContaining("does not name the server's part"),
+    });
+    const causeless = stderr('the Engine target could not be written', hint);
+    expect(refusedCheck(attempt(18, 'DPONE_STORAGE_FULL'), 'server', parts, causeless).verdict).toBe('FAIL');
+  });
+});
+
 describe('journal-corruption plan', () => {
   it('damages the journal in each shape at every transition point, each cell with its own fixed seed', () => {
     const drafts = journalCorruptionFault.plan({ kind: 'journal-corruption' }, context);
@@ -94,6 +139,14 @@ describe('journal-corruption plan', () => {
         `${shape}/target.commit:after#1`,
       ]),
     );
+    // A server journal's shape is asked for by name only, with the same points and its own seeds.
+    expect(drafts.some((d) => d.localId.startsWith('fields/'))).toBe(false);
+    const fields = journalCorruptionFault.plan({ kind: 'journal-corruption', shapes: ['fields'] }, context);
+    expect(fields.map((d) => d.localId)).toEqual([
+      'fields/journal.create:after#1',
+      'fields/cas:PREPARING->PREPARED:before#1',
+      'fields/target.commit:after#1',
+    ]);
     const seeds = drafts.map((d) => d.params.seed);
     expect(new Set(seeds).size).toBe(drafts.length);
     expect(

@@ -14,7 +14,8 @@ import { moveFile } from './storage-files.ts';
  * refused attempt's error must read.
  */
 
-export type RefusedStorage = 'journal' | 'target';
+/** The storage a refusing fault sits under: a local file (journal, target) or a server's data directory. */
+export type RefusedStorage = 'journal' | 'target' | 'server';
 
 /** Whether a path exists as a file or a (possibly dangling) link. */
 function present(path: string): boolean {
@@ -81,14 +82,26 @@ export async function moveOntoMount(
   };
 }
 
-/** One storage fault's cells: each storage at every transition point of the clean trace. */
+/**
+ * A server's points: right after every journal write and after the target's commit. The `:before`
+ * points are left out (each holds what the `:after` point before it held): a server cell costs a
+ * cluster of its own, seconds, not a local file's milliseconds.
+ */
+export function serverPoints(clean: readonly TraceOccurrence[]): TraceOccurrence[] {
+  return transitionPoints(clean).filter((at) => at.point.endsWith(':after'));
+}
+
+/**
+ * One storage fault's cells: each storage at every transition point of the clean trace (a
+ * server's at its serverPoints).
+ */
 export function storageCells(
   kind: 'full-disk' | 'read-only-disk',
   storages: readonly RefusedStorage[],
   clean: readonly TraceOccurrence[],
 ): CellDraft[] {
   return storages.flatMap((storage) =>
-    transitionPoints(clean).map((at) => ({
+    (storage === 'server' ? serverPoints(clean) : transitionPoints(clean)).map((at) => ({
       localId: `${storage}/${occurrenceKey(at)}`,
       fault: { kind, storage, point: at.point, hit: at.hit, attempt: 1 },
       params: { at, storage } satisfies StorageCellParams,
@@ -139,16 +152,18 @@ export function refusalCheck(
     };
   const { message = '', hint = '' } = reportedError(stderrFile);
   const named = paths.some((path) => message.includes(path));
+  // A file's path, or (a server's data directory) the server's part the refusal came from.
+  const what = storage === 'server' ? "the server's part" : `the ${storage} file`;
   const cause = rule.cause.test(message);
   const wayOut = rule.hint.test(hint);
   if (named && cause && wayOut)
     return {
       name,
       verdict: 'PASS',
-      detail: `exit ${rule.exit} ${rule.code} naming the ${storage} file, the cause and ${rule.hintText}`,
+      detail: `exit ${rule.exit} ${rule.code} naming ${what}, the cause and ${rule.hintText}`,
     };
   const missing = [
-    ...(named ? [] : [`the ${storage} file`]),
+    ...(named ? [] : [what]),
     ...(cause ? [] : [`the cause (${rule.causeText})`]),
     ...(wayOut ? [] : [rule.hintText]),
   ];

@@ -7,7 +7,14 @@ import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
 import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
-import { lostCommitItem, poolerItem, powerLossServerItem, stallItem } from './postgres-items.ts';
+import {
+  fullDiskServerItem,
+  journalCorruptionServerItem,
+  lostCommitItem,
+  poolerItem,
+  powerLossServerItem,
+  stallItem,
+} from './postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
@@ -33,6 +40,8 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   powerLossTargetItem,
   powerLossServerItem,
   fullDiskItem,
+  fullDiskServerItem,
+  journalCorruptionServerItem,
   readOnlyDiskItem,
   journalCorruptionItem,
 ];

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptRecord, CellEvidence, FaultRecord } from '../evidence/evidence-types.ts';
 import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
 import { checkedCell } from './fixtures/certified-evidence.ts';
-import { lostCommitItem, poolerItem, powerLossServerItem, stallItem } from './postgres-items.ts';
+import {
+  fullDiskServerItem,
+  journalCorruptionServerItem,
+  lostCommitItem,
+  poolerItem,
+  powerLossServerItem,
+  stallItem,
+} from './postgres-items.ts';
 
 const done: AttemptRecord = {
   pid: 1,
@@ -37,6 +44,8 @@ describe('issue 28 gate lines', () => {
       'lost-commit-diverged',
       'stall-bounded',
       'power-loss-server-durable',
+      'full-disk-server-refused-then-one',
+      'journal-corruption-server-detected',
     ]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids('sqlite-to-postgres')).toContain(id);
@@ -122,5 +131,87 @@ describe("issue 33's PostgreSQL power-loss line", () => {
     expect(powerLossServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
     const journalCell = cell('sqlite-power-loss/journal/x#1', { kind: 'power-loss', storage: 'journal' });
     expect(powerLossServerItem.evaluate([journalCell]).status).toBe('FAIL');
+  });
+});
+
+describe("issue 33's PostgreSQL full-disk line", () => {
+  const OWN = ['storage-full-refused', 'atomic-visibility', 'storage-full-lease'];
+  const refused: AttemptRecord = { ...done, exit_code: 18, error_code: 'DPONE_STORAGE_FULL', role: 'first' };
+  const fill = (point: string, exit: 18 | 0, failing: string | null = null, mutations = 1): CellEvidence => {
+    const base = cell(
+      `postgres-full-disk/server/${point}#1`,
+      { kind: 'full-disk', storage: 'server', point, hit: 1 },
+      OWN.map((name) => ({
+        name,
+        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
+        detail: 'x',
+      })),
+      mutations,
+    );
+    return exit === 18 ? { ...base, attempts: [refused, ...base.attempts] } : base;
+  };
+
+  it('is PASS when every filled server cell passed its checks, one was refused with exit 18, one mutation each', () => {
+    const verdict = fullDiskServerItem.evaluate([
+      fill('journal.create:after', 18),
+      fill('target.commit:after', 0),
+    ]);
+    expect(verdict).toMatchObject({ status: 'PASS', cells: 2 });
+    expect(verdict.detail).toMatch(/1 stopped with exit 18/);
+  });
+
+  it('is FAIL with no cell, no refusal at all, a failed own check or a second write', () => {
+    expect(fullDiskServerItem.evaluate([]).status).toBe('FAIL');
+    expect(fullDiskServerItem.evaluate([fill('target.commit:after', 0)])).toMatchObject({
+      status: 'FAIL',
+      detail: /never met a write/,
+    });
+    expect(
+      fullDiskServerItem.evaluate([fill('journal.create:after', 18, 'storage-full-refused')]).status,
+    ).toBe('FAIL');
+    expect(fullDiskServerItem.evaluate([fill('journal.create:after', 18, 'storage-full-lease')]).status).toBe(
+      'FAIL',
+    );
+    expect(fullDiskServerItem.evaluate([fill('journal.create:after', 18, null, 2)]).status).toBe('FAIL');
+  });
+
+  it('is UNVERIFIED where no tmpfs could be mounted, and ignores the SQLite storages', () => {
+    const unmounted = { ...fill('journal.create:after', 18), verdict: 'UNVERIFIED' as const };
+    expect(fullDiskServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
+    const sqliteCell = cell('sqlite-full-disk/journal/x#1', { kind: 'full-disk', storage: 'journal' });
+    expect(fullDiskServerItem.evaluate([sqliteCell]).status).toBe('FAIL');
+  });
+});
+
+describe("issue 33's PostgreSQL journal-corruption line", () => {
+  const corrupt: AttemptRecord = {
+    ...done,
+    exit_code: 19,
+    error_code: 'DPONE_TARGET_COMMIT_JOURNAL_CORRUPT',
+    role: 'retry',
+  };
+  const changed = (point: string, exit: 19 | 0, verdict: 'PASS' | 'FAIL' = 'PASS', mutations = 1) => {
+    const base = cell(
+      `postgres-journal-corruption/fields/${point}#1`,
+      { kind: 'journal-corruption', shape: 'fields', point, hit: 1 },
+      passing('journal-corruption-detected', verdict),
+      mutations,
+    );
+    return exit === 19 ? { ...base, attempts: [corrupt, ...base.attempts] } : base;
+  };
+
+  it('is PASS when every changed row was met as corruption or not read, with one retry at 19 and one mutation each', () => {
+    const verdict = journalCorruptionServerItem.evaluate([changed('a', 19), changed('b', 0)]);
+    expect(verdict).toMatchObject({ status: 'PASS', cells: 2 });
+    expect(verdict.detail).toMatch(/1 retries exited 19/);
+  });
+
+  it('is FAIL with no cell, no 19 at all, a failed detection (22, 29) or a second write; ignores the file shapes', () => {
+    expect(journalCorruptionServerItem.evaluate([]).status).toBe('FAIL');
+    expect(journalCorruptionServerItem.evaluate([changed('b', 0)]).detail).toMatch(/never seen at work/);
+    expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'FAIL')]).status).toBe('FAIL');
+    expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'PASS', 2)]).status).toBe('FAIL');
+    const file = cell('sqlite-journal-corruption/rows/x#1', { kind: 'journal-corruption', shape: 'rows' });
+    expect(journalCorruptionServerItem.evaluate([file]).status).toBe('FAIL');
   });
 });

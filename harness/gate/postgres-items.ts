@@ -2,9 +2,12 @@ import { targetsPostgres } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
+  JOURNAL_CORRUPTION_DETECTED,
   POWER_LOSS_ACKNOWLEDGED,
   POWER_LOSS_DURABLE,
   POWER_LOSS_RECOVERY,
+  STORAGE_FULL_LEASE,
+  STORAGE_FULL_REFUSED,
 } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
@@ -138,6 +141,89 @@ export const powerLossServerItem: AcceptanceItem = {
       status: 'PASS',
       ...decidedBy(cuts),
       detail: `${cuts.length} power-loss cells under the server PASS: every acknowledged commit survived the cut; ${rewritten} retries wrote a load the cut had not kept (it had not committed), the rest found it; one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's PostgreSQL full-disk line: the server's data directory (the target and the journal on
+ * it, scenarios/storage/postgres-full-disk.yaml) on a size-limited filesystem filled after every
+ * journal write and the target's commit. Each cell PASSes with storage-full-refused (exit 18 naming
+ * the server's part and DISK_FULL, or a completed run), atomic-visibility and storage-full-lease
+ * PASS and one mutation after the retry; at least one cell must have been refused (exit 18), or the
+ * line never saw the server's full disk. Cells that could not mount a tmpfs are UNVERIFIED, and so is
+ * the line; none at all is FAIL.
+ */
+export const fullDiskServerItem: AcceptanceItem = {
+  id: 'full-disk-server-refused-then-one',
+  text: 'a full disk under the PostgreSQL data directory (target and journal on it) after every journal write and the target commit: exit 18 naming the part and DISK_FULL, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const filled = cells.filter((cell) => cell.fault.kind === 'full-disk' && cell.fault.storage === 'server');
+    const failed = allPass(filled, 'full-disk (server)');
+    if (failed) return failed;
+    const own = [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE];
+    const wrong = filled.filter(
+      (cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1,
+    );
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+      };
+    const refused = filled.filter((cell) => cell.attempts.some((a) => a.exit_code === 18)).length;
+    if (refused === 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(filled),
+        detail: 'no full-disk cell under the server was refused (exit 18): the full disk never met a write',
+      };
+    return {
+      status: 'PASS',
+      ...decidedBy(filled),
+      detail: `${filled.length} full-disk cells under the server PASS: ${refused} stopped with exit 18 naming the part and DISK_FULL, the rest had nothing left to write that needed a new block; one mutation each`,
+    };
+  },
+};
+
+/**
+ * Issue 33's PostgreSQL corruption line: the journal's rows changed behind its back by the server's
+ * superuser after a kill at every transition (scenarios/storage/postgres-journal-corruption.yaml).
+ * Each cell PASSes with journal-corruption-detected PASS (exit 19 whenever the change reached what
+ * the run reads, never 22 or 29) and one mutation after the restore; at least one retry must have
+ * exited 19, or the line never saw its checksums at work. None at all is FAIL.
+ */
+export const journalCorruptionServerItem: AcceptanceItem = {
+  id: 'journal-corruption-server-detected',
+  text: 'a PostgreSQL journal row changed behind the journal (state, version, epochs, intent digest, history) is never a second mutation, and is exit 19 JOURNAL_CORRUPT whenever the change reaches what the run reads, never an intent conflict or a divergence',
+  appliesTo: postgresTarget,
+  evaluate(cells) {
+    const changed = cells.filter(
+      (cell) => cell.fault.kind === 'journal-corruption' && cell.fault.shape === 'fields',
+    );
+    const failed = allPass(changed, 'journal-corruption (fields)');
+    if (failed) return failed;
+    const wrong = changed.filter(
+      (cell) => !passedCheck(cell, JOURNAL_CORRUPTION_DETECTED) || mutations(cell) !== 1,
+    );
+    if (wrong.length > 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(wrong),
+        detail: `${wrong[0]!.id}: ${JOURNAL_CORRUPTION_DETECTED} not PASS, or not exactly one mutation`,
+      };
+    const detected = changed.filter((cell) => cell.attempts.some((a) => a.exit_code === 19)).length;
+    if (detected === 0)
+      return {
+        status: 'FAIL',
+        ...decidedBy(changed),
+        detail: 'no retry met a changed row with exit 19: the checksums were never seen at work',
+      };
+    return {
+      status: 'PASS',
+      ...decidedBy(changed),
+      detail: `${changed.length} cells with a journal row changed behind its back PASS: ${detected} retries exited 19, the rest ran normally (the change was in history they do not read; restored after); one mutation each`,
     };
   },
 };

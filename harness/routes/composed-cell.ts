@@ -73,6 +73,7 @@ export class ComposedCell implements CellFixture {
       forkUrl: ops().forkUrl && (() => ops().forkUrl!()),
       dropWal: ops().dropWal && (() => ops().dropWal!()),
       digest: ops().digest && (() => ops().digest!()),
+      tamper: ops().tamper && ((seed) => ops().tamper!(seed)),
     };
   }
 
@@ -169,6 +170,7 @@ export class ComposedCell implements CellFixture {
       ...this.#cell,
       dedicated: true,
       ...(options.powerLoss ? { powerLoss: options.powerLoss } : {}),
+      ...(options.fullDisk ? { fullDisk: true } : {}),
     };
     this.#target = await this.#parts.target.prepare(dedicated, this.#source);
     this.#journal = await this.#parts.journal.prepare(dedicated);

@@ -41,6 +41,8 @@ export interface PartCell {
   readonly dedicated: boolean;
   /** With `dedicated`: that server on a power-loss filesystem (IsolateOptions.powerLoss). */
   readonly powerLoss?: IsolateOptions['powerLoss'];
+  /** With `dedicated`: that server on a size-limited filesystem (IsolateOptions.fullDisk). */
+  readonly fullDisk?: boolean;
 }
 
 /** The `source:` or `target:` block of the generated workload. */

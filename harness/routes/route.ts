@@ -52,6 +52,12 @@ export interface JournalOperations {
   forkUrl?(): Promise<string>;
   /** SQLite: deletes the journal's -wal and -shm files; resolves to the WAL bytes deleted. */
   dropWal?(): Promise<number>;
+  /**
+   * Server journals: changes one field of the journal's rows behind the journal's back (as the
+   * server's superuser, the way an operator's UPDATE or a bad restore would), chosen by `seed`;
+   * resolves to what was changed (names and states only, no values), or null when there is no row.
+   */
+  tamper?(seed: number): Promise<string | null>;
   /** A digest of the journal's durable bytes (or rows): equal before and after a read-only command. */
   digest?(): Promise<string>;
 }

@@ -27,6 +27,11 @@ export interface ServerControl {
    * with `powerLoss`): the cut of that filesystem, as power-loss cells drive it.
    */
   readonly power?: PowerSupply;
+  /**
+   * Present only when the server keeps its data directory on a size-limited filesystem (isolated
+   * with `fullDisk`): fills it and frees it again, as full-disk cells drive it.
+   */
+  readonly disk?: LimitedDisk;
 }
 
 /** How a fault asks for a cell's own servers (CellFixture.isolateServers). */
@@ -38,6 +43,22 @@ export interface IsolateOptions {
    * `fsync=off`).
    */
   readonly powerLoss?: { readonly neverSyncs: boolean };
+  /**
+   * Full-disk cells: the servers keep their data directory on a size-limited filesystem of the cell
+   * (one server for the target and the journal where they share an engine), and offer it as `disk`.
+   */
+  readonly fullDisk?: boolean;
+}
+
+/** A server's storage on a size-limited filesystem (harness/env/tmpfs-mount.ts), as a full-disk cell drives it. */
+export interface LimitedDisk {
+  /** Where the data directory is: on the filesystem's mount. */
+  readonly dataDir: string;
+  readonly mountPoint: string;
+  /** Fills the filesystem to its last block (a ballast file); the server keeps running. */
+  fill(): Promise<void>;
+  /** Removes the ballast: the space is back. */
+  free(): Promise<void>;
 }
 
 /** A server's storage that loses what was not synced (harness/env/lossy-fs.ts), as a power-loss cell drives it. */

@@ -36,14 +36,27 @@ export const FAULT_KINDS = [
  */
 export const POWER_LOSS_STORAGES = ['journal', 'target', 'server'] as const;
 
-/** Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts). */
-export const FULL_DISK_STORAGES = ['journal', 'target'] as const;
+/**
+ * Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts): the
+ * SQLite journal's folder, the SQLite target's file, or the data directory of a server the cell owns
+ * (its target's, with the journal on it).
+ */
+export const FULL_DISK_STORAGES = ['journal', 'target', 'server'] as const;
+
+/** The full-disk storages of a fault that names none: the local files (a server's cells are asked for by name). */
+export const FULL_DISK_DEFAULT_STORAGES = ['journal', 'target'] as const;
 
 /** Which storage a read-only-disk cell remounts read-only (harness/faults/read-only-disk-fault.ts). */
 export const READ_ONLY_DISK_STORAGES = ['journal', 'target'] as const;
 
 /** How a journal-corruption cell damages the journal file (harness/faults/journal-corruption-fault.ts). */
-export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation'] as const;
+export const JOURNAL_DAMAGE_SHAPES = ['rows', 'header', 'truncation', 'fields'] as const;
+
+/**
+ * The shapes of a fault that names none: a journal file's bytes. `fields` (a server journal's row
+ * changed behind the journal's back, as the server's superuser) is asked for by name.
+ */
+export const JOURNAL_DAMAGE_DEFAULT_SHAPES = ['rows', 'header', 'truncation'] as const;
 
 /** The airflow-live cases (harness/faults/airflow-live-cases.ts). */
 export const AIRFLOW_LIVE_CASES = [
@@ -334,7 +347,7 @@ const powerLossFault = {
 const fullDiskFault = {
   type: 'object',
   description:
-    "A full disk under the SQLite journal or the SQLite target: the storage lives on a size-limited tmpfs. At every transition point of a clean run the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+    "A full disk under the SQLite journal, the SQLite target, or a server's data directory: the storage lives on a size-limited tmpfs. At every transition point of a clean run (for a server after every journal write and after the target's commit) the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -344,7 +357,8 @@ const fullDiskFault = {
       minItems: 1,
       uniqueItems: true,
       items: { enum: FULL_DISK_STORAGES },
-      description: "Which storage fills: the journal's folder, the target's file. Default both.",
+      description:
+        "Which storage fills: the journal's folder, the target's file, or (server) the data directory of the cell's own target server with the journal on it (a server engine's route). Default the journal and the target.",
     },
   },
 } as const;
@@ -352,7 +366,7 @@ const fullDiskFault = {
 const journalCorruptionFault = {
   type: 'object',
   description:
-    "A damaged SQLite journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal file is damaged (seeded: bytes of a row page, a bit of the header, or a truncation) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not a SQLite file.",
+    "A damaged journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal is damaged (seeded: a SQLite file's bytes of a row page, a bit of the header, or a truncation; a server journal's row with one field changed behind the journal's back) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -363,7 +377,7 @@ const journalCorruptionFault = {
       uniqueItems: true,
       items: { enum: JOURNAL_DAMAGE_SHAPES },
       description:
-        'Damage shapes: rows (bytes of a row page), header (a bit of the 100-byte header), truncation. Default all.',
+        "Damage shapes: rows (bytes of a row page), header (a bit of the 100-byte header), truncation; fields (a server journal's entry or history row with one field changed by the server's superuser). Default rows, header and truncation.",
     },
   },
 } as const;
@@ -371,7 +385,7 @@ const journalCorruptionFault = {
 const readOnlyDiskFault = {
   type: 'object',
   description:
-    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not a SQLite file.",
+    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {

@@ -108,7 +108,7 @@ export const postgresJournal: JournalPart = {
           `${schema}.dpone_commit_journal`,
           `${schema}.dpone_commit_journal_history`,
         ]),
-      ...(place.owned ? { server: serverControl(place.owned, place.power) } : {}),
+      ...(place.owned ? { server: serverControl(place.owned, place) } : {}),
       async [Symbol.asyncDispose]() {
         await deleteProxy(toxiproxy, proxy.name);
         await releasePlace(place, [schema, ...adopted]);

@@ -8,6 +8,40 @@ import type { WorkloadEndpoint } from '../../../harness/routes/parts.ts';
 import type { FenceOperations, JournalBackup, JournalOperations } from '../../../harness/routes/route.ts';
 
 const JOURNAL_TABLES = ['dpone_commit_journal', 'dpone_commit_journal_history'] as const;
+
+/** The changes a corruption cell makes to a journal's rows behind its back (one per cell, by seed). */
+const TAMPERS: readonly { table: string; set: string; where: string; what: string }[] = [
+  {
+    table: 'dpone_commit_journal',
+    set: "state = CASE state WHEN 'PREPARED' THEN 'COMMITTING' ELSE 'PREPARED' END",
+    where: '',
+    what: "the entry's state changed",
+  },
+  {
+    table: 'dpone_commit_journal',
+    set: 'version = version + 1',
+    where: '',
+    what: "the entry's version raised",
+  },
+  {
+    table: 'dpone_commit_journal',
+    set: 'last_epoch = last_epoch + 7, lease_epoch = lease_epoch + 7',
+    where: '',
+    what: "the entry's epochs raised",
+  },
+  {
+    table: 'dpone_commit_journal',
+    set: "intent_digest = 'sha256:' || repeat('0', 64)",
+    where: '',
+    what: "the entry's intent digest replaced",
+  },
+  {
+    table: 'dpone_commit_journal_history',
+    set: "evidence = '{}'",
+    where: 'WHERE version = (SELECT max(version) FROM {schema}.dpone_commit_journal_history)',
+    what: "the latest history row's evidence emptied",
+  },
+];
 const FENCE = '_dpone_fence';
 const RENAMED_FENCE = '_dpone_fence_lost';
 
@@ -77,6 +111,22 @@ export function postgresJournalOperations(
         for (const table of JOURNAL_TABLES)
           await client.query(`INSERT INTO ${j}.${table} SELECT * FROM ${backup.id}.${table}`);
         await client.query('COMMIT');
+      });
+    },
+    async tamper(seed) {
+      return on(async (client) => {
+        if (!(await tablesPresent(client, j))) return null;
+        const change = TAMPERS[seed % TAMPERS.length]!;
+        await client.query('BEGIN');
+        // The history's append-only trigger stands in the way of an UPDATE, as it would of an
+        // operator's: a superuser gets past it for this transaction only.
+        if (change.table === 'dpone_commit_journal_history')
+          await client.query('SET LOCAL session_replication_role = replica');
+        const { rowCount } = await client.query(
+          `UPDATE ${j}.${change.table} SET ${change.set} ${change.where.replace('{schema}', j)}`,
+        );
+        await client.query('COMMIT');
+        return rowCount ? change.what : null;
       });
     },
     async forkUrl() {

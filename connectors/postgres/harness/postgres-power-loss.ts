@@ -5,6 +5,8 @@ import { startLossyFs } from '../../../harness/env/lossy-fs.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import type { PowerSupply } from '../../../harness/routes/server-control.ts';
 import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
+import { cellServerHolder } from './postgres-cell-server.ts';
+import type { StartedCellServer } from './postgres-cell-server.ts';
 
 /**
  * The unsafe variant's server (`postgres-fsync-off`): it never syncs, neither the WAL at COMMIT nor
@@ -20,13 +22,7 @@ export interface PowerLossPostgres {
   release(): Promise<void>;
 }
 
-interface Held {
-  readonly started: Promise<{ owned: ControllablePostgres; power: PowerSupply; stop(): Promise<void> }>;
-  users: number;
-}
-
-/** One server per cell folder: the target and the journal of a power-loss cell share it (one machine, one cut). */
-const held = new Map<string, Held>();
+const holdCellServer = cellServerHolder<PowerSupply>();
 
 /**
  * The cell's power-loss server, started on first use (the target's part) and shared by the
@@ -37,35 +33,15 @@ export async function holdPowerLossPostgres(
   cell: PartCell,
   service: PostgresService,
 ): Promise<PowerLossPostgres> {
-  let entry = held.get(cell.dir);
-  if (!entry) {
-    entry = { started: start(cell, service, cell.powerLoss?.neverSyncs === true), users: 0 };
-    held.set(cell.dir, entry);
-  }
-  entry.users++;
-  const current = entry;
-  let server: Awaited<Held['started']>;
-  try {
-    server = await current.started;
-  } catch (error) {
-    if (--current.users === 0) held.delete(cell.dir);
-    throw error;
-  }
-  let released = false;
-  return {
-    owned: server.owned,
-    power: server.power,
-    async release() {
-      if (released) return;
-      released = true;
-      if (--current.users > 0) return;
-      held.delete(cell.dir);
-      await server.stop();
-    },
-  };
+  const hold = await holdCellServer(cell, () => start(cell, service, cell.powerLoss?.neverSyncs === true));
+  return { owned: hold.owned, power: hold.storage, release: () => hold.release() };
 }
 
-async function start(cell: PartCell, service: PostgresService, neverSyncs: boolean) {
+async function start(
+  cell: PartCell,
+  service: PostgresService,
+  neverSyncs: boolean,
+): Promise<StartedCellServer<PowerSupply>> {
   if (!service.dedicatedAt)
     throw new DponeError(
       ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
@@ -92,7 +68,7 @@ async function start(cell: PartCell, service: PostgresService, neverSyncs: boole
   };
   return {
     owned,
-    power,
+    storage: power,
     async stop() {
       await owned[Symbol.asyncDispose]();
       await fs[Symbol.asyncDispose]();

@@ -5,11 +5,13 @@ import type { ControllablePostgres, PostgresEndpoint, PostgresService } from './
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import type {
   Failover,
+  LimitedDisk,
   PowerSupply,
   ServerControl,
   StalledBackends,
 } from '../../../harness/routes/server-control.ts';
 import { holdPowerLossPostgres } from './postgres-power-loss.ts';
+import { holdFullDiskPostgres } from './postgres-full-disk.ts';
 
 /** Client-side bounds the workers get, so a black-holed proxy ends their calls quickly. */
 export const WORKER_TIMEOUTS = 'connect_timeout_ms=8000&query_timeout_ms=4000';
@@ -69,7 +71,9 @@ export interface PostgresPlace {
   readonly owned: ControllablePostgres | null;
   /** Power-loss cells: the cut of the filesystem its data directory is on. */
   readonly power?: PowerSupply;
-  /** Power-loss cells: hands back this part's hold on the shared server (instead of disposing it). */
+  /** Full-disk cells: the size-limited filesystem its data directory is on. */
+  readonly disk?: LimitedDisk;
+  /** Power-loss and full-disk cells: hands back this part's hold on the shared server (instead of disposing it). */
   readonly release?: () => Promise<void>;
 }
 
@@ -96,6 +100,11 @@ export async function postgresPlace(cell: PartCell): Promise<PostgresPlace> {
     const { owned, power, release } = await holdPowerLossPostgres(cell, service);
     await setOddSessionSettings(owned, 'postgres');
     return { server: owned, database: 'postgres', owned, power, release };
+  }
+  if (cell.fullDisk) {
+    const { owned, disk, release } = await holdFullDiskPostgres(cell, service);
+    await setOddSessionSettings(owned, 'postgres');
+    return { server: owned, database: 'postgres', owned, disk, release };
   }
   if (!service.dedicated)
     throw new DponeError(
@@ -129,11 +138,19 @@ export async function workerAddress(
   return { host: pooler.host, port: pooler.port, upstream: `${pooler.host}:${pooler.port}` };
 }
 
-/** A dedicated server as server faults drive it (with `power` when it is on a power-loss filesystem). */
-export function serverControl(owned: ControllablePostgres, power?: PowerSupply): ServerControl {
+/**
+ * A dedicated server as server faults drive it (with `power` when it is on a power-loss
+ * filesystem, `disk` when on a size-limited one).
+ */
+export function serverControl(
+  owned: ControllablePostgres,
+  storage: { readonly power?: PowerSupply; readonly disk?: LimitedDisk } = {},
+): ServerControl {
+  const { power, disk } = storage;
   return {
     label: 'PostgreSQL',
     ...(power ? { power } : {}),
+    ...(disk ? { disk } : {}),
     async kill(signal) {
       if (signal === 'SIGKILL') await owned.killServer();
       else await owned.stopServer();

@@ -89,7 +89,7 @@ export const postgresTarget: TargetPart = {
       // The audit table is the harness's own (transaction ids differ between equal states).
       fingerprint: () =>
         postgresDump(server, database, [`${schema}.${CELL_TARGET_TABLE}`, `${schema}._dpone_fence`]),
-      ...(place.owned ? { server: serverControl(place.owned, place.power) } : {}),
+      ...(place.owned ? { server: serverControl(place.owned, place) } : {}),
       async [Symbol.asyncDispose]() {
         await inspector.close();
         await deleteProxy(toxiproxy, proxy.name);

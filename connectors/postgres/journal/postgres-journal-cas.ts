@@ -3,6 +3,7 @@ import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import { CLOCK_FAULT_TAKEOVER, MAX_LEASE_TTL_MS } from '../../../src/contracts/lease-clock.ts';
 import type { CommitState } from '../../../src/contracts/states.ts';
 import { isLegalTransition, isOperatorOnlyTransition } from '../../../src/contracts/states.ts';
+import { CHECKSUM_COLUMN, SEAL, entryIntact } from './postgres-journal-schema.ts';
 
 /**
  * One-round-trip writes for the PostgreSQL journal. Each is ONE statement with data-modifying
@@ -21,7 +22,9 @@ import { isLegalTransition, isOperatorOnlyTransition } from '../../../src/contra
 
 const ENTRY = 'dpone_commit_journal';
 const HISTORY = 'dpone_commit_journal_history';
-const HISTORY_INSERT = `INSERT INTO ${HISTORY} (operation_id, version, kind, from_state, to_state, at_ms, lease_holder, lease_epoch, evidence, audit)`;
+const HISTORY_INSERT = `INSERT INTO ${HISTORY} (operation_id, version, kind, from_state, to_state, at_ms, lease_holder, lease_epoch, evidence, audit, ${CHECKSUM_COLUMN})`;
+/** Every write marks the row for its checksum (postgres-journal-schema.ts: the trigger computes it). */
+const SEALED = `${CHECKSUM_COLUMN} = ${SEAL}`;
 
 /** The server's wall clock in Unix milliseconds, as the journal stores instants. */
 export const SERVER_NOW_MS = 'floor(extract(epoch from clock_timestamp()) * 1000)::bigint';
@@ -64,21 +67,22 @@ function durable(param: number): string {
 export function casStatement(clock: LeaseClock): PgStatement {
   return {
     text: `WITH ${clockCte(clock, 11)}, cur AS (
-  SELECT state FROM ${ENTRY}
+  SELECT state FROM ${ENTRY} AS entry
   WHERE operation_id = $1::text AND version = $2::bigint AND state = ANY($3::text[])
-    AND ${durable(10)}
+    AND ${entryIntact('entry')} AND ${durable(10)}
   FOR UPDATE
 ), upd AS (
   UPDATE ${ENTRY} e SET state = $4::text, version = e.version + 1,
     lease_holder = CASE WHEN $5::boolean THEN NULL ELSE e.lease_holder END,
     lease_epoch = CASE WHEN $5::boolean THEN NULL ELSE e.lease_epoch END,
     lease_expires_at_ms = CASE WHEN $5::boolean THEN NULL ELSE e.lease_expires_at_ms END,
-    result = COALESCE($6::text, e.result), updated_at_ms = clk.now_ms
+    result = COALESCE($6::text, e.result), updated_at_ms = clk.now_ms, ${SEALED}
   FROM cur, clk WHERE e.operation_id = $1::text AND e.version = $2::bigint
   RETURNING e.*, cur.state AS from_state
 ), hist AS (
   ${HISTORY_INSERT}
-  SELECT operation_id, version, $7::text, from_state, state, updated_at_ms, lease_holder, lease_epoch, $8::text, $9::text
+  SELECT operation_id, version, $7::text, from_state, state, updated_at_ms, lease_holder, lease_epoch, $8::text, $9::text,
+    ${SEAL}
   FROM upd
 )
 SELECT * FROM upd`,
@@ -120,7 +124,7 @@ export function leaseStatement(clock: LeaseClock): PgStatement {
   FROM ${ENTRY} AS entry, clk
   WHERE operation_id = $1::text AND version = $2::bigint
     AND (lease_holder IS NULL OR lease_holder = $3::text OR lease_expires_at_ms <= clk.now_ms OR ${fault})
-    AND ${durable(6)}
+    AND ${entryIntact('entry')} AND ${durable(6)}
   FOR UPDATE OF entry
 ), nxt AS (
   SELECT state,
@@ -140,14 +144,14 @@ export function leaseStatement(clock: LeaseClock): PgStatement {
 ), upd AS (
   UPDATE ${ENTRY} e SET lease_holder = $3::text, lease_epoch = n.epoch,
     lease_expires_at_ms = clk.now_ms + $4::bigint, last_epoch = GREATEST(e.last_epoch, n.epoch),
-    version = e.version + 1, updated_at_ms = clk.now_ms
+    version = e.version + 1, updated_at_ms = clk.now_ms, ${SEALED}
   FROM nxt n, clk WHERE e.operation_id = $1::text AND e.version = $2::bigint
   RETURNING e.*, n.state AS from_state, n.evidence AS lease_evidence, n.faulted_holder,
     n.faulted_epoch, n.faulted_expires_at_ms, clk.now_ms AS journal_now_ms
 ), hist AS (
   ${HISTORY_INSERT}
   SELECT operation_id, version, 'lease', from_state, state, updated_at_ms, lease_holder, lease_epoch,
-    lease_evidence, NULL
+    lease_evidence, NULL, ${SEAL}
   FROM upd
 )
 SELECT * FROM upd`,
@@ -172,13 +176,13 @@ export function leaseValues(request: LeaseRequest, clock: LeaseClock, durableCom
 export function expireStatement(clock: LeaseClock): PgStatement {
   return {
     text: `WITH ${clockCte(clock, 6)}, cur AS (
-  SELECT state, lease_holder, lease_epoch, lease_expires_at_ms FROM ${ENTRY}
+  SELECT state, lease_holder, lease_epoch, lease_expires_at_ms FROM ${ENTRY} AS entry
   WHERE operation_id = $1::text AND version = $2::bigint AND lease_holder IS NOT NULL
-    AND ${durable(5)}
+    AND ${entryIntact('entry')} AND ${durable(5)}
   FOR UPDATE
 ), upd AS (
   UPDATE ${ENTRY} e SET lease_holder = NULL, lease_epoch = NULL, lease_expires_at_ms = NULL,
-    version = e.version + 1, updated_at_ms = clk.now_ms
+    version = e.version + 1, updated_at_ms = clk.now_ms, ${SEALED}
   FROM cur, clk WHERE e.operation_id = $1::text AND e.version = $2::bigint
   RETURNING e.*, cur.state AS from_state,
     ($3::jsonb || jsonb_build_object('previous_holder', cur.lease_holder, 'previous_epoch', cur.lease_epoch,
@@ -186,7 +190,7 @@ export function expireStatement(clock: LeaseClock): PgStatement {
 ), hist AS (
   ${HISTORY_INSERT}
   SELECT operation_id, version, CASE WHEN $4::text IS NULL THEN 'lease' ELSE 'audit' END, from_state, state,
-    updated_at_ms, NULL, NULL, lease_evidence, $4::text
+    updated_at_ms, NULL, NULL, lease_evidence, $4::text, ${SEAL}
   FROM upd
 )
 SELECT * FROM upd`,
@@ -212,6 +216,6 @@ export function expireValues(
 /** One read of the entry with the journal's `now`, so a refused lease is named by the clock that refused it. */
 export function readWithClock(clock: LeaseClock): PgStatement {
   return {
-    text: `SELECT e.*, ${clock === 'server' ? SERVER_NOW_MS : '$2::bigint'} AS journal_now_ms FROM ${ENTRY} e WHERE operation_id = $1::text`,
+    text: `SELECT e.*, ${clock === 'server' ? SERVER_NOW_MS : '$2::bigint'} AS journal_now_ms, ${entryIntact('e')} AS row_intact FROM ${ENTRY} e WHERE operation_id = $1::text`,
   };
 }

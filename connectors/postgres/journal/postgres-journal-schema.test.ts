@@ -12,6 +12,15 @@ describe('the PostgreSQL journal behind a pooler', () => {
     expect(schema).toContain('CREATE TABLE IF NOT EXISTS tenant_1.dpone_commit_journal (');
     expect(schema).toContain('FUNCTION tenant_1.dpone_commit_journal_history_append_only()');
     expect(schema).toContain('ON tenant_1.dpone_commit_journal_history');
+    // The checksum functions are the schema's own; trigger names stay bare.
+    expect(schema).toContain(
+      'FUNCTION tenant_1.dpone_commit_journal_seal_of(r tenant_1.dpone_commit_journal)',
+    );
+    expect(schema).toContain('FUNCTION tenant_1.dpone_commit_journal_history_seal_row()');
+    expect(schema).toContain(
+      'CREATE TRIGGER dpone_commit_journal_sealed BEFORE INSERT OR UPDATE ON tenant_1.dpone_commit_journal\n',
+    );
+    expect(ready).toContain("tgname = 'dpone_commit_journal_sealed'");
     expect(schema).not.toMatch(/[^.]\bdpone_commit_journal \(/);
     expect(inSchema(POSTGRES_JOURNAL_SCHEMA, undefined)).toBe(POSTGRES_JOURNAL_SCHEMA);
   });

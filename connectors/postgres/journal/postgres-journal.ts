@@ -46,10 +46,15 @@ import type { JournalSessionConfig } from './postgres-journal-config.ts';
 import type { PgStatement } from './postgres-journal-cas.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 import { journalOpenFailure } from './postgres-journal-errors.ts';
+import { postgresDiskFull } from '../postgres-errors.ts';
 import {
+  CHECKSUM_COLUMN,
   POSTGRES_JOURNAL_LOCK_KEY,
   POSTGRES_JOURNAL_READY,
   POSTGRES_JOURNAL_SCHEMA,
+  SEAL,
+  entryIntact,
+  historyIntact,
   inSchema,
 } from './postgres-journal-schema.ts';
 
@@ -58,12 +63,12 @@ const HISTORY = 'dpone_commit_journal_history';
 const placeholders = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `$${i + from}`).join(', ');
 
 const BASE_SQL = {
-  select: `SELECT * FROM ${ENTRY} WHERE operation_id = $1`,
+  select: `SELECT e.*, ${entryIntact('e')} AS row_intact FROM ${ENTRY} e WHERE operation_id = $1`,
   insertEntry:
-    `INSERT INTO ${ENTRY} (${ENTRY_COLUMNS.join(', ')}) VALUES (${placeholders(ENTRY_COLUMNS.length)}) ` +
+    `INSERT INTO ${ENTRY} (${ENTRY_COLUMNS.join(', ')}, ${CHECKSUM_COLUMN}) VALUES (${placeholders(ENTRY_COLUMNS.length)}, ${SEAL}) ` +
     'ON CONFLICT (operation_id) DO NOTHING',
-  insertHistory: `INSERT INTO ${HISTORY} (${HISTORY_COLUMNS.join(', ')}) VALUES (${placeholders(HISTORY_COLUMNS.length)})`,
-  history: `SELECT * FROM ${HISTORY} WHERE operation_id = $1 ORDER BY version`,
+  insertHistory: `INSERT INTO ${HISTORY} (${HISTORY_COLUMNS.join(', ')}, ${CHECKSUM_COLUMN}) VALUES (${placeholders(HISTORY_COLUMNS.length)}, ${SEAL})`,
+  history: `SELECT h.*, ${historyIntact('h')} AS row_intact FROM ${HISTORY} h WHERE operation_id = $1 ORDER BY version`,
   list: `SELECT operation_id FROM ${ENTRY} ORDER BY operation_id`,
 } as const;
 
@@ -106,7 +111,35 @@ function lost(operationId: string, expectedVersion: number): DponeError {
   });
 }
 
+/**
+ * A row whose checksum does not match its fields (postgres-journal-schema.ts): changed behind the
+ * journal's back, or written by a writer that does not seal its rows. Restore, do not retry.
+ */
+function corrupt(table: string, operationId: string): DponeError {
+  return new DponeError(
+    ERROR_CODES.JOURNAL_CORRUPT,
+    `the PostgreSQL commit journal could not be read: a row of ${table} is damaged (row checksum mismatch)`,
+    {
+      operationId,
+      hint: 'restore the journal from a backup (or recover it with `dpone recovery target-commit`); do not retry: the target fence still says what committed',
+    },
+  );
+}
+
+/** The row, once the server found its checksum matching its fields (`row_intact`); otherwise damage. */
+function intact<T>(table: string, operationId: string, row: T): T {
+  if ((row as { row_intact?: unknown }).row_intact === true) return row;
+  throw corrupt(table, operationId);
+}
+
 function unavailable(cause: unknown, operationId?: string): DponeError {
+  // A full disk under the journal's server says so (free space, then retry), as a file journal's does.
+  const full = postgresDiskFull(
+    cause,
+    'PostgreSQL commit journal',
+    operationId !== undefined ? { operationId } : {},
+  );
+  if (full) return full;
   // The driver's message may hold the statement, host or user: it stays in `cause` only.
   return new DponeError(
     ERROR_CODES.JOURNAL_UNAVAILABLE,
@@ -178,6 +211,14 @@ export class PostgresJournal implements TargetCommitJournalPort {
         // Skip all DDL (and its table locks) when the schema is there: racing openers stay cheap.
         const ready = await client.query(journal.#sql.ready);
         if (ready.rows[0]?.ready === true) return;
+        if (readOnly && ready.rows[0]?.present === true)
+          throw new DponeError(
+            ERROR_CODES.JOURNAL_UNAVAILABLE,
+            'the PostgreSQL commit journal is from before row checksums (or its triggers are missing); nothing was changed',
+            {
+              hint: 'open it read-write once (any dpone run against it adds the checksums), or restore its schema, then read it again',
+            },
+          );
         if (readOnly) {
           throw new DponeError(
             ERROR_CODES.JOURNAL_UNAVAILABLE,
@@ -191,7 +232,10 @@ export class PostgresJournal implements TargetCommitJournalPort {
     } catch (error) {
       await pool.end().catch(() => undefined);
       // #withClient wrapped the driver's error as JOURNAL_UNAVAILABLE: its cause decides.
-      const driver = isDponeError(error, ERROR_CODES.JOURNAL_UNAVAILABLE) ? (error as Error).cause : error;
+      // Our own refusals (no cause: a missing or un-upgraded schema read-only) pass as they are.
+      const wrapped =
+        isDponeError(error, ERROR_CODES.JOURNAL_UNAVAILABLE) && (error as Error).cause !== undefined;
+      const driver = wrapped ? (error as Error).cause : error;
       throw isDponeError(driver) ? driver : journalOpenFailure(driver);
     }
   }
@@ -276,7 +320,7 @@ export class PostgresJournal implements TargetCommitJournalPort {
   async history(operationId: string): Promise<readonly JournalHistoryRecord[]> {
     return this.#reading(operationId, async (client) => {
       const result = await client.query(this.#sql.history, [operationId]);
-      return result.rows.map((row) => rowToHistory(row as HistoryRow));
+      return result.rows.map((row) => rowToHistory(intact(HISTORY, operationId, row as HistoryRow)));
     });
   }
 
@@ -305,7 +349,9 @@ export class PostgresJournal implements TargetCommitJournalPort {
 
   async #read(client: PoolClient, operationId: string): Promise<CommitJournalEntry | null> {
     const result = await client.query(this.#sql.select, [operationId]);
-    return result.rows.length === 0 ? null : rowToEntry(result.rows[0] as EntryRow);
+    return result.rows.length === 0
+      ? null
+      : rowToEntry(intact(ENTRY, operationId, result.rows[0] as EntryRow));
   }
 
   /** The entry with the journal's `now` (the server's, or the caller's `nowMs` on the caller clock). */
@@ -317,7 +363,8 @@ export class PostgresJournal implements TargetCommitJournalPort {
     const values = this.leaseClock === 'server' ? [operationId] : [operationId, callerNowMs];
     const result = await client.query({ ...this.#sql.read, values });
     const row = result.rows[0] as (EntryRow & { journal_now_ms: unknown }) | undefined;
-    if (row !== undefined) return { entry: rowToEntry(row), nowMs: Number(row.journal_now_ms) };
+    if (row !== undefined)
+      return { entry: rowToEntry(intact(ENTRY, operationId, row)), nowMs: Number(row.journal_now_ms) };
     throw new DponeError(ERROR_CODES.CAS_CONFLICT, 'no journal entry exists for this operation', {
       operationId,
     });
