@@ -73,9 +73,11 @@ function planKills(spec: FaultSpecOf<'server-kill'>, context: PlanContext): Cell
  */
 export const serverKillFault: FaultModule<'server-kill'> = {
   kind: 'server-kill',
-  unavailableIn(environment) {
+  unavailableIn(environment, capabilities) {
     const services = environment.services;
     if (services.postgres?.dedicated || services.clickhouse?.dedicated) return null;
+    // A plug-in that declares serverKills starts (and kills) a server of its own per cell.
+    if (capabilities?.ownServers === true) return null;
     return `provider ${environment.provider} owns no server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
   },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,
