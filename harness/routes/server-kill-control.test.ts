@@ -42,7 +42,7 @@ describe("a plug-in's server control, as server-kill cells drive it", () => {
   it('is believed when the declared host:port refuses connections after kill and accepts them after start', async () => {
     const server = await standIn();
     const signals: string[] = [];
-    const control = verifiedServerControl('sqlite-to-x', server.address, {
+    const control = verifiedServerControl('plugin-route-x', server.address, {
       kill: async (signal) => {
         signals.push(signal);
         await server.close();
@@ -58,7 +58,7 @@ describe("a plug-in's server control, as server-kill cells drive it", () => {
 
   it('throws (the cell is not PASS) when kill returns but the server still answers', async () => {
     const server = await standIn();
-    const control = verifiedServerControl('sqlite-to-x', server.address, {
+    const control = verifiedServerControl('plugin-route-x', server.address, {
       kill: async () => undefined,
       start: async () => undefined,
     });
@@ -73,7 +73,7 @@ describe("a plug-in's server control, as server-kill cells drive it", () => {
     const server = await standIn();
     await server.close();
     const control = verifiedServerControl(
-      'sqlite-to-x',
+      'plugin-route-x',
       server.address,
       {
         kill: async () => undefined,
