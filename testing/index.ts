@@ -40,11 +40,13 @@ export type {
   CellTable,
   PluginHarness,
   PluginRouteDeclaration,
+  PrepareOptions,
   PreparedTarget,
   TargetFenceOperations,
   TargetPart,
   TargetRows,
   TargetServerAddress,
+  TargetServerControl,
 } from '../harness/routes/target-part.ts';
 export type { CellScalar } from '../harness/checkers/target-snapshot.ts';
 export type { FenceLocationReading, FenceReading } from '../harness/evidence/evidence-types.ts';

@@ -10,7 +10,7 @@ import type {
 import type { StartedEnvironment } from '../env/environment.ts';
 import type { CellDraft, PlannedCell } from '../plan/cell.ts';
 import type { TraceBook, TraceOccurrence } from '../plan/trace.ts';
-import type { CellFixture, Route } from '../routes/route.ts';
+import type { CellFixture, Route, RouteCapabilities } from '../routes/route.ts';
 import type { FaultKind, FaultSpec, FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { Worker } from '../workers/worker.ts';
 
@@ -126,9 +126,10 @@ export interface FaultModule<K extends FaultKind = FaultKind> {
   run(run: CellRun, spec: FaultSpecOf<K>): Promise<CellOutcome>;
   /**
    * Optional: why this environment cannot run the fault's cells at all (e.g. it owns no server to
-   * kill), or null. The runner then records the cell UNVERIFIED with that reason, without running it.
+   * kill; given the route's capabilities: unless its own parts start one), or null. The runner then
+   * records the cell UNVERIFIED with that reason, without running it.
    */
-  unavailableIn?(environment: StartedEnvironment): string | null;
+  unavailableIn?(environment: StartedEnvironment, capabilities?: RouteCapabilities): string | null;
 }
 
 export type { FaultSpec };

@@ -146,4 +146,27 @@ describe('network and server fault planning', () => {
       true,
     );
   });
+
+  it('a route with no server to kill still plans a cell per server, which the runner ends UNVERIFIED with the reason', async () => {
+    const context = await contextOf('sqlite');
+    const drafts = serverKillFault.plan({ kind: 'server-kill' }, context);
+    expect(drafts.map((d) => [d.localId, d.fault.point])).toEqual([
+      ['target/commit', 'target.commit:before'],
+      ['journal/before-intent', 'journal.create:before'],
+    ]);
+    const embedded = { provider: 'embedded', services: {} } as unknown as Parameters<
+      NonNullable<typeof serverKillFault.unavailableIn>
+    >[0];
+    expect(serverKillFault.unavailableIn!(embedded, context.capabilities)).toMatch(
+      /owns no server .*a plug-in target that declares no serverKills/,
+    );
+    // A route whose own parts start a server per cell (a plug-in declaring serverKills) runs anywhere.
+    const own = { ...context.capabilities!, ownServers: true };
+    expect(serverKillFault.unavailableIn!(embedded, own)).toBeNull();
+    // A built-in server route still needs a provider that owns a server of the cell's own.
+    const postgres = await contextOf('postgres');
+    expect(serverKillFault.unavailableIn!(embedded, postgres.capabilities)).toMatch(
+      /provider embedded owns no server/,
+    );
+  });
 });

@@ -33,6 +33,16 @@ async function noMutationCheck(fixture: CellFixture, first: AttemptRecord): Prom
       };
 }
 
+/** Where a route with no server to kill would have killed each (the cell ends UNVERIFIED). */
+const UNAVAILABLE: Record<Server, { readonly phase: string; readonly point: string }> = {
+  target: { phase: 'commit', point: 'target.commit:before' },
+  journal: { phase: 'before-intent', point: 'journal.create:before' },
+};
+
+/** Why a route whose capabilities name no server kill cannot run server-kill cells. */
+const NO_SERVER =
+  'owns no server it may SIGKILL and restart (an embedded part, or a plug-in target that declares no serverKills), so recovery from a server crash cannot be certified on it';
+
 /**
  * The route's kills of each server the scenario names (default both), of the signals it names
  * (default each kill's own), at points its clean trace passes (a replace's settle step is no
@@ -40,6 +50,17 @@ async function noMutationCheck(fixture: CellFixture, first: AttemptRecord): Prom
  */
 function planKills(spec: FaultSpecOf<'server-kill'>, context: PlanContext): CellDraft[] {
   const servers = (spec.servers ?? ['target', 'journal']) as Server[];
+  const kills = context.capabilities?.serverKills;
+  // A route with no server to kill at all (embedded parts, or a plug-in target that declares no
+  // serverKills) still plans one cell per server, which ends UNVERIFIED with the reason: never a
+  // scenario of no cells (a suite leaves the scenario out there).
+  if (kills && kills.target.length + kills.journal.length === 0)
+    return servers.map((server) => ({
+      localId: `${server}/${UNAVAILABLE[server].phase}`,
+      fault: { kind: 'server-kill', server, signal: 'SIGKILL', ...UNAVAILABLE[server], hit: 1 },
+      params: { server, signal: 'SIGKILL', ...UNAVAILABLE[server] } satisfies ServerParams,
+      sensitive: false,
+    }));
   const traced = new Set(context.traces.clean.map((o) => o.point));
   const signals = spec.signals as readonly ServerSignal[] | undefined;
   return servers.flatMap((server) =>
@@ -73,9 +94,16 @@ function planKills(spec: FaultSpecOf<'server-kill'>, context: PlanContext): Cell
  */
 export const serverKillFault: FaultModule<'server-kill'> = {
   kind: 'server-kill',
-  unavailableIn(environment) {
+  unavailableIn(environment, capabilities) {
     const services = environment.services;
     if (services.postgres?.dedicated || services.clickhouse?.dedicated) return null;
+    // A plug-in that declares serverKills starts (and kills) a server of its own per cell.
+    if (capabilities?.ownServers === true) return null;
+    if (
+      capabilities &&
+      capabilities.serverKills.target.length + capabilities.serverKills.journal.length === 0
+    )
+      return `the route ${NO_SERVER}`;
     return `provider ${environment.provider} owns no server it may SIGKILL and restart, so recovery from a server crash cannot be certified on it (provider local can)`;
   },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,

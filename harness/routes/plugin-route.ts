@@ -30,6 +30,8 @@ import type { StartedEnvironment } from '../env/environment.ts';
 import { deleteProxy } from '../env/toxiproxy-service.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../env/toxiproxy-service.ts';
 import type { PartSeal } from './parts.ts';
+import type { ServerKill } from './server-control.ts';
+import { verifiedServerControl } from './server-kill-control.ts';
 import { watchStateFilesUse } from './state-files-use.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
@@ -44,6 +46,15 @@ import {
 } from './plugin-source.ts';
 import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
 
+/**
+ * Where server-kill cells stop a plug-in's target server (those its clean trace passes): just
+ * before its COMMIT, and once the COMMIT was sent, its reply not yet read.
+ */
+const PLUGIN_TARGET_KILLS: readonly ServerKill[] = [
+  { phase: 'commit', point: 'target.commit:before', signal: 'SIGKILL' },
+  { phase: 'commit-sent', point: 'target.commit:sent', signal: 'SIGKILL' },
+];
+
 /** The workload's source URL (plugin-source.ts), relative to the cell folder. */
 const SOURCE_URL = 'sqlite:source.db';
 
@@ -55,7 +66,7 @@ const CELL_TABLE: CellTable = {
 };
 
 /** The harness inspector of a plug-in cell: the plug-in's own read of its target, the source read here. */
-function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
+function inspectorOf(cellDir: string, current: () => PreparedTarget): TargetInspector {
   const source = sqliteSourceRows({
     path: join(cellDir, 'source.db'),
     table: TABLE,
@@ -67,10 +78,12 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
     row: rowDigest(row, COLUMNS),
   });
   return {
-    identity: target.identity,
-    installAudit: () => target.installAudit(),
+    get identity() {
+      return current().identity;
+    },
+    installAudit: () => current().installAudit(),
     async snapshot(options: SnapshotOptions = {}): Promise<TargetSnapshot> {
-      const read = await target.read();
+      const read = await current().read();
       const expected = await source.read();
       return snapshotFromReading({
         target: read.rows.map(digests),
@@ -88,7 +101,7 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
       });
     },
     async targetDigest() {
-      const { rows } = await target.read();
+      const { rows } = await current().read();
       return { digest: setDigest(rows.map((row) => rowDigest(row, COLUMNS))), rows: rows.length };
     },
     close: async () => undefined,
@@ -96,13 +109,14 @@ function inspectorOf(cellDir: string, target: PreparedTarget): TargetInspector {
   };
 }
 
-function fenceOperations(target: PreparedTarget): FenceOperations | undefined {
-  const fence = target.fence;
+/** The fence operations of the cell's current target (the fence a re-prepared target has is its own). */
+function fenceOperations(current: () => PreparedTarget): FenceOperations | undefined {
+  const fence = current().fence;
   if (!fence) return undefined;
   return {
-    ...(fence.drop ? { drop: () => fence.drop!() } : {}),
-    ...(fence.rename ? { rename: () => fence.rename!() } : {}),
-    read: (operationId) => fence.read(operationId),
+    ...(fence.drop ? { drop: () => current().fence!.drop!() } : {}),
+    ...(fence.rename ? { rename: () => current().fence!.rename!() } : {}),
+    read: (operationId) => current().fence!.read(operationId),
   };
 }
 
@@ -182,18 +196,21 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   // A plug-in that declares `network` has its server put behind a Toxiproxy proxy per cell (the
   // journal is the built-in SQLite file: only the target's connection can be poisoned).
   const network = harness.target.network === true;
+  // A plug-in that declares `serverKills` starts a server of its own per cell on request, and kills it.
+  const serverKills = harness.target.serverKills === true;
   return {
     id: declaration.id,
     defaultProvider: network ? 'local' : 'embedded',
     services: network ? ['toxiproxy'] : [],
     journal: 'sqlite',
-    // No server to kill and no late rows (the plug-in's table is fixed); a proxy when declared.
+    // No late rows (the plug-in's table is fixed); a proxy and a server to kill when declared.
     capabilities: {
       proxies: network ? ['target'] : [],
-      serverKills: { target: [], journal: [] },
+      serverKills: { target: serverKills ? PLUGIN_TARGET_KILLS : [], journal: [] },
       networkPhases: {},
       lateRows: false,
       plainWrites,
+      ...(serverKills ? { ownServers: true } : {}),
     },
     connectorVersion: pluginConnectorVersion(plugin),
     // The plug-in's target and the built-in SQLite source it reads from (plug-in routes are sqlite-to-*).
@@ -228,14 +245,20 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
           { field: 'workload.fence' },
         );
       writeSource(join(cellDir, 'source.db'), options);
-      const target = await harness.target.prepare(cellDir, CELL_TABLE);
+      // The cell's target and its proxy: swapped by isolateServers() for a target on a server of
+      // its own, so the inspector, the fence operations, the seal and the env follow the new one.
+      let target: PreparedTarget = await harness.target.prepare(cellDir, CELL_TABLE);
       let proxy: { endpoint: ProxyEndpoint; toxiproxy: ToxiproxyService } | undefined;
-      const release = async () => {
-        if (proxy) await deleteProxy(proxy.toxiproxy, proxy.endpoint.name);
-        await target[Symbol.asyncDispose]();
+      const releaseTarget = async () => {
+        const [p, t] = [proxy, target];
+        proxy = undefined;
+        if (p) await deleteProxy(p.toxiproxy, p.endpoint.name);
+        await t[Symbol.asyncDispose]();
       };
-      // Once prepared, the target (and the cell's proxy) is released on every way out but the fixture.
-      try {
+      const workloadFile = join(cellDir, 'workload.yaml');
+      const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
+      /** Checks the prepared target, puts its proxy in front of it, writes the workloads naming it. */
+      const setUp = async (): Promise<void> => {
         const secret = target.endpoint.password_env;
         if (secret !== undefined && target.env?.[secret] === undefined)
           throw invalidInput(
@@ -264,9 +287,6 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
                 serverAuthority({ host: proxy.endpoint.host, port: proxy.endpoint.port }),
               )
             : target.endpoint.url;
-        const cellNetwork: CellNetwork | undefined = proxy
-          ? { apiUrl: proxy.toxiproxy.apiUrl, proxies: { target: proxy.endpoint.name } }
-          : undefined;
         const document = (schema: string) => {
           const base = workloadDocument(options, schema);
           return workloadText({
@@ -281,25 +301,34 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
             },
           });
         };
-        const workloadFile = join(cellDir, 'workload.yaml');
-        const conflictingWorkloadFile = join(cellDir, 'workload-conflicting.yaml');
         await writeFile(workloadFile, document('schema-v1'));
         await writeFile(conflictingWorkloadFile, document('schema-v2'));
-        const inspector = inspectorOf(cellDir, target);
-        await inspector.installAudit();
+        await target.installAudit();
+      };
+      // Once prepared, the target (and the cell's proxy) is released on every way out but the fixture.
+      try {
+        await setUp();
+        const inspector = inspectorOf(cellDir, () => target);
         const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
-        const fenceOps = fenceOperations(target);
-        return {
+        const fenceOps = fenceOperations(() => target);
+        const server = target.server;
+        const fixture: CellFixture = {
           workloadFile,
           conflictingWorkloadFile,
           journalUrl,
           // The plug-in's secrets reach every process of the cell (workers, settle runs, Airflow tries).
-          env: { ...target.env },
+          get env() {
+            return { ...target.env };
+          },
           inspector,
           openJournal: () => openCellJournal(cellDir, journalUrl),
           journalOps: sqliteJournalOperations(cellDir),
           ...(fenceOps ? { fenceOps } : {}),
-          ...(cellNetwork ? { network: cellNetwork } : {}),
+          get network(): CellNetwork | undefined {
+            return proxy
+              ? { apiUrl: proxy.toxiproxy.apiUrl, proxies: { target: proxy.endpoint.name } }
+              : undefined;
+          },
           // The target's declared files hold it whole (the fence too), or its declared server does:
           // sealing them seals the target. Either seal is believed only once probed (seal-probe.ts).
           ...(stateFiles || server
@@ -312,10 +341,29 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
               }
             : {}),
           ...(stateFiles ? { watchStateUse: () => watchStateFilesUse(cellDir, [...stateFiles]) } : {}),
-          [Symbol.asyncDispose]: release,
+          // A plug-in that declares serverKills: the cell's target moves onto a server of its own
+          // (no worker ran yet), whose kill and start the harness checks at the declared host:port.
+          ...(serverKills
+            ? {
+                isolateServers: async () => {
+                  await releaseTarget();
+                  target = await harness.target.prepare(cellDir, CELL_TABLE, { dedicated: true });
+                  await setUp();
+                  const { control, server: own } = target;
+                  if (!control || !own)
+                    throw invalidInput(
+                      `route ${declaration.id}: its plug-in declares serverKills, but its target prepared with { dedicated: true } declares no ${control ? 'server (host:port)' : 'control (kill, start)'}`,
+                      { field: `harness.target.prepare.${control ? 'server' : 'control'}` },
+                    );
+                  return { target: verifiedServerControl(declaration.id, own, control) };
+                },
+              }
+            : {}),
+          [Symbol.asyncDispose]: releaseTarget,
         };
+        return fixture;
       } catch (error) {
-        await release();
+        await releaseTarget();
         throw error;
       }
     },

@@ -176,6 +176,11 @@ export interface RouteCapabilities {
    * none): fenceless scenarios run only then (a suite leaves them out otherwise).
    */
   readonly plainWrites?: boolean;
+  /**
+   * Whether the route's target part starts a server of its own for a cell that asks (a plug-in
+   * declaring `serverKills`), whatever the provider: server faults need no provider's server then.
+   */
+  readonly ownServers?: boolean;
 }
 
 /** What a network fault needs of a cell: the Toxiproxy API and the proxy of each connection. */

@@ -36,8 +36,12 @@ export interface CellTable {
 }
 
 export interface TargetPart {
-  /** Builds a fresh target in the (empty) cell folder. No worker has started yet. */
-  prepare(cellDir: string, table: CellTable): Promise<PreparedTarget>;
+  /**
+   * Builds a fresh target in the (empty) cell folder. No worker has started yet. With
+   * `{ dedicated: true }` (only when `serverKills` is declared): the target on a server of its own,
+   * started for this cell, which the returned target's `control` stops and starts again.
+   */
+  prepare(cellDir: string, table: CellTable, options?: PrepareOptions): Promise<PreparedTarget>;
   /**
    * Optional: the names of the files in the cell folder that hold the target's whole durable state
    * (its database and any WAL beside it; plain names, no folders). Given, the harness snapshots a
@@ -71,6 +75,32 @@ export interface TargetPart {
    * are UNVERIFIED (no proxy on the target connection), and the suites leave them out.
    */
   readonly network?: boolean;
+  /**
+   * Optional: `true` when `prepare(cellDir, table, { dedicated: true })` puts the target on a
+   * server of its own (started for that cell alone, on a data folder and a port of its own) and
+   * the target it returns declares `server` and `control`. The server-kill cells (`server-kill.yaml`)
+   * then run on your route: the harness re-prepares the cell's target that way, parks a worker just
+   * before the target's COMMIT (and once it was sent), `control.kill(signal)`s the server, releases
+   * the worker into the dead server, `control.start()`s it again, and the next run must finish with
+   * one mutation. The harness believes neither call: after `kill` the declared `host:port` must
+   * refuse connections, after `start` accept them, or the cell is not PASS. Absent: those cells
+   * are UNVERIFIED (no server of its own to kill), and the suites leave them out.
+   */
+  readonly serverKills?: boolean;
+}
+
+/** How the harness asks for a cell's target (`TargetPart.prepare`). */
+export interface PrepareOptions {
+  /** On a server of its own, which `PreparedTarget.control` kills and starts (`serverKills`). */
+  readonly dedicated?: boolean;
+}
+
+/** A dedicated target's server, as server-kill cells drive it (`PreparedTarget.control`). */
+export interface TargetServerControl {
+  /** Stops the server: SIGKILL (a crash) or SIGTERM (a clean shutdown); resolves once it is down. */
+  kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
+  /** Starts it again on the same data folder and the same `host:port`; resolves once it answers. */
+  start(): Promise<void>;
 }
 
 /** One cell's target, as the harness sees it: never through the connector under test. */
@@ -119,6 +149,8 @@ export interface PreparedTarget extends AsyncDisposable {
   read(): Promise<TargetRows>;
   /** Fence losses (drop, rename) and the harness's own read of the fence; absent: those cells are UNVERIFIED. */
   readonly fence?: TargetFenceOperations;
+  /** A dedicated target's server (`prepare(…, { dedicated: true })`, `TargetPart.serverKills`). */
+  readonly control?: TargetServerControl;
 }
 
 /** Where a server-backed target listens, as its workload URL names it (`PreparedTarget.server`). */

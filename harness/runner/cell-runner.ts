@@ -73,7 +73,8 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
   try {
     const module = await faultModule(cell.kind);
     const unavailable =
-      module.unavailableIn?.(context.environment) ?? poolerUnavailable(cell, context.environment);
+      module.unavailableIn?.(context.environment, context.route.capabilities) ??
+      poolerUnavailable(cell, context.environment);
     if (unavailable !== null)
       return evidence(cell, context, started, attempts, {
         verdict: 'UNVERIFIED',

@@ -5,6 +5,7 @@ import type {
   CellTable,
   FenceLocationReading,
   PluginHarness,
+  PrepareOptions,
   PreparedTarget,
   TargetRows,
 } from 'dpone-cert/testing';
@@ -118,12 +119,24 @@ async function dropDatabase(server: MariadbServer, database: string): Promise<vo
   });
 }
 
-async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarget> {
-  const server = await harnessServer();
+async function prepared(
+  cellDir: string,
+  table: CellTable,
+  options: PrepareOptions = {},
+): Promise<PreparedTarget> {
+  // A server-kill cell's target is on a mariadbd of its own (killed and started again by the
+  // harness through `control`); every other cell's on the run's shared one.
+  const own = options.dedicated === true ? await MariadbServer.start() : undefined;
+  const server = own ?? (await harnessServer());
   const database = cellDatabase(cellDir);
-  await withSession(server.address('mysql'), (session) =>
-    session.runValues(`CREATE DATABASE ${quote(database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`),
-  );
+  try {
+    await withSession(server.address('mysql'), (session) =>
+      session.runValues(`CREATE DATABASE ${quote(database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin`),
+    );
+  } catch (error) {
+    await own?.[Symbol.asyncDispose]();
+    throw error;
+  }
   const address = server.address(database);
   let disposed = false;
   return {
@@ -137,6 +150,7 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
     // by re-pointing this host:port at a listener it watches (the server itself stays up), and
     // (`network` below) puts each cell's workers behind a Toxiproxy proxy in front of it.
     server: { host: server.host, port: server.port },
+    ...(own ? { control: { kill: (signal) => own.kill(signal), start: () => own.restart() } } : {}),
     identity: `mariadb:${table.name}`,
     installAudit: () =>
       withSession(address, async (session) => void (await session.runValues(auditedTableDdl(table)))),
@@ -185,11 +199,13 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
         ],
       }),
     },
-    // The cell is done (its checks and evidence written): its database goes, the server stays for the run.
+    // The cell is done (its checks and evidence written): its database goes, the server stays for
+    // the run; a server of the cell's own is stopped and its folder removed.
     [Symbol.asyncDispose]: async () => {
       if (disposed) return;
       disposed = true;
-      await dropDatabase(server, database);
+      if (own) await own[Symbol.asyncDispose]();
+      else await dropDatabase(server, database);
     },
   };
 }
@@ -198,12 +214,15 @@ async function prepared(cellDir: string, table: CellTable): Promise<PreparedTarg
  * The harness parts `dpone certify run` composes into the route sqlite-to-mariadb. No state files:
  * the target lives in a server, not in the cell folder, so no recorded kill is restored (every
  * cell runs its first attempt); the intent-conflict cell seals it through its declared `server`,
- * and the network cells put a proxy in front of that server (`network`).
+ * and the network cells put a proxy in front of that server (`network`); a server-kill cell's
+ * target gets a server of its own (`serverKills`).
  */
 export const mariadbHarness: PluginHarness = {
   routes: [{ id: 'sqlite-to-mariadb', source: 'sqlite' }],
   // Every prepared target names its server, and the connector reaches it only there: the harness
   // may proxy it (network.yaml, lost-ack.yaml on --provider local).
-  target: { prepare: prepared, network: true },
+  // With { dedicated: true } a cell gets a mariadbd of its own, which the harness may kill and
+  // start again (server-kill.yaml).
+  target: { prepare: prepared, network: true, serverKills: true },
   fenceLossModes: ['drop', 'rename'],
 };

@@ -62,20 +62,23 @@ export class MariadbServer implements AsyncDisposable {
   readonly host = '127.0.0.1';
   readonly user = USER;
   readonly #dir: string;
-  readonly #server: ChildProcess;
-  readonly #watchdog: ChildProcess;
+  readonly #mariadbd: string;
+  #server: ChildProcess;
+  #watchdog: ChildProcess;
   #disposed: Promise<void> | undefined;
 
   readonly port: number;
   readonly password: string;
 
   private constructor(
+    mariadbd: string,
     dir: string,
     port: number,
     password: string,
     server: ChildProcess,
     watchdog: ChildProcess,
   ) {
+    this.#mariadbd = mariadbd;
     this.#dir = dir;
     this.port = port;
     this.password = password;
@@ -145,12 +148,12 @@ export class MariadbServer implements AsyncDisposable {
     }
   }
 
-  static async #launch(
+  /** Spawns mariadbd on `dir` and `port`, with a watchdog that stops it should this process die. */
+  static #spawn(
     mariadbd: string,
     dir: string,
     port: number,
-    password: string,
-  ): Promise<MariadbServer | null> {
+  ): { server: ChildProcess; watchdog: ChildProcess } {
     const args = [
       '--no-defaults',
       `--datadir=${join(dir, 'data')}`,
@@ -175,24 +178,69 @@ export class MariadbServer implements AsyncDisposable {
     });
     watchdog.unref();
     (watchdog.stdin as unknown as { unref(): void }).unref();
-    const instance = new MariadbServer(dir, port, password, server, watchdog);
+    return { server, watchdog };
+  }
+
+  /** Waits until the server answers; false if it exited or did not answer within START_WAIT_MS. */
+  async #answers(): Promise<boolean> {
+    const server = this.#server;
     const deadline = Date.now() + START_WAIT_MS;
     for (;;) {
-      if (server.exitCode !== null || server.signalCode !== null) {
-        watchdog.kill('SIGKILL');
-        return null;
-      }
+      if (server.exitCode !== null || server.signalCode !== null) return false;
       try {
-        await withSession(instance.address('mysql'), async () => undefined);
-        return instance;
+        await withSession(this.address('mysql'), async () => undefined);
+        return true;
       } catch {
-        if (Date.now() > deadline) {
-          await instance.#stop();
-          return null;
-        }
+        if (Date.now() > deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+  }
+
+  static async #launch(
+    mariadbd: string,
+    dir: string,
+    port: number,
+    password: string,
+  ): Promise<MariadbServer | null> {
+    const { server, watchdog } = MariadbServer.#spawn(mariadbd, dir, port);
+    const instance = new MariadbServer(mariadbd, dir, port, password, server, watchdog);
+    if (await instance.#answers()) return instance;
+    await instance.#stop();
+    return null;
+  }
+
+  /**
+   * Stops the server with `signal` (SIGKILL: a crash, no shutdown; SIGTERM: a clean shutdown) and
+   * waits until it exited; its folder stays, for `restart()`. Server-kill cells drive it.
+   */
+  async kill(signal: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+    // The watchdog would remove the folder once the server is gone: it goes first (SIGKILL: it stops nothing).
+    this.#watchdog.kill('SIGKILL');
+    const server = this.#server;
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    const gone = exited(server);
+    server.kill(signal);
+    const timer = setTimeout(() => server.kill('SIGKILL'), STOP_WAIT_MS);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  /** Starts the server again on the same data folder and port; resolves once it answers (crash recovery done). */
+  async restart(): Promise<void> {
+    if (this.#server.exitCode === null && this.#server.signalCode === null)
+      throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, 'mariadbd is still running: kill it first', {
+        field: 'mariadbd',
+      });
+    const { server, watchdog } = MariadbServer.#spawn(this.#mariadbd, this.#dir, this.port);
+    this.#server = server;
+    this.#watchdog = watchdog;
+    if (!(await this.#answers()))
+      throw new DponeError(
+        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+        'mariadbd did not start again on its data folder (its error log is err.log in its folder)',
+        { field: 'mariadbd' },
+      );
   }
 
   async #stop(): Promise<void> {

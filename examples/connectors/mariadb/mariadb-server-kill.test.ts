@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { skipReason } from './fixtures/mariadb-kit-factory.ts';
+
+/**
+ * server-kill.yaml on the MariaDB route: the plug-in declares `serverKills`, so a cell's target
+ * moves onto a mariadbd of its own, which the harness kills (SIGKILL) while a worker is parked
+ * just before its COMMIT and starts again; the next run must finish with one mutation. The harness
+ * believes neither call: a plug-in whose kill leaves the server running is never PASS.
+ */
+const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const CONNECTOR = fileURLToPath(new URL('./mariadb-connector.ts', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('../../../scenarios/server-kill.yaml', import.meta.url));
+
+interface Cell {
+  readonly id: string;
+  readonly verdict: string;
+  readonly checks: { name: string; verdict: string; detail: string }[];
+  readonly attempts: { exit_code: number; error_code?: string | null }[];
+}
+
+async function serverKillCells(route: string, connector: string, dir: string) {
+  const out = join(dir, `out-${route}`);
+  const args = ['certify', 'run', '--route', route, '--connector', connector, '--scenario', SCENARIO];
+  await execa(
+    process.execPath,
+    [BIN, ...args, '--provider', 'local', '--out', out, '--reporter', 'markdown'],
+    {
+      cwd: dir,
+      reject: false,
+      env: { CI: 'true' },
+    },
+  );
+  return (JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as { cells: Cell[] }).cells;
+}
+
+describe.skipIf(skipReason() !== undefined)('server kills on the MariaDB route', () => {
+  it('the honest plug-in: its own mariadbd is killed before COMMIT, the attempt fails, the next run finishes once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
+    const cells = await serverKillCells('sqlite-to-mariadb', CONNECTOR, dir);
+    const cell = cells.find((c) => c.id === 'server-kill/target/commit')!;
+    expect(cell.verdict).toBe('PASS');
+    // The kill reached the worker: its attempt failed on the dead server, the settle run succeeded.
+    expect(cell.attempts[0]!.exit_code).not.toBe(0);
+    expect(cell.attempts.at(-1)!.exit_code).toBe(0);
+  }, 240_000);
+
+  it('a plug-in whose kill does not stop its server: the cell is not PASS, and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
+    const module = join(dir, 'unkillable.mjs');
+    writeFileSync(
+      module,
+      `import maria from ${JSON.stringify(CONNECTOR)};
+export default {
+  ...maria,
+  meta: { ...maria.meta, name: 'dpone-connector-mariadb-unkillable' },
+  harness: {
+    ...maria.harness,
+    routes: [{ id: 'sqlite-to-mariadb-unkillable', source: 'sqlite' }],
+    target: {
+      ...maria.harness.target,
+      prepare: async (dir, table, options) => {
+        const target = await maria.harness.target.prepare(dir, table, options);
+        // Declares a control whose kill stops nothing: the server keeps answering.
+        return target.control ? { ...target, control: { kill: async () => undefined, start: async () => undefined } } : target;
+      },
+    },
+  },
+};
+`,
+    );
+    const cells = await serverKillCells('sqlite-to-mariadb-unkillable', module, dir);
+    expect(cells.length).toBeGreaterThan(0);
+    for (const cell of cells) {
+      expect(cell.verdict).not.toBe('PASS');
+      expect(JSON.stringify(cell.checks)).toContain('the kill did not stop it');
+    }
+  }, 240_000);
+});
