@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
 
 /**
@@ -39,9 +39,20 @@ async function intentConflictCells(route: string, connector: string, dir: string
 
 const check = (cell: Cell, name: string) => cell.checks.find((c) => c.name === name)!;
 
+/** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
+const scratches: string[] = [];
+afterAll(() => {
+  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
+  scratches.push(dir);
+  return dir;
+}
+
 describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through its declared server', () => {
   it('the honest plug-in: the probe is seen by the listener, the cell PASSes, and io-before-intent is caught', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
+    const dir = scratch();
     const cells = await intentConflictCells('sqlite-to-mariadb', CONNECTOR, dir, true);
     const base = cells.find((cell) => !cell.variant)!;
     expect(base.verdict).toBe('PASS');
@@ -59,7 +70,7 @@ describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through i
   }, 180_000);
 
   it('a connector that keeps talking to the real server under the seal: UNVERIFIED, never PASS', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
+    const dir = scratch();
     const module = join(dir, 'leaky.mjs');
     // Its harness hands every worker the real server's address, and its connector uses that
     // address whatever host:port the workload URL names: the declared server seals nothing.

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
 
 /**
@@ -38,9 +38,20 @@ async function serverKillCells(route: string, connector: string, dir: string) {
   return (JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as { cells: Cell[] }).cells;
 }
 
+/** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
+const scratches: string[] = [];
+afterAll(() => {
+  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
+});
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
+  scratches.push(dir);
+  return dir;
+}
+
 describe.skipIf(skipReason() !== undefined)('server kills on the MariaDB route', () => {
   it('the honest plug-in: its own mariadbd is killed before COMMIT, the attempt fails, the next run finishes once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
+    const dir = scratch();
     const cells = await serverKillCells('sqlite-to-mariadb', CONNECTOR, dir);
     const cell = cells.find((c) => c.id === 'server-kill/target/commit')!;
     expect(cell.verdict).toBe('PASS');
@@ -50,7 +61,7 @@ describe.skipIf(skipReason() !== undefined)('server kills on the MariaDB route',
   }, 240_000);
 
   it('a plug-in whose kill does not stop its server: the cell is not PASS, and says why', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
+    const dir = scratch();
     const module = join(dir, 'unkillable.mjs');
     writeFileSync(
       module,
