@@ -135,6 +135,25 @@ export interface FaultModule<K extends FaultKind = FaultKind> {
 export type { FaultSpec };
 
 /**
+ * A cell whose attempts the fault drove to the end itself, with no settle run: the last attempt
+ * must have completed the operation. `checks` are the fault's own; `fault` what it measured.
+ */
+export function completedOutcome(
+  attempts: readonly AttemptRecord[],
+  checks: readonly CheckRecord[],
+  fault?: CellOutcome['fault'],
+): CellOutcome {
+  return {
+    attempts,
+    hit: true,
+    settle: false,
+    expectation: { end: 'complete' },
+    extraChecks: checks,
+    ...(fault === undefined ? {} : { fault }),
+  };
+}
+
+/**
  * A cell its route or this machine cannot run (a connection it does not proxy, a server it does
  * not own, a file system it cannot mount): nothing runs, and the cell is UNVERIFIED with the reason
  * (never PASS), under the check `name` that says what was missing.

@@ -12,7 +12,7 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { FULL_DISK_DEFAULT_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, completedOutcome, unverifiedOutcome } from './fault.ts';
 import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
 import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts';
 
@@ -193,14 +193,7 @@ async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
   checks.push(await serverLeaseCheck(fixture, first));
   await run.expireLeases();
   const retry = await run.run('retry');
-  return {
-    attempts: [first, retry],
-    hit: true,
-    settle: false,
-    expectation: { end: 'complete' },
-    extraChecks: checks,
-    fault: { first_exit: first.exit_code },
-  };
+  return completedOutcome([first, retry], checks, { first_exit: first.exit_code });
 }
 
 async function runFullDisk(run: CellRun): Promise<CellOutcome> {
@@ -233,14 +226,7 @@ async function runFullDisk(run: CellRun): Promise<CellOutcome> {
     checks.push(await leaseCheck(journal, await journal.settle(), storage, first));
     await run.expireLeases();
     const retry = await run.run('retry');
-    return {
-      attempts: [first, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: checks,
-      fault: { first_exit: first.exit_code },
-    };
+    return completedOutcome([first, retry], checks, { first_exit: first.exit_code });
   } finally {
     placed?.restore();
     await mount[Symbol.asyncDispose]();

@@ -11,8 +11,9 @@ import { JOURNAL_DAMAGE_DEFAULT_SHAPES, JOURNAL_DAMAGE_SHAPES } from '../scenari
 import { isDponeError } from '../../src/contracts/errors.ts';
 import type { CellFixture } from '../routes/route.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, completedOutcome, unverifiedOutcome } from './fault.ts';
 import { transitionPoints } from './loss-points.ts';
+import { readsEveryEntry } from '../routes/journal-reads.ts';
 
 type Shape = (typeof JOURNAL_DAMAGE_SHAPES)[number];
 
@@ -169,17 +170,29 @@ async function readEntry(
   }
 }
 
+/** The killed attempt left nothing of the operation to damage: the retry runs as a crash's. */
+function nothingToDamage(first: AttemptRecord, retry: AttemptRecord, why: string): CellOutcome {
+  return completedOutcome(
+    [first, retry],
+    [{ name: JOURNAL_CORRUPTION_DETECTED, verdict: 'PASS', detail: `${why}; the retry ran normally` }],
+  );
+}
+
+/** What a damaged cell records: the damage, and whether the first read after it met the entry intact. */
+function damageRecord(
+  what: string,
+  seen: JournalFileReading,
+  before: JournalFileReading,
+): NonNullable<CellOutcome['fault']> {
+  const intact = seen.kind === 'entry' && before.kind === 'entry' && seen.entry === before.entry;
+  return { damage: what, first_read: intact ? 'intact' : seen.kind };
+}
+
 /** Whether every entry and its history read through the runtime's own journal code (checksums verified). */
 async function readsWhole(fixture: CellFixture): Promise<boolean> {
   const journal = await fixture.openJournal();
   try {
-    for (const id of await journal.list()) {
-      await journal.get(id);
-      await journal.history(id);
-    }
-    return true;
-  } catch {
-    return false;
+    return await readsEveryEntry(journal);
   } finally {
     await journal.close();
   }
@@ -206,19 +219,7 @@ async function runFields(run: CellRun, at: TraceOccurrence, seed: number): Promi
   const what = operationId === null ? null : await ops.tamper(seed);
   if (what === null) {
     const retry = await run.run('retry');
-    return {
-      attempts: [first.record, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: [
-        {
-          name: JOURNAL_CORRUPTION_DETECTED,
-          verdict: 'PASS',
-          detail: 'the killed attempt left no journal row to change; the retry ran normally',
-        },
-      ],
-    };
+    return nothingToDamage(first.record, retry, 'the killed attempt left no journal row to change');
   }
   const { reading: seen } = await readEntry(run.fixture);
   const retry = await run.run('retry');
@@ -231,20 +232,7 @@ async function runFields(run: CellRun, at: TraceOccurrence, seed: number): Promi
     await run.expireLeases();
     attempts.push(await run.run('after-restore'));
   }
-  return {
-    attempts,
-    hit: true,
-    settle: false,
-    expectation: { end: 'complete' },
-    extraChecks: checks,
-    fault: {
-      damage: what,
-      first_read:
-        seen.kind === 'entry' && before.kind === 'entry' && seen.entry === before.entry
-          ? 'intact'
-          : seen.kind,
-    },
-  };
+  return completedOutcome(attempts, checks, damageRecord(what, seen, before));
 }
 
 async function runCorruption(run: CellRun): Promise<CellOutcome> {
@@ -261,19 +249,7 @@ async function runCorruption(run: CellRun): Promise<CellOutcome> {
     // Killed before the operation had an entry: nothing of it to damage; the retry runs as a crash's.
     await run.expireLeases();
     const retry = await run.run('retry');
-    return {
-      attempts: [first.record, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: [
-        {
-          name: JOURNAL_CORRUPTION_DETECTED,
-          verdict: 'PASS',
-          detail: 'the killed attempt left no entry to damage; the retry ran normally',
-        },
-      ],
-    };
+    return nothingToDamage(first.record, retry, 'the killed attempt left no entry to damage');
   }
   // The journal as the killed attempt left it: the operator's backup, restored after a refusal.
   const backup = join(run.dir, 'journal.backup');
@@ -298,20 +274,7 @@ async function runCorruption(run: CellRun): Promise<CellOutcome> {
     await run.expireLeases();
     attempts.push(await run.run('after-restore'));
   }
-  return {
-    attempts,
-    hit: true,
-    settle: false,
-    expectation: { end: 'complete' },
-    extraChecks: checks,
-    fault: {
-      damage: what,
-      first_read:
-        seen.kind === 'entry' && before.kind === 'entry' && seen.entry === before.entry
-          ? 'intact'
-          : seen.kind,
-    },
-  };
+  return completedOutcome(attempts, checks, damageRecord(what, seen, before));
 }
 
 /**

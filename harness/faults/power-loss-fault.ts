@@ -15,7 +15,7 @@ import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { POWER_LOSS_STORAGES } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { NORMAL_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
+import { NORMAL_LEASE_TTL_MS, completedOutcome, unverifiedOutcome } from './fault.ts';
 import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import { transitionPoints } from './loss-points.ts';
 import { moveFile } from './storage-files.ts';
@@ -199,14 +199,11 @@ function cutOutcome(
   atCut: Pick<LossyFsStats, 'unsynced' | 'dirsahead'>,
   measured: Readonly<Record<string, number>> = {},
 ): CellOutcome {
-  return {
-    attempts,
-    hit: true,
-    settle: false,
-    expectation: { end: 'complete' },
-    extraChecks: checks,
-    fault: { unsynced_files_at_cut: atCut.unsynced, unsynced_dirs_at_cut: atCut.dirsahead, ...measured },
-  };
+  return completedOutcome(attempts, checks, {
+    unsynced_files_at_cut: atCut.unsynced,
+    unsynced_dirs_at_cut: atCut.dirsahead,
+    ...measured,
+  });
 }
 
 async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {

@@ -10,7 +10,7 @@ import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { READ_ONLY_DISK_STORAGES } from '../scenario/scenario-schema.ts';
 import { targetImages, targetNow, visibilityOf } from './atomic-visibility.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
-import { TAKEOVER_LEASE_TTL_MS, unverifiedOutcome } from './fault.ts';
+import { TAKEOVER_LEASE_TTL_MS, completedOutcome, unverifiedOutcome } from './fault.ts';
 import type { RefusalRule, RefusedStorage, StorageCellParams, StorageOnMount } from './storage-refusal.ts';
 import { moveOntoMount, refusalCheck, storageCells } from './storage-refusal.ts';
 
@@ -154,14 +154,7 @@ async function runReadOnly(run: CellRun): Promise<CellOutcome> {
     checks.push(visibilityOf(after, images, 'after the refused attempt'));
     await run.expireLeases();
     const retry = await run.run('retry');
-    return {
-      attempts: [first, refused, retry],
-      hit: true,
-      settle: false,
-      expectation: { end: 'complete' },
-      extraChecks: checks,
-      fault: { refused_exit: refused.exit_code },
-    };
+    return completedOutcome([first, refused, retry], checks, { refused_exit: refused.exit_code });
   } finally {
     // A cell that stopped half-way leaves the file system read-only: writable again, so the
     // storage can go back where the runner's checkers read it.

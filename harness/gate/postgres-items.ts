@@ -9,7 +9,7 @@ import {
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
 } from '../evidence/check-names.ts';
-import type { AcceptanceItem } from './acceptance-item.ts';
+import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
 import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
 
 /**
@@ -22,6 +22,26 @@ const postgresTarget = targetsPostgres;
 
 function passedCheck(cell: CellEvidence, name: string): boolean {
   return cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+}
+
+/**
+ * The three storage lines' common rule: every cell PASSes (allPass), each with every one of `own`
+ * PASS and exactly one mutation; null when they do, else the line's FAIL naming the first cell.
+ */
+function eachPassesOnce(
+  cells: readonly CellEvidence[],
+  what: string,
+  own: readonly string[],
+): ItemVerdict | null {
+  const failed = allPass(cells, what);
+  if (failed) return failed;
+  const wrong = cells.filter((cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1);
+  if (wrong.length === 0) return null;
+  return {
+    status: 'FAIL',
+    ...decidedBy(wrong),
+    detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+  };
 }
 
 export const poolerItem: AcceptanceItem = {
@@ -124,18 +144,13 @@ export const powerLossServerItem: AcceptanceItem = {
   appliesTo: postgresTarget,
   evaluate(cells) {
     const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'server');
-    const failed = allPass(cuts, 'power-loss (server)');
+    const failed = eachPassesOnce(cuts, 'power-loss (server)', [
+      POWER_LOSS_DURABLE,
+      POWER_LOSS_ACKNOWLEDGED,
+      POWER_LOSS_RECOVERY,
+      ATOMIC_VISIBILITY,
+    ]);
     if (failed) return failed;
-    const own = [POWER_LOSS_DURABLE, POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_RECOVERY, ATOMIC_VISIBILITY];
-    const wrong = cuts.filter(
-      (cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1,
-    );
-    if (wrong.length > 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
-      };
     const rewritten = cuts.filter((cell) => cell.fault.load_survived_cut === 0).length;
     return {
       status: 'PASS',
@@ -160,18 +175,12 @@ export const fullDiskServerItem: AcceptanceItem = {
   appliesTo: postgresTarget,
   evaluate(cells) {
     const filled = cells.filter((cell) => cell.fault.kind === 'full-disk' && cell.fault.storage === 'server');
-    const failed = allPass(filled, 'full-disk (server)');
+    const failed = eachPassesOnce(filled, 'full-disk (server)', [
+      STORAGE_FULL_REFUSED,
+      ATOMIC_VISIBILITY,
+      STORAGE_FULL_LEASE,
+    ]);
     if (failed) return failed;
-    const own = [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE];
-    const wrong = filled.filter(
-      (cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1,
-    );
-    if (wrong.length > 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
-      };
     const refused = filled.filter((cell) => cell.attempts.some((a) => a.exit_code === 18)).length;
     if (refused === 0)
       return {
@@ -202,17 +211,8 @@ export const journalCorruptionServerItem: AcceptanceItem = {
     const changed = cells.filter(
       (cell) => cell.fault.kind === 'journal-corruption' && cell.fault.shape === 'fields',
     );
-    const failed = allPass(changed, 'journal-corruption (fields)');
+    const failed = eachPassesOnce(changed, 'journal-corruption (fields)', [JOURNAL_CORRUPTION_DETECTED]);
     if (failed) return failed;
-    const wrong = changed.filter(
-      (cell) => !passedCheck(cell, JOURNAL_CORRUPTION_DETECTED) || mutations(cell) !== 1,
-    );
-    if (wrong.length > 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: ${JOURNAL_CORRUPTION_DETECTED} not PASS, or not exactly one mutation`,
-      };
     const detected = changed.filter((cell) => cell.attempts.some((a) => a.exit_code === 19)).length;
     if (detected === 0)
       return {

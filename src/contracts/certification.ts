@@ -46,12 +46,17 @@ export function targetsPostgres(route: string): boolean {
   return route === 'postgres' || route.endsWith('-to-postgres');
 }
 
-/** The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines, issue 33's power loss). */
+/**
+ * The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines; issue
+ * 33's power loss, full disk and corrupt journal rows under the server).
+ */
 export const POSTGRES_TARGET_ACCEPTANCE_ITEMS = [
   'pooler-values-exact',
   'lost-commit-diverged',
   'stall-bounded',
   'power-loss-server-durable',
+  'full-disk-server-refused-then-one',
+  'journal-corruption-server-detected',
 ] as const;
 
 /**

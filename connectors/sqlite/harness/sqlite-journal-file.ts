@@ -3,6 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { DponeError } from '../../../src/contracts/errors.ts';
 import { SqliteJournal } from '../journal/sqlite-journal.ts';
 import type { JournalFileOperations, JournalFileReading } from '../../../harness/routes/route.ts';
+import { readsEveryEntry } from '../../../harness/routes/journal-reads.ts';
 
 /**
  * The SQLite journal file as the storage faults (full-disk, journal-corruption) need it. Readers go
@@ -51,11 +52,7 @@ export function sqliteJournalFile(path: string): JournalFileOperations {
     async readsWhole(at) {
       try {
         await using journal = await SqliteJournal.open(at, { readOnly: true });
-        for (const id of await journal.list()) {
-          await journal.get(id);
-          await journal.history(id);
-        }
-        return true;
+        return await readsEveryEntry(journal);
       } catch {
         return false;
       }
