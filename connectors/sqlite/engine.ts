@@ -80,7 +80,7 @@ export const SQLITE_ENGINE: BuiltInEngine = {
         chosenBy: options.chosenBy,
         ...(options.warn ? { warn: options.warn } : {}),
         ...(options.leaseClock === 'caller' ? { trustStoredExpiry: true } : {}),
-        ...(options.unsafeSyncOff === true ? { unsafeSynchronousOff: true } : {}),
+        ...(options.unsafeSynchronous ? { unsafeSynchronous: options.unsafeSynchronous } : {}),
       });
     },
     // Shadow records in a file beside the journal's (journal.db -> journal.shadow.db).

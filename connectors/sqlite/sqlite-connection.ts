@@ -35,12 +35,12 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * so a COMMIT that returned survives a power cut, and a busy timeout so two workers writing one
  * target queue instead of failing at once.
  */
-export function openSqlite(path: string, unsafe: { synchronousOff?: boolean } = {}): SqliteDatabase {
+export function openSqlite(path: string, unsafe: { synchronous?: 'OFF' | 'NORMAL' } = {}): SqliteDatabase {
   const db = new DatabaseSync(path);
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.exec('PRAGMA journal_mode = WAL');
-  // synchronous=OFF only for the harness's `target-sync-off` variant (sqlite-unsafe-variants.ts).
-  db.exec(`PRAGMA synchronous = ${unsafe.synchronousOff === true ? 'OFF' : 'FULL'}`);
+  // OFF or NORMAL only for the harness's `target-sync-off`/`-normal` variants (sqlite-unsafe-variants.ts).
+  db.exec(`PRAGMA synchronous = ${unsafe.synchronous ?? 'FULL'}`);
   return db as unknown as SqliteDatabase;
 }
 

@@ -249,7 +249,7 @@ describe('unsafe variants', () => {
     const synchronous = (db: { prepare(sql: string): { get(): unknown } }) =>
       (db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous;
     const certified = openTargetDatabase(targetOptions());
-    const unsafe = openTargetDatabase(targetOptions(), true, { synchronousOff: true });
+    const unsafe = openTargetDatabase(targetOptions(), true, { synchronous: 'OFF' });
     try {
       expect(synchronous(certified)).toBe(2); // FULL: a COMMIT that returned is on disk
       expect(synchronous(unsafe)).toBe(0); // OFF

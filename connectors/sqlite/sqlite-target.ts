@@ -26,7 +26,7 @@ export interface SqliteTargetOptions {
 export function openTargetDatabase(
   options: SqliteTargetOptions,
   withFence = true,
-  unsafe: { synchronousOff?: boolean } = {},
+  unsafe: { synchronous?: 'OFF' | 'NORMAL' } = {},
 ): SqliteDatabase {
   try {
     const db = openSqlite(options.path, unsafe);

@@ -15,7 +15,8 @@ import { SqliteTarget, markerOptions, openTargetDatabase } from './sqlite-target
 type VariantFactory = (options: SqliteTargetOptions) => Promise<TargetConnector>;
 
 function variant(name: string): VariantFactory {
-  if (UNSAFE_VARIANTS[name]?.flaws.synchronousOff === true) return syncOffTarget;
+  const synchronous = UNSAFE_VARIANTS[name]?.flaws.synchronous;
+  if (synchronous !== undefined) return unsyncedTarget(synchronous);
   return (options) =>
     unsafeMarkerTarget(
       name,
@@ -25,14 +26,17 @@ function variant(name: string): VariantFactory {
 }
 
 /**
- * `target-sync-off`: the certified target and fence, on a file opened with synchronous=OFF (a
- * flaw of the connection, not of the marker protocol, so the marker kernel cannot build it).
+ * `target-sync-off` and `target-sync-normal`: the certified target and fence, on a file opened with
+ * synchronous OFF or NORMAL (a flaw of the connection, not of the marker protocol, so the marker
+ * kernel cannot build it).
  */
-const syncOffTarget: VariantFactory = async (options) =>
-  new SqliteTarget(
-    sqliteDialect(openTargetDatabase(options, true, { synchronousOff: true }), options.table, options.path),
-    markerOptions(options),
-  );
+const unsyncedTarget =
+  (synchronous: 'OFF' | 'NORMAL'): VariantFactory =>
+  async (options) =>
+    new SqliteTarget(
+      sqliteDialect(openTargetDatabase(options, true, { synchronous }), options.table, options.path),
+      markerOptions(options),
+    );
 
 /** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
 export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
@@ -48,8 +52,8 @@ export function sqliteTargetForHarness(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TargetConnector> {
   const requested = requestedUnsafeVariant(env);
-  if (requested !== null && UNSAFE_VARIANTS[requested]?.flaws.synchronousOff === true)
-    return syncOffTarget(options);
+  const synchronous = requested === null ? undefined : UNSAFE_VARIANTS[requested]?.flaws.synchronous;
+  if (synchronous !== undefined) return unsyncedTarget(synchronous)(options);
   return openMarkerTarget(
     env,
     async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),

@@ -37,7 +37,7 @@ describe('power-loss plan', () => {
     });
   });
 
-  it('runs journal-sync-off only where the killed attempt has committed a journal write', () => {
+  it('runs journal-sync-off and -normal only where the killed attempt has committed a journal write', () => {
     const late = [
       { point: 'journal.read:before', hit: 1 },
       { point: 'cas:PREPARING->PREPARED:before', hit: 1 },
@@ -49,7 +49,7 @@ describe('power-loss plan', () => {
     );
     expect(drafts.map((d) => [d.localId, d.sensitive, d.sensitiveTo])).toEqual([
       ['journal/cas:PREPARING->PREPARED:before#1', false, undefined],
-      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off']],
+      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off', 'journal-sync-normal']],
     ]);
   });
 });
@@ -82,9 +82,9 @@ describe('power-loss plan under the target', () => {
       'target/stmt:mutate.2:after#1',
     ]);
     expect(drafts.every((d) => d.fault.storage === 'target')).toBe(true);
-    // target-sync-off only where the killed attempt's mutation had committed: caught on every run there.
+    // target-sync-off/-normal only where the killed attempt's mutation had committed: caught on every run there.
     expect(drafts.filter((d) => d.sensitive).map((d) => [d.localId, d.sensitiveTo])).toEqual([
-      ['target/target.commit:after#1', ['target-sync-off']],
+      ['target/target.commit:after#1', ['target-sync-off', 'target-sync-normal']],
     ]);
   });
 

@@ -30,10 +30,14 @@ interface PowerLossParams {
   readonly storage?: Storage;
 }
 
-/** The variant these cells catch: a journal whose transitions return before they are on disk. */
-const SYNC_OFF = 'journal-sync-off';
-/** The variant the target's cells catch: a target whose COMMIT returns before it is on disk. */
-const TARGET_SYNC_OFF = 'target-sync-off';
+/** The variants these cells catch: a journal whose transitions return before they are on disk (OFF, NORMAL). */
+const UNSYNCED_JOURNAL: readonly string[] = Object.entries(UNSAFE_VARIANTS)
+  .filter(([, variant]) => variant.runtime?.journalSynchronous !== undefined)
+  .map(([name]) => name);
+/** The variants the target's cells catch: a target whose COMMIT returns before it is on disk (OFF, NORMAL). */
+const UNSYNCED_TARGET: readonly string[] = Object.entries(UNSAFE_VARIANTS)
+  .filter(([, variant]) => variant.flaws.synchronous !== undefined)
+  .map(([name]) => name);
 /** The variants the server's cells catch: the cell's server started so that it never syncs. */
 const SERVER_SYNC_OFF: readonly string[] = Object.entries(UNSAFE_VARIANTS)
   .filter(([, variant]) => variant.server?.neverSyncs === true)
@@ -72,7 +76,7 @@ function journalCells(trace: readonly TraceOccurrence[]): CellDraft[] {
       fault: { kind: 'power-loss', storage: 'journal', point: at.point, hit: at.hit, attempt: 1 },
       params: { at } satisfies PowerLossParams,
       sensitive,
-      ...(sensitive ? { sensitiveTo: [SYNC_OFF] } : {}),
+      ...(sensitive ? { sensitiveTo: UNSYNCED_JOURNAL } : {}),
     };
   });
 }
@@ -87,7 +91,7 @@ function targetCells(trace: readonly TraceOccurrence[], statements: readonly Tra
     fault: { kind: 'power-loss', storage: 'target', point: at.point, hit: at.hit, attempt: 1 },
     params: { at, storage: 'target' } satisfies PowerLossParams,
     sensitive,
-    ...(sensitive ? { sensitiveTo: [TARGET_SYNC_OFF] } : {}),
+    ...(sensitive ? { sensitiveTo: UNSYNCED_TARGET } : {}),
   });
   return [
     ...transitionPoints(trace).map((at) => draft(at, afterTargetCommit(trace, at))),

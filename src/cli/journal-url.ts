@@ -21,8 +21,8 @@ export interface JournalOpenContext {
    * (a server journal binds the caller's time; no clock-fault bound).
    */
   readonly trustHolderClock?: boolean;
-  /** UNSAFE, the harness's `journal-sync-off` variant only: a file journal that does not sync its commits. */
-  readonly journalSyncOff?: boolean;
+  /** UNSAFE, the harness's `journal-sync-off`/`-normal` variants only: a file journal that does not sync its commits. */
+  readonly journalSynchronous?: 'OFF' | 'NORMAL';
   /**
    * Which flag, workload key or default named this journal (`--journal` when not given): a refused
    * or damaged journal file says so.
@@ -120,7 +120,7 @@ export async function openJournal(
       chosenBy: context.chosenBy ?? FLAG,
       ...warn,
       ...(context.trustHolderClock === true ? { leaseClock: 'caller' as const } : {}),
-      ...(context.journalSyncOff === true ? { unsafeSyncOff: true } : {}),
+      ...(context.journalSynchronous ? { unsafeSynchronous: context.journalSynchronous } : {}),
     });
   } catch (error) {
     if (isDponeError(error)) throw error;

@@ -104,8 +104,8 @@ export interface JournalOpenOptions {
   readonly cwd: string;
   /** Which flag, workload key or default named the journal: a refused or damaged file says so. */
   readonly chosenBy: string;
-  /** UNSAFE, the harness's `journal-sync-off` variant only: a file journal that does not sync its commits. */
-  readonly unsafeSyncOff?: boolean;
+  /** UNSAFE, the harness's `journal-sync-off`/`-normal` variants only: a file journal that does not sync its commits. */
+  readonly unsafeSynchronous?: 'OFF' | 'NORMAL';
 }
 
 /**

@@ -71,10 +71,11 @@ export interface TargetFlaws {
   /** A floating-point value with no fraction (REAL 20.0) is bound as an integer (the target stores INTEGER 20). */
   readonly narrowsReals?: boolean;
   /**
-   * SQLite only: the target file is opened with synchronous=OFF, so a COMMIT (the data and the
-   * fence's marker) returns before it is on disk.
+   * SQLite only: the target file is opened with this synchronous level instead of FULL (OFF: never
+   * synced; NORMAL: in WAL mode synced only at a checkpoint), so a COMMIT (the data and the fence's
+   * marker) returns before it is on disk.
    */
-  readonly synchronousOff?: boolean;
+  readonly synchronous?: 'OFF' | 'NORMAL';
 }
 
 /**
@@ -95,8 +96,11 @@ export interface RuntimeFlaws {
    * time instead of its own, and no journal bounds a stored expiry by the largest TTL (before issue 30).
    */
   readonly trustHolderClock?: boolean;
-  /** The SQLite journal is opened with synchronous=OFF: its committed transitions are not on disk when they return. */
-  readonly journalSyncOff?: boolean;
+  /**
+   * The SQLite journal is opened with this synchronous level instead of FULL: its committed
+   * transitions are not on disk when they return.
+   */
+  readonly journalSynchronous?: 'OFF' | 'NORMAL';
   /** Recovery actions read the fence's proof without raising its epoch first (before issue 30). */
   readonly recoveryWithoutFence?: boolean;
   /**
@@ -369,7 +373,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
   },
   'journal-sync-off': {
     flaws: {},
-    runtime: { journalSyncOff: true },
+    runtime: { journalSynchronous: 'OFF' },
     description:
       'the SQLite journal is opened with synchronous=OFF: a transition returns before it is on disk, and a ' +
       'power cut takes back what the killed run was told had committed; the fence still keeps the target to one ' +
@@ -381,7 +385,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     kinds: ['power-loss'],
   },
   'target-sync-off': {
-    flaws: { synchronousOff: true },
+    flaws: { synchronous: 'OFF' },
     description:
       'the SQLite target is opened with synchronous=OFF: the COMMIT of the data and its fence marker returns before ' +
       'it is on disk, and a power cut takes back a mutation the killed run was told had landed (the journal then ' +
@@ -391,6 +395,28 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     caughtBy: 'cells',
     engines: ['sqlite'],
     // Only the target's power-loss cells reach it (scenarios/storage/sqlite-target-power-loss.yaml).
+    kinds: ['power-loss'],
+  },
+  'journal-sync-normal': {
+    flaws: {},
+    runtime: { journalSynchronous: 'NORMAL' },
+    description:
+      'the SQLite journal is opened with synchronous=NORMAL: in WAL mode a transition is synced only at the next ' +
+      'checkpoint, so it returns before it is on disk and a power cut takes back what the killed run was told had ' +
+      'committed; only a power-loss cell shows it',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+    kinds: ['power-loss'],
+  },
+  'target-sync-normal': {
+    flaws: { synchronous: 'NORMAL' },
+    description:
+      'the SQLite target is opened with synchronous=NORMAL: in WAL mode the COMMIT of the data and its fence marker ' +
+      'is synced only at the next checkpoint, so a power cut takes back a mutation the killed run was told had ' +
+      'landed; only a power-loss cell under the target shows it',
+    unsafeOn: MARKER,
+    caughtBy: 'cells',
+    engines: ['sqlite'],
     kinds: ['power-loss'],
   },
   // Offered by the PostgreSQL target alone (postgres-unsafe-variants.ts): the server's setting, not the connector's.

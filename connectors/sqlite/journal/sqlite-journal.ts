@@ -55,10 +55,11 @@ export interface SqliteJournalOptions {
   /** UNSAFE, the harness's `trust-holder-clock` variant only: no clock-fault bound on stored expiries. */
   readonly trustStoredExpiry?: boolean;
   /**
-   * UNSAFE, the harness's `journal-sync-off` variant only: synchronous=OFF, so a committed transition
-   * stays in the operating system's cache and a power cut takes it back.
+   * UNSAFE, the harness's `journal-sync-off`/`-normal` variants only: synchronous OFF or NORMAL
+   * instead of FULL, so a committed transition stays in the operating system's cache (NORMAL: until
+   * the next checkpoint) and a power cut takes it back.
    */
-  readonly unsafeSynchronousOff?: boolean;
+  readonly unsafeSynchronous?: 'OFF' | 'NORMAL';
   /** Which flag, workload key or default named this file: said when it is damaged or refused. */
   readonly chosenBy?: string;
 }
@@ -203,7 +204,7 @@ export class SqliteJournal implements TargetCommitJournalPort {
       if (damage !== null) throw journalCorrupt(path, damage, undefined, options.chosenBy);
       if (!options.readOnly) {
         db.exec('PRAGMA journal_mode = WAL');
-        db.exec(`PRAGMA synchronous = ${options.unsafeSynchronousOff === true ? 'OFF' : 'FULL'}`);
+        db.exec(`PRAGMA synchronous = ${options.unsafeSynchronous ?? 'FULL'}`);
         // Idempotent: an existing journal gains whatever a newer schema adds (e.g. a trigger).
         db.exec('BEGIN IMMEDIATE');
         try {

@@ -220,7 +220,7 @@ async function execute(
     env: io.env,
     warn: journalWarning(io),
     ...(flaws.trustHolderClock ? { trustHolderClock: true } : {}),
-    ...(flaws.journalSyncOff ? { journalSyncOff: true } : {}),
+    ...(flaws.journalSynchronous ? { journalSynchronous: flaws.journalSynchronous } : {}),
   });
   faults.attach(journal);
   // Connect only when the executor first needs the source or target: after it read the journal.
