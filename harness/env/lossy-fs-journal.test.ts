@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { provider } from './embedded-provider.ts';
 import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
 import { startLossyFs } from './lossy-fs.ts';
+import { makeFolderDurably } from '../../src/adapters/state/durable-folder.ts';
 import { loadRoute } from '../routes/route-registry.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
 
@@ -127,9 +128,10 @@ async function mountOrThrow(backing: string) {
  * fsynced (createJournalFile). Without that fsync the link alone is lost at a cut; but the journal's
  * open switches the file to WAL, and SQLite syncs the folder itself when it creates a journal of
  * its own there, before any transition can commit. So on this stack no committed journal state
- * can be lost for want of the folder's fsync, and no power-loss cell could catch the variant: it is
- * not in the catalogue. This test holds the claim to what SQLite does (a SQLite built without its
- * directory syncs would fail the second case).
+ * can be lost for want of the journal file's folder fsync, and no power-loss cell could catch that
+ * variant. What SQLite does not sync is the folder ABOVE: a state folder the run creates (below,
+ * and the `state-folder-unsynced` variant). This test holds the claim to what SQLite does (a SQLite
+ * built without its directory syncs would fail the second case).
  */
 describe.skipIf(missing !== null)(
   `a journal file linked without syncing its folder${missing === null ? '' : ` (skipped: ${missing})`}`,
@@ -164,6 +166,57 @@ describe.skipIf(missing !== null)(
       await fs.cutPower();
       db.close();
       expect(existsSync(path)).toBe(true);
+    });
+  },
+);
+
+/**
+ * The state folder `dpone run` creates (execution.state_dir, the default journal's folder): SQLite
+ * syncs the journal's own folder, never the folders above it, so a folder created as `mkdir -p`
+ * does is lost at a cut with the journal inside; created by makeFolderDurably (each new folder's
+ * parent fsynced), it survives with every committed transaction.
+ */
+describe.skipIf(missing !== null)(
+  `a state folder created for the journal${missing === null ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    async function journalInNewFolder(unsynced: boolean): Promise<boolean> {
+      await using fs = await mountOrThrow(
+        mkdtempSync(join(dir, unsynced ? 'unsynced-folder-' : 'synced-folder-')),
+      );
+      const folder = join(fs.mountPoint, 'pipelines', 'dpone-state');
+      expect(await makeFolderDurably(folder, { unsynced })).toEqual([
+        join(fs.mountPoint, 'pipelines'),
+        folder,
+      ]);
+      const path = join(folder, 'journal.db');
+      const db = new DatabaseSync(path);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = FULL');
+      db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)');
+      await fs.cutPower();
+      db.close();
+      return existsSync(path) && readRows(path) === 1;
+    }
+    function readRows(path: string): number {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    }
+
+    it('keeps the folders and the committed journal across a cut when each new folder is synced into its parent', async () => {
+      expect(await journalInNewFolder(false)).toBe(true);
+    });
+
+    it('loses the folders, and the journal with them, when they are created without syncing their parents', async () => {
+      expect(await journalInNewFolder(true)).toBe(false);
+    });
+
+    it('creates nothing and syncs nothing when the folder exists', async () => {
+      const existing = mkdtempSync(join(dir, 'existing-'));
+      expect(await makeFolderDurably(existing)).toEqual([]);
     });
   },
 );

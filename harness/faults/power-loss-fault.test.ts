@@ -37,7 +37,7 @@ describe('power-loss plan', () => {
     });
   });
 
-  it('runs journal-sync-off and -normal only where the killed attempt has committed a journal write', () => {
+  it('runs journal-sync-off, -normal and state-folder-unsynced only where the killed attempt has committed a journal write', () => {
     const late = [
       { point: 'journal.read:before', hit: 1 },
       { point: 'cas:PREPARING->PREPARED:before', hit: 1 },
@@ -49,7 +49,7 @@ describe('power-loss plan', () => {
     );
     expect(drafts.map((d) => [d.localId, d.sensitive, d.sensitiveTo])).toEqual([
       ['journal/cas:PREPARING->PREPARED:before#1', false, undefined],
-      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off', 'journal-sync-normal']],
+      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off', 'journal-sync-normal', 'state-folder-unsynced']],
     ]);
   });
 });

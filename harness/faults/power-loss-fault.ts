@@ -1,4 +1,13 @@
-import { existsSync, lstatSync, readdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
@@ -19,6 +28,7 @@ import { NORMAL_LEASE_TTL_MS, completedOutcome, unverifiedOutcome } from './faul
 import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.ts';
 import { transitionPoints } from './loss-points.ts';
 import { moveFile } from './storage-files.ts';
+import { workloadText } from '../routes/workload-text.ts';
 import { readJournalRows, readTargetTables } from './power-loss-journal.ts';
 import { statementBoundaries } from './statement-fault.ts';
 
@@ -33,6 +43,10 @@ interface PowerLossParams {
 /** The variants these cells catch: a journal whose transitions return before they are on disk (OFF, NORMAL). */
 const UNSYNCED_JOURNAL: readonly string[] = Object.entries(UNSAFE_VARIANTS)
   .filter(([, variant]) => variant.runtime?.journalSynchronous !== undefined)
+  .map(([name]) => name);
+/** The variant whose run creates its state folder without syncing it into its parent. */
+const UNSYNCED_FOLDER: readonly string[] = Object.entries(UNSAFE_VARIANTS)
+  .filter(([, variant]) => variant.runtime?.unsyncedFolders === true)
   .map(([name]) => name);
 /** The variants the target's cells catch: a target whose COMMIT returns before it is on disk (OFF, NORMAL). */
 const UNSYNCED_TARGET: readonly string[] = Object.entries(UNSAFE_VARIANTS)
@@ -76,7 +90,7 @@ function journalCells(trace: readonly TraceOccurrence[]): CellDraft[] {
       fault: { kind: 'power-loss', storage: 'journal', point: at.point, hit: at.hit, attempt: 1 },
       params: { at } satisfies PowerLossParams,
       sensitive,
-      ...(sensitive ? { sensitiveTo: UNSYNCED_JOURNAL } : {}),
+      ...(sensitive ? { sensitiveTo: [...UNSYNCED_JOURNAL, ...UNSYNCED_FOLDER] } : {}),
     };
   });
 }
@@ -210,6 +224,26 @@ function cutOutcome(
   });
 }
 
+/** Where a journal cell's run keeps its state on the mount: two folders the first attempt creates. */
+const STATE_ON_MOUNT = ['pipelines', 'dpone-state'] as const;
+
+/**
+ * The cell's workload as a pipeline that names no journal would have it: `execution.state_dir` a
+ * folder on the mount that does not exist yet, so the run creates it and its default
+ * `journal.db` in it — the folders' entries must survive the cut as well as the journal's pages.
+ */
+function defaultJournalWorkload(workloadFile: string, stateDir: string): string {
+  const document = JSON.parse(readFileSync(workloadFile, 'utf8')) as {
+    journal?: string;
+    execution?: Record<string, unknown>;
+  };
+  delete document.journal;
+  document.execution = { ...document.execution, state_dir: stateDir };
+  const copy = join(dirname(workloadFile), 'workload-power-loss.json');
+  writeFileSync(copy, workloadText(document));
+  return copy;
+}
+
 async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const journalFile = sqliteJournalFile(run.fixture.journalUrl);
   const ops = run.fixture.journalFile;
@@ -221,13 +255,12 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
   const fs: LossyFs = started.fs;
   let outcome: CellOutcome;
   try {
-    const onFs = join(fs.mountPoint, basename(journalFile));
+    const stateDir = join(fs.mountPoint, ...STATE_ON_MOUNT);
+    const onFs = join(stateDir, 'journal.db');
     const command = [
       'run',
       '--workload',
-      run.fixture.workloadFile,
-      '--journal',
-      `sqlite://${onFs}`,
+      defaultJournalWorkload(run.fixture.workloadFile, stateDir),
       '--json',
     ];
     const first = await run.killAt('first', at, { command });
@@ -244,7 +277,7 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
     outcome = cutOutcome([first.record, retry], [durableCheck('journal', committed, survived)], atCut);
   } finally {
     await fs[Symbol.asyncDispose]();
-    handBack(backing, journalFile);
+    handBack(join(backing, ...STATE_ON_MOUNT), journalFile);
   }
   return outcome;
 }

@@ -101,6 +101,12 @@ export interface RuntimeFlaws {
    * transitions are not on disk when they return.
    */
   readonly journalSynchronous?: 'OFF' | 'NORMAL';
+  /**
+   * The state folder (`execution.state_dir`, where the default journal lives) is created as
+   * `mkdir -p` does, without syncing its parent: the folder's entry, and the journal in it with it,
+   * is not on disk when the run goes on.
+   */
+  readonly unsyncedFolders?: boolean;
   /** Recovery actions read the fence's proof without raising its epoch first (before issue 30). */
   readonly recoveryWithoutFence?: boolean;
   /**
@@ -404,6 +410,18 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'the SQLite journal is opened with synchronous=NORMAL: in WAL mode a transition is synced only at the next ' +
       'checkpoint, so it returns before it is on disk and a power cut takes back what the killed run was told had ' +
       'committed; only a power-loss cell shows it',
+    unsafeOn: EVERY,
+    caughtBy: 'cells',
+    kinds: ['power-loss'],
+  },
+  'state-folder-unsynced': {
+    flaws: {},
+    runtime: { unsyncedFolders: true },
+    description:
+      'the run creates its state folder (execution.state_dir, where the default journal lives) without syncing the ' +
+      'folder it is created in: the journal syncs its own file and its folder, but the state folder’s entry is not on ' +
+      'disk, and a power cut takes the folder, and every transition in the journal with it; only a power-loss cell ' +
+      'whose journal is the default one in a new state folder shows it',
     unsafeOn: EVERY,
     caughtBy: 'cells',
     kinds: ['power-loss'],

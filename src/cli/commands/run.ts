@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { makeFolderDurably } from '../../adapters/state/durable-folder.ts';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
@@ -114,7 +114,7 @@ export const run: CommandRun = async (args, io) => {
       return 0;
     }
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
-    await makeStateDir(stateDir, workload);
+    await makeStateDir(stateDir, workload, requestedRuntimeFlaws(io.env).unsyncedFolders === true);
     const journal = describeJournal(
       plan.journalUrl,
       plan.journalBase,
@@ -171,10 +171,14 @@ function checkHolder(holder: string): void {
     });
 }
 
-/** Before the journal: a state folder that cannot exist is a coded error naming the field. */
-async function makeStateDir(stateDir: string, workload: Workload): Promise<void> {
+/**
+ * Before the journal: a state folder that cannot exist is a coded error naming the field. A folder
+ * created here is synced into its parent (the default journal lives in it: a power cut must not
+ * take the folder and the journal with it); `unsynced` is the `state-folder-unsynced` variant only.
+ */
+async function makeStateDir(stateDir: string, workload: Workload, unsynced: boolean): Promise<void> {
   try {
-    await mkdir(stateDir, { recursive: true });
+    await makeFolderDurably(stateDir, { unsynced });
   } catch (error) {
     const errno = (error as NodeJS.ErrnoException).code ?? 'error';
     const fields = {
