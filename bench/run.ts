@@ -9,7 +9,7 @@ import { clickhouseReplace } from './clickhouse-replace.ts';
 import { startupCost } from './compile-cache.ts';
 import { issue37Table } from './issue37-targets.ts';
 import { millionCell } from './million-cell.ts';
-import { PERFORMANCE_DOC, renderPerformance } from './performance-doc.ts';
+import { writePerformanceDocs } from './performance-doc.ts';
 import { bulkLoad } from './bulk-load.ts';
 import { harnessCost } from './harness-cost.ts';
 import { journalThroughput } from './journal-throughput.ts';
@@ -156,5 +156,5 @@ const results = {
   clickhouse_unverified: clickhouse.unverified ?? null,
 };
 await writeFile(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-await writeFile(PERFORMANCE_DOC, renderPerformance(results));
-console.log('\nwritten bench/results.json and docs/performance.md');
+await writePerformanceDocs(results);
+console.log("\nwritten bench/results.json, docs/performance.md and the README's performance section");

@@ -4,6 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RUNTIME_COMMANDS } from '../src/cli/main.ts';
 import { CERTIFY_COMMANDS } from '../harness/cli/commands.ts';
+import {
+  PERFORMANCE_DOC,
+  README_END,
+  README_START,
+  parsePerformanceDoc,
+  renderPerformance,
+  renderReadmePerformance,
+  verdictWord,
+} from '../bench/performance-doc.ts';
 
 /** Issue 35 item 8: the README is a front door whose commands exist and whose links resolve. */
 
@@ -91,5 +100,26 @@ describe('README front door', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+});
+
+/** Issue 37: the README's performance section is generated from the same bench run as docs/performance.md. */
+describe('README performance section', () => {
+  it('is what bench/performance-doc.ts renders from the run docs/performance.md holds', () => {
+    const doc = readFileSync(PERFORMANCE_DOC, 'utf8');
+    const inputs = parsePerformanceDoc(doc);
+    // The page reads back to the run it was rendered from, so the section below is that run's.
+    expect(renderPerformance(inputs)).toBe(doc);
+    const start = README.indexOf(README_START);
+    const end = README.indexOf(README_END);
+    expect(start).toBeGreaterThan(0);
+    expect(README.slice(start, end + README_END.length)).toBe(renderReadmePerformance(inputs));
+  });
+
+  it("gives each row's verdict in a word, never a missed or unmeasured row as met", () => {
+    expect(verdictWord('met')).toBe('met');
+    expect(verdictWord('missed: 10 round trips')).toBe('missed');
+    expect(verdictWord('not measured: --quick skips it')).toBe('not measured');
+    expect(verdictWord('')).toBe('not measured');
   });
 });
