@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { mountTmpfs } from '../env/tmpfs-mount.ts';
 import { STORAGE_FULL_LEASE, STORAGE_FULL_REFUSED } from '../evidence/check-names.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
+import { isDponeError } from '../../src/contracts/errors.ts';
 import type { CellDraft } from '../plan/cell.ts';
+import { gotServers, serversOnStorage } from './server-storage.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { CellFixture, JournalFileOperations, JournalFileReading } from '../routes/route.ts';
-import type { ServerControl } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import { FULL_DISK_DEFAULT_STORAGES } from '../scenario/scenario-schema.ts';
 import { atomicVisibility, targetImages } from './atomic-visibility.ts';
@@ -135,7 +135,6 @@ function leaseVerdict(
 }
 
 /** A server whose data directory is on a size-limited filesystem. */
-type OnLimitedDisk = ServerControl & Required<Pick<ServerControl, 'disk'>>;
 
 /**
  * A server's data directory (the target's, with the journal on it) on a size-limited filesystem:
@@ -146,28 +145,13 @@ type OnLimitedDisk = ServerControl & Required<Pick<ServerControl, 'disk'>>;
  */
 async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const { fixture } = run;
-  if (!fixture.isolateServers)
-    return unverifiedOutcome(`route ${run.cell.route} owns no server whose data directory it can fill`);
-  let servers: Awaited<ReturnType<NonNullable<CellFixture['isolateServers']>>>;
-  try {
-    servers = await fixture.isolateServers({ fullDisk: true });
-  } catch (error) {
-    if (isDponeError(error) && error.code === ERROR_CODES.ENVIRONMENT_UNAVAILABLE)
-      return unverifiedOutcome(error.message, 'storage-full-filesystem');
-    throw error;
-  }
-  // One filesystem per data directory (the journal's part may share the target's server).
-  const byData = new Map<string, OnLimitedDisk>();
-  for (const server of [servers.target, servers.journal])
-    if (server?.disk && server.disk.dataDir.startsWith(`${server.disk.mountPoint}/`))
-      byData.set(server.disk.dataDir, server as OnLimitedDisk);
-  const target = servers.target?.disk ? byData.get(servers.target.disk.dataDir) : undefined;
-  if (target === undefined)
-    return unverifiedOutcome(
-      `route ${run.cell.route}: its target server does not keep its data directory on a size-limited filesystem`,
-      'storage-full-filesystem',
-    );
-  const filled = [...byData.values()];
+  const servers = await serversOnStorage(run, { fullDisk: true }, 'disk', {
+    filesystem: 'a size-limited filesystem',
+    requirement: 'storage-full-filesystem',
+    cannot: 'owns no server whose data directory it can fill',
+  });
+  if (!gotServers(servers)) return servers;
+  const { target, all: filled } = servers;
   const stderrFile = join(run.dir, 'first.stderr');
   const images = await targetImages(fixture.inspector);
   const worker = run.start('first', { stop: at, stderrFile });

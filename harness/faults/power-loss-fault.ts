@@ -12,13 +12,12 @@ import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
 import type { LossyFs, LossyFsStats } from '../env/lossy-fs.ts';
-import { isDponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
 import type { CellFixture } from '../routes/route.ts';
-import type { ServerControl } from '../routes/server-control.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
+import { gotServers, serversOnStorage } from './server-storage.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
@@ -390,8 +389,6 @@ export function acknowledgedCheck(before: readonly string[], landed: boolean): C
  * power cut with it; the server restarts (crash recovery) and the retry runs. What the storage
  * held before the cut (read through the live server) must be what it holds after.
  */
-type Powered = ServerControl & Required<Pick<ServerControl, 'power'>>;
-
 async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
   const { fixture } = run;
   const fingerprint = fixture.fingerprint?.bind(fixture);
@@ -399,29 +396,19 @@ async function runServer(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
     return unverifiedOutcome(
       `route ${run.cell.route} owns no server whose data directory it can cut power under, or cannot read its state`,
     );
-  let servers: Awaited<ReturnType<NonNullable<CellFixture['isolateServers']>>>;
-  try {
-    servers = await fixture.isolateServers({
-      powerLoss: { neverSyncs: SERVER_SYNC_OFF.includes(run.cell.variant ?? '') },
-    });
-  } catch (error) {
-    if (isDponeError(error) && error.code === ERROR_CODES.ENVIRONMENT_UNAVAILABLE)
-      return unverifiedOutcome(error.message, 'power-loss-filesystem');
-    throw error;
-  }
-  // Believed only when shown: the target's server says where its data is, and it is on the mount;
-  // one server per data directory (the journal's part may share the target's server).
-  const byData = new Map<string, Powered>();
-  for (const server of [servers.target, servers.journal])
-    if (server?.power && server.power.dataDir.startsWith(`${server.power.mountPoint}/`))
-      byData.set(server.power.dataDir, server as Powered);
-  const target = servers.target?.power ? byData.get(servers.target.power.dataDir) : undefined;
-  if (target === undefined)
-    return unverifiedOutcome(
-      `route ${run.cell.route}: its target server does not keep its data directory on the power-loss filesystem`,
-      'power-loss-filesystem',
-    );
-  const powered = [...byData.values()];
+  const servers = await serversOnStorage(
+    run,
+    { powerLoss: { neverSyncs: SERVER_SYNC_OFF.includes(run.cell.variant ?? '') } },
+    'power',
+    {
+      filesystem: 'the power-loss filesystem',
+      requirement: 'power-loss-filesystem',
+      cannot: 'owns no server whose data directory it can cut power under, or cannot read its state',
+    },
+  );
+  if (!gotServers(servers)) return servers;
+  // Believed only when shown (serversOnStorage): every data directory is on the mount.
+  const { target, all: powered } = servers;
   const { inspector } = fixture;
   for (const server of powered) await server.power.syncAll();
   const images = await targetImages(inspector);
