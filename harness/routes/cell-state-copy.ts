@@ -21,3 +21,20 @@ export async function copyDurableFiles(
   for (const name of (await readdir(fromDir)).filter(durable))
     await cp(join(fromDir, name), join(toDir, name), { recursive: true });
 }
+
+/**
+ * A plug-in's cell state: the embedded durable files and its declared `stateFiles`, copied only
+ * when `fromDir` holds at least one of the declared files. A folder with none holds nothing of the
+ * target (a dummy name such as `target.conn` the connector never writes, on a target that lives on
+ * a server): copying the journal alone would start a cell from a journal ahead of a fresh target,
+ * so nothing is copied and the answer is false (the cell kills a first attempt again instead).
+ */
+export async function copyDeclaredState(
+  fromDir: string,
+  toDir: string,
+  declared: ReadonlySet<string>,
+): Promise<boolean> {
+  if (!(await readdir(fromDir)).some((name) => declared.has(name))) return false;
+  await copyDurableFiles(fromDir, toDir, (name) => isEmbeddedDurable(name) || declared.has(name));
+  return true;
+}

@@ -89,11 +89,12 @@ export function composeRoute(source: SourcePart, target: TargetPart, journal: Jo
     );
   return {
     ...route,
-    async copyCellState(fromDir: string, toDir: string): Promise<void> {
+    async copyCellState(fromDir: string, toDir: string): Promise<boolean> {
       for (const name of (await readdir(toDir)).filter(durable))
         await rm(join(toDir, name), { recursive: true, force: true });
       for (const name of (await readdir(fromDir)).filter(durable))
         await cp(join(fromDir, name), join(toDir, name), { recursive: true });
+      return true;
     },
     durableFingerprint: (dir: string) => stateFingerprint(dir, files, STATE_FOLDER),
   };

@@ -20,7 +20,7 @@ import type {
   FenceLossMode,
   Route,
 } from './route.ts';
-import { copyDurableFiles, isEmbeddedDurable } from './cell-state-copy.ts';
+import { copyDeclaredState } from './cell-state-copy.ts';
 import { sealParts } from './part-seal.ts';
 import { openCellJournal, sqliteJournalOperations } from '../../connectors/sqlite/harness/sqlite-loss.ts';
 import { sealSqliteFile } from '../../connectors/sqlite/harness/sqlite-seal.ts';
@@ -222,8 +222,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
     lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
     ...(stateFiles
       ? {
-          copyCellState: (fromDir: string, toDir: string) =>
-            copyDurableFiles(fromDir, toDir, (name) => isEmbeddedDurable(name) || stateFiles.has(name)),
+          copyCellState: (fromDir: string, toDir: string) => copyDeclaredState(fromDir, toDir, stateFiles),
         }
       : {}),
     ...(stateFiles && dumpState

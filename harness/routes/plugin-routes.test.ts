@@ -163,7 +163,7 @@ describe('a plug-in route restoring recorded kills', () => {
     // The prepared cell: its own fresh target, a WAL the snapshot has not, its own workload.
     for (const name of ['target.x', 'target.x.wal', 'workload.yaml'])
       writeFileSync(join(to, name), `to ${name}`);
-    await copying.copyCellState!(from, to);
+    expect(await copying.copyCellState!(from, to)).toBe(true);
     expect(readdirSync(to).sort()).toEqual([
       'journal.db',
       'journal.db-wal',
@@ -175,6 +175,24 @@ describe('a plug-in route restoring recorded kills', () => {
     expect(readFileSync(join(to, 'target.x'), 'utf8')).toBe('from target.x');
     expect(readFileSync(join(to, 'state', 'lease'), 'utf8')).toBe('from lease');
     expect(readFileSync(join(to, 'workload.yaml'), 'utf8')).toBe('to workload.yaml');
+  });
+
+  it('a recorded state holding none of the declared files (a dummy, the target elsewhere) is not restored: false, nothing copied', async () => {
+    const dummy = await route(", stateFiles: ['target.conn']");
+    const from = mkdtempSync(join(tmpdir(), 'dpone-plugin-from-'));
+    const to = mkdtempSync(join(tmpdir(), 'dpone-plugin-to-'));
+    // The kill's journal is ahead of the target it was written with, which lives on a server.
+    for (const name of ['source.db', 'journal.db', 'workload.yaml'])
+      writeFileSync(join(from, name), `from ${name}`);
+    for (const name of ['source.db', 'journal.db', 'workload.yaml'])
+      writeFileSync(join(to, name), `to ${name}`);
+    expect(await dummy.copyCellState!(from, to)).toBe(false);
+    for (const name of ['source.db', 'journal.db', 'workload.yaml'])
+      expect(readFileSync(join(to, name), 'utf8')).toBe(`to ${name}`);
+    // One declared file present: the state is restored (the honest copy above answers true).
+    writeFileSync(join(from, 'target.conn'), 'from target.conn');
+    expect(await dummy.copyCellState!(from, to)).toBe(true);
+    expect(readFileSync(join(to, 'journal.db'), 'utf8')).toBe('from journal.db');
   });
 
   it("fingerprints with the plug-in's dump: equal dumps are one state, a differing dump is another", async () => {

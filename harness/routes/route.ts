@@ -232,8 +232,11 @@ export interface Route {
    * folder into another prepared cell, while no worker holds it open. Lets a depth-2 crash cell
    * start from the state a recorded first-attempt kill left, instead of killing a first attempt
    * again. Routes whose state lives on a server leave it out; the cell then runs the first attempt.
+   * False: `fromDir` holds none of the target's state (a plug-in's declared state files are all
+   * absent there: its target lives elsewhere), nothing was copied, and the cell must produce that
+   * state itself, as on a route without this.
    */
-  copyCellState?(fromDir: string, toDir: string): Promise<void>;
+  copyCellState?(fromDir: string, toDir: string): Promise<boolean>;
   /**
    * Optional: a digest of a cell folder's logical durable state (masking holder names and
    * instants). Equal digests after two first-attempt kills mean recovery from them is one test.

@@ -53,8 +53,7 @@ export function cellRun(
     },
     async restore(fromDir) {
       if (!route.copyCellState || fromDir === '') return false;
-      await route.copyCellState(fromDir, dir);
-      return true;
+      return await route.copyCellState(fromDir, dir);
     },
     expireLeases: (openJournal) => clock.passLeases(openJournal ? { openJournal } : fixture),
     waitForLeaseExpiry: () => clock.waitPastLeases(fixture),

@@ -64,11 +64,16 @@ async function recoveryTrace(
     const first = await killAt({ ...spec('first'), stop: at });
     if (!first.hit) return { trace: [], kill: null };
     let kill: RecordedKill | null = null;
+    const snapshot = join(recording.dir, `killed-${index}`);
+    // A kill whose folder holds none of the target's state (copyCellState false) is not recorded
+    // as a folder to start from: its depth-2 and loss cells kill a first attempt again.
+    let copied = false;
     if (recording.route.copyCellState) {
-      const snapshot = join(recording.dir, `killed-${index}`);
       await rm(snapshot, { recursive: true, force: true });
       await mkdir(snapshot, { recursive: true });
-      await recording.route.copyCellState(dir, snapshot);
+      copied = await recording.route.copyCellState(dir, snapshot);
+    }
+    if (copied) {
       const fingerprint = await fingerprintCopy(recording.route, snapshot);
       kill = { dir: snapshot, first: first.record, ...(fingerprint ? { fingerprint } : {}) };
     } else if (fixture.fingerprint) {

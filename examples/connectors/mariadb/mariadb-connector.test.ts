@@ -3,11 +3,21 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MarkerDialect } from 'dpone-cert';
 import { MarkerTarget, fenceContractVariantsFor, unsafeVariantsFor } from 'dpone-cert';
-import { ATOMICITY_CHECKS, checkFenceContract, describeFenceConformance } from 'dpone-cert/testing';
+import {
+  ATOMICITY_CHECKS,
+  FENCE_CHECKS,
+  checkFenceContract,
+  describeFenceConformance,
+} from 'dpone-cert/testing';
 import connector from './mariadb-connector.ts';
 import type { MariadbAddress } from './mariadb-database.ts';
 import { MARIADB_FENCE_LOCATION } from './mariadb-target.ts';
-import { autocommitChunks, secondConnectionFence } from './fixtures/mariadb-classic-mistakes.ts';
+import {
+  autocommitChunks,
+  epochIgnoringFence,
+  secondConnectionFence,
+  twoTransactionCommit,
+} from './fixtures/mariadb-classic-mistakes.ts';
 import { factory, skipReason, stopTestServer } from './fixtures/mariadb-kit-factory.ts';
 
 // Live on a throw-away mariadbd this file starts; skipped with the reason where none is installed
@@ -28,6 +38,7 @@ describeFenceConformance(
 );
 
 const [streamFails, crashAnywhere] = ATOMICITY_CHECKS.map((check) => check.name) as [string, string];
+const staleEpoch = FENCE_CHECKS.map((check) => check.name).find((name) => name.includes('stale epoch'))!;
 
 const copyOf = (broken: (address: MariadbAddress, table: string) => MarkerDialect) =>
   factory(
@@ -53,6 +64,14 @@ describe.skipIf(skip !== undefined)('the connector kit catches a broken MariaDB 
 
   it('rows inserted in autocommit chunks before the fence transaction: a row of the failed stream stays', async () => {
     expect(await failedChecks(autocommitChunks)).toEqual([streamFails, crashAnywhere]);
+  }, 120_000);
+
+  it('a guard that ignores the epoch: the zombie with a stale epoch commits', async () => {
+    expect(await failedChecks(epochIgnoringFence)).toEqual([staleEpoch]);
+  }, 120_000);
+
+  it('the data and the fence committed as two transactions inside one commit(): a crash between the COMMITs', async () => {
+    expect(await failedChecks(twoTransactionCommit)).toEqual([crashAnywhere]);
   }, 120_000);
 
   it.each(fenceContractVariantsFor('transactional-commit-marker'))(

@@ -12,23 +12,33 @@ import { skipReason } from './fixtures/mariadb-kit-factory.ts';
  * once a probe that reads the fence through the connector was seen by that listener and could not
  * read the fence as committed. The honest plug-in passes, and io-before-intent is caught; a broken
  * copy whose connector ignores the sealed URL and keeps talking to the real server (its address
- * from an environment variable) is UNVERIFIED, never PASS.
+ * from an environment variable) is UNVERIFIED, never PASS; so is a copy declaring a dummy
+ * `stateFiles` entry, whose recorded kills are never restored either (they hold none of the target).
  */
 const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./mariadb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
 
 interface Cell {
+  readonly id: string;
   readonly variant?: string | null;
   readonly verdict: string;
   readonly checks: { name: string; verdict: string; detail: string }[];
+  readonly attempts: { role: string; exit_code: number | null; mutated?: boolean }[];
 }
 
-async function intentConflictCells(route: string, connector: string, dir: string, variants: boolean) {
+async function intentConflictCells(
+  route: string,
+  connector: string,
+  dir: string,
+  variants: boolean,
+  more: readonly string[] = [],
+) {
   const scenario = join(dir, 'intent-conflict.yaml');
   writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}${variants ? '' : 'variants: false\n'}`);
   const out = join(dir, `out-${route}`);
-  const args = ['certify', 'run', '--route', route, '--connector', connector, '--scenario', scenario];
+  const scenarios = [scenario, ...more].flatMap((file) => ['--scenario', file]);
+  const args = ['certify', 'run', '--route', route, '--connector', connector, ...scenarios];
   await execa(process.execPath, [BIN, ...args, '--out', out, '--reporter', 'markdown'], {
     cwd: dir,
     reject: false,
@@ -67,6 +77,50 @@ describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through i
       expect(caught.verdict).toBe('FAIL');
       expect(check(caught, 'storage-untouched').verdict).toBe('FAIL');
     }
+    // The plug-in cells carry zoned instants: timezone-shifted is offered here and row parity catches it.
+    const shifted = cells.find((cell) => cell.variant === 'timezone-shifted')!;
+    expect(shifted.verdict).toBe('FAIL');
+    expect(check(shifted, 'parity').verdict).toBe('FAIL');
+  }, 180_000);
+
+  it('a dummy stateFiles entry (target.conn, never written): the seal is UNVERIFIED naming it, and no cell restores a kill from it', async () => {
+    const dir = scratch();
+    const module = join(dir, 'dummy.mjs');
+    writeFileSync(
+      module,
+      `import maria from ${JSON.stringify(CONNECTOR)};
+export default {
+  ...maria,
+  meta: { ...maria.meta, name: 'dpone-connector-mariadb-dummy' },
+  harness: {
+    ...maria.harness,
+    routes: [{ id: 'sqlite-to-mariadb-dummy', source: 'sqlite' }],
+    target: { ...maria.harness.target, stateFiles: ['target.conn'] },
+  },
+};
+`,
+    );
+    // The journal-loss cells of one mode: with a restorable state they start from the recorded
+    // kill's folder instead of killing a first attempt.
+    const loss = join(dir, 'journal-loss.yaml');
+    writeFileSync(
+      loss,
+      'name: journal-loss\nworkload: { rows: 20, strategy: append }\nfaults:\n  - kind: journal-loss\n    modes: [delete]\nvariants: false\n',
+    );
+    const cells = await intentConflictCells('sqlite-to-mariadb-dummy', module, dir, false, [loss]);
+    const sealed = cells.find((cell) => cell.id.startsWith('intent-conflict/'))!;
+    expect(sealed.verdict).toBe('UNVERIFIED');
+    expect(check(sealed, 'storage-untouched').detail).toContain(
+      'the target declares target.conn as its state, which the honest attempt never opened, created or wrote',
+    );
+    // The recorded kills' folders hold the journal but nothing of the target (it is on the server):
+    // each loss cell kills a first attempt again, so after the commit the fence refuses the rerun.
+    const losses = cells.filter((cell) => cell.id.startsWith('journal-loss/'));
+    expect(losses.length).toBeGreaterThan(5);
+    for (const cell of losses) expect(cell.attempts[0]!.role).toBe('first');
+    const afterCommit = losses.find((cell) => cell.id === 'journal-loss/delete/target.commit:after#1')!;
+    expect(afterCommit.verdict).toBe('PASS');
+    expect(afterCommit.attempts.at(-1)).toMatchObject({ role: 'settle', exit_code: 0, mutated: false });
   }, 180_000);
 
   it('a connector that keeps talking to the real server under the seal: UNVERIFIED, never PASS', async () => {
