@@ -12,9 +12,14 @@ export function countCalls<T extends object>(target: T, label: string, counts: M
   });
 }
 
-/** Journal writes of one operation: each is one durable commit (create, lease, compare-and-set). */
+/** Journal writes of one operation: each is one durable commit (create, lease, compare-and-set, chain). */
 export function journalCommits(counts: ReadonlyMap<string, number>): number {
-  return ['journal.createIntent', 'journal.acquireLease', 'journal.compareAndSet']
+  return [
+    'journal.createIntent',
+    'journal.acquireLease',
+    'journal.compareAndSet',
+    'journal.compareAndSetChain',
+  ]
     .map((key) => counts.get(key) ?? 0)
     .reduce((a, b) => a + b, 0);
 }

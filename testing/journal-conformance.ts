@@ -13,6 +13,7 @@ import {
   step,
   unchanged,
 } from './journal-conformance-kit.ts';
+import { describeJournalChainConformance } from './journal-conformance-chain.ts';
 import { describeJournalClockConformance } from './journal-conformance-clock.ts';
 import { describeJournalLeaseConformance } from './journal-conformance-lease.ts';
 import { describeJournalRaceConformance } from './journal-conformance-race.ts';
@@ -241,6 +242,7 @@ export function describeJournalConformance(
 
     describeJournalLeaseConformance(() => journal, options.leaseOnCreate ?? false);
     describeJournalClockConformance(() => journal);
+    describeJournalChainConformance(() => journal);
     describeJournalRaceConformance(() => subject);
   });
 }

@@ -141,6 +141,50 @@ export function planTransition(current: CommitJournalEntry, input: TransitionInp
   return { entry, record: historyRecord(entry, kind, current.state, input.evidence, input.audit ?? null) };
 }
 
+/** One transition of a chain written in one journal commit (planTransitions). */
+export interface ChainStep {
+  readonly expectedStates: ReadonlySet<CommitState>;
+  readonly nextState: CommitState;
+  readonly evidence: CommitTransitionEvidence;
+  readonly result?: RecordedResult;
+  readonly audit?: AuditRecord;
+  readonly releaseLease?: boolean;
+}
+
+export interface ChainInput {
+  /** The version the first step expects; step i (from 0) expects `expectedVersion + i`. */
+  readonly expectedVersion: number;
+  readonly transitions: readonly ChainStep[];
+  readonly nowMs: number;
+}
+
+/**
+ * Several compare-and-sets planned as one change set: each step is judged by planTransition on the
+ * entry the step before it planned (its version, its state, the table, the audit rule), so a chain
+ * is exactly the sequence of single transitions it replaces — versions +1 each, one history record
+ * each — only written in one durable commit. Any step that would be refused refuses the whole
+ * chain, and the adapter writes nothing. A step after a released lease sees no lease.
+ */
+export function planTransitions(current: CommitJournalEntry, input: ChainInput): PlannedChange[] {
+  if (input.transitions.length === 0) {
+    throw new DponeError(ERROR_CODES.INTERNAL, 'a transition chain needs at least one step', {
+      operationId: current.operation_id,
+    });
+  }
+  const planned: PlannedChange[] = [];
+  let entry = current;
+  for (const [index, step] of input.transitions.entries()) {
+    const change = planTransition(entry, {
+      ...step,
+      expectedVersion: input.expectedVersion + index,
+      nowMs: input.nowMs,
+    });
+    planned.push(change);
+    entry = change.entry;
+  }
+  return planned;
+}
+
 export interface LeaseInput {
   readonly expectedVersion: number;
   readonly holder: string;

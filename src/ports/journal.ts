@@ -43,6 +43,25 @@ export interface CompareAndSetRequest {
   readonly releaseLease?: boolean;
 }
 
+/** One transition of a chain (compareAndSetChain): a compare-and-set without its own version. */
+export interface ChainTransition {
+  readonly expectedStates: ReadonlySet<CommitState>;
+  readonly nextState: CommitState;
+  readonly evidence: CommitTransitionEvidence;
+  readonly result?: RecordedResult;
+  readonly audit?: AuditRecord;
+  readonly releaseLease?: boolean;
+}
+
+export interface CompareAndSetChainRequest {
+  readonly operationId: string;
+  /** The version the first transition expects; the i-th (from 0) expects `expectedVersion + i`. */
+  readonly expectedVersion: number;
+  /** At least one; each is judged on the entry the one before it leaves. */
+  readonly transitions: readonly ChainTransition[];
+  readonly nowMs: number;
+}
+
 export interface LeaseRequest {
   readonly operationId: string;
   readonly expectedVersion: number;
@@ -103,6 +122,15 @@ export interface TargetCommitJournalPort extends AsyncDisposable {
 
   /** One conditional update on (version, state); the transition must be in the state table. */
   compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry>;
+
+  /**
+   * Several compare-and-sets in ONE durable commit: all or none. Each transition is checked as
+   * `compareAndSet` checks it (version, expected states, state table, audit rule — on the entry the
+   * transition before it leaves, on the journal's clock), gets its own version (+1 each) and its
+   * own history record, in order. A refusal of any transition (CAS_CONFLICT, ILLEGAL_TRANSITION)
+   * writes nothing. Resolves to the entry after the last transition.
+   */
+  compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry>;
 
   /** Current entry, or null when no intent exists. */
   get(operationId: string): Promise<CommitJournalEntry | null>;

@@ -126,6 +126,97 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
     expect(fake.events).toEqual(['begin', 'commit']);
   });
 
+  it("chain: every transition's UPDATE (version +1 each) and history row in ONE transaction, one commit", async () => {
+    const { fake, journal } = await openFake();
+    const id = opId('mssql-chain');
+    fake.respond = (q) =>
+      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
+        ? { recordset: [storedRow(id)], rowsAffected: [1] }
+        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
+    const entry = await journal.compareAndSetChain({
+      operationId: id,
+      expectedVersion: 1,
+      transitions: [
+        {
+          expectedStates: new Set(['PREPARING']),
+          nextState: 'PREPARED',
+          evidence: { reason: 'fence:prepared' },
+        },
+        {
+          expectedStates: new Set(['PREPARED']),
+          nextState: 'COMMITTING',
+          evidence: { reason: 'mutation:begin' },
+        },
+      ],
+      nowMs: 1_500,
+    });
+    expect([entry.state, entry.version, entry.updated_at_ms]).toEqual(['COMMITTING', 3, 2_000]);
+    expect(fake.queries.map((q) => [q.via, q.text])).toEqual([
+      ['tx', MSSQL_JOURNAL_SQL.selectForUpdate],
+      ['tx', MSSQL_JOURNAL_SQL.casUpdate],
+      ['tx', MSSQL_JOURNAL_SQL.insertHistory],
+      ['tx', MSSQL_JOURNAL_SQL.casUpdate],
+      ['tx', MSSQL_JOURNAL_SQL.insertHistory],
+    ]);
+    expect(fake.queries[1]!.params).toMatchObject({ expected_version: 1, version: 2, state: 'PREPARED' });
+    expect(fake.queries[2]!.params).toMatchObject({
+      version: 2,
+      from_state: 'PREPARING',
+      to_state: 'PREPARED',
+    });
+    expect(fake.queries[3]!.params).toMatchObject({ expected_version: 2, version: 3, state: 'COMMITTING' });
+    expect(fake.queries[4]!.params).toMatchObject({
+      version: 3,
+      from_state: 'PREPARED',
+      to_state: 'COMMITTING',
+    });
+    expect(fake.events).toEqual(['begin', 'commit']);
+  });
+
+  it('chain: a refused later transition or a lost UPDATE rolls the whole chain back', async () => {
+    const { fake, journal } = await openFake();
+    const id = opId('mssql-chain-refused');
+    let rowcount = 1;
+    fake.respond = (q) =>
+      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
+        ? { recordset: [storedRow(id)], rowsAffected: [1] }
+        : { recordset: [{ affected: rowcount }], rowsAffected: [rowcount] };
+    const illegal = await caught(
+      journal.compareAndSetChain({
+        operationId: id,
+        expectedVersion: 1,
+        transitions: [
+          { expectedStates: new Set(['PREPARING']), nextState: 'PREPARED', evidence: { reason: 'a' } },
+          { expectedStates: new Set(['PREPARED']), nextState: 'COMPLETE', evidence: { reason: 'b' } },
+        ],
+        nowMs: 1_500,
+      }),
+    );
+    expect(illegal.code).toBe(ERROR_CODES.ILLEGAL_TRANSITION);
+    expect(fake.queries.map((q) => q.text)).toEqual([MSSQL_JOURNAL_SQL.selectForUpdate]);
+    expect(fake.events).toEqual(['begin', 'rollback']);
+    fake.queries.length = 0;
+    fake.events.length = 0;
+    rowcount = 0;
+    const lostRace = await caught(
+      journal.compareAndSetChain({
+        operationId: id,
+        expectedVersion: 1,
+        transitions: [
+          { expectedStates: new Set(['PREPARING']), nextState: 'PREPARED', evidence: { reason: 'a' } },
+          { expectedStates: new Set(['PREPARED']), nextState: 'COMMITTING', evidence: { reason: 'b' } },
+        ],
+        nowMs: 1_500,
+      }),
+    );
+    expect(lostRace.code).toBe(ERROR_CODES.CAS_CONFLICT);
+    expect(fake.queries.map((q) => q.text)).toEqual([
+      MSSQL_JOURNAL_SQL.selectForUpdate,
+      MSSQL_JOURNAL_SQL.casUpdate,
+    ]);
+    expect(fake.events).toEqual(['begin', 'rollback']);
+  });
+
   it('leases and instants come from the server clock (SYSUTCDATETIME), never the caller’s', async () => {
     const { fake, journal } = await openFake();
     const id = opId('mssql-server-clock');

@@ -1,9 +1,15 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../../../src/contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../src/contracts/journal.ts';
 import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
-import { newIntent, planLeaseExpiry, planTransition } from '../../../src/contracts/journal-rules.ts';
+import {
+  newIntent,
+  planLeaseExpiry,
+  planTransition,
+  planTransitions,
+} from '../../../src/contracts/journal-rules.ts';
 import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import type {
+  CompareAndSetChainRequest,
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
@@ -144,6 +150,17 @@ export class MssqlJournal implements TargetCommitJournalPort {
     return this.#transaction(request.operationId, async (tx) => {
       const { entry, nowMs } = await this.#mustRead(tx, request.operationId, request.nowMs);
       return this.#apply(tx, planTransition(entry, { ...request, nowMs }), request.expectedVersion);
+    });
+  }
+
+  /** Every transition's UPDATE and history row in the one transaction (one commit). */
+  async compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, async (tx) => {
+      const { entry, nowMs } = await this.#mustRead(tx, request.operationId, request.nowMs);
+      let written = entry;
+      for (const [index, change] of planTransitions(entry, { ...request, nowMs }).entries())
+        written = await this.#apply(tx, change, request.expectedVersion + index);
+      return written;
     });
   }
 

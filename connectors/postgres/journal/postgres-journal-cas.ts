@@ -1,4 +1,9 @@
-import type { CompareAndSetRequest, ExpireLeaseRequest, LeaseRequest } from '../../../src/ports/journal.ts';
+import type {
+  CompareAndSetChainRequest,
+  CompareAndSetRequest,
+  ExpireLeaseRequest,
+  LeaseRequest,
+} from '../../../src/ports/journal.ts';
 import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import { CLOCK_FAULT_TAKEOVER, MAX_LEASE_TTL_MS } from '../../../src/contracts/lease-clock.ts';
 import type { CommitState } from '../../../src/contracts/states.ts';
@@ -106,6 +111,90 @@ export function casValues(
     request.audit ? 'audit' : 'transition',
     JSON.stringify(request.evidence),
     request.audit === undefined ? null : JSON.stringify(request.audit),
+    durableCommit,
+    ...(clock === 'caller' ? [request.nowMs] : []),
+  ];
+}
+
+/**
+ * A chain of compare-and-sets as ONE statement (one round trip, one commit): the entry is locked
+ * at the expected version in a state the first transition may leave, moved to the last state with
+ * the version raised by the number of transitions, and one history row per transition is appended
+ * (version expected + k, from the state the transition before it left). Whether each later
+ * transition is legal from the one before depends on the request alone, so the client decides it
+ * before sending (chainFollows); the server guards what only it knows: version, state, row intact.
+ */
+export function casChainStatement(clock: LeaseClock): PgStatement {
+  return {
+    text: `WITH ${clockCte(clock, 9)}, cur AS (
+  SELECT state, lease_holder, lease_epoch FROM ${ENTRY} AS entry
+  WHERE operation_id = $1::text AND version = $2::bigint AND state = ANY($3::text[])
+    AND ${entryIntact('entry')} AND ${durable(8)}
+  FOR UPDATE
+), upd AS (
+  UPDATE ${ENTRY} e SET state = $4::text, version = e.version + jsonb_array_length($7::jsonb),
+    lease_holder = CASE WHEN $5::boolean THEN NULL ELSE e.lease_holder END,
+    lease_epoch = CASE WHEN $5::boolean THEN NULL ELSE e.lease_epoch END,
+    lease_expires_at_ms = CASE WHEN $5::boolean THEN NULL ELSE e.lease_expires_at_ms END,
+    result = COALESCE($6::text, e.result), updated_at_ms = clk.now_ms, ${SEALED}
+  FROM cur, clk WHERE e.operation_id = $1::text AND e.version = $2::bigint
+  RETURNING e.*, cur.state AS from_state, cur.lease_holder AS held_by, cur.lease_epoch AS held_epoch
+), hist AS (
+  ${HISTORY_INSERT}
+  SELECT upd.operation_id, $2::bigint + s.k, s.t->>'kind', COALESCE(s.t->>'from', upd.from_state), s.t->>'to',
+    upd.updated_at_ms, CASE WHEN (s.t->>'leased')::boolean THEN upd.held_by END,
+    CASE WHEN (s.t->>'leased')::boolean THEN upd.held_epoch END, s.t->>'evidence', s.t->>'audit', ${SEAL}
+  FROM upd, jsonb_array_elements($7::jsonb) WITH ORDINALITY AS s(t, k)
+)
+SELECT * FROM upd`,
+  };
+}
+
+/**
+ * Whether every transition after the first is legal from the state the one before it leaves (in
+ * its expected states, in the table, audited where the table asks): planTransitions' judgement of
+ * the later steps, which needs nothing from the server.
+ */
+export function chainFollows(request: CompareAndSetChainRequest): boolean {
+  return request.transitions.every((transition, index) => {
+    if (index === 0) return true;
+    const from = request.transitions[index - 1]!.nextState;
+    return (
+      legalFromStates({ ...transition, expectedStates: new Set([from]) }).length === 1 &&
+      transition.expectedStates.has(from)
+    );
+  });
+}
+
+/** Parameters of casChainStatement; `from` is the first transition's legalFromStates (non-empty). */
+export function casChainValues(
+  request: CompareAndSetChainRequest,
+  from: readonly CommitState[],
+  clock: LeaseClock,
+  durableCommit = 'on',
+): unknown[] {
+  const transitions = request.transitions;
+  let leased = true;
+  const steps = transitions.map((transition, index) => {
+    leased &&= transition.releaseLease !== true;
+    return {
+      kind: transition.audit ? 'audit' : 'transition',
+      from: index === 0 ? null : transitions[index - 1]!.nextState,
+      to: transition.nextState,
+      evidence: JSON.stringify(transition.evidence),
+      audit: transition.audit === undefined ? null : JSON.stringify(transition.audit),
+      leased,
+    };
+  });
+  const result = [...transitions].reverse().find((t) => t.result !== undefined && t.result !== null)?.result;
+  return [
+    request.operationId,
+    request.expectedVersion,
+    from,
+    transitions[transitions.length - 1]!.nextState,
+    !leased,
+    result === undefined ? null : JSON.stringify(result),
+    JSON.stringify(steps),
     durableCommit,
     ...(clock === 'caller' ? [request.nowMs] : []),
   ];

@@ -9,9 +9,11 @@ import {
   planLease,
   planLeaseExpiry,
   planTransition,
+  planTransitions,
 } from '../../../src/contracts/journal-rules.ts';
 import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import type {
+  CompareAndSetChainRequest,
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
@@ -31,8 +33,11 @@ import {
 } from '../../../src/adapters/journal/journal-row.ts';
 import type { EntryRow, HistoryRow } from '../../../src/adapters/journal/journal-row.ts';
 import {
+  casChainStatement,
+  casChainValues,
   casStatement,
   casValues,
+  chainFollows,
   expireStatement,
   expireValues,
   leaseStatement,
@@ -74,7 +79,7 @@ const BASE_SQL = {
 
 type JournalSql = Readonly<
   Record<keyof typeof BASE_SQL | 'ready' | 'schema', string> &
-    Record<'cas' | 'lease' | 'expire' | 'read', PgStatement>
+    Record<'cas' | 'casChain' | 'lease' | 'expire' | 'read', PgStatement>
 >;
 
 function journalSql(schema: string | undefined, clock: LeaseClock): JournalSql {
@@ -87,6 +92,7 @@ function journalSql(schema: string | undefined, clock: LeaseClock): JournalSql {
     history: named(BASE_SQL.history),
     list: named(BASE_SQL.list),
     cas: statement(casStatement(clock)),
+    casChain: statement(casChainStatement(clock)),
     lease: statement(leaseStatement(clock)),
     expire: statement(expireStatement(clock)),
     read: statement(readWithClock(clock)),
@@ -275,6 +281,26 @@ export class PostgresJournal implements TargetCommitJournalPort {
         if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
       }
       planTransition((await this.#mustRead(client, id, request.nowMs)).entry, request);
+      throw lost(id, request.expectedVersion);
+    });
+  }
+
+  /**
+   * One statement (one round trip, one commit) for the whole chain; on zero rows, or a chain whose
+   * later transitions do not follow, one read lets the planner name the failure.
+   */
+  async compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry> {
+    const id = request.operationId;
+    this.#writable(id);
+    return this.#withClient(id, async (client) => {
+      const first = request.transitions[0];
+      const from = first === undefined ? [] : legalFromStates(first);
+      if (from.length > 0 && chainFollows(request)) {
+        const values = casChainValues(request, from, this.leaseClock, this.#pinned.durableCommit);
+        const written = await client.query({ ...this.#sql.casChain, values });
+        if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
+      }
+      planTransitions((await this.#mustRead(client, id, request.nowMs)).entry, request);
       throw lost(id, request.expectedVersion);
     });
   }

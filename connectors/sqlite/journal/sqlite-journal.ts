@@ -9,10 +9,12 @@ import {
   planLease,
   planLeaseExpiry,
   planTransition,
+  planTransitions,
 } from '../../../src/contracts/journal-rules.ts';
 import type { LeaseClock } from '../../../src/contracts/lease-clock.ts';
 import { CLOCK_FAULT_TAKEOVER } from '../../../src/contracts/lease-clock.ts';
 import type {
+  CompareAndSetChainRequest,
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
@@ -252,6 +254,17 @@ export class SqliteJournal implements TargetCommitJournalPort {
     return this.#transaction(request.operationId, () => {
       const planned = planTransition(this.#mustRead(request.operationId), request);
       return this.#apply(planned, request.expectedVersion);
+    });
+  }
+
+  /** Every transition's UPDATE and history row in the one IMMEDIATE transaction: one fsync. */
+  async compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry> {
+    return this.#transaction(request.operationId, () => {
+      const planned = planTransitions(this.#mustRead(request.operationId), request);
+      let entry: CommitJournalEntry | undefined;
+      for (const [index, change] of planned.entries())
+        entry = this.#apply(change, request.expectedVersion + index);
+      return entry!;
     });
   }
 

@@ -1,9 +1,15 @@
 import { DponeError, ERROR_CODES } from '../../../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../../contracts/journal.ts';
 import type { PlannedChange } from '../../../contracts/journal-rules.ts';
-import { newIntent, planLeaseExpiry, planTransition } from '../../../contracts/journal-rules.ts';
+import {
+  newIntent,
+  planLeaseExpiry,
+  planTransition,
+  planTransitions,
+} from '../../../contracts/journal-rules.ts';
 import type { LeaseClock } from '../../../contracts/lease-clock.ts';
 import type {
+  CompareAndSetChainRequest,
   CompareAndSetRequest,
   CreateIntentRequest,
   CreateIntentResult,
@@ -50,6 +56,12 @@ export class MemoryJournal implements TargetCommitJournalPort {
     const planned = planTransition(current, request);
     this.#write(planned);
     return planned.entry;
+  }
+
+  async compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry> {
+    const planned = planTransitions(this.#current(request.operationId), request);
+    for (const change of planned) this.#write(change);
+    return planned[planned.length - 1]!.entry;
   }
 
   async get(operationId: string): Promise<CommitJournalEntry | null> {
