@@ -20,8 +20,8 @@ import { median, round } from './stats.ts';
  * ClickHouse replace-partition: one protocol operation replacing a 5-row partition of a table that
  * also holds N other partitions (one part each), N = 1 and N = 300, on one throw-away local server
  * in the same run. Timed until the server is idle again: the operation, then until the table has
- * no unfinished mutation (18.16 runs the replace's delete mutation in the background, and its work
- * is part of what the replace costs). `other_parts_rewritten` counts, from system.parts, the other
+ * no unfinished mutation (18.16 runs a delete mutation in the background, and a settle that falls
+ * back to one would owe that work to the replace). `other_parts_rewritten` counts, from system.parts, the other
  * partitions' active parts that the replace replaced by a new version: 0 when the cleanup touches
  * only the replaced partition.
  */
