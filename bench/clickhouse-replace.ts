@@ -19,11 +19,11 @@ import { median, round } from './stats.ts';
 /**
  * ClickHouse replace-partition: one protocol operation replacing a 5-row partition of a table that
  * also holds N other partitions (one part each), N = 1 and N = 300, on one throw-away local server
- * in the same run. Timed until the server is idle again: the operation, then until the table has
- * no unfinished mutation (18.16 runs the replace's delete mutation in the background, and its work
- * is part of what the replace costs). `other_parts_rewritten` counts, from system.parts, the other
- * partitions' active parts that the replace replaced by a new version: 0 when the cleanup touches
- * only the replaced partition.
+ * in the same run, the sizes taking turns. Timed until the server is idle again: the operation,
+ * then until the table has no unfinished mutation (18.16 runs a delete mutation in the background,
+ * and a settle that falls back to one would owe that work to the replace). `other_parts_rewritten`
+ * counts, from system.parts, the other partitions' active parts that the replace replaced by a new
+ * version: 0 when the cleanup touches only the replaced partition.
  */
 export interface ReplaceRow {
   readonly other_partitions: number;
@@ -136,17 +136,22 @@ export async function clickhouseReplace(options: {
   const dir = await mkdtemp(join(tmpdir(), 'dpone-bench-ch-replace-'));
   try {
     seedSource(join(dir, 'source.db'));
-    const rows: ReplaceRow[] = [];
-    for (const others of options.others ?? [1, 300]) {
-      const runs = [];
-      for (let n = 0; n < options.repeats; n++) runs.push(await once(server, dir, others, n));
-      rows.push({
+    // The sizes take turns, in alternating order, so a load swing on a shared machine (seen here:
+    // one build measured 1.1× and 4.05× in two runs minutes apart) falls on both sizes alike.
+    const sizes = options.others ?? [1, 300];
+    const runs = new Map(sizes.map((others) => [others, [] as Awaited<ReturnType<typeof once>>[]]));
+    for (let n = 0; n < options.repeats; n++)
+      for (const others of n % 2 === 0 ? sizes : [...sizes].reverse())
+        runs.get(others)!.push(await once(server, dir, others, n));
+    const rows: ReplaceRow[] = sizes.map((others) => {
+      const measured = runs.get(others)!;
+      return {
         other_partitions: others,
-        operation_ms: round(median(runs.map((r) => r.operationMs))),
-        until_idle_ms: round(median(runs.map((r) => r.untilIdleMs))),
-        other_parts_rewritten: Math.max(...runs.map((r) => r.rewritten)),
-      });
-    }
+        operation_ms: round(median(measured.map((r) => r.operationMs))),
+        until_idle_ms: round(median(measured.map((r) => r.untilIdleMs))),
+        other_parts_rewritten: Math.max(...measured.map((r) => r.rewritten)),
+      };
+    });
     return { rows };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -147,6 +147,34 @@ describe('clickhouse replace records', () => {
     expect(folded.replacing.get(3)).toEqual({ partition: '', replaced: [] });
   });
 
+  it("keeps the partition's server id of a record, and drops one that could not be an id", () => {
+    const id = 'c8d9f7a6b5e4d3c2b1a0f9e8d7c6b5a4';
+    const folded = foldFenceLog([
+      {
+        kind: 'replacing',
+        epoch: 1,
+        rows: 1,
+        detail: JSON.stringify({ partition: 'p1', replaced: [['', 0]], partition_id: id }),
+      },
+      {
+        kind: 'replacing',
+        epoch: 2,
+        rows: 1,
+        detail: JSON.stringify({ partition: 'p1', replaced: [['', 0]], partition_id: "x' OR 1" }),
+      },
+      {
+        kind: 'replacing',
+        epoch: 3,
+        rows: 1,
+        detail: JSON.stringify({ partition: 'p1', replaced: [['', 0]] }),
+      },
+    ]);
+    expect(folded.replacing.get(1)).toEqual({ partition: 'p1', replaced: [['', 0]], partition_id: id });
+    // Quoted into a system.parts read: anything but a server's id shape is ignored (the settle then deletes by mutation).
+    expect(folded.replacing.get(2)).toEqual({ partition: 'p1', replaced: [['', 0]] });
+    expect(folded.replacing.get(3)).toEqual({ partition: 'p1', replaced: [['', 0]] });
+  });
+
   it('deletes only the recorded tags in the partition, quoted', () => {
     expect(
       replacedPredicate(

@@ -44,6 +44,12 @@ export type FenceEventKind = 'epoch' | 'staged' | 'claim' | 'replacing' | 'settl
 export interface ReplaceRecord {
   readonly partition: string;
   readonly replaced: readonly (readonly [string, number])[];
+  /**
+   * The server's id of the partition (`_partition_id` of the rows read before the swap), which
+   * system.parts names its parts by; absent in records of older versions (their settle deletes by
+   * mutation: clickhouse-replace.ts).
+   */
+  readonly partition_id?: string;
 }
 
 export interface FenceLog {
@@ -162,16 +168,28 @@ export async function readFenceLog(sql: ClickHouseSql, operationId: string): Pro
   );
 }
 
+/** What a server's partition id looks like (digits, `-`, a hex hash, `all`): it is quoted into SQL. */
+const PARTITION_ID = /^[0-9A-Za-z-]{1,128}$/;
+
 /** A `replacing` event's detail, or null when unreadable. */
 export function replaceRecordOf(detail: string | undefined): ReplaceRecord | null {
   try {
-    const parsed = JSON.parse(detail ?? '') as { partition?: unknown; replaced?: unknown };
+    const parsed = JSON.parse(detail ?? '') as {
+      partition?: unknown;
+      replaced?: unknown;
+      partition_id?: unknown;
+    };
     if (typeof parsed.partition !== 'string' || !Array.isArray(parsed.replaced)) return null;
     const replaced = parsed.replaced.filter(
       (t): t is [string, number] =>
         Array.isArray(t) && typeof t[0] === 'string' && Number.isSafeInteger(t[1]),
     );
-    return { partition: parsed.partition, replaced };
+    const id = parsed.partition_id;
+    return {
+      partition: parsed.partition,
+      replaced,
+      ...(typeof id === 'string' && PARTITION_ID.test(id) ? { partition_id: id } : {}),
+    };
   } catch {
     return null;
   }

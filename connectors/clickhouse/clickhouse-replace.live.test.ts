@@ -56,7 +56,8 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
       }
       expect(await count(db, "part = 'p1'")).toBe(2);
       await live.server().restart(signal);
-      // The replaced parts are back on disk as active parts; the stored delete removes them again.
+      // The settle deleted the replaced parts' files (or, failing that, stored a delete that
+      // removes them again once a restart brings them back).
       await eventually(async () => (await count(db, "part = 'p1'")) === 2);
       await using after = await open(db);
       expect(await after.queryFence('op-1')).toMatchObject({
@@ -119,6 +120,48 @@ describe.skipIf(unverified)('clickhouse replace-partition survives a server rest
     expect(await settler.queryFence('op-1')).toMatchObject({ status: 'committed', committedEpoch: 1 });
     park.release();
     await dead.close();
+  }, 60_000);
+
+  it("the settle touches no other partition's part: the same parts, unmodified, and no mutation (issue 37)", async () => {
+    const db = await freshDb();
+    await seedOldRows(db);
+    for (let p = 3; p <= 12; p++)
+      await live.server().exec(`INSERT INTO ${db}.events VALUES ('${p}','p${p}','other','',0)`);
+    const parts = async (where: string) =>
+      (
+        await live
+          .server()
+          .exec(
+            `SELECT name, modification_time, active FROM system.parts WHERE database = '${db}' AND table = 'events' AND ${where} ORDER BY name`,
+          )
+      )
+        .split('\n')
+        .filter((line) => line !== '');
+    const others = await parts("partition != 'p1' AND active");
+    expect(others).toHaveLength(11);
+    const replaced = await parts("partition = 'p1'");
+    expect(replaced).toHaveLength(2);
+    {
+      await using target = await open(db);
+      await target.prepareFence(fence(1), CREATE);
+      await target.mutate(request(1, 'replace-partition'));
+      expect(await target.queryFence('op-1')).toMatchObject({ status: 'committed', committedEpoch: 1 });
+    }
+    // Once the server is idle (no unfinished mutation), every other partition's part is the same
+    // part (a mutation gives it a new name: name_<version>), unmodified and still active.
+    const pending = `SELECT count() FROM system.mutations WHERE database = '${db}' AND is_done = 0`;
+    await eventually(async () => (await live.server().exec(pending)) === '0\n');
+    expect(await parts("partition != 'p1'")).toEqual(others);
+    expect(await live.server().exec(`SELECT count() FROM system.mutations WHERE database = '${db}'`)).toBe(
+      '0\n',
+    );
+    // The replaced parts' files are gone, not merely outdated: nothing is left for a restart.
+    expect(await parts("partition = 'p1' AND NOT active")).toEqual([]);
+    expect(await parts("partition = 'p1'")).toHaveLength(1);
+    await live.server().restart('SIGKILL');
+    expect(await count(db, "part = 'p1'")).toBe(2);
+    expect(await count(db, "part = 'p1' AND _dpone_op = 'op-1'")).toBe(2);
+    expect(await parts("partition != 'p1'")).toEqual(others);
   }, 60_000);
 
   it('the settle deletes only the tags the partition held before the swap: a later append stays', async () => {

@@ -64,8 +64,9 @@ const DEFAULT_SETTLE_WAIT_MS = 10_000;
  * while another operation's conflicting swap into p is open (clickhouse-claims.ts: two replaces of
  * one partition); (6) ATTACH PARTITION p FROM staging (append) or REPLACE PARTITION p
  * FROM staging (replace-partition, after logging which tags p held: `replacing`): one part, one
- * atomic step; (6b) replace only: delete the replaced rows by a durable mutation, log `settled`
- * (see clickhouse-replace.ts: 18.16 brings replaced parts back after a restart); (7) log
+ * atomic step; (6b) replace only: have the server delete the replaced parts' files (checked), or
+ * else delete the replaced rows by a durable mutation, log `settled` (see clickhouse-replace.ts:
+ * 18.16 brings replaced parts back after a restart); (7) log
  * `committed(E, n)` through a statement that reads the staging table (fails once sealed); (8) drop
  * staging and this operation's tombstones.
  * prepareFence(E'): never creates the log outside PREPARING (`mode.create`); leaves the log as it

@@ -141,18 +141,22 @@ describe.skipIf(unverified)(
         }, 90_000);
       }
 
-    // The flaw shows only while X's replaced part is still on disk at the restart. 18.16 removes a
-    // part REPLACE PARTITION replaced at its next background cleanup, not after old_parts_lifetime:
-    // seconds (2.6–10.5 s measured here), and once in CI within the ~0.5 s between Y's swap and the
-    // restart, so that run saw 2 rows and no flaw. A run the cleanup won shows exactly Y's rows and
-    // proves nothing either way; the variant must be caught in one of a few runs.
-    it('the unclaimed-partition variant: Y records the tags, X swaps, Y swaps, restart: both copies (caught)', async () => {
+    // The flaw shows only while X's replaced part is still on disk at a restart that comes before
+    // Y's settle: Y's settle makes every replaced part of the partition unable to come back once
+    // it ran (it has the server delete their files: clickhouse-replace.ts), but a part a restart
+    // already brought back is active again, and Y's recorded tags do not name X's. 18.16 removes a
+    // part REPLACE PARTITION replaced at its next background cleanup: seconds (2.6–10.5 s measured
+    // here), and once in CI within the ~0.5 s between Y's swap and the restart, so that run saw 2
+    // rows and no flaw. A run the cleanup won shows exactly Y's rows and proves nothing either way;
+    // the variant must be caught in one of a few runs.
+    it('the unclaimed-partition variant: Y records the tags, X swaps, Y swaps, restart before Y settles: both copies (caught)', async () => {
       const seen: number[] = [];
       for (let run = 1; run <= 5 && !seen.includes(4); run++) {
         const db = await freshDb();
         await open(db).then((t) => t.close());
         await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
-        const park = parkAt('target.commit:before');
+        const beforeSwap = parkAt('target.commit:before');
+        const afterSwap = parkAt('target.commit:after');
         const options = {
           url: live.server().url(db),
           table: 'events',
@@ -162,20 +166,27 @@ describe.skipIf(unverified)(
         };
         const y = await openUnsafeClickHouseTarget('unclaimed-partition', {
           ...options,
-          faults: park.faults,
+          faults: { hit: (point) => beforeSwap.faults.hit(point) ?? afterSwap.faults.hit(point) },
         });
         await y.prepareFence(fenceOf('op-y', 1), CREATE);
-        const yOutcome = y.mutate(requestOf('op-y', 1));
-        await park.parked;
+        const yOutcome = y.mutate(requestOf('op-y', 1)).catch(() => undefined);
+        await beforeSwap.parked;
         {
           const x = await openUnsafeClickHouseTarget('unclaimed-partition', options);
           expect(await finish(x, 'op-x', 1)).toBe('written');
           await x.close();
         }
-        park.release();
+        beforeSwap.release();
+        await afterSwap.parked;
+        await live.server().restart('SIGKILL');
+        {
+          const next = await openUnsafeClickHouseTarget('unclaimed-partition', options);
+          expect(await settling(() => finish(next, 'op-y', 2))).toBe('committed-before');
+          await next.close();
+        }
+        afterSwap.release();
         await yOutcome;
         await y.close();
-        await live.server().restart('SIGKILL');
         await eventually(async () => (await count(db, "part = 'p1' AND _dpone_op = ''")) === 0);
         seen.push(await count(db, "part = 'p1'"));
       }

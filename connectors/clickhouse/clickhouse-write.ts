@@ -5,7 +5,7 @@ import { clickHouseErrorCode, quoteName, quoteString, stagingTableName } from '.
 import { claimModeOf, claimPartition } from './clickhouse-claims.ts';
 import { classifyClickHouseError } from './clickhouse-errors.ts';
 import { appendFenceEvent, appendGuardedCommit, fenced } from './clickhouse-fence.ts';
-import { readPartitionTags, sealReplaced } from './clickhouse-replace.ts';
+import { readReplaceRecord, sealReplaced } from './clickhouse-replace.ts';
 import type { TargetShape } from './clickhouse-rows.ts';
 import { partitionLiteral } from './clickhouse-rows.ts';
 import type { ClickHouseSql } from './clickhouse-session.ts';
@@ -101,12 +101,7 @@ export async function writeGeneration(sql: ClickHouseSql, write: GenerationWrite
         mode: claimModeOf(request.strategy),
       });
     }
-    const record = replace
-      ? {
-          partition: request.partitionValue,
-          replaced: await readPartitionTags(sql, shape.table, shape, request.partitionValue),
-        }
-      : null;
+    const record = replace ? await readReplaceRecord(sql, shape.table, shape, request.partitionValue) : null;
     if (record)
       await appendFenceEvent(sql, request.fence, 'replacing', record.replaced.length, JSON.stringify(record));
     await faults.hit('target.commit:before');
