@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { NORMAL_LEASE_TTL_MS } from './fault.ts';
 import type { FaultModule } from './fault.ts';
 
@@ -21,8 +22,13 @@ export const raceFault: FaultModule<'race'> = {
   },
   async run(run) {
     const count = run.cell.params.workers as number;
+    // Each racer's stderr stays in the cell folder: a racer that ends before the start line (the
+    // cell then tested nothing) says why there, not only by its exit code.
     const racers = Array.from({ length: count }, (_, index) =>
-      run.start(`race-${index + 1}`, { stop: START_LINE }),
+      run.start(`race-${index + 1}`, {
+        stop: START_LINE,
+        stderrFile: join(run.dir, `race-${index + 1}.stderr`),
+      }),
     );
     try {
       const parked = await Promise.all(racers.map((racer) => racer.parked()));

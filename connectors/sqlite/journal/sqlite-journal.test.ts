@@ -133,6 +133,8 @@ describe('SqliteJournal', () => {
       const error = await unavailableError(step(journal, entry, 'PREPARED'));
       expect(error.fields.operationId).toBe(entry.operation_id);
       expect(error.message).not.toMatch(/UPDATE|SELECT|INSERT|database is locked|dpone_commit_journal/i);
+      // Which of "locked, unreadable or closed" it was: the result code's fixed name.
+      expect(error.message).toContain('(locked, unreadable or closed: SQLITE_BUSY)');
       expect(String((error.cause as Error).message)).toMatch(/locked|busy/i);
     } finally {
       holder.exec('ROLLBACK');
@@ -140,6 +142,22 @@ describe('SqliteJournal', () => {
     }
     expect(await journal.get(entry.operation_id)).toEqual(entry);
     expect((await step(journal, entry, 'PREPARED')).version).toBe(2);
+  });
+
+  it('an open locked out past the busy timeout names SQLITE_BUSY, and the next open goes on', async () => {
+    const path = join(dir, 'journal.db');
+    await (await SqliteJournal.open(path))[Symbol.asyncDispose]();
+    const holder = new DatabaseSync(path);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const error = await unavailableError(SqliteJournal.open(path, { busyTimeoutMs: 50 }));
+      expect(error.message).toContain('SQLITE_BUSY');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    await using again = await SqliteJournal.open(path, { busyTimeoutMs: 50 });
+    expect(await again.list()).toEqual([]);
   });
 
   it('after close every call is JOURNAL_UNAVAILABLE; close is idempotent', async () => {

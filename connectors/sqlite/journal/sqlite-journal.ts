@@ -111,14 +111,34 @@ function notAJournal(): DponeError {
   );
 }
 
+/** SQLite's primary result codes that are neither storage nor damage: a lock, a busy WAL, a misuse. */
+const SQLITE_CODE_NAMES: Readonly<Record<number, string>> = {
+  1: 'SQLITE_ERROR',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  15: 'SQLITE_PROTOCOL',
+  21: 'SQLITE_MISUSE',
+};
+
+/** The fixed name of a node:sqlite error's primary result code, or null (not a SQLite error, or another code). */
+export function sqliteCodeName(error: unknown): string | null {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  if (typeof errcode !== 'number') return null;
+  return SQLITE_CODE_NAMES[errcode & 0xff] ?? null;
+}
+
 function unavailable(cause: unknown, operationId?: string, path?: string, chosenBy?: string): DponeError {
   // A full, read-only or damaged file says so (sqlite-storage-error.ts).
   const storage = path === undefined ? null : journalStorageError(cause, path, operationId, chosenBy);
   if (storage) return storage;
-  // The driver's message may name the file or the statement: it stays in `cause` only.
+  // The driver's message may name the file or the statement: it stays in `cause` only; its result
+  // code's fixed name (SQLITE_BUSY, SQLITE_PROTOCOL, …) says which of those it was.
+  const named = sqliteCodeName(cause);
   return new DponeError(
     ERROR_CODES.JOURNAL_UNAVAILABLE,
-    'the SQLite commit journal could not be read or written (locked, unreadable or closed)',
+    `the SQLite commit journal could not be read or written (locked, unreadable or closed${named ? `: ${named}` : ''})`,
     operationId !== undefined ? { operationId } : {},
     { cause },
   );
