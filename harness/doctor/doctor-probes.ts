@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
+import { POSTGRES_ENV } from '../../connectors/postgres/harness/env/postgres-services.ts';
 import { findClickHouseServer } from '../../connectors/clickhouse/harness/env/clickhouse-server.ts';
 import { findPgBouncer } from '../../connectors/postgres/harness/env/pgbouncer.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
@@ -152,7 +153,7 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
     probeDockerEngine(context.env, 1_500),
     probeAirflow(context.env),
   ]);
-  const external = [EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword, EXTERNAL_ENV.toxiproxyUrl];
+  const external = [POSTGRES_ENV.url, POSTGRES_ENV.password, EXTERNAL_ENV.toxiproxyUrl];
   const unset = external.filter((name) => !context.env[name]);
   return [
     component(
@@ -177,7 +178,7 @@ async function otherTools(context: ProbeContext): Promise<Component[]> {
       'your own PostgreSQL + Toxiproxy',
       unset.length === 0,
       unset.length === 0 ? 'all set' : `not set: ${unset.join(', ')}`,
-      `export ${EXTERNAL_ENV.pgUrl}=postgres://user@host:5432/db ${EXTERNAL_ENV.pgPassword}=… ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
+      `export ${POSTGRES_ENV.url}=postgres://user@host:5432/db ${POSTGRES_ENV.password}=… ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
     ),
     component(
       'mssql',

@@ -1,0 +1,12 @@
+import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
+import type { ClickHouseService } from './clickhouse-endpoint.ts';
+import { CLICKHOUSE_ENV } from './clickhouse-endpoint.ts';
+
+/** ClickHouse as a server service of the environment providers (services.ts lists it). */
+export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService> = {
+  label: 'ClickHouse',
+  external: {
+    requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
+    start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),
+  },
+};

@@ -1,0 +1,12 @@
+import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
+import type { PostgresService } from './postgres-services.ts';
+import { POSTGRES_ENV } from './postgres-services.ts';
+
+/** PostgreSQL as a server service of the environment providers (services.ts lists it). */
+export const POSTGRES_SERVICE: ServiceEntry<PostgresService> = {
+  label: 'PostgreSQL',
+  external: {
+    requiredEnv: [POSTGRES_ENV.url, POSTGRES_ENV.password],
+    start: async (env) => (await import('./external-postgres.ts')).externalPostgres(env),
+  },
+};

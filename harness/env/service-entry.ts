@@ -1,0 +1,19 @@
+/**
+ * What one engine's server service tells the generic environment providers, so they name no
+ * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
+ * services.ts (the one registry) lists it. Whatever loads a driver is behind a lazy import.
+ */
+export interface ServiceEntry<S> {
+  /** What the service is, for one-line reasons ("needs SQL Server"). */
+  readonly label: string;
+  /** How the `external` provider finds the user's own server. */
+  readonly external: {
+    /** The variables it cannot do without (the server's URL and password), in the order it asks for them. */
+    readonly requiredEnv: readonly string[];
+    /**
+     * Checks the login and creates only throw-away things, or says why not in one line. A service
+     * that is also AsyncDisposable is disposed with the environment.
+     */
+    start(env: NodeJS.ProcessEnv): Promise<S | string>;
+  };
+}
