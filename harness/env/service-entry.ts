@@ -1,3 +1,5 @@
+import type { StartedNetwork } from 'testcontainers';
+
 /**
  * What one engine's server service tells the generic environment providers, so they name no
  * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
@@ -15,5 +17,11 @@ export interface ServiceEntry<S> {
      * that is also AsyncDisposable is disposed with the environment.
      */
     start(env: NodeJS.ProcessEnv): Promise<S | string>;
+  };
+  /** How the `docker` provider runs it: the image (docker/compose.yaml uses the same) and its container. */
+  readonly docker: {
+    readonly image: string;
+    /** Starts the container on the run's network (alias: the service name) and owns it. */
+    start(network: StartedNetwork, owned: AsyncDisposable[]): Promise<S>;
   };
 }

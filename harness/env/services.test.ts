@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { TOXIPROXY_IMAGE } from './docker/docker-provider.ts';
 import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES, SERVICE_LABELS, SERVICE_NAMES } from './services.ts';
 
 // Engine-neutral on purpose (no engine is named outside its folder): the values of each entry are
@@ -25,5 +27,12 @@ describe('the services registry', () => {
       return required;
     });
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('runs in the docker provider the images docker/compose.yaml runs', () => {
+    const compose = readFileSync(new URL('../../docker/compose.yaml', import.meta.url), 'utf8');
+    const images = [...compose.matchAll(/^\s+image: (\S+)$/gm)].map((match) => match[1]);
+    const docker = ENGINE_SERVICE_NAMES.map((name) => ENGINE_SERVICES[name].docker.image);
+    expect([...docker, TOXIPROXY_IMAGE].sort()).toEqual([...images].sort());
   });
 });

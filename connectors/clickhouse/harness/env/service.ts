@@ -9,4 +9,13 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService> = {
     requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
     start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),
   },
+  docker: {
+    image: 'clickhouse/clickhouse-server:25.8',
+    start: async (network, owned) =>
+      (await import('./clickhouse-container.ts')).startClickHouseContainer(
+        CLICKHOUSE_SERVICE.docker.image,
+        network,
+        owned,
+      ),
+  },
 };

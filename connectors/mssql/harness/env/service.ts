@@ -9,4 +9,9 @@ export const MSSQL_SERVICE: ServiceEntry<MssqlService> = {
     requiredEnv: [MSSQL_ENV.url, MSSQL_ENV.password],
     start: async (env) => (await import('./external-mssql.ts')).externalMssql(env),
   },
+  docker: {
+    image: 'mcr.microsoft.com/mssql/server:2022-latest',
+    start: async (network, owned) =>
+      (await import('./mssql-container.ts')).startMssqlContainer(MSSQL_SERVICE.docker.image, network, owned),
+  },
 };

@@ -9,4 +9,13 @@ export const POSTGRES_SERVICE: ServiceEntry<PostgresService> = {
     requiredEnv: [POSTGRES_ENV.url, POSTGRES_ENV.password],
     start: async (env) => (await import('./external-postgres.ts')).externalPostgres(env),
   },
+  docker: {
+    image: 'postgres:15',
+    start: async (network, owned) =>
+      (await import('./postgres-container.ts')).startPostgresContainer(
+        POSTGRES_SERVICE.docker.image,
+        network,
+        owned,
+      ),
+  },
 };
