@@ -18,6 +18,13 @@ export interface ServiceEntry<S> {
      */
     start(env: NodeJS.ProcessEnv): Promise<S | string>;
   };
+  /** How the `local` provider runs it from this machine's binaries. */
+  readonly local: {
+    /** Why this machine cannot run it, in one line, or null; checked before anything starts. */
+    missing(env: NodeJS.ProcessEnv): string | null;
+    /** Starts it (what it starts goes into `owned`, disposed with the environment) and reads its version. */
+    start(env: NodeJS.ProcessEnv, owned: AsyncDisposable[]): Promise<{ service: S; version: string }>;
+  };
   /** How the `docker` provider runs it: the image (docker/compose.yaml uses the same) and its container. */
   readonly docker: {
     readonly image: string;

@@ -1,6 +1,7 @@
 import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
 import type { ClickHouseService } from './clickhouse-endpoint.ts';
 import { CLICKHOUSE_ENV } from './clickhouse-endpoint.ts';
+import { findClickHouseServer } from './clickhouse-server.ts';
 
 /** ClickHouse as a server service of the environment providers (services.ts lists it). */
 export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService> = {
@@ -8,6 +9,14 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService> = {
   external: {
     requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
     start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),
+  },
+  local: {
+    missing: (env) =>
+      findClickHouseServer(env) === null
+        ? 'ClickHouse server binary not found (apt-get install clickhouse-server, or $DPONE_CLICKHOUSE_SERVER)'
+        : null,
+    start: async (env, owned) =>
+      (await import('./clickhouse-local.ts')).startLocalClickHouse(findClickHouseServer(env)!, owned),
   },
   docker: {
     image: 'clickhouse/clickhouse-server:25.8',

@@ -2,12 +2,20 @@ import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
 import type { MssqlService } from './mssql-service.ts';
 import { MSSQL_ENV } from './mssql-service.ts';
 
+/** SQL Server has no package for this platform: the local provider cannot own one. */
+export const NO_LOCAL_MSSQL =
+  'SQL Server cannot run on this machine (no package for it here): use --provider docker (a Docker engine), or --provider external with DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD';
+
 /** SQL Server as a server service of the environment providers (services.ts lists it). */
 export const MSSQL_SERVICE: ServiceEntry<MssqlService> = {
   label: 'SQL Server',
   external: {
     requiredEnv: [MSSQL_ENV.url, MSSQL_ENV.password],
     start: async (env) => (await import('./external-mssql.ts')).externalMssql(env),
+  },
+  local: {
+    missing: () => NO_LOCAL_MSSQL,
+    start: () => Promise.reject(new Error(NO_LOCAL_MSSQL)),
   },
   docker: {
     image: 'mcr.microsoft.com/mssql/server:2022-latest',

@@ -1,3 +1,4 @@
+import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
 import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
 import type { PostgresService } from './postgres-services.ts';
 import { POSTGRES_ENV } from './postgres-services.ts';
@@ -8,6 +9,18 @@ export const POSTGRES_SERVICE: ServiceEntry<PostgresService> = {
   external: {
     requiredEnv: [POSTGRES_ENV.url, POSTGRES_ENV.password],
     start: async (env) => (await import('./external-postgres.ts')).externalPostgres(env),
+  },
+  local: {
+    missing: (env) => {
+      const binaries = findLocalBinaries(env);
+      return binaries.postgresBin === null ? binaries.missing[0]! : null;
+    },
+    start: async (env, owned) =>
+      (await import('./postgres-local.ts')).startLocalPostgres(
+        findLocalBinaries(env).postgresBin!,
+        env,
+        owned,
+      ),
   },
   docker: {
     image: 'postgres:15',
