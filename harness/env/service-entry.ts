@@ -5,9 +5,22 @@ import type { StartedNetwork } from 'testcontainers';
  * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
  * services.ts (the one registry) lists it. Whatever loads a driver is behind a lazy import.
  */
-export interface ServiceEntry<S> {
+export interface ServiceEntry<S, C extends string = string> {
   /** What the service is, for one-line reasons ("needs SQL Server"). */
   readonly label: string;
+  /**
+   * What `dpone doctor` prints beside each component of this engine it probes (the service and
+   * any tool beside it), and what the reports print beside the cells that could not run for want
+   * of one (install-hints.ts).
+   */
+  readonly install: {
+    readonly hints: Readonly<Record<C, string>>;
+    /**
+     * Words in an UNVERIFIED reason that name one of these components, each with its precedence
+     * among all matchers (lower is tried first; install-hints.ts ranks the generic ones).
+     */
+    readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
+  };
   /** How the `external` provider finds the user's own server. */
   readonly external: {
     /** The variables it cannot do without (the server's URL and password), in the order it asks for them. */

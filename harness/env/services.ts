@@ -29,13 +29,18 @@ export type EngineServiceName = Exclude<ServiceName, 'toxiproxy'>;
  * entry (service-entry.ts) in `connectors/<engine>/harness/env/service.ts` and adds ONE line here;
  * the providers go through this table and name no engine.
  */
-export const ENGINE_SERVICES: {
-  readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>>;
-} = {
+export const ENGINE_SERVICES = {
   postgres: POSTGRES_SERVICE,
   clickhouse: CLICKHOUSE_SERVICE,
   mssql: MSSQL_SERVICE,
+} as const satisfies {
+  readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>>;
 };
+
+/** The components `dpone doctor` probes for the engines' services (their install hints' keys). */
+export type EngineComponentId = {
+  [K in EngineServiceName]: keyof (typeof ENGINE_SERVICES)[K]['install']['hints'];
+}[EngineServiceName];
 
 /** The engine services in the order the providers start them. */
 export const ENGINE_SERVICE_NAMES = Object.keys(ENGINE_SERVICES) as readonly EngineServiceName[];

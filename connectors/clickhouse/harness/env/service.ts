@@ -4,8 +4,12 @@ import { CLICKHOUSE_ENV } from './clickhouse-endpoint.ts';
 import { findClickHouseServer } from './clickhouse-server.ts';
 
 /** ClickHouse as a server service of the environment providers (services.ts lists it). */
-export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService> = {
+export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> = {
   label: 'ClickHouse',
+  install: {
+    hints: { clickhouse: 'apt-get install -y clickhouse-server clickhouse-client' },
+    matchers: [[/clickhouse/i, 'clickhouse', 50]],
+  },
   external: {
     requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
     start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),

@@ -7,8 +7,15 @@ export const NO_LOCAL_MSSQL =
   'SQL Server cannot run on this machine (no package for it here): use --provider docker (a Docker engine), or --provider external with DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD';
 
 /** SQL Server as a server service of the environment providers (services.ts lists it). */
-export const MSSQL_SERVICE: ServiceEntry<MssqlService> = {
+export const MSSQL_SERVICE: ServiceEntry<MssqlService, 'mssql'> = {
   label: 'SQL Server',
+  install: {
+    hints: {
+      mssql:
+        'docker compose -f docker/compose.yaml --profile mssql up -d (needs a Docker engine), then export DPONE_MSSQL_URL',
+    },
+    matchers: [[/mssql|sql server/i, 'mssql', 20]],
+  },
   external: {
     requiredEnv: [MSSQL_ENV.url, MSSQL_ENV.password],
     start: async (env) => (await import('./external-mssql.ts')).externalMssql(env),

@@ -4,8 +4,19 @@ import type { PostgresService } from './postgres-services.ts';
 import { POSTGRES_ENV } from './postgres-services.ts';
 
 /** PostgreSQL as a server service of the environment providers (services.ts lists it). */
-export const POSTGRES_SERVICE: ServiceEntry<PostgresService> = {
+export const POSTGRES_SERVICE: ServiceEntry<PostgresService, 'postgres' | 'postgres-user' | 'pgbouncer'> = {
   label: 'PostgreSQL',
+  install: {
+    hints: {
+      postgres: 'apt-get install -y postgresql',
+      'postgres-user': 'apt-get install -y postgresql (creates it) or useradd --system postgres',
+      pgbouncer: 'apt-get install -y pgbouncer',
+    },
+    matchers: [
+      [/pgbouncer|pooler/i, 'pgbouncer', 30],
+      [/postgres|initdb|pg_ctl/i, 'postgres', 80],
+    ],
+  },
   external: {
     requiredEnv: [POSTGRES_ENV.url, POSTGRES_ENV.password],
     start: async (env) => (await import('./external-postgres.ts')).externalPostgres(env),
