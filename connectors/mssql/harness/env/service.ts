@@ -14,7 +14,8 @@ export const MSSQL_SERVICE: ServiceEntry<MssqlService, 'mssql'> = {
       mssql:
         'docker compose -f docker/compose.yaml --profile mssql up -d (needs a Docker engine), then export DPONE_MSSQL_URL',
     },
-    matchers: [[/mssql|sql server/i, 'mssql', 20]],
+    // \b: another engine whose name ends in SQL ("…SQL server binaries not found") is not SQL Server.
+    matchers: [[/mssql|\bsql server/i, 'mssql', 20]],
   },
   external: {
     requiredEnv: [MSSQL_ENV.url, MSSQL_ENV.password],
