@@ -1,5 +1,14 @@
 import type { StartedNetwork } from 'testcontainers';
 
+/** One component of an engine as `dpone doctor` found it on this machine (its install hint is the entry's). */
+export interface ProbedComponent<C extends string = string> {
+  readonly id: C;
+  readonly name: string;
+  readonly present: boolean;
+  /** What was found (version, path) or why it is missing: safe text, no credentials. */
+  readonly detail: string;
+}
+
 /**
  * What one engine's server service tells the generic environment providers, so they name no
  * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
@@ -20,6 +29,17 @@ export interface ServiceEntry<S, C extends string = string> {
      * among all matchers (lower is tried first; install-hints.ts ranks the generic ones).
      */
     readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
+  };
+  /** What `dpone doctor` probes for it. */
+  readonly doctor: {
+    /**
+     * Each component as found here, with its place among all of doctor's components (lower is
+     * listed first; doctor-probes.ts ranks the generic ones).
+     */
+    probe(context: {
+      readonly env: NodeJS.ProcessEnv;
+      readonly isRoot: boolean;
+    }): Promise<readonly (readonly [component: ProbedComponent<C>, rank: number])[]>;
   };
   /** How the `external` provider finds the user's own server. */
   readonly external: {

@@ -1,3 +1,4 @@
+import { firstLine } from '../../../../harness/env/first-line.ts';
 import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
 import type { ClickHouseService } from './clickhouse-endpoint.ts';
 import { CLICKHOUSE_ENV } from './clickhouse-endpoint.ts';
@@ -13,6 +14,25 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> =
   external: {
     requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
     start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),
+  },
+  doctor: {
+    probe: async ({ env }) => {
+      const clickhouse = findClickHouseServer(env);
+      const chVersion = clickhouse ? await clickhouseVersion(clickhouse) : null;
+      return [
+        [
+          {
+            id: 'clickhouse',
+            name: 'ClickHouse server',
+            present: chVersion !== null,
+            detail: chVersion
+              ? `${chVersion} (${clickhouse})`
+              : 'not found (/usr/sbin/clickhouse-server, clickhouse-server on PATH)',
+          },
+          50,
+        ],
+      ];
+    },
   },
   local: {
     missing: (env) =>
@@ -32,3 +52,10 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> =
       ),
   },
 };
+
+/** ClickHouse 18.16's server has no --version; its client, installed beside it, has. */
+async function clickhouseVersion(server: string): Promise<string> {
+  const version =
+    (await firstLine(server, ['--version'])) ?? (await firstLine('clickhouse-client', ['--version']));
+  return version ?? 'version not reported';
+}

@@ -21,6 +21,21 @@ export const MSSQL_SERVICE: ServiceEntry<MssqlService, 'mssql'> = {
     requiredEnv: [MSSQL_ENV.url, MSSQL_ENV.password],
     start: async (env) => (await import('./external-mssql.ts')).externalMssql(env),
   },
+  doctor: {
+    probe: async ({ env }) => [
+      [
+        {
+          id: 'mssql',
+          name: 'SQL Server',
+          present: Boolean(env[MSSQL_ENV.url]),
+          detail: env[MSSQL_ENV.url]
+            ? `${MSSQL_ENV.url} set`
+            : `${MSSQL_ENV.url} not set: MSSQL live checks are UNVERIFIED`,
+        },
+        90,
+      ],
+    ],
+  },
   local: {
     missing: () => NO_LOCAL_MSSQL,
     start: () => Promise.reject(new Error(NO_LOCAL_MSSQL)),
