@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
-import { findClickHouseServer } from '../../connectors/clickhouse/harness/env/clickhouse-server.ts';
-import { findPgBouncer } from '../../connectors/postgres/harness/env/pgbouncer.ts';
+import { POSTGRES_ENV } from '../../connectors/postgres/harness/env/postgres-services.ts';
+import { firstLine } from '../env/first-line.ts';
 import { findLocalBinaries } from '../env/local/local-binaries.ts';
+import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../env/services.ts';
 import { probeAirflow } from './airflow-probe.ts';
 import type { ComponentId } from '../env/install-hints.ts';
 import { INSTALL } from '../env/install-hints.ts';
@@ -25,25 +24,12 @@ export interface Component {
 
 export const MINIMUM_NODE = [22, 22] as const;
 export const CHROMIUM = '/usr/bin/chromium';
-const PROBE_TIMEOUT_MS = 3_000;
 
 export interface ProbeContext {
   readonly env: NodeJS.ProcessEnv;
   /** The running Node's version (`process.versions.node`); a parameter so tests can vary it. */
   readonly nodeVersion: string;
   readonly isRoot: boolean;
-}
-
-/** First line of `binary args…`, or null when it does not answer within the timeout. */
-function firstLine(binary: string, args: readonly string[]): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(binary, [...args], { timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => {
-      const line = String(stdout ?? '')
-        .split('\n')
-        .find((candidate) => candidate.trim() !== '');
-      resolve(error && !line ? null : (line?.trim() ?? null));
-    });
-  });
 }
 
 function executable(path: string): boolean {
@@ -95,112 +81,84 @@ async function nodeAndSqlite(context: ProbeContext): Promise<Component[]> {
   return [node, component('sqlite', 'SQLite (node:sqlite)', hasSqlite, sqlite, INSTALL.sqlite)];
 }
 
-async function postgresTools(context: ProbeContext): Promise<Component[]> {
+async function toxiproxy(context: ProbeContext): Promise<Component> {
   const found = findLocalBinaries(context.env);
-  const pgVersion = found.postgresBin
-    ? await firstLine(join(found.postgresBin, 'pg_ctl'), ['--version'])
-    : null;
   const toxiVersion = found.toxiproxyServer ? await firstLine(found.toxiproxyServer, ['--version']) : null;
-  const postgresUser = context.isRoot ? await firstLine('id', ['-u', 'postgres']) : 'not needed';
-  const pgbouncer = findPgBouncer(context.env);
-  const bouncerVersion = pgbouncer ? await firstLine(pgbouncer, ['--version']) : null;
-  return [
-    component(
-      'postgres',
-      'PostgreSQL server (initdb, pg_ctl)',
-      pgVersion !== null,
-      pgVersion ? `${pgVersion} (${found.postgresBin})` : 'not found in /usr/lib/postgresql/*/bin or on PATH',
-      INSTALL.postgres,
-    ),
-    component(
-      'postgres-user',
-      'OS user postgres (when root)',
-      postgresUser !== null,
-      context.isRoot
-        ? postgresUser
-          ? `uid ${postgresUser}`
-          : 'no such user'
-        : 'not root: clusters run as you',
-      INSTALL['postgres-user'],
-    ),
-    component(
-      'toxiproxy',
-      'Toxiproxy server',
-      toxiVersion !== null,
-      toxiVersion
-        ? `${toxiVersion} (${found.toxiproxyServer})`
-        : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
-      INSTALL.toxiproxy,
-    ),
-    component(
-      'pgbouncer',
-      'PgBouncer (the PostgreSQL suite’s pooler lane)',
-      bouncerVersion !== null,
-      bouncerVersion
-        ? `${bouncerVersion} (${pgbouncer})`
-        : 'not found (/usr/sbin/pgbouncer, $DPONE_PGBOUNCER)',
-      INSTALL.pgbouncer,
-    ),
-  ];
+  return component(
+    'toxiproxy',
+    'Toxiproxy server',
+    toxiVersion !== null,
+    toxiVersion
+      ? `${toxiVersion} (${found.toxiproxyServer})`
+      : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
+    INSTALL.toxiproxy,
+  );
 }
 
-async function otherTools(context: ProbeContext): Promise<Component[]> {
-  const clickhouse = findClickHouseServer(context.env);
-  const [chVersion, chromium, docker, airflow] = await Promise.all([
-    clickhouse ? clickhouseVersion(clickhouse) : Promise.resolve(null),
+/** Chromium, Docker, the external provider's variables and Airflow, each with its rank. */
+async function otherTools(context: ProbeContext): Promise<(readonly [Component, number])[]> {
+  const [chromium, docker, airflow] = await Promise.all([
     executable(CHROMIUM) ? firstLine(CHROMIUM, ['--version']) : Promise.resolve(null),
     probeDockerEngine(context.env, 1_500),
     probeAirflow(context.env),
   ]);
-  const external = [EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword, EXTERNAL_ENV.toxiproxyUrl];
+  const external = [POSTGRES_ENV.url, POSTGRES_ENV.password, EXTERNAL_ENV.toxiproxyUrl];
   const unset = external.filter((name) => !context.env[name]);
   return [
-    component(
-      'clickhouse',
-      'ClickHouse server',
-      chVersion !== null,
-      chVersion
-        ? `${chVersion} (${clickhouse})`
-        : 'not found (/usr/sbin/clickhouse-server, clickhouse-server on PATH)',
-      INSTALL.clickhouse,
-    ),
-    component(
-      'chromium',
-      'Chromium',
-      chromium !== null,
-      chromium ? `${chromium} (${CHROMIUM}), for the HTML report browser test` : `not found at ${CHROMIUM}`,
-      INSTALL.chromium,
-    ),
-    component('docker', 'Docker engine', docker === null, docker ?? 'answers /_ping', INSTALL.docker),
-    component(
-      'external',
-      'your own PostgreSQL + Toxiproxy',
-      unset.length === 0,
-      unset.length === 0 ? 'all set' : `not set: ${unset.join(', ')}`,
-      `export ${EXTERNAL_ENV.pgUrl}=postgres://user@host:5432/db ${EXTERNAL_ENV.pgPassword}=… ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
-    ),
-    component(
-      'mssql',
-      'SQL Server',
-      Boolean(context.env.DPONE_MSSQL_URL),
-      context.env.DPONE_MSSQL_URL
-        ? 'DPONE_MSSQL_URL set'
-        : 'DPONE_MSSQL_URL not set: MSSQL live checks are UNVERIFIED',
-      INSTALL.mssql,
-    ),
-    component('airflow', 'Airflow venv', airflow.present, airflow.detail, airflow.install),
+    [
+      component(
+        'chromium',
+        'Chromium',
+        chromium !== null,
+        chromium ? `${chromium} (${CHROMIUM}), for the HTML report browser test` : `not found at ${CHROMIUM}`,
+        INSTALL.chromium,
+      ),
+      60,
+    ],
+    [component('docker', 'Docker engine', docker === null, docker ?? 'answers /_ping', INSTALL.docker), 70],
+    [
+      component(
+        'external',
+        'your own PostgreSQL + Toxiproxy',
+        unset.length === 0,
+        unset.length === 0 ? 'all set' : `not set: ${unset.join(', ')}`,
+        `export ${POSTGRES_ENV.url}=postgres://user@host:5432/db ${POSTGRES_ENV.password}=… ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
+      ),
+      80,
+    ],
+    [component('airflow', 'Airflow venv', airflow.present, airflow.detail, airflow.install), 100],
   ];
 }
 
-/** ClickHouse 18.16's server has no --version; its client, installed beside it, has. */
-async function clickhouseVersion(server: string): Promise<string> {
-  const version =
-    (await firstLine(server, ['--version'])) ?? (await firstLine('clickhouse-client', ['--version']));
-  return version ?? 'version not reported';
+/** Each engine's components (its service entry's probe), with the install hint from its entry. */
+async function engineTools(context: ProbeContext): Promise<(readonly [Component, number])[]> {
+  const probed = await Promise.all(
+    ENGINE_SERVICE_NAMES.map((name) => ENGINE_SERVICES[name].doctor.probe(context)),
+  );
+  return probed.flat().map(([found, rank]) => {
+    const id = found.id as ComponentId;
+    return [component(id, found.name, found.present, found.detail, INSTALL[id]), rank] as const;
+  });
 }
 
-/** Probes everything at once; every probe has a timeout, so this takes seconds at most. */
+/**
+ * Probes everything at once; every probe has a timeout, so this takes seconds at most. Listed by
+ * rank: Node and SQLite, each engine's components interleaved by the ranks their entries give
+ * beside Toxiproxy, Chromium, Docker, the external provider and Airflow.
+ */
 export async function probeComponents(context: ProbeContext): Promise<Component[]> {
-  const groups = await Promise.all([nodeAndSqlite(context), postgresTools(context), otherTools(context)]);
-  return groups.flat();
+  const [base, toxi, engines, others] = await Promise.all([
+    nodeAndSqlite(context),
+    toxiproxy(context),
+    engineTools(context),
+    otherTools(context),
+  ]);
+  const ranked: (readonly [Component, number])[] = [
+    [base[0]!, 10],
+    [base[1]!, 11],
+    [toxi, 40],
+    ...engines,
+    ...others,
+  ];
+  return ranked.sort((a, b) => a[1] - b[1]).map(([found]) => found);
 }

@@ -38,6 +38,23 @@ describe('dpone doctor (real CLI process)', () => {
       missing: ['docker'],
     });
     for (const c of report.components) expect(c.install).not.toBe('');
+    // The engines' components come from their service entries, placed among the generic ones by rank
+    // (SQL Server's by its name: this file names no engine it did not name before).
+    const sqlServer = report.components.find((c) => c.name === 'SQL Server')!.id;
+    expect(report.components.map((c) => c.id)).toEqual([
+      'node',
+      'sqlite',
+      'postgres',
+      'postgres-user',
+      'toxiproxy',
+      'pgbouncer',
+      'clickhouse',
+      'chromium',
+      'docker',
+      'external',
+      sqlServer,
+      'airflow',
+    ]);
   });
 
   it('prints one readable table; a bad flag is exit 2', async () => {

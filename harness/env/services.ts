@@ -1,6 +1,10 @@
 import type { ClickHouseService } from '../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
+import { CLICKHOUSE_SERVICE } from '../../connectors/clickhouse/harness/env/service.ts';
 import type { MssqlService } from '../../connectors/mssql/harness/env/mssql-service.ts';
+import { MSSQL_SERVICE } from '../../connectors/mssql/harness/env/service.ts';
 import type { PostgresService } from '../../connectors/postgres/harness/env/postgres-services.ts';
+import { POSTGRES_SERVICE } from '../../connectors/postgres/harness/env/service.ts';
+import type { ServiceEntry } from './service-entry.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
 
 /**
@@ -17,12 +21,37 @@ export interface EnvironmentServices {
 
 export type ServiceName = keyof EnvironmentServices;
 
-export const SERVICE_NAMES: readonly ServiceName[] = ['postgres', 'clickhouse', 'mssql', 'toxiproxy'];
+/** A database server's service (every service but Toxiproxy, which the providers run themselves). */
+export type EngineServiceName = Exclude<ServiceName, 'toxiproxy'>;
+
+/**
+ * The engines' server services: the one place the environment names them. An engine keeps its
+ * entry (service-entry.ts) in `connectors/<engine>/harness/env/service.ts` and adds ONE line here;
+ * the providers go through this table and name no engine.
+ */
+export const ENGINE_SERVICES = {
+  postgres: POSTGRES_SERVICE,
+  clickhouse: CLICKHOUSE_SERVICE,
+  mssql: MSSQL_SERVICE,
+} as const satisfies {
+  readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>>;
+};
+
+/** The components `dpone doctor` probes for the engines' services (their install hints' keys). */
+export type EngineComponentId = {
+  [K in EngineServiceName]: keyof (typeof ENGINE_SERVICES)[K]['install']['hints'];
+}[EngineServiceName];
+
+/** The engine services in the order the providers start them. */
+export const ENGINE_SERVICE_NAMES = Object.keys(ENGINE_SERVICES) as readonly EngineServiceName[];
+
+export const SERVICE_NAMES: readonly ServiceName[] = [...ENGINE_SERVICE_NAMES, 'toxiproxy'];
 
 /** What each service is, for one-line reasons ("needs SQL Server"). */
 export const SERVICE_LABELS: Readonly<Record<ServiceName, string>> = {
-  postgres: 'PostgreSQL',
-  clickhouse: 'ClickHouse',
-  mssql: 'SQL Server',
+  ...(Object.fromEntries(ENGINE_SERVICE_NAMES.map((name) => [name, ENGINE_SERVICES[name].label])) as Record<
+    EngineServiceName,
+    string
+  >),
   toxiproxy: 'Toxiproxy',
 };

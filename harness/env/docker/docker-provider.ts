@@ -1,52 +1,22 @@
 import type { StartedNetwork } from 'testcontainers';
-import { randomBytes } from 'node:crypto';
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import { createCellsDatabase } from '../../../connectors/postgres/harness/env/postgres-admin.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
+import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
 import { probeDockerEngine } from './docker-engine-probe.ts';
-import { startClickHouseContainer } from './docker-servers.ts';
-import { startMssqlContainer } from '../../../connectors/mssql/harness/env/mssql-container.ts';
 
-/** Images the docker provider starts; docker/compose.yaml uses the same ones. */
-export const DOCKER_IMAGES = {
-  postgres: 'postgres:15',
-  toxiproxy: 'ghcr.io/shopify/toxiproxy:2.12.0',
-  clickhouse: 'clickhouse/clickhouse-server:25.8',
-  mssql: 'mcr.microsoft.com/mssql/server:2022-latest',
-} as const;
+/**
+ * The Toxiproxy image the docker provider starts (each engine's is in its service entry);
+ * docker/compose.yaml uses the same ones.
+ */
+export const TOXIPROXY_IMAGE = 'ghcr.io/shopify/toxiproxy:2.12.0';
 
 type Network = StartedNetwork;
 
-async function startPostgres(network: Network, owned: AsyncDisposable[]) {
-  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const password = randomBytes(18).toString('hex');
-  const pg = await new PostgreSqlContainer(DOCKER_IMAGES.postgres)
-    .withNetwork(network)
-    .withNetworkAliases('postgres')
-    .withUsername('dpone')
-    .withPassword(password)
-    .withDatabase('dpone')
-    .withCommand(['postgres', '-c', 'fsync=on', '-c', 'max_connections=300'])
-    .start();
-  owned.push({ [Symbol.asyncDispose]: async () => void (await pg.stop()) });
-  const server = {
-    host: pg.getHost(),
-    port: pg.getPort(),
-    user: 'dpone',
-    password,
-    adminDatabase: 'dpone',
-    proxyUpstream: 'postgres:5432',
-  };
-  // The container is thrown away on dispose, and the database with it.
-  await createCellsDatabase(server, 'dpone_cells');
-  return { server, cellsDatabase: 'dpone_cells' };
-}
-
 async function startToxiproxy(network: Network, owned: AsyncDisposable[]): Promise<ToxiproxyService> {
   const { ToxiProxyContainer } = await import('@testcontainers/toxiproxy');
-  const toxi = await new ToxiProxyContainer(DOCKER_IMAGES.toxiproxy).withNetwork(network).start();
+  const toxi = await new ToxiProxyContainer(TOXIPROXY_IMAGE).withNetwork(network).start();
   owned.push({ [Symbol.asyncDispose]: async () => void (await toxi.stop()) });
   return {
     apiUrl: `http://${toxi.getHost()}:${toxi.getMappedPort(8474)}`,
@@ -60,8 +30,8 @@ async function startToxiproxy(network: Network, owned: AsyncDisposable[]): Promi
 
 /**
  * The `docker` provider: the services the route needs as containers on one network through
- * testcontainers (PostgreSQL, a current ClickHouse, SQL Server, Toxiproxy). It probes the engine
- * first, so without one it answers `unverified` in about two seconds with one line, instead of
+ * testcontainers (each engine's image and container from its service entry, and Toxiproxy). It
+ * probes the engine first, so without one it answers `unverified` in about two seconds with one line, instead of
  * testcontainers' long retry and stack trace. Containers are not killed mid-run by server faults
  * (those cells are UNVERIFIED here; provider local can).
  */
@@ -79,17 +49,10 @@ export async function startDocker(
     const network = await new Network().start();
     owned.push({ [Symbol.asyncDispose]: async () => void (await network.stop()) });
     if (services.includes('toxiproxy')) started.toxiproxy = await startToxiproxy(network, owned);
-    if (services.includes('postgres')) {
-      started.postgres = await startPostgres(network, owned);
-      databases.postgres = DOCKER_IMAGES.postgres;
-    }
-    if (services.includes('clickhouse')) {
-      started.clickhouse = await startClickHouseContainer(DOCKER_IMAGES.clickhouse, network, owned);
-      databases.clickhouse = DOCKER_IMAGES.clickhouse;
-    }
-    if (services.includes('mssql')) {
-      started.mssql = await startMssqlContainer(DOCKER_IMAGES.mssql, network, owned);
-      databases.mssql = DOCKER_IMAGES.mssql;
+    for (const name of ENGINE_SERVICE_NAMES.filter((service) => services.includes(service))) {
+      const { docker } = ENGINE_SERVICES[name];
+      (started as Record<string, unknown>)[name] = await docker.start(network, owned);
+      databases[name] = docker.image;
     }
   } catch {
     await disposeAll(owned);
@@ -101,7 +64,7 @@ export async function startDocker(
   const environment: StartedEnvironment = {
     provider: 'docker',
     databases,
-    toxiproxy: services.includes('toxiproxy') ? DOCKER_IMAGES.toxiproxy : null,
+    toxiproxy: services.includes('toxiproxy') ? TOXIPROXY_IMAGE : null,
     services: started,
     [Symbol.asyncDispose]: () => disposeAll(owned),
   };

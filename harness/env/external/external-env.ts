@@ -1,20 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { ServiceName } from '../services.ts';
 
-/** Environment variables the `external` provider reads. Credentials come from here only. */
+/**
+ * Environment variables the `external` provider reads for Toxiproxy. Credentials come from
+ * variables only; each engine's (its URL, password and upstream) are in its service entry
+ * (services.ts lists them).
+ */
 export const EXTERNAL_ENV = {
-  pgUrl: 'DPONE_PG_URL',
-  pgPassword: 'DPONE_PG_PASSWORD',
-  /** host:port Toxiproxy uses to reach PostgreSQL, when it differs from the URL's (e.g. a container alias). */
-  pgUpstream: 'DPONE_PG_UPSTREAM',
-  /** `clickhouse://USER@HOST:HTTP_PORT` (no password): a user that may create and drop databases. */
-  chUrl: 'DPONE_CH_URL',
-  chPassword: 'DPONE_CH_PASSWORD',
-  chUpstream: 'DPONE_CH_UPSTREAM',
-  /** `mssql://USER@HOST:1433[?trustServerCertificate=true]` (no password): a login that may create databases. */
-  mssqlUrl: 'DPONE_MSSQL_URL',
-  mssqlPassword: 'DPONE_MSSQL_PASSWORD',
-  mssqlUpstream: 'DPONE_MSSQL_UPSTREAM',
   toxiproxyUrl: 'DPONE_TOXIPROXY_URL',
   /** Host on which the Toxiproxy server's proxy ports are reachable from here (default: the API host). */
   toxiproxyProxyHost: 'DPONE_TOXIPROXY_PROXY_HOST',
@@ -27,14 +18,6 @@ export const EXTERNAL_ENV = {
    */
   toxiproxyListenHost: 'DPONE_TOXIPROXY_LISTEN_HOST',
 } as const;
-
-/** The variables each service needs (its URL and password; Toxiproxy's API URL). */
-export const REQUIRED_ENV: Readonly<Record<ServiceName, readonly string[]>> = {
-  postgres: [EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword],
-  clickhouse: [EXTERNAL_ENV.chUrl, EXTERNAL_ENV.chPassword],
-  mssql: [EXTERNAL_ENV.mssqlUrl, EXTERNAL_ENV.mssqlPassword],
-  toxiproxy: [EXTERNAL_ENV.toxiproxyUrl],
-};
 
 /** A server URL without a password, or why not (the password has its own variable). */
 export function serverUrl(env: NodeJS.ProcessEnv, name: string, passwordVar: string): URL | string {

@@ -1,10 +1,8 @@
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
 import type { EnvironmentServices, ServiceName } from '../services.ts';
-import { externalClickHouse } from '../../../connectors/clickhouse/harness/env/external-clickhouse.ts';
-import { REQUIRED_ENV } from './external-env.ts';
-import { externalMssql } from '../../../connectors/mssql/harness/env/external-mssql.ts';
-import { externalPostgres } from '../../../connectors/postgres/harness/env/external-postgres.ts';
+import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
+import { EXTERNAL_ENV } from './external-env.ts';
 import { externalToxiproxy } from './external-toxiproxy.ts';
 
 export { EXTERNAL_ENV } from './external-env.ts';
@@ -22,7 +20,9 @@ export async function startExternal(
   services: readonly ServiceName[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<EnvironmentResult> {
-  const unset = services.flatMap((service) => REQUIRED_ENV[service].filter((name) => !env[name]));
+  const required = (service: ServiceName): readonly string[] =>
+    service === 'toxiproxy' ? [EXTERNAL_ENV.toxiproxyUrl] : ENGINE_SERVICES[service].external.requiredEnv;
+  const unset = services.flatMap((service) => required(service).filter((name) => !env[name]));
   if (unset.length > 0)
     return { status: 'unverified', reason: `external provider: set ${[...new Set(unset)].join(', ')}` };
   const owned: AsyncDisposable[] = [];
@@ -40,25 +40,12 @@ export async function startExternal(
     started.toxiproxy = toxi.service;
     toxiVersion = toxi.version;
   }
-  if (services.includes('postgres')) {
-    const postgres = await externalPostgres(env);
-    if (typeof postgres === 'string') return fail(postgres);
-    owned.push(postgres);
-    started.postgres = postgres;
-    databases.postgres = 'external';
-  }
-  if (services.includes('clickhouse')) {
-    const clickhouse = await externalClickHouse(env);
-    if (typeof clickhouse === 'string') return fail(clickhouse);
-    started.clickhouse = clickhouse;
-    databases.clickhouse = 'external';
-  }
-  if (services.includes('mssql')) {
-    const mssql = await externalMssql(env);
-    if (typeof mssql === 'string') return fail(mssql);
-    owned.push(mssql);
-    started.mssql = mssql;
-    databases.mssql = 'external';
+  for (const name of ENGINE_SERVICE_NAMES.filter((service) => services.includes(service))) {
+    const service = await ENGINE_SERVICES[name].external.start(env);
+    if (typeof service === 'string') return fail(service);
+    if (Symbol.asyncDispose in service) owned.push(service as AsyncDisposable);
+    (started as Record<string, unknown>)[name] = service;
+    databases[name] = 'external';
   }
   const environment: StartedEnvironment = {
     provider: 'external',

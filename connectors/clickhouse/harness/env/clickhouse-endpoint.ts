@@ -142,3 +142,11 @@ export interface ClickHouseService {
   /** A fresh server for cells that kill or restart it; absent when the provider owns none. */
   readonly dedicated?: () => Promise<DedicatedClickHouse>;
 }
+
+/** The variables the `external` provider reads for ClickHouse (credentials come from here only). */
+export const CLICKHOUSE_ENV = {
+  /** `clickhouse://USER@HOST:HTTP_PORT` (no password): a user that may create and drop databases. */
+  url: 'DPONE_CH_URL',
+  password: 'DPONE_CH_PASSWORD',
+  upstream: 'DPONE_CH_UPSTREAM',
+} as const;

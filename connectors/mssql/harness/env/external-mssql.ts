@@ -1,11 +1,7 @@
 import { mssqlAdmin } from './mssql-admin.ts';
 import type { MssqlEndpoint, MssqlService } from './mssql-service.ts';
-import {
-  EXTERNAL_ENV,
-  cellsDatabaseName,
-  serverLogin,
-  serverUrl,
-} from '../../../../harness/env/external/external-env.ts';
+import { MSSQL_ENV } from './mssql-service.ts';
+import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's SQL Server (`mssql://LOGIN@HOST:1433[?trustServerCertificate=true]`, password from
@@ -14,14 +10,14 @@ import {
 export async function externalMssql(
   env: NodeJS.ProcessEnv,
 ): Promise<(MssqlService & AsyncDisposable) | string> {
-  const url = serverUrl(env, EXTERNAL_ENV.mssqlUrl, EXTERNAL_ENV.mssqlPassword);
+  const url = serverUrl(env, MSSQL_ENV.url, MSSQL_ENV.password);
   if (typeof url === 'string') return url;
   const server: MssqlEndpoint = {
     ...serverLogin(env, url, {
       port: 1433,
       user: 'sa',
-      passwordVar: EXTERNAL_ENV.mssqlPassword,
-      upstreamVar: EXTERNAL_ENV.mssqlUpstream,
+      passwordVar: MSSQL_ENV.password,
+      upstreamVar: MSSQL_ENV.upstream,
     }),
     query: url.search.slice(1),
   };
@@ -29,7 +25,7 @@ export async function externalMssql(
   try {
     await mssqlAdmin(server, null, [`CREATE DATABASE [${cellsDatabase}]`]);
   } catch {
-    return `SQL Server at ${server.host}:${server.port} did not let ${server.user} create the run's database ${cellsDatabase} (check ${EXTERNAL_ENV.mssqlUrl}, ${EXTERNAL_ENV.mssqlPassword} and the CREATE DATABASE permission)`;
+    return `SQL Server at ${server.host}:${server.port} did not let ${server.user} create the run's database ${cellsDatabase} (check ${MSSQL_ENV.url}, ${MSSQL_ENV.password} and the CREATE DATABASE permission)`;
   }
   return {
     server,

@@ -15,3 +15,11 @@ export interface MssqlService {
   /** A database the provider created for this run's cells (each cell adds its own schemas). */
   readonly cellsDatabase: string;
 }
+
+/** The variables the `external` provider reads for SQL Server (credentials come from here only). */
+export const MSSQL_ENV = {
+  /** `mssql://USER@HOST:1433[?trustServerCertificate=true]` (no password): a login that may create databases. */
+  url: 'DPONE_MSSQL_URL',
+  password: 'DPONE_MSSQL_PASSWORD',
+  upstream: 'DPONE_MSSQL_UPSTREAM',
+} as const;

@@ -1,11 +1,7 @@
 import { createCellsDatabase, dropCellsDatabase, missingPrivilege } from './postgres-admin.ts';
 import type { PostgresEndpoint, PostgresService } from './postgres-services.ts';
-import {
-  EXTERNAL_ENV,
-  cellsDatabaseName,
-  serverLogin,
-  serverUrl,
-} from '../../../../harness/env/external/external-env.ts';
+import { POSTGRES_ENV } from './postgres-services.ts';
+import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's PostgreSQL: the role's privileges are checked before anything is created, then one
@@ -14,14 +10,14 @@ import {
 export async function externalPostgres(
   env: NodeJS.ProcessEnv,
 ): Promise<(PostgresService & AsyncDisposable) | string> {
-  const url = serverUrl(env, EXTERNAL_ENV.pgUrl, EXTERNAL_ENV.pgPassword);
+  const url = serverUrl(env, POSTGRES_ENV.url, POSTGRES_ENV.password);
   if (typeof url === 'string') return url;
   const server: PostgresEndpoint = {
     ...serverLogin(env, url, {
       port: 5432,
       user: 'postgres',
-      passwordVar: EXTERNAL_ENV.pgPassword,
-      upstreamVar: EXTERNAL_ENV.pgUpstream,
+      passwordVar: POSTGRES_ENV.password,
+      upstreamVar: POSTGRES_ENV.upstream,
     }),
     adminDatabase: decodeURIComponent(url.pathname.slice(1)) || 'postgres',
   };

@@ -64,3 +64,11 @@ export interface PooledEndpoint {
   readonly port: number;
   readonly mode: 'session' | 'transaction';
 }
+
+/** The variables the `external` provider reads for PostgreSQL (credentials come from here only). */
+export const POSTGRES_ENV = {
+  url: 'DPONE_PG_URL',
+  password: 'DPONE_PG_PASSWORD',
+  /** host:port Toxiproxy uses to reach PostgreSQL, when it differs from the URL's (e.g. a container alias). */
+  upstream: 'DPONE_PG_UPSTREAM',
+} as const;

@@ -1,12 +1,12 @@
 import type { StartedNetwork } from 'testcontainers';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouseService } from '../../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
+import type { ClickHouseService } from './clickhouse-endpoint.ts';
 
 type Network = StartedNetwork;
 
 /** docker/clickhouse/part-log.xml: the server logs parts, which the inspector counts landings from. */
-const PART_LOG_XML = fileURLToPath(new URL('../../../docker/clickhouse/part-log.xml', import.meta.url));
+const PART_LOG_XML = fileURLToPath(new URL('../../../../docker/clickhouse/part-log.xml', import.meta.url));
 
 /** A current ClickHouse as a container (same image and part_log config as docker/compose.yaml). */
 export async function startClickHouseContainer(

@@ -1,0 +1,67 @@
+import type { StartedNetwork } from 'testcontainers';
+
+/** One component of an engine as `dpone doctor` found it on this machine (its install hint is the entry's). */
+export interface ProbedComponent<C extends string = string> {
+  readonly id: C;
+  readonly name: string;
+  readonly present: boolean;
+  /** What was found (version, path) or why it is missing: safe text, no credentials. */
+  readonly detail: string;
+}
+
+/**
+ * What one engine's server service tells the generic environment providers, so they name no
+ * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
+ * services.ts (the one registry) lists it. Whatever loads a driver is behind a lazy import.
+ */
+export interface ServiceEntry<S, C extends string = string> {
+  /** What the service is, for one-line reasons ("needs SQL Server"). */
+  readonly label: string;
+  /**
+   * What `dpone doctor` prints beside each component of this engine it probes (the service and
+   * any tool beside it), and what the reports print beside the cells that could not run for want
+   * of one (install-hints.ts).
+   */
+  readonly install: {
+    readonly hints: Readonly<Record<C, string>>;
+    /**
+     * Words in an UNVERIFIED reason that name one of these components, each with its precedence
+     * among all matchers (lower is tried first; install-hints.ts ranks the generic ones).
+     */
+    readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
+  };
+  /** What `dpone doctor` probes for it. */
+  readonly doctor: {
+    /**
+     * Each component as found here, with its place among all of doctor's components (lower is
+     * listed first; doctor-probes.ts ranks the generic ones).
+     */
+    probe(context: {
+      readonly env: NodeJS.ProcessEnv;
+      readonly isRoot: boolean;
+    }): Promise<readonly (readonly [component: ProbedComponent<C>, rank: number])[]>;
+  };
+  /** How the `external` provider finds the user's own server. */
+  readonly external: {
+    /** The variables it cannot do without (the server's URL and password), in the order it asks for them. */
+    readonly requiredEnv: readonly string[];
+    /**
+     * Checks the login and creates only throw-away things, or says why not in one line. A service
+     * that is also AsyncDisposable is disposed with the environment.
+     */
+    start(env: NodeJS.ProcessEnv): Promise<S | string>;
+  };
+  /** How the `local` provider runs it from this machine's binaries. */
+  readonly local: {
+    /** Why this machine cannot run it, in one line, or null; checked before anything starts. */
+    missing(env: NodeJS.ProcessEnv): string | null;
+    /** Starts it (what it starts goes into `owned`, disposed with the environment) and reads its version. */
+    start(env: NodeJS.ProcessEnv, owned: AsyncDisposable[]): Promise<{ service: S; version: string }>;
+  };
+  /** How the `docker` provider runs it: the image (docker/compose.yaml uses the same) and its container. */
+  readonly docker: {
+    readonly image: string;
+    /** Starts the container on the run's network (alias: the service name) and owns it. */
+    start(network: StartedNetwork, owned: AsyncDisposable[]): Promise<S>;
+  };
+}
