@@ -49,7 +49,11 @@ describe('power-loss plan', () => {
     );
     expect(drafts.map((d) => [d.localId, d.sensitive, d.sensitiveTo])).toEqual([
       ['journal/cas:PREPARING->PREPARED:before#1', false, undefined],
-      ['journal/cas:PREPARING->PREPARED:after#1', true, ['journal-sync-off', 'journal-sync-normal', 'state-folder-unsynced']],
+      [
+        'journal/cas:PREPARING->PREPARED:after#1',
+        true,
+        ['journal-sync-off', 'journal-sync-normal', 'state-folder-unsynced'],
+      ],
     ]);
   });
 });
