@@ -21,6 +21,27 @@ const SQLITE_PRIMARY = {
   NOTADB: 26,
 } as const;
 
+/** SQLite's primary result codes that name no storage cause (a lock, a busy WAL, a misuse), by name. */
+const SQLITE_CODE_NAMES: Readonly<Record<number, string>> = {
+  1: 'SQLITE_ERROR',
+  4: 'SQLITE_ABORT',
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
+  15: 'SQLITE_PROTOCOL',
+  21: 'SQLITE_MISUSE',
+};
+
+/** The fixed name of a node:sqlite error's primary result code, or null (not a SQLite error, or another code). */
+export function sqliteCodeName(error: unknown): string | null {
+  return SQLITE_CODE_NAMES[primaryCode(error)] ?? null;
+}
+
+/** A node:sqlite error's primary result code (the low byte of its extended `errcode`); 0 for any other value. */
+function primaryCode(error: unknown): number {
+  return Number((error as { errcode?: unknown } | null)?.errcode) & 0xff;
+}
+
 export interface StorageCause {
   readonly code: ErrorCode;
   /** The cause as a fixed word (never the driver's message): SQLITE_FULL, ENOSPC, EACCES, … */
@@ -81,7 +102,7 @@ function fileSystemErrno(named: string): string | null {
  * SQLite says only "could not" (CANTOPEN, IOERR), the one its file system gives.
  */
 export function sqliteStorageCause(error: unknown, path: string): StorageCause | null {
-  const primary = Number((error as { errcode?: unknown })?.errcode) & 0xff;
+  const primary = primaryCode(error);
   const thrown = (error as { code?: unknown })?.code;
   const errno =
     primary === SQLITE_PRIMARY.CANTOPEN || primary === SQLITE_PRIMARY.IOERR

@@ -6,6 +6,7 @@ import type {
   JournalHistoryRecord,
   RecordedResult,
 } from '../contracts/journal.ts';
+import type { ChainStep } from '../contracts/journal-rules.ts';
 import type { LeaseClock } from '../contracts/lease-clock.ts';
 import type { CommitState } from '../contracts/states.ts';
 
@@ -44,14 +45,7 @@ export interface CompareAndSetRequest {
 }
 
 /** One transition of a chain (compareAndSetChain): a compare-and-set without its own version. */
-export interface ChainTransition {
-  readonly expectedStates: ReadonlySet<CommitState>;
-  readonly nextState: CommitState;
-  readonly evidence: CommitTransitionEvidence;
-  readonly result?: RecordedResult;
-  readonly audit?: AuditRecord;
-  readonly releaseLease?: boolean;
-}
+export type ChainTransition = ChainStep;
 
 export interface CompareAndSetChainRequest {
   readonly operationId: string;

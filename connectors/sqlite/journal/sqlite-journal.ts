@@ -35,6 +35,7 @@ import {
 import type { EntryRow, HistoryRow } from '../../../src/adapters/journal/journal-row.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
 import { journalCorrupt, journalStorageError } from './sqlite-storage-error.ts';
+import { sqliteCodeName } from '../sqlite-storage.ts';
 import type { JournalTable } from './sqlite-row-checksum.ts';
 import {
   CHECKSUM_COLUMN,
@@ -109,24 +110,6 @@ function notAJournal(): DponeError {
     'the SQLite journal file exists but holds no journal (empty, truncated or another database); a ' +
       'journal that was lost is never re-created silently: restore it, or move the file aside to start a new one',
   );
-}
-
-/** SQLite's primary result codes that are neither storage nor damage: a lock, a busy WAL, a misuse. */
-const SQLITE_CODE_NAMES: Readonly<Record<number, string>> = {
-  1: 'SQLITE_ERROR',
-  4: 'SQLITE_ABORT',
-  5: 'SQLITE_BUSY',
-  6: 'SQLITE_LOCKED',
-  7: 'SQLITE_NOMEM',
-  15: 'SQLITE_PROTOCOL',
-  21: 'SQLITE_MISUSE',
-};
-
-/** The fixed name of a node:sqlite error's primary result code, or null (not a SQLite error, or another code). */
-export function sqliteCodeName(error: unknown): string | null {
-  const errcode = (error as { errcode?: unknown } | null)?.errcode;
-  if (typeof errcode !== 'number') return null;
-  return SQLITE_CODE_NAMES[errcode & 0xff] ?? null;
 }
 
 function unavailable(cause: unknown, operationId?: string, path?: string, chosenBy?: string): DponeError {

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { ClassicMistake } from './fixtures/mariadb-classic-mistakes.ts';
+import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
 
 /**
@@ -115,10 +115,7 @@ async function certify(
   return { cells, runVerdict: lines.find((line) => line.id === 'run-verdict')! };
 }
 
-const scratches: string[] = [];
-afterAll(() => {
-  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
-});
+const scratch = scratchFolders('dpone-mariadb-mistakes-');
 
 /** A plug-in module in the scratch folder: the example with one mistake, on a route of its own. */
 function brokenModule(dir: string, mistake: ClassicMistake): string {
@@ -137,8 +134,7 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
   const runs = new Map<string, Promise<Certified>>();
 
   beforeAll(() => {
-    const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-mistakes-'));
-    scratches.push(dir);
+    const dir = scratch();
     const files = scenarios(dir);
     const jobs: [string, () => Promise<Certified>][] = [
       ['honest', () => certify(dir, 'sqlite-to-mariadb', CONNECTOR, Object.values(files))],
@@ -166,6 +162,15 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
     });
   });
 
+  /** The one cell a broken copy was certified on, once it is that cell and it FAILed the run. */
+  async function caughtOn(mistake: string, cellId: string): Promise<Cell> {
+    const { cells, runVerdict } = await runs.get(mistake)!;
+    expect(cells.map((c) => c.id)).toEqual([cellId]);
+    expect(cells[0]!.verdict).toBe('FAIL');
+    expect(runVerdict).toMatchObject({ status: 'FAIL', detail: 'run verdict FAIL; 0/1 route cells PASS' });
+    return cells[0]!;
+  }
+
   it('the honest example passes every cell the mistakes are certified on', async () => {
     const { cells, runVerdict } = await runs.get('honest')!;
     expect(cells.map((cell) => cell.id).sort()).toEqual([LOST_ACK_CELL, ZOMBIE_CELL, SERVER_KILL_CELL]);
@@ -176,51 +181,35 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
   }, 240_000);
 
   it('fence on a second connection: the server killed before COMMIT leaves the fence committed over no rows', async () => {
-    const { cells, runVerdict } = await runs.get('second-connection-fence')!;
-    const [cell] = cells;
-    expect(cells.map((c) => c.id)).toEqual([SERVER_KILL_CELL]);
-    expect(cell!.verdict).toBe('FAIL');
-    expect(cell!.target?.mutations).toBe(0);
-    expect(check(cell!, 'mutations')).toMatchObject({
+    const cell = await caughtOn('second-connection-fence', SERVER_KILL_CELL);
+    expect(cell.target?.mutations).toBe(0);
+    expect(check(cell, 'mutations')).toMatchObject({
       verdict: 'FAIL',
       detail: expect.stringContaining('never landed'),
     });
-    expect(check(cell!, 'parity').detail).toContain('missing from the target');
-    expect(runVerdict).toMatchObject({ status: 'FAIL', detail: 'run verdict FAIL; 0/1 route cells PASS' });
+    expect(check(cell, 'parity').detail).toContain('missing from the target');
   }, 240_000);
 
   it('rows in autocommit chunks: the server killed before COMMIT leaves rows the fence denies, written again', async () => {
-    const { cells, runVerdict } = await runs.get('autocommit-chunks')!;
-    const [cell] = cells;
-    expect(cells.map((c) => c.id)).toEqual([SERVER_KILL_CELL]);
-    expect(cell!.verdict).toBe('FAIL');
-    expect(cell!.target?.mutations).toBe(2);
-    expect(check(cell!, 'mutations').detail).toContain('the mutation landed 2 times');
-    expect(check(cell!, 'duplicates').verdict).toBe('FAIL');
-    expect(runVerdict).toMatchObject({ status: 'FAIL', detail: 'run verdict FAIL; 0/1 route cells PASS' });
+    const cell = await caughtOn('autocommit-chunks', SERVER_KILL_CELL);
+    expect(cell.target?.mutations).toBe(2);
+    expect(check(cell, 'mutations').detail).toContain('the mutation landed 2 times');
+    expect(check(cell, 'duplicates').verdict).toBe('FAIL');
   }, 240_000);
 
   it('a guard that ignores the epoch: the data ends right, but the zombie committed under a superseded epoch', async () => {
-    const { cells, runVerdict } = await runs.get('epoch-ignoring-fence')!;
-    const [cell] = cells;
-    expect(cells.map((c) => c.id)).toEqual([ZOMBIE_CELL]);
-    expect(cell!.verdict).toBe('FAIL');
-    expect(failing(cell!).map((c) => c.name)).toEqual(['zombie-fenced']);
-    expect(check(cell!, 'zombie-fenced').detail).toContain(
+    const cell = await caughtOn('epoch-ignoring-fence', ZOMBIE_CELL);
+    expect(failing(cell).map((c) => c.name)).toEqual(['zombie-fenced']);
+    expect(check(cell, 'zombie-fenced').detail).toContain(
       'the zombie committed the load after the next holder had prepared a newer epoch',
     );
-    expect(cell!.target?.mutations).toBe(1);
-    expect(runVerdict).toMatchObject({ status: 'FAIL', detail: 'run verdict FAIL; 0/1 route cells PASS' });
+    expect(cell.target?.mutations).toBe(1);
   }, 240_000);
 
   it('data and fence as two transactions in one commit(): the lost COMMIT reply leaves rows the fence denies, written again', async () => {
-    const { cells, runVerdict } = await runs.get('two-transaction-commit')!;
-    const [cell] = cells;
-    expect(cells.map((c) => c.id)).toEqual([LOST_ACK_CELL]);
-    expect(cell!.verdict).toBe('FAIL');
-    expect(cell!.target?.mutations).toBe(2);
-    expect(check(cell!, 'mutations').detail).toContain('the mutation landed 2 times');
-    expect(check(cell!, 'duplicates').verdict).toBe('FAIL');
-    expect(runVerdict).toMatchObject({ status: 'FAIL', detail: 'run verdict FAIL; 0/1 route cells PASS' });
+    const cell = await caughtOn('two-transaction-commit', LOST_ACK_CELL);
+    expect(cell.target?.mutations).toBe(2);
+    expect(check(cell, 'mutations').detail).toContain('the mutation landed 2 times');
+    expect(check(cell, 'duplicates').verdict).toBe('FAIL');
   }, 240_000);
 });

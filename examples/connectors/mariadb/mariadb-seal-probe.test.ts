@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
 
 /**
@@ -50,15 +50,7 @@ async function intentConflictCells(
 const check = (cell: Cell, name: string) => cell.checks.find((c) => c.name === name)!;
 
 /** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
-const scratches: string[] = [];
-afterAll(() => {
-  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-seal-'));
-  scratches.push(dir);
-  return dir;
-}
+const scratch = scratchFolders('dpone-mariadb-seal-');
 
 describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through its declared server', () => {
   it('the honest plug-in: the probe is seen by the listener, the cell PASSes, and io-before-intent is caught', async () => {

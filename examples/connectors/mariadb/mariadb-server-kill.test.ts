@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
 
 /**
@@ -39,15 +39,7 @@ async function serverKillCells(route: string, connector: string, dir: string) {
 }
 
 /** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
-const scratches: string[] = [];
-afterAll(() => {
-  for (const dir of scratches) rmSync(dir, { recursive: true, force: true });
-});
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dpone-mariadb-kill-'));
-  scratches.push(dir);
-  return dir;
-}
+const scratch = scratchFolders('dpone-mariadb-kill-');
 
 describe.skipIf(skipReason() !== undefined)('server kills on the MariaDB route', () => {
   it('the honest plug-in: its own mariadbd is killed before COMMIT, the attempt fails, the next run finishes once', async () => {
