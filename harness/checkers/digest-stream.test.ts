@@ -59,7 +59,12 @@ describe('streamed digests', () => {
       [0, 1],
       [1, 2],
       [7, 3],
+      [64, 6],
+      [65, 7],
       [300, 4],
+      // Either side of the direct sort's limit (4096), the larger one through the bucket sort.
+      [4_096, 8],
+      [4_097, 10],
       [5_000, 5],
     ] as const) {
       const target = rowsOf(count, seed);

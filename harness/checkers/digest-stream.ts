@@ -18,11 +18,23 @@ import {
  */
 const DIGEST = 32;
 const CHUNK_DIGESTS = 64 * 1024;
+/**
+ * The first chunk's size: a certification cell's table holds tens of rows, and a 2 MB chunk per
+ * list (three or more lists a snapshot, a snapshot or more a cell) was most of the runner's garbage
+ * collection in a default suite. Chunks double from here up to CHUNK_DIGESTS.
+ */
+const FIRST_CHUNK_DIGESTS = 64;
+/**
+ * Up to this many digests `sorted` compares them directly: the counting pass over 65,536 buckets
+ * (two 256 KB tables and a loop over every bucket) costs more than sorting a small list outright.
+ */
+const DIRECT_SORT_LIMIT = 4096;
 
 /** A growing array of 32-byte digests, in chunks (no copy of the whole while it grows). */
 class DigestList {
   #chunks: Buffer[] = [];
-  #used = CHUNK_DIGESTS;
+  /** Digests in the last chunk. */
+  #used = 0;
   #count = 0;
 
   get count(): number {
@@ -30,8 +42,10 @@ class DigestList {
   }
 
   push(text: string): void {
-    if (this.#used === CHUNK_DIGESTS) {
-      this.#chunks.push(Buffer.allocUnsafe(CHUNK_DIGESTS * DIGEST));
+    const last = this.#chunks.at(-1);
+    if (!last || this.#used * DIGEST === last.length) {
+      const size = last ? Math.min(CHUNK_DIGESTS, (last.length / DIGEST) * 2) : FIRST_CHUNK_DIGESTS;
+      this.#chunks.push(Buffer.allocUnsafe(size * DIGEST));
       this.#used = 0;
     }
     const chunk = this.#chunks.at(-1)!;
@@ -40,23 +54,40 @@ class DigestList {
     this.#count += 1;
   }
 
-  /** Every digest in byte order, in one buffer: a counting pass on the first two bytes, then each bucket. */
+  /** Every digest in byte order, in one buffer. */
   sorted(): Buffer {
+    const all = this.#count <= DIRECT_SORT_LIMIT ? this.#sortedDirectly() : this.#sortedByBuckets();
+    this.#chunks = [];
+    return all;
+  }
+
+  /** Calls `visit` with each digest's chunk and offset, in the order pushed. */
+  #each(visit: (chunk: Buffer, offset: number) => void): void {
+    let left = this.#count;
+    for (const chunk of this.#chunks) {
+      const n = Math.min(left, chunk.length / DIGEST);
+      for (let i = 0; i < n; i++) visit(chunk, i * DIGEST);
+      left -= n;
+    }
+  }
+
+  /** A small list: the digests as views, sorted by byte comparison, copied out in order. */
+  #sortedDirectly(): Buffer {
+    const views: Buffer[] = [];
+    this.#each((chunk, offset) => views.push(chunk.subarray(offset, offset + DIGEST)));
+    views.sort(Buffer.compare);
+    return Buffer.concat(views, this.#count * DIGEST);
+  }
+
+  /** A counting pass on the first two bytes, then an insertion sort inside each bucket. */
+  #sortedByBuckets(): Buffer {
     const count = this.#count;
     const all = Buffer.allocUnsafe(count * DIGEST);
     const starts = new Uint32Array(65_537);
-    const each = (visit: (chunk: Buffer, offset: number) => void) => {
-      let left = count;
-      for (const chunk of this.#chunks) {
-        const n = Math.min(left, CHUNK_DIGESTS);
-        for (let i = 0; i < n; i++) visit(chunk, i * DIGEST);
-        left -= n;
-      }
-    };
-    each((chunk, offset) => (starts[chunk.readUInt16BE(offset) + 1]! += 1));
+    this.#each((chunk, offset) => (starts[chunk.readUInt16BE(offset) + 1]! += 1));
     for (let b = 1; b < starts.length; b++) starts[b]! += starts[b - 1]!;
     const next = starts.slice(0, 65_536);
-    each((chunk, offset) => {
+    this.#each((chunk, offset) => {
       const bucket = chunk.readUInt16BE(offset);
       chunk.copy(all, next[bucket]! * DIGEST, offset, offset + DIGEST);
       next[bucket]! += 1;
@@ -74,7 +105,6 @@ class DigestList {
         scratch.copy(all, (j + 1) * DIGEST);
       }
     }
-    this.#chunks = [];
     return all;
   }
 }
