@@ -6,6 +6,7 @@ import pg from 'pg';
 import { copyRows } from '../connectors/postgres/postgres-copy.ts';
 import { openSqlite } from '../connectors/sqlite/sqlite-connection.ts';
 import { ensureTargetTable, insertRows } from '../connectors/sqlite/sqlite-rows.ts';
+import { copyRows as engineCopy, copyableOrigin, detachSource } from '../connectors/sqlite/sqlite-copy.ts';
 import { clientConfig } from './postgres-overhead.ts';
 import { ClickHouseTarget } from '../connectors/clickhouse/clickhouse-target.ts';
 import { PostgresSource } from '../connectors/postgres/postgres-source.ts';
@@ -77,8 +78,16 @@ async function bareCopy(job: WorkerJob): Promise<number> {
     try {
       ensureTargetTable(db, job.table, BULK_COLUMNS);
       db.exec('BEGIN IMMEDIATE');
-      const written = await insertRows(db, job.table, await source.read(request));
+      // The target's bulk path: the engine copy for a SQLite source file (sqlite-copy.ts).
+      const rows = await source.read(request);
+      const origin = copyableOrigin(db, rows);
+      const written =
+        origin === null
+          ? await insertRows(db, job.table, rows)
+          : await engineCopy(db, job.table, rows.columns, origin);
       db.exec('COMMIT');
+      detachSource(db);
+      await rows.close();
       return written;
     } finally {
       db.close();

@@ -34,8 +34,8 @@ export interface BulkLoadRow {
   readonly worker_flags: string;
   /**
    * The bare copy (WorkerJob.bare: same source connector and bulk path, one plain transaction, no
-   * protocol) and its ratio to the floor: what rows through Node cost before the protocol adds
-   * anything. `protocol_ms / bare_ms` is then the protocol's own share. Absent where not measured.
+   * protocol; on SQLite the engine copy, sqlite-copy.ts) and its ratio to the floor: what the load
+   * costs before the protocol adds anything. `protocol_ms / bare_ms` is then the protocol's own share. Absent where not measured.
    */
   readonly bare_ms?: number;
   readonly bare_ratio?: number;

@@ -29,15 +29,18 @@ export function exactIntegers(values: readonly unknown[], from = 0): Row {
 
 const ROWID_NAMES = ['rowid', '_rowid_', 'oid'];
 
-/** A name that reaches the table's rowid (not shadowed by a column), or null when it has none. */
-function rowidName(db: SqliteDatabase, table: string): string | null {
-  const name = table.includes('.') ? table.slice(table.indexOf('.') + 1) : table;
-  const columns = new Set(
-    db
-      .prepare('SELECT name FROM pragma_table_info(?)')
-      .all(name)
-      .map((row) => String(row.name).toLowerCase()),
-  );
+/**
+ * A name that reaches the table's rowid (not shadowed by a column), or null when it has none.
+ * `schema.table` looks in that schema only (an attached source beside a target of the same name).
+ */
+export function rowidName(db: SqliteDatabase, table: string): string | null {
+  const dot = table.indexOf('.');
+  const name = dot >= 0 ? table.slice(dot + 1) : table;
+  const info =
+    dot >= 0
+      ? db.prepare('SELECT name FROM pragma_table_info(?, ?)').all(name, table.slice(0, dot))
+      : db.prepare('SELECT name FROM pragma_table_info(?)').all(name);
+  const columns = new Set(info.map((row) => String(row.name).toLowerCase()));
   for (const candidate of ROWID_NAMES) {
     if (columns.has(candidate)) continue; // a column of that name shadows the rowid
     try {

@@ -11,6 +11,7 @@ import {
 } from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
 import { rollbackQuietly } from './sqlite-connection.ts';
+import { copyRows, copyableOrigin, detachSource } from './sqlite-copy.ts';
 import { SQLITE_FENCE_TABLE } from './sqlite-fence.ts';
 import { deletePartition, insertRows } from './sqlite-rows.ts';
 import { targetStorageError } from './sqlite-storage.ts';
@@ -68,13 +69,22 @@ export function sqliteDialect(db: SqliteDatabase, table: string, path?: string):
         return await body({
           run: async (sql, params) => run(db, sql, params),
           deletePartition: async (column, value) => deletePartition(db, table, column, value),
-          insertRows: async (batch) => insertRows(db, table, batch),
+          // Rows of a SQLite source file: the engine copies them (sqlite-copy.ts); else streamed.
+          insertRows: async (batch) => {
+            const origin = copyableOrigin(db, batch);
+            return origin === null
+              ? insertRows(db, table, batch)
+              : copyRows(db, table, batch.columns, origin);
+          },
           commit: async () => db.exec('COMMIT'),
           rollback: async () => rollbackQuietly(db),
         });
       } catch (error) {
         rollbackQuietly(db);
         throw error;
+      } finally {
+        // The transaction has ended (committed or rolled back): an engine copy's source goes.
+        detachSource(db);
       }
     },
     async close() {

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import type { RowChunk, RowStream, SourceConnector, SourceReadRequest } from '../../src/ports/connector.ts';
+import type {
+  RowChunk,
+  RowOrigin,
+  RowStream,
+  SourceConnector,
+  SourceReadRequest,
+} from '../../src/ports/connector.ts';
 import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../src/ports/row-stream.ts';
 import { partitionChunks } from './sqlite-chunks.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
@@ -43,9 +50,12 @@ export class SqliteSource implements SourceConnector {
   readonly #db: SqliteDatabase;
   readonly #table: string;
   readonly #columns: readonly string[];
+  /** The file's absolute path, for a SQLite target's engine copy (RowStream.origin). */
+  readonly #path: string;
 
-  private constructor(db: SqliteDatabase, table: string, columns: readonly string[]) {
+  private constructor(db: SqliteDatabase, path: string, table: string, columns: readonly string[]) {
     this.#db = db;
+    this.#path = resolve(path);
     this.#table = table;
     this.#columns = columns;
     this.identity = `sqlite:${table}`;
@@ -83,7 +93,7 @@ export class SqliteSource implements SourceConnector {
       db.close();
       throw error;
     }
-    return new SqliteSource(db, table, columns);
+    return new SqliteSource(db, path, table, columns);
   }
 
   /**
@@ -118,7 +128,25 @@ export class SqliteSource implements SourceConnector {
         throw failed(error);
       }
     }
-    return Object.assign(rowStream(this.#columns, chunks, opened.release), { numbers: 'typed' as const });
+    return Object.assign(rowStream(this.#columns, chunks, opened.release), {
+      numbers: 'typed' as const,
+      ...(this.#table.includes('.') ? {} : { origin: this.#origin(request) }),
+    });
+  }
+
+  /**
+   * Where the partition's rows are, so a SQLite target can copy them itself (ATTACH and
+   * INSERT … SELECT, sqlite-copy.ts) instead of taking them through this stream. Offered for a
+   * plain table name only (a schema-qualified one would name a schema of this connection).
+   */
+  #origin(request: SourceReadRequest): RowOrigin {
+    return {
+      engine: 'sqlite',
+      location: this.#path,
+      table: this.#table,
+      partitionColumn: request.partitionColumn,
+      partitionValue: request.partitionValue,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,24 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
-import type { Row, SourceConnector } from '../ports/connector.ts';
+import type { Row, RowOrigin, SourceConnector } from '../ports/connector.ts';
 import { collectRows, rowStream } from '../ports/row-stream.ts';
 import { refusingEmptyPartitions } from './empty-partition.ts';
 
 /** A source whose read yields `chunks` and counts how often its read was released. */
-function source(chunks: readonly (readonly Row[])[]) {
+function source(chunks: readonly (readonly Row[])[], origin?: RowOrigin) {
   const seen = { released: 0, pulled: 0 };
   const connector: SourceConnector = {
     identity: 'fake:src',
     read: async () =>
-      rowStream(
-        ['id'],
-        function* () {
-          for (const chunk of chunks) {
-            seen.pulled++;
-            yield chunk;
-          }
-        },
-        () => void seen.released++,
+      Object.assign(
+        rowStream(
+          ['id'],
+          function* () {
+            for (const chunk of chunks) {
+              seen.pulled++;
+              yield chunk;
+            }
+          },
+          () => void seen.released++,
+        ),
+        origin ? { origin } : {},
       ),
     close: async () => undefined,
     [Symbol.asyncDispose]: async () => undefined,
@@ -44,6 +47,21 @@ describe('refusing empty partitions on a stream', () => {
     expect(seen.pulled).toBe(1);
     expect(await collectRows(stream)).toEqual([[1], [2], [3]]);
     expect(seen.released).toBe(1);
+  });
+
+  it("keeps the stream's origin, so a target's engine copy still sees where the rows are", async () => {
+    const origin: RowOrigin = {
+      engine: 'fake',
+      location: '/data/rows.db',
+      table: 'events',
+      ...REQUEST,
+    };
+    const stream = await refusingEmptyPartitions(source([[[1]]], origin).connector).read(REQUEST);
+    expect(stream.origin).toEqual(origin);
+    await stream.close();
+    const plain = await refusingEmptyPartitions(source([[[1]]]).connector).read(REQUEST);
+    expect(plain.origin).toBeUndefined();
+    await plain.close();
   });
 
   it('a stream closed unread releases the read', async () => {

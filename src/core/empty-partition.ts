@@ -45,8 +45,13 @@ export function refusingEmptyPartitions(source: SourceConnector): SourceConnecto
         await iterator.return?.();
         await stream.close();
       });
-      // The source's number typing travels with its rows (a SQLite REAL stays REAL).
-      return stream.numbers ? Object.assign(wrapped, { numbers: stream.numbers }) : wrapped;
+      // The source's number typing travels with its rows (a SQLite REAL stays REAL), and so does
+      // where they live (a target's engine copy reads them there: the first chunk read here is
+      // then only the emptiness check).
+      return Object.assign(wrapped, {
+        ...(stream.numbers ? { numbers: stream.numbers } : {}),
+        ...(stream.origin ? { origin: stream.origin } : {}),
+      });
     },
     close: () => source.close(),
     [Symbol.asyncDispose]: () => source.close(),

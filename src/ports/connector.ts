@@ -35,8 +35,29 @@ export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
    * a JS number may be either, and a target chooses by its value.
    */
   readonly numbers?: 'typed';
+  /**
+   * Optional: where the rows live, for a target that can copy them inside its own engine (an engine
+   * copy: the rows never cross into the process). A target copies only from an origin it recognises
+   * and otherwise iterates the stream as usual; a stream whose rows are changed on the way must not
+   * carry it. Holds a location (a file path), so it never reaches a message, a log or evidence.
+   */
+  readonly origin?: RowOrigin;
   /** Stops reading and releases the cursor or statement; idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * The rows of a stream where they are: one partition of one table of one engine. The rows are
+ * exactly those the stream yields (same columns, in `RowStream.columns` order; same filter).
+ */
+export interface RowOrigin {
+  /** The engine that holds the rows, e.g. `sqlite`; a target that does not know it streams. */
+  readonly engine: string;
+  /** Where, in that engine's own terms (SQLite: the database file's absolute path). */
+  readonly location: string;
+  readonly table: string;
+  readonly partitionColumn: string;
+  readonly partitionValue: string;
 }
 
 export interface SourceReadRequest {
