@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { faketimeOffsetEnv, findFaketimeLibrary } from '../harness/env/faketime.ts';
-import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import { offsetMs, promisedWaitMs } from '../harness/faults/clock-skew-checks.ts';
 import { Worker } from '../harness/workers/worker.ts';

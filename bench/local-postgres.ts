@@ -1,4 +1,4 @@
-import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import type { OverheadRow } from './protocol-overhead.ts';
 import { postgresOverhead } from './postgres-overhead.ts';

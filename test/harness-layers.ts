@@ -6,8 +6,8 @@ import type { ImportGraph } from './import-graph.ts';
  * against it. A floor lists folders (`harness/x/`) or files; the longest matching entry decides.
  * An engine's harness parts in its own folder (`connectors/<engine>/harness/`) take floors by
  * subfolder, the same for every engine (`*` is one folder name): `env/` its server service and
- * endpoint (environment), `inspectors/` its target inspector (inspectors), and the rest, its route
- * parts and their registry entry (routes).
+ * endpoint (environment), `inspectors/` its target inspector (inspectors), `gate/` its acceptance
+ * items (results), and the rest, its route parts and their registry entry (routes).
  */
 export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly string[]])[] = [
   // What the evidence says: verdicts, evidence and plan records, check names, datasets, scenarios.
@@ -43,6 +43,7 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
     [
       'harness/merge/',
       'harness/gate/',
+      'connectors/*/harness/gate/',
       'harness/reporters/',
       'harness/evidence/evidence-verify.ts',
       'harness/evidence/evidence-writer.ts',

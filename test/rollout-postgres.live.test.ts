@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
 /**

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../postgres/harness/env/postgres-cluster.ts';
 import { liveClickHouse, unverified as noClickHouse } from './fixtures/clickhouse-live.ts';
 import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { PostgresSource } from './postgres-source.ts';

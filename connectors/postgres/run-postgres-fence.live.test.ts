@@ -6,7 +6,7 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import { openFenceAccess, openFenceReader } from '../../src/cli/commands/recovery-fence.ts';

@@ -4,7 +4,7 @@ import type { CommitJournalEntry } from '../../src/contracts/journal.ts';
 import type { CommitState } from '../../src/contracts/states.ts';
 import type { JournalSnapshot } from '../evidence/evidence-types.ts';
 import { executeCell } from './fixtures/executed-cell.ts';
-import { sqliteCell } from './fixtures/sqlite-cell.ts';
+import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
 import { journalSnapshot } from './journal-history-checker.ts';
 import { journalLeaseChecker, leaseViolations } from './journal-lease-checker.ts';
 

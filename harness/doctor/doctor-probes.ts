@@ -3,7 +3,7 @@ import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
 import { POSTGRES_ENV } from '../../connectors/postgres/harness/env/postgres-services.ts';
 import { firstLine } from '../env/first-line.ts';
-import { findLocalBinaries } from '../env/local/local-binaries.ts';
+import { findToxiproxyServer } from '../env/local/local-binaries.ts';
 import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../env/services.ts';
 import { probeAirflow } from './airflow-probe.ts';
 import type { ComponentId } from '../env/install-hints.ts';
@@ -82,15 +82,13 @@ async function nodeAndSqlite(context: ProbeContext): Promise<Component[]> {
 }
 
 async function toxiproxy(context: ProbeContext): Promise<Component> {
-  const found = findLocalBinaries(context.env);
-  const toxiVersion = found.toxiproxyServer ? await firstLine(found.toxiproxyServer, ['--version']) : null;
+  const server = findToxiproxyServer(context.env);
+  const toxiVersion = server ? await firstLine(server, ['--version']) : null;
   return component(
     'toxiproxy',
     'Toxiproxy server',
     toxiVersion !== null,
-    toxiVersion
-      ? `${toxiVersion} (${found.toxiproxyServer})`
-      : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
+    toxiVersion ? `${toxiVersion} (${server})` : 'not found ($(go env GOPATH)/bin/server, toxiproxy-server)',
     INSTALL.toxiproxy,
   );
 }

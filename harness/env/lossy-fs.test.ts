@@ -25,7 +25,16 @@ import type { LossyFs } from './lossy-fs.ts';
 // Outside CI a machine without /dev/fuse or the built binary skips with the reason; CI provisions
 // both (.ci/run), so there a missing one fails.
 const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
-const FIXTURE = join(import.meta.dirname, 'fixtures', 'sqlite-commits.ts');
+const FIXTURE = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'connectors',
+  'sqlite',
+  'harness',
+  'fixtures',
+  'sqlite-commits.ts',
+);
 const HOLDER = join(import.meta.dirname, 'fixtures', 'lossy-fs-holder.ts');
 
 const backings: string[] = [];

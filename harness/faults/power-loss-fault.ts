@@ -28,7 +28,7 @@ import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.t
 import { transitionPoints } from './loss-points.ts';
 import { moveFile } from './storage-files.ts';
 import { workloadText } from '../routes/workload-text.ts';
-import { readJournalRows, readTargetTables } from './power-loss-journal.ts';
+import { readJournalRows, readTargetTables } from '../../connectors/sqlite/harness/sqlite-power-loss.ts';
 import { statementBoundaries } from './statement-fault.ts';
 
 type Storage = (typeof POWER_LOSS_STORAGES)[number];

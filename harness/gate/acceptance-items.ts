@@ -14,7 +14,7 @@ import {
   poolerItem,
   powerLossServerItem,
   stallItem,
-} from './postgres-items.ts';
+} from '../../connectors/postgres/harness/gate/postgres-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**

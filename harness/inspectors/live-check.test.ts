@@ -4,7 +4,7 @@ import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import { checkCell } from './live-check.ts';
 import type { TargetInspector } from './target-inspector.ts';
 import { executeCell } from '../checkers/fixtures/executed-cell.ts';
-import { sqliteCell } from '../checkers/fixtures/sqlite-cell.ts';
+import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
 
 function verdicts(result: { checks: readonly { name: string; verdict: string }[] }): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.name, check.verdict]));

@@ -8,7 +8,7 @@ import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import { sqliteSourceRows } from '../inspectors/source-rows.ts';
+import { sqliteSourceRows } from '../../connectors/sqlite/harness/inspectors/sqlite-source-rows.ts';
 import type { SnapshotOptions, TargetInspector } from '../inspectors/target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
 import { firstDifference } from '../checkers/first-difference.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './env/local-binaries.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import { PostgresJournal } from '../journal/postgres-journal.ts';
 import { LocalPostgresCluster } from './env/postgres-cluster.ts';

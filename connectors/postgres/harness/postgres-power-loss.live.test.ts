@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './env/local-binaries.ts';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../../../harness/env/lossy-fs-binary.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import { LocalPostgresCluster } from './env/postgres-cluster.ts';

@@ -4,7 +4,7 @@ import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
 import { newEntry, planLease, planTransition } from '../../../src/contracts/journal-rules.ts';
 import type { CommitState } from '../../../src/contracts/states.ts';
 import type { CompareAndSetRequest, LeaseRequest } from '../../../src/ports/journal.ts';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
 import { AUDIT, DIGEST, METADATA, opId } from '../../../testing/journal-conformance-kit.ts';
 import { PostgresJournal } from './postgres-journal.ts';

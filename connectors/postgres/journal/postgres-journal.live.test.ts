@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
 import {
   describeJournalClockConformance,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCellsDatabase } from '../harness/env/postgres-admin.ts';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
 import type { ShadowAttemptStart } from '../../../src/ports/shadow-journal.ts';
 import { PostgresShadowJournal } from './postgres-shadow-journal.ts';

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SQLITE_ENGINE } from '../engine.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../sqlite-unsafe-variants.ts';
 import { SqliteInspector } from './inspectors/sqlite-inspector.ts';
-import { sqliteSourceRows } from '../../../harness/inspectors/source-rows.ts';
+import { sqliteSourceRows } from './inspectors/sqlite-source-rows.ts';
 import type { DatasetType } from '../../../harness/data/canonical-value.ts';
 import type { Dataset, DatasetRow } from '../../../harness/data/dataset.ts';
 import { CELL_TARGET_TABLE, cellParity } from '../../../harness/routes/cell-workload.ts';

@@ -3,7 +3,7 @@ import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { findLocalBinaries } from '../local/local-binaries.ts';
+import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import type { AirflowVenv } from './airflow-venv.ts';
 

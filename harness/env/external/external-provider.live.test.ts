@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenAddressesOf } from '../fixtures/listen-sockets.ts';
-import { findLocalBinaries } from '../local/local-binaries.ts';
+import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
 import { localToxiproxyService } from '../local/local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';

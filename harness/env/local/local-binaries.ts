@@ -2,22 +2,18 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** Where the local provider found each server binary, or why it could not. */
-export interface LocalBinaries {
-  /** Folder holding initdb, pg_ctl and postgres. */
-  readonly postgresBin: string | null;
-  readonly toxiproxyServer: string | null;
-  /** One line per missing binary, naming what was looked for. */
-  readonly missing: readonly string[];
-}
+/**
+ * Engine-neutral parts of the local provider's binary search: whether a file runs, what PATH holds,
+ * and where the Toxiproxy server is. Each engine's server binaries are found in its own folder
+ * (connectors/<engine>/harness/env/), on top of these.
+ */
 
-const POSTGRES_BIN_DIRS = [
-  '/usr/lib/postgresql/15/bin',
-  '/usr/lib/postgresql/16/bin',
-  '/usr/lib/postgresql/17/bin',
-];
+/** What the local provider reports when no Toxiproxy server is found. */
+export const TOXIPROXY_MISSING =
+  'Toxiproxy server not found ($(go env GOPATH)/bin/server or toxiproxy-server on PATH)';
 
-function executable(path: string): boolean {
+/** True when `path` exists and this process may run it. */
+export function executable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -26,7 +22,8 @@ function executable(path: string): boolean {
   }
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
+/** The first runnable `name` in `env.PATH`, or null. */
+export function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir && executable(join(dir, name))) return join(dir, name);
   }
@@ -43,14 +40,10 @@ function goBin(env: NodeJS.ProcessEnv): string | null {
   }
 }
 
-/** Finds PostgreSQL server binaries and the Toxiproxy server on this machine. */
-export function findLocalBinaries(env: NodeJS.ProcessEnv = process.env): LocalBinaries {
-  const pgCandidates = [env.DPONE_PG_BIN, ...POSTGRES_BIN_DIRS].filter((d): d is string => !!d);
-  const postgresBin =
-    pgCandidates.find((dir) => ['initdb', 'pg_ctl', 'postgres'].every((b) => executable(join(dir, b)))) ??
-    (onPath('initdb', env) && onPath('pg_ctl', env) ? join(onPath('initdb', env)!, '..') : null);
+/** Finds the Toxiproxy server on this machine, or null. */
+export function findToxiproxyServer(env: NodeJS.ProcessEnv = process.env): string | null {
   const go = goBin(env);
-  const toxiCandidates = [
+  const candidates = [
     env.DPONE_TOXIPROXY_SERVER,
     onPath('toxiproxy-server', env),
     go ? join(go, 'server') : undefined,
@@ -58,13 +51,5 @@ export function findLocalBinaries(env: NodeJS.ProcessEnv = process.env): LocalBi
     '/root/go/bin/server',
     join(env.HOME ?? '/root', 'go/bin/server'),
   ].filter((p): p is string => !!p);
-  const toxiproxyServer = toxiCandidates.find(executable) ?? null;
-  const missing: string[] = [];
-  if (!postgresBin)
-    missing.push(
-      'PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in /usr/lib/postgresql/*/bin or on PATH',
-    );
-  if (!toxiproxyServer)
-    missing.push('Toxiproxy server not found ($(go env GOPATH)/bin/server or toxiproxy-server on PATH)');
-  return { postgresBin, toxiproxyServer, missing };
+  return candidates.find(executable) ?? null;
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './local-binaries.ts';
+import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
 import { startLocal } from './local-provider.ts';
 
 const missing = findLocalBinaries().missing;

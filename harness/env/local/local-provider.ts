@@ -4,7 +4,7 @@ import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from 
 import type { EnvironmentServices, ServiceName } from '../services.ts';
 import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
-import { findLocalBinaries } from './local-binaries.ts';
+import { findToxiproxyServer, TOXIPROXY_MISSING } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
 import { LocalToxiproxyServer } from './toxiproxy-server.ts';
 
@@ -16,8 +16,7 @@ export function missingLocal(services: readonly ServiceName[], env: NodeJS.Proce
   const missing = ENGINE_SERVICE_NAMES.filter((name) => services.includes(name))
     .map((name) => ENGINE_SERVICES[name].local.missing(env))
     .filter((line): line is string => line !== null);
-  if (services.includes('toxiproxy') && findLocalBinaries(env).toxiproxyServer === null)
-    missing.push(findLocalBinaries(env).missing.at(-1)!);
+  if (services.includes('toxiproxy') && findToxiproxyServer(env) === null) missing.push(TOXIPROXY_MISSING);
   return missing;
 }
 
@@ -34,14 +33,14 @@ export async function startLocal(
 ): Promise<EnvironmentResult> {
   const missing = missingLocal(services, env);
   if (missing.length > 0) return { status: 'unverified', reason: `local provider: ${missing.join('; ')}` };
-  const binaries = findLocalBinaries(env);
+  const toxiproxyServer = findToxiproxyServer(env);
   const owned: AsyncDisposable[] = [];
   const started: { -readonly [K in keyof EnvironmentServices]: EnvironmentServices[K] } = {};
   const databases: Record<string, string> = { sqlite: sqliteVersion() };
   let toxiVersion: string | null = null;
   try {
     if (services.includes('toxiproxy')) {
-      const toxi = await LocalToxiproxyServer.start(binaries.toxiproxyServer!);
+      const toxi = await LocalToxiproxyServer.start(toxiproxyServer!);
       owned.push(toxi);
       const service: ToxiproxyService = localToxiproxyService(toxi);
       started.toxiproxy = service;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { FAKETIME_MISSING, faketimeOffsetEnv, findFaketimeLibrary } from '../../../harness/env/faketime.ts';

@@ -10,7 +10,7 @@ import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server
 import type { ClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { buildClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { ClickHouseInspector } from './clickhouse-inspector.ts';
-import { sqliteSourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { sqliteSourceRows } from '../../../sqlite/harness/inspectors/sqlite-source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
 
 const binary = findClickHouseServer();

@@ -11,7 +11,7 @@ import type { LoadStrategy, TargetConnector } from '../../../../src/ports/connec
 import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server.ts';
 import type { ClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { buildClickHouseCellWorld } from '../clickhouse-cell.ts';
-import { sqliteSourceRows } from '../../../../harness/inspectors/source-rows.ts';
+import { sqliteSourceRows } from '../../../sqlite/harness/inspectors/sqlite-source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './local-binaries.ts';
 import { LocalPostgresCluster } from './postgres-cluster.ts';
 import { adminQuery, setOddSessionSettings, withAdminClient } from './postgres-admin.ts';
 import { sealPostgresSchema } from '../postgres-seal.ts';

@@ -16,9 +16,7 @@ describe('PostgreSQL service entry: what doctor and the reports say is missing',
     // findLocalBinaries' line when the binaries are missing (this machine has them, so it is quoted).
     const missing =
       'PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in /usr/lib/postgresql/*/bin or on PATH';
-    expect(
-      readFileSync(new URL('../../../../harness/env/local/local-binaries.ts', import.meta.url), 'utf8'),
-    ).toContain(missing);
+    expect(readFileSync(new URL('./local-binaries.ts', import.meta.url), 'utf8')).toContain(missing);
     expect(missingComponent(`local provider: ${missing}`)).toBe('postgres');
     // With Toxiproxy missing too, Toxiproxy's words rank first (SQL Server's did, before).
     expect(missingComponent(`local provider: ${missing}; Toxiproxy server not found`)).toBe('toxiproxy');

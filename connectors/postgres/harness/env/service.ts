@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { firstLine } from '../../../../harness/env/first-line.ts';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './local-binaries.ts';
 import type { ServiceEntry } from '../../../../harness/env/service-entry.ts';
 import type { PostgresService } from './postgres-services.ts';
 import { POSTGRES_ENV } from './postgres-services.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from '../env/local-binaries.ts';
 import { LocalPostgresCluster } from '../env/postgres-cluster.ts';
 import type { InspectorConnection } from './postgres-inspector.ts';
 import { eachCursorRow, withInspectorClient } from './postgres-inspector.ts';

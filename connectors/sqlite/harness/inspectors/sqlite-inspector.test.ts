@@ -2,11 +2,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { SqliteTarget } from '../../sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS } from '../../sqlite-unsafe-variants.ts';
-import {
-  PARTITION_ROWS,
-  insertBatch,
-  sqliteCell,
-} from '../../../../harness/checkers/fixtures/sqlite-cell.ts';
+import { PARTITION_ROWS, insertBatch, sqliteCell } from '../fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
 import { rowStreamOf } from '../../../../src/ports/row-stream.ts';
 

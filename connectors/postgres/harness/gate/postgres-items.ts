@@ -1,5 +1,5 @@
-import { targetsPostgres } from '../../src/contracts/certification.ts';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
+import { targetsPostgres } from '../../../../src/contracts/certification.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
   JOURNAL_CORRUPTION_DETECTED,
@@ -8,9 +8,9 @@ import {
   POWER_LOSS_RECOVERY,
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
-} from '../evidence/check-names.ts';
-import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
-import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
+} from '../../../../harness/evidence/check-names.ts';
+import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
+import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
 /**
  * Issue 28's gate lines for routes whose target is PostgreSQL: the route as it runs in production,

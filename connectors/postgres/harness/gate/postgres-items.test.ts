@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptRecord, CellEvidence, FaultRecord } from '../evidence/evidence-types.ts';
-import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
-import { checkedCell } from './fixtures/certified-evidence.ts';
+import type {
+  AttemptRecord,
+  CellEvidence,
+  FaultRecord,
+} from '../../../../harness/evidence/evidence-types.ts';
+import { ACCEPTANCE_ITEMS } from '../../../../harness/gate/acceptance-items.ts';
+import { checkedCell } from '../../../../harness/gate/fixtures/certified-evidence.ts';
 import {
   fullDiskServerItem,
   journalCorruptionServerItem,
