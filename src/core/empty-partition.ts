@@ -45,8 +45,13 @@ export function refusingEmptyPartitions(source: SourceConnector): SourceConnecto
         await iterator.return?.();
         await stream.close();
       });
-      // The source's number typing travels with its rows (a SQLite REAL stays REAL).
-      return stream.numbers ? Object.assign(wrapped, { numbers: stream.numbers }) : wrapped;
+      // The source's number typing travels with its rows (a SQLite REAL stays REAL), and so does
+      // its native bulk form (the whole partition, the first chunk included).
+      return Object.assign(
+        wrapped,
+        stream.numbers ? { numbers: stream.numbers } : {},
+        stream.native ? { native: stream.native } : {},
+      );
     },
     close: () => source.close(),
     [Symbol.asyncDispose]: () => source.close(),
