@@ -148,6 +148,11 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
       await c.query(`INSERT INTO src (id, part, v) VALUES (0, '2026-11-02', 'other partition')`);
       for (const table of ['tgt', 'tgt_lie', 'tgt_empty_check'])
         await c.query(`CREATE TABLE ${table} (${DDL(TYPES)})`);
+      // A type of the database's own (an enum), the same name on both sides: the text path.
+      await c.query("CREATE TYPE mood AS ENUM ('sad', 'ok')");
+      await c.query('CREATE TABLE src_mood (id int, part date, m mood)');
+      await c.query("INSERT INTO src_mood SELECT g, '2026-11-01', 'ok' FROM generate_series(1, 3) g");
+      await c.query('CREATE TABLE tgt_mood (id int, part date, m mood)');
       // Same names, one type differs only in its modifier: the text path.
       await c.query(`CREATE TABLE tgt_other (${DDL({ ...TYPES, amount: 'numeric(14,2)' })})`);
     });
@@ -204,6 +209,37 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
         'column amount is numeric(12,2) in the source, numeric(14,2) in the target',
     ]);
     expect(await differences('tgt_other')).toBe(0);
+  });
+
+  it("a type of the database's own (an enum) takes the text path even with the same name on both sides", async () => {
+    const columns = ['id', 'part', 'm'];
+    await using source = await PostgresSource.open({
+      url: cluster.url('bin'),
+      password: cluster.password,
+      table: 'src_mood',
+      columns,
+      env: {},
+    });
+    const notes: string[] = [];
+    await using target = await PostgresTarget.open({
+      url: cluster.url('bin'),
+      password: cluster.password,
+      table: 'tgt_mood',
+      columns,
+      naturalKey: ['id'],
+      env: {},
+      note: (message) => notes.push(message),
+    });
+    await target.prepareFence(fence('op-mood'), { create: true });
+    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
+    const { rows, decoded } = watched(stream);
+    expect(await target.mutate(write('op-mood', rows))).toMatchObject({ rowsWritten: 3 });
+    await rows.close();
+    expect(decoded()).toBe(3);
+    expect(notes).toEqual([
+      "the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: " +
+        "column m has a type that is not PostgreSQL's own (user-defined mood)",
+    ]);
   });
 
   it('counts that disagree abort the COPY: nothing lands, the fence stays open', async () => {
