@@ -30,12 +30,13 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
       const { postgresFence } = await import('./postgres-fence.ts');
       return postgresFence(workload.target.url, workload.target.fence_schema).location;
     },
-    open: async (workload, { env, faults }) => {
+    open: async (workload, { env, faults, note }) => {
       const { PostgresTarget } = await import('./postgres-target.ts');
       const { create } = workload.target;
       return PostgresTarget.open({
         ...serverTarget(workload, env),
         ...(create ? { create } : {}),
+        ...(note ? { note } : {}),
         faults,
         env,
       });

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { RowChunk, RowStream } from '../../src/ports/connector.ts';
+import type { NativeCopy, RowChunk, RowStream } from '../../src/ports/connector.ts';
 import { quoteIdentifier, quoteTable } from './postgres-config.ts';
 
 /**
@@ -52,7 +52,7 @@ export interface CopyBounds {
 }
 
 /** The longest timer Node takes: the client's per-query timeout, in effect lifted for the COPY. */
-const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
+export const NO_QUERY_TIMEOUT = 2 ** 31 - 1;
 
 /** A COPY step that made no progress within its bound; the connection was abandoned. */
 export class CopyStalled extends Error {
@@ -63,7 +63,7 @@ export class CopyStalled extends Error {
 }
 
 /** Waits for `step`; past `ms`, `onStall` gives up on what it waits on and the wait rejects. */
-async function within<T>(step: Promise<T>, ms: number | null, onStall: () => void): Promise<T> {
+export async function within<T>(step: Promise<T>, ms: number | null, onStall: () => void): Promise<T> {
   if (ms === null) return step;
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<never>((_, reject) => {
@@ -98,12 +98,109 @@ export async function copyRows(
   bounds: CopyBounds,
 ): Promise<number> {
   const columns = rows.columns.map(quoteIdentifier).join(', ');
-  await client.query('SET LOCAL statement_timeout = 0');
-  const copy = client.query(
-    Object.assign(copyFrom(`COPY ${quoteTable(table)} (${columns}) FROM STDIN`), {
-      query_timeout: NO_QUERY_TIMEOUT,
-    }),
+  return copyIn(client, `COPY ${quoteTable(table)} (${columns}) FROM STDIN`, encoded(rows), bounds);
+}
+
+async function* encoded(rows: RowStream): AsyncGenerator<string> {
+  for await (const chunk of rows) yield encodeCopyChunk(chunk);
+}
+
+/** RowStream.native's format for PostgreSQL: `COPY … TO STDOUT (FORMAT binary)`'s bytes. */
+export const BINARY_COPY = 'postgresql-binary-copy/1';
+
+/**
+ * FirstNormalObjectId: a type below it is the server's own (the same OID, name and binary form in
+ * every database); a type above it (a domain, an enum, a composite) differs per database, and its
+ * binary form may carry its OID (an array's element type), so it never takes the binary path.
+ */
+const FIRST_USER_OID = 16384;
+
+/**
+ * The columns' types from the catalog, in `columns` order, as `format_type` spells them with the
+ * modifier (`numeric(12,2)`, `character varying(40)`); a type of the database's own is marked
+ * `user-defined`, a column the table lacks `missing`. Names and types only, no row values.
+ */
+export async function columnTypes(
+  client: Pick<pg.Client, 'query'>,
+  table: string,
+  columns: readonly string[],
+): Promise<string[]> {
+  const { rows } = await client.query<{ name: string; type: string; oid: string }>(
+    'SELECT attname AS name, format_type(atttypid, atttypmod) AS type, atttypid::int8::text AS oid ' +
+      'FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped',
+    [quoteTable(table)],
   );
+  const types = new Map(
+    rows.map((r) => [r.name, Number(r.oid) < FIRST_USER_OID ? r.type : `user-defined ${r.type}`]),
+  );
+  return columns.map((column) => types.get(column) ?? 'missing');
+}
+
+/**
+ * Why the binary path cannot take these columns (their types differ, or one is not the server's
+ * own), or null when it can: the same built-in type with the same modifier on both sides means
+ * the target's binary input reads exactly the value the source's binary output wrote.
+ */
+export function binaryCopyRefusal(
+  columns: readonly string[],
+  source: readonly string[],
+  target: readonly string[],
+): string | null {
+  for (let i = 0; i < columns.length; i++) {
+    const [from, to] = [source[i] ?? 'missing', target[i] ?? 'missing'];
+    if (from !== to) return `column ${columns[i]} is ${from} in the source, ${to} in the target`;
+    if (from.startsWith('user-defined') || from === 'missing')
+      return `column ${columns[i]} has a type that is not PostgreSQL's own (${from})`;
+  }
+  return null;
+}
+
+/** The target's COPY answered another row count than the source's: aborted, nothing lands. */
+export class CopyCountMismatch extends Error {
+  constructor(source: number | null, target: number) {
+    super(
+      `dpone: the source's COPY sent ${source ?? 'an unknown number of'} rows, the target's took ${target}`,
+    );
+    this.name = 'CopyCountMismatch';
+  }
+}
+
+/**
+ * The source's binary COPY bytes straight into `COPY … FROM STDIN (FORMAT binary)` in the
+ * caller's open transaction: no row is decoded in Node. The same bounds as copyRows; the count is
+ * the servers' own (`COPY n` on both sides) and must agree, else this rejects before COMMIT and
+ * the transaction rolls back: nothing lands.
+ */
+export async function copyBinary(
+  client: pg.Client,
+  table: string,
+  columns: readonly string[],
+  bytes: NativeCopy,
+  bounds: CopyBounds,
+): Promise<number> {
+  const list = columns.map(quoteIdentifier).join(', ');
+  const written = await copyIn(
+    client,
+    `COPY ${quoteTable(table)} (${list}) FROM STDIN (FORMAT binary)`,
+    bytes,
+    bounds,
+  );
+  if (bytes.rowCount !== written) throw new CopyCountMismatch(bytes.rowCount, written);
+  return written;
+}
+
+/**
+ * One COPY … FROM STDIN of `chunks` in the caller's open transaction, bounded as copyRows says;
+ * returns the server's count.
+ */
+async function copyIn(
+  client: pg.Client,
+  statement: string,
+  chunks: AsyncIterable<string | Uint8Array>,
+  bounds: CopyBounds,
+): Promise<number> {
+  await client.query('SET LOCAL statement_timeout = 0');
+  const copy = client.query(Object.assign(copyFrom(statement), { query_timeout: NO_QUERY_TIMEOUT }));
   const done = finished(copy);
   // The server may refuse the rows mid-stream (a check, a missing partition, row-level security):
   // the stream then has no connection to write to, and its error is the cause to report.
@@ -115,10 +212,9 @@ export async function copyRows(
   });
   const { stallMs, abandon } = bounds;
   try {
-    for await (const chunk of rows) {
+    for await (const chunk of chunks) {
       if (refused !== undefined || copy.destroyed) throw refused ?? new Error(SOURCE_STOPPED);
-      if (!copy.write(encodeCopyChunk(chunk)))
-        await within(Promise.race([once(copy, 'drain'), done]), stallMs, abandon);
+      if (!copy.write(chunk)) await within(Promise.race([once(copy, 'drain'), done]), stallMs, abandon);
     }
   } catch (error) {
     // The abort (CopyFail) is answered by the server; a stalled one never answers: bounded too.

@@ -12,7 +12,7 @@ import {
 } from '../../src/adapters/connectors/marker-fence/marker-sql.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import type { PostgresFence } from './postgres-fence.ts';
-import { copyRows } from './postgres-copy.ts';
+import { BINARY_COPY, binaryCopyRefusal, columnTypes, copyBinary, copyRows } from './postgres-copy.ts';
 import { deletePartition } from './postgres-rows.ts';
 import type { PostgresSession, SqlClient } from './postgres-session.ts';
 
@@ -52,6 +52,14 @@ export interface PostgresDialectOptions {
   readonly readOnly?: boolean;
   /** Unsafe variant `copy-never-gives-up` only: the COPY's end is awaited without bound. */
   readonly unboundedCopy?: boolean;
+  /**
+   * Whether a PostgreSQL source's binary COPY (RowStream.native) may go straight into the table
+   * when the column types match; default true. False under `trusts-startup-parameters`, whose
+   * flaw lives in the text forms the binary path never makes.
+   */
+  readonly binaryCopy?: boolean;
+  /** Told, once per mutation, why the binary path was not taken (names and types, never values). */
+  readonly note?: (message: string) => void;
 }
 
 /**
@@ -112,12 +120,27 @@ export function postgresDialect(session: PostgresSession, options: PostgresDiale
             deletePartition: (column, value) =>
               needing(`DELETE on table ${table}`, () => deletePartition(client, table, column, value)),
             insertRows: (rows) =>
-              needing(`INSERT on table ${table}`, () =>
-                copyRows(client, table, rows, {
+              needing(`INSERT on table ${table}`, async () => {
+                const bounds = {
                   stallMs: options.unboundedCopy ? null : session.queryTimeoutMs,
                   abandon: () => session.discard(),
-                }),
-              ),
+                };
+                const native = options.binaryCopy === false ? undefined : rows.native;
+                if (native?.format === BINARY_COPY) {
+                  // Both catalogs read before any byte moves; any difference takes the text path.
+                  const refusal = binaryCopyRefusal(
+                    rows.columns,
+                    await native.columnTypes(),
+                    await columnTypes(client, table, rows.columns),
+                  );
+                  if (refusal === null)
+                    return copyBinary(client, table, rows.columns, await native.open(), bounds);
+                  options.note?.(
+                    `the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: ${refusal}`,
+                  );
+                }
+                return copyRows(client, table, rows, bounds);
+              }),
             commit: async () => {
               // node-postgres writes COMMIT to the socket synchronously inside query(); the reply
               // is only observed when awaited. A kill at `target.commit:sent` therefore leaves the

@@ -1,6 +1,8 @@
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { to as copyTo } from 'pg-copy-streams';
 import type {
   CellValue,
+  NativeRows,
   Row,
   RowChunk,
   RowStream,
@@ -9,6 +11,7 @@ import type {
 } from '../../src/ports/connector.ts';
 import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../src/ports/row-stream.ts';
 import { parsePostgresUrl, quoteIdentifier, quoteTable } from './postgres-config.ts';
+import { BINARY_COPY, NO_QUERY_TIMEOUT, columnTypes, within } from './postgres-copy.ts';
 import { classifyPostgresError, needing, sqlstateOf } from './postgres-errors.ts';
 import { PostgresSession } from './postgres-session.ts';
 import { postgresOwnFlaws } from './postgres-unsafe-variants.ts';
@@ -35,10 +38,13 @@ export class PostgresSource implements SourceConnector {
   readonly identity: string;
   readonly #session: PostgresSession;
   readonly #options: PostgresSourceOptions;
+  /** Offers the partition as binary COPY too (not under `trusts-startup-parameters`: its flaw is in the text forms). */
+  readonly #binaryCopy: boolean;
 
-  private constructor(session: PostgresSession, options: PostgresSourceOptions) {
+  private constructor(session: PostgresSession, options: PostgresSourceOptions, binaryCopy: boolean) {
     this.#session = session;
     this.#options = options;
+    this.#binaryCopy = binaryCopy;
     this.identity = `postgres:${options.table}`;
   }
 
@@ -50,6 +56,7 @@ export class PostgresSource implements SourceConnector {
         trustStartupParameters: flaws.trustsStartupParameters === true,
       }),
       options,
+      flaws.trustsStartupParameters !== true,
     );
   }
 
@@ -79,35 +86,47 @@ export class PostgresSource implements SourceConnector {
       throw readFailure(this.identity, error);
     }
     const identity = this.identity;
-    const fetch = { text: `FETCH ${CHUNK_ROWS} FROM ${CURSOR}`, rowMode: 'array' } as const;
-    const fetchChunk = () =>
-      session.use(async (client) => (await client.query<CellValue[]>(fetch)).rows as Row[]);
+    const native = this.#binaryCopy ? this.#native(request) : undefined;
+    const fetch = (rows: number) => ({ text: `FETCH ${rows} FROM ${CURSOR}`, rowMode: 'array' }) as const;
+    const fetchChunk = (size: number) =>
+      session.use(async (client) => (await client.query<CellValue[]>(fetch(size))).rows as Row[]);
     // One FETCH in flight while the consumer writes the chunk before it: the server produces the
-    // next chunk while the target takes this one (memory: two chunks).
+    // next chunk while the target takes this one (memory: two chunks). Where the partition is also
+    // offered as binary COPY (`native`), the first FETCH takes one row and nothing is read ahead of
+    // it: a wrapper that only looks at the first rows (empty-partition.ts) decodes one row, and a
+    // target that takes the COPY instead finds the connection free.
     let ahead: Promise<Row[]> | null = null;
     async function* chunks(): AsyncGenerator<RowChunk> {
-      let next = fetchChunk();
+      let size = native ? 1 : CHUNK_ROWS;
+      let next: Promise<Row[]> | null = fetchChunk(size);
       for (;;) {
         let rows: Row[];
         try {
-          rows = await next;
+          rows = await (next ?? fetchChunk(size));
         } catch (error) {
           throw readFailure(identity, error);
         }
-        const more = rows.length === CHUNK_ROWS;
-        if (more) {
-          next = fetchChunk();
+        const more = rows.length === size;
+        next = null;
+        if (more && !(native && size === 1)) {
+          next = fetchChunk(CHUNK_ROWS);
           ahead = next;
           next.catch(() => undefined); // read when awaited; a stream closed early drops it
         }
+        size = CHUNK_ROWS;
         if (rows.length > 0) yield rows;
         if (!more) return;
       }
     }
     // Ends the read transaction (and the cursor with it) once a FETCH still in flight is answered;
-    // a connection that failed is gone already.
+    // a connection that failed is gone already. A binary COPY that did not run to its end holds
+    // the connection: it is dropped instead (the server ends the read).
     const release = async () => {
       await ahead?.catch(() => undefined);
+      if (native?.abandoned()) {
+        session.discard();
+        return;
+      }
       await session
         .use((client) => client.query('ROLLBACK'))
         .then(
@@ -115,7 +134,77 @@ export class PostgresSource implements SourceConnector {
           () => undefined,
         );
     };
-    return rowStream(columns, chunks, release);
+    const stream = rowStream(columns, chunks, release);
+    return native ? Object.assign(stream, { native: native.rows }) : stream;
+  }
+
+  /**
+   * The partition as `COPY (SELECT …) TO STDOUT (FORMAT binary)` in the read's transaction, for a
+   * PostgreSQL target whose column types match (postgres-copy.ts copyBinary). The partition value
+   * goes in as a literal the column's type reads (a COPY takes no parameters); the DECLARE checked
+   * it already. The statement bound is lifted for the COPY and every chunk's wait bounded by the
+   * connection's query timeout instead (as the target's COPY); a stall drops the connection.
+   */
+  #native(request: SourceReadRequest): { rows: NativeRows; abandoned: () => boolean } {
+    const session = this.#session;
+    const { table, columns } = this.#options;
+    const identity = this.identity;
+    let state: 'idle' | 'copying' | 'done' = 'idle';
+    let settle = () => undefined as void;
+    const rows: NativeRows = {
+      format: BINARY_COPY,
+      columnTypes: () => session.use((client) => columnTypes(client, table, columns)),
+      open: () =>
+        session.use(async (client) => {
+          if (state !== 'idle') throw new Error('dpone: a binary COPY of the source opens once');
+          state = 'copying';
+          const select =
+            `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${quoteTable(table)} ` +
+            `WHERE ${quoteIdentifier(request.partitionColumn)} = ${client.escapeLiteral(request.partitionValue)}`;
+          await client.query('SET LOCAL statement_timeout = 0');
+          // The driver arms its per-query timer (lifted here) and clears it in the query's
+          // callback, which a COPY TO stream never calls: it is called at the end, and on any
+          // other way out (settle), else the timer would hold the process open.
+          const query = Object.assign(copyTo(`COPY (${select}) TO STDOUT (FORMAT binary)`), {
+            query_timeout: NO_QUERY_TIMEOUT,
+            callback: () => undefined,
+          });
+          const out = client.query(query);
+          settle = () => query.callback();
+          const stallMs = session.queryTimeoutMs;
+          let rowCount: number | null = null;
+          async function* bytes(): AsyncGenerator<Uint8Array> {
+            const iterator = out[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+            try {
+              for (;;) {
+                const next = await within(iterator.next(), stallMs, () => session.discard());
+                if (next.done) break;
+                yield next.value;
+              }
+              // Answered after the COPY's own reply (`COPY n`): the count is the server's.
+              await client.query(`SET LOCAL statement_timeout = ${Math.trunc(stallMs)}`);
+              rowCount = out.rowCount;
+              state = 'done';
+            } catch (error) {
+              session.discard();
+              throw readFailure(identity, error);
+            } finally {
+              settle();
+            }
+          }
+          const copy = bytes();
+          return Object.defineProperty(copy, 'rowCount', { get: () => rowCount }) as typeof copy & {
+            readonly rowCount: number | null;
+          };
+        }),
+    };
+    return {
+      rows,
+      abandoned: () => {
+        settle();
+        return state === 'copying';
+      },
+    };
   }
 
   async close(): Promise<void> {

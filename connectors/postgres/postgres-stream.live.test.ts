@@ -123,7 +123,9 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
       rowsWritten: total + 1,
       epoch: 1,
     });
-    expect(sizes).toEqual([DEFAULT_CHUNK_ROWS, DEFAULT_CHUNK_ROWS, 8]);
+    // The source offers binary COPY too, so its first FETCH takes one row (a wrapper that only
+    // looks at the first rows decodes one); this wrapper drops `native`, so the rows go as text.
+    expect(sizes).toEqual([1, DEFAULT_CHUNK_ROWS, DEFAULT_CHUNK_ROWS, 7]);
     expect(await target.queryFence('op-all')).toMatchObject({ status: 'committed', rowsWritten: total + 1 });
     const differences = await admin(
       async (c) =>
@@ -141,13 +143,15 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
     ]);
   });
 
-  it('a consumer that stops after one chunk (a FETCH read ahead in flight) leaves the source reusable', async () => {
+  it('a consumer that stops after a full chunk (a FETCH read ahead in flight) leaves the source reusable', async () => {
     await using source = await openSource();
     const stream = await source.read({ partitionColumn: 'part', partitionValue: 'p1' });
+    const seen: number[] = [];
     for await (const chunk of stream) {
-      expect(chunk).toHaveLength(DEFAULT_CHUNK_ROWS);
-      break;
+      seen.push(chunk.length);
+      if (seen.length === 2) break;
     }
+    expect(seen).toEqual([1, DEFAULT_CHUNK_ROWS]);
     expect(await collectRows(await source.read({ partitionColumn: 'part', partitionValue: 'p2' }))).toEqual([
       ['0', 'p2', 'other partition'],
     ]);

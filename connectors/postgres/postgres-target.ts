@@ -31,6 +31,8 @@ export interface PostgresTargetOptions {
   readonly faults?: FaultPoints;
   /** Selects a harness-only unsafe variant (DPONE_HARNESS=1 + DPONE_UNSAFE_VARIANT); default process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The run's log: why a PostgreSQL source's rows did not take the binary COPY path. */
+  readonly note?: (message: string) => void;
 }
 
 /**
@@ -110,5 +112,7 @@ async function openTargetDialect(options: PostgresTargetOptions, withFence = tru
     table: options.table,
     faults: options.faults ?? NO_FAULTS,
     ...(flaws.unboundedCopy ? { unboundedCopy: true } : {}),
+    ...(flaws.trustsStartupParameters ? { binaryCopy: false } : {}),
+    ...(options.note ? { note: options.note } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
-import type { Row, RowOrigin, SourceConnector } from '../ports/connector.ts';
+import type { NativeRows, Row, RowOrigin, SourceConnector } from '../ports/connector.ts';
 import { collectRows, rowStream } from '../ports/row-stream.ts';
 import { refusingEmptyPartitions } from './empty-partition.ts';
 
@@ -69,5 +69,27 @@ describe('refusing empty partitions on a stream', () => {
     const stream = await refusingEmptyPartitions(connector).read(REQUEST);
     await stream.close();
     expect(seen.released).toBe(1);
+  });
+
+  it("passes the source's native bulk form and number typing on (the whole partition: the target may take it instead)", async () => {
+    const native: NativeRows = {
+      format: 'test-bytes/1',
+      columnTypes: async () => ['integer'],
+      open: async () => Object.assign((async function* () {})(), { rowCount: 0 }),
+    };
+    const connector: SourceConnector = {
+      identity: 'fake:src',
+      read: async () =>
+        Object.assign(
+          rowStream(['id'], () => [[[1]], [[2]]][Symbol.iterator]()),
+          { native, numbers: 'typed' as const },
+        ),
+      close: async () => undefined,
+      [Symbol.asyncDispose]: async () => undefined,
+    };
+    const stream = await refusingEmptyPartitions(connector).read(REQUEST);
+    expect(stream.native).toBe(native);
+    expect(stream.numbers).toBe('typed');
+    expect(await collectRows(stream)).toEqual([[1], [2]]);
   });
 });

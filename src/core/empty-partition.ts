@@ -47,10 +47,12 @@ export function refusingEmptyPartitions(source: SourceConnector): SourceConnecto
       });
       // The source's number typing travels with its rows (a SQLite REAL stays REAL), and so does
       // where they live (a target's engine copy reads them there: the first chunk read here is
-      // then only the emptiness check).
+      // then only the emptiness check), and so does its native bulk form (the whole partition, the
+      // first chunk included).
       return Object.assign(wrapped, {
         ...(stream.numbers ? { numbers: stream.numbers } : {}),
         ...(stream.origin ? { origin: stream.origin } : {}),
+        ...(stream.native ? { native: stream.native } : {}),
       });
     },
     close: () => source.close(),

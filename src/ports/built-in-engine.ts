@@ -24,6 +24,11 @@ export interface RouteContext {
    * when refusing).
    */
   readonly locate?: (field: string) => Promise<string>;
+  /**
+   * The run's log, for what a connector decided that changes no outcome but is worth saying (e.g.
+   * a faster copy path it could not take, and why); names and types only, never a row value.
+   */
+  readonly note?: (message: string) => void;
 }
 
 export type OpenSource = (workload: Workload, context: RouteContext) => Promise<SourceConnector>;

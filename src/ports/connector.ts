@@ -42,6 +42,13 @@ export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
    * carry it. Holds a location (a file path), so it never reaches a message, a log or evidence.
    */
   readonly origin?: RowOrigin;
+  /**
+   * Optional: the same partition in an engine's own bulk format, for a target of that engine that
+   * takes it without decoding a row (PostgreSQL: binary COPY). A target that does not know the
+   * format, or whose column types differ, iterates the rows instead; wrappers that change values
+   * must not pass it on.
+   */
+  readonly native?: NativeRows;
   /** Stops reading and releases the cursor or statement; idempotent. */
   close(): Promise<void>;
 }
@@ -58,6 +65,25 @@ export interface RowOrigin {
   readonly table: string;
   readonly partitionColumn: string;
   readonly partitionValue: string;
+}
+
+/**
+ * A partition's rows as an engine's own bulk bytes (RowStream.native). Opened at most once, and
+ * then instead of iterating the stream: the bytes are the whole partition, whatever a wrapper
+ * took from the stream to look at its first rows.
+ */
+export interface NativeRows {
+  /** The format, versioned (e.g. `postgresql-binary-copy/1`); a target takes only formats it knows. */
+  readonly format: string;
+  /** The source's column types in `columns` order as its catalog names them (no row values). */
+  columnTypes(): Promise<readonly string[]>;
+  /** Starts the copy out of the source; the bytes in order, bounded chunks. */
+  open(): Promise<NativeCopy>;
+}
+
+export interface NativeCopy extends AsyncIterable<Uint8Array> {
+  /** The source's own count of the rows it sent, once the iteration ended; null before. */
+  readonly rowCount: number | null;
 }
 
 export interface SourceReadRequest {

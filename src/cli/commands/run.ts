@@ -235,7 +235,12 @@ async function execute(
       capability: route.capability,
       fenceLocation,
     },
-    () => route.open({ env: io.env, faults }),
+    () =>
+      route.open({
+        env: io.env,
+        faults,
+        note: (message) => void io.stderr.write(`dpone: note: ${message}\n`),
+      }),
   );
   const executor = new RecoveryAwareExecutor({
     journal,
