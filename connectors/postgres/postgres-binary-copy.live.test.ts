@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../harness/env/local/local-binaries.ts';
+import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import type { MutationRequest, NativeCopy, RowStream } from '../../src/ports/connector.ts';
 import { refusingEmptyPartitions } from '../../src/core/empty-partition.ts';
