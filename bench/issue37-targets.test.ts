@@ -91,6 +91,24 @@ describe("issue 37's target table", () => {
     });
   });
 
+  it('names what holds a missed replace or suite back by what the run measured', () => {
+    const untouched = issue37Table({
+      ...inputs,
+      replace: [
+        { other_partitions: 1, operation_ms: 200, until_idle_ms: 200, other_parts_rewritten: 0 },
+        { other_partitions: 300, operation_ms: 300, until_idle_ms: 300, other_parts_rewritten: 0 },
+      ],
+    }).find((r) => r.figure === 'ClickHouse replace, 300 other partitions vs 1')!;
+    expect(untouched.verdict).toMatch(/^missed: no other partition's part was rewritten; the fence's reads/);
+    expect(row('default suite wall time').verdict).toBe(
+      'missed: 300 CPU s of work on 2 CPUs; the worker processes are most of it (next row)',
+    );
+    const noCpu = issue37Table({ ...inputs, suiteCpuS: null }).find(
+      (r) => r.figure === 'default suite wall time',
+    )!;
+    expect(noCpu.verdict).toBe('missed: the worker processes each cell starts (see the CPU row)');
+  });
+
   it("judges the suite's CPU seconds per cell against 45 s of every CPU", () => {
     const figure = 'default suite CPU seconds per cell (run and children)';
     expect(row(figure)).toMatchObject({
