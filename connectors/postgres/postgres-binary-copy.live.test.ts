@@ -6,6 +6,7 @@ import type { MutationRequest, NativeCopy, RowStream } from '../../src/ports/con
 import { refusingEmptyPartitions } from '../../src/core/empty-partition.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
+import { withClusterClient } from './fixtures/cluster-client.ts';
 
 /**
  * Issue 37 item 2: PostgreSQL to PostgreSQL with the same column types goes as binary COPY out of
@@ -34,20 +35,8 @@ const DDL = (types: Record<string, string>) =>
     .join(', ');
 let cluster: LocalPostgresCluster;
 
-async function admin<T>(body: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database: 'bin',
-  });
-  await c.connect();
-  try {
-    return await body(c);
-  } finally {
-    await c.end();
-  }
+function admin<T>(body: (c: pg.Client) => Promise<T>): Promise<T> {
+  return withClusterClient(cluster, 'bin', body);
 }
 
 const openTarget = (table: string, notes: string[] = []) =>

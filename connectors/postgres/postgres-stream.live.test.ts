@@ -7,6 +7,7 @@ import type { MutationRequest, Row, RowStream } from '../../src/ports/connector.
 import { DEFAULT_CHUNK_ROWS, collectRows, rowStream } from '../../src/ports/row-stream.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
+import { withClusterClient } from './fixtures/cluster-client.ts';
 
 /**
  * Issue 15: the partition streams from a server-side cursor into one COPY inside the guarded
@@ -21,20 +22,8 @@ const COLUMNS = ['id', 'part', 'v'];
 const AWKWARD = ['tab\there', 'line\nbreak', 'cr\rhere', 'back\\slash', '\\N', 'ünïcødé ✓', '', ' '];
 let cluster: LocalPostgresCluster;
 
-async function admin<T>(body: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database: 'stream',
-  });
-  await c.connect();
-  try {
-    return await body(c);
-  } finally {
-    await c.end();
-  }
+function admin<T>(body: (c: pg.Client) => Promise<T>): Promise<T> {
+  return withClusterClient(cluster, 'stream', body);
 }
 
 const openTarget = (table: string) =>

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
@@ -9,6 +9,7 @@ import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { describeFenceConformance } from '../../testing/fence-conformance.ts';
 import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
+import { withClusterClient } from './fixtures/cluster-client.ts';
 
 const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
@@ -22,20 +23,8 @@ const ROWS = [
   ['2', 'p1', 'b'],
 ];
 
-async function admin<T>(database: string, body: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database,
-  });
-  await c.connect();
-  try {
-    return await body(c);
-  } finally {
-    await c.end();
-  }
+function admin<T>(database: string, body: (c: pg.Client) => Promise<T>): Promise<T> {
+  return withClusterClient(cluster, database, body);
 }
 
 async function freshDb(): Promise<string> {
