@@ -94,9 +94,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
     extra.push(...(outcome.extraChecks ?? []));
     // A variant cell may take another path, so only a real cell's fault must have fired.
     if (!outcome.hit && cell.variant === null)
-      extra.push(
-        check('fault-fired', 'UNKNOWN', 'the planned fault point was not reached: the cell tested nothing'),
-      );
+      extra.push(check('fault-fired', 'UNKNOWN', notReached(outcome.attempts)));
     const settle =
       outcome.settle === 'unless-complete'
         ? (await readJournal(fixture).catch(() => null))?.entry?.state !== 'COMPLETE'
@@ -182,4 +180,18 @@ function evidence(
     duration_ms: Date.now() - started,
     ...(result.airflow ? { airflow: result.airflow } : {}),
   };
+}
+
+/**
+ * The UNKNOWN of a cell whose fault never fired, with how each of its workers ended (role, exit
+ * code or signal, stable error code, last point passed): what a CI log keeps when the cell's folder
+ * is gone. Codes and point names only, never a worker's message.
+ */
+export function notReached(attempts: readonly AttemptRecord[]): string {
+  const ends = attempts.map((a) => {
+    const end = a.signal ? `killed by ${a.signal}` : `exit ${a.exit_code ?? '?'}`;
+    const code = a.error_code ? ` ${a.error_code}` : '';
+    return `${a.role}: ${end}${code}, last point ${a.last_point ?? 'none'}`;
+  });
+  return `the planned fault point was not reached: the cell tested nothing${ends.length ? ` (${ends.join('; ')})` : ''}`;
 }
