@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { RowOrigin, RowStream } from '../../src/ports/connector.ts';
 import { rowidName } from './sqlite-chunks.ts';
-import type { SqliteDatabase, SqliteStatement } from './sqlite-connection.ts';
+import type { SqliteDatabase } from './sqlite-connection.ts';
 import { quoteIdentifier } from './sqlite-connection.ts';
 
 /**
@@ -26,6 +26,9 @@ export const SOURCE_SCHEMA = 'dpone_source';
  * still run. Large enough that the per-statement cost vanishes.
  */
 export const COPY_CHUNK_ROWS = 50_000;
+
+const MIN_ROWID = -(2n ** 63n);
+const MAX_ROWID = 2n ** 63n - 1n;
 
 function realpath(path: string): string | null {
   try {
@@ -92,51 +95,30 @@ export async function copyRows(
   chunkRows: number = COPY_CHUNK_ROWS,
 ): Promise<number> {
   attachSource(db, origin);
-  const from = `${SOURCE_SCHEMA}.${quoteIdentifier(origin.table)}`;
+  const source = `${SOURCE_SCHEMA}.${quoteIdentifier(origin.table)}`;
   const list = columns.map(quoteIdentifier).join(', ');
   const partition = `CAST(${quoteIdentifier(origin.partitionColumn)} AS TEXT) = @value`;
   const insert = (range: string) =>
     db.prepare(
-      `INSERT INTO ${quoteIdentifier(table)} (${list}) SELECT ${list} FROM ${from} WHERE ${range}${partition}`,
+      `INSERT INTO ${quoteIdentifier(table)} (${list}) SELECT ${list} FROM ${source} WHERE ${range}${partition}`,
     );
   const rowid = rowidName(db, `${SOURCE_SCHEMA}.${origin.table}`);
   if (rowid === null) return Number(insert('').run({ value: origin.partitionValue }).changes);
-  // The chunk's last rowid: the COPY_CHUNK_ROWS-th after the previous chunk's (null: the rest).
-  const bound = (after: boolean): SqliteStatement => {
-    const statement = db.prepare(
-      `SELECT ${rowid} FROM ${from} ${after ? `WHERE ${rowid} > @last ` : ''}` +
-        `ORDER BY ${rowid} LIMIT 1 OFFSET ${chunkRows - 1}`,
-    );
-    statement.setReadBigInts(true);
-    return statement;
-  };
-  const bounds = [bound(false), bound(true)];
-  const copies = new Map<string, SqliteStatement>();
-  const copy = (after: boolean, upTo: boolean): SqliteStatement => {
-    const key = `${after}/${upTo}`;
-    let statement = copies.get(key);
-    if (statement === undefined) {
-      const range = (after ? `${rowid} > @last AND ` : '') + (upTo ? `${rowid} <= @upper AND ` : '');
-      statement = insert(range);
-      copies.set(key, statement);
-    }
-    return statement;
-  };
-  let last: bigint | null = null;
+  // Ranges [from, upper] of rowids, inclusive: the first starts at the smallest 64-bit rowid, the
+  // last ends at the largest, so one statement of each kind covers every chunk.
+  const copy = insert(`${rowid} >= @from AND ${rowid} <= @upper AND `);
+  const bound = db.prepare(
+    `SELECT ${rowid} AS upper FROM ${source} WHERE ${rowid} >= @from ORDER BY ${rowid} LIMIT 1 OFFSET ${chunkRows - 1}`,
+  );
+  bound.setReadBigInts(true);
+  let from = MIN_ROWID;
   let written = 0;
   for (;;) {
-    const after = last !== null;
-    const found = bounds[after ? 1 : 0]!.get(...((after ? [{ last }] : []) as [])) as
-      Record<string, bigint> | undefined;
-    const upper = found === undefined ? null : Object.values(found)[0]!;
-    const params = {
-      value: origin.partitionValue,
-      ...(after ? { last } : {}),
-      ...(upper === null ? {} : { upper }),
-    };
-    written += Number(copy(after, upper !== null).run(params as never).changes);
-    if (upper === null) return written;
-    last = upper;
+    // The chunk's last rowid: the chunkRows-th from `from` (none: the rest of the table).
+    const upper = (bound.get({ from }) as { upper: bigint } | undefined)?.upper ?? MAX_ROWID;
+    written += Number(copy.run({ value: origin.partitionValue, from, upper }).changes);
+    if (upper === MAX_ROWID) return written;
+    from = upper + 1n;
     await nextTurn();
   }
 }
