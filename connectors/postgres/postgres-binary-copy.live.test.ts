@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
@@ -113,16 +113,7 @@ const TOTAL = 25_003;
 describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (live)', () => {
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-    const c = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'postgres',
-    });
-    await c.connect();
-    await c.query('CREATE DATABASE bin');
-    await c.end();
+    await withClusterClient(cluster, 'postgres', (c) => c.query('CREATE DATABASE bin'));
     await admin(async (c) => {
       await c.query(`CREATE TABLE src (${DDL(TYPES)})`);
       await c.query(

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
@@ -67,16 +67,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
 
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-    const c = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'postgres',
-    });
-    await c.connect();
-    await c.query('CREATE DATABASE stream');
-    await c.end();
+    await withClusterClient(cluster, 'postgres', (c) => c.query('CREATE DATABASE stream'));
     await admin(async (c) => {
       await c.query('CREATE TABLE src (id int, part text, v text)');
       await c.query(
