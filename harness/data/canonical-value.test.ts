@@ -67,6 +67,58 @@ describe('canonicalValue: one form per type, whatever engine read it', () => {
   });
 });
 
+describe('timestamps through the per-second memo', () => {
+  // The form as it was computed before the memo (a Date per value): the memo must give exactly this,
+  // on a first and on a repeated read, at every field boundary and for the generator's instants.
+  const TIMESTAMP =
+    /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+  function reference(raw: string): string {
+    const match = TIMESTAMP.exec(raw.trim());
+    if (!match) return `!timestamp:${raw}`;
+    const [, y, mo, d, h, mi, s, fraction = '', zone = 'Z'] = match;
+    const micros = BigInt((fraction + '000000').slice(0, 6));
+    const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+    let offsetMinutes = 0;
+    if (zone.toUpperCase() !== 'Z') {
+      const digits = zone.replace(':', '');
+      offsetMinutes =
+        (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5) || '0')) * (zone[0] === '-' ? -1 : 1);
+    }
+    const instant = new Date(base - offsetMinutes * 60_000);
+    if (Number.isNaN(instant.getTime())) return `!timestamp:${raw}`;
+    return `${instant.toISOString().slice(0, 19)}.${micros.toString().padStart(6, '0')}Z`;
+  }
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+  it('gives what a Date per value gave, at every field boundary, read once and again', () => {
+    const texts: string[] = [];
+    for (const y of [0, 1, 99, 100, 1900, 1970, 2000, 2023, 2024, 2100, 9999])
+      for (const mo of [0, 1, 2, 4, 12, 13])
+        for (const d of [0, 1, 28, 29, 30, 31, 32])
+          for (const time of [
+            '00:00:00',
+            '23:59:59.999999',
+            '24:00:00.1',
+            '12:60:00.1234567',
+            '12:00:60.000001',
+          ])
+            // One wall time in every zone: the memo must not answer one zone with another's instant.
+            for (const zone of ['Z', 'z', '+05:30', '+0530', '-08:00', '-02', ''])
+              texts.push(`${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${time}${zone}`);
+    texts.push('2026-07-05 10:00:00.5', ' 2026-07-05T10:00:00Z ', '2026-07-05T10:0a:00Z', '2026-07-05');
+    for (const pass of [1, 2])
+      for (const text of texts)
+        expect(canonicalValue('timestamp', text), `${text} (read ${pass})`).toBe(reference(text));
+  });
+
+  it("gives what a Date per value gave for the generator's instants", () => {
+    const rows = [...generateDataset({ seed: 7, rows: 600, strategy: 'append' }).source];
+    const texts = rows.map((row) => row.at).filter((at): at is string => typeof at === 'string');
+    expect(new Set(texts.map((text) => text.slice(-6))).size).toBeGreaterThan(2);
+    for (const text of texts) expect(canonicalValue('timestamp', text)).toBe(reference(text));
+  });
+});
+
 describe('the dataset', () => {
   it('is the same for the same seed, and rows of another partition are in the source', () => {
     const a = generateDataset({ rows: 20, strategy: 'append', seed: 42 });

@@ -76,22 +76,44 @@ function dateForm(raw: RawValue): string | null {
   return valid ? raw : null;
 }
 
+/**
+ * A timestamp's instant to the second, in UTC (`YYYY-MM-DDTHH:MM:SS`), by the text's date, time and
+ * zone (null: not a date). A cell's rows repeat a few of these a million times with other
+ * microseconds (cell-instants.ts), and building a Date for each was the largest part of a
+ * 1,000,000-row cell's canonical values (bounded, cleared when full, as checkedDates).
+ */
+const utcSeconds = new Map<string, string | null>();
+const UTC_SECONDS_LIMIT = 4096;
+
+function utcSecondsOf(y: string, mo: string, d: string, h: string, mi: string, s: string, zone: string) {
+  const key = `${y}-${mo}-${d}T${h}:${mi}:${s}${zone}`;
+  let seconds = utcSeconds.get(key);
+  if (seconds === undefined) {
+    seconds = null;
+    const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+    if (!Number.isNaN(base)) {
+      let offsetMinutes = 0;
+      if (zone.toUpperCase() !== 'Z') {
+        const digits = zone.replace(':', '');
+        offsetMinutes =
+          (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5) || '0')) * (zone[0] === '-' ? -1 : 1);
+      }
+      const instant = new Date(base - offsetMinutes * 60_000);
+      if (!Number.isNaN(instant.getTime())) seconds = instant.toISOString().slice(0, 19);
+    }
+    if (utcSeconds.size >= UTC_SECONDS_LIMIT) utcSeconds.clear();
+    utcSeconds.set(key, seconds);
+  }
+  return seconds;
+}
+
 function timestampForm(raw: RawValue): string | null {
   const match = typeof raw === 'string' ? TIMESTAMP.exec(raw.trim()) : null;
   if (!match) return null;
   const [, y, mo, d, h, mi, s, fraction = '', zone = 'Z'] = match;
-  const micros = BigInt((fraction + '000000').slice(0, 6));
-  const base = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  if (Number.isNaN(base)) return null;
-  let offsetMinutes = 0;
-  if (zone.toUpperCase() !== 'Z') {
-    const digits = zone.replace(':', '');
-    offsetMinutes =
-      (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5) || '0')) * (zone[0] === '-' ? -1 : 1);
-  }
-  const instant = new Date(base - offsetMinutes * 60_000);
-  if (Number.isNaN(instant.getTime())) return null;
-  return `${instant.toISOString().slice(0, 19)}.${micros.toString().padStart(6, '0')}Z`;
+  const seconds = utcSecondsOf(y!, mo!, d!, h!, mi!, s!, zone);
+  // Six digits, truncated or zero-padded: the microseconds exactly as written.
+  return seconds === null ? null : `${seconds}.${(fraction + '000000').slice(0, 6)}Z`;
 }
 
 const FORMS: Readonly<Record<DatasetType, (raw: RawValue) => string | null>> = {
