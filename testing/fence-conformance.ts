@@ -10,11 +10,12 @@ export { ATOMICITY_CHECKS } from './fence-atomicity.ts';
 
 /**
  * The fence contract of the target port (src/ports/connector.ts), as a conformance suite every
- * target runs against a real, live target: SQLite, PostgreSQL, MSSQL (fake driver), ClickHouse,
- * and plug-ins through `dpone-cert/testing`. Exactly the spec's connector requirements: prepare
- * only raises the epoch (and creates the fence only when asked); a stale epoch writes nothing;
- * committed only with proof; not-committed only when proven; a second commit of one operation is
- * refused; unknown otherwise. Every refusal writes nothing (rows are counted past the connector).
+ * target runs against a real, live target: every built-in engine's (connectors/<engine>/, a fake
+ * driver where no server runs here) and plug-ins' through `dpone-cert/testing`. Exactly the
+ * spec's connector requirements: prepare only raises the epoch (and creates the fence only when
+ * asked); a stale epoch writes nothing; committed only with proof; not-committed only when
+ * proven; a second commit of one operation is refused; unknown otherwise. Every refusal writes
+ * nothing (rows are counted past the connector).
  * Then the atomicity checks (fence-atomicity.ts): data and fence commit as one transaction.
  *
  * The table the factory's target writes has the columns CONFORMANCE_COLUMNS (all text) and is
