@@ -90,6 +90,12 @@ export const FENCE_CHECKS: readonly FenceCheck[] = [
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1), { create: true });
+      // The fence's own epoch, not committed yet, another intent (a forked journal reissuing the
+      // epoch): the commit guard alone refuses it, by the intent it checks.
+      await expect(target.mutate(write(fenceRef(1, 'h1', OTHER_INTENT)))).rejects.toMatchObject({
+        code: ERROR_CODES.INTENT_CONFLICT,
+      });
+      expect(await subject.rows()).toBe(0);
       const other = fenceRef(2, 'h2', OTHER_INTENT);
       expect(await target.prepareFence(other, { create: true })).toMatchObject({
         installed: false,
