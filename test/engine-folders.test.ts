@@ -21,6 +21,25 @@ describe('one engine, one folder', () => {
     expect(KNOWN.duckdb).toEqual([]);
   });
 
+  it('the shared kernel, the journal helpers, the ports and the testing module name no engine', () => {
+    // One engine-neutral marker-fence kernel the engines hand their dialects to (statements, error
+    // readings, quoting: connectors/<engine>/); helpers every engine's journal shares; interfaces;
+    // the conformance suites. The unsafe-variant catalogue names the engines a flaw is offered on.
+    const shared = [
+      'src/adapters/connectors/marker-fence/',
+      'src/adapters/journal/',
+      'src/ports/',
+      'testing/',
+    ];
+    const exempt = new Set(['src/ports/unsafe-variants.ts']);
+    const naming = ENGINES.flatMap((engine) =>
+      namingFiles(ROOT, engine)
+        .filter((file) => shared.some((dir) => file.startsWith(dir)) && !exempt.has(file))
+        .map((file) => `${engine}: ${file}`),
+    );
+    expect(naming).toEqual([]);
+  });
+
   it('sees a file outside the folders and not one inside', () => {
     const sqlite = namingFiles(ROOT, 'sqlite');
     expect(sqlite).toContain('src/contracts/route-id.ts');

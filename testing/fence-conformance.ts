@@ -10,11 +10,12 @@ export { ATOMICITY_CHECKS } from './fence-atomicity.ts';
 
 /**
  * The fence contract of the target port (src/ports/connector.ts), as a conformance suite every
- * target runs against a real, live target: SQLite, PostgreSQL, MSSQL (fake driver), ClickHouse,
- * and plug-ins through `dpone-cert/testing`. Exactly the spec's connector requirements: prepare
- * only raises the epoch (and creates the fence only when asked); a stale epoch writes nothing;
- * committed only with proof; not-committed only when proven; a second commit of one operation is
- * refused; unknown otherwise. Every refusal writes nothing (rows are counted past the connector).
+ * target runs against a real, live target: every built-in engine's (connectors/<engine>/, a fake
+ * driver where no server runs here) and plug-ins' through `dpone-cert/testing`. Exactly the
+ * spec's connector requirements: prepare only raises the epoch (and creates the fence only when
+ * asked); a stale epoch writes nothing; committed only with proof; not-committed only when
+ * proven; a second commit of one operation is refused; unknown otherwise. Every refusal writes
+ * nothing (rows are counted past the connector).
  * Then the atomicity checks (fence-atomicity.ts): data and fence commit as one transaction.
  *
  * The table the factory's target writes has the columns CONFORMANCE_COLUMNS (all text) and is
@@ -89,6 +90,12 @@ export const FENCE_CHECKS: readonly FenceCheck[] = [
       await using subject = await factory();
       const { target } = subject;
       await target.prepareFence(fenceRef(1), { create: true });
+      // The fence's own epoch, not committed yet, another intent (a forked journal reissuing the
+      // epoch): the commit guard alone refuses it, by the intent it checks.
+      await expect(target.mutate(write(fenceRef(1, 'h1', OTHER_INTENT)))).rejects.toMatchObject({
+        code: ERROR_CODES.INTENT_CONFLICT,
+      });
+      expect(await subject.rows()).toBe(0);
       const other = fenceRef(2, 'h2', OTHER_INTENT);
       expect(await target.prepareFence(other, { create: true })).toMatchObject({
         installed: false,

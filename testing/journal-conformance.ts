@@ -33,8 +33,8 @@ export interface ConformanceOptions {
 }
 
 /**
- * Registers the journal conformance suite for one adapter. Every adapter (memory, SQLite,
- * PostgreSQL, MSSQL) must pass it unchanged: the port's contract is this suite.
+ * Registers the journal conformance suite for one adapter. Every adapter (memory, and each engine's
+ * journal in connectors/<engine>/journal/) must pass it unchanged: the port's contract is this suite.
  */
 export function describeJournalConformance(
   name: string,

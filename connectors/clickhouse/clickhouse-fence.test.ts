@@ -221,7 +221,7 @@ describe('clickhouse config', () => {
   });
 
   it('rejects other schemes and bad databases without echoing the URL', () => {
-    for (const url of ['postgres://u:secret@h/db', 'clickhouse://u:secret@h/bad-db', 'not a url secret']) {
+    for (const url of ['mysql://u:secret@h/db', 'clickhouse://u:secret@h/bad-db', 'not a url secret']) {
       let error: unknown;
       try {
         parseClickHouseUrl(url, undefined, 'target.url');

@@ -18,7 +18,7 @@ function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'string')
     return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => ESCAPES[c]!) : value;
-  // A SQLite BLOB arrives as bytes: bytea's hex input, its backslash escaped for COPY.
+  // A BLOB arrives as bytes (an embedded source's): bytea's hex input, its backslash escaped for COPY.
   if (value instanceof Uint8Array) return `\\\\x${Buffer.from(value).toString('hex')}`;
   return String(value);
 }

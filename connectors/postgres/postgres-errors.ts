@@ -1,7 +1,8 @@
 import type { SafeErrorFields } from '../../src/contracts/errors.ts';
 import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
-import type { SqlstateCause } from '../../src/contracts/sqlstate.ts';
-import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../src/contracts/sqlstate.ts';
+import { CAUSE_CODES } from '../../src/contracts/error-causes.ts';
+import type { SqlstateCause } from './postgres-sqlstate.ts';
+import { serverSqlstate, sqlstateCause } from './postgres-sqlstate.ts';
 
 /**
  * Driver errors by cause. A PostgreSQL error carries a SQLSTATE; its class decides whether a retry

@@ -1,5 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import { serverSqlstate } from '../../src/contracts/sqlstate.ts';
+import { serverSqlstate } from './postgres-sqlstate.ts';
 
 /** The slice of a PostgreSQL client these functions use (node-postgres' Client and PoolClient fit). */
 export interface SettingsClient {

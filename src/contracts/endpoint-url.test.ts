@@ -11,21 +11,19 @@ const refusal = (why: string) =>
 
 describe('endpoint URLs', () => {
   it('takes only the named schemes, and never echoes the URL it refuses', () => {
-    const schemes = ['postgres:', 'postgresql:'];
-    expect(parseEndpointUrl('postgresql://u@h/db', 'target.url', schemes, 'a postgres:// URL').hostname).toBe(
-      'h',
+    const schemes = ['db:', 'database:'];
+    expect(parseEndpointUrl('database://u@h/db', 'target.url', schemes, 'a db:// URL').hostname).toBe('h');
+    expect(() => parseEndpointUrl('mysql://u:s3cret@h/db', 'target.url', schemes, 'a db:// URL')).toThrow(
+      refusal('is not a db:// URL'),
     );
-    expect(() =>
-      parseEndpointUrl('mysql://u:s3cret@h/db', 'target.url', schemes, 'a postgres:// URL'),
-    ).toThrow(refusal('is not a postgres:// URL'));
-    expect(() => parseEndpointUrl('//u:s3cret@h/db', 'target.url', schemes, 'a postgres:// URL')).toThrow(
+    expect(() => parseEndpointUrl('//u:s3cret@h/db', 'target.url', schemes, 'a db:// URL')).toThrow(
       refusal('is not a URL'),
     );
   });
 
   it('reads the database from the path, decoded', () => {
-    expect(urlDatabase(new URL('mssql://h/my%20db'))).toBe('my db');
-    expect(urlDatabase(new URL('clickhouse://h'))).toBe('');
+    expect(urlDatabase(new URL('db://h/my%20db'))).toBe('my db');
+    expect(urlDatabase(new URL('db://h'))).toBe('');
   });
 
   it('reads a positive whole number, its fallback when absent, and refuses anything else', () => {

@@ -1,11 +1,11 @@
 import { invalidField } from './errors.ts';
 
 /**
- * What the connectors' URL parsers share (postgres://, mssql://, clickhouse://). Every refusal is
+ * What the server connectors' URL parsers share (each engine's scheme, in its folder). Every refusal is
  * INVALID_INPUT naming the workload field and never echoes the URL: it may carry a user or a password.
  */
 
-/** `text` as a URL of one of `protocols` (e.g. `postgres:`); `scheme` names them in the refusal. */
+/** `text` as a URL of one of `protocols` (e.g. `db:`); `scheme` names them in the refusal. */
 export function parseEndpointUrl(
   text: string,
   field: string,

@@ -50,7 +50,7 @@ export const ERROR_CODES = {
   DATA_REJECTED: 'DPONE_DATA_REJECTED',
   /**
    * Another operation's swap into the same target partition is in flight or not yet settled
-   * (ClickHouse partition claims): nothing was written; retry once it has finished.
+   * (a staging target's partition claims): nothing was written; retry once it has finished.
    */
   PARTITION_BUSY: 'DPONE_TARGET_PARTITION_BUSY',
   /**
@@ -128,7 +128,7 @@ export interface SafeErrorFields {
   readonly location?: string;
   /** For INVALID_INPUT: the field or flag at fault. */
   readonly field?: string;
-  /** A server's own error class (e.g. PostgreSQL SQLSTATE `42501`); never its message. */
+  /** A server's own error class (e.g. the SQLSTATE `42501`); never its message. */
   readonly sqlstate?: string;
   /** What to do about it, written by us from safe values (a privilege name, a setting). */
   readonly hint?: string;

@@ -3,12 +3,12 @@ import type { CommitState } from './states.ts';
 /** Safe, non-secret metadata stored with an intent. No SQL, credentials, rows or URLs. */
 export interface CommitIntentMetadata {
   readonly workload_id: string;
-  /** Safe target identity, e.g. "sqlite:target.events" — never a connection string. */
+  /** Safe target identity, e.g. "<engine>:target.events" — never a connection string. */
   readonly target_identity: string;
   readonly route?: string;
   readonly load_strategy?: string;
   /**
-   * Where the target fence lives (safe identity, e.g. "postgres:dw._dpone_fence"), recorded when
+   * Where the target fence lives (safe identity, e.g. "<engine>:dw._dpone_fence"), recorded when
    * the intent is created. A retry whose fence would live elsewhere is a divergence. Absent in
    * entries written before it existed: those are not compared.
    */

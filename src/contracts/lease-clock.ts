@@ -5,9 +5,9 @@ import type { ExecutorLease } from './journal.ts';
  * written. Pure: every journal adapter and the recovery planner read leases through these.
  *
  * A lease is `expires_at_ms = now + ttl` with the `now` of whoever wrote it, compared later with
- * the `now` of whoever reads it. A server journal (PostgreSQL, MSSQL) takes both from its own
- * clock inside the compare-and-set statement, so the workers' clocks do not matter. A journal
- * without a server (SQLite) has only the workers' clocks: a holder whose clock runs ahead writes
+ * the `now` of whoever reads it. A server journal takes both from its own clock inside the
+ * compare-and-set statement, so the workers' clocks do not matter. A journal without a server (an
+ * embedded file) has only the workers' clocks: a holder whose clock runs ahead writes
  * an expiry that far in the future. No TTL is longer than MAX_LEASE_TTL_MS, so an expiry further
  * ahead than that from the reader's `now` cannot come from a correct clock: it is a clock fault,
  * read as expired. Taking such a lease over is safe for the same reason any takeover is: the new

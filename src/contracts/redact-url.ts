@@ -1,7 +1,7 @@
 /**
  * One URL policy for every URL dpone reads (a workload's source, target and journal, `--journal`,
- * the harness's DPONE_PG_URL, DPONE_TOXIPROXY_URL and DPONE_MSSQL_URL): a URL never carries a
- * password. Passwords come from environment variables (`password_env`, DPONE_JOURNAL_PASSWORD, …).
+ * the harness's service URLs in DPONE_*_URL): a URL never carries a password. Passwords come from
+ * environment variables (`password_env`, DPONE_JOURNAL_PASSWORD, …).
  * And whatever is refused or fails is still shown through `redactUrl`, which hides what a password
  * could be in forms a URL parser does not take: an unencoded `@`, `/`, `?` or `#` in a password,
  * `Password = x` with spaces, ADO-style `Server=…;Password=…` strings.

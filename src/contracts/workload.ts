@@ -6,7 +6,7 @@ export type WorkloadLoadStrategy = (typeof LOAD_STRATEGIES)[number];
 
 /** A database endpoint. `url` carries no password: secrets come from `password_env`. */
 export interface EndpointSpec {
-  /** e.g. `sqlite:///abs/or/relative.db`, `postgres://user@127.0.0.1:5432/db`. */
+  /** A file's URL (`<scheme>:///abs/or/relative.db`) or a server's (`<scheme>://user@host:5432/db`). */
   readonly url: string;
   /** Name of the environment variable holding the password, if the server needs one. */
   readonly password_env?: string;
@@ -20,20 +20,21 @@ export interface EndpointSpec {
 }
 
 /**
- * Opt-in creation of a missing target table (route postgres): every column of data.columns with
- * its type. Without it a missing target table is refused (DPONE_OBJECT_NOT_FOUND). The created
- * table has no keys or constraints; create the table yourself when you need them.
+ * Opt-in creation of a missing target table (where the target's engine offers it): every column of
+ * data.columns with its type. Without it a missing target table is refused
+ * (DPONE_OBJECT_NOT_FOUND). The created table has no keys or constraints; create the table
+ * yourself when you need them.
  */
 export interface TargetCreateSpec {
-  /** Column name → PostgreSQL type, e.g. `{ id: bigint, day: date, amount: numeric(12,2) }`. */
+  /** Column name → the target's SQL type, e.g. `{ id: bigint, day: date, amount: numeric(12,2) }`. */
   readonly columns: Readonly<Record<string, string>>;
 }
 
 /** The target endpoint, plus where its fence lives and what may be created there. */
 export interface TargetSpec extends EndpointSpec {
   /**
-   * The schema of the fence table (PostgreSQL: default the URL's `?schema=`, else `public`; MSSQL:
-   * default `dbo`). Temporary and system schemas are refused. SQLite has none (always `main`).
+   * The schema of the fence table, where the target's engine has schemas (its default and the
+   * schemas it refuses are the engine's workload rules; docs/runtime.md lists each engine's).
    */
   readonly fence_schema?: string;
   readonly create?: TargetCreateSpec;
@@ -59,16 +60,16 @@ export interface TargetSpec extends EndpointSpec {
  *               mapped_partition_identity, canonical_interval: { start, end }, canonical_target_identity }
  *   intent:   { pack_fingerprint, normalized_load_strategy, source_snapshot_or_partition_identity,
  *               target_contract, schema_fingerprint }
- *   route: sqlite            # sqlite | postgres | clickhouse | mssql, or a plug-in route's id
+ *   route: <id>              # a built-in route (route-id.ts), or a plug-in route's id
  *   (source|target).connector: a plug-in module (npm package or path) opening that endpoint
  *   source: { url, table, password_env? }
  *   target: { url, table, password_env?, fence_schema?, fence?: none, create?: { columns: { name: type } } }
  *   data:   { columns: [..], natural_key: [..], partition: { column, value, allow_empty? } }
- *   journal: sqlite:///path  # optional; --journal overrides; ?durability=shared marks a file durable
+ *   journal: <url>           # optional; --journal overrides; ?durability=shared marks a file durable
  *   execution: { lease_ttl_ms?, state_dir? }
  */
 export interface Workload {
-  /** Absolute path of the file it was read from; relative sqlite paths resolve against its folder. */
+  /** Absolute path of the file it was read from; relative file paths in URLs resolve against its folder. */
   readonly file: string;
   readonly identity: OperationIdentityInput;
   readonly intent: IntentInput;

@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
-import { NON_RETRY_CAUSE_CODES } from '../contracts/sqlstate.ts';
+import { NON_RETRY_CAUSE_CODES } from '../contracts/error-causes.ts';
 import { safe } from './fence-decision.ts';
 
 /**

@@ -31,8 +31,8 @@ export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
   readonly columns: readonly string[];
   /**
    * `typed`: every integer arrives as a bigint and every JS number is a floating-point value, as the
-   * source stored it (SQLite's INTEGER and REAL: a REAL 20.0 must not land as INTEGER 20). Absent:
-   * a JS number may be either, and a target chooses by its value.
+   * source stored it (storage classes INTEGER and REAL: a REAL 20.0 must not land as INTEGER 20).
+   * Absent: a JS number may be either, and a target chooses by its value.
    */
   readonly numbers?: 'typed';
   /**
@@ -44,7 +44,7 @@ export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
   readonly origin?: RowOrigin;
   /**
    * Optional: the same partition in an engine's own bulk format, for a target of that engine that
-   * takes it without decoding a row (PostgreSQL: binary COPY). A target that does not know the
+   * takes it without decoding a row (e.g. a binary COPY). A target that does not know the
    * format, or whose column types differ, iterates the rows instead; wrappers that change values
    * must not pass it on.
    */
@@ -58,9 +58,12 @@ export interface RowStream extends AsyncIterable<RowChunk>, AsyncDisposable {
  * exactly those the stream yields (same columns, in `RowStream.columns` order; same filter).
  */
 export interface RowOrigin {
-  /** The engine that holds the rows, e.g. `sqlite`; a target that does not know it streams. */
+  /**
+   * The engine that holds the rows, named as its folder is (connectors/<engine>/); a target that
+   * does not know it streams.
+   */
   readonly engine: string;
-  /** Where, in that engine's own terms (SQLite: the database file's absolute path). */
+  /** Where, in that engine's own terms (an embedded engine: the database file's absolute path). */
   readonly location: string;
   readonly table: string;
   readonly partitionColumn: string;
@@ -73,7 +76,7 @@ export interface RowOrigin {
  * took from the stream to look at its first rows.
  */
 export interface NativeRows {
-  /** The format, versioned (e.g. `postgresql-binary-copy/1`); a target takes only formats it knows. */
+  /** The format, versioned (e.g. `<engine>-binary-copy/1`); a target takes only formats it knows. */
   readonly format: string;
   /** The source's column types in `columns` order as its catalog names them (no row values). */
   columnTypes(): Promise<readonly string[]>;
@@ -194,7 +197,7 @@ export interface TargetConnector extends AsyncDisposable {
   readonly identity: string;
   readonly capability: FenceCapabilityKind;
   /**
-   * Where the fence lives, as a safe identity known without any I/O (e.g. `postgres:dw._dpone_fence`;
+   * Where the fence lives, as a safe identity known without any I/O (e.g. `<engine>:dw._dpone_fence`;
    * never a host or credential). The journal records it with the intent; a retry whose fence
    * would live elsewhere is refused (DPONE_TARGET_COMMIT_DIVERGED) before any source or target I/O.
    */

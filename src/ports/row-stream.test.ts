@@ -20,14 +20,14 @@ describe('row streams', () => {
   });
 
   it("a source with no column is the workload's mistake, named on data.columns", () => {
-    expect(() => checkSourceColumns([], 'a PostgreSQL source')).toThrow(
+    expect(() => checkSourceColumns([], 'an example source')).toThrow(
       expect.objectContaining({
         code: ERROR_CODES.INVALID_INPUT,
-        message: 'a PostgreSQL source needs at least one column',
+        message: 'an example source needs at least one column',
         fields: { field: 'data.columns' },
       }),
     );
-    expect(() => checkSourceColumns(['id'], 'a PostgreSQL source')).not.toThrow();
+    expect(() => checkSourceColumns(['id'], 'an example source')).not.toThrow();
   });
 
   it('is read once: a second read is refused instead of yielding nothing', async () => {

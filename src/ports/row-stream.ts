@@ -9,7 +9,7 @@ export const DEFAULT_CHUNK_ROWS = 5_000;
 
 /**
  * A source reads at least one column: an empty list is the workload's mistake (INVALID_INPUT on
- * `data.columns`), caught when the source opens. `source` names it, e.g. "a PostgreSQL source".
+ * `data.columns`), caught when the source opens. `source` names it, e.g. "a <engine> source".
  */
 export function checkSourceColumns(columns: readonly string[], source: string): void {
   if (columns.length === 0) {
@@ -46,8 +46,8 @@ export function rowStream(
       const iterator = chunks();
       try {
         for (let read = 0; ; read++) {
-          // Between chunks, a turn of the event loop: a synchronous source and target (SQLite to
-          // SQLite) would otherwise hold it for the whole partition, and timers, signal handlers
+          // Between chunks, a turn of the event loop: a synchronous source and target (an embedded
+          // engine to itself) would otherwise hold it for the whole partition, and timers, signal handlers
           // and garbage-collection observers (young-generation.ts) would wait for the end.
           if (read > 0) await new Promise<void>((resolve) => setImmediate(resolve));
           const next = await iterator.next();

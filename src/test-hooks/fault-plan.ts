@@ -115,7 +115,8 @@ export class PlannedFaultPoints implements FaultPoints {
 
   #park(point: string, hit: number): Promise<void> {
     // A signal listener does not keep Node's event loop alive: without this timer a process parked
-    // where nothing else is pending (e.g. between synchronous SQLite calls) exits on its own.
+    // where nothing else is pending (e.g. between an embedded engine's synchronous calls) exits on
+    // its own.
     const keepAlive = setInterval(() => undefined, 60_000);
     const resumed = new Promise<void>((resolve) =>
       process.once(RESUME_SIGNAL, () => {

@@ -1,5 +1,6 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { CAUSE_CODES, serverSqlstate, sqlstateCause } from '../../../src/contracts/sqlstate.ts';
+import { CAUSE_CODES } from '../../../src/contracts/error-causes.ts';
+import { serverSqlstate, sqlstateCause } from '../postgres-sqlstate.ts';
 
 const HINTS: Readonly<Record<keyof typeof CAUSE_CODES, string>> = {
   authentication:

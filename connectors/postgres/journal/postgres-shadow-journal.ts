@@ -11,8 +11,8 @@ import {
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
-} from '../../../src/ports/shadow-journal.ts';
-import type { ShadowAttemptRow } from '../../../src/ports/shadow-journal.ts';
+} from '../../../src/adapters/journal/shadow-row.ts';
+import type { ShadowAttemptRow } from '../../../src/adapters/journal/shadow-row.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
 
 /** Advisory lock key the shadow table's creators take ("dpsh"), apart from the commit journal's. */

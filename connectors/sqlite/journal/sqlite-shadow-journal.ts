@@ -13,8 +13,8 @@ import {
   SHADOW_TABLE,
   shadowAttemptOf,
   shadowInsertValues,
-} from '../../../src/ports/shadow-journal.ts';
-import type { ShadowAttemptRow } from '../../../src/ports/shadow-journal.ts';
+} from '../../../src/adapters/journal/shadow-row.ts';
+import type { ShadowAttemptRow } from '../../../src/adapters/journal/shadow-row.ts';
 
 const TABLE = SHADOW_TABLE;
 

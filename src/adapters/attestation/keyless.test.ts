@@ -12,7 +12,7 @@ const statement: InTotoStatement = {
   _type: STATEMENT_TYPE,
   subject: [{ name: 'evidence/run-1', digest: { sha256: 'a'.repeat(64) } }],
   predicateType: 'https://dpone.example/attestation/test/v1',
-  predicate: { route: 'sqlite-to-sqlite' },
+  predicate: { route: 'a-to-b' },
 };
 
 describe('keyless signing through Sigstore (mocked Fulcio and Rekor over loopback HTTP)', () => {
@@ -53,9 +53,9 @@ describe('keyless signing through Sigstore (mocked Fulcio and Rekor over loopbac
       ...bundle,
       dsseEnvelope: {
         ...bundle.dsseEnvelope,
-        payload: Buffer.from(
-          JSON.stringify({ ...statement, predicate: { route: 'postgres-to-postgres' } }),
-        ).toString('base64'),
+        payload: Buffer.from(JSON.stringify({ ...statement, predicate: { route: 'c-to-d' } })).toString(
+          'base64',
+        ),
       },
     };
     expect(

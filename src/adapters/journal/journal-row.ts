@@ -4,8 +4,8 @@ import type { CommitState } from '../../contracts/states.ts';
 import { isCommitState } from '../../contracts/states.ts';
 
 /**
- * The flat row shape every SQL journal adapter stores (the embedded SQLite one and the server
- * journals in the engine folders; PostgreSQL may use it too).
+ * The flat row shape every SQL journal adapter stores (the journals in the engine folders,
+ * connectors/<engine>/journal/, the embedded file journal and the server journals alike).
  * Nested values (metadata, result, evidence, audit) are JSON text of the safe contract types, so
  * the columns never hold SQL, credentials or row data. Numbers may come back from a driver as
  * strings (BIGINT) or bigints; the decoders accept all three.

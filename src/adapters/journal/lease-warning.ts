@@ -5,9 +5,9 @@ import { CLOCK_FAULT_TAKEOVER, clockFaultWarning } from '../../contracts/lease-c
 import type { JournalWarn } from '../../ports/journal.ts';
 
 /**
- * planLease for an adapter that decides leases in the process (SQLite, memory, a server journal
- * that plans in the process): when the change takes over a clock-faulted lease, the adapter's
- * `warn` hears which holder and expiry.
+ * planLease for an adapter that decides leases in the process (an embedded file journal, memory,
+ * a server journal that plans in the process): when the change takes over a clock-faulted lease,
+ * the adapter's `warn` hears which holder and expiry.
  */
 export function planLeaseWarning(
   current: CommitJournalEntry,

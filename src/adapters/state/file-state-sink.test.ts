@@ -16,8 +16,8 @@ function entry(version: number, rows: number): CommitJournalEntry {
     version,
     lease: { holder: 'worker-a', epoch: 2, expires_at_ms: 1 },
     last_epoch: 2,
-    metadata: { workload_id: 'orders_to_events', target_identity: 'sqlite:events' },
-    result: { rows_written: rows, fence_epoch: 2, target_identity: 'sqlite:events' },
+    metadata: { workload_id: 'orders_to_events', target_identity: 'db:events' },
+    result: { rows_written: rows, fence_epoch: 2, target_identity: 'db:events' },
     created_at_ms: 1,
     updated_at_ms: 2,
   };
@@ -38,7 +38,7 @@ describe('FileStateSink', () => {
       version: 6,
       rows_written: 5,
       fence_epoch: 2,
-      target_identity: 'sqlite:events',
+      target_identity: 'db:events',
       workload_id: 'orders_to_events',
     });
     expect(readdirSync(join(dir, 'checkpoints'))).toEqual([`${'ab'.repeat(32)}.json`]);

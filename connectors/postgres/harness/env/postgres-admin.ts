@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { serverSqlstate } from '../../../../src/contracts/sqlstate.ts';
+import { serverSqlstate } from '../../postgres-sqlstate.ts';
 import { closePools, poolable, withPostgresClient } from './postgres-pool.ts';
 import type { PostgresEndpoint } from './postgres-services.ts';
 

@@ -42,7 +42,7 @@ export interface MutationTx extends SqlRunner {
 }
 
 export interface MarkerDialect {
-  /** For messages: the engine's name ("SQLite", "PostgreSQL", …). */
+  /** For messages: the engine's name as users know it (its dialect in connectors/<engine>/ says it). */
   readonly label: string;
   /** The fence statements in this database's SQL (built with `fenceSql(style)`). */
   readonly sql: FenceSql;

@@ -7,15 +7,15 @@ export interface FenceSqlStyle {
   readonly table: string;
   /** A string literal (`'x'`, or `N'x'` for NVARCHAR). */
   literal(text: string): string;
-  /** Table hint after the table name in the guard UPDATE (MSSQL: row lock held to COMMIT). */
+  /** Table hint after the table name in the guard UPDATE (where the row lock needs one to last to COMMIT). */
   readonly guardHint: string;
-  /** Table hint after the table name in a read (MSSQL: wait for an in-flight guard). */
+  /** Table hint after the table name in a read (where one is needed to wait for an in-flight guard). */
   readonly readHint: string;
   /** INSERT of one row unless the operation has one already; never fails on a duplicate. */
   insertIfAbsent(columns: readonly string[], values: readonly string[]): string;
-  /** Appended to the guard so its `affected` can be read (MSSQL: `SELECT @@ROWCOUNT`). */
+  /** Appended to the guard where a driver cannot report its `affected` otherwise (a count selected after). */
   readonly guardSuffix: string;
-  /** Ends a statement that may be sent in one batch with others (MSSQL: `;`). */
+  /** Ends a statement that may be sent in one batch with others (`;`; empty where each goes alone). */
   readonly end: string;
 }
 
@@ -101,8 +101,10 @@ export function fenceSql(style: FenceSqlStyle): FenceSql {
 }
 
 /**
- * The style of SQLite and PostgreSQL, which spell every fence statement alike: plain literals, no
- * table hints, insert-if-absent as `INSERT … ON CONFLICT DO NOTHING`, one statement per call.
+ * The plain style most SQL databases share (built-in targets and plug-ins alike): plain literals,
+ * no table hints, insert-if-absent as `INSERT … ON CONFLICT DO NOTHING`, one statement per call.
+ * A dialect that spells one part otherwise spreads this and replaces that part (each engine's
+ * dialect lives in its folder, connectors/<engine>/).
  */
 export function onConflictStyle(table: string): FenceSqlStyle {
   return {

@@ -65,9 +65,9 @@ export const MARKER_PROTOCOL: MarkerProtocol = {
 };
 
 export interface MarkerTargetOptions {
-  /** Safe identity, e.g. `postgres:events` — never a connection string. */
+  /** Safe identity, e.g. `<engine>:events` — never a connection string. */
   readonly identity: string;
-  /** Where the fence table lives, e.g. `postgres:dw._dpone_fence` (TargetConnector.fenceLocation). */
+  /** Where the fence table lives, e.g. `<engine>:dw._dpone_fence` (TargetConnector.fenceLocation). */
   readonly fenceLocation: string;
   readonly faults?: FaultPoints;
   readonly nowMs?: () => number;
@@ -76,8 +76,8 @@ export interface MarkerTargetOptions {
 /**
  * A target whose fence is a transactional commit marker: the fence row turns committed in the
  * same transaction as the data, behind a guard that is the transaction's first statement, so a
- * replay or a zombie writes nothing. SQLite, PostgreSQL and the marker targets of the engine
- * folders (connectors/<engine>/) are this class with a dialect.
+ * replay or a zombie writes nothing. Every marker target of the engine folders
+ * (connectors/<engine>/) and of a plug-in is this class with its dialect.
  */
 export class MarkerTarget implements TargetConnector {
   readonly identity: string;

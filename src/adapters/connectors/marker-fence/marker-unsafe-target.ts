@@ -54,11 +54,11 @@ const roundedNumbers = (rows: RowStream): RowStream =>
       : value,
   );
 
-/** A floating-point value with no fraction bound as an integer (SQLite then stores INTEGER, not REAL). */
+/** A floating-point value with no fraction bound as an integer (a target with storage classes stores one). */
 const narrowedReals = (rows: RowStream): RowStream =>
   mapValues(rows, (value) => (typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : value));
 
-/** An instant with its zone, as the sources here write it (ISO 8601 or PostgreSQL's text form). */
+/** An instant with its zone, as the sources here write it (ISO 8601, or SQL's text form with a space). */
 const ZONED_INSTANT =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
 /** The host the flawed connector pretends to run on: UTC-8, with no zone written. */

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FaultPoints } from '../../../ports/fault-points.ts';
-import { rowStreamOf } from '../../../ports/row-stream.ts';
-import { isStatementPoint } from '../../../ports/statement-points.ts';
-import { openTargetDatabase, markerOptions } from '../../../../connectors/sqlite/sqlite-target.ts';
-import { sqliteDialect } from '../../../../connectors/sqlite/sqlite-dialect.ts';
-import { flawedProtocol } from './marker-unsafe-target.ts';
-import type { MarkerProtocol } from './marker-target.ts';
-import { MARKER_PROTOCOL, MarkerTarget } from './marker-target.ts';
+import type { FaultPoints } from '../../src/ports/fault-points.ts';
+import { rowStreamOf } from '../../src/ports/row-stream.ts';
+import { isStatementPoint } from '../../src/ports/statement-points.ts';
+import { openTargetDatabase, markerOptions } from './sqlite-target.ts';
+import { sqliteDialect } from './sqlite-dialect.ts';
+import { flawedProtocol } from '../../src/adapters/connectors/marker-fence/marker-unsafe-target.ts';
+import type { MarkerProtocol } from '../../src/adapters/connectors/marker-fence/marker-target.ts';
+import { MARKER_PROTOCOL, MarkerTarget } from '../../src/adapters/connectors/marker-fence/marker-target.ts';
 
 const OP = 'sha256:' + 'a'.repeat(64);
 const FENCE = { operationId: OP, epoch: 1, intentDigest: 'sha256:' + '1'.repeat(64), holder: 'h1' };
@@ -78,6 +78,8 @@ async function landed(): Promise<{ rows: number; committed: boolean }> {
   return { rows: Number(n), committed: (await t.queryFence(OP)).status === 'committed' };
 }
 
+// The kernel's statement points (src/adapters/connectors/marker-fence/statement-dialect.ts), seen on
+// a real dialect: SQLite's, the one that needs no server.
 describe('statement points around what a marker target sends', () => {
   it('passes a point on each side of every statement, named by step and ordinal, never by SQL', async () => {
     const faults = recorder();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, RETRY_SAFE_CODES } from './errors.ts';
-import { NON_RETRY_CAUSE_CODES, isSqlstate, nonRetryCodeOf, sqlstateCause } from './sqlstate.ts';
+import { NON_RETRY_CAUSE_CODES } from '../../src/contracts/error-causes.ts';
+import { ERROR_CODES, RETRY_SAFE_CODES } from '../../src/contracts/errors.ts';
+import { isSqlstate, nonRetryCodeOf, sqlstateCause } from './postgres-sqlstate.ts';
 
 describe('SQLSTATE causes', () => {
   it.each([

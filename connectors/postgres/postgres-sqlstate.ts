@@ -1,10 +1,11 @@
-import type { ErrorCode } from './errors.ts';
-import { ERROR_CODES } from './errors.ts';
+import type { ErrorCode } from '../../src/contracts/errors.ts';
+import type { ServerCause } from '../../src/contracts/error-causes.ts';
+import { CAUSE_CODES } from '../../src/contracts/error-causes.ts';
 
 /**
  * What a server's SQLSTATE (ISO SQL's five-character error class, as PostgreSQL reports it) says
- * about the cause of a failure. Only the class and the code are read, never the server's message:
- * the message may quote SQL or row values.
+ * about the cause of a failure (the shared causes: src/contracts/error-causes.ts). Only the class
+ * and the code are read, never the server's message: the message may quote SQL or row values.
  *
  * - `authentication`: the login was refused (class 28). A retry with the same secret cannot help.
  * - `privilege`: the role lacks a privilege (42501), or the table refuses the write path for its
@@ -18,8 +19,7 @@ import { ERROR_CODES } from './errors.ts';
  *   resources, operator intervention (08, 40, 57, 53, 55P03, 58): a retry may succeed.
  * - `other`: nothing definite; callers keep their own (retry) code.
  */
-export type SqlstateCause =
-  'authentication' | 'privilege' | 'missing-object' | 'data' | 'transient' | 'other';
+export type SqlstateCause = ServerCause;
 
 const MISSING_OBJECT = new Set(['3D000', '3F000', '42P01', '42703', '42704']);
 const TRANSIENT_CLASSES = new Set(['08', '40', '53', '57', '58']);
@@ -53,17 +53,6 @@ export function sqlstateCause(sqlstate: string): SqlstateCause {
   if (TRANSIENT_CLASSES.has(kind) || sqlstate === '55P03') return 'transient';
   return 'other';
 }
-
-/** The error code of each cause a retry cannot fix. */
-export const CAUSE_CODES = {
-  authentication: ERROR_CODES.AUTHENTICATION_FAILED,
-  privilege: ERROR_CODES.PERMISSION_DENIED,
-  'missing-object': ERROR_CODES.OBJECT_NOT_FOUND,
-  data: ERROR_CODES.DATA_REJECTED,
-} as const satisfies Partial<Record<SqlstateCause, ErrorCode>>;
-
-/** Codes that name a cause a retry cannot fix: the workload, the grants or the data must change. */
-export const NON_RETRY_CAUSE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(Object.values(CAUSE_CODES));
 
 /** The non-retry code a SQLSTATE maps to, or null when a retry may help or the class says nothing. */
 export function nonRetryCodeOf(sqlstate: string): ErrorCode | null {
