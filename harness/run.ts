@@ -19,6 +19,7 @@ import { scenarioDigest, storeTraceBook } from './plan/plan-record.ts';
 import type { PlannedCell } from './plan/cell.ts';
 import type { Shard } from './plan/planner.ts';
 import {
+  DEFAULT_ROUTE,
   DEFAULT_ROWS,
   planCells,
   scenarioRoute,
@@ -116,13 +117,13 @@ function runIdFor(route: string): string {
 }
 
 function oneRoute(scenarios: readonly LoadedScenario[], options: CertifyOptions): string {
-  // Aliases resolve first: `--route sqlite` and a scenario naming sqlite-to-sqlite are one route.
+  // Aliases resolve first: `--route <alias>` and a scenario naming its full id are one route.
   const routes = new Set(scenarios.map(({ scenario }) => fullRouteId(scenarioRoute(scenario, options))));
   if (routes.size > 1)
     throw invalidInput(`the scenarios name several routes (${[...routes].join(', ')}); pass --route`, {
       field: '--route',
     });
-  return [...routes][0] ?? fullRouteId(options.route ?? 'sqlite');
+  return [...routes][0] ?? fullRouteId(options.route ?? DEFAULT_ROUTE);
 }
 
 /** Records each distinct workload's traces once (crash, airflow and loss cells are planned from them). */

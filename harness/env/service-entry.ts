@@ -1,4 +1,11 @@
 import type { StartedNetwork } from 'testcontainers';
+import type { FaultKind } from '../scenario/scenario-schema.ts';
+
+/**
+ * The faults that drive a server a cell owns (harness/routes/server-control.ts): `server-kill`
+ * kills and restarts it, `stall` SIGSTOPs its backends, `lost-commit` fails it over to a standby.
+ */
+export type OwnServerFault = Extract<FaultKind, 'server-kill' | 'stall' | 'lost-commit'>;
 
 /** One component of an engine as `dpone doctor` found it on this machine (its install hint is the entry's). */
 export interface ProbedComponent<C extends string = string> {
@@ -29,6 +36,24 @@ export interface ServiceEntry<S, C extends string = string> {
      * among all matchers (lower is tried first; install-hints.ts ranks the generic ones).
      */
     readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
+  };
+  /**
+   * Optional: the servers of its own a started service may offer a cell (where the provider owns
+   * servers: `offered`), and which server faults such a server serves. The faults ask this
+   * (services.ts `ownsServerFor`) instead of naming an engine; absent: no fault kills its server.
+   */
+  readonly ownServer?: {
+    readonly faults: readonly OwnServerFault[];
+    offered(service: S): boolean;
+  };
+  /**
+   * Optional: the pooler lane's pooler (a workload's `pooler` mode puts the workers' connections
+   * through one in front of this service's server). `missing` says why the started service (absent:
+   * not started) offers none here, or null when it does; the runner asks it (services.ts
+   * `poolerMissing`) instead of naming an engine. Absent: this engine has no pooler lane.
+   */
+  readonly pooler?: {
+    missing(service: S | undefined, provider: string): string | null;
   };
   /** What `dpone doctor` probes for it. */
   readonly doctor: {

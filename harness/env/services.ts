@@ -4,7 +4,7 @@ import type { MssqlService } from '../../connectors/mssql/harness/env/mssql-serv
 import { MSSQL_SERVICE } from '../../connectors/mssql/harness/env/service.ts';
 import type { PostgresService } from '../../connectors/postgres/harness/env/postgres-services.ts';
 import { POSTGRES_SERVICE } from '../../connectors/postgres/harness/env/service.ts';
-import type { ServiceEntry } from './service-entry.ts';
+import type { OwnServerFault, ServiceEntry } from './service-entry.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
 
 /**
@@ -55,3 +55,51 @@ export const SERVICE_LABELS: Readonly<Record<ServiceName, string>> = {
   >),
   toxiproxy: 'Toxiproxy',
 };
+
+/**
+ * Whether a started service offers a cell a server of its own that `fault` can drive (its entry's
+ * `ownServer`): the services started are the route's, so this asks the route's engines without
+ * naming one.
+ */
+export function ownsServerFor(services: EnvironmentServices, fault: OwnServerFault): boolean {
+  return ENGINE_SERVICE_NAMES.some((name) => offersOwnServer(name, services, fault));
+}
+
+/**
+ * Why no started service offers the pooler lane a pooler (the first reason of an engine that has
+ * one, ServiceEntry.pooler), or null when one does.
+ */
+export function poolerMissing(services: EnvironmentServices, provider: string): string | null {
+  const reasons = ENGINE_SERVICE_NAMES.flatMap((name) => poolerReason(name, services, provider));
+  if (reasons.length === 0) return `this provider (${provider}) starts no pooler: the pooler lane cannot run`;
+  return reasons.includes(null) ? null : reasons[0]!;
+}
+
+/** The entries, each typed by its own service, so one can be read for a name of any engine. */
+const ENTRIES: { readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>> } =
+  ENGINE_SERVICES;
+
+function poolerReason<K extends EngineServiceName>(
+  name: K,
+  services: EnvironmentServices,
+  provider: string,
+): (string | null)[] {
+  const entry = ENTRIES[name];
+  // An optional member read by a generic name: TS keeps `undefined` apart only by this cast.
+  const service = services[name] as NonNullable<EnvironmentServices[K]> | undefined;
+  return entry.pooler ? [entry.pooler.missing(service, provider)] : [];
+}
+
+function offersOwnServer<K extends EngineServiceName>(
+  name: K,
+  services: EnvironmentServices,
+  fault: OwnServerFault,
+): boolean {
+  const entry = ENTRIES[name];
+  const service = services[name];
+  return (
+    service !== undefined &&
+    entry.ownServer?.faults.includes(fault) === true &&
+    entry.ownServer.offered(service)
+  );
+}

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { ownsServerFor } from '../env/services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';
@@ -120,7 +121,8 @@ async function runLostCommit(run: CellRun): Promise<CellOutcome> {
 export const lostCommitFault: FaultModule<'lost-commit'> = {
   kind: 'lost-commit',
   unavailableIn(environment) {
-    if (environment.services.postgres?.dedicated) return null;
+    // A service of the route that offers each cell a server of its own with a standby to fail over to.
+    if (ownsServerFor(environment.services, 'lost-commit')) return null;
     return `provider ${environment.provider} owns no server it can fail over (provider local can)`;
   },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,

@@ -28,7 +28,6 @@ import { atomicVisibility, targetImages, targetNow } from './atomic-visibility.t
 import { transitionPoints } from './loss-points.ts';
 import { moveFile } from './storage-files.ts';
 import { workloadText } from '../routes/workload-text.ts';
-import { readJournalRows, readTargetTables } from '../../connectors/sqlite/harness/sqlite-power-loss.ts';
 import { statementBoundaries } from './statement-fault.ts';
 
 type Storage = (typeof POWER_LOSS_STORAGES)[number];
@@ -145,11 +144,6 @@ function planPowerLoss(spec: FaultSpecOf<'power-loss'>, { traces }: PlanContext)
   );
 }
 
-/** The file a `sqlite://` journal URL names, or null for any other journal. */
-function sqliteJournalFile(url: string): string | null {
-  return /^sqlite:\/\/(\/.+)$/.exec(url)?.[1] ?? null;
-}
-
 /** The file as the killed attempt left it (through the mount) against what the cut kept. */
 function durableCheck(storage: string, committed: string | null, survived: string | null): CheckRecord {
   if (committed === survived)
@@ -244,10 +238,11 @@ function defaultJournalWorkload(workloadFile: string, stateDir: string): string 
 }
 
 async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
-  const journalFile = sqliteJournalFile(run.fixture.journalUrl);
+  // A journal kept in one local file (its part's file operations), as the embedded engine's is.
   const ops = run.fixture.journalFile;
-  if (journalFile === null || ops === undefined)
+  if (ops === undefined)
     return unverifiedOutcome("the route's journal is not a SQLite file: no power-loss cell for it");
+  const journalFile = ops.path;
   const backing = join(run.dir, 'power-durable');
   const started = await startLossyFs({ backing });
   if (!started.available) return unverifiedOutcome(started.reason, 'power-loss-filesystem');
@@ -265,10 +260,10 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
     const first = await run.killAt('first', at, { command });
     if (!first.hit) return { attempts: [first.record], hit: false };
     // The SIGKILL and the cut together: the killed attempt's committed journal, then what survives.
-    const committed = readJournalRows(onFs, 'before-cut');
+    const committed = ops.image(onFs, 'before-cut');
     const atCut: LossyFsStats = await fs.stats();
     await fs.cutPower();
-    const survived = readJournalRows(onFs, 'after-cut');
+    const survived = ops.image(onFs, 'after-cut');
     // The leases are in the journal on the mount, not at the cell's usual journal path.
     if (survived !== null) await run.expireLeases(() => ops.open(onFs));
     const retry = await run.run('retry', { command });
@@ -282,8 +277,13 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
 }
 
 async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome> {
-  const targetFile = run.fixture.targetFile;
-  if (targetFile === undefined || !existsSync(targetFile) || run.fixture.journalFile === undefined)
+  const { targetFile, targetImage } = run.fixture;
+  if (
+    targetFile === undefined ||
+    targetImage === undefined ||
+    !existsSync(targetFile) ||
+    run.fixture.journalFile === undefined
+  )
     return unverifiedOutcome(
       "the route's target is not one local SQLite file in the cell: no power-loss cell for it",
     );
@@ -307,10 +307,10 @@ async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
     const first = await run.killAt('first', at);
     if (!first.hit) return { attempts: [first.record], hit: false };
     // Read-only before the cut: a read-write open would checkpoint and sync what the attempt left.
-    const committed = readTargetTables(onFs, 'before-cut');
+    const committed = targetImage(onFs, 'before-cut');
     const atCut: LossyFsStats = await fs.stats();
     await fs.cutPower();
-    const survived = readTargetTables(onFs, 'after-cut');
+    const survived = targetImage(onFs, 'after-cut');
     const checks = [
       durableCheck('target', committed, survived),
       await atomicVisibility(inspector, images, 'after the cut'),

@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { ownsServerFor } from '../env/services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { ServerKill, ServerSignal } from '../routes/server-control.ts';
 import type { CellFixture } from '../routes/route.ts';
@@ -89,14 +90,14 @@ function planKills(spec: FaultSpecOf<'server-kill'>, context: PlanContext): Cell
  * stopped (SIGKILL: a crash, backends too; SIGTERM: a clean shutdown), the worker is released into
  * the dead server, then the server starts again on the same data and the runner's settle worker
  * must finish with one mutation. A journal killed before COMMITTING must mean no mutation and
- * JOURNAL_UNAVAILABLE. The target's kills come from its part (ClickHouse restarts right after a
- * replace-partition swap, where 18.16 brings replaced rows back), the journal's from its part.
+ * JOURNAL_UNAVAILABLE. The target's kills come from its part (e.g. a restart right after a
+ * replace-partition swap, where one server version brings replaced rows back), the journal's from its part.
  */
 export const serverKillFault: FaultModule<'server-kill'> = {
   kind: 'server-kill',
   unavailableIn(environment, capabilities) {
-    const services = environment.services;
-    if (services.postgres?.dedicated || services.clickhouse?.dedicated) return null;
+    // A service of the route that offers each cell a server of its own to kill (local provider).
+    if (ownsServerFor(environment.services, 'server-kill')) return null;
     // A plug-in that declares serverKills starts (and kills) a server of its own per cell.
     if (capabilities?.ownServers === true) return null;
     if (

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
+import { ownsServerFor } from '../env/services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { StalledBackends } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
@@ -165,7 +166,8 @@ async function runStall(run: CellRun): Promise<CellOutcome> {
 export const stallFault: FaultModule<'stall'> = {
   kind: 'stall',
   unavailableIn(environment) {
-    if (environment.services.postgres?.dedicated) return null;
+    // A service of the route that offers each cell a server of its own whose backends it may stop.
+    if (ownsServerFor(environment.services, 'stall')) return null;
     return `provider ${environment.provider} owns no server whose backends it may SIGSTOP (provider local can)`;
   },
   leaseTtlMs: () => TAKEOVER_LEASE_TTL_MS,

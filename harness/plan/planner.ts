@@ -31,6 +31,7 @@ export const TRACED_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 export const DEFAULT_SEED = 42;
+/** The route of a run that names none (`npm run certify`): the embedded one, by its alias. */
 export const DEFAULT_ROUTE = 'sqlite';
 export const DEFAULT_ROWS = 20;
 

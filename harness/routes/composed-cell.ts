@@ -26,6 +26,7 @@ import type {
   CellNetwork,
   CellWorkloadOptions,
   FenceOperations,
+  FileImage,
   JournalFileOperations,
   JournalOperations,
   ProxiedConnection,
@@ -121,6 +122,9 @@ export class ComposedCell implements CellFixture {
   get targetFile(): string | undefined {
     const files = this.#parts.target.files ?? [];
     return files.length === 1 ? join(this.#cell.dir, files[0]!) : undefined;
+  }
+  get targetImage(): FileImage | undefined {
+    return this.#parts.target.fileImage;
   }
   get fenceOps(): FenceOperations | undefined {
     const ops = this.#target.fenceOps;

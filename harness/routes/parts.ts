@@ -10,6 +10,7 @@ import type {
   CellWorkloadOptions,
   FenceLossMode,
   FenceOperations,
+  FileImage,
   JournalFileOperations,
   JournalLossMode,
   JournalOperations,
@@ -131,6 +132,8 @@ export interface TargetPart extends FileState {
   readonly fenceLossModes: readonly FenceLossMode[];
   /** Where server faults kill this target's server; absent: it has none to kill. */
   readonly serverKills?: readonly ServerKill[];
+  /** With its state in one file (`files`): that file's tables as one comparable line (power-loss cells). */
+  readonly fileImage?: FileImage;
   /** Network phases of its own protocol beyond the shared ones (phase → fault point). */
   readonly networkPhases?: Readonly<Record<string, string>>;
   prepare(cell: PartCell, source: PreparedSource): Promise<PreparedTarget>;

@@ -2,7 +2,7 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { nearestName } from '../../src/cli/nearest-name.ts';
 import { pluginRoutes } from './plugin-routes.ts';
-import { ROUTES, routeIds } from './route-registry.ts';
+import { ROUTES, routeAliases, routeIds } from './route-registry.ts';
 import type { Route } from './route.ts';
 
 /** Where a plug-in route is looked for: the working folder's package.json and `--connector` modules. */
@@ -26,9 +26,10 @@ export async function loadRouteOrPlugin(id: string, options: RouteLoadOptions): 
   const load = Object.hasOwn(plugins, id) ? plugins[id] : undefined;
   if (!load) {
     const known = [...routeIds(), ...Object.keys(plugins)];
-    const near = nearestName(id, [...known, 'sqlite', 'postgres']);
+    const aliases = routeAliases();
+    const near = nearestName(id, [...known, ...aliases]);
     throw invalidInput(
-      `unknown route "${id}" (known: ${known.join(', ')}; aliases: sqlite, postgres; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
+      `unknown route "${id}" (known: ${known.join(', ')}; aliases: ${aliases.join(', ')}; a plug-in's routes need --connector MODULE or package.json dpone.connectors)`,
       { field: '--route', ...(near ? { hint: `did you mean --route ${near}?` } : {}) },
     );
   }

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { runtimeRouteIds } from '../../src/cli/built-in-engines.ts';
 import { routeConnectorVersion } from '../../src/cli/certifications.ts';
@@ -7,8 +8,10 @@ import {
   harnessRouteId,
   journalEngine,
   loadRoute,
+  routeAliases,
   routeIds,
 } from './route-registry.ts';
+import { loadRouteOrPlugin } from './route-loader.ts';
 
 describe('routes composed from connector parts', () => {
   it('every source part goes with every target part, for engines the runtime has connectors for', () => {
@@ -32,6 +35,15 @@ describe('routes composed from connector parts', () => {
     expect(harnessRouteId('postgres')).toBe('postgres-to-postgres');
     expect(() => harnessRouteId('oracle-to-clickhouse')).toThrow(/unknown route "oracle-to-clickhouse"/);
     expect(Object.keys(ROUTES)).not.toContain('sqlite');
+  });
+
+  it('names the aliases of routes it has, and only those (mssql-to-mssql is no harness route)', async () => {
+    expect(routeAliases()).toEqual(['sqlite', 'postgres']);
+    expect(() => harnessRouteId('oracle')).toThrow(/; aliases: sqlite, postgres\)$/);
+    await expect(loadRouteOrPlugin('postgress', { cwd: tmpdir() })).rejects.toMatchObject({
+      message: expect.stringMatching(/; aliases: sqlite, postgres; a plug-in's routes need/),
+      fields: { hint: 'did you mean --route postgres?' },
+    });
   });
 
   it('the journal is a server journal the route already has, else the embedded one', () => {

@@ -1,5 +1,5 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
+import { ROUTE_ALIASES, resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/built-in-engines.ts';
 import { composeRoute } from './compose-route.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
@@ -67,12 +67,17 @@ export function routeIds(): readonly string[] {
   return Object.keys(ROUTES).sort();
 }
 
+/** The route aliases (src/contracts/route-id.ts) that name a route the harness has, in their order. */
+export function routeAliases(): readonly string[] {
+  return Object.keys(ROUTE_ALIASES).filter((alias) => Object.hasOwn(ROUTES, ROUTE_ALIASES[alias]!));
+}
+
 /** The full id of a route id or alias the harness knows, or bad input naming `field`. */
 export function harnessRouteId(route: string, field = '--route'): string {
   const id = resolveRouteId(route)?.id ?? route;
   if (!Object.hasOwn(ROUTES, id))
     throw invalidInput(
-      `unknown route "${route}" (known: ${routeIds().join(', ')}; aliases: sqlite, postgres)`,
+      `unknown route "${route}" (known: ${routeIds().join(', ')}; aliases: ${routeAliases().join(', ')})`,
       {
         field,
       },

@@ -72,9 +72,18 @@ export type JournalFileReading =
  * A journal kept in one local file, as the storage faults need it: where it is, the files beside
  * it, and readers that go through the runtime's own journal code (checksums and checks included).
  */
+/**
+ * A state file's durable content as one comparable line (states, counts, digests: never a value):
+ * `before-cut` reads without recovering or syncing anything, `after-cut` opens it as the next run
+ * would (power-loss cells compare the two). Null: no file, or nothing in it yet.
+ */
+export type FileImage = (path: string, when: 'before-cut' | 'after-cut') => string | null;
+
 export interface JournalFileOperations {
   /** The journal's file. */
   readonly path: string;
+  /** The journal's entries and history at `path` as one comparable line (power-loss cells). */
+  readonly image: FileImage;
   /** Suffixes of the files the engine keeps beside it (write-ahead log, shared memory). */
   readonly sideSuffixes: readonly string[];
   /** Creates an empty journal (schema only) at `path`. */
@@ -196,6 +205,8 @@ export interface CellExtras {
   readonly journalFile?: JournalFileOperations;
   /** The target's one local file, when it keeps its state in one (storage faults). */
   readonly targetFile?: string;
+  /** The tables of such a target file as one comparable line (power-loss cells); absent: those cells are UNVERIFIED. */
+  readonly targetImage?: FileImage;
   /**
    * Moves the cell's target and journal onto servers of their own (before any worker ran), which
    * server faults may kill and restart without touching other cells; the workload follows.

@@ -7,6 +7,7 @@ import { checkCell } from '../inspectors/live-check.ts';
 import type { JournalRecords } from '../checkers/check-types.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
+import { poolerMissing } from '../env/services.ts';
 import type { AttemptRecord, CellEvidence, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellOutcome } from '../faults/fault.ts';
 import { faultModule } from '../faults/fault-registry.ts';
@@ -40,15 +41,10 @@ async function readJournal(fixture: CellFixture): Promise<JournalRecords> {
   }
 }
 
-/** The PgBouncer lane needs a pooler in front of the run's PostgreSQL server. */
+/** The pooler lane needs a pooler in front of the route's server (a service that offers one). */
 function poolerUnavailable(cell: PlannedCell, environment: StartedEnvironment): string | null {
   if (cell.workload.pooler === undefined) return null;
-  const postgres = environment.services.postgres;
-  if (postgres?.pooler) return null;
-  return (
-    postgres?.poolerMissing ??
-    `this provider (${environment.provider}) starts no PgBouncer: the pooler lane cannot run`
-  );
+  return poolerMissing(environment.services, environment.provider);
 }
 
 function check(name: string, verdict: CheckRecord['verdict'], detail: string): CheckRecord {

@@ -4,6 +4,7 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
 import { resolveRouteId } from '../../src/contracts/route-id.ts';
 import { SUITE_GLOBS } from '../../src/cli/shipped-suites.ts';
+import { DEFAULT_ROUTE } from '../plan/planner.ts';
 import { loadRouteOrPlugin } from '../routes/route-loader.ts';
 import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
 import { scenarioFits } from './route-suite.ts';
@@ -39,7 +40,7 @@ export async function defaultScenarioFiles(
     throw invalidInput(`unknown suite "${suite}" (known: ${Object.keys(SUITES).join(', ')})`, {
       field: '--suite',
     });
-  const selected = await loadRouteOrPlugin(route ?? 'sqlite', { cwd, connectors });
+  const selected = await loadRouteOrPlugin(route ?? DEFAULT_ROUTE, { cwd, connectors });
   // A plug-in route's id need not be SOURCE-to-TARGET: then no engine-named scenario is its.
   const target = resolveRouteId(selected.id)?.target ?? selected.id;
   const loaded = await loadScenarios(await scenarioFiles(patterns, cwd));

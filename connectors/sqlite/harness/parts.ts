@@ -18,6 +18,7 @@ import { maskedDigest, sqliteDump } from '../../../harness/routes/state-fingerpr
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite-seal.ts';
 import { sqliteJournalFile } from './sqlite-journal-file.ts';
+import { readTargetTables } from './sqlite-power-loss.ts';
 
 const FILES = { source: 'source.db', target: 'target.db', journal: 'journal.db' } as const;
 
@@ -113,6 +114,7 @@ export const sqliteTarget: TargetPart = {
   connectorVersion: SQLITE_ENGINE.target!.version,
   services: [],
   files: [FILES.target],
+  fileImage: readTargetTables,
   unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS),
   // No "move": SQLite has no search path to point a retry's fence lookup elsewhere.
   fenceLossModes: ['drop', 'rename'],

@@ -4,6 +4,7 @@ import { DponeError } from '../../../src/contracts/errors.ts';
 import { SqliteJournal } from '../journal/sqlite-journal.ts';
 import type { JournalFileOperations, JournalFileReading } from '../../../harness/routes/route.ts';
 import { readsEveryEntry } from '../../../harness/routes/journal-reads.ts';
+import { readJournalRows } from './sqlite-power-loss.ts';
 
 /**
  * The SQLite journal file as the storage faults (full-disk, journal-corruption) need it. Readers go
@@ -13,6 +14,7 @@ import { readsEveryEntry } from '../../../harness/routes/journal-reads.ts';
 export function sqliteJournalFile(path: string): JournalFileOperations {
   return {
     path,
+    image: readJournalRows,
     sideSuffixes: ['-wal', '-shm'],
     async create(at) {
       await (await SqliteJournal.open(at)).close();

@@ -15,6 +15,11 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> =
     requiredEnv: [CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password],
     start: async (env) => (await import('./external-clickhouse.ts')).externalClickHouse(env),
   },
+  // A server of the cell's own (local provider): killed and restarted, never stalled or failed over.
+  ownServer: {
+    faults: ['server-kill'],
+    offered: (service) => service.dedicated !== undefined,
+  },
   doctor: {
     probe: async ({ env }) => {
       const clickhouse = findClickHouseServer(env);

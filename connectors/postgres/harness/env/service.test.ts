@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { StartedEnvironment } from '../../../../harness/env/environment.ts';
 import { INSTALL, missingComponent } from '../../../../harness/env/install-hints.ts';
+import { ownsServerFor, poolerMissing } from '../../../../harness/env/services.ts';
+import { lostCommitFault } from '../../../../harness/faults/lost-commit-fault.ts';
+import { serverKillFault } from '../../../../harness/faults/server-fault.ts';
+import { stallFault } from '../../../../harness/faults/stall-fault.ts';
 import { PGBOUNCER_MISSING } from './pgbouncer.ts';
+import type { PostgresService } from './postgres-services.ts';
 import { POSTGRES_SERVICE } from './service.ts';
 
 describe('PostgreSQL service entry: what doctor and the reports say is missing', () => {
@@ -24,5 +30,52 @@ describe('PostgreSQL service entry: what doctor and the reports say is missing',
 
   it('lets the external provider win a reason that names its variables', () => {
     expect(missingComponent('external provider: set DPONE_PG_URL, DPONE_PG_PASSWORD')).toBe('external');
+  });
+});
+
+describe('PostgreSQL service entry: the servers of its own it offers the server faults', () => {
+  // Stand-ins for a started service: only whether it offers dedicated clusters matters here.
+  const owning = {
+    dedicated: () => Promise.reject(new Error('not started here')),
+  } as unknown as PostgresService;
+  const sharing = {} as unknown as PostgresService;
+  const environment = (provider: string, postgres: PostgresService) =>
+    ({ provider, databases: {}, toxiproxy: null, services: { postgres } }) as unknown as StartedEnvironment;
+
+  it('serves server-kill, stall and lost-commit cells where the provider owns clusters, none elsewhere', () => {
+    for (const fault of ['server-kill', 'stall', 'lost-commit'] as const) {
+      expect(ownsServerFor({ postgres: owning }, fault), fault).toBe(true);
+      expect(ownsServerFor({ postgres: sharing }, fault), fault).toBe(false);
+    }
+    const local = environment('local', owning);
+    expect(serverKillFault.unavailableIn!(local)).toBeNull();
+    expect(stallFault.unavailableIn!(local)).toBeNull();
+    expect(lostCommitFault.unavailableIn!(local)).toBeNull();
+    const external = environment('external', sharing);
+    expect(serverKillFault.unavailableIn!(external)).toMatch(
+      /^provider external owns no server it may SIGKILL/,
+    );
+    expect(stallFault.unavailableIn!(external)).toMatch(/^provider external owns no server whose backends/);
+    expect(lostCommitFault.unavailableIn!(external)).toMatch(
+      /^provider external owns no server it can fail over/,
+    );
+  });
+});
+
+describe('PostgreSQL service entry: the pooler lane', () => {
+  it('offers PgBouncer where the provider started one, and says why not elsewhere', () => {
+    const pooled = {
+      pooler: () => Promise.reject(new Error('not started here')),
+    } as unknown as PostgresService;
+    expect(poolerMissing({ postgres: pooled }, 'local')).toBeNull();
+    const noBinary = { poolerMissing: PGBOUNCER_MISSING } as unknown as PostgresService;
+    expect(poolerMissing({ postgres: noBinary }, 'local')).toBe(PGBOUNCER_MISSING);
+    expect(poolerMissing({ postgres: {} as unknown as PostgresService }, 'docker')).toBe(
+      'this provider (docker) starts no PgBouncer: the pooler lane cannot run',
+    );
+    // A route with no PostgreSQL at all: the same reason (its pooler lane cannot run anywhere).
+    expect(poolerMissing({}, 'embedded')).toBe(
+      'this provider (embedded) starts no PgBouncer: the pooler lane cannot run',
+    );
   });
 });

@@ -24,6 +24,19 @@ export const POSTGRES_SERVICE: ServiceEntry<PostgresService, 'postgres' | 'postg
     requiredEnv: [POSTGRES_ENV.url, POSTGRES_ENV.password],
     start: async (env) => (await import('./external-postgres.ts')).externalPostgres(env),
   },
+  // A cluster of the cell's own (local provider): killed, its backends stopped, failed over.
+  ownServer: {
+    faults: ['server-kill', 'stall', 'lost-commit'],
+    offered: (service) => service.dedicated !== undefined,
+  },
+  // PgBouncer in front of the run's server (the local provider's, when the binary is here).
+  pooler: {
+    missing: (service, provider) =>
+      service?.pooler
+        ? null
+        : (service?.poolerMissing ??
+          `this provider (${provider}) starts no PgBouncer: the pooler lane cannot run`),
+  },
   doctor: {
     probe: async ({ env, isRoot }) => {
       const found = findLocalBinaries(env);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
-import { mandatoryAcceptanceItems } from '../../src/contracts/certification.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
+import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
+import { mandatoryAcceptanceItems } from '../../../../src/contracts/certification.ts';
+import { routeIds } from '../../../../harness/routes/route-registry.ts';
 import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
 
@@ -51,23 +52,29 @@ describe('the power-loss gate line', () => {
   it('is mandatory for routes whose target is SQLite, and only those', () => {
     expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-journal-durable');
     expect(mandatoryAcceptanceItems('sqlite-to-sqlite')).toContain('power-loss-journal-durable');
-    expect(mandatoryAcceptanceItems('postgres')).not.toContain('power-loss-journal-durable');
-    expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain('power-loss-journal-durable');
+    expectOnSqliteTargets('power-loss-journal-durable');
   });
 
   it('the full-disk and journal-corruption lines (storage-items.ts) apply to the same routes, and are mandatory there only', () => {
     for (const id of ['full-disk-refused-then-one', 'journal-corruption-detected']) {
       expect(mandatoryAcceptanceItems('sqlite')).toContain(id);
-      expect(mandatoryAcceptanceItems('postgres-to-sqlite')).toContain(id);
-      expect(mandatoryAcceptanceItems('postgres')).not.toContain(id);
-      expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain(id);
+      expectOnSqliteTargets(id);
     }
-    for (const route of ['sqlite', 'postgres-to-sqlite', 'postgres', 'sqlite-to-clickhouse']) {
+    for (const route of ['sqlite', ...routeIds()]) {
       expect(fullDiskItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
       expect(journalCorruptionItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
     }
   });
 });
+
+/** Mandatory on every route of the harness whose target is SQLite, on no other (there are others). */
+function expectOnSqliteTargets(id: string): void {
+  const routes = routeIds();
+  for (const route of routes)
+    expect(mandatoryAcceptanceItems(route).includes(id), route).toBe(route.endsWith('-to-sqlite'));
+  expect(routes.filter((route) => route.endsWith('-to-sqlite')).length).toBeGreaterThan(1);
+  expect(routes.filter((route) => !route.endsWith('-to-sqlite')).length).toBeGreaterThan(1);
+}
 
 function targetCell(
   point: string,
@@ -121,7 +128,6 @@ describe('the power-loss gate line for the target', () => {
       ]).status,
     ).toBe('UNVERIFIED');
     expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-target-durable');
-    expect(mandatoryAcceptanceItems('postgres')).not.toContain('power-loss-target-durable');
-    expect(mandatoryAcceptanceItems('sqlite-to-clickhouse')).not.toContain('power-loss-target-durable');
+    expectOnSqliteTargets('power-loss-target-durable');
   });
 });

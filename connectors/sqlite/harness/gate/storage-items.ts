@@ -1,4 +1,4 @@
-import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
   JOURNAL_CORRUPTION_DETECTED,
@@ -6,9 +6,9 @@ import {
   STORAGE_FULL_REFUSED,
   STORAGE_READ_ONLY_REFUSED,
   STORAGE_READ_ONLY_UNTOUCHED,
-} from '../evidence/check-names.ts';
-import type { AcceptanceItem, ItemVerdict } from './acceptance-item.ts';
-import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
+} from '../../../../harness/evidence/check-names.ts';
+import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
+import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 import { powerLossItem } from './power-loss-item.ts';
 
 const passed = (cell: CellEvidence, name: string) =>

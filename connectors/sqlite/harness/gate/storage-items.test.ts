@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
   JOURNAL_CORRUPTION_DETECTED,
@@ -7,7 +7,7 @@ import {
   STORAGE_FULL_REFUSED,
   STORAGE_READ_ONLY_REFUSED,
   STORAGE_READ_ONLY_UNTOUCHED,
-} from '../evidence/check-names.ts';
+} from '../../../../harness/evidence/check-names.ts';
 import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './storage-items.ts';
 
 const CHECKS = {

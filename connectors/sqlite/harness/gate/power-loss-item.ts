@@ -1,8 +1,8 @@
-import { targetsSqlite } from '../../src/contracts/certification.ts';
-import type { CellEvidence } from '../evidence/evidence-types.ts';
-import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
-import type { AcceptanceItem } from './acceptance-item.ts';
-import { allPass, decidedBy, mutations } from './cell-verdicts.ts';
+import { targetsSqlite } from '../../../../src/contracts/certification.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
+import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
+import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
+import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
 const passed = (cell: CellEvidence, name: string) =>
   cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
