@@ -37,7 +37,7 @@ export const run: CommandRun = async (args, io) => {
       { operationId: flags.operationId, state: entry.state, journalVersion: entry.version },
     );
   }
-  await using leftovers = await openLeftovers(session.workload!, io, false);
+  await using leftovers = await openLeftovers(session.workload!, io, false, session.route ?? undefined);
   const removed = await leftovers.cleanup(flags.operationId, { actor, reason: flags.reason });
   const view = {
     schema: 'dpone.recovery.cleanup/v1',
