@@ -7,9 +7,19 @@
 export type {
   ConnectorEndpoint,
   ConnectorPlugin,
+  FenceRaiser,
+  FenceReader,
+  HostContext,
+  JournalEngine,
+  JournalOpenOptions,
+  LeftoverJSON,
+  Leftovers,
   PluginSource,
   PluginTarget,
+  RecoveryContext,
+  SourceOpenContext,
   TargetOpenContext,
+  WorkloadRules,
 } from './ports/connector-plugin.ts';
 export { CONNECTOR_PLUGIN_API, defineConnector, pluginConnectorVersion } from './ports/connector-plugin.ts';
 

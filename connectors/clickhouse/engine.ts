@@ -1,20 +1,22 @@
 import { fileURLToPath } from 'node:url';
-import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
-import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { defineConnector } from '../../src/ports/connector-plugin.ts';
+import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
- * ClickHouse, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. Each
+ * ClickHouse, registered with the runtime as a plug-in on the public contract: the one line src/cli/engine-table.ts lists. Each
  * opener imports its connector lazily, so a run that never touches ClickHouse never loads its driver.
  * Source and target: any route may read from or write to ClickHouse; the target certifies
  * staging/swap generations (clickhouse-fence.ts), leaves staging tables and tombstones an operation
  * that never committed can be cleaned of, and reads its fence on a read-only connection.
  */
-export const CLICKHOUSE_ENGINE: BuiltInEngine = {
+export const CLICKHOUSE_ENGINE = defineConnector({
+  meta: { name: 'clickhouse', version: 'built-in' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'clickhouse-source/1',
-    open: async (workload, { env }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
       const { ClickHouseSource } = await import('./clickhouse-source.ts');
       return ClickHouseSource.open(serverSource(workload, env));
     },
@@ -22,11 +24,13 @@ export const CLICKHOUSE_ENGINE: BuiltInEngine = {
   target: {
     version: 'clickhouse-staging-swap-generation/1',
     capability: 'staging-swap-generation',
-    fenceLocation: async (workload) => {
+    fenceLocation: async (_endpoint, { workload }) => {
       const { clickHouseFenceLocation } = await import('./clickhouse-config.ts');
       return clickHouseFenceLocation(workload.target.url, 'target.url');
     },
-    open: async (workload, { env, faults }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
+      const { faults } = opened;
       // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
       const { clickhouseTargetForHarness } = await import('./clickhouse-unsafe-variants.ts');
       return clickhouseTargetForHarness(
@@ -34,7 +38,7 @@ export const CLICKHOUSE_ENGINE: BuiltInEngine = {
         env,
       );
     },
-    openFenceReader: async (workload, env) => {
+    openFenceReader: async (_endpoint, { workload, env }) => {
       const { openClickHouseFenceReader } = await import('./clickhouse-fence-reader.ts');
       const password = endpointPassword(workload.target, 'target', env);
       return openClickHouseFenceReader({
@@ -44,7 +48,7 @@ export const CLICKHOUSE_ENGINE: BuiltInEngine = {
         partitionColumn: workload.data.partition.column,
       });
     },
-    openLeftovers: async (workload, env, readOnly) => {
+    openLeftovers: async (_endpoint, { workload, env, readOnly }) => {
       const { openClickHouseLeftovers } = await import('./clickhouse-cleanup.ts');
       const password = endpointPassword(workload.target, 'target', env);
       return openClickHouseLeftovers({
@@ -59,4 +63,4 @@ export const CLICKHOUSE_ENGINE: BuiltInEngine = {
   workload: {
     location: (workload, side) => serverLocation('clickhouse', workload[side], { port: '8123' }),
   },
-};
+});

@@ -1,21 +1,23 @@
 import { fileURLToPath } from 'node:url';
-import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
-import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { defineConnector } from '../../src/ports/connector-plugin.ts';
+import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
- * Microsoft SQL Server, registered with the runtime: the one entry src/cli/built-in-engines.ts
- * lists. Each opener imports its module lazily, so a run that never touches MSSQL never loads its
+ * Microsoft SQL Server, registered with the runtime as a plug-in on the public contract: the one
+ * line src/cli/engine-table.ts lists. Each opener imports its module lazily, so a run that never touches MSSQL never loads its
  * driver. Source, target and journal: any route may read from or write to MSSQL, whose target
  * certifies a commit marker written in the data's transaction (mssql-fence.ts) and reads its fence
  * with a reader that sends only the fence SELECT; `mssql://` and `sqlserver://` journal URLs open
  * the journal in journal/.
  */
-export const MSSQL_ENGINE: BuiltInEngine = {
+export const MSSQL_ENGINE = defineConnector({
+  meta: { name: 'mssql', version: 'built-in' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'mssql-source/1',
-    open: async (workload, { env }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
       const { MssqlSource } = await import('./mssql-source.ts');
       return MssqlSource.open(serverSource(workload, env));
     },
@@ -23,15 +25,17 @@ export const MSSQL_ENGINE: BuiltInEngine = {
   target: {
     version: 'mssql-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
-    fenceLocation: async (workload) => {
+    fenceLocation: async (_endpoint, { workload }) => {
       const { mssqlFence } = await import('./mssql-fence.ts');
       return mssqlFence(workload.target.fence_schema).location;
     },
-    open: async (workload, { env, faults }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
+      const { faults } = opened;
       const { MssqlTarget } = await import('./mssql-target.ts');
       return MssqlTarget.open({ ...serverTarget(workload, env), faults, env });
     },
-    openFenceReader: async (workload, env) => {
+    openFenceReader: async (_endpoint, { workload, env }) => {
       const { openMssqlFenceReader } = await import('./mssql-fence-reader.ts');
       const fenceSchema = workload.target.fence_schema;
       return openMssqlFenceReader({
@@ -54,4 +58,4 @@ export const MSSQL_ENGINE: BuiltInEngine = {
       serverLocation('mssql', workload[side], { port: '1433', schema: 'dbo', foldCase: true }),
     fenceSchema: true,
   },
-};
+});

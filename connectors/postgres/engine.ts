@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { BuiltInEngine } from '../../src/ports/built-in-engine.ts';
-import { endpointPassword, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { defineConnector } from '../../src/ports/connector-plugin.ts';
+import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.ts';
 
 /**
- * PostgreSQL, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. Each
+ * PostgreSQL, registered with the runtime as a plug-in on the public contract: the one line src/cli/engine-table.ts lists. Each
  * opener imports its module lazily, so a run that never touches PostgreSQL never loads its driver.
  * Source, target and journal: any route may read from or write to PostgreSQL, whose target
  * certifies a commit marker written in the data's transaction (postgres-fence.ts, on the shared
@@ -14,11 +14,13 @@ import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.
  * `postgres://` and `postgresql://` journal URLs open the journal in journal/, which also keeps
  * shadow mode's records on the same server.
  */
-export const POSTGRES_ENGINE: BuiltInEngine = {
+export const POSTGRES_ENGINE = defineConnector({
+  meta: { name: 'postgres', version: 'built-in' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'postgres-source/1',
-    open: async (workload, { env }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
       const { PostgresSource } = await import('./postgres-source.ts');
       return PostgresSource.open({ ...serverSource(workload, env), env });
     },
@@ -26,11 +28,13 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
   target: {
     version: 'postgres-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
-    fenceLocation: async (workload) => {
+    fenceLocation: async (_endpoint, { workload }) => {
       const { postgresFence } = await import('./postgres-fence.ts');
       return postgresFence(workload.target.url, workload.target.fence_schema).location;
     },
-    open: async (workload, { env, faults, note }) => {
+    open: async (_endpoint, opened) => {
+      const { workload, env, note } = hostOf(opened);
+      const { faults } = opened;
       const { PostgresTarget } = await import('./postgres-target.ts');
       const { create } = workload.target;
       return PostgresTarget.open({
@@ -41,7 +45,9 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
         env,
       });
     },
-    openPlainTarget: async (workload, { env, faults }) => {
+    openPlain: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
+      const { faults } = opened;
       const { openPlainPostgresTarget } = await import('./postgres-target.ts');
       const { create } = workload.target;
       return openPlainPostgresTarget({
@@ -50,7 +56,7 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
         faults,
       });
     },
-    openFenceReader: async (workload, env) => {
+    openFenceReader: async (_endpoint, { workload, env }) => {
       const { openPostgresFenceReader } = await import('./postgres-fence-reader.ts');
       return openPostgresFenceReader(
         workload.target.url,
@@ -58,7 +64,7 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
         workload.target.fence_schema,
       );
     },
-    openFenceRaiser: async (workload, env) => {
+    openFenceRaiser: async (_endpoint, { workload, env }) => {
       const { openPostgresFenceRaiser } = await import('./postgres-fence-reader.ts');
       return openPostgresFenceRaiser(
         workload.target.url,
@@ -86,4 +92,4 @@ export const POSTGRES_ENGINE: BuiltInEngine = {
     fenceSchema: true,
     createColumnType: POSTGRES_CREATE_COLUMN,
   },
-};
+});

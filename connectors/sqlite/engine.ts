@@ -2,24 +2,30 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
-import type { BuiltInEngine, RouteContext } from '../../src/ports/built-in-engine.ts';
+import type { HostContext } from '../../src/ports/connector-plugin.ts';
+import { defineConnector } from '../../src/ports/connector-plugin.ts';
+import { hostOf } from '../../src/ports/built-in-engine.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
 import { SQLITE_WORKLOAD_RULES } from './sqlite-workload.ts';
 import { sqliteJournalPath, sqliteShadowPath } from './journal/sqlite-journal-url.ts';
 
 /**
- * SQLite, registered with the runtime: the one entry src/cli/built-in-engines.ts lists. The
+ * SQLite, registered with the runtime as a plug-in on the public contract: the one line
+ * src/cli/engine-table.ts lists. The
  * embedded engine: a source, and a target that certifies a commit marker written in the data's
  * transaction (sqlite-fence.ts), both on a database file a `sqlite:` URL names. Each opener
  * imports its module lazily. Recovery reads the fence on a read-only handle and raises it with
  * the fence statements alone (sqlite-fence-reader.ts). Its commit journal (journal/), a local
  * file, is the runtime's default, opened through the engine's journal entry like the server ones.
  */
-export const SQLITE_ENGINE: BuiltInEngine = {
+export const SQLITE_ENGINE = defineConnector({
+  meta: { name: 'sqlite', version: 'built-in' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'sqlite-source/1',
-    open: async (workload, context) => {
+    open: async (_endpoint, opened) => {
+      const context = hostOf(opened);
+      const { workload } = context;
       const { SqliteSource } = await import('./sqlite-source.ts');
       const path = await endpointPath(workload, 'source', context);
       return SqliteSource.open(path, workload.source.table, workload.data.columns);
@@ -29,7 +35,9 @@ export const SQLITE_ENGINE: BuiltInEngine = {
     version: 'sqlite-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',
     fenceLocation: async () => (await import('./sqlite-fence.ts')).SQLITE_FENCE_LOCATION,
-    open: async (workload, context) => {
+    open: async (_endpoint, opened) => {
+      const context = hostOf(opened);
+      const { workload } = context;
       // The harness's deliberately broken variants answer only under DPONE_HARNESS=1; otherwise
       // this is exactly SqliteTarget.open.
       const { sqliteTargetForHarness } = await import('./sqlite-unsafe-variants.ts');
@@ -39,28 +47,30 @@ export const SQLITE_ENGINE: BuiltInEngine = {
           table: workload.target.table,
           columns: workload.data.columns,
           naturalKey: workload.data.natural_key,
-          faults: context.faults,
+          faults: opened.faults,
         },
         context.env,
       );
     },
-    openPlainTarget: async (workload, context) => {
+    openPlain: async (_endpoint, opened) => {
+      const context = hostOf(opened);
+      const { workload } = context;
       const { openPlainSqliteTarget } = await import('./sqlite-target.ts');
       return openPlainSqliteTarget({
         path: await endpointPath(workload, 'target', context),
         table: workload.target.table,
         columns: workload.data.columns,
         naturalKey: workload.data.natural_key,
-        faults: context.faults,
+        faults: opened.faults,
       });
     },
     // The file is opened with `readOnly`: querying the fence cannot create tables or change a byte.
-    openFenceReader: async (workload) => {
+    openFenceReader: async (_endpoint, { workload }) => {
       const path = existingTargetPath(workload);
       const { openSqliteFenceReader } = await import('./sqlite-fence-reader.ts');
       return openSqliteFenceReader(path);
     },
-    openFenceRaiser: async (workload) => {
+    openFenceRaiser: async (_endpoint, { workload }) => {
       const path = existingTargetPath(workload);
       const { openSqliteFenceRaiser } = await import('./sqlite-fence-reader.ts');
       return openSqliteFenceRaiser(path);
@@ -91,16 +101,16 @@ export const SQLITE_ENGINE: BuiltInEngine = {
     },
   },
   workload: SQLITE_WORKLOAD_RULES,
-};
+});
 
 /**
  * The path of a workload's `sqlite:` endpoint, checked to be a database file of its role. A refusal
- * names the field's `file:line:column` where the caller can tell it (RouteContext.locate).
+ * names the field's `file:line:column` where the caller can tell it (HostContext.locate).
  */
 async function endpointPath(
   workload: Workload,
   side: 'source' | 'target',
-  context: RouteContext,
+  context: HostContext,
 ): Promise<string> {
   const field = `${side}.url`;
   const path = sqliteFilePath(workload[side].url, workload.file, field);

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
-import type { WorkloadRules } from '../../src/ports/built-in-engine.ts';
+import type { WorkloadRules } from '../../src/ports/connector-plugin.ts';
 import { sqliteFilePath } from './sqlite-file.ts';
 
 /**

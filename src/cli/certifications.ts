@@ -18,22 +18,22 @@ import { verifyingKeyFromPem } from '../adapters/attestation/signing-key.ts';
 import { runtimeDigest } from './code-digest.ts';
 import { suiteDigest } from './shipped-suites.ts';
 import { policyLocation, readTrustPolicy } from './trust-policy-file.ts';
-import { FOLDER_ENGINES } from './engine-table.ts';
+import { BUILT_IN_CONNECTORS } from './engine-table.ts';
 
 /**
- * The connector versions this runtime ships, per engine and role (SourceEngine.version,
- * TargetEngine.version of each folder engine): the human name of a connector (shown in evidence and
+ * The connector versions this runtime ships, per engine and role (PluginSource.version,
+ * PluginTarget.version of each built-in engine): the human name of a connector (shown in evidence and
  * records). What binds a certification is the code digest (route-code.ts), computed from the
  * files, never this string.
  */
 export const CONNECTOR_VERSIONS: Readonly<
   Record<string, { readonly source?: string; readonly target?: string }>
 > = Object.fromEntries(
-  Object.entries(FOLDER_ENGINES).map(([name, engine]) => [
+  Object.entries(BUILT_IN_CONNECTORS).map(([name, engine]) => [
     name,
     {
-      ...(engine.source ? { source: engine.source.version } : {}),
-      ...(engine.target ? { target: engine.target.version } : {}),
+      ...(engine.source?.version ? { source: engine.source.version } : {}),
+      ...(engine.target?.version ? { target: engine.target.version } : {}),
     },
   ]),
 );

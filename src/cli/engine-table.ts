@@ -1,23 +1,39 @@
-import type { BuiltInEngine } from '../ports/built-in-engine.ts';
+import type { ConnectorPlugin } from '../ports/connector-plugin.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
 import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
 import { POSTGRES_ENGINE } from '../../connectors/postgres/engine.ts';
 import { SQLITE_ENGINE } from '../../connectors/sqlite/engine.ts';
 
+/** A built-in engine: a plug-in on the public contract that names its folder (ConnectorPlugin.folder). */
+export type BuiltInConnector = ConnectorPlugin & { readonly folder: string };
+
 /**
- * The built-in engines, each registered by its folder's engine.ts (`connectors/<engine>/`): one
- * line per engine, in the order the route errors list them (the embedded engine first). Read by the
- * engines table (built-in-engines.ts: how routes open) and by the workload reader (each engine's
- * workload rules), which is why it is a module of its own.
+ * The built-in engines, each a plug-in its folder's engine.ts defines (`connectors/<engine>/`, the
+ * same `defineConnector` object a third-party plug-in exports): one line per engine, in the order
+ * the route errors list them (the embedded engine first). Read by the route wiring
+ * (route-connectors.ts) and by the workload reader (each engine's workload rules), which is why it
+ * is a module of its own.
  */
-export const FOLDER_ENGINES: Readonly<Record<string, BuiltInEngine>> = {
+export const BUILT_IN_CONNECTORS: Readonly<Record<string, BuiltInConnector>> = {
   sqlite: SQLITE_ENGINE,
   postgres: POSTGRES_ENGINE,
   mssql: MSSQL_ENGINE,
   clickhouse: CLICKHOUSE_ENGINE,
 };
 
-/** The folder engine `name`, or undefined for a plug-in's or an unknown one. */
-export function folderEngine(name: string): BuiltInEngine | undefined {
-  return Object.hasOwn(FOLDER_ENGINES, name) ? FOLDER_ENGINES[name] : undefined;
+/** The built-in engine `name`, or undefined for a plug-in's or an unknown one. */
+export function builtInConnector(name: string): BuiltInConnector | undefined {
+  return Object.hasOwn(BUILT_IN_CONNECTORS, name) ? BUILT_IN_CONNECTORS[name] : undefined;
+}
+
+/** The built-in engines that have a source (or a target), by engine name, in the table's order. */
+export function builtInSides<Side extends 'source' | 'target'>(
+  side: Side,
+): Record<string, NonNullable<ConnectorPlugin[Side]>> {
+  return Object.fromEntries(
+    Object.entries(BUILT_IN_CONNECTORS).flatMap(([name, engine]) => {
+      const part = engine[side];
+      return part ? [[name, part]] : [];
+    }),
+  );
 }

@@ -1,13 +1,13 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { JournalDescription } from '../core/deployment-policy.ts';
 import { urlEngine } from '../contracts/route-id.ts';
-import { folderEngine } from './engine-table.ts';
+import { builtInConnector } from './engine-table.ts';
 
 /**
  * Where a run's journal is and whether it outlives the worker. A journal the worker can lose with
  * itself (a file in the pod, a deleted state folder) voids the duplicate-write guarantee, so only a
  * durable journal lets a run claim `protection: enforced`:
- * - a server journal's URL (BuiltInEngine.journal kind `server`) is durable;
+ * - a server journal's URL (ConnectorPlugin.journal kind `server`) is durable;
  * - a file journal (kind `file`: the embedded default) is durable only when its URL says so:
  *   `?durability=shared` states that it lives on storage every retry of the task sees (a
  *   persistent or shared volume) — the operator's claim,
@@ -40,7 +40,7 @@ function serverLocation(url: string): string {
 export function describeJournal(url: string, cwd: string, field = '--journal'): JournalDescription {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase() ?? 'unknown';
   const engine = urlEngine(url);
-  const journal = engine === null ? undefined : folderEngine(engine)?.journal;
+  const journal = engine === null ? undefined : builtInConnector(engine)?.journal;
   if (engine !== null && journal?.filePath) {
     const path = journal.filePath(url, cwd, field);
     const shared = durability(url, field) === SHARED;

@@ -2,8 +2,8 @@ import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contract
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import { urlEngine } from '../contracts/route-id.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
-import type { JournalEngine } from '../ports/built-in-engine.ts';
-import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
+import type { JournalEngine } from '../ports/connector-plugin.ts';
+import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 
 /** Where a journal URL is opened from: a file journal's relative path resolves against `cwd`. */
 export interface JournalOpenContext {
@@ -53,12 +53,12 @@ function bad(url: string, why: string): DponeError {
 /** The folder engine keeping the journal a URL names (its scheme names the engine), if any. */
 function journalEngineOf(url: string): JournalEngine | undefined {
   const engine = urlEngine(url);
-  return engine === null ? undefined : folderEngine(engine)?.journal;
+  return engine === null ? undefined : builtInConnector(engine)?.journal;
 }
 
 /** The journal URL forms the folder engines open (`<engine>:///path` for a file, `<engine>://…` for a server), for a refusal to list. */
 function journalUrlForms(): string {
-  return Object.entries(FOLDER_ENGINES)
+  return Object.entries(BUILT_IN_CONNECTORS)
     .flatMap(([name, engine]) =>
       engine.journal ? [engine.journal.kind === 'file' ? `${name}:///path` : `${name}://…`] : [],
     )
@@ -87,7 +87,7 @@ function checkServerUrl(url: string): void {
 
 /**
  * Opens the journal a `--journal` URL names, through the engine its scheme names
- * (BuiltInEngine.journal: a file journal's `<engine>:///abs/path` or `<engine>:relative/path`,
+ * (ConnectorPlugin.journal: a file journal's `<engine>:///abs/path` or `<engine>:relative/path`,
  * relative to `context.cwd`, the embedded default among them; a server's `<engine>://…`), or:
  * - `memory:` — in-process and NOT durable: only inside the test runner or with
  *   DPONE_ALLOW_MEMORY_JOURNAL=1, because it would advertise protection it cannot give.

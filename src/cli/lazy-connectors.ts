@@ -12,7 +12,7 @@ import type {
   SourceReadRequest,
   TargetConnector,
 } from '../ports/connector.ts';
-import type { RouteConnectors } from './built-in-engines.ts';
+import type { RouteConnectors } from './route-connectors.ts';
 
 /**
  * A route's source and target that connect on first use. The executor reads the journal before any

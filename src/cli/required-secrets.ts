@@ -1,13 +1,13 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { urlEngine } from '../contracts/route-id.ts';
-import { folderEngine } from './engine-table.ts';
+import { builtInConnector } from './engine-table.ts';
 import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
 
-/** Whether a journal URL names a journal kept on a server (BuiltInEngine.journal kind `server`), which takes a password. */
+/** Whether a journal URL names a journal kept on a server (ConnectorPlugin.journal kind `server`), which takes a password. */
 function serverJournal(url: string): boolean {
   const engine = urlEngine(url);
-  return engine !== null && folderEngine(engine)?.journal?.kind === 'server';
+  return engine !== null && builtInConnector(engine)?.journal?.kind === 'server';
 }
 
 function urlHasPassword(url: string): boolean {

@@ -5,10 +5,10 @@ import { resolveRouteId, urlEngine } from '../contracts/route-id.ts';
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { builtInConnectorDigest, pluginConnectorDigest } from './code-digest.ts';
 import { loadConnectorPlugin } from './connector-plugins.ts';
-import { FOLDER_ENGINES } from './engine-table.ts';
+import { BUILT_IN_CONNECTORS } from './engine-table.ts';
 
 /**
- * Where each built-in engine's connector code lives (BuiltInEngine.folder, `connectors/<engine>/`):
+ * Where each built-in engine's connector code lives (ConnectorPlugin.folder, `connectors/<engine>/`):
  * the folder whose production files (and what they import) are that connector's code — its
  * runtime files, engine.ts and journal/ included (a changed journal changes the engine's digest),
  * NOT its harness/ subfolder (builtInConnectorDigest leaves it out): a certification binds the code
@@ -17,7 +17,7 @@ import { FOLDER_ENGINES } from './engine-table.ts';
  * a folder that holds code).
  */
 export const ENGINE_FOLDERS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(FOLDER_ENGINES).map(([name, engine]) => [name, engine.folder]),
+  Object.entries(BUILT_IN_CONNECTORS).map(([name, engine]) => [name, engine.folder]),
 );
 
 const digests = new Map<string, string>();

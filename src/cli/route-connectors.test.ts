@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
+import type { ConnectorEndpoint } from '../ports/connector-plugin.ts';
+import { CONNECTOR_PLUGIN_API, pluginProblem } from '../ports/connector-plugin.ts';
+import { BUILT_IN_CONNECTORS } from './engine-table.ts';
+import { routeConnectorVersion } from './certifications.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
 import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
 import { isBuiltInRouteId } from './workload-fields.ts';
@@ -155,7 +159,8 @@ describe('the clickhouse route’s source', () => {
     );
     expect(workload.route).toBe(`${kind.slice(0, -1)}-to-clickhouse`);
     const engine = workload.route.split('-to-')[0]!;
-    await using source = await SOURCE_ENGINES[engine]!.open(workload, { env: {}, faults: NO_FAULTS });
+    // A built-in source reads its endpoint from the workload the host hands it (HostContext).
+    await using source = await SOURCE_ENGINES[engine]!.open({} as ConnectorEndpoint, { workload, env: {} });
     expect(source.identity.startsWith(kind)).toBe(true);
   });
 });
@@ -208,5 +213,41 @@ describe('routes as compositions', () => {
     const error = await caught(() => openRouteConnectors(workload, { env: {}, faults: NO_FAULTS }));
     expect(error.code).toBe(ERROR_CODES.ROUTE_NOT_CERTIFIED);
     expect(error.message).toContain('SOURCE-to-TARGET');
+  });
+});
+
+describe('the built-in engines table', () => {
+  it('lists each engine as a plug-in on the public contract, with its folder', () => {
+    expect(Object.keys(BUILT_IN_CONNECTORS)).toEqual(['sqlite', 'postgres', 'mssql', 'clickhouse']);
+    for (const [name, plugin] of Object.entries(BUILT_IN_CONNECTORS)) {
+      expect(plugin.api).toBe(CONNECTOR_PLUGIN_API);
+      expect(pluginProblem(plugin)).toBeNull();
+      expect(plugin.meta.name).toBe(name);
+      expect(plugin.folder.endsWith(`/connectors/${name}/`)).toBe(true);
+    }
+  });
+
+  it('keeps the connector versions built-in routes show in evidence and records', () => {
+    expect(routeConnectorVersion('sqlite')).toBe('sqlite-source/1+sqlite-transactional-commit-marker/2');
+    expect(routeConnectorVersion('postgres')).toBe(
+      'postgres-source/1+postgres-transactional-commit-marker/2',
+    );
+    expect(routeConnectorVersion('sqlite-to-clickhouse')).toBe(
+      'sqlite-source/1+clickhouse-staging-swap-generation/1',
+    );
+    expect(routeConnectorVersion('mssql')).toBe('mssql-source/1+mssql-transactional-commit-marker/2');
+  });
+
+  it('a built-in opened without the workload (no host context) is an internal error, never a guess', async () => {
+    const open = BUILT_IN_CONNECTORS.postgres!.target!.open({} as ConnectorEndpoint, {
+      faults: NO_FAULTS,
+      readOnly: false,
+    });
+    const error = await open.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(DponeError);
+    expect((error as DponeError).code).toBe(ERROR_CODES.INTERNAL);
   });
 });

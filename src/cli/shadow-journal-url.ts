@@ -2,12 +2,12 @@ import type { JournalDescription } from '../core/deployment-policy.ts';
 import type { ShadowJournal } from '../ports/shadow-journal.ts';
 import { within } from '../core/shadow-recorder.ts';
 import { urlEngine } from '../contracts/route-id.ts';
-import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
+import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
 
 /** The engines whose journals keep shadow records, for a warning to list. */
 function shadowEngines(): string {
-  return Object.entries(FOLDER_ENGINES)
+  return Object.entries(BUILT_IN_CONNECTORS)
     .filter(([, engine]) => engine.journal?.openShadow !== undefined)
     .map(([name]) => name)
     .join(', ');
@@ -19,7 +19,7 @@ function shadowEngines(): string {
  */
 export function shadowJournalPath(url: string, base: string): string | null {
   const engine = urlEngine(url);
-  const journal = engine === null ? undefined : folderEngine(engine)?.journal;
+  const journal = engine === null ? undefined : builtInConnector(engine)?.journal;
   return journal?.shadowFilePath ? journal.shadowFilePath(url, base) : null;
 }
 
@@ -42,7 +42,7 @@ export async function openShadowJournal(
   // The journal's engine keeps the shadow records beside it (JournalEngine.openShadow: a file
   // journal's in a file beside it, a server journal's on the same server).
   const engine = urlEngine(shadow.url);
-  const openShadow = engine === null ? undefined : folderEngine(engine)?.journal?.openShadow;
+  const openShadow = engine === null ? undefined : builtInConnector(engine)?.journal?.openShadow;
   if (!openShadow) {
     warn(
       `dpone: warning: shadow records are kept beside a journal whose engine keeps them (${shadowEngines()}); ${shadow.journal.location} is ${shadow.journal.kind}: the write goes on unrecorded`,

@@ -1,7 +1,7 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
 import { urlEngine } from '../contracts/route-id.ts';
-import { folderEngine } from './engine-table.ts';
+import { builtInConnector } from './engine-table.ts';
 
 /**
  * Checks across fields of a workload that each field's own check cannot see: dpone's own tables,
@@ -28,7 +28,9 @@ export function checkWorkload(workload: Workload): Workload {
 /** Where an endpoint's rows live, by the engine its URL names; null when no built-in engine can tell. */
 function location(workload: Workload, side: 'source' | 'target'): string | null {
   const engine = urlEngine(workload[side].url);
-  return (engine === null ? undefined : folderEngine(engine)?.workload?.location?.(workload, side)) ?? null;
+  return (
+    (engine === null ? undefined : builtInConnector(engine)?.workload?.location?.(workload, side)) ?? null
+  );
 }
 
 function sameEndpoint(workload: Workload): boolean {

@@ -1,7 +1,7 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
 import type { TargetCreateSpec } from '../contracts/workload.ts';
-import { folderEngine } from './engine-table.ts';
+import { builtInConnector } from './engine-table.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -35,7 +35,7 @@ export function targetCreate(
       field: `${field}.columns`,
     });
   const typed = types as Fields;
-  const columnType = folderEngine(route.target)?.workload?.createColumnType;
+  const columnType = builtInConnector(route.target)?.workload?.createColumnType;
   for (const [name, type] of Object.entries(typed)) {
     const at = `${field}.columns.${name}`;
     if (!columns.includes(name)) throw invalidInput(`${at}: "${name}" is not in data.columns`, { field: at });

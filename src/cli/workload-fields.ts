@@ -12,7 +12,7 @@ import {
   urlEngine,
 } from '../contracts/route-id.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
-import { FOLDER_ENGINES, folderEngine } from './engine-table.ts';
+import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { targetCreate } from './workload-create.ts';
 
 /** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
@@ -171,12 +171,12 @@ function pluginRouteOf(route: string, sourceUrl: string): RouteParts {
 
 /** Whether a built-in target engine can be written without a fence (`target.fence: none`: a plain write). */
 function hasPlainWrite(engine: string): boolean {
-  return folderEngine(engine)?.target?.openPlainTarget !== undefined;
+  return builtInConnector(engine)?.target?.openPlain !== undefined;
 }
 
 /** The built-in target engines whose workload rules allow `setting`, for a refusal to list them. */
 function enginesAllowing(setting: 'fenceSchema' | 'createColumnType'): string {
-  return Object.entries(FOLDER_ENGINES)
+  return Object.entries(BUILT_IN_CONNECTORS)
     .filter(([, engine]) => engine.workload?.[setting] !== undefined && engine.workload[setting] !== false)
     .map(([name]) => name)
     .join(', ');
@@ -233,7 +233,7 @@ function target(value: unknown, columns: readonly string[], route: RouteParts): 
     FENCE_SCHEMA,
     'a schema name (letters, digits, _)',
   );
-  if (folderEngine(route.target)?.workload?.fenceSchema !== true) {
+  if (builtInConnector(route.target)?.workload?.fenceSchema !== true) {
     throw invalidInput(
       `target.fence_schema is not a setting of route ${route.id} (its fence lives beside the target; targets with a fence schema: ${enginesAllowing('fenceSchema')})`,
       { field: 'target.fence_schema' },
@@ -376,7 +376,7 @@ export function workloadFromValue(value: unknown, file: string): Workload {
   if (!plugin) checkEndpointEngine(workload.target.url, route.target, 'target');
   // Each end's engine refuses what it would resolve somewhere unmeant (a plug-in target reads its own).
   for (const end of ['source', 'target'] as const)
-    if (end === 'source' || !plugin) folderEngine(route[end])?.workload?.checkEndpoint?.(workload, end);
+    if (end === 'source' || !plugin) builtInConnector(route[end])?.workload?.checkEndpoint?.(workload, end);
   return workload;
 }
 

@@ -1,5 +1,8 @@
+import type { Workload } from '../contracts/workload.ts';
 import type { FenceCapabilityKind, SourceConnector, TargetConnector } from './connector.ts';
 import type { FaultPoints } from './fault-points.ts';
+import type { JournalWarn, TargetCommitJournalPort } from './journal.ts';
+import type { ShadowJournal } from './shadow-journal.ts';
 
 /**
  * A connector plug-in: a module outside this repository that supplies a target (and/or a source)
@@ -28,7 +31,31 @@ export interface ConnectorEndpoint {
   readonly field: string;
 }
 
-export interface TargetOpenContext {
+/**
+ * What the host knows beyond the endpoint (extension of v1, additive: the host always gives it,
+ * a plug-in may ignore it). The built-in engines read their settings beyond the endpoint from the
+ * parsed workload (`target.fence_schema`, `target.create`, the data's partition column, the
+ * workload file's path), their passwords from `env` (by the workload's `password_env`), and say
+ * where a refused field is written through `locate`.
+ */
+export interface HostContext {
+  /** The workload as the host parsed it (never holds a password: those stay in the environment). */
+  readonly workload: Workload;
+  /** The process environment the run was started with. */
+  readonly env: NodeJS.ProcessEnv;
+  /**
+   * Where a workload field is written (`file:line:column`), for a refusal of the field to name it
+   * (it reads the workload file again: ask only when refusing).
+   */
+  readonly locate?: (field: string) => Promise<string>;
+  /**
+   * The run's log, for what a connector decided that changes no outcome but is worth saying (e.g. a
+   * faster copy path it could not take, and why); names and types only, never a row value.
+   */
+  readonly note?: (message: string) => void;
+}
+
+export interface TargetOpenContext extends Partial<HostContext> {
   /** Fault points the target hits inside its steps (`target.commit:before`, …); no-ops outside the harness. */
   readonly faults: FaultPoints;
   /**
@@ -38,12 +65,52 @@ export interface TargetOpenContext {
   readonly readOnly: boolean;
 }
 
+/** What a source is opened with beyond its endpoint (HostContext; optional for v1 plug-ins). */
+export type SourceOpenContext = Partial<HostContext>;
+
+/** Reads a target's fence without opening the target (recovery inspect/plan/apply). */
+export type FenceReader = Pick<TargetConnector, 'queryFence'> & AsyncDisposable;
+
+/** A fence reader that may also raise the fence's epoch (recovery apply fences first). */
+export type FenceRaiser = FenceReader & Pick<TargetConnector, 'prepareFence'>;
+
+/** One thing an operation left in its target outside its commit (a staging table or a tombstone). */
+export interface LeftoverJSON {
+  readonly name: string;
+  readonly kind: 'staging' | 'tombstone';
+  readonly epoch: number;
+}
+
+/** A route target's leftovers of an operation: listed by inspect, removed by cleanup. */
+export interface Leftovers extends AsyncDisposable {
+  list(operationId: string): Promise<LeftoverJSON[]>;
+  cleanup(operationId: string, audit: { readonly actor: string; readonly reason: string }): Promise<string[]>;
+}
+
+/** What the recovery commands open a target's fence or leftovers with (HostContext, plus read-only). */
+export interface RecoveryContext extends HostContext {
+  /** inspect/plan: nothing may change on the target. */
+  readonly readOnly: boolean;
+}
+
 /** The target a plug-in supplies. */
 export interface PluginTarget {
   /** The fence capability it certifies (spec "Connector capability contract"). */
   readonly capability: FenceCapabilityKind;
-  /** Where the fence lives for this endpoint, as a safe identity, without I/O (TargetConnector.fenceLocation). */
-  fenceLocation(endpoint: ConnectorEndpoint): string;
+  /**
+   * Optional, read for a built-in engine only: the connector's shown name and version
+   * (`<engine>-<capability>/<n>`) in evidence and records; a plug-in loaded from a module is shown
+   * as `<meta.name>@<meta.version>`, whatever it says here.
+   */
+  readonly version?: string;
+  /**
+   * Where the fence lives for this endpoint, as a safe identity, without I/O
+   * (TargetConnector.fenceLocation); it may answer a promise (e.g. to import its module lazily).
+   */
+  fenceLocation(
+    endpoint: ConnectorEndpoint,
+    context: { readonly workload: Workload },
+  ): string | Promise<string>;
   open(endpoint: ConnectorEndpoint, context: TargetOpenContext): Promise<TargetConnector>;
   /**
    * Deliberately broken variants for the certification's sensitivity check, by catalogue name
@@ -64,11 +131,97 @@ export interface PluginTarget {
    * (crash, pause, race, recovery) and the variants unsafe without a fence.
    */
   openPlain?(endpoint: ConnectorEndpoint, context: TargetOpenContext): Promise<TargetConnector>;
+  /**
+   * Optional: a reader of the fence alone, on a connection that cannot change the target (recovery
+   * inspect/plan/apply); without one, recovery opens the target read-only and reads its queryFence.
+   */
+  openFenceReader?(endpoint: ConnectorEndpoint, context: RecoveryContext): Promise<FenceReader>;
+  /**
+   * Optional: a reader that may also raise the fence's epoch (recovery apply), sending only the
+   * fence statements (no DDL); without one, apply opens the target whole, whose prepareFence with
+   * `create: false` only raises.
+   */
+  openFenceRaiser?(endpoint: ConnectorEndpoint, context: RecoveryContext): Promise<FenceRaiser>;
+  /**
+   * Optional: what an operation that never committed leaves in the target outside its commit
+   * (staging tables, tombstones), listed by `recovery inspect` and removed by `recovery cleanup`;
+   * without one, the target leaves nothing (data and fence in one transaction).
+   */
+  openLeftovers?(endpoint: ConnectorEndpoint, context: RecoveryContext): Promise<Leftovers>;
 }
 
 /** The source a plug-in supplies (a workload names it with `source.connector`). */
 export interface PluginSource {
-  open(endpoint: ConnectorEndpoint): Promise<SourceConnector>;
+  /** Optional, read for a built-in engine only: its shown name and version (as PluginTarget.version). */
+  readonly version?: string;
+  open(endpoint: ConnectorEndpoint, context: SourceOpenContext): Promise<SourceConnector>;
+}
+
+/** How a journal URL is opened (src/cli/journal-url.ts decides the options, the engine the adapter). */
+export interface JournalOpenOptions {
+  readonly readOnly: boolean;
+  readonly warn?: JournalWarn;
+  /**
+   * UNSAFE, the harness's `trust-holder-clock` variant only: the caller's clock instead of the
+   * server's (a file journal trusts the expiry its writer stored).
+   */
+  readonly leaseClock?: 'caller';
+  /** A file journal: the folder a relative path resolves against (the workload's, or the working folder). */
+  readonly cwd: string;
+  /** Which flag, workload key or default named the journal: a refused or damaged file says so. */
+  readonly chosenBy: string;
+  /** UNSAFE, the harness's `journal-sync-off`/`-normal` variants only: a file journal that does not sync its commits. */
+  readonly unsafeSynchronous?: 'OFF' | 'NORMAL';
+}
+
+/**
+ * How to open a commit journal one engine keeps (its URL scheme names the engine): on its server
+ * (`server`: the URL names a host, the password comes from DPONE_JOURNAL_PASSWORD), or in a local
+ * file (`file`: durable only where its URL says the file lives on shared storage).
+ */
+export interface JournalEngine {
+  readonly kind: 'server' | 'file';
+  readonly open: (
+    url: string,
+    password: string | undefined,
+    options: JournalOpenOptions,
+  ) => Promise<TargetCommitJournalPort>;
+  /** A file journal's file: the path its URL names, a relative one against `cwd`; a bad URL is refused naming `field`. */
+  readonly filePath?: (url: string, cwd: string, field: string) => string;
+  /** A file journal's shadow records file (openShadow's), whose absence means no shadow attempt was recorded. */
+  readonly shadowFilePath?: (url: string, cwd: string) => string;
+  /**
+   * Shadow mode's records, kept beside the journal (src/cli/shadow-journal-url.ts opens them), where
+   * the engine keeps them; `create: false` (the report) creates nothing; `cwd` as for open.
+   */
+  readonly openShadow?: (
+    url: string,
+    password: string | undefined,
+    options: { readonly timeoutMs: number; readonly create: boolean; readonly cwd: string },
+  ) => Promise<ShadowJournal>;
+}
+
+/**
+ * What an engine refuses in a workload when the workload is read (DPONE_INVALID_INPUT naming the
+ * field; the file reader adds `file:line:column`), before any route opens: names the engine would
+ * resolve somewhere the operator did not mean. The workload reader asks the engine of each end.
+ */
+export interface WorkloadRules {
+  /** Refuses the `side` endpoint's names (its table, URL options, the data's columns) on this engine. */
+  readonly checkEndpoint?: (workload: Workload, side: 'source' | 'target') => void;
+  /**
+   * Where the `side` endpoint's rows live (the database's canonical location plus the qualified
+   * table), so a target that is its own source is refused; null when it cannot be told without I/O.
+   */
+  readonly location?: (workload: Workload, side: 'source' | 'target') => string | null;
+  /** `target.fence_schema` is a setting of this engine's target (its fence may live in a schema of its own). */
+  readonly fenceSchema?: boolean;
+  /**
+   * Where the engine's target can create a missing target table (`target.create`): which column
+   * types `target.create.columns` may give (nothing else reaches the DDL) and how a refusal
+   * describes them. Absent, `target.create` is refused on routes into this engine.
+   */
+  readonly createColumnType?: { readonly test: (type: string) => boolean; readonly expected: string };
 }
 
 /** The object a plug-in module exports as `default` (or as `connector`). */
@@ -80,6 +233,21 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly source?: PluginSource;
   /** Harness parts (`dpone-cert/testing` types): read only by `dpone certify run`. */
   readonly harness?: Harness;
+  /*
+   * Extension members a built-in engine registers (src/cli/engine-table.ts lists the built-ins);
+   * the host reads them for an engine of that table only. A plug-in loaded from a module may leave
+   * them out: its journal is a built-in engine's, its workload is checked by the host's rules, and
+   * its code is its module file and what it imports.
+   */
+  /**
+   * The engine's folder (`connectors/<engine>/`): its production files and what they import are
+   * the connector code a certification binds (src/cli/route-code.ts digests it, harness/ left out).
+   */
+  readonly folder?: string;
+  /** A journal the engine keeps (`<engine>://…` journal URLs open it), where it keeps one. */
+  readonly journal?: JournalEngine;
+  /** What the engine refuses in a workload when it is read. */
+  readonly workload?: WorkloadRules;
 }
 
 /** The plug-in's human version (`<name>@<version>`), shown in evidence and records. */
@@ -107,8 +275,9 @@ export function pluginProblem(value: unknown): string | null {
     if (typeof target.capability !== 'string') return 'target.capability is missing';
     if (target.unsafeVariants !== undefined && typeof target.openUnsafe !== 'function')
       return 'target.unsafeVariants needs target.openUnsafe()';
-    if (target.openPlain !== undefined && typeof target.openPlain !== 'function')
-      return 'target.openPlain must be a function';
+    for (const member of ['openPlain', 'openFenceReader', 'openFenceRaiser', 'openLeftovers'] as const)
+      if (target[member] !== undefined && typeof target[member] !== 'function')
+        return `target.${member} must be a function`;
   }
   const source = plugin.source as Partial<PluginSource> | undefined;
   if (source !== undefined && typeof source.open !== 'function') return 'source needs open()';
@@ -116,9 +285,13 @@ export function pluginProblem(value: unknown): string | null {
   return null;
 }
 
-/** Identity helper for authors: types the object and keeps `api` right. */
-export function defineConnector<Harness>(
-  plugin: Omit<ConnectorPlugin<Harness>, 'api'>,
-): ConnectorPlugin<Harness> {
+/**
+ * Identity helper for authors: types the object and keeps `api` right. Without a type argument it
+ * keeps the object's own type (a built-in engine's `target.version` stays a string).
+ */
+export function defineConnector<
+  Harness = unknown,
+  Plugin extends Omit<ConnectorPlugin<Harness>, 'api'> = Omit<ConnectorPlugin<Harness>, 'api'>,
+>(plugin: Plugin): Plugin & { readonly api: typeof CONNECTOR_PLUGIN_API } {
   return { api: CONNECTOR_PLUGIN_API, ...plugin };
 }

@@ -12,10 +12,10 @@ const NEVER_COMMITTED = new Set(['FAILED_PRE_COMMIT']);
 /**
  * `dpone recovery target-commit cleanup --operation-id sha256:… --route FILE [--journal URL]
  *  [--reason TEXT] [--identity-file FILE] [--json]`. Removes what an operation that never committed
- * left in its target (ClickHouse staging tables and tombstones: they pile up when a refused
- * workload is fixed, because its operation id changes). Only for an operation whose journal entry
+ * left in its target (a staging/swap target's staging tables and tombstones, PluginTarget.openLeftovers:
+ * they pile up when a refused workload is fixed, because its operation id changes). Only for an operation whose journal entry
  * is FAILED_PRE_COMMIT with no live lease, or absent; needs a platform identity; the target records
- * who removed what and why (ClickHouse: a `cleanup` event in `_dpone_fence`), and the output says it.
+ * who removed what and why (e.g. a `cleanup` event in its fence log), and the output says it.
  */
 export const run: CommandRun = async (args, io) => {
   const flags = parseCleanupFlags(args);
@@ -37,7 +37,7 @@ export const run: CommandRun = async (args, io) => {
       { operationId: flags.operationId, state: entry.state, journalVersion: entry.version },
     );
   }
-  await using leftovers = await openLeftovers(session.workload!, io, false);
+  await using leftovers = await openLeftovers(session.workload!, io, false, session.route ?? undefined);
   const removed = await leftovers.cleanup(flags.operationId, { actor, reason: flags.reason });
   const view = {
     schema: 'dpone.recovery.cleanup/v1',

@@ -24,7 +24,7 @@ export const run: CommandRun = async (args, io) => {
   const answer = session.fence ? await session.fence.queryFence(flags.operationId) : null;
   let leftovers: InspectJSON['leftovers'] = null;
   if (session.workload) {
-    await using target = await openLeftovers(session.workload, io, true);
+    await using target = await openLeftovers(session.workload, io, true, session.route ?? undefined);
     leftovers = await target.list(flags.operationId);
   }
   const nowMs = clockFromEnv(io.env).nowMs();

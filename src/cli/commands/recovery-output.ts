@@ -1,4 +1,4 @@
-import type { LeftoverJSON } from '../../ports/built-in-engine.ts';
+import type { LeftoverJSON } from '../../ports/connector-plugin.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../../contracts/journal.ts';
 import type { RecoveryApplyResult } from '../../core/recovery-apply.ts';
 import type { RecoveryPlan } from '../../core/recovery-actions.ts';
@@ -27,7 +27,7 @@ export interface InspectJSON {
   readonly history: readonly JournalHistoryRecord[];
   /** null when no `--route` was given. */
   readonly fence: FenceJSON | null;
-  /** What the operation left in its target (ClickHouse staging tables, tombstones); null without `--route`. */
+  /** What the operation left in its target (staging tables, tombstones: PluginTarget.openLeftovers); null without `--route`. */
   readonly leftovers: readonly LeftoverJSON[] | null;
   readonly assessment: RecoveryPlan['assessment'];
 }

@@ -8,7 +8,8 @@ import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
 import { journalFilePath, journalWarning, openJournal } from '../journal-url.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
-import { routeFenceLocation } from '../route-connectors.ts';
+import type { ResolvedRoute } from '../route-connectors.ts';
+import { NO_FENCE_LOCATION, resolveRoute } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import type { FenceAccess } from './recovery-fence.ts';
 import { openFenceAccess, openFenceReader } from './recovery-fence.ts';
@@ -20,6 +21,8 @@ export interface RecoverySession extends AsyncDisposable {
   /** The journal URL with any password redacted, for output. */
   readonly journalLabel: string;
   readonly workload: Workload | null;
+  /** The workload's route, resolved once (null without `--route`, or for a target written without a fence). */
+  readonly route: ResolvedRoute | null;
   /** Fence access (read-only for inspect and plan; apply may raise its epoch), or null without `--route`. */
   readonly fence:
     (Pick<TargetConnector, 'queryFence'> & Partial<Pick<TargetConnector, 'prepareFence'>>) | null;
@@ -57,7 +60,9 @@ export async function openRecoverySession(
       field: flags.journal !== undefined ? '--journal' : '--route',
     });
   }
-  const fenceLocation = workload ? await routeFenceLocation(workload) : null;
+  // The route resolved once for the session: the fence location, the fence and the leftovers.
+  const route = workload && workload.target.fence !== 'none' ? await resolveRoute(workload) : null;
+  const fenceLocation = workload ? (route ? await route.fenceLocation() : NO_FENCE_LOCATION) : null;
   const journal = await openJournal(url, {
     cwd: base,
     env: io.env,
@@ -68,7 +73,9 @@ export async function openRecoverySession(
   try {
     // Only apply writes: it may raise the fence's epoch before it reads the proof.
     if (workload)
-      fence = mode.readOnly ? await openFenceReader(workload, io) : await openFenceAccess(workload, io);
+      fence = mode.readOnly
+        ? await openFenceReader(workload, io, route ?? undefined)
+        : await openFenceAccess(workload, io, route ?? undefined);
   } catch (error) {
     await journal.close();
     throw error;
@@ -77,6 +84,7 @@ export async function openRecoverySession(
     journal,
     journalLabel: label,
     workload,
+    route,
     fence,
     fenceLocation,
     async [Symbol.asyncDispose]() {

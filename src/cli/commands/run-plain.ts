@@ -9,7 +9,7 @@ import type { FaultPoints } from '../../ports/fault-points.ts';
 import type { RuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import { faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
 import type { CliIO } from '../command.ts';
-import type { RouteConnectors } from '../built-in-engines.ts';
+import type { RouteConnectors } from '../route-connectors.ts';
 import { openPlainRouteConnectors } from '../route-connectors.ts';
 import { RunInterrupts } from '../run-interrupts.ts';
 import { openShadowJournal } from '../shadow-journal-url.ts';
