@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 /**
@@ -48,8 +49,8 @@ export function findToxiproxyServer(env: NodeJS.ProcessEnv = process.env): strin
     onPath('toxiproxy-server', env),
     go ? join(go, 'server') : undefined,
     go ? join(go, 'toxiproxy-server') : undefined,
-    '/root/go/bin/server',
-    join(env.HOME ?? '/root', 'go/bin/server'),
+    // Go's default GOPATH when `go` itself is not on PATH (a CI image that only kept the binary).
+    join(env.HOME ?? homedir(), 'go/bin/server'),
   ].filter((p): p is string => !!p);
   return candidates.find(executable) ?? null;
 }
