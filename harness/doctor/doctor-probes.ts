@@ -1,9 +1,9 @@
 import { accessSync, constants } from 'node:fs';
 import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
-import { POSTGRES_ENV } from '../../connectors/postgres/harness/env/postgres-services.ts';
 import { firstLine } from '../env/first-line.ts';
 import { findToxiproxyServer } from '../env/local/local-binaries.ts';
+import type { ServiceEntry } from '../env/service-entry.ts';
 import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../env/services.ts';
 import { probeAirflow } from './airflow-probe.ts';
 import type { ComponentId } from '../env/install-hints.ts';
@@ -100,7 +100,8 @@ async function otherTools(context: ProbeContext): Promise<(readonly [Component, 
     probeDockerEngine(context.env, 1_500),
     probeAirflow(context.env),
   ]);
-  const external = [POSTGRES_ENV.url, POSTGRES_ENV.password, EXTERNAL_ENV.toxiproxyUrl];
+  const server = externalServer();
+  const external = [...server.requiredEnv, EXTERNAL_ENV.toxiproxyUrl];
   const unset = external.filter((name) => !context.env[name]);
   return [
     [
@@ -117,15 +118,33 @@ async function otherTools(context: ProbeContext): Promise<(readonly [Component, 
     [
       component(
         'external',
-        'your own PostgreSQL + Toxiproxy',
+        `your own ${server.label} + Toxiproxy`,
         unset.length === 0,
         unset.length === 0 ? 'all set' : `not set: ${unset.join(', ')}`,
-        `export ${POSTGRES_ENV.url}=postgres://user@host:5432/db ${POSTGRES_ENV.password}=… ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
+        `export ${server.requiredEnv[0]}=${server.example} ${server.requiredEnv
+          .slice(1)
+          .map((name) => `${name}=…`)
+          .join(' ')} ${EXTERNAL_ENV.toxiproxyUrl}=http://host:8474`,
       ),
       80,
     ],
     [component('airflow', 'Airflow venv', airflow.present, airflow.detail, airflow.install), 100],
   ];
+}
+
+/**
+ * The server doctor's external-provider line is about: the first engine whose service entry gives
+ * an example URL (ServiceEntry.doctor.externalExample), with its label and required variables.
+ */
+function externalServer(): { label: string; requiredEnv: readonly string[]; example: string } {
+  const name = ENGINE_SERVICE_NAMES.find((service) => ENGINE_SERVICES[service].doctor.externalExample);
+  if (name === undefined) throw new TypeError('no engine service gives doctor an external example URL');
+  const entry: ServiceEntry<unknown> = ENGINE_SERVICES[name] as ServiceEntry<unknown>;
+  return {
+    label: entry.label,
+    requiredEnv: entry.external.requiredEnv,
+    example: entry.doctor.externalExample!,
+  };
 }
 
 /** Each engine's components (its service entry's probe), with the install hint from its entry. */

@@ -38,6 +38,16 @@ describe('dpone doctor (real CLI process)', () => {
       missing: ['docker'],
     });
     for (const c of report.components) expect(c.install).not.toBe('');
+    // The external provider's line: the server whose entry gives an example URL (PostgreSQL's), its
+    // variables (the password set here, so only the others are missing) and Toxiproxy's.
+    expect(report.components.find((c) => c.id === 'external')).toMatchObject({
+      name: 'your own PostgreSQL + Toxiproxy',
+      present: false,
+      detail: expect.stringMatching(/^not set: DPONE_PG_URL, \w+$/),
+      install: expect.stringMatching(
+        /^export DPONE_PG_URL=postgres:\/\/user@host:5432\/db DPONE_PG_PASSWORD=… \w+=http:\/\/host:8474$/,
+      ),
+    });
     // The engines' components come from their service entries, placed among the generic ones by rank
     // (SQL Server's by its name: this file names no engine it did not name before).
     const sqlServer = report.components.find((c) => c.name === 'SQL Server')!.id;

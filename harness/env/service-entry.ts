@@ -58,6 +58,12 @@ export interface ServiceEntry<S, C extends string = string> {
   /** What `dpone doctor` probes for it. */
   readonly doctor: {
     /**
+     * Optional: an example URL of this engine's server for the external provider's line of
+     * `dpone doctor` (its `external.requiredEnv` with Toxiproxy's); doctor shows the first engine
+     * that gives one, so doctor-probes.ts names no engine. Absent: doctor's external line is not this engine's.
+     */
+    readonly externalExample?: string;
+    /**
      * Each component as found here, with its place among all of doctor's components (lower is
      * listed first; doctor-probes.ts ranks the generic ones).
      */

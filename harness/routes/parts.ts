@@ -189,4 +189,9 @@ export type PartRole = 'source' | 'target' | 'journal';
 export interface ConnectorPartsEntry {
   readonly roles: readonly PartRole[];
   readonly load: () => Promise<ConnectorParts>;
+  /**
+   * Its journal is a file in the cell's folder and needs no server: the journal of a route none of
+   * whose servers keeps one (route-registry.ts `journalEngine`). One engine declares it.
+   */
+  readonly embeddedJournal?: true;
 }

@@ -23,8 +23,22 @@ export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
   mssql: MSSQL_PARTS,
 };
 
-/** The journal of the embedded engine, used when no server of the route keeps a journal. */
-const EMBEDDED_JOURNAL = 'sqlite';
+/**
+ * The journal used when no server of the route keeps one: the engine whose entry declares an
+ * embedded journal (ConnectorPartsEntry.embeddedJournal), so this module branches on no engine.
+ */
+const EMBEDDED_JOURNAL = embeddedJournal();
+
+function embeddedJournal(): string {
+  const engines = Object.keys(CONNECTOR_PARTS).filter(
+    (engine) => CONNECTOR_PARTS[engine]!.embeddedJournal === true,
+  );
+  if (engines.length !== 1)
+    throw new TypeError(
+      `exactly one connector must declare an embedded journal (found: ${engines.join(', ') || 'none'})`,
+    );
+  return engines[0]!;
+}
 
 const plays = (engine: string, role: PartRole) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;
 

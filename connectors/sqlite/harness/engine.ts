@@ -5,9 +5,10 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
  * for it. Source, target and journal: the embedded engine's parts (parts.ts: seeded database
  * files in the cell folder, the target's inspector, the cell's SQLite journal file and the loss
  * and storage faults' file operations on it) load only when a route uses SQLite; a route with no
- * server journal keeps this one (route-registry.ts EMBEDDED_JOURNAL).
+ * server journal keeps this one (embeddedJournal: route-registry.ts journalEngine).
  */
 export const SQLITE_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
+  embeddedJournal: true,
   load: async () => (await import('./parts.ts')).parts,
 };

@@ -38,6 +38,7 @@ export const POSTGRES_SERVICE: ServiceEntry<PostgresService, 'postgres' | 'postg
           `this provider (${provider}) starts no PgBouncer: the pooler lane cannot run`),
   },
   doctor: {
+    externalExample: 'postgres://user@host:5432/db',
     probe: async ({ env, isRoot }) => {
       const found = findLocalBinaries(env);
       const pgVersion = found.postgresBin
