@@ -14,7 +14,7 @@ import {
   runtimeDigest,
 } from './code-digest.ts';
 import { ENGINE_FOLDERS, builtInRouteCode } from './route-code.ts';
-import { SOURCE_ENGINES, TARGET_ENGINES } from './built-in-engines.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from './engine-table.ts';
 import { suiteDigest, suiteFiles } from './shipped-suites.ts';
 
 const dirs: string[] = [];

@@ -15,7 +15,7 @@ export const ROUTE_ALIASES: Readonly<Record<string, string>> = {
 export const TARGET_ALIASES: Readonly<Record<string, string>> = { clickhouse: 'clickhouse' };
 
 /**
- * The engines this runtime has built-in connectors for (src/cli/built-in-engines.ts opens them; its
+ * The engines this runtime has built-in connectors for (src/cli/engine-table.ts lists them; its
  * test keeps the two lists equal). A plug-in route may not be named SOURCE-to-<one of these>.
  */
 export const BUILT_IN_ENGINES = ['sqlite', 'postgres', 'mssql', 'clickhouse'] as const;
