@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { resolveRouteId } from '../contracts/route-id.ts';
+import { resolveRouteId } from './route-names.ts';
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { builtInConnectorDigest, pluginConnectorDigest } from './code-digest.ts';
 import { BUILT_IN_CONNECTORS } from './engine-table.ts';

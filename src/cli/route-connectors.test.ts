@@ -7,7 +7,7 @@ import { CONNECTOR_PLUGIN_API, pluginProblem } from '../ports/connector-plugin.t
 import { BUILT_IN_CONNECTORS, SOURCE_ENGINES, TARGET_ENGINES, runtimeRouteIds } from './engine-table.ts';
 import { routeConnectorVersion } from './certifications.ts';
 import { LazyConnectors } from './lazy-connectors.ts';
-import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
+import { BUILT_IN_ENGINES } from './route-names.ts';
 import { isBuiltInRouteId } from './workload-fields.ts';
 import { endpointPassword } from '../ports/built-in-engine.ts';
 import { openRouteConnectors, resolveRoute, routeCapability } from './route-connectors.ts';

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
-import { resolveRouteId, urlEngine } from '../contracts/route-id.ts';
+import { resolveRouteId, urlEngine } from './route-names.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';

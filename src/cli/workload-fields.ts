@@ -4,13 +4,7 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES, intentDataOf } from '../contracts/workload.ts';
-import {
-  BUILT_IN_ENGINES,
-  ROUTE_ALIASES,
-  TARGET_ALIASES,
-  resolveRouteId,
-  urlEngine,
-} from '../contracts/route-id.ts';
+import { BUILT_IN_ENGINES, ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from './route-names.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { targetCreate } from './workload-create.ts';
