@@ -9,7 +9,7 @@ import type { RouteParts } from '../contracts/route-id.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { targetCreate } from './workload-create.ts';
 
-/** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
+/** Short names a workload may use for a route (route-names.ts derives them from the engines' registrations). */
 export const WORKLOAD_ROUTE_ALIASES = [
   ...Object.keys(ROUTE_ALIASES),
   ...Object.keys(TARGET_ALIASES),
