@@ -12,6 +12,8 @@ import { serverLocation } from '../../src/ports/built-in-engine.ts';
  */
 export const CLICKHOUSE_ENGINE = defineConnector({
   meta: { name: 'clickhouse', version: 'built-in' },
+  // `clickhouse` names "any source into ClickHouse": the source URL's engine picks the source.
+  naming: { alias: 'target' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'clickhouse-source/1',

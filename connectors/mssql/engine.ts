@@ -13,6 +13,8 @@ import { serverLocation } from '../../src/ports/built-in-engine.ts';
  */
 export const MSSQL_ENGINE = defineConnector({
   meta: { name: 'mssql', version: 'built-in' },
+  // `sqlserver://` URLs name it too; `mssql` names the route mssql-to-mssql.
+  naming: { schemes: ['sqlserver'], alias: 'route' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'mssql-source/1',

@@ -16,6 +16,8 @@ import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.
  */
 export const POSTGRES_ENGINE = defineConnector({
   meta: { name: 'postgres', version: 'built-in' },
+  // `postgresql://` URLs name it too; `postgres` names the route postgres-to-postgres.
+  naming: { schemes: ['postgresql'], alias: 'route' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'postgres-source/1',

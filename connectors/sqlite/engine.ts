@@ -20,6 +20,8 @@ import { sqliteJournalPath, sqliteShadowPath } from './journal/sqlite-journal-ur
  */
 export const SQLITE_ENGINE = defineConnector({
   meta: { name: 'sqlite', version: 'built-in' },
+  // `sqlite` names the route sqlite-to-sqlite.
+  naming: { alias: 'route' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'sqlite-source/1',

@@ -4,7 +4,7 @@ import type { CertificationPredicate } from '../contracts/certification.ts';
 import { CERTIFYING_SUITE } from '../contracts/certification.ts';
 import type { TrustPolicy, KeylessSigner } from '../contracts/trust-policy.ts';
 import { invalidInput } from '../contracts/errors.ts';
-import { resolveRouteId } from '../contracts/route-id.ts';
+import { resolveRouteId } from './route-names.ts';
 import type {
   DeploymentPolicyDecision,
   JournalDescription,

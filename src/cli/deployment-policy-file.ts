@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { invalidInput } from '../contracts/errors.ts';
-import { resolveRouteId } from '../contracts/route-id.ts';
+import { resolveRouteId } from './route-names.ts';
 import type { DeploymentMode, DeploymentPolicy } from '../contracts/deployment-policy.ts';
 import {
   DEFAULT_SHADOW_TIMEOUT_MS,

@@ -1,3 +1,5 @@
+import { routeIdOf } from '../contracts/route-id.ts';
+import type { PluginSource, PluginTarget } from '../ports/connector-plugin.ts';
 import type { ConnectorPlugin } from '../ports/connector-plugin.ts';
 import { CLICKHOUSE_ENGINE } from '../../connectors/clickhouse/engine.ts';
 import { MSSQL_ENGINE } from '../../connectors/mssql/engine.ts';
@@ -35,5 +37,23 @@ export function builtInSides<Side extends 'source' | 'target'>(
       const part = engine[side];
       return part ? [[name, part]] : [];
     }),
+  );
+}
+
+/*
+ * The routes the built-in engines make: which sources and targets this build has. How a route
+ * opens is route-connectors.ts's (the one wiring module).
+ */
+
+/** Source engine → its source part. A route is any source with any target (`SOURCE-to-TARGET`). */
+export const SOURCE_ENGINES: Readonly<Record<string, PluginSource>> = builtInSides('source');
+
+/** Target engine → its target part. */
+export const TARGET_ENGINES: Readonly<Record<string, PluginTarget>> = builtInSides('target');
+
+/** Every route this build can run: each source engine with each target engine. */
+export function runtimeRouteIds(): string[] {
+  return Object.keys(SOURCE_ENGINES).flatMap((source) =>
+    Object.keys(TARGET_ENGINES).map((target) => routeIdOf(source, target)),
   );
 }

@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
-import { urlEngine } from '../contracts/route-id.ts';
+import { urlEngine } from './route-names.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
 import type { JournalEngine } from '../ports/connector-plugin.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';

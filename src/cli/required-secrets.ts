@@ -1,6 +1,6 @@
 import { invalidInput } from '../contracts/errors.ts';
 import type { Workload } from '../contracts/workload.ts';
-import { urlEngine } from '../contracts/route-id.ts';
+import { urlEngine } from './route-names.ts';
 import { builtInConnector } from './engine-table.ts';
 import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
 

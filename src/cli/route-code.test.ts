@@ -2,7 +2,7 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUILT_IN_ENGINES } from '../contracts/route-id.ts';
+import { BUILT_IN_ENGINES } from './route-names.ts';
 import { mandatoryAcceptanceItems } from '../contracts/certification.ts';
 import { ACCEPTANCE_ITEMS } from '../../harness/gate/acceptance-items.ts';
 import {
@@ -14,7 +14,7 @@ import {
   runtimeDigest,
 } from './code-digest.ts';
 import { ENGINE_FOLDERS, builtInRouteCode } from './route-code.ts';
-import { SOURCE_ENGINES, TARGET_ENGINES } from './built-in-engines.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from './engine-table.ts';
 import { suiteDigest, suiteFiles } from './shipped-suites.ts';
 
 const dirs: string[] = [];

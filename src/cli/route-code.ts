@@ -1,10 +1,7 @@
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Workload } from '../contracts/workload.ts';
-import { resolveRouteId, urlEngine } from '../contracts/route-id.ts';
+import { resolveRouteId } from './route-names.ts';
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { builtInConnectorDigest, pluginConnectorDigest } from './code-digest.ts';
-import { loadConnectorPlugin } from './connector-plugins.ts';
 import { BUILT_IN_CONNECTORS } from './engine-table.ts';
 
 /**
@@ -49,27 +46,4 @@ export function builtInRouteCode(route: string, sourceUrl?: string): ConnectorCo
 /** A plug-in module's connector code, by its resolved module URL. */
 export function pluginCode(role: 'source' | 'target', name: string, url: string): ConnectorCode {
   return { role, name, digest: pluginConnectorDigest(fileURLToPath(url)).digest };
-}
-
-/**
- * The code of the connectors a workload runs: the plug-ins it names (their module files and what
- * they import), else the built-in engines of its route. Null when this build has no such route.
- */
-export async function workloadConnectorCode(workload: Workload): Promise<ConnectorCode[] | null> {
-  const base = dirname(workload.file);
-  const plugin = async (side: 'source' | 'target'): Promise<ConnectorCode | null> => {
-    const specifier = workload[side].connector;
-    if (specifier === undefined) return null;
-    const loaded = await loadConnectorPlugin(specifier, base, `${side}.connector`);
-    return pluginCode(side, loaded.plugin.meta.name, loaded.url);
-  };
-  const source = await plugin('source');
-  const target = await plugin('target');
-  if (source === null && target === null) return builtInRouteCode(workload.route, workload.source.url);
-  if (target === null) return null;
-  if (source !== null) return [source, target];
-  // A plug-in target reads from the built-in source its URL's scheme picks.
-  const engine = urlEngine(workload.source.url);
-  const digest = engine === null ? null : engineDigest(engine);
-  return engine !== null && digest !== null ? [{ role: 'source', name: engine, digest }, target] : [target];
 }

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
-import { resolveRouteId, urlEngine } from '../contracts/route-id.ts';
+import { resolveRouteId, urlEngine } from './route-names.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
@@ -20,6 +20,8 @@ import { pluginConnectorVersion } from '../ports/connector-plugin.ts';
 import { endpointPassword } from '../ports/built-in-engine.ts';
 import { builtInConnector, builtInSides } from './engine-table.ts';
 import { routeConnectorVersion as shippedConnectorVersion } from './certifications.ts';
+import type { ConnectorCode } from '../contracts/certification.ts';
+import { builtInRouteCode, engineDigest, pluginCode } from './route-code.ts';
 import { locateWorkloadField } from './workload-file.ts';
 
 /*
@@ -74,6 +76,8 @@ interface RouteEnds {
    * this runtime ships for a built-in route (null: none).
    */
   readonly connectorVersion: string | null;
+  /** The code of the connectors the route runs (route-code.ts digests it), or null when this build has none. */
+  readonly code: () => ConnectorCode[] | null;
 }
 
 /** The built-in source and target engines of the workload's route id (ROUTE_NOT_CERTIFIED when unknown). */
@@ -93,6 +97,7 @@ function builtInEnds(workload: Workload): RouteEnds {
     source: { part: source, gate: null },
     target: { part: target, gate: null },
     connectorVersion: shippedConnectorVersion(workload.route),
+    code: () => builtInRouteCode(workload.route, workload.source.url),
   };
 }
 
@@ -112,15 +117,26 @@ async function pluginEnds(workload: Workload): Promise<RouteEnds> {
     );
   const { loadConnectorPlugin } = await import('./connector-plugins.ts');
   const gate = await pluginGate();
-  const pluginOf = async (side: 'source' | 'target'): Promise<ConnectorPlugin> => {
+  const pluginOf = async (side: 'source' | 'target'): Promise<{ plugin: ConnectorPlugin; url: string }> => {
     const field = `${side}.connector`;
-    const { plugin } = await loadConnectorPlugin(workload[side].connector!, dirname(workload.file), field);
-    if (!plugin[side])
-      throw invalidInput(`${field}: ${plugin.meta.name} supplies no ${side} connector`, { field });
-    return plugin;
+    const loaded = await loadConnectorPlugin(workload[side].connector!, dirname(workload.file), field);
+    if (!loaded.plugin[side])
+      throw invalidInput(`${field}: ${loaded.plugin.meta.name} supplies no ${side} connector`, { field });
+    return loaded;
   };
-  const targetPlugin = await pluginOf('target');
-  const sourcePlugin = workload.source.connector === undefined ? null : await pluginOf('source');
+  const { plugin: targetPlugin, url: targetUrl } = await pluginOf('target');
+  const sourceLoaded = workload.source.connector === undefined ? null : await pluginOf('source');
+  const sourcePlugin = sourceLoaded?.plugin ?? null;
+  // The code a certification binds: the plug-ins' module files (and what they import); a source the
+  // URL's scheme picks is that built-in engine's code (none when the scheme names no engine).
+  const code = (): ConnectorCode[] => {
+    const target = pluginCode('target', targetPlugin.meta.name, targetUrl);
+    if (sourceLoaded !== null)
+      return [pluginCode('source', sourceLoaded.plugin.meta.name, sourceLoaded.url), target];
+    const engine = urlEngine(workload.source.url);
+    const digest = engine === null ? null : engineDigest(engine);
+    return engine !== null && digest !== null ? [{ role: 'source', name: engine, digest }, target] : [target];
+  };
   const schemeSource = (): End<PluginSource> | null => {
     const engine = urlEngine(workload.source.url);
     const source = engine === null ? undefined : builtInConnector(engine)?.source;
@@ -130,6 +146,7 @@ async function pluginEnds(workload: Workload): Promise<RouteEnds> {
     source: sourcePlugin === null ? schemeSource() : { part: sourcePlugin.source!, gate },
     target: { part: targetPlugin.target!, gate },
     connectorVersion: pluginConnectorVersion(targetPlugin),
+    code,
   };
 }
 
@@ -186,6 +203,12 @@ export interface ResolvedRoute {
   readonly connectorVersion: string | null;
   /** Whether the route's target can be written without a fence (`target.fence: none`). */
   readonly plainWrites: boolean;
+  /**
+   * The code of the connectors the route runs, as a certification binds it (route-code.ts): the
+   * plug-ins it names (their module files and what they import), else its built-in engines; a
+   * plug-in target's scheme-picked source is that built-in engine. Computed when asked.
+   */
+  connectorCode(): ConnectorCode[] | null;
   /** Where the fence lives (a safe identity), from the workload alone; bad fence settings are INVALID_INPUT. */
   fenceLocation(): Promise<string>;
   /** Opens source and target; if the target fails to open, the open source is closed first. */
@@ -262,6 +285,7 @@ export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
     capability: fenceless ? 'none' : target.part.capability,
     connectorVersion: ends.connectorVersion,
     plainWrites,
+    connectorCode: () => ends.code(),
     fenceLocation: async () =>
       fenceless
         ? NO_FENCE_LOCATION

@@ -1,7 +1,7 @@
 import type { JournalDescription } from '../core/deployment-policy.ts';
 import type { ShadowJournal } from '../ports/shadow-journal.ts';
 import { within } from '../core/shadow-recorder.ts';
-import { urlEngine } from '../contracts/route-id.ts';
+import { urlEngine } from './route-names.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { JOURNAL_PASSWORD_ENV } from './journal-url.ts';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { invalidInput } from '../contracts/errors.ts';
-import { resolveRouteId } from '../contracts/route-id.ts';
+import { resolveRouteId } from './route-names.ts';
 import type { RevokedRecord, TrustPolicy, TrustedSigner } from '../contracts/trust-policy.ts';
 import { POLICY_ENV, POLICY_FILE_NAME } from '../contracts/trust-policy.ts';
 import { verifyingKeyFromPem } from '../adapters/attestation/signing-key.ts';

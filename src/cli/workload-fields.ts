@@ -4,18 +4,12 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES, intentDataOf } from '../contracts/workload.ts';
-import {
-  BUILT_IN_ENGINES,
-  ROUTE_ALIASES,
-  TARGET_ALIASES,
-  resolveRouteId,
-  urlEngine,
-} from '../contracts/route-id.ts';
+import { BUILT_IN_ENGINES, ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from './route-names.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { targetCreate } from './workload-create.ts';
 
-/** Short names a workload may use for a route (src/contracts/route-id.ts resolves them). */
+/** Short names a workload may use for a route (route-names.ts derives them from the engines' registrations). */
 export const WORKLOAD_ROUTE_ALIASES = [
   ...Object.keys(ROUTE_ALIASES),
   ...Object.keys(TARGET_ALIASES),

@@ -60,7 +60,7 @@ export interface TargetSpec extends EndpointSpec {
  *               mapped_partition_identity, canonical_interval: { start, end }, canonical_target_identity }
  *   intent:   { pack_fingerprint, normalized_load_strategy, source_snapshot_or_partition_identity,
  *               target_contract, schema_fingerprint }
- *   route: <id>              # a built-in route (route-id.ts), or a plug-in route's id
+ *   route: <id>              # a built-in route (src/cli/route-names.ts), or a plug-in route's id
  *   (source|target).connector: a plug-in module (npm package or path) opening that endpoint
  *   source: { url, table, password_env? }
  *   target: { url, table, password_env?, fence_schema?, fence?: none, create?: { columns: { name: type } } }

@@ -248,6 +248,22 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly journal?: JournalEngine;
   /** What the engine refuses in a workload when it is read. */
   readonly workload?: WorkloadRules;
+  /** How workloads and URLs name the engine besides its name (src/cli/route-names.ts reads it). */
+  readonly naming?: EngineNaming;
+}
+
+/**
+ * How a built-in engine is named besides its name: the URL schemes that mean it and whether its
+ * name is a short route name (an alias that resolves everywhere a route id is read).
+ */
+export interface EngineNaming {
+  /** URL schemes besides the engine's name that name it (a longer or a vendor spelling). */
+  readonly schemes?: readonly string[];
+  /**
+   * The engine's name as a route alias: `route` names `E-to-E`; `target` names "any source into
+   * E", resolved by the source URL's engine (`<source>-to-E`).
+   */
+  readonly alias?: 'route' | 'target';
 }
 
 /** The plug-in's human version (`<name>@<version>`), shown in evidence and records. */

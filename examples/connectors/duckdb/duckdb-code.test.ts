@@ -2,7 +2,8 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Workload } from '../../../src/contracts/workload.ts';
 import { PACKAGE_ROOT, importClosure } from '../../../src/cli/code-digest.ts';
-import { builtInRouteCode, workloadConnectorCode } from '../../../src/cli/route-code.ts';
+import { builtInRouteCode } from '../../../src/cli/route-code.ts';
+import { resolveRoute } from '../../../src/cli/route-connectors.ts';
 
 describe('the example plug-in’s code, as a certification binds it', () => {
   it('is its module and what it imports by relative path, beside the built-in SQLite source', async () => {
@@ -13,7 +14,7 @@ describe('the example plug-in’s code, as a certification binds it', () => {
       source: { url: 'sqlite:data/source.db', table: 'orders' },
       target: { url: 'duckdb:data/target.duckdb', table: 'events', connector: plugin },
     } as unknown as Workload;
-    const code = await workloadConnectorCode(workload);
+    const code = (await resolveRoute(workload)).connectorCode();
     expect(code!.map((entry) => [entry.role, entry.name])).toEqual([
       ['source', 'sqlite'],
       ['target', 'dpone-connector-duckdb'],

@@ -9,7 +9,7 @@ import type {
   DeploymentPolicy,
 } from '../../contracts/deployment-policy.ts';
 import { deploymentModeFor } from '../../contracts/deployment-policy.ts';
-import { resolveRouteId } from '../../contracts/route-id.ts';
+import { resolveRouteId } from '../route-names.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import type { DeploymentPolicyDecision } from '../../core/deployment-policy.ts';
 import type { RolloutDecision } from '../../core/rollout.ts';

@@ -16,7 +16,6 @@ import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { clockFromEnv, faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
-import { workloadConnectorCode } from '../route-code.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { journalWarning, openJournal } from '../journal-url.ts';
@@ -130,7 +129,7 @@ export const run: CommandRun = async (args, io) => {
       ...(values.policy !== undefined ? { policyFlag: values.policy } : {}),
       workloadDir: dirname(workload.file),
       connectorVersion: route.connectorVersion,
-      connectors: () => workloadConnectorCode(workload),
+      connectors: async () => route.connectorCode(),
       journal,
       fenceless: workload.target.fence === 'none',
     });
