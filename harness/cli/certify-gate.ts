@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags, required } from '../../src/cli/args.ts';
-import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { resolveRouteId } from '../../src/cli/route-names.ts';
 import { readEvidence } from '../evidence/evidence-writer.ts';
 import { RECORD_FILES, certificationStatement, writeJsonFile } from '../gate/certification-record.ts';
 import { gateEvidence } from '../gate/gate-evidence.ts';

@@ -1,5 +1,5 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { resolveRouteId } from '../../src/cli/route-names.ts';
 import { nearestName } from '../../src/cli/nearest-name.ts';
 import { pluginRoutes } from './plugin-routes.ts';
 import { ROUTES, routeAliases, routeIds } from './route-registry.ts';

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { runtimeRouteIds } from '../../src/cli/built-in-engines.ts';
+import { runtimeRouteIds } from '../../src/cli/engine-table.ts';
 import { routeConnectorVersion } from '../../src/cli/certifications.ts';
 import {
   CONNECTOR_PARTS,

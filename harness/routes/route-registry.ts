@@ -1,6 +1,7 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { ROUTE_ALIASES, resolveRouteId, routeIdOf } from '../../src/contracts/route-id.ts';
-import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/built-in-engines.ts';
+import { routeIdOf } from '../../src/contracts/route-id.ts';
+import { ROUTE_ALIASES, resolveRouteId } from '../../src/cli/route-names.ts';
+import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
 import { composeRoute } from './compose-route.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
@@ -57,7 +58,7 @@ export function journalEngine(source: string, target: string): string {
 
 /**
  * Every route the harness can certify: each source part with each target part, for engines the
- * runtime has connectors for (src/cli/built-in-engines.ts). Keyed by full id.
+ * runtime has connectors for (src/cli/engine-table.ts). Keyed by full id.
  */
 export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = Object.fromEntries(
   Object.keys(CONNECTOR_PARTS)

@@ -2,7 +2,7 @@ import { glob } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { PACKAGE_ROOT } from '../../src/cli/code-digest.ts';
-import { resolveRouteId } from '../../src/contracts/route-id.ts';
+import { resolveRouteId } from '../../src/cli/route-names.ts';
 import { SUITE_GLOBS } from '../../src/cli/shipped-suites.ts';
 import { DEFAULT_ROUTE } from '../plan/planner.ts';
 import { loadRouteOrPlugin } from '../routes/route-loader.ts';

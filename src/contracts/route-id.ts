@@ -1,6 +1,6 @@
 /**
  * Route ids. A route is a source connector, a target connector (and a journal adapter): its id
- * is `SOURCE-to-TARGET`, each an engine name (`sqlite-to-clickhouse`, `postgres-to-postgres`).
+ * is `SOURCE-to-TARGET`, each an engine name (an engine into itself is `E-to-E`).
  * The short names of the routes that came first stay as aliases; an alias resolves to its full id
  * everywhere (workload `route:`, `--route`, scenario files), and a certification names the full id.
  * A target alias names "any source into that engine", so it resolves by the source URL's engine.
@@ -51,27 +51,3 @@ export function resolveRouteIdIn(names: RouteNames, route: string, sourceUrl?: s
 export function routeIdOf(source: string, target: string): string {
   return `${source}-to-${target}`;
 }
-
-/**
- * The built-in engines' names as they stood before each engine declared its own: kept ONLY for the
- * harness files that still import `resolveRouteId` and `ROUTE_ALIASES` from here (harness/routes/
- * route-registry.ts, route-loader.ts, harness/cli/certify-gate.ts, harness/scenario/scenario-suites.ts).
- * src/ asks src/cli/route-names.ts, derived from the registrations; route-names.test.ts keeps this
- * table equal to that one. Delete it once those imports move there.
- */
-const HARNESS_ROUTE_NAMES: RouteNames = {
-  routeAliases: { sqlite: 'sqlite-to-sqlite', postgres: 'postgres-to-postgres', mssql: 'mssql-to-mssql' },
-  targetAliases: { clickhouse: 'clickhouse' },
-  schemes: { postgresql: 'postgres', sqlserver: 'mssql' },
-};
-
-/** The route aliases, for the harness (see HARNESS_ROUTE_NAMES). */
-export const ROUTE_ALIASES = HARNESS_ROUTE_NAMES.routeAliases;
-
-/** resolveRouteIdIn with the harness's table (see HARNESS_ROUTE_NAMES). */
-export function resolveRouteId(route: string, sourceUrl?: string): RouteParts | null {
-  return resolveRouteIdIn(HARNESS_ROUTE_NAMES, route, sourceUrl);
-}
-
-/** The table the harness still reads, for route-names.test.ts to compare. */
-export const HARNESS_ROUTE_NAMES_FOR_TEST = HARNESS_ROUTE_NAMES;
