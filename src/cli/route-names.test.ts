@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_CONNECTORS } from './engine-table.ts';
-import {
-  BUILT_IN_ENGINES,
-  ROUTE_ALIASES,
-  ROUTE_NAMES,
-  TARGET_ALIASES,
-  resolveRouteId,
-  urlEngine,
-} from './route-names.ts';
+import { BUILT_IN_ENGINES, ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from './route-names.ts';
 
 // Engine-neutral on purpose: this file reads the engines from the table (test/engine-folders.test.ts).
 const engines = Object.entries(BUILT_IN_CONNECTORS);
