@@ -7,6 +7,7 @@ import { invalidInput } from '../src/contracts/errors.ts';
 import { buildSensitivity, runVerdict } from './checkers/sensitivity.ts';
 import { startAirflow } from './env/airflow/airflow-environment.ts';
 import { ENVIRONMENT_PROVIDERS } from './env/environment-registry.ts';
+import { ENVIRONMENT_ENGINES } from './routes/engine-services.ts';
 import type { EnvironmentProvider, StartedEnvironment } from './env/environment.ts';
 import type { CellEvidence, Evidence, SkippedVariantCell } from './evidence/evidence-types.ts';
 import { EVIDENCE_SCHEMA } from './evidence/evidence-types.ts';
@@ -299,6 +300,7 @@ async function runIn(
     env: process.env,
     workDir: work,
     services: route.services,
+    engines: ENVIRONMENT_ENGINES,
   });
   await using environment = started.status === 'started' ? started.environment : null;
   interruption.setCleanup(async () => {

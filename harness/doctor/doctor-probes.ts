@@ -3,11 +3,9 @@ import { probeDockerEngine } from '../env/docker/docker-engine-probe.ts';
 import { EXTERNAL_ENV } from '../env/external/external-provider.ts';
 import { firstLine } from '../env/first-line.ts';
 import { findToxiproxyServer } from '../env/local/local-binaries.ts';
-import type { ServiceEntry } from '../env/service-entry.ts';
-import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../env/services.ts';
-import { probeAirflow } from './airflow-probe.ts';
 import type { ComponentId } from '../env/install-hints.ts';
-import { INSTALL } from '../env/install-hints.ts';
+import { ENGINE_COMPONENTS, ENGINE_SERVICES, INSTALL } from '../routes/engine-services.ts';
+import { probeAirflow } from './airflow-probe.ts';
 
 export type { ComponentId };
 
@@ -56,29 +54,14 @@ export function nodeSupported(version: string): boolean {
   return major > MINIMUM_NODE[0] || (major === MINIMUM_NODE[0] && minor >= MINIMUM_NODE[1]);
 }
 
-async function nodeAndSqlite(context: ProbeContext): Promise<Component[]> {
-  const ok = nodeSupported(context.nodeVersion);
-  const node = component(
+function nodeComponent(context: ProbeContext): Component {
+  return component(
     'node',
     'Node.js >= 22.22',
-    ok,
+    nodeSupported(context.nodeVersion),
     `v${context.nodeVersion} (${process.execPath})`,
     INSTALL.node,
   );
-  let sqlite = 'node:sqlite is not available in this Node';
-  let hasSqlite = false;
-  if (ok) {
-    try {
-      const { DatabaseSync } = await import('node:sqlite');
-      const db = new DatabaseSync(':memory:');
-      sqlite = `SQLite ${(db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v} (node:sqlite)`;
-      db.close();
-      hasSqlite = true;
-    } catch {
-      // stays missing
-    }
-  }
-  return [node, component('sqlite', 'SQLite (node:sqlite)', hasSqlite, sqlite, INSTALL.sqlite)];
 }
 
 async function toxiproxy(context: ProbeContext): Promise<Component> {
@@ -137,9 +120,8 @@ async function otherTools(context: ProbeContext): Promise<(readonly [Component, 
  * an example URL (ServiceEntry.doctor.externalExample), with its label and required variables.
  */
 function externalServer(): { label: string; requiredEnv: readonly string[]; example: string } {
-  const name = ENGINE_SERVICE_NAMES.find((service) => ENGINE_SERVICES[service].doctor.externalExample);
-  if (name === undefined) throw new TypeError('no engine service gives doctor an external example URL');
-  const entry: ServiceEntry<unknown> = ENGINE_SERVICES[name] as ServiceEntry<unknown>;
+  const entry = Object.values(ENGINE_SERVICES).find((service) => service.doctor.externalExample);
+  if (entry === undefined) throw new TypeError('no engine service gives doctor an external example URL');
   return {
     label: entry.label,
     requiredEnv: entry.external.requiredEnv,
@@ -147,32 +129,33 @@ function externalServer(): { label: string; requiredEnv: readonly string[]; exam
   };
 }
 
-/** Each engine's components (its service entry's probe), with the install hint from its entry. */
+/**
+ * Each engine's components (its entry's probe: the engine inside Node, each server service), with
+ * the install hint from its entry.
+ */
 async function engineTools(context: ProbeContext): Promise<(readonly [Component, number])[]> {
-  const probed = await Promise.all(
-    ENGINE_SERVICE_NAMES.map((name) => ENGINE_SERVICES[name].doctor.probe(context)),
-  );
+  const probeContext = { ...context, nodeSupported: nodeSupported(context.nodeVersion) };
+  const probed = await Promise.all(ENGINE_COMPONENTS.map((engine) => engine.doctor.probe(probeContext)));
   return probed.flat().map(([found, rank]) => {
-    const id = found.id as ComponentId;
-    return [component(id, found.name, found.present, found.detail, INSTALL[id]), rank] as const;
+    const id = found.id;
+    return [component(id, found.name, found.present, found.detail, INSTALL[id]!), rank] as const;
   });
 }
 
 /**
  * Probes everything at once; every probe has a timeout, so this takes seconds at most. Listed by
- * rank: Node and SQLite, each engine's components interleaved by the ranks their entries give
- * beside Toxiproxy, Chromium, Docker, the external provider and Airflow.
+ * rank: Node first, each engine's components interleaved by the ranks their entries give (the
+ * engine inside Node's right after Node) beside Toxiproxy, Chromium, Docker, the external provider
+ * and Airflow.
  */
 export async function probeComponents(context: ProbeContext): Promise<Component[]> {
-  const [base, toxi, engines, others] = await Promise.all([
-    nodeAndSqlite(context),
+  const [toxi, engines, others] = await Promise.all([
     toxiproxy(context),
     engineTools(context),
     otherTools(context),
   ]);
   const ranked: (readonly [Component, number])[] = [
-    [base[0]!, 10],
-    [base[1]!, 11],
+    [nodeComponent(context), 10],
     [toxi, 40],
     ...engines,
     ...others,

@@ -1,4 +1,4 @@
-import type { EnvironmentServices, ServiceName } from './services.ts';
+import type { EnvironmentEngines, EnvironmentServices, ServiceName } from './services.ts';
 
 /**
  * Environment providers: what a route needs started before its cells run (nothing for the
@@ -13,7 +13,10 @@ import type { EnvironmentServices, ServiceName } from './services.ts';
 export interface StartedEnvironment extends AsyncDisposable {
   /** Provider name as recorded in the evidence: embedded | local | docker | external. */
   readonly provider: string;
-  /** Server versions for `evidence.environment.databases`, e.g. {sqlite: "3.50.4"}. */
+  /**
+   * Versions for `evidence.environment.databases`, by engine: the embedded engine's (where the
+   * provider runs it), then each server's as started, e.g. {"<engine>": "15.18"}.
+   */
   readonly databases: Readonly<Record<string, string>>;
   /** Toxiproxy version when the environment runs one, else null. */
   readonly toxiproxy: string | null;
@@ -34,6 +37,11 @@ export interface EnvironmentStartOptions {
   readonly workDir: string;
   /** What the route's parts need started; a provider starts only these. */
   readonly services: readonly ServiceName[];
+  /**
+   * The engines it can start or report, from the harness registry (routes/engine-services.ts
+   * `ENVIRONMENT_ENGINES`): handed down, since the registry sits on a floor above the providers.
+   */
+  readonly engines: EnvironmentEngines;
 }
 
 export interface EnvironmentProvider {

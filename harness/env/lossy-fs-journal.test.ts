@@ -9,6 +9,7 @@ import { startLossyFs } from './lossy-fs.ts';
 import { makeFolderDurably } from '../../src/adapters/state/durable-folder.ts';
 import { loadRoute } from '../routes/route-registry.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
+import { ENVIRONMENT_ENGINES } from '../routes/engine-services.ts';
 
 /**
  * The product's SQLite journal (WAL, synchronous=FULL) on the power-loss filesystem, through the
@@ -26,7 +27,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function cell(name: string) {
   const cellDir = join(dir, name);
   mkdirSync(cellDir, { recursive: true });
-  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+  const started = await provider.start({
+    env: process.env,
+    workDir: dir,
+    services: [],
+    engines: ENVIRONMENT_ENGINES,
+  });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   const fixture = await route.prepareCell(
     cellDir,

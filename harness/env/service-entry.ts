@@ -17,17 +17,15 @@ export interface ProbedComponent<C extends string = string> {
 }
 
 /**
- * What one engine's server service tells the generic environment providers, so they name no
- * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and
- * services.ts (the one registry) lists it. Whatever loads a driver is behind a lazy import.
+ * What `dpone doctor` and the reports know of one engine's components on this machine (its server
+ * and any tool beside it, or the engine inside Node): their install hints, the words that name
+ * them in a reason, and how doctor probes them. Both a server service (ServiceEntry) and the
+ * embedded engine (EmbeddedEntry) give it.
  */
-export interface ServiceEntry<S, C extends string = string> {
-  /** What the service is, for one-line reasons ("needs SQL Server"). */
-  readonly label: string;
+export interface EngineComponents<C extends string = string> {
   /**
-   * What `dpone doctor` prints beside each component of this engine it probes (the service and
-   * any tool beside it), and what the reports print beside the cells that could not run for want
-   * of one (install-hints.ts).
+   * What `dpone doctor` prints beside each component of this engine it probes, and what the
+   * reports print beside the cells that could not run for want of one (install-hints.ts).
    */
   readonly install: {
     readonly hints: Readonly<Record<C, string>>;
@@ -36,24 +34,6 @@ export interface ServiceEntry<S, C extends string = string> {
      * among all matchers (lower is tried first; install-hints.ts ranks the generic ones).
      */
     readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
-  };
-  /**
-   * Optional: the servers of its own a started service may offer a cell (where the provider owns
-   * servers: `offered`), and which server faults such a server serves. The faults ask this
-   * (services.ts `ownsServerFor`) instead of naming an engine; absent: no fault kills its server.
-   */
-  readonly ownServer?: {
-    readonly faults: readonly OwnServerFault[];
-    offered(service: S): boolean;
-  };
-  /**
-   * Optional: the pooler lane's pooler (a workload's `pooler` mode puts the workers' connections
-   * through one in front of this service's server). `missing` says why the started service (absent:
-   * not started) offers none here, or null when it does; the runner asks it (services.ts
-   * `poolerMissing`) instead of naming an engine. Absent: this engine has no pooler lane.
-   */
-  readonly pooler?: {
-    missing(service: S | undefined, provider: string): string | null;
   };
   /** What `dpone doctor` probes for it. */
   readonly doctor: {
@@ -65,12 +45,56 @@ export interface ServiceEntry<S, C extends string = string> {
     readonly externalExample?: string;
     /**
      * Each component as found here, with its place among all of doctor's components (lower is
-     * listed first; doctor-probes.ts ranks the generic ones).
+     * listed first; doctor-probes.ts ranks the generic ones). `nodeSupported`: whether this Node
+     * is one the project runs on (an engine that comes with Node is missing in any other).
      */
     probe(context: {
       readonly env: NodeJS.ProcessEnv;
       readonly isRoot: boolean;
+      readonly nodeSupported: boolean;
     }): Promise<readonly (readonly [component: ProbedComponent<C>, rank: number])[]>;
+  };
+}
+
+/**
+ * The engine that runs inside Node (no server to start): the environment providers that run it
+ * (embedded, local) record its version first in `evidence.environment.databases`. An engine keeps
+ * its entry in `connectors/<engine>/harness/env/`; its harness registration carries it.
+ */
+export interface EmbeddedEntry<C extends string = string> extends EngineComponents<C> {
+  /** Its version in this Node, e.g. "3.50.4" (its driver loaded only when asked). */
+  version(): Promise<string>;
+}
+
+/**
+ * What one engine's server service tells the generic environment providers, so they name no
+ * engine: an engine keeps its entry in `connectors/<engine>/harness/env/service.ts`, and its
+ * harness entry (`connectors/<engine>/harness/engine.ts`, one line of the harness registry) carries
+ * it; the providers get it in their start options (services.ts EngineServices). Whatever loads a
+ * driver is behind a lazy import.
+ */
+export interface ServiceEntry<S, C extends string = string> extends EngineComponents<C> {
+  /** What the service is, for one-line reasons ("needs SQL Server"). */
+  readonly label: string;
+  /**
+   * Optional: the servers of its own a started service may offer a cell (where the provider owns
+   * servers: `offered`), and which server faults such a server serves. The faults ask this
+   * (routes/engine-services.ts `ownsServerFor`) instead of naming an engine; absent: no fault
+   * kills its server.
+   */
+  readonly ownServer?: {
+    readonly faults: readonly OwnServerFault[];
+    offered(service: S): boolean;
+  };
+  /**
+   * Optional: the pooler lane's pooler (a workload's `pooler` mode puts the workers' connections
+   * through one in front of this service's server). `missing` says why the started service (absent:
+   * not started) offers none here, or null when it does; the runner asks it
+   * (routes/engine-services.ts `poolerMissing`) instead of naming an engine. Absent: this engine
+   * has no pooler lane.
+   */
+  readonly pooler?: {
+    missing(service: S | undefined, provider: string): string | null;
   };
   /** How the `external` provider finds the user's own server. */
   readonly external: {

@@ -1,105 +1,46 @@
-import type { ClickHouseService } from '../../connectors/clickhouse/harness/env/clickhouse-endpoint.ts';
-import { CLICKHOUSE_SERVICE } from '../../connectors/clickhouse/harness/env/service.ts';
-import type { MssqlService } from '../../connectors/mssql/harness/env/mssql-service.ts';
-import { MSSQL_SERVICE } from '../../connectors/mssql/harness/env/service.ts';
-import type { PostgresService } from '../../connectors/postgres/harness/env/postgres-services.ts';
-import { POSTGRES_SERVICE } from '../../connectors/postgres/harness/env/service.ts';
-import type { OwnServerFault, ServiceEntry } from './service-entry.ts';
+import type { EmbeddedEntry, ServiceEntry } from './service-entry.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
+
+/** Toxiproxy's service: the one service the providers run themselves, apart from the engines'. */
+export const TOXIPROXY = 'toxiproxy';
+
+/**
+ * A service a route's parts need started: an engine's server service, named as its engine is in
+ * the harness registry (routes/route-registry.ts), or Toxiproxy.
+ */
+export type ServiceName = string;
 
 /**
  * The services a provider starts for a route: exactly those its parts declare (a source, target
- * or journal part names what it needs), so the embedded route starts nothing and a ClickHouse
- * route starts no PostgreSQL unless its source or journal is one.
+ * or journal part names what it needs), so the embedded route starts nothing and a route whose
+ * only server is its target starts no other. Each engine's service is kept under its engine's
+ * name, as its own entry's type (the engine's parts read it back with that type).
  */
 export interface EnvironmentServices {
-  readonly postgres?: PostgresService;
-  readonly clickhouse?: ClickHouseService;
-  readonly mssql?: MssqlService;
   readonly toxiproxy?: ToxiproxyService;
-}
-
-export type ServiceName = keyof EnvironmentServices;
-
-/** A database server's service (every service but Toxiproxy, which the providers run themselves). */
-export type EngineServiceName = Exclude<ServiceName, 'toxiproxy'>;
-
-/**
- * The engines' server services: the one place the environment names them. An engine keeps its
- * entry (service-entry.ts) in `connectors/<engine>/harness/env/service.ts` and adds ONE line here;
- * the providers go through this table and name no engine.
- */
-export const ENGINE_SERVICES = {
-  postgres: POSTGRES_SERVICE,
-  clickhouse: CLICKHOUSE_SERVICE,
-  mssql: MSSQL_SERVICE,
-} as const satisfies {
-  readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>>;
-};
-
-/** The components `dpone doctor` probes for the engines' services (their install hints' keys). */
-export type EngineComponentId = {
-  [K in EngineServiceName]: keyof (typeof ENGINE_SERVICES)[K]['install']['hints'];
-}[EngineServiceName];
-
-/** The engine services in the order the providers start them. */
-export const ENGINE_SERVICE_NAMES = Object.keys(ENGINE_SERVICES) as readonly EngineServiceName[];
-
-export const SERVICE_NAMES: readonly ServiceName[] = [...ENGINE_SERVICE_NAMES, 'toxiproxy'];
-
-/** What each service is, for one-line reasons ("needs SQL Server"). */
-export const SERVICE_LABELS: Readonly<Record<ServiceName, string>> = {
-  ...(Object.fromEntries(ENGINE_SERVICE_NAMES.map((name) => [name, ENGINE_SERVICES[name].label])) as Record<
-    EngineServiceName,
-    string
-  >),
-  toxiproxy: 'Toxiproxy',
-};
-
-/**
- * Whether a started service offers a cell a server of its own that `fault` can drive (its entry's
- * `ownServer`): the services started are the route's, so this asks the route's engines without
- * naming one.
- */
-export function ownsServerFor(services: EnvironmentServices, fault: OwnServerFault): boolean {
-  return ENGINE_SERVICE_NAMES.some((name) => offersOwnServer(name, services, fault));
+  readonly [engine: string]: unknown;
 }
 
 /**
- * Why no started service offers the pooler lane a pooler (the first reason of an engine that has
- * one, ServiceEntry.pooler), or null when one does.
+ * The engines' server services the providers can start, by engine name, in the order they start
+ * them. The harness registry lists them (routes/engine-services.ts); a provider receives them in
+ * its start options, so the environment floor names no engine and imports nothing above it.
  */
-export function poolerMissing(services: EnvironmentServices, provider: string): string | null {
-  const reasons = ENGINE_SERVICE_NAMES.flatMap((name) => poolerReason(name, services, provider));
-  if (reasons.length === 0) return `this provider (${provider}) starts no pooler: the pooler lane cannot run`;
-  return reasons.includes(null) ? null : reasons[0]!;
+export type EngineServices = Readonly<Record<string, ServiceEntry<unknown>>>;
+
+/** What a provider knows of the engines: what it passes to EnvironmentStartOptions.engines. */
+export interface EnvironmentEngines {
+  /** The engine inside Node, by name: the embedded and local providers record its version. */
+  readonly embedded: { readonly name: string; readonly entry: EmbeddedEntry };
+  readonly services: EngineServices;
 }
 
-/** The entries, each typed by its own service, so one can be read for a name of any engine. */
-const ENTRIES: { readonly [K in EngineServiceName]: ServiceEntry<NonNullable<EnvironmentServices[K]>> } =
-  ENGINE_SERVICES;
-
-function poolerReason<K extends EngineServiceName>(
-  name: K,
-  services: EnvironmentServices,
-  provider: string,
-): (string | null)[] {
-  const entry = ENTRIES[name];
-  // An optional member read by a generic name: TS keeps `undefined` apart only by this cast.
-  const service = services[name] as NonNullable<EnvironmentServices[K]> | undefined;
-  return entry.pooler ? [entry.pooler.missing(service, provider)] : [];
+/** The asked services that are engines', in their start order. */
+export function engineServicesAsked(engines: EngineServices, services: readonly ServiceName[]): string[] {
+  return Object.keys(engines).filter((name) => services.includes(name));
 }
 
-function offersOwnServer<K extends EngineServiceName>(
-  name: K,
-  services: EnvironmentServices,
-  fault: OwnServerFault,
-): boolean {
-  const entry = ENTRIES[name];
-  const service = services[name];
-  return (
-    service !== undefined &&
-    entry.ownServer?.faults.includes(fault) === true &&
-    entry.ownServer.offered(service)
-  );
+/** What a service is, for one-line reasons ("needs SQL Server"). */
+export function serviceLabel(engines: EngineServices, name: ServiceName): string {
+  return name === TOXIPROXY ? 'Toxiproxy' : (engines[name]?.label ?? name);
 }

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { ownsServerFor } from '../env/services.ts';
+import { ownsServerFor } from '../routes/engine-services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';
 import type { CellOutcome, CellRun, FaultModule, PlanContext } from './fault.ts';

@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { ownsServerFor } from '../env/services.ts';
+import { ownsServerFor } from '../routes/engine-services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { ServerKill, ServerSignal } from '../routes/server-control.ts';
 import type { CellFixture } from '../routes/route.ts';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { ownsServerFor } from '../env/services.ts';
+import { ownsServerFor } from '../routes/engine-services.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import type { StalledBackends } from '../routes/server-control.ts';
 import type { FaultSpecOf } from '../scenario/scenario-schema.ts';

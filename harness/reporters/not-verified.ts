@@ -1,5 +1,5 @@
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
-import { INSTALL, missingComponent } from '../env/install-hints.ts';
+import { INSTALL, missingComponent } from '../routes/engine-services.ts';
 import { cellReason, routeCells } from './cell-summary.ts';
 
 /** One reason some route cells were not verified, with how many, of which kinds, and what fixes it. */

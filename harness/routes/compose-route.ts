@@ -5,7 +5,7 @@ import { composeConnectorVersion } from '../../src/cli/certifications.ts';
 import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
 import { generateDataset } from '../data/dataset.ts';
 import type { ServiceName } from '../env/services.ts';
-import { SERVICE_NAMES } from '../env/services.ts';
+import { TOXIPROXY } from '../env/services.ts';
 import { ComposedCell } from './composed-cell.ts';
 import type { RouteParts } from './composed-cell.ts';
 import type { JournalPart, SourcePart, TargetPart } from './parts.ts';
@@ -15,10 +15,13 @@ import { stateFingerprint } from './state-fingerprint.ts';
 /** The runtime's checkpoints and evidence (execution.state_dir of the generated workload). */
 const STATE_FOLDER = 'state';
 
-/** Every service the parts need, in a stable order. */
-function servicesOf(parts: readonly { readonly services: readonly ServiceName[] }[]): ServiceName[] {
+/** Every service the parts need, in the providers' start order (`order`: every service there is). */
+function servicesOf(
+  parts: readonly { readonly services: readonly ServiceName[] }[],
+  order: readonly ServiceName[],
+): ServiceName[] {
   const wanted = new Set(parts.flatMap((part) => part.services));
-  return SERVICE_NAMES.filter((name) => wanted.has(name));
+  return order.filter((name) => wanted.has(name));
 }
 
 /**
@@ -40,18 +43,23 @@ function routeVariants(target: TargetPart): string[] {
 }
 
 /**
- * A route from its three parts: the id `SOURCE-to-TARGET`, the services to start, the connectors'
+ * A route from its three parts: the id `SOURCE-to-TARGET`, the services to start (in
+ * `serviceOrder`, the registry's), the connectors'
  * versions and code (what a certification binds), the target's unsafe variants and loss modes, and what the
  * faults may do to its cells. When every part keeps its state in the cell folder (embedded
  * engines) the route also copies and fingerprints cell state, so depth-2 cells start from a
  * recorded kill instead of killing a first attempt again.
  */
-export function composeRoute(source: SourcePart, target: TargetPart, journal: JournalPart): Route {
+export function composeRoute(
+  source: SourcePart,
+  target: TargetPart,
+  journal: JournalPart,
+  serviceOrder: readonly ServiceName[],
+): Route {
   const id = `${source.engine}-to-${target.engine}`;
   const parts: RouteParts = { id, source, target, journal };
-  const services = servicesOf([source, target, journal]);
-  const proxied = (part: { readonly services: readonly ServiceName[] }) =>
-    part.services.includes('toxiproxy');
+  const services = servicesOf([source, target, journal], serviceOrder);
+  const proxied = (part: { readonly services: readonly ServiceName[] }) => part.services.includes(TOXIPROXY);
   const proxies: ProxiedConnection[] = [
     ...(proxied(target) ? (['target'] as const) : []),
     ...(proxied(journal) ? (['journal'] as const) : []),

@@ -4,6 +4,7 @@ import type { SourceRows } from '../inspectors/source-rows.ts';
 import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { Dataset, DatasetRow } from '../data/dataset.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
+import type { EmbeddedEntry, ServiceEntry } from '../env/service-entry.ts';
 import type { ServiceName } from '../env/services.ts';
 import type { ProxyEndpoint } from '../env/toxiproxy-service.ts';
 import type {
@@ -18,12 +19,12 @@ import type {
 import type { IsolateOptions, ServerControl, ServerKill } from './server-control.ts';
 
 /**
- * A route is composed of three PARTS, one per role, each written once per connector (a folder
- * under harness/routes/): a source part (creates and seeds a fresh source for a cell), a target
+ * A route is composed of three PARTS, one per role, each written once per connector (in its own
+ * folder, connectors/<engine>/harness/): a source part (creates and seeds a fresh source for a cell), a target
  * part (a fresh target, its independent inspector, its fence and loss operations, its unsafe
  * variants) and a journal part. compose-route.ts puts any source with any target and picks the
- * journal; route-registry.ts lists the connectors. A new connector joins every combination by
- * adding its parts and one registration line.
+ * journal; route-registry.ts lists the connectors' entries. A new connector joins every
+ * combination by adding its parts, its entry and one registration line.
  */
 
 /** What a part gets for one cell. */
@@ -89,7 +90,7 @@ export interface PreparedSource extends PreparedPart {
 }
 
 export interface SourcePart extends FileState {
-  /** The engine, as in route ids (`sqlite`, `postgres`). */
+  /** The engine, as in route ids (the harness registry's name of it). */
   readonly engine: string;
   /** The connector version the runtime ships for this source (src/cli/certifications.ts). */
   readonly connectorVersion: string;
@@ -153,7 +154,7 @@ export interface PreparedJournal extends PreparedPart {
 }
 
 export interface JournalPart extends FileState {
-  /** The journal adapter, as recorded in the evidence (`sqlite`, `postgres`). */
+  /** The journal adapter, as recorded in the evidence (its engine's name in the harness registry). */
   readonly kind: string;
   readonly services: readonly ServiceName[];
   readonly lossModes: readonly JournalLossMode[];
@@ -182,9 +183,11 @@ export interface ConnectorParts {
 export type PartRole = 'source' | 'target' | 'journal';
 
 /**
- * One line of the harness's connector registry (routes/route-registry.ts CONNECTOR_PARTS): which
- * roles the engine plays, and its parts, loaded only when a route uses them. An engine in its own
- * folder exports it from `connectors/<engine>/harness/engine.ts`.
+ * One engine as the harness knows it: its one line of the harness registry (routes/route-registry.ts
+ * CONNECTOR_PARTS), exported from `connectors/<engine>/harness/engine.ts`. The route registry reads
+ * its roles and parts (loaded only when a route uses them); the environment providers get its
+ * server service (or, for the engine inside Node, its version) through their start options, and
+ * `dpone doctor` probes the components of both (routes/engine-services.ts).
  */
 export interface ConnectorPartsEntry {
   readonly roles: readonly PartRole[];
@@ -194,4 +197,14 @@ export interface ConnectorPartsEntry {
    * whose servers keeps one (route-registry.ts `journalEngine`). One engine declares it.
    */
   readonly embeddedJournal?: true;
+  /**
+   * It runs inside Node (no server to start): the embedded and local providers record its version,
+   * and doctor probes it. One engine declares it.
+   */
+  readonly embedded?: EmbeddedEntry;
+  /**
+   * Its server, as the environment providers start or find it (`connectors/<engine>/harness/env/
+   * service.ts`); its parts name it in their `services` by the engine's name. Absent: no server.
+   */
+  readonly service?: ServiceEntry<unknown>;
 }

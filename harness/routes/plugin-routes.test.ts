@@ -14,6 +14,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { missingLocal, startLocal } from '../env/local/local-provider.ts';
 import { installToxic } from '../faults/toxiproxy-switch.ts';
 import { routeRuns } from '../scenario/route-suite.ts';
+import { ENGINE_SERVICES, ENVIRONMENT_ENGINES } from './engine-services.ts';
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
 function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
@@ -243,7 +244,12 @@ export default {
   const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
   /** The embedded environment a plug-in cell runs in (no services). */
   async function environment() {
-    const started = await provider.start({ env: process.env, workDir: tmpdir(), services: [] });
+    const started = await provider.start({
+      env: process.env,
+      workDir: tmpdir(),
+      services: [],
+      engines: ENVIRONMENT_ENGINES,
+    });
     if (started.status !== 'started') throw new Error('embedded environment must start');
     return started.environment;
   }
@@ -337,7 +343,12 @@ export default {
 
   it('refuses a cell outside the local provider, disposing the target', async () => {
     const { route } = await networkRoute('x://u@127.0.0.1:3306/w', { host: '127.0.0.1', port: 3306 });
-    const started = await provider.start({ env: process.env, workDir: tmpdir(), services: [] });
+    const started = await provider.start({
+      env: process.env,
+      workDir: tmpdir(),
+      services: [],
+      engines: ENVIRONMENT_ENGINES,
+    });
     if (started.status !== 'started') throw new Error('embedded environment must start');
     const dir = cellDir();
     await expect(route.prepareCell(dir, OPTIONS, started.environment)).rejects.toMatchObject({
@@ -347,7 +358,7 @@ export default {
     expect(readdirSync(dir)).toContain('disposed');
   });
 
-  const missing = missingLocal(['toxiproxy'], process.env);
+  const missing = missingLocal(ENGINE_SERVICES, ['toxiproxy'], process.env);
   // In CI Toxiproxy is provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
   const unverified = missing.length > 0 && process.env.CI !== 'true';
   if (unverified) console.warn(`UNVERIFIED plug-in network cells: ${missing.join('; ')}`);
@@ -377,7 +388,7 @@ export default {
       };
       const port = (echo.server.address() as AddressInfo).port;
       const { route } = await networkRoute(`x://u@127.0.0.1:${port}/w?t=1`, { host: '127.0.0.1', port });
-      const started = await startLocal(['toxiproxy']);
+      const started = await startLocal(ENVIRONMENT_ENGINES, ['toxiproxy']);
       if (started.status !== 'started') throw new Error(started.reason);
       await using environment = started.environment;
       const dir = cellDir();
@@ -429,7 +440,7 @@ export default {
         true,
         "{ throw new Error('no audit'); }",
       );
-      const started = await startLocal(['toxiproxy']);
+      const started = await startLocal(ENVIRONMENT_ENGINES, ['toxiproxy']);
       if (started.status !== 'started') throw new Error(started.reason);
       await using environment = started.environment;
       const dir = cellDir();
@@ -441,7 +452,7 @@ export default {
 
     it('refuses a network declaration whose prepared target names no server, disposing the target', async () => {
       const { route } = await networkRoute('x://u@127.0.0.1:3306/w', undefined);
-      const started = await startLocal(['toxiproxy']);
+      const started = await startLocal(ENVIRONMENT_ENGINES, ['toxiproxy']);
       if (started.status !== 'started') throw new Error(started.reason);
       await using environment = started.environment;
       const dir = cellDir();

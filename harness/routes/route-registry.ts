@@ -2,6 +2,8 @@ import { invalidInput } from '../../src/contracts/errors.ts';
 import { routeIdOf } from '../../src/contracts/route-id.ts';
 import { ROUTE_ALIASES, resolveRouteId } from '../../src/cli/route-names.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
+import type { ServiceName } from '../env/services.ts';
+import { TOXIPROXY } from '../env/services.ts';
 import { composeRoute } from './compose-route.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
@@ -11,11 +13,13 @@ import { SQLITE_PARTS } from '../../connectors/sqlite/harness/engine.ts';
 import type { Route } from './route.ts';
 
 /**
- * The connectors the harness has parts for: which roles each can play, and its parts folder
- * (loaded only when a route uses it). To add a connector: write its parts in its own folder,
- * `connectors/<name>/harness/parts.ts` exporting `parts`, and an entry beside them
- * (`connectors/<name>/harness/engine.ts`, as every built-in engine does), and add ONE line here
- * naming it. Every route is derived from these lines.
+ * The harness registry: ONE line per engine, its entry (`connectors/<name>/harness/engine.ts`):
+ * which roles it can play, its parts folder (loaded only when a route uses it), its server service
+ * or, for the engine inside Node, its version and doctor probe. To add an engine: write its parts
+ * in its own folder (`connectors/<name>/harness/parts.ts` exporting `parts`, its service in
+ * `env/service.ts`), its entry beside them, and add ONE line here naming it. Every route is
+ * derived from these lines; the environment providers and `dpone doctor` read them through
+ * engine-services.ts.
  */
 export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
   sqlite: SQLITE_PARTS,
@@ -45,9 +49,9 @@ const plays = (engine: string, role: PartRole) => CONNECTOR_PARTS[engine]?.roles
 
 /**
  * The journal a route's cells use: the server journal of a server the route already has (its
- * target's engine first, then its source's: PostgreSQL for postgres-to-clickhouse), else the
- * embedded SQLite file journal (sqlite-to-clickhouse). A route never starts a server only for its
- * journal. The evidence names it (`environment.journal`).
+ * target's engine first, then its source's, when the target keeps none), else the embedded
+ * engine's file journal. A route never starts a server only for its journal. The evidence names it
+ * (`environment.journal`).
  */
 export function journalEngine(source: string, target: string): string {
   return (
@@ -70,12 +74,26 @@ export const ROUTES: Readonly<Record<string, () => Promise<Route>>> = Object.fro
     ),
 );
 
+/**
+ * Every service a part may need, in the order the providers start them (the engines' servers in
+ * the registry's order, then Toxiproxy): a route lists its own in this order.
+ */
+export const SERVICE_ORDER: readonly ServiceName[] = [
+  ...Object.keys(CONNECTOR_PARTS).filter((engine) => CONNECTOR_PARTS[engine]!.service !== undefined),
+  TOXIPROXY,
+];
+
 async function loadComposed(source: string, target: string): Promise<Route> {
   const journal = journalEngine(source, target);
   const [sourceParts, targetParts, journalParts] = await Promise.all(
     [source, target, journal].map((engine) => CONNECTOR_PARTS[engine]!.load()),
   );
-  return composeRoute(sourceParts!.source!, targetParts!.target!, journalParts!.journal as JournalPart);
+  return composeRoute(
+    sourceParts!.source!,
+    targetParts!.target!,
+    journalParts!.journal as JournalPart,
+    SERVICE_ORDER,
+  );
 }
 
 export function routeIds(): readonly string[] {

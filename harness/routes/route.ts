@@ -18,7 +18,7 @@ export interface CellWorkloadOptions {
   readonly seed: number;
   /** `none`: the workload writes its target without a fence (capability none). */
   readonly fence?: 'none';
-  /** The PgBouncer lane: the workers' PostgreSQL connections go through a pooler in this mode. */
+  /** The pooler lane: the workers' server connections go through a pooler (its service's) in this mode. */
   readonly pooler?: 'session' | 'transaction';
 }
 
@@ -40,7 +40,7 @@ export interface JournalBackup {
  * while a worker is inside a journal write (the faults call them at a parked or killed worker).
  */
 export interface JournalOperations {
-  /** Empties the journal in place (SQLite: file truncated to 0 bytes, -wal/-shm deleted). */
+  /** Empties the journal in place (a file journal: truncated to 0 bytes, its write-ahead log deleted). */
   wipe?(): Promise<void>;
   /** Deletes the journal and the cell's state folder (a pod's local state lost with it). */
   delete?(): Promise<void>;
@@ -50,7 +50,7 @@ export interface JournalOperations {
   restore?(backup: JournalBackup): Promise<void>;
   /** The URL of a second, empty journal for the same target (another deployment). */
   forkUrl?(): Promise<string>;
-  /** SQLite: deletes the journal's -wal and -shm files; resolves to the WAL bytes deleted. */
+  /** A file journal with a write-ahead log: deletes the log and its index; resolves to the log bytes deleted. */
   dropWal?(): Promise<number>;
   /**
    * Server journals: changes one field of the journal's rows behind the journal's back (as the
@@ -111,7 +111,8 @@ export interface FenceOperations {
   rename?(): Promise<void>;
   /**
    * Writes a workload for the same operation and target table whose fence lookup resolves
-   * elsewhere (PostgreSQL: another search_path schema, or `pg_temp`), and returns its path.
+   * elsewhere (a server's other schema on the lookup path, or its session-temporary one), and
+   * returns its path.
    */
   moveOutOfView?(view: 'schema' | 'temp'): Promise<string>;
   /** The harness's OWN read of every place the fence was or may be (never through the connector). */

@@ -5,7 +5,7 @@
 
 /** A server a cell owns, for server faults: stopped with a signal, then started on the same data. */
 export interface ServerControl {
-  /** What it is, for evidence lines ("ClickHouse", "PostgreSQL"). */
+  /** What it is, for evidence lines (its service's label). */
   readonly label: string;
   /** Stops it: SIGKILL (a crash, backends too) or SIGTERM (a clean shutdown). */
   kill(signal: ServerSignal): Promise<void>;
@@ -13,7 +13,7 @@ export interface ServerControl {
   start(): Promise<void>;
   /**
    * Optional (stall faults): SIGSTOPs the server processes serving the workers' target sessions,
-   * once one of them is running a bulk load when `loading` (PostgreSQL: a COPY), within
+   * once one of them is running a bulk load when `loading` (a server's streamed load), within
    * `withinMs`; resolves with a handle that SIGCONTs them, or null when none was found in time.
    */
   stallBackends?(options: {
@@ -39,8 +39,8 @@ export interface IsolateOptions {
   /**
    * Power-loss cells: the servers keep their data directory on a power-loss filesystem of the cell
    * (one server for the target and the journal where they share an engine), and offer its cut as
-   * `power`. `neverSyncs`: the unsafe variant's server, started so that it never syncs (PostgreSQL
-   * `fsync=off`).
+   * `power`. `neverSyncs`: the unsafe variant's server, started so that it never syncs (its own
+   * setting that turns syncing off).
    */
   readonly powerLoss?: { readonly neverSyncs: boolean };
   /**

@@ -7,7 +7,7 @@ import { checkCell } from '../inspectors/live-check.ts';
 import type { JournalRecords } from '../checkers/check-types.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
-import { poolerMissing } from '../env/services.ts';
+import { poolerMissing } from '../routes/engine-services.ts';
 import type { AttemptRecord, CellEvidence, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellOutcome } from '../faults/fault.ts';
 import { faultModule } from '../faults/fault-registry.ts';

@@ -7,13 +7,19 @@ import { loadRoute } from '../routes/route-registry.ts';
 
 const route = await loadRoute('sqlite');
 import { Worker, killAt } from './worker.ts';
+import { ENVIRONMENT_ENGINES } from '../routes/engine-services.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cell(name: string) {
   const cellDir = join(dir, name);
-  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+  const started = await provider.start({
+    env: process.env,
+    workDir: dir,
+    services: [],
+    engines: ENVIRONMENT_ENGINES,
+  });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   mkdirSync(cellDir, { recursive: true });
   const fixture = await route.prepareCell(

@@ -1,4 +1,5 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import { CLICKHOUSE_SERVICE } from './env/service.ts';
 
 /**
  * ClickHouse, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
@@ -9,4 +10,5 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 export const CLICKHOUSE_PARTS: ConnectorPartsEntry = {
   roles: ['target'],
   load: async () => (await import('./parts.ts')).parts,
+  service: CLICKHOUSE_SERVICE,
 };

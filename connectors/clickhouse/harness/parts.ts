@@ -37,7 +37,8 @@ const STAGING_PHASES: Readonly<Record<string, string>> = {
 };
 
 function serviceOf(cell: PartCell): ClickHouseService {
-  const service = cell.environment.services.clickhouse;
+  // Kept under the engine's name by the provider that started it (its service entry's type).
+  const service = cell.environment.services.clickhouse as ClickHouseService | undefined;
   if (!service)
     throw new DponeError(
       ERROR_CODES.ENVIRONMENT_UNAVAILABLE,

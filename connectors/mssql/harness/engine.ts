@@ -1,4 +1,5 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import { MSSQL_SERVICE } from './env/service.ts';
 
 /**
  * MSSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
@@ -9,4 +10,5 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 export const MSSQL_PARTS: ConnectorPartsEntry = {
   roles: ['source'],
   load: async () => (await import('./parts.ts')).parts,
+  service: MSSQL_SERVICE,
 };

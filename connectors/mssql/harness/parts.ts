@@ -72,7 +72,8 @@ export function mssqlPartitionSql(schema: string, dataset: Dataset): string {
 }
 
 function serviceOf(cell: PartCell): MssqlService {
-  const service = cell.environment.services.mssql;
+  // Kept under the engine's name by the provider that started it (its service entry's type).
+  const service = cell.environment.services.mssql as MssqlService | undefined;
   if (!service)
     throw new DponeError(
       ERROR_CODES.ENVIRONMENT_UNAVAILABLE,

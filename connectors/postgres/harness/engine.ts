@@ -1,4 +1,5 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import { POSTGRES_SERVICE } from './env/service.ts';
 
 /**
  * PostgreSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
@@ -10,4 +11,5 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 export const POSTGRES_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   load: async () => (await import('./parts.ts')).parts,
+  service: POSTGRES_SERVICE,
 };

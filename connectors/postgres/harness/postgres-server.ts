@@ -78,7 +78,8 @@ export interface PostgresPlace {
 }
 
 export function postgresServiceOf(cell: PartCell): PostgresService {
-  const service = cell.environment.services.postgres;
+  // Kept under the engine's name by the provider that started it (its service entry's type).
+  const service = cell.environment.services.postgres as PostgresService | undefined;
   if (!service)
     throw new DponeError(
       ERROR_CODES.ENVIRONMENT_UNAVAILABLE,

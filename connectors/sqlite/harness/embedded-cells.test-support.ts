@@ -10,6 +10,7 @@ import { planCells } from '../../../harness/plan/planner.ts';
 import { loadRoute } from '../../../harness/routes/route-registry.ts';
 import { parseScenario } from '../../../harness/scenario/scenario-loader.ts';
 import { runCell } from '../../../harness/runner/cell-runner.ts';
+import { ENVIRONMENT_ENGINES } from '../../../harness/routes/engine-services.ts';
 
 /**
  * Cells of one scenario run end to end on the embedded route, for a test file: the embedded
@@ -25,7 +26,12 @@ export async function embeddedCells(
   const dir = mkdtempSync(join(tmpdir(), 'dpone-embedded-cells-'));
   let environment: StartedEnvironment;
   beforeAll(async () => {
-    const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+    const started = await provider.start({
+      env: process.env,
+      workDir: dir,
+      services: [],
+      engines: ENVIRONMENT_ENGINES,
+    });
     if (started.status !== 'started') throw new Error('embedded environment must start');
     environment = started.environment;
   });

@@ -1,4 +1,5 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import { SQLITE_EMBEDDED } from './env/embedded.ts';
 
 /**
  * SQLite, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
@@ -10,5 +11,6 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 export const SQLITE_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   embeddedJournal: true,
+  embedded: SQLITE_EMBEDDED,
   load: async () => (await import('./parts.ts')).parts,
 };

@@ -6,6 +6,7 @@ import { provider } from '../../../harness/env/embedded-provider.ts';
 import { Worker, killAt, runToEnd } from '../../../harness/workers/worker.ts';
 import type { CellFixture } from '../../../harness/routes/route.ts';
 import { loadRoute } from '../../../harness/routes/route-registry.ts';
+import { ENVIRONMENT_ENGINES } from '../../../harness/routes/engine-services.ts';
 
 const route = await loadRoute('sqlite');
 
@@ -15,7 +16,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function cell(name: string): Promise<{ cellDir: string; fixture: CellFixture }> {
   const cellDir = join(dir, name);
   mkdirSync(cellDir, { recursive: true });
-  const started = await provider.start({ env: process.env, workDir: dir, services: [] });
+  const started = await provider.start({
+    env: process.env,
+    workDir: dir,
+    services: [],
+    engines: ENVIRONMENT_ENGINES,
+  });
   if (started.status !== 'started') throw new Error('embedded environment must start');
   const options = { rows: 5, strategy: 'append', leaseTtlMs: 150, seed: 1 } as const;
   return { cellDir, fixture: await route.prepareCell(cellDir, options, started.environment) };

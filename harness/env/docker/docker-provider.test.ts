@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dockerEndpoint, probeDockerEngine } from './docker-engine-probe.ts';
 import { startDocker } from './docker-provider.ts';
+import { ENGINE_SERVICES } from '../../routes/engine-services.ts';
 
 describe('docker provider', () => {
   it('reports UNVERIFIED with one line when no engine answers at the socket', async () => {
     const socket = join(mkdtempSync(join(tmpdir(), 'dpone-docker-')), 'absent.sock');
-    const result = await startDocker(['postgres', 'toxiproxy'], { DOCKER_HOST: `unix://${socket}` });
+    const result = await startDocker(ENGINE_SERVICES, ['postgres', 'toxiproxy'], {
+      DOCKER_HOST: `unix://${socket}`,
+    });
     expect(result.status).toBe('unverified');
     if (result.status === 'unverified') {
       expect(result.reason).toMatch(

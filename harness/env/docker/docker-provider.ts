@@ -1,8 +1,8 @@
 import type { StartedNetwork } from 'testcontainers';
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import type { EnvironmentServices, ServiceName } from '../services.ts';
-import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
+import type { EngineServices, EnvironmentServices, ServiceName } from '../services.ts';
+import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
 import { probeDockerEngine } from './docker-engine-probe.ts';
 
@@ -36,22 +36,23 @@ async function startToxiproxy(network: Network, owned: AsyncDisposable[]): Promi
  * (those cells are UNVERIFIED here; provider local can).
  */
 export async function startDocker(
+  engines: EngineServices,
   services: readonly ServiceName[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<EnvironmentResult> {
   const reason = await probeDockerEngine(env);
   if (reason !== null) return { status: 'unverified', reason: `docker provider: ${reason}` };
   const owned: AsyncDisposable[] = [];
-  const started: { -readonly [K in ServiceName]?: EnvironmentServices[K] } = {};
+  const started: { -readonly [K in keyof EnvironmentServices]: EnvironmentServices[K] } = {};
   const databases: Record<string, string> = {};
   try {
     const { Network } = await import('testcontainers');
     const network = await new Network().start();
     owned.push({ [Symbol.asyncDispose]: async () => void (await network.stop()) });
-    if (services.includes('toxiproxy')) started.toxiproxy = await startToxiproxy(network, owned);
-    for (const name of ENGINE_SERVICE_NAMES.filter((service) => services.includes(service))) {
-      const { docker } = ENGINE_SERVICES[name];
-      (started as Record<string, unknown>)[name] = await docker.start(network, owned);
+    if (services.includes(TOXIPROXY)) started.toxiproxy = await startToxiproxy(network, owned);
+    for (const name of engineServicesAsked(engines, services)) {
+      const { docker } = engines[name]!;
+      started[name] = await docker.start(network, owned);
       databases[name] = docker.image;
     }
   } catch {
@@ -64,7 +65,7 @@ export async function startDocker(
   const environment: StartedEnvironment = {
     provider: 'docker',
     databases,
-    toxiproxy: services.includes('toxiproxy') ? TOXIPROXY_IMAGE : null,
+    toxiproxy: services.includes(TOXIPROXY) ? TOXIPROXY_IMAGE : null,
     services: started,
     [Symbol.asyncDispose]: () => disposeAll(owned),
   };
@@ -74,5 +75,5 @@ export async function startDocker(
 /** The `docker` provider as the harness registry sees it. */
 export const provider: EnvironmentProvider = {
   name: 'docker',
-  start: ({ env, services }) => startDocker(services, env),
+  start: ({ env, services, engines }) => startDocker(engines.services, services, env),
 };

@@ -5,13 +5,16 @@ import { findLocalBinaries } from '../../../connectors/postgres/harness/env/loca
 import { localToxiproxyService } from '../local/local-toxiproxy-service.ts';
 import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
+import type { PostgresService } from '../../../connectors/postgres/harness/env/postgres-services.ts';
 import { startExternal } from './external-provider.ts';
+import { ENGINE_SERVICES } from '../../routes/engine-services.ts';
 
 const provisionExternal = async (env: NodeJS.ProcessEnv) => {
-  const result = await startExternal(['postgres', 'toxiproxy'], env);
+  const result = await startExternal(ENGINE_SERVICES, ['postgres', 'toxiproxy'], env);
   if (result.status !== 'started') return result;
   const { environment } = result;
-  const { postgres, toxiproxy } = environment.services;
+  const { toxiproxy } = environment.services;
+  const postgres = environment.services.postgres as PostgresService | undefined;
   const services = {
     cellsDatabase: postgres!.cellsDatabase,
     postgres: postgres!.server,

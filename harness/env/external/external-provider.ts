@@ -1,7 +1,7 @@
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import type { EnvironmentServices, ServiceName } from '../services.ts';
-import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
+import type { EngineServices, EnvironmentServices, ServiceName } from '../services.ts';
+import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import { EXTERNAL_ENV } from './external-env.ts';
 import { externalToxiproxy } from './external-toxiproxy.ts';
 
@@ -17,34 +17,36 @@ export { DEFAULT_LISTEN_HOST, listenAddresses } from './external-toxiproxy.ts';
  * shell history): it comes from the service's password variable.
  */
 export async function startExternal(
+  engines: EngineServices,
   services: readonly ServiceName[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<EnvironmentResult> {
   const required = (service: ServiceName): readonly string[] =>
-    service === 'toxiproxy' ? [EXTERNAL_ENV.toxiproxyUrl] : ENGINE_SERVICES[service].external.requiredEnv;
+    service === TOXIPROXY ? [EXTERNAL_ENV.toxiproxyUrl] : (engines[service]?.external.requiredEnv ?? []);
   const unset = services.flatMap((service) => required(service).filter((name) => !env[name]));
   if (unset.length > 0)
     return { status: 'unverified', reason: `external provider: set ${[...new Set(unset)].join(', ')}` };
   const owned: AsyncDisposable[] = [];
-  const started: { -readonly [K in ServiceName]?: EnvironmentServices[K] } = {};
+  const started: { -readonly [K in keyof EnvironmentServices]: EnvironmentServices[K] } = {};
   const databases: Record<string, string> = {};
   let toxiVersion: string | null = null;
   const fail = async (reason: string): Promise<EnvironmentResult> => {
     await disposeAll(owned);
     return { status: 'unverified', reason: `external provider: ${reason}` };
   };
-  if (services.includes('toxiproxy')) {
+  if (services.includes(TOXIPROXY)) {
     const toxi = await externalToxiproxy(env);
     if (typeof toxi === 'string') return fail(toxi);
     owned.push(toxi);
     started.toxiproxy = toxi.service;
     toxiVersion = toxi.version;
   }
-  for (const name of ENGINE_SERVICE_NAMES.filter((service) => services.includes(service))) {
-    const service = await ENGINE_SERVICES[name].external.start(env);
+  for (const name of engineServicesAsked(engines, services)) {
+    const service = await engines[name]!.external.start(env);
     if (typeof service === 'string') return fail(service);
-    if (Symbol.asyncDispose in service) owned.push(service as AsyncDisposable);
-    (started as Record<string, unknown>)[name] = service;
+    if (typeof service === 'object' && service !== null && Symbol.asyncDispose in service)
+      owned.push(service as AsyncDisposable);
+    started[name] = service;
     databases[name] = 'external';
   }
   const environment: StartedEnvironment = {
@@ -60,5 +62,5 @@ export async function startExternal(
 /** The `external` provider as the harness registry sees it. */
 export const provider: EnvironmentProvider = {
   name: 'external',
-  start: ({ env, services }) => startExternal(services, env),
+  start: ({ env, services, engines }) => startExternal(engines.services, services, env),
 };

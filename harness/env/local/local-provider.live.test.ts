@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
+import type { PostgresService } from '../../../connectors/postgres/harness/env/postgres-services.ts';
 import { startLocal } from './local-provider.ts';
+import { ENVIRONMENT_ENGINES } from '../../routes/engine-services.ts';
 
 const missing = findLocalBinaries().missing;
 // In CI the servers are provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
@@ -10,12 +12,12 @@ if (unverified) console.warn(`UNVERIFIED local provider: ${missing.join('; ')}`)
 
 describe.skipIf(unverified)('local provider (live)', () => {
   it('starts PostgreSQL and Toxiproxy, proxies a connection, survives a SIGKILL restart, and removes everything on dispose', async () => {
-    const result = await startLocal(['postgres', 'toxiproxy']);
+    const result = await startLocal(ENVIRONMENT_ENGINES, ['postgres', 'toxiproxy']);
     if (result.status !== 'started') throw new Error(result.reason);
     const ports: number[] = [];
     {
       await using environment = result.environment;
-      const postgres = environment.services.postgres!.server;
+      const postgres = (environment.services.postgres as PostgresService).server;
       const toxiproxy = environment.services.toxiproxy!;
       expect(environment.databases.postgres).toMatch(/PostgreSQL/);
       expect(environment.services.clickhouse).toBeUndefined();
@@ -31,7 +33,7 @@ describe.skipIf(unverified)('local provider (live)', () => {
       expect((await client.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'on' });
       await client.end();
 
-      const dedicated = await environment.services.postgres!.dedicated!();
+      const dedicated = await (environment.services.postgres as PostgresService).dedicated!();
       const killed = await dedicated.killServer();
       expect(killed).toBeGreaterThan(0);
       expect(() => process.kill(killed!, 0)).toThrow();

@@ -1,8 +1,7 @@
-import { DatabaseSync } from 'node:sqlite';
 import { disposeAll } from '../dispose-all.ts';
 import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
-import type { EnvironmentServices, ServiceName } from '../services.ts';
-import { ENGINE_SERVICES, ENGINE_SERVICE_NAMES } from '../services.ts';
+import type { EngineServices, EnvironmentEngines, EnvironmentServices, ServiceName } from '../services.ts';
+import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
 import { findToxiproxyServer, TOXIPROXY_MISSING } from './local-binaries.ts';
 import { localToxiproxyService } from './local-toxiproxy-service.ts';
@@ -12,11 +11,15 @@ import { LocalToxiproxyServer } from './toxiproxy-server.ts';
  * Which of the asked services this machine lacks, one line each (checked before starting
  * anything): each engine's own check (its service entry), then Toxiproxy.
  */
-export function missingLocal(services: readonly ServiceName[], env: NodeJS.ProcessEnv): string[] {
-  const missing = ENGINE_SERVICE_NAMES.filter((name) => services.includes(name))
-    .map((name) => ENGINE_SERVICES[name].local.missing(env))
+export function missingLocal(
+  engines: EngineServices,
+  services: readonly ServiceName[],
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const missing = engineServicesAsked(engines, services)
+    .map((name) => engines[name]!.local.missing(env))
     .filter((line): line is string => line !== null);
-  if (services.includes('toxiproxy') && findToxiproxyServer(env) === null) missing.push(TOXIPROXY_MISSING);
+  if (services.includes(TOXIPROXY) && findToxiproxyServer(env) === null) missing.push(TOXIPROXY_MISSING);
   return missing;
 }
 
@@ -28,27 +31,30 @@ export function missingLocal(services: readonly ServiceName[], env: NodeJS.Proce
  * starts.
  */
 export async function startLocal(
+  engines: EnvironmentEngines,
   services: readonly ServiceName[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<EnvironmentResult> {
-  const missing = missingLocal(services, env);
+  const missing = missingLocal(engines.services, services, env);
   if (missing.length > 0) return { status: 'unverified', reason: `local provider: ${missing.join('; ')}` };
   const toxiproxyServer = findToxiproxyServer(env);
   const owned: AsyncDisposable[] = [];
   const started: { -readonly [K in keyof EnvironmentServices]: EnvironmentServices[K] } = {};
-  const databases: Record<string, string> = { sqlite: sqliteVersion() };
+  const databases: Record<string, string> = {
+    [engines.embedded.name]: await engines.embedded.entry.version(),
+  };
   let toxiVersion: string | null = null;
   try {
-    if (services.includes('toxiproxy')) {
+    if (services.includes(TOXIPROXY)) {
       const toxi = await LocalToxiproxyServer.start(toxiproxyServer!);
       owned.push(toxi);
       const service: ToxiproxyService = localToxiproxyService(toxi);
       started.toxiproxy = service;
       toxiVersion = await toxi.version();
     }
-    for (const name of ENGINE_SERVICE_NAMES.filter((service) => services.includes(service))) {
-      const { service, version } = await ENGINE_SERVICES[name].local.start(env, owned);
-      (started as Record<string, unknown>)[name] = service;
+    for (const name of engineServicesAsked(engines.services, services)) {
+      const { service, version } = await engines.services[name]!.local.start(env, owned);
+      started[name] = service;
       databases[name] = version;
     }
   } catch {
@@ -68,17 +74,8 @@ export async function startLocal(
   return { status: 'started', environment };
 }
 
-function sqliteVersion(): string {
-  const db = new DatabaseSync(':memory:');
-  try {
-    return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
-  } finally {
-    db.close();
-  }
-}
-
 /** The `local` provider as the harness registry sees it. */
 export const provider: EnvironmentProvider = {
   name: 'local',
-  start: ({ env, services }) => startLocal(services, env),
+  start: ({ env, services, engines }) => startLocal(engines, services, env),
 };

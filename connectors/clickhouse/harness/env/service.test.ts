@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StartedEnvironment } from '../../../../harness/env/environment.ts';
-import { ownsServerFor } from '../../../../harness/env/services.ts';
+import { ownsServerFor } from '../../../../harness/routes/engine-services.ts';
 import { lostCommitFault } from '../../../../harness/faults/lost-commit-fault.ts';
 import { serverKillFault } from '../../../../harness/faults/server-fault.ts';
 import { stallFault } from '../../../../harness/faults/stall-fault.ts';

@@ -4,7 +4,7 @@ import type { ClickHouseService } from './clickhouse-endpoint.ts';
 import { CLICKHOUSE_ENV } from './clickhouse-endpoint.ts';
 import { findClickHouseServer } from './clickhouse-server.ts';
 
-/** ClickHouse as a server service of the environment providers (services.ts lists it). */
+/** ClickHouse as a server service of the environment providers (its harness entry, ../engine.ts, carries it). */
 export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> = {
   label: 'ClickHouse',
   install: {

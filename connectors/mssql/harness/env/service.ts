@@ -6,7 +6,7 @@ import { MSSQL_ENV } from './mssql-service.ts';
 export const NO_LOCAL_MSSQL =
   'SQL Server cannot run on this machine (no package for it here): use --provider docker (a Docker engine), or --provider external with DPONE_MSSQL_URL and DPONE_MSSQL_PASSWORD';
 
-/** SQL Server as a server service of the environment providers (services.ts lists it). */
+/** SQL Server as a server service of the environment providers (its harness entry, ../engine.ts, carries it). */
 export const MSSQL_SERVICE: ServiceEntry<MssqlService, 'mssql'> = {
   label: 'SQL Server',
   install: {

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { StartedEnvironment } from '../../../../harness/env/environment.ts';
-import { INSTALL, missingComponent } from '../../../../harness/env/install-hints.ts';
-import { ownsServerFor, poolerMissing } from '../../../../harness/env/services.ts';
+import {
+  INSTALL,
+  missingComponent,
+  ownsServerFor,
+  poolerMissing,
+} from '../../../../harness/routes/engine-services.ts';
 import { lostCommitFault } from '../../../../harness/faults/lost-commit-fault.ts';
 import { serverKillFault } from '../../../../harness/faults/server-fault.ts';
 import { stallFault } from '../../../../harness/faults/stall-fault.ts';

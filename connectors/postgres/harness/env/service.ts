@@ -6,7 +6,7 @@ import type { PostgresService } from './postgres-services.ts';
 import { POSTGRES_ENV } from './postgres-services.ts';
 import { findPgBouncer } from './pgbouncer.ts';
 
-/** PostgreSQL as a server service of the environment providers (services.ts lists it). */
+/** PostgreSQL as a server service of the environment providers (its harness entry, ../engine.ts, carries it). */
 export const POSTGRES_SERVICE: ServiceEntry<PostgresService, 'postgres' | 'postgres-user' | 'pgbouncer'> = {
   label: 'PostgreSQL',
   install: {
