@@ -22,6 +22,18 @@ export const SQLITE_ENGINE = defineConnector({
   meta: { name: 'sqlite', version: 'built-in' },
   // `sqlite` names the route sqlite-to-sqlite.
   naming: { alias: 'route' },
+  // What a record for a route into a SQLite file (its journal is one too) must also hold, listed
+  // after the plain-write item (harness/gate/ decides each): issue 33's storage lines.
+  acceptance: {
+    plainWriteItem: 'before',
+    targetItems: [
+      'power-loss-journal-durable',
+      'power-loss-target-durable',
+      'full-disk-refused-then-one',
+      'read-only-refused-then-one',
+      'journal-corruption-detected',
+    ],
+  },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'sqlite-source/1',

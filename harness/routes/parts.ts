@@ -1,4 +1,5 @@
 import type { FenceCapabilityKind } from '../../src/ports/connector.ts';
+import type { AcceptanceItem } from '../gate/acceptance-item.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { SourceRows } from '../inspectors/source-rows.ts';
 import type { TargetInspector } from '../inspectors/target-inspector.ts';
@@ -194,4 +195,13 @@ export interface ConnectorPartsEntry {
    * whose servers keeps one (route-registry.ts `journalEngine`). One engine declares it.
    */
   readonly embeddedJournal?: true;
+  /**
+   * The gate lines a route whose target is this engine adds (its `gate/` items, the ones its
+   * runtime registration names: ConnectorPlugin.acceptance): `route` lines printed after the
+   * shared fault lines, `storage` lines (power loss, full disk, …) last (gate/acceptance-items.ts).
+   */
+  readonly acceptance?: {
+    readonly route?: readonly AcceptanceItem[];
+    readonly storage?: readonly AcceptanceItem[];
+  };
 }

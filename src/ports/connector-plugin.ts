@@ -250,6 +250,21 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly workload?: WorkloadRules;
   /** How workloads and URLs name the engine besides its name (src/cli/route-names.ts reads it). */
   readonly naming?: EngineNaming;
+  /** What a certification of a route whose target is this engine must hold beyond the shared items. */
+  readonly acceptance?: EngineAcceptance;
+}
+
+/**
+ * The acceptance items of a route whose target is the engine (src/cli/route-acceptance.ts reads
+ * them): a record must hold each PASS, by name, besides the mandatory ones every route has and the
+ * plain-write item every target with `openPlain` has. The harness decides each from the cells (the
+ * engine's harness entry lists its gate items: the same names, a test keeps them equal).
+ */
+export interface EngineAcceptance {
+  /** The engine's own items, in the order a refusal lists them. */
+  readonly targetItems: readonly string[];
+  /** Where the plain-write item is listed among them: after (the default) or before. */
+  readonly plainWriteItem?: 'before' | 'after';
 }
 
 /**

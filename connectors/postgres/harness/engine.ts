@@ -1,4 +1,12 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import {
+  fullDiskServerItem,
+  journalCorruptionServerItem,
+  lostCommitItem,
+  poolerItem,
+  powerLossServerItem,
+  stallItem,
+} from './gate/postgres-items.ts';
 
 /**
  * PostgreSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
@@ -10,4 +18,9 @@ import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 export const POSTGRES_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   load: async () => (await import('./parts.ts')).parts,
+  // Its gate lines (gate/): the pooler, failover and stall lines, then the server's storage lines.
+  acceptance: {
+    route: [poolerItem, lostCommitItem, stallItem],
+    storage: [powerLossServerItem, fullDiskServerItem, journalCorruptionServerItem],
+  },
 };

@@ -1,4 +1,6 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
+import { powerLossItem, powerLossTargetItem } from './gate/power-loss-item.ts';
+import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './gate/storage-items.ts';
 
 /**
  * SQLite, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
@@ -11,4 +13,8 @@ export const SQLITE_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   embeddedJournal: true,
   load: async () => (await import('./parts.ts')).parts,
+  // Its gate lines (gate/): the storage lines of a route whose target and journal are its files.
+  acceptance: {
+    storage: [powerLossItem, powerLossTargetItem, fullDiskItem, readOnlyDiskItem, journalCorruptionItem],
+  },
 };
