@@ -188,6 +188,11 @@ export interface JournalEngine {
   ) => Promise<TargetCommitJournalPort>;
   /** A file journal's file: the path its URL names, a relative one against `cwd`; a bad URL is refused naming `field`. */
   readonly filePath?: (url: string, cwd: string, field: string) => string;
+  /**
+   * The runtime's default journal, one engine's (a file: it needs no server): its URL in a
+   * workload's state folder, used when neither `--journal` nor the workload names one.
+   */
+  readonly defaultUrl?: (stateDir: string) => string;
   /** A file journal's shadow records file (openShadow's), whose absence means no shadow attempt was recorded. */
   readonly shadowFilePath?: (url: string, cwd: string) => string;
   /**
@@ -279,6 +284,13 @@ export interface EngineNaming {
    * E", resolved by the source URL's engine (`<source>-to-E`).
    */
   readonly alias?: 'route' | 'target';
+  /**
+   * Its URLs name a local file (`<scheme>:relative/path`, `<scheme>:///abs/path`): what follows `//`
+   * is a path, not a host with a user part, so the password policy reads only their query.
+   */
+  readonly fileUrls?: true;
+  /** How a sentence names the engine (its product's spelling), where that is not its name. */
+  readonly label?: string;
 }
 
 /** The plug-in's human version (`<name>@<version>`), shown in evidence and records. */
