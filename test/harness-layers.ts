@@ -7,7 +7,7 @@ import type { ImportGraph } from './import-graph.ts';
  * An engine's harness parts in its own folder (`connectors/<engine>/harness/`) take floors by
  * subfolder, the same for every engine (`*` is one folder name): `env/` its server service and
  * endpoint (environment), `inspectors/` its target inspector (inspectors), `gate/` its acceptance
- * items (results), and the rest, its route parts and their registry entry (routes).
+ * items (checkers: its harness entry lists them), and the rest, its route parts and their registry entry (routes).
  */
 export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly string[]])[] = [
   // What the evidence says: verdicts, evidence and plan records, check names, datasets, scenarios.
@@ -24,7 +24,16 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
     ],
   ],
   // Judging stored snapshots: pure functions, below everything that reads a database.
-  ['checkers', ['harness/checkers/']],
+  // An acceptance item is one too: it decides a gate line from stored cells (an engine's in its folder).
+  [
+    'checkers',
+    [
+      'harness/checkers/',
+      'harness/gate/acceptance-item.ts',
+      'harness/gate/cell-verdicts.ts',
+      'connectors/*/harness/gate/',
+    ],
+  ],
   // What runs a database or a worker process for a cell.
   ['environment', ['harness/env/', 'harness/workers/', 'connectors/*/harness/env/']],
   // Reading a target's and a source's rows with the harness's own connections, into snapshots.
@@ -43,7 +52,6 @@ export const HARNESS_FLOORS: readonly (readonly [floor: string, paths: readonly 
     [
       'harness/merge/',
       'harness/gate/',
-      'connectors/*/harness/gate/',
       'harness/reporters/',
       'harness/evidence/evidence-verify.ts',
       'harness/evidence/evidence-writer.ts',

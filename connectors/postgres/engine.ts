@@ -18,6 +18,19 @@ export const POSTGRES_ENGINE = defineConnector({
   meta: { name: 'postgres', version: 'built-in' },
   // `postgresql://` URLs name it too; `postgres` names the route postgres-to-postgres.
   naming: { schemes: ['postgresql'], alias: 'route' },
+  // What a record for a route into PostgreSQL must also hold (harness/gate/ decides each): issue
+  // 28's pooler, failover and stall lines, issue 33's power loss, full disk and corrupt journal
+  // rows under the server.
+  acceptance: {
+    targetItems: [
+      'pooler-values-exact',
+      'lost-commit-diverged',
+      'stall-bounded',
+      'power-loss-server-durable',
+      'full-disk-server-refused-then-one',
+      'journal-corruption-server-detected',
+    ],
+  },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'postgres-source/1',

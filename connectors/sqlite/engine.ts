@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { HostContext } from '../../src/ports/connector-plugin.ts';
@@ -21,7 +22,19 @@ import { sqliteJournalPath, sqliteShadowPath } from './journal/sqlite-journal-ur
 export const SQLITE_ENGINE = defineConnector({
   meta: { name: 'sqlite', version: 'built-in' },
   // `sqlite` names the route sqlite-to-sqlite.
-  naming: { alias: 'route' },
+  naming: { alias: 'route', label: 'SQLite', fileUrls: true },
+  // What a record for a route into a SQLite file (its journal is one too) must also hold, listed
+  // after the plain-write item (harness/gate/ decides each): issue 33's storage lines.
+  acceptance: {
+    plainWriteItem: 'before',
+    targetItems: [
+      'power-loss-journal-durable',
+      'power-loss-target-durable',
+      'full-disk-refused-then-one',
+      'read-only-refused-then-one',
+      'journal-corruption-detected',
+    ],
+  },
   folder: fileURLToPath(new URL('./', import.meta.url)),
   source: {
     version: 'sqlite-source/1',
@@ -81,6 +94,7 @@ export const SQLITE_ENGINE = defineConnector({
   // The runtime's default journal: a local file (durable where its URL says ?durability=shared).
   journal: {
     kind: 'file',
+    defaultUrl: (stateDir) => `sqlite://${join(stateDir, 'journal.db')}`,
     filePath: sqliteJournalPath,
     shadowFilePath: (url, cwd) => sqliteShadowPath(sqliteJournalPath(url, cwd, '--journal')),
     open: async (url, _password, options) => {

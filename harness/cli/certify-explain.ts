@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { CliIO, CommandRun } from '../../src/cli/command.ts';
 import { parseFlags } from '../../src/cli/args.ts';
 import { readCandidate, runningCode } from '../../src/cli/certifications.ts';
+import { routeAcceptanceItems } from '../../src/cli/route-acceptance.ts';
 import { policyLocation, readTrustPolicy } from '../../src/cli/trust-policy-file.ts';
 import { parseRecord, recordDigest } from '../../src/adapters/attestation/dsse-bundle.ts';
 import type { CertificationPredicate } from '../../src/contracts/certification.ts';
@@ -56,6 +57,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     lookedFor: 'none named: pass --policy FILE or set DPONE_POLICY',
     candidates: policy === null ? [] : [await readCandidate(file, policy)],
     running: runningCode(async () => (connectors === null ? null : connectors.code())),
+    requiredItems: routeAcceptanceItems(record.route),
   });
   const digest = recordDigest(parsed.payload);
   if (values.json) {

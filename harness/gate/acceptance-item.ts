@@ -21,8 +21,6 @@ export interface AcceptanceItem {
   readonly id: string;
   /** The spec's wording. */
   readonly text: string;
-  /** Absent: every route. Else only routes it returns true for (a line of one engine's). */
-  readonly appliesTo?: (route: string) => boolean;
   /** `environment` is the evidence's (e.g. the loss modes the route declared). */
   evaluate(cells: readonly CellEvidence[], environment?: Evidence['environment']): ItemVerdict;
 }

@@ -1,3 +1,6 @@
+import { routeTargetAcceptance } from '../../src/cli/route-acceptance.ts';
+import { resolveRouteId } from '../../src/cli/route-names.ts';
+import { CONNECTOR_PARTS } from '../routes/route-registry.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
 import { airflowItem } from './airflow-item.ts';
 import { clockSkewItem } from './clock-skew-item.ts';
@@ -5,31 +8,14 @@ import { intentConflictItem } from './intent-item.ts';
 import { journalLossItem } from './journal-loss-item.ts';
 import { unknownNeverSuccess } from './unknown-item.ts';
 import { shadowReportItem } from './shadow-item.ts';
-import {
-  fullDiskServerItem,
-  journalCorruptionServerItem,
-  lostCommitItem,
-  poolerItem,
-  powerLossServerItem,
-  stallItem,
-} from '../../connectors/postgres/harness/gate/postgres-items.ts';
-import { powerLossItem, powerLossTargetItem } from '../../connectors/sqlite/harness/gate/power-loss-item.ts';
-import {
-  fullDiskItem,
-  journalCorruptionItem,
-  readOnlyDiskItem,
-} from '../../connectors/sqlite/harness/gate/storage-items.ts';
 import { killAtEveryTransition, liveUnverified, twoWorkers } from './spec-items.ts';
 
 /**
- * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item, the
- * test plan's Airflow row, issue 30's clock item, issue 36's shadow item and issue 33's
- * power-loss, full-disk, read-only and journal-corruption items. The registry, apart from the AcceptanceItem
- * interface (acceptance-item.ts) so that the interface never imports the items. An engine's own
- * lines live in its folder (`connectors/<engine>/harness/gate/`) and take their place here, in the
- * order the gate prints them; each applies only to its engine's routes.
+ * The spec's "Mandatory acceptance" list, in its order, then issue 10's lost-journal item and the
+ * test plan's Airflow row: every route's. The registry, apart from the AcceptanceItem interface
+ * (acceptance-item.ts) so that the interface never imports the items.
  */
-export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
+const SHARED_ITEMS: readonly AcceptanceItem[] = [
   killAtEveryTransition,
   twoWorkers,
   intentConflictItem,
@@ -37,17 +23,27 @@ export const ACCEPTANCE_ITEMS: readonly AcceptanceItem[] = [
   liveUnverified,
   journalLossItem,
   airflowItem,
-  poolerItem,
-  lostCommitItem,
-  stallItem,
-  clockSkewItem,
-  shadowReportItem,
-  powerLossItem,
-  powerLossTargetItem,
-  powerLossServerItem,
-  fullDiskItem,
-  fullDiskServerItem,
-  journalCorruptionServerItem,
-  readOnlyDiskItem,
-  journalCorruptionItem,
 ];
+
+/**
+ * The items the gate decides for `route` (an id or an alias), in the order it prints them: the
+ * shared ones, the target engine's route lines, issue 30's clock item, issue 36's shadow item
+ * where the target has plain writes, then the target engine's storage lines (issue 33's power
+ * loss, full disk, read-only and journal corruption). An engine's own lines live in its folder
+ * (`connectors/<engine>/harness/gate/`) and come from its harness entry
+ * (ConnectorPartsEntry.acceptance); the runtime's registration of the engine names the same items
+ * (src/cli/route-acceptance.ts, a test keeps them equal).
+ */
+export function acceptanceItems(route: string): readonly AcceptanceItem[] {
+  const target = resolveRouteId(route)?.target;
+  const engine =
+    target !== undefined && Object.hasOwn(CONNECTOR_PARTS, target) ? CONNECTOR_PARTS[target] : undefined;
+  const own = engine?.acceptance;
+  return [
+    ...SHARED_ITEMS,
+    ...(own?.route ?? []),
+    clockSkewItem,
+    ...(routeTargetAcceptance(route).plainWrites ? [shadowReportItem] : []),
+    ...(own?.storage ?? []),
+  ];
+}

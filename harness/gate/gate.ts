@@ -1,7 +1,7 @@
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { PlanCheck } from '../plan/plan-check.ts';
 import type { GateItemResult } from './acceptance-item.ts';
-import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
+import { acceptanceItems } from './acceptance-items.ts';
 import { runScopeLine } from './run-scope.ts';
 import type { LineCheck } from './suite-check.ts';
 
@@ -70,9 +70,8 @@ export function evaluateGate(
     cells: cells.length,
     detail: code.detail,
   });
-  for (const item of ACCEPTANCE_ITEMS)
-    if (item.appliesTo?.(route) ?? true)
-      lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
+  for (const item of acceptanceItems(route))
+    lines.push({ id: item.id, ...item.evaluate(cells, evidence.environment) });
   lines.push(sensitivityLine(evidence));
   lines.push(runScopeLine(cells));
   const notPass = cells.filter((cell) => cell.verdict !== 'PASS');

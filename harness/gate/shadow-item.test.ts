@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { SHADOW_REPORT } from '../evidence/check-names.ts';
-import { ACCEPTANCE_ITEMS } from './acceptance-items.ts';
+import { acceptanceItems } from './acceptance-items.ts';
 import { acceptanceCells } from './fixtures/certified-evidence.ts';
 import { shadowReportItem } from './shadow-item.ts';
 
@@ -9,8 +9,7 @@ const shadowCells = () => acceptanceCells().filter((c) => c.fault.kind === 'shad
 
 describe('shadow-report-exact (issue 36)', () => {
   it('applies to routes whose target has plain writes only', () => {
-    const ids = (route: string) =>
-      ACCEPTANCE_ITEMS.filter((item) => item.appliesTo?.(route) ?? true).map((item) => item.id);
+    const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
     for (const route of [
       'sqlite',
       'sqlite-to-sqlite',

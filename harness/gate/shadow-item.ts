@@ -1,4 +1,3 @@
-import { targetsPlainWrites } from '../../src/contracts/certification.ts';
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { SHADOW_PARITY, SHADOW_REPORT } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
@@ -40,7 +39,6 @@ const inAirflow = (cell: CellEvidence) =>
 export const shadowReportItem: AcceptanceItem = {
   id: 'shadow-report-exact',
   text: 'shadow mode writes exactly what legacy writes, and its report counts exactly the duplicates the target shows',
-  appliesTo: targetsPlainWrites,
   evaluate(cells) {
     const shadow = cells.filter((cell) => cell.fault.kind === 'shadow' || inAirflow(cell));
     const airflow = shadow.filter(inAirflow);

@@ -1,4 +1,5 @@
 import type { FenceCapabilityKind } from '../../src/ports/connector.ts';
+import type { AcceptanceItem } from '../gate/acceptance-item.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
 import type { SourceRows } from '../inspectors/source-rows.ts';
 import type { TargetInspector } from '../inspectors/target-inspector.ts';
@@ -207,4 +208,13 @@ export interface ConnectorPartsEntry {
    * service.ts`); its parts name it in their `services` by the engine's name. Absent: no server.
    */
   readonly service?: ServiceEntry<unknown>;
+  /**
+   * The gate lines a route whose target is this engine adds (its `gate/` items, the ones its
+   * runtime registration names: ConnectorPlugin.acceptance): `route` lines printed after the
+   * shared fault lines, `storage` lines (power loss, full disk, …) last (gate/acceptance-items.ts).
+   */
+  readonly acceptance?: {
+    readonly route?: readonly AcceptanceItem[];
+    readonly storage?: readonly AcceptanceItem[];
+  };
 }

@@ -19,6 +19,7 @@ import { runtimeDigest } from './code-digest.ts';
 import { suiteDigest } from './shipped-suites.ts';
 import { policyLocation, readTrustPolicy } from './trust-policy-file.ts';
 import { BUILT_IN_CONNECTORS } from './engine-table.ts';
+import { routeAcceptanceItems } from './route-acceptance.ts';
 
 /**
  * The connector versions this runtime ships, per engine and role (PluginSource.version,
@@ -200,6 +201,7 @@ export async function deploymentPolicyFor(request: PolicyRequest): Promise<Deplo
     lookedFor,
     candidates: policy === null || request.fenceless ? [] : await readCandidates(policy),
     running: runningCode(request.connectors),
+    requiredItems: routeAcceptanceItems(route),
     ...(request.journal ? { journal: request.journal } : {}),
     ...(request.fenceless ? { fenceless: true } : {}),
   });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { invalidInput } from '../contracts/errors.ts';
 import { resolveRouteId } from './route-names.ts';
+import { exampleRouteIds, serverJournalEngine } from './engine-roles.ts';
 import type { DeploymentMode, DeploymentPolicy } from '../contracts/deployment-policy.ts';
 import {
   DEFAULT_SHADOW_TIMEOUT_MS,
@@ -100,7 +101,7 @@ export function deploymentPolicyFromValue(value: unknown, file: string, digest: 
       // A misspelt route would never match, silently leaving its workloads in the default mode.
       if (id === undefined)
         throw invalidInput(
-          `routes.${name} is not a route id (SOURCE-to-TARGET, e.g. postgres-to-postgres, or an alias such as postgres)`,
+          `routes.${name} is not a route id (SOURCE-to-TARGET, e.g. ${exampleRouteIds()[1]}, or an alias such as ${serverJournalEngine()[0]})`,
           {
             field: `routes.${name}`,
           },

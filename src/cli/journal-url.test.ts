@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
-import { redactUrl } from '../contracts/redact-url.ts';
+import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
 import { journalFilePath, openJournal } from './journal-url.ts';
+import { FILE_URL_SCHEMES } from './route-names.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -141,6 +142,14 @@ describe('redactUrl', () => {
   ])('hides the password of %s', (_label, url, redacted) => {
     expect(redactUrl(url)).toBe(redacted);
     expect(redactUrl(url)).not.toContain('hunter2');
+  });
+
+  it('reads only the query of a file URL, whose `//` holds a path (the schemes the caller passes)', () => {
+    expect(FILE_URL_SCHEMES).toEqual(['sqlite']);
+    expect(urlPasswordProblem('sqlite://dir:x@y/j.db', FILE_URL_SCHEMES)).toBeNull();
+    expect(urlPasswordProblem('sqlite:j.db?password=p', FILE_URL_SCHEMES)).toMatch(/secret parameter/);
+    expect(urlPasswordProblem('sqlite://dir:x@y/j.db')).toMatch(/password in its user part/);
+    expect(urlPasswordProblem('postgres://u:p@h/db', FILE_URL_SCHEMES)).toMatch(/password in its user part/);
   });
 
   it('leaves URLs without a password as they are, an @ in a query included', () => {

@@ -1,6 +1,6 @@
 import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
 import { redactUrl, urlPasswordProblem } from '../contracts/redact-url.ts';
-import { urlEngine } from './route-names.ts';
+import { FILE_URL_SCHEMES, urlEngine } from './route-names.ts';
 import type { JournalWarn, TargetCommitJournalPort } from '../ports/journal.ts';
 import type { JournalEngine } from '../ports/connector-plugin.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
@@ -97,7 +97,7 @@ export async function openJournal(
   url: string,
   context: JournalOpenContext,
 ): Promise<TargetCommitJournalPort> {
-  const problem = urlPasswordProblem(url);
+  const problem = urlPasswordProblem(url, FILE_URL_SCHEMES);
   const warn = context.warn ? { warn: context.warn } : {};
   if (problem) throw bad(url, `${problem}: put the password in ${JOURNAL_PASSWORD_ENV}`);
   try {

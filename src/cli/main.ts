@@ -5,11 +5,12 @@ import type { CliIO, CommandTable } from './command.ts';
 import { HelpRequested } from './args.ts';
 import { commandHelp } from './command-help.ts';
 import { nearestName } from './nearest-name.ts';
+import { journalFlagForms } from './engine-roles.ts';
 
 /** What the recovery commands' shared flags do. */
 const RECOVERY_FLAGS: Readonly<Record<string, string>> = {
   'operation-id': 'the operation (dpone identity prints it)',
-  journal: 'the journal: a SQLite file or a postgres:// URL',
+  journal: `the journal: ${journalFlagForms()}`,
   route: 'also read the target fence of this route',
   json: 'print JSON',
   action: 'the recovery action (plan lists the legal ones)',
@@ -36,7 +37,7 @@ export const RUNTIME_COMMANDS: CommandTable = {
     help: {
       flags: {
         workload: 'the workload file (YAML or JSON)',
-        journal: 'where the journal lives: a SQLite file or a postgres:// URL',
+        journal: `where the journal lives: ${journalFlagForms()}`,
         json: 'print the result as JSON',
         xcom: 'write the result for Airflow here (also DPONE_XCOM_PATH)',
         holder: 'this executor’s name in the journal’s lease',

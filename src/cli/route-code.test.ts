@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_ENGINES } from './route-names.ts';
-import { mandatoryAcceptanceItems } from '../contracts/certification.ts';
-import { ACCEPTANCE_ITEMS } from '../../harness/gate/acceptance-items.ts';
+import { MANDATORY_ACCEPTANCE_ITEMS } from '../contracts/certification.ts';
+import { acceptanceItems } from '../../harness/gate/acceptance-items.ts';
+import { routeAcceptanceItems } from './route-acceptance.ts';
 import {
   PACKAGE_ROOT,
   builtInConnectorDigest,
@@ -127,18 +128,86 @@ describe('connector code digests, from the files', () => {
     expect(suiteDigest('full').digest).not.toBe(suiteDigest('default').digest);
   });
 
-  it('a record requires every acceptance item the gate decides, by name', () => {
+  it('a record requires every acceptance item the gate decides, by name, and no other', () => {
+    // The gate's own lines (evaluateGate): its preconditions, the sensitivity line and the run's.
+    const gateLines = MANDATORY_ACCEPTANCE_ITEMS.filter(
+      (id) => !acceptanceItems('sqlite-to-clickhouse').some((item) => item.id === id),
+    );
+    expect(gateLines).toEqual([
+      'evidence-integrity',
+      'route-and-scope',
+      'plan',
+      'suite',
+      'code-digests',
+      'no-variant-survived',
+      'run-scope',
+      'run-verdict',
+    ]);
     for (const route of [
       'sqlite',
       'postgres',
       'postgres-to-postgres',
       'sqlite-to-clickhouse',
       'sqlite-to-postgres',
-    ])
-      for (const item of ACCEPTANCE_ITEMS) {
-        const required = mandatoryAcceptanceItems(route);
-        if (item.appliesTo?.(route) ?? true) expect(required, route).toContain(item.id);
-        else expect(required, route).not.toContain(item.id);
-      }
+      'postgres-to-sqlite',
+      'sqlite-to-some-plugin',
+    ]) {
+      const gated = acceptanceItems(route).map((item) => item.id);
+      expect([...routeAcceptanceItems(route)].sort(), route).toEqual([...gateLines, ...gated].sort());
+    }
+  });
+
+  it('lists the items a record lacks in the order they always had: mandatory, then the target engine items and the plain-write item', () => {
+    const mandatory = MANDATORY_ACCEPTANCE_ITEMS;
+    expect(routeAcceptanceItems('sqlite-to-clickhouse')).toEqual(mandatory);
+    expect(routeAcceptanceItems('postgres')).toEqual([
+      ...mandatory,
+      'pooler-values-exact',
+      'lost-commit-diverged',
+      'stall-bounded',
+      'power-loss-server-durable',
+      'full-disk-server-refused-then-one',
+      'journal-corruption-server-detected',
+      'shadow-report-exact',
+    ]);
+    expect(routeAcceptanceItems('postgres-to-sqlite')).toEqual([
+      ...mandatory,
+      'shadow-report-exact',
+      'power-loss-journal-durable',
+      'power-loss-target-durable',
+      'full-disk-refused-then-one',
+      'read-only-refused-then-one',
+      'journal-corruption-detected',
+    ]);
+    // The gate prints an engine's route lines after the shared fault lines, its storage lines last.
+    expect(
+      acceptanceItems('sqlite-to-postgres')
+        .map((item) => item.id)
+        .slice(6),
+    ).toEqual([
+      'airflow-one-mutation',
+      'pooler-values-exact',
+      'lost-commit-diverged',
+      'stall-bounded',
+      'clock-skew',
+      'shadow-report-exact',
+      'power-loss-server-durable',
+      'full-disk-server-refused-then-one',
+      'journal-corruption-server-detected',
+    ]);
+    expect(
+      acceptanceItems('sqlite')
+        .map((item) => item.id)
+        .slice(6),
+    ).toEqual([
+      'airflow-one-mutation',
+      'clock-skew',
+      'shadow-report-exact',
+      'power-loss-journal-durable',
+      'power-loss-target-durable',
+      'full-disk-refused-then-one',
+      'read-only-refused-then-one',
+      'journal-corruption-detected',
+    ]);
   });
 });

@@ -28,6 +28,11 @@ export const ROUTE_NAMES: RouteNames = {
   ),
 };
 
+/** The URL schemes that name a local file, not a host (EngineNaming.fileUrls): the password policy reads only their query. */
+export const FILE_URL_SCHEMES: readonly string[] = engines
+  .filter(([, engine]) => engine.naming?.fileUrls === true)
+  .flatMap(([name, engine]) => [name, ...(engine.naming?.schemes ?? [])]);
+
 /** Alias → full route id (`E` → `E-to-E`). */
 export const ROUTE_ALIASES = ROUTE_NAMES.routeAliases;
 

@@ -4,10 +4,18 @@ import { parseIdentity, parseIntent } from '../contracts/identity.ts';
 import { urlPasswordProblem } from '../contracts/redact-url.ts';
 import type { EndpointSpec, TargetSpec, Workload } from '../contracts/workload.ts';
 import { LOAD_STRATEGIES, intentDataOf } from '../contracts/workload.ts';
-import { BUILT_IN_ENGINES, ROUTE_ALIASES, TARGET_ALIASES, resolveRouteId, urlEngine } from './route-names.ts';
+import {
+  BUILT_IN_ENGINES,
+  FILE_URL_SCHEMES,
+  ROUTE_ALIASES,
+  TARGET_ALIASES,
+  resolveRouteId,
+  urlEngine,
+} from './route-names.ts';
 import type { RouteParts } from '../contracts/route-id.ts';
 import { BUILT_IN_CONNECTORS, builtInConnector } from './engine-table.ts';
 import { targetCreate } from './workload-create.ts';
+import { exampleRouteIds } from './engine-roles.ts';
 
 /** Short names a workload may use for a route (route-names.ts derives them from the engines' registrations). */
 export const WORKLOAD_ROUTE_ALIASES = [
@@ -93,7 +101,7 @@ function names(record: Fields, key: string, field: string): string[] {
 
 /** A password written into the file would end up in logs and evidence: secrets come from the env. */
 function noPassword(url: string, field: string, instead: string): string {
-  const problem = urlPasswordProblem(url);
+  const problem = urlPasswordProblem(url, FILE_URL_SCHEMES);
   if (problem)
     throw invalidInput(`${field} ${problem}; name an environment variable in ${instead}`, { field });
   return url;
@@ -375,16 +383,16 @@ export function workloadFromValue(value: unknown, file: string): Workload {
 }
 
 /**
- * The route's full id and engines (`SOURCE-to-TARGET`, or an alias: `sqlite`, `postgres`, `mssql`;
- * `clickhouse` takes its source engine from source.url). The source URL must name the route's
- * source engine. Whether this build has connectors for both engines is decided when the route
+ * The route's full id and engines (`SOURCE-to-TARGET`, or an alias: an engine's name for `E-to-E`,
+ * or a target alias, which takes its source engine from source.url). The source URL must name the
+ * route's source engine. Whether this build has connectors for both engines is decided when the route
  * opens (ROUTE_NOT_CERTIFIED).
  */
 function routeOf(route: string, sourceUrl: string): RouteParts {
   const parts = resolveRouteId(route, sourceUrl);
   if (parts === null) {
     throw invalidInput(
-      `route must be SOURCE-to-TARGET (e.g. sqlite-to-clickhouse, postgres-to-postgres) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')} (or a plug-in route, with target.connector)`,
+      `route must be SOURCE-to-TARGET (e.g. ${exampleRouteIds().join(', ')}) or one of: ${WORKLOAD_ROUTE_ALIASES.join(', ')} (or a plug-in route, with target.connector)`,
       { field: 'route' },
     );
   }
@@ -392,7 +400,7 @@ function routeOf(route: string, sourceUrl: string): RouteParts {
   return parts;
 }
 
-/** An endpoint's URL scheme must name its end's engine (a postgres:// target on a route into ClickHouse is a mistake). */
+/** An endpoint's URL scheme must name its end's engine (a server's URL as the target of a route into another engine is a mistake). */
 function checkEndpointEngine(url: string, engine: string, end: 'source' | 'target'): void {
   const named = urlEngine(url);
   if (named !== engine) {

@@ -7,7 +7,7 @@ export const YOUNG_GENERATION_CAP_BYTES = 16 * 2 ** 20;
 /**
  * Bounds the young generation of this process. A streamed load allocates short-lived chunks fast,
  * and V8 then doubles the young generation after garbage collections up to its own maximum (128 MB
- * on this machine's Node 24): for a 1,000,000-row PostgreSQL partition that alone was half the
+ * on this machine's Node 24): for a 1,000,000-row partition read from a server that alone was half the
  * worker's peak RSS (263–272 MB, of which 128 MB young generation). The size V8 starts with and its
  * maximum are fixed when the process starts (`--max-semi-space-size` on the command line), but the
  * growth factor is read at each growth: once the young generation has reached the cap, growth stops.

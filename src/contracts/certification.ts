@@ -41,57 +41,29 @@ export const MANDATORY_ACCEPTANCE_ITEMS = [
   'run-verdict',
 ] as const;
 
-/** Whether a route's target is PostgreSQL (`postgres`, `<source>-to-postgres`). */
-export function targetsPostgres(route: string): boolean {
-  return route === 'postgres' || route.endsWith('-to-postgres');
-}
-
-/**
- * The items a record for a route whose target is PostgreSQL must also hold (issue 28's lines; issue
- * 33's power loss, full disk and corrupt journal rows under the server).
- */
-export const POSTGRES_TARGET_ACCEPTANCE_ITEMS = [
-  'pooler-values-exact',
-  'lost-commit-diverged',
-  'stall-bounded',
-  'power-loss-server-durable',
-  'full-disk-server-refused-then-one',
-  'journal-corruption-server-detected',
-] as const;
-
-/**
- * Whether a route's target has the plain (fenceless) write legacy and shadow modes use: SQLite and
- * PostgreSQL (`sqlite`, `postgres`, `<source>-to-sqlite|postgres`).
- */
-export function targetsPlainWrites(route: string): boolean {
-  return route === 'sqlite' || route.endsWith('-to-sqlite') || targetsPostgres(route);
-}
-
-/** The items a record for a route with plain writes must also hold (issue 36's rollout line). */
+/** The items a record for a route whose target has plain writes must also hold (issue 36's rollout line). */
 export const PLAIN_WRITE_ACCEPTANCE_ITEMS = ['shadow-report-exact'] as const;
 
-/** Whether a route's target is a SQLite file (`sqlite`, `<source>-to-sqlite`): its journal is one too. */
-export function targetsSqlite(route: string): boolean {
-  return route === 'sqlite' || route.endsWith('-to-sqlite');
+/**
+ * What a route's target adds to the items its record must hold, from the target engine's
+ * registration (src/cli/route-acceptance.ts reads it): the engine's own items, and the plain-write
+ * item when the target can also be written without a fence.
+ */
+export interface TargetAcceptance {
+  /** The engine's own items (ConnectorPlugin.acceptance.targetItems), in its order. */
+  readonly targetItems: readonly string[];
+  /** The target has plain (fenceless) writes, the ones legacy and shadow modes use (`openPlain`). */
+  readonly plainWrites: boolean;
+  /** Where the plain-write item is listed: after the engine's own items (the default) or before them. */
+  readonly plainWriteItem?: 'before' | 'after';
 }
 
-/** The items a record for a route whose target is SQLite must also hold (issue 33's storage lines). */
-export const SQLITE_TARGET_ACCEPTANCE_ITEMS = [
-  'power-loss-journal-durable',
-  'power-loss-target-durable',
-  'full-disk-refused-then-one',
-  'read-only-refused-then-one',
-  'journal-corruption-detected',
-] as const;
-
-/** Every item a record for this route must hold, each PASS, by name. */
-export function mandatoryAcceptanceItems(route: string): readonly string[] {
-  return [
-    ...MANDATORY_ACCEPTANCE_ITEMS,
-    ...(targetsPostgres(route) ? POSTGRES_TARGET_ACCEPTANCE_ITEMS : []),
-    ...(targetsPlainWrites(route) ? PLAIN_WRITE_ACCEPTANCE_ITEMS : []),
-    ...(targetsSqlite(route) ? SQLITE_TARGET_ACCEPTANCE_ITEMS : []),
-  ];
+/** Every item a record for a route with this target must hold, each PASS, by name, in the order a refusal lists them. */
+export function mandatoryAcceptanceItems(target: TargetAcceptance): readonly string[] {
+  const plain = target.plainWrites ? PLAIN_WRITE_ACCEPTANCE_ITEMS : [];
+  return target.plainWriteItem === 'before'
+    ? [...MANDATORY_ACCEPTANCE_ITEMS, ...plain, ...target.targetItems]
+    : [...MANDATORY_ACCEPTANCE_ITEMS, ...target.targetItems, ...plain];
 }
 
 /** One connector's code as it ran: a built-in engine or a plug-in (its `meta.name`). */

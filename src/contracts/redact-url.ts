@@ -30,16 +30,17 @@ export function redactUrl(text: string): string {
 }
 
 /**
- * Why a URL breaks the policy (it carries a password), or null. `sqlite:` URLs have no authority,
- * so only their query is looked at.
+ * Why a URL breaks the policy (it carries a password), or null. A URL of one of `fileSchemes`
+ * names a local file (an embedded engine's: what follows `//` is a path, not an authority), so only
+ * its query is looked at; the caller passes the schemes (src/cli/route-names.ts FILE_URL_SCHEMES).
  */
-export function urlPasswordProblem(url: string): string | null {
-  const sqlite = /^sqlite:/i.test(url);
-  if (!sqlite && /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:\S*@/i.test(url))
-    return 'has a password in its user part';
+export function urlPasswordProblem(url: string, fileSchemes: readonly string[] = []): string | null {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  const file = scheme !== undefined && fileSchemes.includes(scheme);
+  if (!file && /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:\S*@/i.test(url)) return 'has a password in its user part';
   try {
     const parsed = new URL(url);
-    if (!sqlite && parsed.password !== '') return 'has a password in its user part';
+    if (!file && parsed.password !== '') return 'has a password in its user part';
     for (const key of parsed.searchParams.keys())
       if (SECRET_PARAM.test(key.trim())) return `has a secret parameter (${key.trim()})`;
   } catch {

@@ -10,6 +10,8 @@ import type { PolicyInput, RecordCandidate } from './deployment-policy.ts';
 import { decideDeploymentPolicy } from './deployment-policy.ts';
 
 const D = (c: string) => `sha256:${c.repeat(64)}`;
+/** What a route into an engine with items of its own and plain writes must hold (the caller builds it). */
+const REQUIRED = mandatoryAcceptanceItems({ targetItems: ['engine-item'], plainWrites: true });
 const CODE = [
   { role: 'source' as const, name: 'sqlite', digest: D('1') },
   { role: 'target' as const, name: 'sqlite', digest: D('1') },
@@ -37,7 +39,7 @@ const predicate: CertificationPredicate = {
   git: null,
   ran_by: { kind: 'local', where: 'h', workflow: null },
   certified_at: '2026-12-01T00:00:00.000Z',
-  acceptance: mandatoryAcceptanceItems('sqlite-to-sqlite').map((item) => ({
+  acceptance: REQUIRED.map((item) => ({
     item,
     status: 'PASS',
     cells: 1,
@@ -62,6 +64,7 @@ function input(overrides: Partial<PolicyInput> = {}): PolicyInput {
     lookedFor: 'looked for /w/dpone-policy.yaml',
     candidates: [verified],
     running: { connectors: async () => CODE, runtime: () => D('2'), suite: () => D('4') },
+    requiredItems: REQUIRED,
     journal: { kind: 'postgres', location: 'db', durable: true, reason: 'a server' },
     ...overrides,
   };
@@ -103,6 +106,20 @@ describe('deployment policy decision (pure)', () => {
     expect(computed).toBe(0);
     await decideDeploymentPolicy(input({ running }));
     expect(computed).toBe(2);
+  });
+
+  it('requires the items the caller lists, naming the missing ones in its order', async () => {
+    const items = { targetItems: ['x-item', 'y-item'], plainWrites: true };
+    expect(mandatoryAcceptanceItems(items).slice(-3)).toEqual(['x-item', 'y-item', 'shadow-report-exact']);
+    expect(mandatoryAcceptanceItems({ ...items, plainWriteItem: 'before' }).slice(-3)).toEqual([
+      'shadow-report-exact',
+      'x-item',
+      'y-item',
+    ]);
+    expect(mandatoryAcceptanceItems({ targetItems: [], plainWrites: false }).at(-1)).toBe('run-verdict');
+    expect(
+      (await decideDeploymentPolicy(input({ requiredItems: [...REQUIRED, 'y-item', 'x-item'] }))).reason,
+    ).toMatch(/not PASS by name: y-item, x-item: legacy/);
   });
 
   it('a record with a failing item, or a runtime that changed, is legacy naming it', async () => {

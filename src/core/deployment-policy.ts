@@ -3,7 +3,6 @@ import {
   CERTIFICATION_PREDICATE,
   CERTIFICATION_SCHEMA,
   CERTIFYING_SUITE,
-  mandatoryAcceptanceItems,
 } from '../contracts/certification.ts';
 import type { TrustPolicy, TrustedSigner } from '../contracts/trust-policy.ts';
 import { signerAllows } from '../contracts/trust-policy.ts';
@@ -21,7 +20,7 @@ export type ProtectionMode = 'enforced' | 'legacy';
 
 /** Where a run's journal is (safe location, never credentials) and whether it outlives the worker. */
 export interface JournalDescription {
-  /** `sqlite`, `postgres`, `mssql` or `memory`. */
+  /** The engine whose journal it is (the engine's name, as its URL's scheme says), or `memory`. */
   readonly kind: string;
   readonly location: string;
   /** Whether the policy counts it durable: a server, or a file marked shared. */
@@ -74,6 +73,12 @@ export interface PolicyInput {
   readonly lookedFor: string;
   readonly candidates: readonly RecordCandidate[];
   readonly running: RunningCode;
+  /**
+   * Every acceptance item a record for this route must hold, each PASS, by name, in the order a
+   * refusal lists them: the caller builds them from the route's target engine
+   * (contracts/certification.ts mandatoryAcceptanceItems).
+   */
+  readonly requiredItems: readonly string[];
   readonly journal?: JournalDescription;
   /** The workload writes its target without a fence (`target.fence: none`): never enforced. */
   readonly fenceless?: boolean;
@@ -145,7 +150,7 @@ async function checkRecord(
   const passed = new Set(
     record.acceptance.filter((entry) => entry.status === 'PASS').map((entry) => entry.item),
   );
-  const missing = mandatoryAcceptanceItems(input.route).filter((item) => !passed.has(item));
+  const missing = input.requiredItems.filter((item) => !passed.has(item));
   if (missing.length > 0)
     return fail(8, `mandatory acceptance item(s) not PASS by name: ${missing.join(', ')}`);
   return { step: 9, problem: null };

@@ -45,7 +45,7 @@ export function refusingEmptyPartitions(source: SourceConnector): SourceConnecto
         await iterator.return?.();
         await stream.close();
       });
-      // The source's number typing travels with its rows (a SQLite REAL stays REAL), and so does
+      // The source's number typing travels with its rows (an embedded file's REAL stays REAL), and so does
       // where they live (a target's engine copy reads them there: the first chunk read here is
       // then only the emptiness check), and so does its native bulk form (the whole partition, the
       // first chunk included).

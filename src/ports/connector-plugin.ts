@@ -188,6 +188,11 @@ export interface JournalEngine {
   ) => Promise<TargetCommitJournalPort>;
   /** A file journal's file: the path its URL names, a relative one against `cwd`; a bad URL is refused naming `field`. */
   readonly filePath?: (url: string, cwd: string, field: string) => string;
+  /**
+   * The runtime's default journal, one engine's (a file: it needs no server): its URL in a
+   * workload's state folder, used when neither `--journal` nor the workload names one.
+   */
+  readonly defaultUrl?: (stateDir: string) => string;
   /** A file journal's shadow records file (openShadow's), whose absence means no shadow attempt was recorded. */
   readonly shadowFilePath?: (url: string, cwd: string) => string;
   /**
@@ -250,6 +255,21 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly workload?: WorkloadRules;
   /** How workloads and URLs name the engine besides its name (src/cli/route-names.ts reads it). */
   readonly naming?: EngineNaming;
+  /** What a certification of a route whose target is this engine must hold beyond the shared items. */
+  readonly acceptance?: EngineAcceptance;
+}
+
+/**
+ * The acceptance items of a route whose target is the engine (src/cli/route-acceptance.ts reads
+ * them): a record must hold each PASS, by name, besides the mandatory ones every route has and the
+ * plain-write item every target with `openPlain` has. The harness decides each from the cells (the
+ * engine's harness entry lists its gate items: the same names, a test keeps them equal).
+ */
+export interface EngineAcceptance {
+  /** The engine's own items, in the order a refusal lists them. */
+  readonly targetItems: readonly string[];
+  /** Where the plain-write item is listed among them: after (the default) or before. */
+  readonly plainWriteItem?: 'before' | 'after';
 }
 
 /**
@@ -264,6 +284,13 @@ export interface EngineNaming {
    * E", resolved by the source URL's engine (`<source>-to-E`).
    */
   readonly alias?: 'route' | 'target';
+  /**
+   * Its URLs name a local file (`<scheme>:relative/path`, `<scheme>:///abs/path`): what follows `//`
+   * is a path, not a host with a user part, so the password policy reads only their query.
+   */
+  readonly fileUrls?: true;
+  /** How a sentence names the engine (its product's spelling), where that is not its name. */
+  readonly label?: string;
 }
 
 /** The plug-in's human version (`<name>@<version>`), shown in evidence and records. */

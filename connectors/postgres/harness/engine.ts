@@ -1,5 +1,13 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 import { POSTGRES_SERVICE } from './env/service.ts';
+import {
+  fullDiskServerItem,
+  journalCorruptionServerItem,
+  lostCommitItem,
+  poolerItem,
+  powerLossServerItem,
+  stallItem,
+} from './gate/postgres-items.ts';
 
 /**
  * PostgreSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
@@ -12,4 +20,9 @@ export const POSTGRES_PARTS: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   load: async () => (await import('./parts.ts')).parts,
   service: POSTGRES_SERVICE,
+  // Its gate lines (gate/): the pooler, failover and stall lines, then the server's storage lines.
+  acceptance: {
+    route: [poolerItem, lostCommitItem, stallItem],
+    storage: [powerLossServerItem, fullDiskServerItem, journalCorruptionServerItem],
+  },
 };

@@ -1,5 +1,7 @@
 import type { ConnectorPartsEntry } from '../../../harness/routes/parts.ts';
 import { SQLITE_EMBEDDED } from './env/embedded.ts';
+import { powerLossItem, powerLossTargetItem } from './gate/power-loss-item.ts';
+import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './gate/storage-items.ts';
 
 /**
  * SQLite, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
@@ -13,4 +15,8 @@ export const SQLITE_PARTS: ConnectorPartsEntry = {
   embeddedJournal: true,
   embedded: SQLITE_EMBEDDED,
   load: async () => (await import('./parts.ts')).parts,
+  // Its gate lines (gate/): the storage lines of a route whose target and journal are its files.
+  acceptance: {
+    storage: [powerLossItem, powerLossTargetItem, fullDiskItem, readOnlyDiskItem, journalCorruptionItem],
+  },
 };

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { DponeError, ERROR_CODES, invalidInput } from '../../contracts/errors.ts';
 import type { Workload } from '../../contracts/workload.ts';
 import { redactUrl } from '../../contracts/redact-url.ts';
@@ -7,6 +7,7 @@ import type { TargetConnector } from '../../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../ports/journal.ts';
 import type { CliIO } from '../command.ts';
 import { journalFilePath, journalWarning, openJournal } from '../journal-url.ts';
+import { defaultJournalUrl } from '../engine-roles.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import type { ResolvedRoute } from '../route-connectors.ts';
 import { NO_FENCE_LOCATION, resolveRoute } from '../route-connectors.ts';
@@ -33,11 +34,11 @@ export interface RecoverySession extends AsyncDisposable {
 /** The journal a workload uses when `--journal` is not given (as `dpone run` does). */
 export function workloadJournalUrl(workload: Workload): string {
   if (workload.journal !== undefined) return workload.journal;
-  return `sqlite://${join(workload.execution.state_dir ?? '.', 'journal.db')}`;
+  return defaultJournalUrl(workload.execution.state_dir ?? '.');
 }
 
 /**
- * Opens the journal and, with `--route`, a read-only reader of the target fence. An SQLite journal
+ * Opens the journal and, with `--route`, a read-only reader of the target fence. A file journal
  * must exist already: inspecting a mistyped path must not create an empty journal. `readOnly`
  * (inspect, plan) opens the journal for reading only: nothing is created, not a byte changes, and
  * a copy on read-only media opens too.

@@ -87,7 +87,7 @@ export function runFailure(operationId: string, intentDigest: string, error: unk
   };
 }
 
-/** The human form: one `key: value` line per field (`journal.kind: sqlite` for nested ones). */
+/** The human form: one `key: value` line per field (`journal.kind: <engine>` for nested ones). */
 export function plainResult({ schema: _version, ...result }: { readonly schema: string }): string {
   const lines = Object.entries(result).flatMap(([key, value]) =>
     typeof value === 'object' && value !== null

@@ -19,6 +19,7 @@ import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { journalWarning, openJournal } from '../journal-url.ts';
+import { defaultJournalUrl } from '../engine-roles.ts';
 import { LazyConnectors } from '../lazy-connectors.ts';
 import { checkRequiredSecrets } from '../required-secrets.ts';
 import { resolveRoute } from '../route-connectors.ts';
@@ -45,7 +46,7 @@ interface RunPlan {
   readonly operationId: string;
   readonly intentDigest: string;
   readonly journalUrl: string;
-  /** Relative sqlite journal paths resolve against this folder. */
+  /** Relative file journal paths resolve against this folder. */
   readonly journalBase: string;
   /** Which flag, workload key or default named the journal (said when its file is damaged or refused). */
   readonly journalChosenBy: string;
@@ -73,7 +74,7 @@ export const run: CommandRun = async (args, io) => {
     workload,
     operationId: deriveOperationId(workload.identity),
     intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
-    journalUrl: values.journal ?? workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`,
+    journalUrl: values.journal ?? workload.journal ?? defaultJournalUrl(stateDir),
     journalBase: values.journal !== undefined ? io.cwd : dirname(workload.file),
     journalChosenBy:
       values.journal !== undefined

@@ -6,6 +6,7 @@ import { parseFlags } from '../args.ts';
 import type { CommandRun } from '../command.ts';
 import { describeJournal } from '../journal-durability.ts';
 import { openShadowJournal } from '../shadow-journal-url.ts';
+import { defaultJournalUrl } from '../engine-roles.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { requestedRuntimeFlaws } from '../../test-hooks/index.ts';
 
@@ -44,7 +45,7 @@ export const run: CommandRun = async (args, io) => {
       });
     const workload = await readWorkloadFile(values.workload, io.cwd);
     const stateDir = workload.execution.state_dir ?? join(dirname(workload.file), 'dpone-state');
-    url = workload.journal ?? `sqlite://${join(stateDir, 'journal.db')}`;
+    url = workload.journal ?? defaultJournalUrl(stateDir);
     base = dirname(workload.file);
   }
   const journal = describeJournal(url, base, values.journal !== undefined ? '--journal' : 'journal');

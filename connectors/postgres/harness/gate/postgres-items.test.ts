@@ -4,7 +4,7 @@ import type {
   CellEvidence,
   FaultRecord,
 } from '../../../../harness/evidence/evidence-types.ts';
-import { ACCEPTANCE_ITEMS } from '../../../../harness/gate/acceptance-items.ts';
+import { acceptanceItems } from '../../../../harness/gate/acceptance-items.ts';
 import { checkedCell } from '../../../../harness/gate/fixtures/certified-evidence.ts';
 import {
   fullDiskServerItem,
@@ -41,8 +41,7 @@ const passing = (name: string, verdict: 'PASS' | 'FAIL' = 'PASS') => [{ name, ve
 
 describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
-    const ids = (route: string) =>
-      ACCEPTANCE_ITEMS.filter((item) => item.appliesTo?.(route) ?? true).map((item) => item.id);
+    const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
     for (const id of [
       'pooler-values-exact',
       'lost-commit-diverged',

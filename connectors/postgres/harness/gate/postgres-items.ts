@@ -1,4 +1,3 @@
-import { targetsPostgres } from '../../../../src/contracts/certification.ts';
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
@@ -17,8 +16,6 @@ import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-ver
  * behind a pooler, through a failover that loses a commit, with stalled backends. Each is decided by
  * the cells that really reached the situation, counted; zero cells is never PASS.
  */
-
-const postgresTarget = targetsPostgres;
 
 function passedCheck(cell: CellEvidence, name: string): boolean {
   return cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
@@ -47,7 +44,6 @@ function eachPassesOnce(
 export const poolerItem: AcceptanceItem = {
   id: 'pooler-values-exact',
   text: 'behind PgBouncer in session and transaction pooling, with odd role settings, crash, race and pause cells land exactly one mutation and every value identical to the source',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const lane = cells.filter(
       (cell) => cell.fault.pooler === 'session' || cell.fault.pooler === 'transaction',
@@ -88,7 +84,6 @@ export const poolerItem: AcceptanceItem = {
 export const lostCommitItem: AcceptanceItem = {
   id: 'lost-commit-diverged',
   text: 'a commit the target lost after it was acknowledged (failover to an async standby) is never reported complete: the run exits DIVERGED, and after the audited reopen exactly one mutation lands',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const lost = cells.filter((cell) => cell.fault.kind === 'lost-commit');
     const failed = allPass(lost, 'lost-commit');
@@ -111,7 +106,6 @@ export const lostCommitItem: AcceptanceItem = {
 export const stallItem: AcceptanceItem = {
   id: 'stall-bounded',
   text: 'a stalled target (backend SIGSTOPped, or a server that stops answering) ends every run within its stated bound, in every phase including the COPY, and the fence then decides: exactly one mutation',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const stalls = cells.filter((cell) => cell.fault.kind === 'stall');
     const failed = allPass(stalls, 'stall');
@@ -141,7 +135,6 @@ export const stallItem: AcceptanceItem = {
 export const powerLossServerItem: AcceptanceItem = {
   id: 'power-loss-server-durable',
   text: 'a power cut under the PostgreSQL data directory (target and journal on it, the server killed with the cut and restarted) after every journal write and the target commit takes back no acknowledged commit, never leaves a COMPLETE without its rows, and the retry writes the load exactly when it did not survive, landing exactly one mutation',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const cuts = cells.filter((cell) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'server');
     const failed = eachPassesOnce(cuts, 'power-loss (server)', [
@@ -172,7 +165,6 @@ export const powerLossServerItem: AcceptanceItem = {
 export const fullDiskServerItem: AcceptanceItem = {
   id: 'full-disk-server-refused-then-one',
   text: 'a full disk under the PostgreSQL data directory (target and journal on it) after every journal write and the target commit: exit 18 naming the part and DISK_FULL, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const filled = cells.filter((cell) => cell.fault.kind === 'full-disk' && cell.fault.storage === 'server');
     const failed = eachPassesOnce(filled, 'full-disk (server)', [
@@ -206,7 +198,6 @@ export const fullDiskServerItem: AcceptanceItem = {
 export const journalCorruptionServerItem: AcceptanceItem = {
   id: 'journal-corruption-server-detected',
   text: 'a PostgreSQL journal row changed behind the journal (state, version, epochs, intent digest, history) is never a second mutation, and is exit 19 JOURNAL_CORRUPT whenever the change reaches what the run reads, never an intent conflict or a divergence',
-  appliesTo: postgresTarget,
   evaluate(cells) {
     const changed = cells.filter(
       (cell) => cell.fault.kind === 'journal-corruption' && cell.fault.shape === 'fields',

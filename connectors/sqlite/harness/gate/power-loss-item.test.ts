@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
-import { mandatoryAcceptanceItems } from '../../../../src/contracts/certification.ts';
+import { routeAcceptanceItems } from '../../../../src/cli/route-acceptance.ts';
+import { acceptanceItems } from '../../../../harness/gate/acceptance-items.ts';
 import { routeIds } from '../../../../harness/routes/route-registry.ts';
 import { powerLossItem, powerLossTargetItem } from './power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem } from './storage-items.ts';
@@ -50,19 +51,21 @@ describe('the power-loss gate line', () => {
   });
 
   it('is mandatory for routes whose target is SQLite, and only those', () => {
-    expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-journal-durable');
-    expect(mandatoryAcceptanceItems('sqlite-to-sqlite')).toContain('power-loss-journal-durable');
+    expect(routeAcceptanceItems('sqlite')).toContain('power-loss-journal-durable');
+    expect(routeAcceptanceItems('sqlite-to-sqlite')).toContain('power-loss-journal-durable');
     expectOnSqliteTargets('power-loss-journal-durable');
   });
 
   it('the full-disk and journal-corruption lines (storage-items.ts) apply to the same routes, and are mandatory there only', () => {
     for (const id of ['full-disk-refused-then-one', 'journal-corruption-detected']) {
-      expect(mandatoryAcceptanceItems('sqlite')).toContain(id);
+      expect(routeAcceptanceItems('sqlite')).toContain(id);
       expectOnSqliteTargets(id);
     }
+    const gated = (route: string, item: { readonly id: string }) =>
+      acceptanceItems(route).some((each) => each.id === item.id);
     for (const route of ['sqlite', ...routeIds()]) {
-      expect(fullDiskItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
-      expect(journalCorruptionItem.appliesTo?.(route), route).toBe(powerLossItem.appliesTo?.(route));
+      expect(gated(route, fullDiskItem), route).toBe(gated(route, powerLossItem));
+      expect(gated(route, journalCorruptionItem), route).toBe(gated(route, powerLossItem));
     }
   });
 });
@@ -71,7 +74,7 @@ describe('the power-loss gate line', () => {
 function expectOnSqliteTargets(id: string): void {
   const routes = routeIds();
   for (const route of routes)
-    expect(mandatoryAcceptanceItems(route).includes(id), route).toBe(route.endsWith('-to-sqlite'));
+    expect(routeAcceptanceItems(route).includes(id), route).toBe(route.endsWith('-to-sqlite'));
   expect(routes.filter((route) => route.endsWith('-to-sqlite')).length).toBeGreaterThan(1);
   expect(routes.filter((route) => !route.endsWith('-to-sqlite')).length).toBeGreaterThan(1);
 }
@@ -127,7 +130,7 @@ describe('the power-loss gate line for the target', () => {
         targetCell(points[1]!, { verdict: 'UNVERIFIED' }),
       ]).status,
     ).toBe('UNVERIFIED');
-    expect(mandatoryAcceptanceItems('sqlite')).toContain('power-loss-target-durable');
+    expect(routeAcceptanceItems('sqlite')).toContain('power-loss-target-durable');
     expectOnSqliteTargets('power-loss-target-durable');
   });
 });

@@ -1,4 +1,3 @@
-import { targetsSqlite } from '../../../../src/contracts/certification.ts';
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
@@ -23,7 +22,6 @@ const onJournal = (cell: CellEvidence) =>
 export const powerLossItem: AcceptanceItem = {
   id: 'power-loss-journal-durable',
   text: 'a power cut at every journal transition (what was not fsynced is dropped) takes back no committed transition, and the retry lands exactly one mutation',
-  appliesTo: targetsSqlite,
   evaluate(cells) {
     const cuts = cells.filter(onJournal);
     const failed = allPass(cuts, 'power-loss');
@@ -55,7 +53,6 @@ export const powerLossItem: AcceptanceItem = {
 export const powerLossTargetItem: AcceptanceItem = {
   id: 'power-loss-target-durable',
   text: 'a power cut under the target at every transition and inside the row write takes back no committed mutation, and the retry writes the load exactly when it did not survive, landing exactly one mutation',
-  appliesTo: targetsSqlite,
   evaluate(cells) {
     const cuts = cells.filter(onTarget);
     const failed = allPass(cuts, 'power-loss (target)');

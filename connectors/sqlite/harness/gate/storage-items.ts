@@ -9,7 +9,6 @@ import {
 } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
 import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
-import { powerLossItem } from './power-loss-item.ts';
 
 const passed = (cell: CellEvidence, name: string) =>
   cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
@@ -64,7 +63,6 @@ function refusedPass(
 export const fullDiskItem: AcceptanceItem = {
   id: 'full-disk-refused-then-one',
   text: 'a full disk under the journal or the target at every transition: exit 18 naming the file and the cause, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
-  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
   evaluate(cells) {
     const { selected, verdict } = judged(cells, 'full-disk', [
       STORAGE_FULL_REFUSED,
@@ -84,7 +82,6 @@ export const fullDiskItem: AcceptanceItem = {
 export const journalCorruptionItem: AcceptanceItem = {
   id: 'journal-corruption-detected',
   text: 'a journal damaged between attempts (row bytes, header, truncation) is never a second mutation, and is exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, never locked, an intent conflict or a divergence',
-  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
   evaluate(cells) {
     const { selected, verdict } = judged(cells, 'journal-corruption', [JOURNAL_CORRUPTION_DETECTED]);
     if (verdict) return verdict;
@@ -107,7 +104,6 @@ export const journalCorruptionItem: AcceptanceItem = {
 export const readOnlyDiskItem: AcceptanceItem = {
   id: 'read-only-refused-then-one',
   text: 'a journal or target on a file system remounted read-only after a kill at every transition: exit 31 naming the file, the cause and how to lift it, the target untouched and no lease left behind, and once remounted read-write one retry lands exactly one mutation',
-  appliesTo: (route) => powerLossItem.appliesTo?.(route) ?? false,
   evaluate(cells) {
     const { selected, verdict } = judged(cells, 'read-only-disk', [
       STORAGE_READ_ONLY_REFUSED,
