@@ -1,5 +1,6 @@
 import type { FenceCapabilityKind } from '../../src/ports/connector.ts';
 import type { TargetCommitJournalPort } from '../../src/ports/journal.ts';
+import type { EmbeddedHost } from './embedded-host.ts';
 import type { SourceRows } from '../inspectors/source-rows.ts';
 import type { TargetInspector } from '../inspectors/target-inspector.ts';
 import type { Dataset, DatasetRow } from '../data/dataset.ts';
@@ -168,6 +169,8 @@ export interface JournalPart extends FileState {
  */
 export interface FileState {
   readonly files?: readonly string[];
+  /** With `files`: the logical content of one of them (every table, rows sorted), for the fingerprint. */
+  dumpFile?(path: string): string;
 }
 
 /** One connector's harness parts: whichever roles it can play. */
@@ -176,6 +179,8 @@ export interface ConnectorParts {
   readonly source?: SourcePart;
   readonly target?: TargetPart;
   readonly journal?: JournalPart;
+  /** The embedded engine's (embeddedJournal): the source file and cell journal plug-in routes borrow. */
+  readonly pluginHost?: EmbeddedHost;
 }
 
 /** A role a connector's parts can play in a route. */

@@ -3,6 +3,7 @@ import { routeIdOf } from '../../src/contracts/route-id.ts';
 import { ROUTE_ALIASES, resolveRouteId } from '../../src/cli/route-names.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
 import { composeRoute } from './compose-route.ts';
+import type { EmbeddedHost } from './embedded-host.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
@@ -39,6 +40,14 @@ function embeddedJournal(): string {
       `exactly one connector must declare an embedded journal (found: ${engines.join(', ') || 'none'})`,
     );
   return engines[0]!;
+}
+
+/** What plug-in routes borrow from the embedded engine (its parts' pluginHost), loaded when first asked. */
+export async function embeddedHost(): Promise<EmbeddedHost> {
+  const host = (await CONNECTOR_PARTS[EMBEDDED_JOURNAL]!.load()).pluginHost;
+  if (!host)
+    throw new TypeError(`the embedded engine ${EMBEDDED_JOURNAL} supplies no pluginHost in its parts`);
+  return host;
 }
 
 const plays = (engine: string, role: PartRole) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;
