@@ -14,6 +14,8 @@ import type { CellTable } from './target-part.ts';
 export interface EmbeddedHost {
   /** The embedded engine, as in route ids: the source every plug-in route declares. */
   readonly engine: string;
+  /** Its name as messages show it. */
+  readonly label: string;
   readonly source: EmbeddedSource;
   readonly journal: EmbeddedJournal;
   /** The database files of an embedded cell (source, target, journal), as its fingerprint dumps them. */

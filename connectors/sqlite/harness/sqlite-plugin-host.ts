@@ -20,6 +20,7 @@ export function sqlitePluginHost(
   const names = [files.source, files.target, files.journal];
   return {
     engine: 'sqlite',
+    label: 'SQLite',
     source: {
       url: sourceUrl,
       write(cellDir, table, rows) {
