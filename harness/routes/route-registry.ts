@@ -31,6 +31,9 @@ export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
  */
 const EMBEDDED_JOURNAL = embeddedJournal();
 
+/** The embedded engine: its name is its own route's alias (the harness's default route). */
+export const EMBEDDED_ENGINE = EMBEDDED_JOURNAL;
+
 function embeddedJournal(): string {
   const engines = Object.keys(CONNECTOR_PARTS).filter(
     (engine) => CONNECTOR_PARTS[engine]!.embeddedJournal === true,
