@@ -21,7 +21,7 @@ import type {
   Route,
 } from './route.ts';
 import { copyDeclaredState } from './cell-state-copy.ts';
-import type { EmbeddedHost } from './embedded-host.ts';
+import type { EmbeddedHost } from './parts.ts';
 import { sealParts } from './part-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
 import { checkServerAddress, sealServerTarget, serverAuthority } from './server-seal.ts';
@@ -143,7 +143,7 @@ const proxyName = (cellDir: string): string =>
 
 /**
  * A plug-in route as a composition: the embedded engine's seeded source file and cell journal
- * (`host`, embedded-host.ts), and the plug-in's target part. The generated workload names the
+ * (`host`, parts.ts EmbeddedHost), and the plug-in's target part. The generated workload names the
  * plug-in module by its resolved location, so every worker (`dpone run`) loads the very module the
  * run certifies.
  */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { loadConnectorPlugin } from '../../src/cli/connector-plugins.ts';
 import { PLUGIN_ROUTE_ID, isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
-import type { EmbeddedHost } from './embedded-host.ts';
+import type { EmbeddedHost } from './parts.ts';
 import { pluginRoute } from './plugin-route.ts';
 import { embeddedHost } from './route-registry.ts';
 import type { Route } from './route.ts';

@@ -3,14 +3,14 @@ import { cellInstant } from '../data/cell-instants.ts';
 import { cellLabel } from '../data/cell-text.ts';
 import { deriveSeed, randomInt, seededRandom } from '../data/seeded-random.ts';
 import type { CellScalar } from '../checkers/target-snapshot.ts';
-import type { EmbeddedHost } from './embedded-host.ts';
+import type { EmbeddedHost } from './parts.ts';
 import type { CellWorkloadOptions } from './route.ts';
 import type { CellTable } from './target-part.ts';
 import type { VariantData } from '../../src/ports/unsafe-variants.ts';
 
 /*
  * The seeded source and workload of a plug-in route's cells (the source is a file of the embedded
- * engine's: embedded-host.ts). A plug-in's target part is told its table in the published CellTable
+ * engine's: parts.ts EmbeddedHost). A plug-in's target part is told its table in the published CellTable
  * form (dpone-cert/testing: integer and text columns, no rows before the load), which cannot carry the composed routes' dataset (harness/data: dates,
  * doubles, target rows a replace must remove), so plug-in cells keep this fixed table and their
  * own path (plugin-route.ts: this source, the plug-in's target part, the embedded cell journal)

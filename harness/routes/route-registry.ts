@@ -3,7 +3,7 @@ import { routeIdOf } from '../../src/contracts/route-id.ts';
 import { ROUTE_ALIASES, resolveRouteId } from '../../src/cli/route-names.ts';
 import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
 import { composeRoute } from './compose-route.ts';
-import type { EmbeddedHost } from './embedded-host.ts';
+import type { EmbeddedHost } from './parts.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';

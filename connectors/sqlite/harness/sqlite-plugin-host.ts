@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { EmbeddedHost } from '../../../harness/routes/embedded-host.ts';
+import type { EmbeddedHost } from '../../../harness/routes/parts.ts';
 import type { JournalLossMode } from '../../../harness/routes/route.ts';
 import { sqliteSourceRows } from './inspectors/sqlite-source-rows.ts';
 import { sqliteDump } from './sqlite-dump.ts';
