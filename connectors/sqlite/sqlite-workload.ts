@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { WorkloadRules } from '../../src/ports/connector-plugin.ts';
@@ -15,6 +16,11 @@ import { sqliteFilePath } from './sqlite-file.ts';
 export const SQLITE_WORKLOAD_RULES: WorkloadRules = {
   checkEndpoint: (workload, side) => checkSqliteTable(workload[side].table, `${side}.table`),
   location: (workload, side) => sqliteLocation(workload, side),
+  absoluteUrl: (url, baseDir) => {
+    const path = url.slice('sqlite:'.length);
+    if (!url.startsWith('sqlite:') || url.startsWith('sqlite://') || isAbsolute(path)) return undefined;
+    return `sqlite://${resolve(baseDir, path)}`;
+  },
 };
 
 function checkSqliteTable(table: string, field: string): void {

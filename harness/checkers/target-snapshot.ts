@@ -93,7 +93,7 @@ export function setDigest(rowDigests: readonly string[]): string {
 
 /**
  * Groups audited inserts into mutations, one insert at a time (an inspector feeds it from a
- * cursor). With real transaction markers a mutation is one marker. Without (SQLite), writers are
+ * cursor). With real transaction markers a mutation is one marker. Without (an embedded file), writers are
  * serialised, so one mutation's inserts are contiguous in audit order; a new run starts where a
  * natural key repeats within the current run.
  */

@@ -25,7 +25,7 @@ export const run: CommandRun = async (args: readonly string[], io: CliIO) => {
     json: { type: 'boolean' },
     connector: { type: 'string', multiple: true },
   });
-  // An alias (`--route sqlite`) gates its full id: the certification names the full id.
+  // An alias (`--route <engine>`) gates its full id: the certification names the full id.
   const named = required(values.route, '--route');
   const route = resolveRouteId(named)?.id ?? named;
   const file = required(values.evidence, '--evidence');

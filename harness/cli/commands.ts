@@ -1,4 +1,19 @@
 import type { CommandTable } from '../../src/cli/command.ts';
+import { routeIdOf } from '../../src/contracts/route-id.ts';
+import { BUILT_IN_CONNECTORS, runtimeRouteIds } from '../../src/cli/engine-table.ts';
+import { ROUTE_ALIASES } from '../../src/cli/route-names.ts';
+
+/**
+ * The help's route examples, from the engine table: the embedded engine's route (the default: its
+ * journal is a file), another alias, and a route from the embedded source into a server target.
+ */
+const EMBEDDED = Object.keys(BUILT_IN_CONNECTORS).find(
+  (name) => BUILT_IN_CONNECTORS[name]!.journal?.kind === 'file',
+)!;
+const OTHER_ALIAS = Object.keys(ROUTE_ALIASES).find((alias) => alias !== EMBEDDED)!;
+const COMPOSED = runtimeRouteIds()
+  .sort()
+  .find((id) => id.startsWith(`${EMBEDDED}-to-`) && id !== routeIdOf(EMBEDDED, EMBEDDED))!;
 
 /** The certification commands (and `doctor`), plugged into the `dpone` CLI by bin/dpone.js. */
 export const CERTIFY_COMMANDS: CommandTable = {
@@ -13,7 +28,7 @@ export const CERTIFY_COMMANDS: CommandTable = {
     load: async () => (await import('./certify-run.ts')).run,
     help: {
       flags: {
-        route: 'the route (default sqlite); e.g. postgres, sqlite-to-clickhouse',
+        route: `the route (default ${EMBEDDED}); e.g. ${OTHER_ALIAS}, ${COMPOSED}`,
         suite: 'default (what npm run certify runs) or full (the gating suite)',
         scenario: 'scenario FILE or GLOB instead of a suite',
         seed: 'the seed every random choice derives from (default 42)',
@@ -29,7 +44,7 @@ export const CERTIFY_COMMANDS: CommandTable = {
         key: 'PEM private key to sign with',
         keyless: 'sign keyless through Sigstore (CI)',
       },
-      example: 'dpone certify run --route sqlite --suite full --gate',
+      example: `dpone certify run --route ${EMBEDDED} --suite full --gate`,
     },
   },
   'certify replay': {
@@ -62,7 +77,7 @@ export const CERTIFY_COMMANDS: CommandTable = {
         json: 'print JSON',
         connector: 'a connector plug-in module',
       },
-      example: 'dpone certify gate --route sqlite --evidence reports/latest/evidence.json',
+      example: `dpone certify gate --route ${EMBEDDED} --evidence reports/latest/evidence.json`,
     },
   },
   'certify explain': {

@@ -11,8 +11,8 @@ import { randomInt } from './seeded-random.ts';
  *   occurrence (`-05:00`, where the wall clock alone is ambiguous);
  * - `Z`, at the EU fall-back instant (01:00 UTC);
  * - NULL.
- * Seeded microseconds (sub-second precision every target here keeps: PostgreSQL timestamptz and SQL
- * Server datetimeoffset(6) to the microsecond, SQLite and ClickHouse as text).
+ * Seeded microseconds (sub-second precision every target here keeps: a server's zoned timestamp
+ * types to the microsecond, the others as text).
  */
 const INSTANT_CASES = 6;
 

@@ -104,10 +104,10 @@ export interface TargetFirstDifference {
 export interface TargetAuditTrail {
   /**
    * How mutations were told apart: `transaction` (the audit logs a transaction id per insert),
-   * `serialized-runs` (SQLite: one writer at a time, so a mutation's inserts form one contiguous
-   * run in audit order; a new run starts where a natural key repeats), or `server-part`
-   * (ClickHouse: one record per part the server created by an insert, attach or replace, read from
-   * its own system.part_log and system.parts; see connectors/clickhouse/harness/inspectors/clickhouse-landings.ts).
+   * `serialized-runs` (an embedded file: one writer at a time, so a mutation's inserts form one
+   * contiguous run in audit order; a new run starts where a natural key repeats), or `server-part`
+   * (a staging target: one record per part the server created by an insert, attach or replace,
+   * read from its own part log and part list, by that engine's inspector).
    */
   readonly marker_kind: 'transaction' | 'serialized-runs' | 'server-part';
   /** One record per mutation the audit saw, in commit order. */

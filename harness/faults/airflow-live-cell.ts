@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { BUILT_IN_CONNECTORS } from '../../src/cli/engine-table.ts';
 import type { TaskTryInfo } from '../env/airflow/airflow-api.ts';
 import type { LocalAirflow } from '../env/airflow/local-airflow.ts';
 import type { ProcessRef } from '../env/airflow/process-tree.ts';
@@ -35,9 +36,19 @@ export interface TryStop {
   readonly hit: number;
 }
 
+/** `url` made absolute against `base` by the built-in engine it is a relative file URL of, if any. */
+function absoluteUrl(url: string, base: string): string | undefined {
+  for (const engine of Object.values(BUILT_IN_CONNECTORS)) {
+    const made = engine.workload?.absoluteUrl?.(url, base);
+    if (made !== undefined) return made;
+  }
+  return undefined;
+}
+
 /**
- * The cell's workload for the DAG: without its identity (Airflow renders that), with relative
- * `sqlite:` URLs and the state folder made absolute (the workload file moves into a try folder).
+ * The cell's workload for the DAG: without its identity (Airflow renders that), with URLs naming a
+ * file relative to it (an engine's WorkloadRules.absoluteUrl) and the state folder made absolute
+ * (the workload file moves into a try folder).
  */
 function workloadForDag(text: string, file: string): Record<string, unknown> {
   type Endpoint = { url?: string };
@@ -49,9 +60,8 @@ function workloadForDag(text: string, file: string): Record<string, unknown> {
   const base = dirname(file);
   const absolute = (endpoint?: Endpoint) => {
     const url = endpoint?.url;
-    if (!url?.startsWith('sqlite:') || url.startsWith('sqlite://') || isAbsolute(url.slice(7)))
-      return endpoint;
-    return { ...endpoint, url: `sqlite://${resolve(base, url.slice(7))}` };
+    const made = url === undefined ? undefined : absoluteUrl(url, base);
+    return made === undefined ? endpoint : { ...endpoint, url: made };
   };
   const stateDir = workload.execution?.state_dir;
   return {

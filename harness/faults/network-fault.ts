@@ -10,7 +10,7 @@ import { TOXICS, installToxic } from './toxiproxy-switch.ts';
 /**
  * Each phase of the protocol, the fault point a worker parks at to enter it, and the connection
  * that phase uses. The worker is parked, the toxic installed on that connection's proxy, the
- * worker released. A target adds phases of its own protocol (ClickHouse: its staging steps).
+ * worker released. A target adds phases of its own protocol (a staging target: its staging steps).
  */
 export const PHASES: Readonly<Record<string, { point: string; proxy: ProxiedConnection }>> = {
   'before-intent': { point: 'journal.create:before', proxy: 'journal' },
@@ -123,8 +123,8 @@ function planNetwork(spec: FaultSpecOf<'network'>, context: PlanContext): CellDr
 /**
  * network: one cell per (phase, toxic); after the poisoned attempt the runner's settle worker must
  * complete with one mutation. With `heal_at`, the network comes back at that point of the same
- * attempt: a fenced protocol that can itself answer `unknown` (ClickHouse: a staging table its
- * failed swap could not seal is still live) is asked while it cannot prove the outcome. That run
+ * attempt: a fenced protocol that can itself answer `unknown` (a staging target: a staging table
+ * its failed swap could not seal is still live) is asked while it cannot prove the outcome. That run
  * must stop at COMMIT_UNKNOWN (never exit 0, never replay), and the harness settles it as the
  * operator (`recovery target-commit apply --action resolve-unknown`, the outcome read from the
  * target's own rows), then a settle run completes it: exactly one mutation.
@@ -179,7 +179,7 @@ function lostAckCheck(
 
 /**
  * lost-ack: a downstream `timeout` toxic (timeout 0) installed at `target.commit:before`, so the
- * server commits (PostgreSQL: the COMMIT; ClickHouse: the ATTACH/REPLACE) and the client never
+ * server commits (a transactional server: the COMMIT; a staging target: its swap) and the client never
  * hears back. Whether the server applied it is read from the harness's own audit before the toxic
  * goes (never from the fence), a recovery worker reconciles, and the check records the path taken.
  */

@@ -15,6 +15,7 @@ import type { LossyFs, LossyFsStats } from '../env/lossy-fs.ts';
 import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
 import type { CellFixture } from '../routes/route.ts';
+import { embeddedHost } from '../routes/route-registry.ts';
 import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { CellDraft } from '../plan/cell.ts';
 import { gotServers, serversOnStorage } from './server-storage.ts';
@@ -115,7 +116,7 @@ function targetCells(trace: readonly TraceOccurrence[], statements: readonly Tra
  * A server's cells: right after every journal write (the intent's creation, every compare-and-set)
  * and right after the target's commit: the states a server's storage can be cut in. The `:before`
  * points are left out (each holds what the `:after` point before it held: a server cell costs a
- * cluster on the filesystem and a crash recovery, seconds, not a SQLite file's milliseconds). Each
+ * cluster on the filesystem and a crash recovery, seconds, not an embedded file's milliseconds). Each
  * is sensitive to the server that never syncs once the killed attempt has committed anything.
  */
 function serverCells(trace: readonly TraceOccurrence[]): CellDraft[] {
@@ -188,7 +189,7 @@ export function recoveryCheck(retry: AttemptRecord, landed: boolean): CheckRecor
 }
 
 /**
- * Moves what the cut and the retry left of a SQLite file (and its -wal/-shm) from the backing
+ * Moves what the cut and the retry left of an embedded database file (and its -wal/-shm) from the backing
  * folder to `file`'s usual path (replacing the link a target cell made there), where the runner's
  * checkers read it.
  */
@@ -241,7 +242,9 @@ async function runJournal(run: CellRun, at: TraceOccurrence): Promise<CellOutcom
   // A journal kept in one local file (its part's file operations), as the embedded engine's is.
   const ops = run.fixture.journalFile;
   if (ops === undefined)
-    return unverifiedOutcome("the route's journal is not a SQLite file: no power-loss cell for it");
+    return unverifiedOutcome(
+      `the route's journal is not a ${(await embeddedHost()).label} file: no power-loss cell for it`,
+    );
   const journalFile = ops.path;
   const backing = join(run.dir, 'power-durable');
   const started = await startLossyFs({ backing });
@@ -285,7 +288,7 @@ async function runTarget(run: CellRun, at: TraceOccurrence): Promise<CellOutcome
     run.fixture.journalFile === undefined
   )
     return unverifiedOutcome(
-      "the route's target is not one local SQLite file in the cell: no power-loss cell for it",
+      `the route's target is not one local ${(await embeddedHost()).label} file in the cell: no power-loss cell for it`,
     );
   const { inspector } = run.fixture;
   const images = await targetImages(inspector);
@@ -459,7 +462,7 @@ async function runPowerLoss(run: CellRun): Promise<CellOutcome> {
 }
 
 /**
- * power-loss: the SQLite journal on the power-loss filesystem (harness/env/lossyfs). At every
+ * power-loss: the embedded file journal on the power-loss filesystem (harness/env/lossyfs). At every
  * transition point of the clean trace the first attempt is SIGKILLed and the power cut with it;
  * the journal must still hold everything that attempt committed, and the retry (same filesystem)
  * must complete with exactly one mutation in the target (its own audit rows).

@@ -37,7 +37,7 @@ const START: Record<From, { state: CommitState; action: RecoveryActionName; kill
   },
   // The target committed and the worker died before it could ask the fence; the harness then
   // records the lost fence answer (COMMITTING -> COMMIT_UNKNOWN) exactly as the executor does when
-  // a fence query answers unknown, which a certified SQLite target never does by itself.
+  // a fence query answers unknown, which a certified embedded file target never does by itself.
   'commit-unknown': {
     state: 'COMMIT_UNKNOWN',
     action: 'resolve-unknown',

@@ -15,7 +15,7 @@ import { unverifiedOutcome } from './fault.ts';
  * restart comes right after Y's swap, while X's replaced part is only outdated in memory. Each
  * operation must land exactly once, the target must equal the source (one generation: a replaced
  * copy brought back by the restart shows as duplicates and a parity FAIL) and X's last run must
- * succeed. (clickhouse-two-replaces.live.test.ts restarts at P itself, with Y resumed or dead.)
+ * succeed. (The engine's own two-replaces live test restarts at P itself, with Y resumed or dead.)
  */
 
 /** The points of the swap and settle window where a second operation can interleave, in order. */

@@ -6,8 +6,8 @@ import type { CellOutcome, CellRun, WorkerOptions } from './fault.ts';
 
 /**
  * The second worker runs while the first is parked, until it ends or its trace stops growing for
- * this long: then it waits on a lock the parked first holds (SQLite's write lock, a PostgreSQL row
- * lock inside the first's target transaction), and the first is released. Progress, not a fixed
+ * this long: then it waits on a lock the parked first holds (the embedded file's write lock, a
+ * server's row lock inside the first's target transaction), and the first is released. Progress, not a fixed
  * bound, so a slow machine never releases the first while the second is still on its way.
  */
 const STALL_MS = 3_000;

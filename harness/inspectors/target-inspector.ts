@@ -10,7 +10,7 @@ import type { TargetSnapshot } from '../evidence/evidence-types.ts';
  * worker starts, and `snapshot()` after the last worker ended. Both are safe to call again.
  */
 export interface TargetInspector extends AsyncDisposable {
-  /** Safe identity, e.g. `sqlite:events` — never a path with credentials or a connection string. */
+  /** Safe identity, e.g. `<engine>:events` — never a path with credentials or a connection string. */
   readonly identity: string;
 
   /**

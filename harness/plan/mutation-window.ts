@@ -5,7 +5,7 @@ import { deriveSeed, seededRandom } from '../data/seeded-random.ts';
 export const MUTATION_BEGIN = 'target.mutate:begin';
 /**
  * Where the rows have been written: the first of these after MUTATION_BEGIN (a transactional
- * target's commit; ClickHouse's staged insert; else the executor's own end of the mutation).
+ * target's commit; a staging target's staged insert; else the executor's own end of the mutation).
  */
 const MUTATION_END = ['target.commit:before', 'target.stage:after', 'target.mutate:after'] as const;
 

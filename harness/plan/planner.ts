@@ -1,6 +1,7 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
 import { faultModule } from '../faults/fault-registry.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 import type { PlanContext } from '../faults/fault.ts';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import type { CellDraft, PlannedCell } from './cell.ts';
@@ -32,7 +33,7 @@ export const TRACED_KINDS: ReadonlySet<string> = new Set([
 
 export const DEFAULT_SEED = 42;
 /** The route of a run that names none (`npm run certify`): the embedded one, by its alias. */
-export const DEFAULT_ROUTE = 'sqlite';
+export const DEFAULT_ROUTE = EMBEDDED_ENGINE;
 export const DEFAULT_ROWS = 20;
 
 export interface PlanOptions {
@@ -79,7 +80,7 @@ export function scenarioSeed(scenario: LoadedScenario['scenario'], options: { se
 export function variantsForWorkload(variants: readonly string[], fence: 'none' | undefined): string[] {
   return variants.filter((name) => {
     // A name outside the catalogue (a test's, a connector's own), or one no capability offers
-    // (a connector lists it itself: PostgreSQL's own), is a fenced target's flaw.
+    // (a connector lists it itself: a server engine's own), is a fenced target's flaw.
     if (!Object.hasOwn(UNSAFE_VARIANTS, name)) return fence !== 'none';
     const unsafeOn = UNSAFE_VARIANTS[name]!.unsafeOn;
     if (unsafeOn.length === 0) return fence !== 'none';

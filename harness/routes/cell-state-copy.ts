@@ -1,11 +1,6 @@
 import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The embedded route's durable files: the SQLite source, target and journal (with their WAL/journal files) and the state folder. */
-export function isEmbeddedDurable(name: string): boolean {
-  return /^(source|target|journal)\.db(-wal|-shm|-journal)?$/.test(name) || name === 'state';
-}
-
 /**
  * Replaces the durable files of one cell folder by those of another (while no worker holds either
  * open): every name `durable` accepts is first removed from `toDir` (a file the snapshot has not,
@@ -23,7 +18,8 @@ export async function copyDurableFiles(
 }
 
 /**
- * A plug-in's cell state: the embedded durable files and its declared `stateFiles`, copied only
+ * A plug-in's cell state: the embedded durable files (`embedded`: the embedded engine's files with
+ * their side files, and the state folder) and its declared `stateFiles`, copied only
  * when `fromDir` holds at least one of the declared files. A folder with none holds nothing of the
  * target (a dummy name such as `target.conn` the connector never writes, on a target that lives on
  * a server): copying the journal alone would start a cell from a journal ahead of a fresh target,
@@ -33,8 +29,9 @@ export async function copyDeclaredState(
   fromDir: string,
   toDir: string,
   declared: ReadonlySet<string>,
+  embedded: (name: string) => boolean,
 ): Promise<boolean> {
   if (!(await readdir(fromDir)).some((name) => declared.has(name))) return false;
-  await copyDurableFiles(fromDir, toDir, (name) => isEmbeddedDurable(name) || declared.has(name));
+  await copyDurableFiles(fromDir, toDir, (name) => embedded(name) || declared.has(name));
   return true;
 }

@@ -64,8 +64,12 @@ export function composeRoute(
     ...(proxied(target) ? (['target'] as const) : []),
     ...(proxied(journal) ? (['journal'] as const) : []),
   ];
-  const files = [source, target, journal].flatMap((part) => part.files ?? []);
-  const fileBased = [source, target, journal].every((part) => part.files !== undefined);
+  const files = [source, target, journal].flatMap((part) =>
+    (part.files ?? []).map((name) => ({ name, dump: (path: string) => part.dumpFile!(path) })),
+  );
+  const fileBased = [source, target, journal].every(
+    (part) => part.files !== undefined && part.dumpFile !== undefined,
+  );
   const route: Route = {
     id,
     defaultProvider: services.length === 0 ? 'embedded' : 'local',
@@ -88,11 +92,11 @@ export function composeRoute(
     },
   };
   if (!fileBased) return route;
-  // A database file and its SQLite side files (-wal, -shm, -journal) go together.
+  // A database file and the side files its engine keeps beside it (-wal, -shm, -journal) go together.
   const durable = (name: string) =>
     name === STATE_FOLDER ||
     files.some(
-      (file) =>
+      ({ name: file }) =>
         name === file || (/^-(wal|shm|journal)$/.test(name.slice(file.length)) && name.startsWith(file)),
     );
   return {

@@ -7,8 +7,8 @@ import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
 import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { routeIdOf } from '../../src/contracts/route-id.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import { sqliteSourceRows } from '../../connectors/sqlite/harness/inspectors/sqlite-source-rows.ts';
 import type { SnapshotOptions, TargetInspector } from '../inspectors/target-inspector.ts';
 import { keyDigest, rowDigest, setDigest, snapshotFromReading } from '../checkers/target-snapshot.ts';
 import { firstDifference } from '../checkers/first-difference.ts';
@@ -21,9 +21,8 @@ import type {
   Route,
 } from './route.ts';
 import { copyDeclaredState } from './cell-state-copy.ts';
+import type { EmbeddedHost } from './parts.ts';
 import { sealParts } from './part-seal.ts';
-import { openCellJournal, sqliteJournalOperations } from '../../connectors/sqlite/harness/sqlite-loss.ts';
-import { sealSqliteFile } from '../../connectors/sqlite/harness/sqlite-seal.ts';
 import { sealStateFiles } from './state-files-seal.ts';
 import { checkServerAddress, sealServerTarget, serverAuthority } from './server-seal.ts';
 import type { StartedEnvironment } from '../env/environment.ts';
@@ -35,16 +34,8 @@ import { verifiedServerControl } from './server-kill-control.ts';
 import { watchStateFilesUse } from './state-files-use.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
-import {
-  COLUMNS,
-  COLUMN_TYPES,
-  DAY,
-  PLUGIN_SOURCE_DATA,
-  TABLE,
-  workloadDocument,
-  writeSource,
-} from './plugin-source.ts';
-import type { CellTable, PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
+import { CELL_TABLE, COLUMNS, PLUGIN_SOURCE_DATA, workloadDocument, writeSource } from './plugin-source.ts';
+import type { PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
 
 /**
  * Where server-kill cells stop a plug-in's target server (those its clean trace passes): just
@@ -55,24 +46,12 @@ const PLUGIN_TARGET_KILLS: readonly ServerKill[] = [
   { phase: 'commit-sent', point: 'target.commit:sent', signal: 'SIGKILL' },
 ];
 
-/** The workload's source URL (plugin-source.ts), relative to the cell folder. */
-const SOURCE_URL = 'sqlite:source.db';
-
-const CELL_TABLE: CellTable = {
-  name: TABLE,
-  columns: COLUMNS.map((name) => ({ name, type: COLUMN_TYPES[name] })),
-  naturalKey: ['id'],
-  partition: { column: 'day', value: DAY },
-};
+/** The runtime's checkpoints and evidence (execution.state_dir of the generated workload). */
+const STATE_FOLDER = 'state';
 
 /** The harness inspector of a plug-in cell: the plug-in's own read of its target, the source read here. */
-function inspectorOf(cellDir: string, current: () => PreparedTarget): TargetInspector {
-  const source = sqliteSourceRows({
-    path: join(cellDir, 'source.db'),
-    table: TABLE,
-    columns: [...COLUMNS],
-    partition: CELL_TABLE.partition,
-  });
+function inspectorOf(host: EmbeddedHost, cellDir: string, current: () => PreparedTarget): TargetInspector {
+  const source = host.source.rows(cellDir, CELL_TABLE);
   const digests = (row: Readonly<Record<string, string | number | bigint | null>>) => ({
     key: keyDigest(row, CELL_TABLE.naturalKey),
     row: rowDigest(row, COLUMNS),
@@ -163,16 +142,21 @@ const proxyName = (cellDir: string): string =>
   `plugin_${createHash('sha256').update(`${cellDir}\u0000${Date.now()}\u0000${Math.random()}`).digest('hex').slice(0, 16)}-target`;
 
 /**
- * A plug-in route as a composition: the built-in seeded SQLite source and SQLite journal of the
- * embedded route, and the plug-in's target part. The generated workload names the plug-in module
- * by its resolved location, so every worker (`dpone run`) loads the very module the run certifies.
+ * A plug-in route as a composition: the embedded engine's seeded source file and cell journal
+ * (`host`, parts.ts EmbeddedHost), and the plug-in's target part. The generated workload names the
+ * plug-in module by its resolved location, so every worker (`dpone run`) loads the very module the
+ * run certifies.
  */
-export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclaration): Route {
+export function pluginRoute(
+  loaded: LoadedPlugin,
+  declaration: PluginRouteDeclaration,
+  host: EmbeddedHost,
+): Route {
   const { plugin } = loaded;
   const harness = plugin.harness as PluginHarness;
   const capability = plugin.target!.capability;
   const offered = new Set(unsafeVariantsFor(capability));
-  // A variant unsafe only on some engines (real-as-integer: SQLite) is offered when the plug-in
+  // A variant unsafe only on some engines (real-as-integer) is offered when the plug-in
   // lists it itself: it implements the flaw, so it says the flaw is unsafe on its engine.
   for (const name of plugin.target!.unsafeVariants ?? []) {
     const variant = Object.hasOwn(UNSAFE_VARIANTS, name) ? UNSAFE_VARIANTS[name] : undefined;
@@ -194,7 +178,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
   const stateFiles = harness.target.stateFiles ? new Set(harness.target.stateFiles) : undefined;
   const dumpState = harness.target.dumpState?.bind(harness.target);
   // A plug-in that declares `network` has its server put behind a Toxiproxy proxy per cell (the
-  // journal is the built-in SQLite file: only the target's connection can be poisoned).
+  // journal is the embedded engine's file: only the target's connection can be poisoned).
   const network = harness.target.network === true;
   // A plug-in that declares `serverKills` starts a server of its own per cell on request, and kills it.
   const serverKills = harness.target.serverKills === true;
@@ -202,7 +186,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
     id: declaration.id,
     defaultProvider: network ? 'local' : 'embedded',
     services: network ? ['toxiproxy'] : [],
-    journal: 'sqlite',
+    journal: host.journal.kind,
     // No late rows (the plug-in's table is fixed); a proxy and a server to kill when declared.
     capabilities: {
       proxies: network ? ['target'] : [],
@@ -213,24 +197,33 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
       ...(serverKills ? { ownServers: true } : {}),
     },
     connectorVersion: pluginConnectorVersion(plugin),
-    // The plug-in's target and the built-in SQLite source it reads from (plug-in routes are sqlite-to-*).
+    // The plug-in's target and the embedded engine's source it reads from (plug-in routes are <embedded>-to-*).
     code: () => [
-      ...(builtInRouteCode('sqlite')?.slice(0, 1) ?? []),
+      ...(builtInRouteCode(routeIdOf(host.engine, host.engine))?.slice(0, 1) ?? []),
       pluginCode('target', plugin.meta.name, loaded.url),
     ],
     unsafeVariants: [...new Set(variants)].sort(),
-    lossModes: { journal: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'], fence: fenceModes },
+    lossModes: { journal: [...host.journal.lossModes], fence: fenceModes },
     ...(stateFiles
       ? {
-          copyCellState: (fromDir: string, toDir: string) => copyDeclaredState(fromDir, toDir, stateFiles),
+          copyCellState: (fromDir: string, toDir: string) =>
+            copyDeclaredState(
+              fromDir,
+              toDir,
+              stateFiles,
+              (name) => host.isDurable(name) || name === STATE_FOLDER,
+            ),
         }
       : {}),
     ...(stateFiles && dumpState
       ? {
           durableFingerprint: async (dir: string) =>
-            stateFingerprint(dir, ['source.db', 'target.db', 'journal.db'], 'state', [
-              `target\n${await dumpState(dir, CELL_TABLE)}`,
-            ]),
+            stateFingerprint(
+              dir,
+              host.files.map((name) => ({ name, dump: host.dumpFile })),
+              STATE_FOLDER,
+              [`target\n${await dumpState(dir, CELL_TABLE)}`],
+            ),
         }
       : {}),
     async prepareCell(
@@ -243,7 +236,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
           `route ${declaration.id}: its connector cannot write the target without a fence (no target.openPlain)`,
           { field: 'workload.fence' },
         );
-      writeSource(join(cellDir, 'source.db'), options);
+      writeSource(host, cellDir, options);
       // The cell's target and its proxy: swapped by isolateServers() for a target on a server of
       // its own, so the inspector, the fence operations, the seal and the env follow the new one.
       let target: PreparedTarget = await harness.target.prepare(cellDir, CELL_TABLE);
@@ -286,20 +279,20 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
                 serverAuthority({ host: proxy.endpoint.host, port: proxy.endpoint.port }),
               )
             : target.endpoint.url;
-        const document = (schema: string) => {
-          const base = workloadDocument(options, schema);
-          return workloadText({
-            ...base,
-            identity: { ...base.identity, canonical_target_identity: target.identity },
-            route: declaration.id,
-            target: {
-              connector: loaded.url,
-              ...target.endpoint,
-              url: workerUrl,
-              ...(options.fence ? { fence: options.fence } : {}),
-            },
-          });
-        };
+        const document = (schema: string) =>
+          workloadText(
+            workloadDocument(options, schema, {
+              route: declaration.id,
+              canonicalTargetIdentity: target.identity,
+              source: host.source.url,
+              target: {
+                connector: loaded.url,
+                ...target.endpoint,
+                url: workerUrl,
+                ...(options.fence ? { fence: options.fence } : {}),
+              },
+            }),
+          );
         await writeFile(workloadFile, document('schema-v1'));
         await writeFile(conflictingWorkloadFile, document('schema-v2'));
         await target.installAudit();
@@ -307,8 +300,8 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
       // Once prepared, the target (and the cell's proxy) is released on every way out but the fixture.
       try {
         await setUp();
-        const inspector = inspectorOf(cellDir, () => target);
-        const journalUrl = `sqlite://${join(cellDir, 'journal.db')}`;
+        const inspector = inspectorOf(host, cellDir, () => target);
+        const journalUrl = host.journal.url(cellDir);
         const fenceOps = fenceOperations(() => target);
         const server = target.server;
         const fixture: CellFixture = {
@@ -320,8 +313,8 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
             return { ...target.env };
           },
           inspector,
-          openJournal: () => openCellJournal(cellDir, journalUrl),
-          journalOps: sqliteJournalOperations(cellDir),
+          openJournal: () => host.journal.open(cellDir, journalUrl),
+          journalOps: host.journal.ops(cellDir),
           ...(fenceOps ? { fenceOps } : {}),
           get network(): CellNetwork | undefined {
             return proxy
@@ -334,7 +327,7 @@ export function pluginRoute(loaded: LoadedPlugin, declaration: PluginRouteDeclar
             ? {
                 sealStorage: (workload: string) =>
                   sealParts(cellDir, workload, {
-                    source: { seal: () => sealSqliteFile(cellDir, 'source.db', SOURCE_URL) },
+                    source: { seal: () => host.source.seal(cellDir) },
                     target: { seal: () => sealTarget(cellDir, target, stateFiles) },
                   }),
               }

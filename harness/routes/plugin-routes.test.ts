@@ -6,6 +6,7 @@ import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
 import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
+import { embeddedHost } from './route-registry.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { DatabaseSync } from 'node:sqlite';
 import { provider } from '../env/embedded-provider.ts';
@@ -115,12 +116,12 @@ describe('plug-in routes of a certification run', () => {
 });
 
 describe("the plug-in cells' data", () => {
-  it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', () => {
+  it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', async () => {
     expect(() =>
       refuseUnshowableVariants('sqlite-to-example', ['timezone-shifted'], PLUGIN_SOURCE_DATA),
     ).not.toThrow();
     const dir = mkdtempSync(join(tmpdir(), 'dpone-variant-data-'));
-    writeSource(join(dir, 'source.db'), { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
+    writeSource(await embeddedHost(), dir, { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
     const db = new DatabaseSync(join(dir, 'source.db'));
     const at = db.prepare("SELECT at FROM events WHERE day = '2026-01-01' ORDER BY id").all() as {
       at: string | null;

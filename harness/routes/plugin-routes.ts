@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { loadConnectorPlugin } from '../../src/cli/connector-plugins.ts';
 import { PLUGIN_ROUTE_ID, isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
-import { isEmbeddedDurable } from './cell-state-copy.ts';
+import type { EmbeddedHost } from './parts.ts';
 import { pluginRoute } from './plugin-route.ts';
+import { embeddedHost } from './route-registry.ts';
 import type { Route } from './route.ts';
 import type { PluginHarness } from './target-part.ts';
 
@@ -33,12 +34,14 @@ export async function configuredConnectors(cwd: string): Promise<string[]> {
   return listed as string[];
 }
 
+/** The runtime's state folder in a cell (execution.state_dir of the generated workload). */
+const STATE_FOLDER = 'state';
 /** A target state file: a plain name in the cell folder (no separator, not `.` or `..`). */
 const STATE_FILE = /^(?!\.\.?$)[\w.-]+$/;
 /** Names the harness writes per cell (a restored copy of another cell's would point at that cell). */
 const HARNESS_FILE = /^(workload.*\.yaml|trace-.*|airflow|killed-.*)$/;
 
-function checkHarness(harness: unknown, name: string): PluginHarness {
+function checkHarness(harness: unknown, name: string, host: EmbeddedHost): PluginHarness {
   const parts = harness as Partial<PluginHarness> | undefined;
   if (!parts || !Array.isArray(parts.routes) || typeof parts.target?.prepare !== 'function')
     throw invalidInput(
@@ -52,8 +55,8 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
       throw invalidInput(`connector ${name} declares route "${route.id}": not a plug-in route id`, {
         field: '--connector',
       });
-    if (route.source !== 'sqlite')
-      throw invalidInput(`connector ${name} route ${route.id}: source must be "sqlite"`, {
+    if (route.source !== host.engine)
+      throw invalidInput(`connector ${name} route ${route.id}: source must be "${host.engine}"`, {
         field: '--connector',
       });
   }
@@ -65,7 +68,8 @@ function checkHarness(harness: unknown, name: string): PluginHarness {
           (file) =>
             typeof file === 'string' &&
             STATE_FILE.test(file) &&
-            !isEmbeddedDurable(file) &&
+            !host.isDurable(file) &&
+            file !== STATE_FOLDER &&
             !HARNESS_FILE.test(file),
         ))) ||
     (parts.target.dumpState !== undefined && typeof parts.target.dumpState !== 'function')
@@ -93,15 +97,17 @@ export async function pluginRoutes(
 ): Promise<Record<string, () => Promise<Route>>> {
   const specifiers = [...new Set([...(await configuredConnectors(cwd)), ...extra])];
   const routes: Record<string, () => Promise<Route>> = {};
+  if (specifiers.length === 0) return routes;
+  const host = await embeddedHost();
   for (const specifier of specifiers) {
     const loaded = await loadConnectorPlugin(specifier, cwd, '--connector');
-    const harness = checkHarness(loaded.plugin.harness, loaded.plugin.meta.name);
+    const harness = checkHarness(loaded.plugin.harness, loaded.plugin.meta.name, host);
     if (!loaded.plugin.target)
       throw invalidInput(`connector ${loaded.plugin.meta.name} supplies no target`, { field: '--connector' });
     for (const declaration of harness.routes) {
       if (routes[declaration.id])
         throw invalidInput(`two connectors declare route "${declaration.id}"`, { field: '--connector' });
-      routes[declaration.id] = async () => pluginRoute(loaded, declaration);
+      routes[declaration.id] = async () => pluginRoute(loaded, declaration, host);
     }
   }
   return routes;

@@ -5,6 +5,7 @@ import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
 import type { ServiceName } from '../env/services.ts';
 import { TOXIPROXY } from '../env/services.ts';
 import { composeRoute } from './compose-route.ts';
+import type { EmbeddedHost } from './parts.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
 import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
 import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
@@ -34,6 +35,9 @@ export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
  */
 const EMBEDDED_JOURNAL = embeddedJournal();
 
+/** The embedded engine: its name is its own route's alias (the harness's default route). */
+export const EMBEDDED_ENGINE = EMBEDDED_JOURNAL;
+
 function embeddedJournal(): string {
   const engines = Object.keys(CONNECTOR_PARTS).filter(
     (engine) => CONNECTOR_PARTS[engine]!.embeddedJournal === true,
@@ -43,6 +47,14 @@ function embeddedJournal(): string {
       `exactly one connector must declare an embedded journal (found: ${engines.join(', ') || 'none'})`,
     );
   return engines[0]!;
+}
+
+/** What plug-in routes borrow from the embedded engine (its parts' pluginHost), loaded when first asked. */
+export async function embeddedHost(): Promise<EmbeddedHost> {
+  const host = (await CONNECTOR_PARTS[EMBEDDED_JOURNAL]!.load()).pluginHost;
+  if (!host)
+    throw new TypeError(`the embedded engine ${EMBEDDED_JOURNAL} supplies no pluginHost in its parts`);
+  return host;
 }
 
 const plays = (engine: string, role: PartRole) => CONNECTOR_PARTS[engine]?.roles.includes(role) === true;

@@ -3,7 +3,7 @@ import { STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 
 /**
  * A route's source, target and fence storage made unreachable for one attempt, in a way the
- * harness itself watches (files moved away and replaced by something SQLite cannot open; a
+ * harness itself watches (files moved away and replaced by something their engine cannot open; a
  * listener standing in for the database server that counts every connection; the server's own
  * table statistics). What decides is what the storage shows afterwards, never the attempt's trace.
  */

@@ -16,10 +16,13 @@ export interface PluginHarness {
 }
 
 export interface PluginRouteDeclaration {
-  /** The route id (`sqlite-to-<engine>`): lower case, digits, . _ -; never a built-in route's id. */
+  /** The route id (`<source>-to-<engine>`): lower case, digits, . _ -; never a built-in route's id. */
   readonly id: string;
-  /** The built-in source part the cells read from (a seeded SQLite file in the cell folder). */
-  readonly source: 'sqlite';
+  /**
+   * The built-in source part the cells read from: the embedded engine's (the built-in engine whose
+   * journal needs no server), a seeded file in the cell folder; any other name is refused.
+   */
+  readonly source: string;
 }
 
 /** The table a cell loads, as the harness describes it to the target part. */

@@ -27,8 +27,8 @@ export function routeRuns(route: Route, fault: FaultSpec): boolean {
 
 /**
  * Whether a suite's scenario belongs in a route's suite: a file named `<engine>-*.yaml` for one of
- * `engines` is for routes whose TARGET is that engine (`clickhouse-pause.yaml`,
- * `postgres-journal-loss.yaml`); a fenceless scenario (`workload.fence: none`) only for routes whose
+ * `engines` is for routes whose TARGET is that engine (`<engine>-pause.yaml`,
+ * `<engine>-journal-loss.yaml`); a fenceless scenario (`workload.fence: none`) only for routes whose
  * target has plain writes; every other file is for every route that can run all its faults.
  */
 export function scenarioFits(

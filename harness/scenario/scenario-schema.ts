@@ -31,14 +31,14 @@ export const FAULT_KINDS = [
 
 /**
  * Which storage a power-loss cell puts on the power-loss filesystem (harness/faults/power-loss-fault.ts):
- * the SQLite journal's file, the SQLite target's file, or the data directory of a server the cell
+ * the embedded file journal, the embedded file target, or the data directory of a server the cell
  * owns (its target's, with the journal on it).
  */
 export const POWER_LOSS_STORAGES = ['journal', 'target', 'server'] as const;
 
 /**
  * Where a full-disk cell puts the size-limited file system (harness/faults/full-disk-fault.ts): the
- * SQLite journal's folder, the SQLite target's file, or the data directory of a server the cell owns
+ * embedded file journal's folder, the embedded file target, or the data directory of a server the cell owns
  * (its target's, with the journal on it).
  */
 export const FULL_DISK_STORAGES = ['journal', 'target', 'server'] as const;
@@ -270,7 +270,7 @@ const networkFault = {
         ],
       },
       description:
-        "Phases to hit. Default every phase the route has: the six shared ones whose connection goes through a proxy, and the target's own (ClickHouse: stage, staged, settle).",
+        "Phases to hit. Default every phase the route has: the six shared ones whose connection goes through a proxy, and the target's own (a staging target's: stage, staged, settle).",
     },
     heal_at: {
       type: 'string',
@@ -293,7 +293,7 @@ const lostAckFault = {
 const stallFault = {
   type: 'object',
   description:
-    "A stalled target: at each phase the worker is parked, the target backend serving its session is SIGSTOPped (or Toxiproxy stops every server→client byte on the target's connection), the worker released. It must end on its own within the stated bound (2 × query_timeout_ms + connect_timeout_ms + 5 s); then the backend resumes, and the next worker finishes with exactly one mutation. Routes whose target is a server the cell can own (PostgreSQL).",
+    "A stalled target: at each phase the worker is parked, the target backend serving its session is SIGSTOPped (or Toxiproxy stops every server→client byte on the target's connection), the worker released. It must end on its own within the stated bound (2 × query_timeout_ms + connect_timeout_ms + 5 s); then the backend resumes, and the next worker finishes with exactly one mutation. Routes whose target is a server the cell can own, with a backend process per session.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -328,7 +328,7 @@ const lostCommitFault = {
 const powerLossFault = {
   type: 'object',
   description:
-    "A power cut under the SQLite journal, the SQLite target, or a server's data directory: that file (or folder) lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run (for the target also at every statement boundary of its mutation step; for a server after every journal write and after the target's commit) the first attempt is SIGKILLed and the power cut with it (a server is SIGKILLed too, and restarted after the cut); the storage must then hold everything the killed attempt had committed to it, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal or target is not of that kind.",
+    "A power cut under the embedded file journal, the embedded file target, or a server's data directory: that file (or folder) lives on the power-loss filesystem (harness/env/lossyfs: written data is kept in memory until fsync, directory entries until the directory is fsynced). At every transition point of a clean run (for the target also at every statement boundary of its mutation step; for a server after every journal write and after the target's commit) the first attempt is SIGKILLed and the power cut with it (a server is SIGKILLed too, and restarted after the cut); the storage must then hold everything the killed attempt had committed to it, and the retry, on the same filesystem, must end with exactly one mutation in the target. UNVERIFIED where FUSE is unavailable or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -339,7 +339,7 @@ const powerLossFault = {
       uniqueItems: true,
       items: { enum: POWER_LOSS_STORAGES },
       description:
-        "What lives on the power-loss filesystem: the SQLite journal's file, the SQLite target's file, or (server) the data directory of the cell's own target server with the journal on it (a server engine's route). Default the journal only.",
+        "What lives on the power-loss filesystem: the embedded file journal, the embedded file target, or (server) the data directory of the cell's own target server with the journal on it (a server engine's route). Default the journal only.",
     },
   },
 } as const;
@@ -347,7 +347,7 @@ const powerLossFault = {
 const fullDiskFault = {
   type: 'object',
   description:
-    "A full disk under the SQLite journal, the SQLite target, or a server's data directory: the storage lives on a size-limited tmpfs. At every transition point of a clean run (for a server after every journal write and after the target's commit) the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
+    "A full disk under the embedded file journal, the embedded file target, or a server's data directory: the storage lives on a size-limited tmpfs. At every transition point of a clean run (for a server after every journal write and after the target's commit) the first attempt parks, the tmpfs is filled to its last block (a ballast file) and the attempt goes on: it must exit 18 STORAGE_FULL naming the file and the cause (or complete, when nothing it still had to write needed a new block), leave the target with none or all of the load and hand its lease back; the ballast removed, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -366,7 +366,7 @@ const fullDiskFault = {
 const journalCorruptionFault = {
   type: 'object',
   description:
-    "A damaged journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal is damaged (seeded: a SQLite file's bytes of a row page, a bit of the header, or a truncation; a server journal's row with one field changed behind the journal's back) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not of that kind.",
+    "A damaged journal: at every transition point of a clean run the first attempt is SIGKILLed, then the journal is damaged (seeded: an embedded file journal's bytes of a row page, a bit of the header, or a truncation; a server journal's row with one field changed behind the journal's back) and a retry runs. Never a second mutation; exit 19 JOURNAL_CORRUPT whenever the damage reaches what the run reads, otherwise a normal outcome; never 10, 22 or 29. Then the journal is restored from the backup taken before the damage and one more run must complete the operation. UNVERIFIED where the route's journal is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -385,7 +385,7 @@ const journalCorruptionFault = {
 const readOnlyDiskFault = {
   type: 'object',
   description:
-    "A read-only file system under the SQLite journal or the SQLite target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
+    "A read-only file system under the embedded file journal or the embedded file target: the storage lives on a tmpfs. At every transition point of a clean run the first attempt is SIGKILLed there, the tmpfs is remounted read-only (the kernel refuses it while a file on it is open for writing, so between attempts) and the next attempt runs: it must exit 31 PERMISSION_DENIED naming the file, the cause (EROFS) and how to lift it (or complete, when it needed no write there), change none of the target's rows and leave no lease of its own; remounted read-write, one retry must land exactly one mutation. UNVERIFIED where a tmpfs cannot be mounted (not root) or the route's journal or target is not of that kind.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -403,7 +403,7 @@ const readOnlyDiskFault = {
 const serverKillFault = {
   type: 'object',
   description:
-    "Stop a server the cell owns (SIGKILL or SIGTERM) at the route's kill points and start it again: the target around the commit (ClickHouse also right after the swap and after the run), the journal before the intent and around COMMITTING.",
+    "Stop a server the cell owns (SIGKILL or SIGTERM) at the route's kill points and start it again: the target around the commit (a staging target also right after the swap and after the run), the journal before the intent and around COMMITTING.",
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -461,7 +461,7 @@ const distinctLossStates = {
 const journalLossFault = {
   type: 'object',
   description:
-    'At every transition point of a clean run the journal is lost, then retries run: wipe (emptied in place), delete (with the state folder), rollback (restored to its own backup from one transition earlier), fork (a second deployment with its own, empty journal runs while the first is parked, then the first is released), wal-loss (SQLite: -wal/-shm deleted under a parked worker, a second worker runs, the first is released). The target may hold only the mutation its fence proves.',
+    'At every transition point of a clean run the journal is lost, then retries run: wipe (emptied in place), delete (with the state folder), rollback (restored to its own backup from one transition earlier), fork (a second deployment with its own, empty journal runs while the first is parked, then the first is released), wal-loss (an embedded file journal: -wal/-shm deleted under a parked worker, a second worker runs, the first is released). The target may hold only the mutation its fence proves.',
   additionalProperties: false,
   required: ['kind'],
   properties: {
@@ -513,7 +513,7 @@ export const SCENARIO_SCHEMA = {
       type: 'string',
       pattern: '^[a-z0-9-]+$',
       description:
-        'Route id, SOURCE-to-TARGET (e.g. sqlite-to-clickhouse) or an alias (sqlite, postgres); default sqlite; --route overrides.',
+        "Route id, SOURCE-to-TARGET, or an engine's alias; default the embedded engine's route; --route overrides.",
     },
     seed: {
       type: 'integer',
@@ -537,7 +537,7 @@ export const SCENARIO_SCHEMA = {
         pooler: {
           enum: ['session', 'transaction'],
           description:
-            "The PgBouncer lane: every PostgreSQL connection of the cell's workers (source, target, journal) goes through a PgBouncer in this pool mode, started by the harness in front of the run's server (with ignore_startup_parameters, as teams configure it), while the role keeps its odd session settings. Cells are planned only on routes with a PostgreSQL part; without pgbouncer they are UNVERIFIED.",
+            "The PgBouncer lane: every connection of the cell's workers (source, target, journal) to the server engine that offers it goes through a PgBouncer in this pool mode, started by the harness in front of the run's server (with ignore_startup_parameters, as teams configure it), while the role keeps its odd session settings. Cells are planned only on routes with a part of that engine; without pgbouncer they are UNVERIFIED.",
         },
         fence: {
           enum: ['none'],

@@ -25,7 +25,7 @@ export const SUITES: Readonly<Record<string, readonly string[]>> = Object.fromEn
 
 /**
  * A suite for a route: every scenario of the suite that fits it (scenario/route-suite.ts): a file
- * named for a target engine (`clickhouse-*.yaml`) only on routes into that engine, and no scenario
+ * named for a target engine (`<engine>-*.yaml`) only on routes into that engine, and no scenario
  * whose faults the route cannot run (an embedded route has no network to cut or server to kill).
  */
 export async function defaultScenarioFiles(

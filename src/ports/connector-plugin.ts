@@ -227,6 +227,12 @@ export interface WorkloadRules {
    * describes them. Absent, `target.create` is refused on routes into this engine.
    */
   readonly createColumnType?: { readonly test: (type: string) => boolean; readonly expected: string };
+  /**
+   * An endpoint URL of this engine that names a file relative to the workload's folder, made
+   * absolute against `baseDir` (a copy of the workload run from another folder, such as an Airflow
+   * try's, must name the same file); undefined when the URL is not this engine's or already absolute.
+   */
+  readonly absoluteUrl?: (url: string, baseDir: string) => string | undefined;
 }
 
 /** The object a plug-in module exports as `default` (or as `connector`). */

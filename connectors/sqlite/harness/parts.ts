@@ -14,7 +14,9 @@ import type {
   SourcePart,
   TargetPart,
 } from '../../../harness/routes/parts.ts';
-import { maskedDigest, sqliteDump } from '../../../harness/routes/state-fingerprint.ts';
+import { maskedDigest } from '../../../harness/routes/state-fingerprint.ts';
+import { sqliteDump } from './sqlite-dump.ts';
+import { sqlitePluginHost } from './sqlite-plugin-host.ts';
 import { openCellJournal, sqliteFenceOperations, sqliteJournalOperations } from './sqlite-loss.ts';
 import { sealSqliteFile } from './sqlite-seal.ts';
 import { sqliteJournalFile } from './sqlite-journal-file.ts';
@@ -81,6 +83,7 @@ export const sqliteSource: SourcePart = {
   connectorVersion: SQLITE_ENGINE.source!.version,
   services: [],
   files: [FILES.source],
+  dumpFile: sqliteDump,
   async prepare(cell) {
     const { dataset } = cell;
     const file = join(cell.dir, FILES.source);
@@ -114,6 +117,7 @@ export const sqliteTarget: TargetPart = {
   connectorVersion: SQLITE_ENGINE.target!.version,
   services: [],
   files: [FILES.target],
+  dumpFile: sqliteDump,
   fileImage: readTargetTables,
   unsafeVariants: Object.keys(UNSAFE_SQLITE_VARIANTS),
   // No "move": SQLite has no search path to point a retry's fence lookup elsewhere.
@@ -155,6 +159,7 @@ export const sqliteJournal: JournalPart = {
   kind: 'sqlite',
   services: [],
   files: [FILES.journal],
+  dumpFile: sqliteDump,
   lossModes: ['wipe', 'delete', 'rollback', 'fork', 'wal-loss'],
   async prepare(cell) {
     const url = `sqlite://${join(cell.dir, FILES.journal)}`;
@@ -175,4 +180,5 @@ export const parts: ConnectorParts = {
   source: sqliteSource,
   target: sqliteTarget,
   journal: sqliteJournal,
+  pluginHost: sqlitePluginHost(FILES, sqliteJournal.lossModes),
 };

@@ -4,7 +4,7 @@ import type { PartSeal } from '../../../harness/routes/parts.ts';
 import { digest, watchedPlaceholders } from '../../../harness/routes/watched-placeholders.ts';
 
 /** The database file and the files SQLite keeps beside it (`-wal`, `-shm`, `-journal`). */
-function ofDatabase(file: string, name: string): boolean {
+export function ofDatabase(file: string, name: string): boolean {
   return name === file || (name.startsWith(file) && /^-(wal|shm|journal)$/.test(name.slice(file.length)));
 }
 
