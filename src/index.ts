@@ -49,7 +49,8 @@ export { StatementPoints, isStatementPoint, statementPoint } from './ports/state
 export { DEFAULT_CHUNK_ROWS, chunked, collectRows, rowStream, rowStreamOf } from './ports/row-stream.ts';
 export type { TargetCommitJournalPort } from './ports/journal.ts';
 export type { UnsafeVariant } from './ports/unsafe-variants.ts';
-export { UNSAFE_VARIANTS, fenceContractVariantsFor, unsafeVariantsFor } from './ports/unsafe-variants.ts';
+// The whole catalogue: the shared flaws and the built-in engines' own (src/cli/unsafe-catalogue.ts).
+export { UNSAFE_VARIANTS, fenceContractVariantsFor, unsafeVariantsFor } from './cli/unsafe-catalogue.ts';
 
 // Errors: one class, stable codes.
 export type { ErrorCode, SafeErrorFields } from './contracts/errors.ts';

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { POSTGRES_UNSAFE_CATALOGUE } from './postgres-variant-catalogue.ts';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
 import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
@@ -107,4 +108,6 @@ export const POSTGRES_ENGINE = defineConnector({
     fenceSchema: true,
     createColumnType: POSTGRES_CREATE_COLUMN,
   },
+  // Its session's, its COPY's and its server's flaws (postgres-variant-catalogue.ts).
+  unsafeCatalogue: POSTGRES_UNSAFE_CATALOGUE,
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
 import type { HostContext } from '../../src/ports/connector-plugin.ts';
+import { SQLITE_UNSAFE_CATALOGUE } from './sqlite-variant-catalogue.ts';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
 import { hostOf } from '../../src/ports/built-in-engine.ts';
 import { checkSqliteFile, sqliteFilePath } from './sqlite-file.ts';
@@ -117,6 +118,8 @@ export const SQLITE_ENGINE = defineConnector({
     },
   },
   workload: SQLITE_WORKLOAD_RULES,
+  // Its storage classes', its files' syncing and its journal's flaws (sqlite-variant-catalogue.ts).
+  unsafeCatalogue: SQLITE_UNSAFE_CATALOGUE,
 });
 
 /**

@@ -1,27 +1,38 @@
 import type { TargetConnector } from '../../src/ports/connector.ts';
-import { UNSAFE_VARIANTS, targetVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import {
+  SHARED_UNSAFE_VARIANTS,
+  assembleUnsafeCatalogue,
+  targetVariantsFor,
+  unsafeVariantFlaws,
+} from '../../src/ports/unsafe-variants.ts';
 import { requestedUnsafeVariant } from '../../src/test-hooks/index.ts';
 import { openMarkerTarget } from '../../src/adapters/connectors/marker-fence/open-marker-target.ts';
 import { unsafeMarkerTarget } from '../../src/adapters/connectors/marker-fence/marker-unsafe-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
+import { SQLITE_UNSAFE_CATALOGUE } from './sqlite-variant-catalogue.ts';
 import type { SqliteTargetOptions } from './sqlite-target.ts';
 import { SqliteTarget, markerOptions, openTargetDatabase } from './sqlite-target.ts';
 
 /**
- * DELIBERATELY BROKEN SQLite targets for the harness's sensitivity check (the shared catalogue,
- * built by ../marker-fence/marker-unsafe-target.ts): each must make the certification FAIL. They
- * are reachable only through `sqliteTargetForHarness` with DPONE_HARNESS=1.
+ * DELIBERATELY BROKEN SQLite targets for the harness's sensitivity check (the shared catalogue's
+ * and this engine's own, sqlite-variant-catalogue.ts; built by
+ * ../marker-fence/marker-unsafe-target.ts but for the file's syncing): each must make the
+ * certification FAIL. They are reachable only through `sqliteTargetForHarness` with DPONE_HARNESS=1.
  */
+/** The variants this engine knows: the shared catalogue and its own. */
+const KNOWN = assembleUnsafeCatalogue(SHARED_UNSAFE_VARIANTS, [['sqlite', SQLITE_UNSAFE_CATALOGUE]]);
+
 type VariantFactory = (options: SqliteTargetOptions) => Promise<TargetConnector>;
 
 function variant(name: string): VariantFactory {
-  const synchronous = UNSAFE_VARIANTS[name]?.flaws.synchronous;
+  const synchronous = KNOWN[name]?.flaws.synchronous;
   if (synchronous !== undefined) return unsyncedTarget(synchronous);
   return (options) =>
     unsafeMarkerTarget(
       name,
       async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),
       markerOptions(options),
+      unsafeVariantFlaws(name, 'transactional-commit-marker', KNOWN),
     );
 }
 
@@ -38,9 +49,9 @@ const unsyncedTarget =
       markerOptions(options),
     );
 
-/** The unsafe variants by name (the shared catalogue); each must be caught by the certification suite. */
+/** The unsafe variants by name (the shared catalogue's and its own); each must be caught by the certification suite. */
 export const UNSAFE_SQLITE_VARIANTS: Readonly<Record<string, VariantFactory>> = Object.fromEntries(
-  targetVariantsFor('transactional-commit-marker', 'sqlite').map((name) => [name, variant(name)]),
+  targetVariantsFor('transactional-commit-marker', 'sqlite', KNOWN).map((name) => [name, variant(name)]),
 );
 
 /**
@@ -51,13 +62,14 @@ export function sqliteTargetForHarness(
   options: SqliteTargetOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<TargetConnector> {
-  const requested = requestedUnsafeVariant(env);
-  const synchronous = requested === null ? undefined : UNSAFE_VARIANTS[requested]?.flaws.synchronous;
+  const requested = requestedUnsafeVariant(env, KNOWN);
+  const synchronous = requested === null ? undefined : KNOWN[requested]?.flaws.synchronous;
   if (synchronous !== undefined) return unsyncedTarget(synchronous)(options);
   return openMarkerTarget(
     env,
     async () => sqliteDialect(openTargetDatabase(options), options.table, options.path),
     markerOptions(options),
     (dialect, marker) => new SqliteTarget(dialect, marker),
+    KNOWN,
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { AttemptRecord } from '../evidence/evidence-types.ts';
-import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS } from '../../src/cli/unsafe-catalogue.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { ServerControl } from '../routes/server-control.ts';
 import type { CellOutcome, CellRun } from './fault.ts';

@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../env/lossy-fs-binary.ts';
 import { startLossyFs } from '../env/lossy-fs.ts';
 import type { LossyFs, LossyFsStats } from '../env/lossy-fs.ts';
-import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS } from '../../src/cli/unsafe-catalogue.ts';
 import { POWER_LOSS_ACKNOWLEDGED, POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../evidence/check-names.ts';
 import type { CellFixture } from '../routes/route.ts';
 import { embeddedHost } from '../routes/route-registry.ts';

@@ -1,5 +1,5 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS } from '../../src/cli/unsafe-catalogue.ts';
 import { faultModule } from '../faults/fault-registry.ts';
 import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 import type { PlanContext } from '../faults/fault.ts';

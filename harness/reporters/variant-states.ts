@@ -1,4 +1,4 @@
-import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS } from '../../src/cli/unsafe-catalogue.ts';
 import type { Evidence, SensitivityRecord, VariantState } from '../evidence/evidence-types.ts';
 
 /** One unsafe variant as every rendering shows it: its state, what it breaks, what killed it, its counts. */

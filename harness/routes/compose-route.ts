@@ -2,7 +2,7 @@ import { builtInRouteCode } from '../../src/cli/route-code.ts';
 import { cp, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { composeConnectorVersion } from '../../src/cli/certifications.ts';
-import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/cli/unsafe-catalogue.ts';
 import { generateDataset } from '../data/dataset.ts';
 import type { ServiceName } from '../env/services.ts';
 import { TOXIPROXY } from '../env/services.ts';

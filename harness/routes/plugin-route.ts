@@ -6,7 +6,7 @@ import { workloadText } from './workload-text.ts';
 import type { LoadedPlugin } from '../../src/cli/connector-plugins.ts';
 import { pluginConnectorVersion } from '../../src/ports/connector-plugin.ts';
 import { DponeError, ERROR_CODES, invalidInput } from '../../src/contracts/errors.ts';
-import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS, unsafeVariantsFor } from '../../src/cli/unsafe-catalogue.ts';
 import { routeIdOf } from '../../src/contracts/route-id.ts';
 import type { TargetSnapshot } from '../evidence/evidence-types.ts';
 import type { SnapshotOptions, TargetInspector } from '../inspectors/target-inspector.ts';

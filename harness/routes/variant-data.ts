@@ -1,5 +1,5 @@
 import { invalidInput } from '../../src/contracts/errors.ts';
-import { UNSAFE_VARIANTS } from '../../src/ports/unsafe-variants.ts';
+import { UNSAFE_VARIANTS } from '../../src/cli/unsafe-catalogue.ts';
 import type { VariantData } from '../../src/ports/unsafe-variants.ts';
 
 /** What each kind of value is, as a refusal names it. */

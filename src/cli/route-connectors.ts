@@ -23,6 +23,12 @@ import { routeConnectorVersion as shippedConnectorVersion } from './certificatio
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { builtInRouteCode, engineDigest, pluginCode } from './route-code.ts';
 import { locateWorkloadField } from './workload-file.ts';
+import {
+  UNSAFE_VARIANT_ENV,
+  requestedUnsafeVariant,
+  withoutRuntimeOnlyVariant,
+} from '../test-hooks/index.ts';
+import { UNSAFE_VARIANTS, unsafeVariantFlaws } from './unsafe-catalogue.ts';
 
 /*
  * The route wiring, one module: a workload's route is resolved once into its two ends, each a
@@ -55,7 +61,8 @@ export interface RouteConnectors {
  * One end of a route. A built-in engine reads its endpoint's password itself (from HostContext.env,
  * by the workload's `password_env`) and answers the harness's unsafe variants inside its own open
  * (connectors/<engine>/*-unsafe-variants.ts, as before it was a plug-in), so the host hands it the
- * endpoint without a password and applies the plug-in gate (PluginGate) only to a loaded plug-in.
+ * endpoint without a password, and an environment without a variant that leaves the target
+ * certified, and applies the plug-in gate (PluginGate) only to a loaded plug-in.
  */
 interface End<Part> {
   readonly part: Part;
@@ -106,7 +113,7 @@ function builtInEnds(workload: Workload): RouteEnds {
  * from the plug-in; the source from the plug-in named by `source.connector`, else from the
  * built-in source the source URL's scheme picks. Its connector version, shown in outputs, is the
  * target plug-in's `<name>@<version>`; a certification binds the plug-in's files (route-code.ts).
- * The loader and the gate are imported here, so a built-in route never loads them.
+ * The loader is imported here, so a built-in route never loads it.
  */
 async function pluginEnds(workload: Workload): Promise<RouteEnds> {
   if (workload.target.connector === undefined)
@@ -116,7 +123,7 @@ async function pluginEnds(workload: Workload): Promise<RouteEnds> {
       { field: 'target.connector' },
     );
   const { loadConnectorPlugin } = await import('./connector-plugins.ts');
-  const gate = await pluginGate();
+  const gate = pluginGate();
   const pluginOf = async (side: 'source' | 'target'): Promise<{ plugin: ConnectorPlugin; url: string }> => {
     const field = `${side}.connector`;
     const loaded = await loadConnectorPlugin(workload[side].connector!, dirname(workload.file), field);
@@ -238,10 +245,12 @@ export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
   const { target } = ends;
   const fenceless = workload.target.fence === 'none';
   const plainWrites = typeof target.part.openPlain === 'function';
-  // A built-in engine is told where a refused workload field is written (read only when asked).
-  const host = (env: NodeJS.ProcessEnv): HostContext => ({
+  // A built-in engine is told where a refused workload field is written (read only when asked),
+  // and gets no variant that is the executor's alone (withoutRuntimeOnlyVariant): it knows the
+  // shared catalogue and its own, the host the whole one.
+  const host = (end: End<unknown>, env: NodeJS.ProcessEnv): HostContext => ({
     workload,
-    env,
+    env: end.gate === null ? withoutRuntimeOnlyVariant(env, UNSAFE_VARIANTS) : env,
     locate: (field: string) => locateWorkloadField(workload.file, field),
   });
   // Checked before anything opens (a fenceless workload on a route that cannot write without a fence).
@@ -254,7 +263,7 @@ export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
   const openTarget = (context: RouteContext): Promise<TargetConnector> => {
     const endpoint = endEndpoint(target, workload, 'target', context.env);
     const opened: TargetOpenContext = {
-      ...host(context.env),
+      ...host(target, context.env),
       ...(context.note ? { note: context.note } : {}),
       faults: context.faults,
       readOnly: context.readOnly === true,
@@ -275,12 +284,12 @@ export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
       );
     }
     return source.part.open(endEndpoint(source, workload, 'source', context.env), {
-      ...host(context.env),
+      ...host(source, context.env),
       ...(context.note ? { note: context.note } : {}),
     });
   };
   const recovery = (io: { readonly env: NodeJS.ProcessEnv }, readOnly: boolean) =>
-    [endEndpoint(target, workload, 'target', io.env), { ...host(io.env), readOnly }] as const;
+    [endEndpoint(target, workload, 'target', io.env), { ...host(target, io.env), readOnly }] as const;
   const route: ResolvedRoute = {
     capability: fenceless ? 'none' : target.part.capability,
     connectorVersion: ends.connectorVersion,
@@ -326,8 +335,8 @@ export async function resolveRoute(workload: Workload): Promise<ResolvedRoute> {
 /**
  * The harness's unsafe variants for a loaded plug-in (DPONE_HARNESS=1 and DPONE_UNSAFE_VARIANT):
  * only one the plug-in offers, and only one of the catalogue that is really unsafe on its
- * capability (a variant harmless there would make the sensitivity check prove nothing). Its
- * modules are imported only for a plug-in route.
+ * capability (a variant harmless there would make the sensitivity check prove nothing), looked
+ * up in the whole catalogue (unsafe-catalogue.ts).
  */
 interface PluginGate {
   open(
@@ -344,14 +353,10 @@ interface PluginGate {
   ): Promise<TargetConnector>;
 }
 
-async function pluginGate(): Promise<PluginGate> {
-  const [{ UNSAFE_VARIANT_ENV, requestedUnsafeVariant }, { unsafeVariantFlaws }] = await Promise.all([
-    import('../test-hooks/index.ts'),
-    import('../ports/unsafe-variants.ts'),
-  ]);
+function pluginGate(): PluginGate {
   return {
     open(target, endpoint, context, env) {
-      const variant = context.readOnly ? null : requestedUnsafeVariant(env);
+      const variant = context.readOnly ? null : requestedUnsafeVariant(env, UNSAFE_VARIANTS);
       if (variant === null) return target.open(endpoint, context);
       unsafeVariantFlaws(variant, target.capability);
       if (!target.unsafeVariants?.includes(variant) || !target.openUnsafe)
@@ -367,7 +372,7 @@ async function pluginGate(): Promise<PluginGate> {
      * the workload switched off must not be certified as one.
      */
     async openPlain(target, endpoint, context, env) {
-      const variant = context.readOnly ? null : requestedUnsafeVariant(env);
+      const variant = context.readOnly ? null : requestedUnsafeVariant(env, UNSAFE_VARIANTS);
       if (variant !== null && Object.keys(unsafeVariantFlaws(variant, 'none')).length > 0)
         throw invalidInput(
           `unsafe variant "${variant}" breaks a fence; a target written without one has none`,

@@ -1,3 +1,4 @@
+import type { UnsafeCatalogue } from './unsafe-variants.ts';
 import type { Workload } from '../contracts/workload.ts';
 import type { FenceCapabilityKind, SourceConnector, TargetConnector } from './connector.ts';
 import type { FaultPoints } from './fault-points.ts';
@@ -114,8 +115,9 @@ export interface PluginTarget {
   open(endpoint: ConnectorEndpoint, context: TargetOpenContext): Promise<TargetConnector>;
   /**
    * Deliberately broken variants for the certification's sensitivity check, by catalogue name
-   * (src/ports/unsafe-variants.ts: those really unsafe on `capability`). The host opens one only
-   * for a process the harness started (DPONE_HARNESS=1 and DPONE_UNSAFE_VARIANT).
+   * (the shared catalogue, src/ports/unsafe-variants.ts, or a built-in engine's own: those really
+   * unsafe on `capability`). The host opens one only for a process the harness started
+   * (DPONE_HARNESS=1 and DPONE_UNSAFE_VARIANT).
    */
   readonly unsafeVariants?: readonly string[];
   openUnsafe?(
@@ -263,6 +265,13 @@ export interface ConnectorPlugin<Harness = unknown> {
   readonly naming?: EngineNaming;
   /** What a certification of a route whose target is this engine must hold beyond the shared items. */
   readonly acceptance?: EngineAcceptance;
+  /**
+   * The engine's own unsafe variants, beyond the shared catalogue (src/ports/unsafe-variants.ts):
+   * flaws only this engine can have (its storage, its protocol, its server, its journal), with
+   * their descriptions. src/cli/unsafe-catalogue.ts assembles them with the shared ones; the
+   * engine's target lists the ones it offers (harness parts) and implements them.
+   */
+  readonly unsafeCatalogue?: UnsafeCatalogue;
 }
 
 /**

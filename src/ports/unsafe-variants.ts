@@ -2,11 +2,15 @@ import { invalidInput } from '../contracts/errors.ts';
 import type { FenceCapabilityKind } from './connector.ts';
 
 /**
- * The catalogue of DELIBERATELY BROKEN target behaviours the connectors offer the harness's
- * sensitivity check (each offered variant must make a certification FAIL). A connector implements
- * the flaws; this file only names them, says what each breaks, and on which fence capability it
- * is really unsafe, so every route of a capability is tested against the same list and no route
- * carries a variant its fence makes harmless.
+ * The shared catalogue of DELIBERATELY BROKEN target and executor behaviours the connectors offer
+ * the harness's sensitivity check (each offered variant must make a certification FAIL): the flaws
+ * any target of a fence capability, or the executor itself, can have. A connector implements the
+ * flaws; this file only names them, says what each breaks, and on which fence capability it is
+ * really unsafe, so every route of a capability is tested against the same list and no route
+ * carries a variant its fence makes harmless. A flaw only one engine can have (its storage, its
+ * protocol, its server, its own journal) is that engine's: it registers it from its folder
+ * (ConnectorPlugin.unsafeCatalogue), and the composition root assembles the whole catalogue
+ * (src/cli/unsafe-catalogue.ts, assembleUnsafeCatalogue below), where the harness looks names up.
  */
 export interface TargetFlaws {
   /** prepareFence does nothing and mutate writes without any guard or marker. */
@@ -61,19 +65,12 @@ export interface TargetFlaws {
   readonly shiftsZones?: boolean;
   /** Numbers go through a JS double on the way into the target (an integer beyond 2^53 travels as text: that text too). */
   readonly roundsNumbers?: boolean;
-  /**
-   * PostgreSQL only: session settings (DateStyle, extra_float_digits, TimeZone, timeouts) go as
-   * startup parameters, trusted, never SET LOCAL nor read back (a pooler drops them silently).
-   */
-  readonly trustsStartupParameters?: boolean;
-  /** PostgreSQL only: the end of a COPY is awaited without bound (a stalled server hangs the run). */
-  readonly unboundedCopy?: boolean;
   /** A floating-point value with no fraction (REAL 20.0) is bound as an integer (the target stores INTEGER 20). */
   readonly narrowsReals?: boolean;
   /**
-   * SQLite only: the target file is opened with this synchronous level instead of FULL (OFF: never
+   * An embedded target's file is opened with this synchronous level instead of FULL (OFF: never
    * synced; NORMAL: in WAL mode synced only at a checkpoint), so a COMMIT (the data and the fence's
-   * marker) returns before it is on disk.
+   * marker) returns before it is on disk. The power-loss cells under the target read it.
    */
   readonly synchronous?: 'OFF' | 'NORMAL';
 }
@@ -97,8 +94,8 @@ export interface RuntimeFlaws {
    */
   readonly trustHolderClock?: boolean;
   /**
-   * The SQLite journal is opened with this synchronous level instead of FULL: its committed
-   * transitions are not on disk when they return.
+   * The file journal is opened with this synchronous level instead of FULL (JournalOpenOptions
+   * `unsafeSynchronous`): its committed transitions are not on disk when they return.
    */
   readonly journalSynchronous?: 'OFF' | 'NORMAL';
   /**
@@ -122,8 +119,9 @@ export interface RuntimeFlaws {
   readonly shadowBlocksRetry?: boolean;
 }
 
-export interface UnsafeVariant {
-  readonly flaws: TargetFlaws;
+export interface UnsafeVariant<Flaws extends TargetFlaws = TargetFlaws> {
+  /** The target's flaws: the shared ones, or an engine's own beyond them (only it reads those). */
+  readonly flaws: Flaws;
   /** Flaws of the executor (absent: none); such a variant leaves the target as certified. */
   readonly runtime?: RuntimeFlaws;
   /** What is broken and what a certification sees of it. */
@@ -143,8 +141,8 @@ export interface UnsafeVariant {
    */
   readonly kinds?: readonly string[];
   /**
-   * Only these target engines offer it (a flaw harmless on the others: a SQLite storage class means
-   * nothing to a typed PostgreSQL column). Absent: every engine of its capabilities.
+   * Only these target engines offer it (a flaw harmless on the others: an embedded engine's storage
+   * class means nothing to a server's typed column). Absent: every engine of its capabilities.
    */
   readonly engines?: readonly string[];
   /**
@@ -160,8 +158,8 @@ export interface UnsafeVariant {
   readonly shownBy?: VariantData;
   /**
    * A flaw of the server the harness starts for the cell, not of the connector (which stays the
-   * certified one): `neverSyncs`, the server acknowledges commits it never syncs (PostgreSQL
-   * `fsync=off`); only cells that own the server's storage and cut its power reach it.
+   * certified one): `neverSyncs`, the server acknowledges commits it never syncs (its own setting
+   * that turns syncing off); only cells that own the server's storage and cut its power reach it.
    */
   readonly server?: { readonly neverSyncs: true };
 }
@@ -169,10 +167,13 @@ export interface UnsafeVariant {
 /** Kinds of values a flaw may need in the cells' data to show at all. */
 export type VariantData = 'zoned-instants';
 
+/** Variants by name: the shared catalogue, an engine's own, or the assembled whole. */
+export type UnsafeCatalogue = Readonly<Record<string, UnsafeVariant>>;
+
 const MARKER: readonly FenceCapabilityKind[] = ['transactional-commit-marker'];
 const STAGING: readonly FenceCapabilityKind[] = ['staging-swap-generation'];
 /** A runtime flaw is unsafe whatever the target's fence, also on a target without one. */
-const EVERY: readonly FenceCapabilityKind[] = [
+export const EVERY_CAPABILITY: readonly FenceCapabilityKind[] = [
   'target-native-idempotency-key',
   'transactional-commit-marker',
   'staging-swap-generation',
@@ -180,7 +181,7 @@ const EVERY: readonly FenceCapabilityKind[] = [
   'none',
 ];
 
-export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
+export const SHARED_UNSAFE_VARIANTS: UnsafeCatalogue = {
   'no-fence': {
     flaws: { noFence: true },
     description: 'no fence at all: every retry after a crash writes the data again',
@@ -275,15 +276,6 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     unsafeOn: [...MARKER, ...STAGING],
     caughtBy: 'cells',
   },
-  'real-as-integer': {
-    flaws: { narrowsReals: true },
-    description:
-      'a REAL with no fraction is bound as an integer: SQLite stores INTEGER 20 where the source had REAL 20.0, ' +
-      "without any error; only parity in the target's own storage classes shows it",
-    unsafeOn: MARKER,
-    caughtBy: 'cells',
-    engines: ['sqlite'],
-  },
   'timezone-shifted': {
     flaws: { shiftsZones: true },
     shownBy: 'zoned-instants',
@@ -300,7 +292,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
     description:
       'the executor reads the source before it checks the journal intent: an intent conflict is refused only ' +
       'after source I/O, which the storage sealed for the conflicting attempt shows',
-    unsafeOn: EVERY,
+    unsafeOn: EVERY_CAPABILITY,
     caughtBy: 'cells',
   },
   'lease-blind-cas': {
@@ -326,7 +318,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       "the executor prefetches the source before it checks the journal intent and swallows the prefetch's error: " +
       'against sealed storage the attempt fails to read, says nothing and is refused as a conflict as if it never ' +
       'tried; only a seal that sees attempts (an open of the sealed file, a connection to the listener) shows it',
-    unsafeOn: EVERY,
+    unsafeOn: EVERY_CAPABILITY,
     caughtBy: 'cells',
   },
   'replay-unknown': {
@@ -336,25 +328,6 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'an outcome the target cannot prove is taken for "not committed" and the mutation replayed: on a target ' +
       'without a fence a committed write lands twice (a fenced target refuses the replay: harmless there)',
     unsafeOn: ['none'],
-    caughtBy: 'cells',
-  },
-  // Offered by the PostgreSQL connector alone (postgres-unsafe-variants.ts; unsafeOn stays empty so no
-  // other route of the capability is certified against a flaw it cannot have).
-  'trusts-startup-parameters': {
-    flaws: { trustsStartupParameters: true },
-    description:
-      'session settings go as startup parameters and are trusted: behind PgBouncer (ignore_startup_parameters) ' +
-      'they never reach the server, and a source role with DateStyle SQL, DMY and extra_float_digits 0 moves ' +
-      'days and cuts floats without any error; only per-value parity through the pooler lane shows it',
-    unsafeOn: [],
-    caughtBy: 'cells',
-  },
-  'copy-never-gives-up': {
-    flaws: { unboundedCopy: true },
-    description:
-      'the end of a COPY is awaited without bound: a stalled target backend (SIGSTOP, a proxy that stops ' +
-      'answering) hangs the run until it resumes, the lease long expired; only a stall cell with a time bound shows it',
-    unsafeOn: [],
     caughtBy: 'cells',
   },
   'skips-complete-check': {
@@ -373,46 +346,9 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'leases are decided by the clock of whoever wrote them: a holder whose clock ran ahead (a year, two ' +
       'hours) leaves an expiry every retry believes, and the operation is wedged for as long as that clock ' +
       'was ahead (a server journal binds the worker’s time, a file journal takes any expiry as true)',
-    unsafeOn: EVERY,
+    unsafeOn: EVERY_CAPABILITY,
     caughtBy: 'cells',
     kinds: ['clock-skew'],
-  },
-  'journal-sync-off': {
-    flaws: {},
-    runtime: { journalSynchronous: 'OFF' },
-    description:
-      'the SQLite journal is opened with synchronous=OFF: a transition returns before it is on disk, and a ' +
-      'power cut takes back what the killed run was told had committed; the fence still keeps the target to one ' +
-      'mutation, only a power-loss cell (the journal on a filesystem that drops what was not synced) shows it',
-    unsafeOn: EVERY,
-    caughtBy: 'cells',
-    // Only power-loss cells reach it (scenarios/storage/sqlite-power-loss.yaml, routes whose target
-    // is SQLite): a route without them plans no cell of this variant.
-    kinds: ['power-loss'],
-  },
-  'target-sync-off': {
-    flaws: { synchronous: 'OFF' },
-    description:
-      'the SQLite target is opened with synchronous=OFF: the COMMIT of the data and its fence marker returns before ' +
-      'it is on disk, and a power cut takes back a mutation the killed run was told had landed (the journal then ' +
-      'says TARGET_COMMITTED for rows that are gone); only a power-loss cell under the target (the target on a ' +
-      'filesystem that drops what was not synced) shows it',
-    unsafeOn: MARKER,
-    caughtBy: 'cells',
-    engines: ['sqlite'],
-    // Only the target's power-loss cells reach it (scenarios/storage/sqlite-target-power-loss.yaml).
-    kinds: ['power-loss'],
-  },
-  'journal-sync-normal': {
-    flaws: {},
-    runtime: { journalSynchronous: 'NORMAL' },
-    description:
-      'the SQLite journal is opened with synchronous=NORMAL: in WAL mode a transition is synced only at the next ' +
-      'checkpoint, so it returns before it is on disk and a power cut takes back what the killed run was told had ' +
-      'committed; only a power-loss cell shows it',
-    unsafeOn: EVERY,
-    caughtBy: 'cells',
-    kinds: ['power-loss'],
   },
   'state-folder-unsynced': {
     flaws: {},
@@ -422,31 +358,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'folder it is created in: the journal syncs its own file and its folder, but the state folder’s entry is not on ' +
       'disk, and a power cut takes the folder, and every transition in the journal with it; only a power-loss cell ' +
       'whose journal is the default one in a new state folder shows it',
-    unsafeOn: EVERY,
-    caughtBy: 'cells',
-    kinds: ['power-loss'],
-  },
-  'target-sync-normal': {
-    flaws: { synchronous: 'NORMAL' },
-    description:
-      'the SQLite target is opened with synchronous=NORMAL: in WAL mode the COMMIT of the data and its fence marker ' +
-      'is synced only at the next checkpoint, so a power cut takes back a mutation the killed run was told had ' +
-      'landed; only a power-loss cell under the target shows it',
-    unsafeOn: MARKER,
-    caughtBy: 'cells',
-    engines: ['sqlite'],
-    kinds: ['power-loss'],
-  },
-  // Offered by the PostgreSQL target alone (postgres-unsafe-variants.ts): the server's setting, not the connector's.
-  'postgres-fsync-off': {
-    flaws: {},
-    server: { neverSyncs: true },
-    description:
-      'the target’s PostgreSQL server runs with fsync=off: a COMMIT (the rows, the fence’s marker, the journal ' +
-      'on that server) is acknowledged before it is on disk, and a power cut takes back what the killed run was ' +
-      'told had committed; only a power-loss cell under the server’s data directory (a filesystem that drops ' +
-      'what was not synced) shows it',
-    unsafeOn: [],
+    unsafeOn: EVERY_CAPABILITY,
     caughtBy: 'cells',
     kinds: ['power-loss'],
   },
@@ -457,7 +369,7 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
       'an operator’s recovery action reads the fence’s "not committed" without raising the fence’s epoch ' +
       'first: a holder still inside its commit lands it afterwards, and the audit record states a proof ' +
       'that was false',
-    unsafeOn: EVERY,
+    unsafeOn: EVERY_CAPABILITY,
     caughtBy: 'cells',
     kinds: ['clock-skew'],
   },
@@ -531,11 +443,35 @@ export const UNSAFE_VARIANTS: Readonly<Record<string, UnsafeVariant>> = {
 };
 
 /**
- * The variant names a route whose target has this fence capability is certified against (really
- * unsafe there): the target's own flaws and the executor's.
+ * The whole catalogue: the shared one and each engine's own (ConnectorPlugin.unsafeCatalogue), in
+ * that order. A name registered twice is a programming error: two flaws would answer to one name.
  */
-export function unsafeVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
-  return Object.entries(UNSAFE_VARIANTS)
+export function assembleUnsafeCatalogue(
+  shared: UnsafeCatalogue,
+  own: readonly (readonly [engine: string, catalogue: UnsafeCatalogue])[],
+): UnsafeCatalogue {
+  const whole: Record<string, UnsafeVariant> = { ...shared };
+  for (const [engine, catalogue] of own) {
+    for (const [name, variant] of Object.entries(catalogue)) {
+      if (Object.hasOwn(whole, name))
+        throw new TypeError(`unsafe variant "${name}" of engine ${engine} is already in the catalogue`);
+      whole[name] = variant;
+    }
+  }
+  return whole;
+}
+
+/**
+ * The variant names a route whose target has this fence capability is certified against (really
+ * unsafe there): the target's own flaws and the executor's. `catalogue`: where to look (default
+ * the shared one; the harness and the host pass the assembled whole).
+ */
+export function unsafeVariantsFor(
+  capability: FenceCapabilityKind,
+  engine?: string,
+  catalogue: UnsafeCatalogue = SHARED_UNSAFE_VARIANTS,
+): string[] {
+  return Object.entries(catalogue)
     .filter(([, variant]) => variant.unsafeOn.includes(capability))
     .filter(([, variant]) => !variant.engines || (engine !== undefined && variant.engines.includes(engine)))
     .map(([name]) => name);
@@ -545,14 +481,23 @@ export function unsafeVariantsFor(capability: FenceCapabilityKind, engine?: stri
  * The variants of this capability the fence contract alone must fail on (the connector kit's
  * `checkFenceContract`); the others are caught only by certification cells.
  */
-export function fenceContractVariantsFor(capability: FenceCapabilityKind): string[] {
-  return unsafeVariantsFor(capability).filter((name) => UNSAFE_VARIANTS[name]!.caughtBy !== 'cells');
+export function fenceContractVariantsFor(
+  capability: FenceCapabilityKind,
+  catalogue: UnsafeCatalogue = SHARED_UNSAFE_VARIANTS,
+): string[] {
+  return unsafeVariantsFor(capability, undefined, catalogue).filter(
+    (name) => catalogue[name]!.caughtBy !== 'cells',
+  );
 }
 
 /** The variants a connector with this capability implements itself: those that break the target. */
-export function targetVariantsFor(capability: FenceCapabilityKind, engine?: string): string[] {
-  return unsafeVariantsFor(capability, engine).filter(
-    (name) => Object.keys(UNSAFE_VARIANTS[name]!.flaws).length > 0,
+export function targetVariantsFor(
+  capability: FenceCapabilityKind,
+  engine?: string,
+  catalogue: UnsafeCatalogue = SHARED_UNSAFE_VARIANTS,
+): string[] {
+  return unsafeVariantsFor(capability, engine, catalogue).filter(
+    (name) => Object.keys(catalogue[name]!.flaws).length > 0,
   );
 }
 
@@ -561,11 +506,15 @@ export const UNSAFE_VARIANT_ENV = 'DPONE_UNSAFE_VARIANT';
 export const HARNESS_ENV = 'DPONE_HARNESS';
 
 /**
- * The flaws of a named variant. An unknown name, or one not offered for `capability` (it would be
- * harmless there), is bad input naming the variable.
+ * The flaws of a named variant in `catalogue` (default the shared one). An unknown name, or one
+ * not offered for `capability` (it would be harmless there), is bad input naming the variable.
  */
-export function unsafeVariantFlaws(name: string, capability?: FenceCapabilityKind): TargetFlaws {
-  const variant = Object.hasOwn(UNSAFE_VARIANTS, name) ? UNSAFE_VARIANTS[name] : undefined;
+export function unsafeVariantFlaws(
+  name: string,
+  capability?: FenceCapabilityKind,
+  catalogue: UnsafeCatalogue = SHARED_UNSAFE_VARIANTS,
+): TargetFlaws {
+  const variant = Object.hasOwn(catalogue, name) ? catalogue[name] : undefined;
   if (!variant) throw invalidInput(`unknown unsafe variant "${name}"`, { field: UNSAFE_VARIANT_ENV });
   if (capability !== undefined && !variant.unsafeOn.includes(capability)) {
     throw invalidInput(

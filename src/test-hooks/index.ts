@@ -11,7 +11,8 @@
  *   system clock.
  * - the unsafe variants (`DPONE_UNSAFE_VARIANT`, unsafe-variant-request.ts): a DELIBERATELY broken
  *   target or executor, so the harness can show its checks catch it. Only under
- *   `DPONE_HARNESS=1`, never from one variable alone; the catalogue is src/ports/unsafe-variants.ts.
+ *   `DPONE_HARNESS=1`, never from one variable alone; the catalogue is src/ports/unsafe-variants.ts
+ *   (shared) with each engine's own, assembled in src/cli/unsafe-catalogue.ts.
  *
  * The certified path (src/cli, src/adapters) imports this file only, never the files beside it.
  */
@@ -19,4 +20,8 @@ export type { FaultPlan, FaultStop } from './fault-plan.ts';
 export { FAULT_PLAN_ENV, RESUME_SIGNAL, faultPointsFromEnv } from './fault-plan.ts';
 export { CLOCK_OFFSET_ENV, clockFromEnv } from './harness-clock.ts';
 export { HARNESS_ENV, UNSAFE_VARIANT_ENV } from '../ports/unsafe-variants.ts';
-export { requestedRuntimeFlaws, requestedUnsafeVariant } from './unsafe-variant-request.ts';
+export {
+  requestedRuntimeFlaws,
+  requestedUnsafeVariant,
+  withoutRuntimeOnlyVariant,
+} from './unsafe-variant-request.ts';

@@ -2,6 +2,7 @@ import { safeJson } from '../../contracts/safe-text.ts';
 import { applyRecovery } from '../../core/recovery-apply.ts';
 import { FileStateSink } from '../../adapters/state/file-state-sink.ts';
 import { clockFromEnv, faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
+import { UNSAFE_VARIANTS } from '../unsafe-catalogue.ts';
 import type { CommandRun } from '../command.ts';
 import { parseRecoveryApplyFlags, platformIdentity } from './recovery-flags.ts';
 import type { ApplyJSON } from './recovery-output.ts';
@@ -26,7 +27,7 @@ export const run: CommandRun = async (args, io) => {
       clock: clockFromEnv(io.env),
       ...(session.fence ? { fence: session.fence } : {}),
       ...(session.workload ? { leaseTtlMs: session.workload.execution.lease_ttl_ms } : {}),
-      ...(requestedRuntimeFlaws(io.env).recoveryWithoutFence ? { withoutFence: true } : {}),
+      ...(requestedRuntimeFlaws(io.env, UNSAFE_VARIANTS).recoveryWithoutFence ? { withoutFence: true } : {}),
       // With a workload, complete-state writes its checkpoint where `dpone run` would.
       ...(session.workload?.execution.state_dir
         ? { state: new FileStateSink(session.workload.execution.state_dir) }

@@ -8,6 +8,7 @@ import type { ShadowAttempt, ShadowJournal, ShadowOutcome } from '../../ports/sh
 import type { FaultPoints } from '../../ports/fault-points.ts';
 import type { RuntimeFlaws } from '../../ports/unsafe-variants.ts';
 import { faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
+import { UNSAFE_VARIANTS } from '../unsafe-catalogue.ts';
 import type { CliIO } from '../command.ts';
 import type { RouteConnectors } from '../route-connectors.ts';
 import { openPlainRouteConnectors } from '../route-connectors.ts';
@@ -97,7 +98,7 @@ export async function runPlain(run: PlainRun, io: CliIO): Promise<PlainRunResult
   const connectors = await openPlainRouteConnectors(workload, { env: io.env, faults });
   try {
     // The harness's deliberately broken shadow modes answer only under DPONE_HARNESS=1.
-    const flaws = requestedRuntimeFlaws(io.env);
+    const flaws = requestedRuntimeFlaws(io.env, UNSAFE_VARIANTS);
     return await write(run, connectors, { recorder, journal, faults, flaws });
   } finally {
     await connectors.source.close().catch(() => undefined);

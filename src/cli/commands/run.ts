@@ -14,6 +14,7 @@ import type { DeploymentRecord } from '../../core/rollout.ts';
 import { refusingEmptyPartitions } from '../../core/empty-partition.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { clockFromEnv, faultPointsFromEnv, requestedRuntimeFlaws } from '../../test-hooks/index.ts';
+import { UNSAFE_VARIANTS } from '../unsafe-catalogue.ts';
 import { parseFlags, required } from '../args.ts';
 import { deploymentPolicyFor } from '../certifications.ts';
 import type { CliIO, CommandRun } from '../command.ts';
@@ -114,7 +115,11 @@ export const run: CommandRun = async (args, io) => {
       return 0;
     }
     checkRequiredSecrets(workload, plan.journalUrl, io.env);
-    await makeStateDir(stateDir, workload, requestedRuntimeFlaws(io.env).unsyncedFolders === true);
+    await makeStateDir(
+      stateDir,
+      workload,
+      requestedRuntimeFlaws(io.env, UNSAFE_VARIANTS).unsyncedFolders === true,
+    );
     const journal = describeJournal(
       plan.journalUrl,
       plan.journalBase,
@@ -217,7 +222,7 @@ async function execute(
   using faults = new RunInterrupts(faultPointsFromEnv(io.env), io.stderr, plan);
   // Resolved from the workload alone (bad fence settings fail here, before the journal is touched).
   const fenceLocation = await route.fenceLocation();
-  const flaws = requestedRuntimeFlaws(io.env);
+  const flaws = requestedRuntimeFlaws(io.env, UNSAFE_VARIANTS);
   await using journal = await openJournal(plan.journalUrl, {
     cwd: plan.journalBase,
     chosenBy: plan.journalChosenBy,

@@ -9,6 +9,7 @@ import { openShadowJournal } from '../shadow-journal-url.ts';
 import { defaultJournalUrl } from '../engine-roles.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { requestedRuntimeFlaws } from '../../test-hooks/index.ts';
+import { UNSAFE_VARIANTS } from '../unsafe-catalogue.ts';
 
 const FLAGS = {
   workload: { type: 'string' },
@@ -64,7 +65,7 @@ export const run: CommandRun = async (args, io) => {
     );
   const attempts = await shadow.attempts(from);
   // Unsafe variant shadow-report-miscounts (DPONE_HARNESS=1 only): refused writes dropped from the count.
-  const counted = requestedRuntimeFlaws(io.env).shadowReportMiscounts
+  const counted = requestedRuntimeFlaws(io.env, UNSAFE_VARIANTS).shadowReportMiscounts
     ? attempts.filter((attempt) => !attempt.wouldDecide.startsWith('refused'))
     : attempts;
   const report = shadowReport(counted, shadow.location, from);
