@@ -6,7 +6,7 @@ import { diagnose, renderDoctor } from '../doctor/doctor.ts';
 /**
  * `dpone doctor [--json]`: what this machine has and lacks for each route and provider (and for
  * `npm test` and Airflow), with the command that installs each missing part. Every probe has a
- * timeout. Exit 0 when the default route (sqlite, embedded) can run here, else 27
+ * timeout. Exit 0 when the default route (the engine inside Node, embedded) can run here, else 27
  * (DPONE_ENVIRONMENT_UNAVAILABLE); 2 for bad flags.
  */
 export const run: CommandRun = async (args, io) => {

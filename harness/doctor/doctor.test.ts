@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
 import { ENVIRONMENT_PROVIDERS } from '../env/environment-registry.ts';
+import { ENGINE_SERVICES } from '../routes/engine-services.ts';
 import { loadRoute, routeIds } from '../routes/route-registry.ts';
 import type { Component } from './doctor-probes.ts';
 import { nodeSupported } from './doctor-probes.ts';
 import type { DoctorReport } from './doctor.ts';
-import { USES, assess, renderDoctor } from './doctor.ts';
+import { DEFAULT_USE, USES, assess, renderDoctor } from './doctor.ts';
 
 const SECRET = 'doctor-must-not-print-this-7731';
 
@@ -118,6 +119,31 @@ describe('doctor assessment', () => {
     for (const use of USES.filter((u) => u.route.includes('-to-'))) expect(routeIds()).toContain(use.route);
     for (const provider of Object.keys(ENVIRONMENT_PROVIDERS))
       expect(USES.some((u) => u.provider === provider)).toBe(true);
+  });
+
+  it("derives every line from the engines' entries: own routes, routes into a target only, lanes, npm test", () => {
+    // SQL Server's engine (and its component) by its label: this file names no engine it did not name before.
+    const sqlServer = Object.keys(ENGINE_SERVICES).find(
+      (name) => ENGINE_SERVICES[name]!.label === 'SQL Server',
+    )!;
+    expect(USES.map((u) => [u.route, u.provider, u.needs.join(' ')])).toEqual([
+      ['sqlite-to-sqlite', 'embedded', 'node sqlite'],
+      ['postgres-to-postgres', 'local', 'node postgres postgres-user toxiproxy pgbouncer'],
+      ['postgres-to-postgres', 'docker', 'node docker'],
+      ['postgres-to-postgres', 'external', 'node external'],
+      // A composed route needs Node, both ends' components on its provider, then the provider's tools.
+      ['sqlite-to-clickhouse', 'local', 'node sqlite clickhouse toxiproxy'],
+      ['postgres-to-clickhouse', 'local', 'node postgres postgres-user clickhouse toxiproxy'],
+      // The first provider both ends run: SQL Server has no local server.
+      [`${sqlServer}-to-clickhouse`, 'docker', 'node docker'],
+      [sqlServer, 'url', `node ${sqlServer}`],
+      ['npm test', 'live tests', 'node postgres postgres-user toxiproxy clickhouse chromium'],
+      ['airflow', 'venv', 'airflow'],
+    ]);
+    expect(USES.find((u) => u.route === 'postgres-to-clickhouse')!.command).toBe(
+      'dpone certify run --route postgres-to-clickhouse --provider local',
+    );
+    expect(DEFAULT_USE).toMatchObject({ route: 'sqlite-to-sqlite', command: 'npm run certify' });
   });
 
   it('the default route is not ready without a supported Node: the CLI then exits 27', () => {

@@ -35,8 +35,10 @@ export interface EngineComponents<C extends string = string> {
      */
     readonly matchers: readonly (readonly [pattern: RegExp, component: C, rank: number])[];
   };
-  /** What `dpone doctor` probes for it. */
+  /** What `dpone doctor` probes for it, and the uses it lists for it. */
   readonly doctor: {
+    /** What doctor lists for this engine (harness/doctor/doctor.ts derives its lines from these). */
+    readonly uses: EngineUses<C>;
     /**
      * Optional: an example URL of this engine's server for the external provider's line of
      * `dpone doctor` (its `external.requiredEnv` with Toxiproxy's); doctor shows the first engine
@@ -54,6 +56,38 @@ export interface EngineComponents<C extends string = string> {
       readonly nodeSupported: boolean;
     }): Promise<readonly (readonly [component: ProbedComponent<C>, rank: number])[]>;
   };
+}
+
+/**
+ * What `dpone doctor` lists for one engine, naming only itself: harness/doctor/doctor.ts derives
+ * its lines from every engine's (a composed route's from the entries of its two ends) and adds
+ * Node and each provider's own tools (Toxiproxy on the local provider, the Docker engine, the
+ * external provider's variables).
+ */
+export interface EngineUses<C extends string = string> {
+  /**
+   * Each environment provider that can run this engine, with the components of this engine a
+   * route with it at one end needs there (none: the provider brings it).
+   */
+  readonly providers: Readonly<Record<string, readonly C[]>>;
+  /**
+   * Its own route (both ends this engine, `<e>-to-<e>`) on each provider it lists, with the
+   * command that runs it and what its own lanes need beyond the two ends (e.g. a pooler).
+   */
+  readonly ownRoute?: readonly {
+    readonly provider: string;
+    readonly command: string;
+    readonly needs?: readonly C[];
+  }[];
+  /**
+   * Uses that are no route (e.g. its live tests, named by the engine), each with the components
+   * it needs beside Node.
+   */
+  readonly lanes?: readonly {
+    readonly provider: string;
+    readonly command: string;
+    readonly needs: readonly C[];
+  }[];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { InstallHints } from '../env/install-hints.ts';
 import { installHints } from '../env/install-hints.ts';
-import type { EngineComponents, OwnServerFault, ServiceEntry } from '../env/service-entry.ts';
+import type { EngineComponents, EngineUses, OwnServerFault, ServiceEntry } from '../env/service-entry.ts';
 import type { EngineServices, EnvironmentEngines, EnvironmentServices } from '../env/services.ts';
 import { CONNECTOR_PARTS } from './route-registry.ts';
 
@@ -42,6 +42,30 @@ export const ENGINE_COMPONENTS: readonly EngineComponents[] = [
   ENVIRONMENT_ENGINES.embedded.entry,
   ...Object.values(ENGINE_SERVICES),
 ];
+
+/**
+ * What `dpone doctor` lists for each engine (its entry's `doctor.uses`), in the registry's order,
+ * with whether it runs a server (a route with one needs the provider's tools) and whether it is
+ * the engine inside Node (its own route on the embedded provider is the default use).
+ */
+export const ENGINE_USES: readonly {
+  readonly engine: string;
+  readonly server: boolean;
+  readonly embedded: boolean;
+  readonly uses: EngineUses;
+}[] = Object.entries(CONNECTOR_PARTS).flatMap(([engine, entry]) => {
+  const components = entry.service ?? entry.embedded;
+  return components
+    ? [
+        {
+          engine,
+          server: entry.service !== undefined,
+          embedded: entry.embedded !== undefined,
+          uses: components.doctor.uses,
+        },
+      ]
+    : [];
+});
 
 const HINTS: InstallHints = installHints(ENGINE_COMPONENTS);
 

@@ -21,6 +21,8 @@ export const CLICKHOUSE_SERVICE: ServiceEntry<ClickHouseService, 'clickhouse'> =
     offered: (service) => service.dedicated !== undefined,
   },
   doctor: {
+    // A target only: doctor lists its routes from each source (no route of its own).
+    uses: { providers: { local: ['clickhouse'], docker: [], external: [] } },
     probe: async ({ env }) => {
       const clickhouse = findClickHouseServer(env);
       const chVersion = clickhouse ? await clickhouseVersion(clickhouse) : null;

@@ -22,6 +22,13 @@ export const MSSQL_SERVICE: ServiceEntry<MssqlService, 'mssql'> = {
     start: async (env) => (await import('./external-mssql.ts')).externalMssql(env),
   },
   doctor: {
+    uses: {
+      // No local server (NO_LOCAL_MSSQL); the external provider needs its URL.
+      providers: { docker: [], external: ['mssql'] },
+      lanes: [
+        { provider: 'url', command: 'MSSQL live tests in npm test (else UNVERIFIED)', needs: ['mssql'] },
+      ],
+    },
     probe: async ({ env }) => [
       [
         {

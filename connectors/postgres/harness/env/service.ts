@@ -38,6 +38,19 @@ export const POSTGRES_SERVICE: ServiceEntry<PostgresService, 'postgres' | 'postg
           `this provider (${provider}) starts no PgBouncer: the pooler lane cannot run`),
   },
   doctor: {
+    uses: {
+      providers: { local: ['postgres', 'postgres-user'], docker: [], external: [] },
+      ownRoute: [
+        {
+          provider: 'local',
+          command: 'dpone certify run --route postgres --provider local',
+          // The suite's pooler lane (without PgBouncer those cells are UNVERIFIED).
+          needs: ['pgbouncer'],
+        },
+        { provider: 'docker', command: 'dpone certify run --route postgres --provider docker' },
+        { provider: 'external', command: 'dpone certify run --route postgres --provider external' },
+      ],
+    },
     externalExample: 'postgres://user@host:5432/db',
     probe: async ({ env, isRoot }) => {
       const found = findLocalBinaries(env);

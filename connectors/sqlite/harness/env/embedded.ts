@@ -23,6 +23,11 @@ export const SQLITE_EMBEDDED: EmbeddedEntry<'sqlite'> = {
     matchers: [],
   },
   doctor: {
+    // Inside Node on every provider; its own route on the embedded one is the default use.
+    uses: {
+      providers: { embedded: ['sqlite'], local: ['sqlite'], docker: ['sqlite'], external: ['sqlite'] },
+      ownRoute: [{ provider: 'embedded', command: 'npm run certify' }],
+    },
     probe: async ({ nodeSupported }) => {
       let detail = 'node:sqlite is not available in this Node';
       let present = false;
