@@ -31,8 +31,9 @@ const SERVER_MODULES = [
   /\/node_modules\/@clickhouse\//,
   /\/src\/adapters\/(connectors|journal)\/(postgres|mssql|clickhouse)\//,
   // An engine folder's code, but its engine.ts (the built-in engines table loads it: lazy openers
-  // only) and the workload rules it names (name checks the workload reader runs: no driver, no I/O).
-  /\/connectors\/(postgres|mssql|clickhouse)\/(?!engine\.ts$|[a-z]+-workload\.ts$|[a-z]+-names\.ts$)/,
+  // only), the workload rules it names (name checks the workload reader runs: no driver, no I/O)
+  // and its unsafe-variant catalogue (data the assembled catalogue reads; it imports types only).
+  /\/connectors\/(postgres|mssql|clickhouse)\/(?!engine\.ts$|[a-z]+-workload\.ts$|[a-z]+-names\.ts$|[a-z]+-variant-catalogue\.ts$)/,
 ];
 
 // A worker of the harness pays for every module it loads on each of thousands of starts, and a
