@@ -1,33 +1,45 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { invalidInput } from '../../src/contracts/errors.ts';
 import { routeIdOf } from '../../src/contracts/route-id.ts';
 import { ROUTE_ALIASES, resolveRouteId } from '../../src/cli/route-names.ts';
-import { SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
+import { BUILT_IN_CONNECTORS, SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
+import type { BuiltInConnector } from '../../src/cli/engine-table.ts';
 import type { ServiceName } from '../env/services.ts';
 import { TOXIPROXY } from '../env/services.ts';
 import { composeRoute } from './compose-route.ts';
 import type { EmbeddedHost } from './parts.ts';
 import type { ConnectorPartsEntry, JournalPart, PartRole } from './parts.ts';
-import { CLICKHOUSE_PARTS } from '../../connectors/clickhouse/harness/engine.ts';
-import { MSSQL_PARTS } from '../../connectors/mssql/harness/engine.ts';
-import { POSTGRES_PARTS } from '../../connectors/postgres/harness/engine.ts';
-import { SQLITE_PARTS } from '../../connectors/sqlite/harness/engine.ts';
 import type { Route } from './route.ts';
 
 /**
- * The harness registry: ONE line per engine, its entry (`connectors/<name>/harness/engine.ts`):
- * which roles it can play, its parts folder (loaded only when a route uses it), its server service
- * or, for the engine inside Node, its version and doctor probe. To add an engine: write its parts
- * in its own folder (`connectors/<name>/harness/parts.ts` exporting `parts`, its service in
- * `env/service.ts`), its entry beside them, and add ONE line here naming it. Every route is
- * derived from these lines; the environment providers and `dpone doctor` read them through
- * engine-services.ts.
+ * The harness registry: each built-in engine's entry, `harness` exported by `harness/engine.ts` in
+ * the folder its runtime registration names (src/cli/engine-table.ts, ConnectorPlugin.folder):
+ * which roles it can play, its parts (loaded only when a route uses it), its server service or,
+ * for the engine inside Node, its version and doctor probe, its gate lines. The engine table's ONE
+ * line per engine is the only list: adding an engine is its folder (`engine.ts`, and
+ * `harness/engine.ts` beside `harness/parts.ts`) plus that line. Every route is derived from these
+ * entries, in the engine table's order; the environment providers and `dpone doctor` read them
+ * through engine-services.ts.
  */
-export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = {
-  sqlite: SQLITE_PARTS,
-  postgres: POSTGRES_PARTS,
-  clickhouse: CLICKHOUSE_PARTS,
-  mssql: MSSQL_PARTS,
-};
+export const CONNECTOR_PARTS: Readonly<Record<string, ConnectorPartsEntry>> = Object.fromEntries(
+  await Promise.all(
+    Object.entries(BUILT_IN_CONNECTORS).map(async ([name, engine]) => [
+      name,
+      await harnessEntry(name, engine),
+    ]),
+  ),
+);
+
+/** `harness` of the engine's `harness/engine.ts`; a built-in without one is a broken build. */
+async function harnessEntry(name: string, engine: BuiltInConnector): Promise<ConnectorPartsEntry> {
+  const module = (await import(pathToFileURL(join(engine.folder, 'harness', 'engine.ts')).href)) as {
+    readonly harness?: ConnectorPartsEntry;
+  };
+  if (!module.harness)
+    throw new TypeError(`built-in engine ${name}: its harness/engine.ts exports no \`harness\``);
+  return module.harness;
+}
 
 /**
  * The journal used when no server of the route keeps one: the engine whose entry declares an

@@ -10,13 +10,13 @@ import {
 } from './gate/postgres-items.ts';
 
 /**
- * PostgreSQL, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS
+ * PostgreSQL, registered with the harness: the entry routes/route-registry.ts CONNECTOR_PARTS
  * holds for it. Source, target and journal: a route that has a PostgreSQL server keeps its journal
  * there; its parts (parts.ts: the server places, the seeded source schema, the target, its
  * inspector, seal and unsafe variants, the journal and its loss operations) load only when a
  * route uses PostgreSQL.
  */
-export const POSTGRES_PARTS: ConnectorPartsEntry = {
+export const harness: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   load: async () => (await import('./parts.ts')).parts,
   service: POSTGRES_SERVICE,

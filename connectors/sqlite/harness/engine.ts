@@ -4,13 +4,13 @@ import { powerLossItem, powerLossTargetItem } from './gate/power-loss-item.ts';
 import { fullDiskItem, journalCorruptionItem, readOnlyDiskItem } from './gate/storage-items.ts';
 
 /**
- * SQLite, registered with the harness: the one line routes/route-registry.ts CONNECTOR_PARTS holds
+ * SQLite, registered with the harness: the entry routes/route-registry.ts CONNECTOR_PARTS holds
  * for it. Source, target and journal: the embedded engine's parts (parts.ts: seeded database
  * files in the cell folder, the target's inspector, the cell's SQLite journal file and the loss
  * and storage faults' file operations on it) load only when a route uses SQLite; a route with no
  * server journal keeps this one (embeddedJournal: route-registry.ts journalEngine).
  */
-export const SQLITE_PARTS: ConnectorPartsEntry = {
+export const harness: ConnectorPartsEntry = {
   roles: ['source', 'target', 'journal'],
   embeddedJournal: true,
   embedded: SQLITE_EMBEDDED,
