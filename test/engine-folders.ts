@@ -24,6 +24,32 @@ export function namingFiles(root: string, engine: string): string[] {
     .sort();
 }
 
+/** A test or its support (a fixture, a test-support module): not production code. */
+export function isTestFile(path: string): boolean {
+  return /\.test\.ts$|\.test-support\.ts$/.test(path) || path.split('/').includes('fixtures');
+}
+
+/**
+ * The production files outside the engine folders that may name an engine, each with why (a
+ * folder when it ends in `/`). Everything else the engines reach through their registration: the
+ * engine table's one line per engine (the harness loads each engine's harness entry from the
+ * folder that line names).
+ */
+export const MAY_NAME_ENGINES: Readonly<Record<string, string>> = {
+  'src/cli/engine-table.ts': 'the registration: one line per built-in engine, runtime and harness alike',
+  'src/contracts/identity-vectors.json':
+    'published identity test vectors: their inputs are example workloads, URLs and route ids included',
+  'harness/env/airflow/':
+    "Airflow's own metadata database (a SQLite file, or a throw-away PostgreSQL cluster for its API " +
+    "server and scheduler), and the Python it runs: Airflow's, not a route's engine",
+};
+
+export function mayNameEngines(path: string): boolean {
+  return Object.keys(MAY_NAME_ENGINES).some((allowed) =>
+    allowed.endsWith('/') ? path.startsWith(allowed) : path === allowed,
+  );
+}
+
 /** `node test/engine-folders.ts`: prints today's lists, the form engine-names.known.json holds. */
 if (import.meta.main) {
   const root = join(import.meta.dirname, '..');
