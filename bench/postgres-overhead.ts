@@ -10,9 +10,9 @@ import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';
-import { countCalls, journalCommits } from './call-counter.ts';
+import { countCalls } from './call-counter.ts';
 import type { OverheadRow } from './protocol-overhead.ts';
-import { median, round } from './stats.ts';
+import { overheadRow } from './protocol-overhead.ts';
 
 const COLUMNS = ['id', 'day', 'payload'];
 
@@ -51,18 +51,7 @@ export async function postgresOverhead(
           protocol.push(p);
         }
       }
-      const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
-      out.push({
-        database: 'postgres',
-        rows,
-        bare_ms: round(median(bare)),
-        protocol_ms: round(median(protocol)),
-        ratio: round(median(protocol) / median(bare)),
-        bare_round_trips: 4,
-        protocol_round_trips: trips,
-        journal_commits: journalCommits(calls),
-        protocol_calls: Object.fromEntries([...calls].sort()),
-      });
+      out.push(overheadRow({ database: 'postgres', rows, bareRoundTrips: 4 }, bare, protocol, calls));
     }
   } finally {
     await admin.end();

@@ -33,6 +33,30 @@ export interface OverheadRow {
   readonly protocol_calls: Readonly<Record<string, number>>;
 }
 
+/**
+ * One row: the median timings of the repeats, and what the counted calls of one operation say
+ * (round trips: every call but a close).
+ */
+export function overheadRow(
+  row: { readonly database: string; readonly rows: number; readonly bareRoundTrips: number },
+  bare: readonly number[],
+  protocol: readonly number[],
+  calls: ReadonlyMap<string, number>,
+): OverheadRow {
+  const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
+  return {
+    database: row.database,
+    rows: row.rows,
+    bare_ms: round(median(bare)),
+    protocol_ms: round(median(protocol)),
+    ratio: round(median(protocol) / median(bare)),
+    bare_round_trips: row.bareRoundTrips,
+    protocol_round_trips: trips,
+    journal_commits: journalCommits(calls),
+    protocol_calls: Object.fromEntries([...calls].sort()),
+  };
+}
+
 const COLUMNS = ['id', 'day', 'payload'];
 
 function seedSource(path: string, rows: number): void {
@@ -111,19 +135,7 @@ export async function protocolOverhead(options: {
         bare.push(await bareOnce(dir, i));
         protocol.push(await protocolOnce(dir, i));
       }
-      const protocolCalls = Object.fromEntries([...calls].sort());
-      const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
-      out.push({
-        database: 'sqlite',
-        rows,
-        bare_ms: round(median(bare)),
-        protocol_ms: round(median(protocol)),
-        ratio: round(median(protocol) / median(bare)),
-        bare_round_trips: 2,
-        protocol_round_trips: trips,
-        journal_commits: journalCommits(calls),
-        protocol_calls: protocolCalls,
-      });
+      out.push(overheadRow({ database: 'sqlite', rows, bareRoundTrips: 2 }, bare, protocol, calls));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
