@@ -9,6 +9,7 @@ import { openSqlite } from '../connectors/sqlite/sqlite-connection.ts';
 import { SqliteJournal } from '../connectors/sqlite/journal/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
+import type { ExecutorDeps } from '../src/core/executor-types.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
 import { countCalls, journalCommits } from './call-counter.ts';
@@ -57,6 +58,40 @@ export function overheadRow(
   };
 }
 
+/**
+ * One executor operation (the bench partition, appended) on these ends, timed from its start to
+ * its end; their calls are counted into `calls` when given. Closes the journal and both ends.
+ */
+export async function timedOperation(
+  ends: Pick<ExecutorDeps, 'journal' | 'source' | 'target' | 'state'>,
+  operation: { readonly operationId: string; readonly targetIdentity: string },
+  calls?: Map<string, number>,
+): Promise<number> {
+  const { journal, source, target } = ends;
+  const executor = new RecoveryAwareExecutor({
+    journal: calls ? countCalls(journal, 'journal', calls) : journal,
+    source: calls ? countCalls(source, 'source', calls) : source,
+    target: calls ? countCalls(target, 'target', calls) : target,
+    state: ends.state,
+    faults: NO_FAULTS,
+    clock: SYSTEM_CLOCK,
+  });
+  const started = performance.now();
+  await executor.execute({
+    operationId: operation.operationId,
+    intentDigest: `sha256:${'1'.repeat(64)}`,
+    metadata: { workload_id: 'bench', target_identity: operation.targetIdentity },
+    strategy: 'append',
+    partitionColumn: 'day',
+    partitionValue: '2026-11-01',
+    holder: 'bench',
+    leaseTtlMs: 30_000,
+  });
+  const ms = performance.now() - started;
+  await Promise.all([journal.close(), target.close(), source.close()]);
+  return ms;
+}
+
 const COLUMNS = ['id', 'day', 'payload'];
 
 function seedSource(path: string, rows: number): void {
@@ -93,28 +128,11 @@ async function protocolOnce(dir: string, n: number, calls?: Map<string, number>)
     naturalKey: ['id'],
   });
   const journal = await SqliteJournal.open(join(dir, `journal-${n}.db`));
-  const executor = new RecoveryAwareExecutor({
-    journal: calls ? countCalls(journal, 'journal', calls) : journal,
-    source: calls ? countCalls(source, 'source', calls) : source,
-    target: calls ? countCalls(target, 'target', calls) : target,
-    state: new FileStateSink(join(dir, `state-${n}`)),
-    faults: NO_FAULTS,
-    clock: SYSTEM_CLOCK,
-  });
-  const started = performance.now();
-  await executor.execute({
-    operationId: `sha256:${n.toString(16).padStart(64, '0')}`,
-    intentDigest: `sha256:${'1'.repeat(64)}`,
-    metadata: { workload_id: 'bench', target_identity: 'sqlite:events' },
-    strategy: 'append',
-    partitionColumn: 'day',
-    partitionValue: '2026-11-01',
-    holder: 'bench',
-    leaseTtlMs: 30_000,
-  });
-  const ms = performance.now() - started;
-  await Promise.all([journal.close(), target.close(), source.close()]);
-  return ms;
+  return timedOperation(
+    { journal, source, target, state: new FileStateSink(join(dir, `state-${n}`)) },
+    { operationId: `sha256:${n.toString(16).padStart(64, '0')}`, targetIdentity: 'sqlite:events' },
+    calls,
+  );
 }
 
 export async function protocolOverhead(options: {
