@@ -7,12 +7,8 @@ import { PostgresTarget } from '../connectors/postgres/postgres-target.ts';
 import { copyRows } from '../connectors/postgres/postgres-copy.ts';
 import { PostgresJournal } from '../connectors/postgres/journal/postgres-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
-import { RecoveryAwareExecutor } from '../src/core/executor.ts';
-import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
-import { NO_FAULTS } from '../src/ports/fault-points.ts';
-import { countCalls, journalCommits } from './call-counter.ts';
 import type { OverheadRow } from './protocol-overhead.ts';
-import { median, round } from './stats.ts';
+import { overheadRow, timedOperation } from './protocol-overhead.ts';
 
 const COLUMNS = ['id', 'day', 'payload'];
 
@@ -51,18 +47,7 @@ export async function postgresOverhead(
           protocol.push(p);
         }
       }
-      const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
-      out.push({
-        database: 'postgres',
-        rows,
-        bare_ms: round(median(bare)),
-        protocol_ms: round(median(protocol)),
-        ratio: round(median(protocol) / median(bare)),
-        bare_round_trips: 4,
-        protocol_round_trips: trips,
-        journal_commits: journalCommits(calls),
-        protocol_calls: Object.fromEntries([...calls].sort()),
-      });
+      out.push(overheadRow({ database: 'postgres', rows, bareRoundTrips: 4 }, bare, protocol, calls));
     }
   } finally {
     await admin.end();
@@ -117,26 +102,12 @@ async function protocolOnce(
     naturalKey: ['id'],
   });
   const journal = await PostgresJournal.open(url, password);
-  const executor = new RecoveryAwareExecutor({
-    journal: calls ? countCalls(journal, 'journal', calls) : journal,
-    source: calls ? countCalls(source, 'source', calls) : source,
-    target: calls ? countCalls(target, 'target', calls) : target,
-    state: new FileStateSink(stateDir),
-    faults: NO_FAULTS,
-    clock: SYSTEM_CLOCK,
-  });
-  const started = performance.now();
-  await executor.execute({
-    operationId: `sha256:${Buffer.from(table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
-    intentDigest: `sha256:${'1'.repeat(64)}`,
-    metadata: { workload_id: 'bench', target_identity: `postgres:${table}` },
-    strategy: 'append',
-    partitionColumn: 'day',
-    partitionValue: '2026-11-01',
-    holder: 'bench',
-    leaseTtlMs: 30_000,
-  });
-  const ms = performance.now() - started;
-  await Promise.all([journal.close(), target.close(), source.close()]);
-  return ms;
+  return timedOperation(
+    { journal, source, target, state: new FileStateSink(stateDir) },
+    {
+      operationId: `sha256:${Buffer.from(table).toString('hex').padEnd(64, '0').slice(0, 64)}`,
+      targetIdentity: `postgres:${table}`,
+    },
+    calls,
+  );
 }

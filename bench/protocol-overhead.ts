@@ -9,6 +9,7 @@ import { openSqlite } from '../connectors/sqlite/sqlite-connection.ts';
 import { SqliteJournal } from '../connectors/sqlite/journal/sqlite-journal.ts';
 import { FileStateSink } from '../src/adapters/state/file-state-sink.ts';
 import { RecoveryAwareExecutor } from '../src/core/executor.ts';
+import type { ExecutorDeps } from '../src/core/executor-types.ts';
 import { NO_FAULTS } from '../src/ports/fault-points.ts';
 import { SYSTEM_CLOCK } from '../src/ports/clock.ts';
 import { countCalls, journalCommits } from './call-counter.ts';
@@ -31,6 +32,64 @@ export interface OverheadRow {
   /** Durable journal commits per operation (the spec's transitions plus the lease). */
   readonly journal_commits: number;
   readonly protocol_calls: Readonly<Record<string, number>>;
+}
+
+/**
+ * One row: the median timings of the repeats, and what the counted calls of one operation say
+ * (round trips: every call but a close).
+ */
+export function overheadRow(
+  row: { readonly database: string; readonly rows: number; readonly bareRoundTrips: number },
+  bare: readonly number[],
+  protocol: readonly number[],
+  calls: ReadonlyMap<string, number>,
+): OverheadRow {
+  const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
+  return {
+    database: row.database,
+    rows: row.rows,
+    bare_ms: round(median(bare)),
+    protocol_ms: round(median(protocol)),
+    ratio: round(median(protocol) / median(bare)),
+    bare_round_trips: row.bareRoundTrips,
+    protocol_round_trips: trips,
+    journal_commits: journalCommits(calls),
+    protocol_calls: Object.fromEntries([...calls].sort()),
+  };
+}
+
+/**
+ * One executor operation (the bench partition, appended) on these ends, timed from its start to
+ * its end; their calls are counted into `calls` when given. Closes the journal and both ends.
+ */
+export async function timedOperation(
+  ends: Pick<ExecutorDeps, 'journal' | 'source' | 'target' | 'state'>,
+  operation: { readonly operationId: string; readonly targetIdentity: string },
+  calls?: Map<string, number>,
+): Promise<number> {
+  const { journal, source, target } = ends;
+  const executor = new RecoveryAwareExecutor({
+    journal: calls ? countCalls(journal, 'journal', calls) : journal,
+    source: calls ? countCalls(source, 'source', calls) : source,
+    target: calls ? countCalls(target, 'target', calls) : target,
+    state: ends.state,
+    faults: NO_FAULTS,
+    clock: SYSTEM_CLOCK,
+  });
+  const started = performance.now();
+  await executor.execute({
+    operationId: operation.operationId,
+    intentDigest: `sha256:${'1'.repeat(64)}`,
+    metadata: { workload_id: 'bench', target_identity: operation.targetIdentity },
+    strategy: 'append',
+    partitionColumn: 'day',
+    partitionValue: '2026-11-01',
+    holder: 'bench',
+    leaseTtlMs: 30_000,
+  });
+  const ms = performance.now() - started;
+  await Promise.all([journal.close(), target.close(), source.close()]);
+  return ms;
 }
 
 const COLUMNS = ['id', 'day', 'payload'];
@@ -69,28 +128,11 @@ async function protocolOnce(dir: string, n: number, calls?: Map<string, number>)
     naturalKey: ['id'],
   });
   const journal = await SqliteJournal.open(join(dir, `journal-${n}.db`));
-  const executor = new RecoveryAwareExecutor({
-    journal: calls ? countCalls(journal, 'journal', calls) : journal,
-    source: calls ? countCalls(source, 'source', calls) : source,
-    target: calls ? countCalls(target, 'target', calls) : target,
-    state: new FileStateSink(join(dir, `state-${n}`)),
-    faults: NO_FAULTS,
-    clock: SYSTEM_CLOCK,
-  });
-  const started = performance.now();
-  await executor.execute({
-    operationId: `sha256:${n.toString(16).padStart(64, '0')}`,
-    intentDigest: `sha256:${'1'.repeat(64)}`,
-    metadata: { workload_id: 'bench', target_identity: 'sqlite:events' },
-    strategy: 'append',
-    partitionColumn: 'day',
-    partitionValue: '2026-11-01',
-    holder: 'bench',
-    leaseTtlMs: 30_000,
-  });
-  const ms = performance.now() - started;
-  await Promise.all([journal.close(), target.close(), source.close()]);
-  return ms;
+  return timedOperation(
+    { journal, source, target, state: new FileStateSink(join(dir, `state-${n}`)) },
+    { operationId: `sha256:${n.toString(16).padStart(64, '0')}`, targetIdentity: 'sqlite:events' },
+    calls,
+  );
 }
 
 export async function protocolOverhead(options: {
@@ -111,19 +153,7 @@ export async function protocolOverhead(options: {
         bare.push(await bareOnce(dir, i));
         protocol.push(await protocolOnce(dir, i));
       }
-      const protocolCalls = Object.fromEntries([...calls].sort());
-      const trips = [...calls].filter(([k]) => !k.endsWith('.close')).reduce((s, [, v]) => s + v, 0);
-      out.push({
-        database: 'sqlite',
-        rows,
-        bare_ms: round(median(bare)),
-        protocol_ms: round(median(protocol)),
-        ratio: round(median(protocol) / median(bare)),
-        bare_round_trips: 2,
-        protocol_round_trips: trips,
-        journal_commits: journalCommits(calls),
-        protocol_calls: protocolCalls,
-      });
+      out.push(overheadRow({ database: 'sqlite', rows, bareRoundTrips: 2 }, bare, protocol, calls));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -36,7 +36,7 @@ import { BackgroundAirflow } from './runner/airflow-start.ts';
 import { fullRouteId, loadRouteOrPlugin } from './routes/route-loader.ts';
 import type { Route } from './routes/route.ts';
 import { cellDirName } from './runner/cell-dir.ts';
-import { runCell } from './runner/cell-runner.ts';
+import { notRunCell, runCell } from './runner/cell-runner.ts';
 import { Interruption } from './runner/interruption.ts';
 import { claimScratch, removeAbandonedScratch, scratchRoot } from './runner/scratch.ts';
 import { mapBoundedSplit } from './runner/pool.ts';
@@ -175,28 +175,6 @@ async function traceBooks(
     books.set(key, book!);
   }
   return books;
-}
-
-function unverifiedCell(
-  cell: PlannedCell,
-  reason: string,
-  reproduce: string,
-  verdict: 'UNVERIFIED' | 'FAIL' = 'UNVERIFIED',
-): CellEvidence {
-  return {
-    id: cell.id,
-    scenario: cell.scenario,
-    route: cell.route,
-    variant: cell.variant,
-    fault: cell.fault,
-    verdict,
-    checks: [{ name: 'environment', verdict, detail: reason }],
-    attempts: [],
-    target: null,
-    journal: null,
-    reproduce,
-    duration_ms: 0,
-  };
 }
 
 /**
@@ -366,8 +344,8 @@ async function runIn(
     if (start?.status === 'started') return runCell(cell, { ...context, airflow: start.airflow });
     const reason = start?.reason ?? 'no Airflow was started';
     return start?.failure
-      ? unverifiedCell(cell, `${reason}; CI provisions Airflow`, reproduce(cell), 'FAIL')
-      : unverifiedCell(cell, reason, reproduce(cell));
+      ? notRunCell(cell, `${reason}; CI provisions Airflow`, reproduce(cell), 'FAIL')
+      : notRunCell(cell, reason, reproduce(cell));
   };
   const startCell = (cell: PlannedCell): Promise<CellEvidence> =>
     environment && cell.kind === 'airflow-live'
@@ -375,7 +353,7 @@ async function runIn(
       : environment
         ? runCell(cell, context)
         : Promise.resolve(
-            unverifiedCell(
+            notRunCell(
               cell,
               started.status === 'unverified' ? started.reason : 'no environment',
               reproduce(cell),

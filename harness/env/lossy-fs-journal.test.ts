@@ -1,15 +1,15 @@
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { provider } from './embedded-provider.ts';
 import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
 import { startLossyFs } from './lossy-fs.ts';
 import { makeFolderDurably } from '../../src/adapters/state/durable-folder.ts';
 import { loadRoute } from '../routes/route-registry.ts';
 import { killAt, runToEnd } from '../workers/worker.ts';
-import { ENVIRONMENT_ENGINES } from '../routes/engine-services.ts';
+import type { EmbeddedCell } from '../routes/fixtures/embedded-cell.ts';
+import { embeddedCell, workerSpec } from '../routes/fixtures/embedded-cell.ts';
 
 /**
  * The product's SQLite journal (WAL, synchronous=FULL) on the power-loss filesystem, through the
@@ -24,23 +24,15 @@ const route = await loadRoute('sqlite');
 const dir = mkdtempSync(join(tmpdir(), 'dpone-power-cut-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cell(name: string) {
-  const cellDir = join(dir, name);
-  mkdirSync(cellDir, { recursive: true });
-  const started = await provider.start({
-    env: process.env,
-    workDir: dir,
-    services: [],
-    engines: ENVIRONMENT_ENGINES,
+async function cell(name: string): Promise<EmbeddedCell> {
+  const made = await embeddedCell(route, dir, name, {
+    rows: 5,
+    strategy: 'append',
+    leaseTtlMs: LEASE_TTL_MS,
+    seed: 1,
   });
-  if (started.status !== 'started') throw new Error('embedded environment must start');
-  const fixture = await route.prepareCell(
-    cellDir,
-    { rows: 5, strategy: 'append', leaseTtlMs: LEASE_TTL_MS, seed: 1 },
-    started.environment,
-  );
-  await fixture.inspector.installAudit();
-  return { cellDir, fixture };
+  await made.fixture.inspector.installAudit();
+  return made;
 }
 
 /** The journal's state and version as a reader finds them after the cut (null: no journal). */
@@ -61,15 +53,10 @@ function journalState(path: string): { state: string; version: number } | null {
 
 /** The journal transitions a clean run passes, each right after its compare-and-set returned. */
 async function transitionsOfCleanRun(): Promise<string[]> {
-  const { cellDir, fixture } = await cell('clean');
-  const traceFile = join(cellDir, 'trace-clean.txt');
-  const record = await runToEnd({
-    role: 'first',
-    workloadFile: fixture.workloadFile,
-    journalUrl: fixture.journalUrl,
-    cwd: cellDir,
-    traceFile,
-  });
+  const clean = await cell('clean');
+  const { fixture } = clean;
+  const traceFile = join(clean.cellDir, 'trace-clean.txt');
+  const record = await runToEnd({ ...workerSpec(clean, 'first'), traceFile });
   expect(record.exit_code).toBe(0);
   await fixture[Symbol.asyncDispose]();
   const points = readFileSync(traceFile, 'utf8')
@@ -86,18 +73,12 @@ describe.skipIf(missing !== null)(
       const transitions = await transitionsOfCleanRun();
       expect(transitions.length).toBeGreaterThanOrEqual(4);
       for (const point of transitions) {
-        const { cellDir, fixture } = await cell(point.replace(/[^a-zA-Z0-9]+/g, '-'));
-        await using fs = await mountOrThrow(join(cellDir, 'durable'));
+        const made = await cell(point.replace(/[^a-zA-Z0-9]+/g, '-'));
+        const { fixture } = made;
+        await using fs = await mountOrThrow(join(made.cellDir, 'durable'));
         const journalPath = join(fs.mountPoint, 'journal.db');
         const journalUrl = `sqlite://${journalPath}`;
-        const first = await killAt({
-          role: 'first',
-          workloadFile: fixture.workloadFile,
-          journalUrl,
-          cwd: cellDir,
-          traceFile: join(cellDir, 'trace-first.txt'),
-          stop: { point, hit: 1 },
-        });
+        const first = await killAt({ ...workerSpec(made, 'first'), journalUrl, stop: { point, hit: 1 } });
         expect(first.hit, point).toBe(true);
         await fs.cutPower();
 
@@ -105,13 +86,7 @@ describe.skipIf(missing !== null)(
         expect(journalState(journalPath)?.state, `journal after a cut at ${point}`).toBe(returned);
 
         await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS + 100));
-        const retry = await runToEnd({
-          role: 'retry',
-          workloadFile: fixture.workloadFile,
-          journalUrl,
-          cwd: cellDir,
-          traceFile: join(cellDir, 'trace-retry.txt'),
-        });
+        const retry = await runToEnd({ ...workerSpec(made, 'retry'), journalUrl });
         expect(retry.exit_code, `retry after a cut at ${point}`).toBe(0);
         expect(journalState(journalPath)?.state).toBe('COMPLETE');
         const { mutations } = await fixture.inspector.snapshot({ firstDifference: false });

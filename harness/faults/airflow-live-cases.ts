@@ -100,22 +100,7 @@ export function xcomLost(mode: 'missing' | 'unreadable'): LiveCase {
  */
 export function runnerLost(): LiveCase {
   const stop: TryStop = { point: 'target.commit:after', hit: 1 };
-  return {
-    plans: stops([[1, stop]]),
-    async drive(cell) {
-      const runId = await cell.scheduledRun();
-      const ref = await cell.parked(1);
-      if (!ref) return { hit: false };
-      cell.orphan(ref);
-      await killAncestors(ref, 1);
-      cell.note(1, `runner-killed@${stop.point}`);
-      await signalProcess(ref, 'SIGUSR2');
-      await cell.processEnd(ref);
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
-      return { hit: true };
-    },
-  };
+  return ancestorsLost(stop, 1, `runner-killed@${stop.point}`, 'before-retry');
 }
 
 /**
@@ -126,6 +111,24 @@ export function runnerLost(): LiveCase {
  */
 export function workerLost(): LiveCase {
   const stop: TryStop = { point: 'cas:PREPARED->COMMITTING:after', hit: 1 };
+  return ancestorsLost(
+    stop,
+    2,
+    `worker-killed@${stop.point}; zombie released after the retry`,
+    'after-retry',
+  );
+}
+
+/**
+ * Try 1 parked at `stop` and its Airflow ancestors `levels` up SIGKILLed: the orphaned `dpone` is
+ * released before Airflow's retry ends or after it (a zombie), waited for, and the run succeeds on try 2.
+ */
+function ancestorsLost(
+  stop: TryStop,
+  levels: 1 | 2,
+  note: string,
+  release: 'before-retry' | 'after-retry',
+): LiveCase {
   return {
     plans: stops([[1, stop]]),
     async drive(cell) {
@@ -133,11 +136,12 @@ export function workerLost(): LiveCase {
       const ref = await cell.parked(1);
       if (!ref) return { hit: false };
       cell.orphan(ref);
-      await killAncestors(ref, 2);
-      cell.note(1, `worker-killed@${stop.point}; zombie released after the retry`);
-      await cell.taskEnd(runId);
+      await killAncestors(ref, levels);
+      cell.note(1, note);
+      if (release === 'after-retry') await cell.taskEnd(runId);
       await signalProcess(ref, 'SIGUSR2');
       await cell.processEnd(ref);
+      if (release === 'before-retry') await cell.taskEnd(runId);
       await cell.recordRun(runId, { task_state: 'success', tries: 2 });
       return { hit: true };
     },

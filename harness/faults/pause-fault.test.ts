@@ -2,36 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { TraceBook } from '../plan/trace.ts';
 import { occurrencesOf } from '../plan/trace.ts';
 import { pauseFault } from './pause-fault.ts';
+import { cleanTracePoints, COMPLETING_TAIL } from './fixtures/clean-trace.ts';
 
 /** The PostgreSQL route's clean trace (no durable-state fingerprints: the route cannot copy state). */
-const CLEAN = occurrencesOf([
-  'journal.read:before',
-  'journal.create:before',
-  'journal.create:after',
-  'lease.acquire:before',
-  'lease.acquire:after',
-  'fence.prepare:before',
-  'fence.prepare:after',
-  'cas:PREPARING->PREPARED:before',
-  'cas:PREPARING->PREPARED:after',
-  'source.read:before',
-  'source.read:after',
-  'cas:PREPARED->COMMITTING:before',
-  'cas:PREPARED->COMMITTING:after',
-  'target.mutate:begin',
-  'target.commit:before',
-  'target.commit:sent',
-  'target.commit:after',
-  'target.mutate:after',
-  'fence.query:before',
-  'fence.query:after',
-  'cas:COMMITTING->TARGET_COMMITTED:before',
-  'cas:COMMITTING->TARGET_COMMITTED:after',
-  'state.complete:before',
-  'state.complete:after',
-  'cas:TARGET_COMMITTED->COMPLETE:before',
-  'cas:TARGET_COMMITTED->COMPLETE:after',
-]);
+const CLEAN = occurrencesOf(cleanTracePoints({ commitSent: true }));
 
 /** What a recovery after a kill in COMMITTING does: reconcile, then the completing tail. */
 const RECONCILE = occurrencesOf([
@@ -40,14 +14,7 @@ const RECONCILE = occurrencesOf([
   'lease.acquire:after',
   'fence.prepare:before',
   'fence.prepare:after',
-  'fence.query:before',
-  'fence.query:after',
-  'cas:COMMITTING->TARGET_COMMITTED:before',
-  'cas:COMMITTING->TARGET_COMMITTED:after',
-  'state.complete:before',
-  'state.complete:after',
-  'cas:TARGET_COMMITTED->COMPLETE:before',
-  'cas:TARGET_COMMITTED->COMPLETE:after',
+  ...COMPLETING_TAIL,
 ]);
 
 function book(): TraceBook {

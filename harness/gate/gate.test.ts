@@ -52,6 +52,14 @@ async function runGate(dir: string, ...extra: string[]) {
   return { code, lines, out: io.out(), certification: join(dir, 'certification.review.intoto.json') };
 }
 
+/** The fixture's cells with its race cells (not the unsafe-variant ones) UNVERIFIED: they could not run here. */
+const racesUnverified = () =>
+  acceptanceCells().map((cell) =>
+    cell.fault.kind === 'race' && cell.variant === null
+      ? unverifiedCell(cell.id, cell.scenario, cell.fault)
+      : cell,
+  );
+
 describe('certify gate', () => {
   it('explains every acceptance item of the synthetic fixture, and refuses to certify it: not the shipped suite, no code digests', async () => {
     const dir = await workdir(sealEvidence(acceptanceCells()));
@@ -171,12 +179,7 @@ describe('certify gate', () => {
   });
 
   it('does not count UNVERIFIED as PASS', async () => {
-    const cells = acceptanceCells().map((cell) =>
-      cell.fault.kind === 'race' && cell.variant === null
-        ? unverifiedCell(cell.id, cell.scenario, cell.fault)
-        : cell,
-    );
-    const result = await runGate(await workdir(sealEvidence(cells)));
+    const result = await runGate(await workdir(sealEvidence(racesUnverified())));
     expect(result.code).toBe(1);
     expect(result.lines['two-workers-one-mutation']).toBe('UNVERIFIED');
     expect(result.lines['unavailable-is-unverified']).toBe('PASS');
@@ -186,12 +189,7 @@ describe('certify gate', () => {
   it('says which cells could not run and why, so an external run shows what it cannot certify', async () => {
     const passing = await runGate(await workdir(sealEvidence(acceptanceCells())));
     expect(passing.lines['run-scope']).toBe('PASS');
-    const cells = acceptanceCells().map((cell) =>
-      cell.fault.kind === 'race' && cell.variant === null
-        ? unverifiedCell(cell.id, cell.scenario, cell.fault)
-        : cell,
-    );
-    const result = await runGate(await workdir(sealEvidence(cells)));
+    const result = await runGate(await workdir(sealEvidence(racesUnverified())));
     expect(result.code).toBe(1);
     expect(result.lines['run-scope']).toBe('UNVERIFIED');
     expect(result.out).toMatch(

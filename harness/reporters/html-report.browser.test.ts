@@ -32,6 +32,27 @@ interface AxeResult {
   violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[];
 }
 
+/** Opens `file` in headless Chromium on a wide and on a phone-sized viewport, runs `check` on each page. */
+async function atEachViewport(
+  file: string,
+  check: (page: Page, viewport: { width: number; height: number }) => Promise<void>,
+): Promise<void> {
+  const browser = await launchHeadlessChromium();
+  try {
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const page = await browser.newPage({ viewport });
+      await page.goto(pathToFileURL(file).href);
+      await check(page, viewport);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
 describe.skipIf(!available)('HTML report in Chromium', () => {
   it('shows the matrix and the failed cell’s timeline, runs no evidence script, and saves a screenshot', async () => {
     await mkdir(OUT, { recursive: true });
@@ -120,29 +141,18 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
       ],
     });
     const file = await writeHtmlReport(full, dir, undefined, gate);
-    const browser = await launchHeadlessChromium();
-    try {
-      for (const viewport of [
-        { width: 1440, height: 900 },
-        { width: 390, height: 844 },
-      ]) {
-        const page = await browser.newPage({ viewport });
-        await page.goto(pathToFileURL(file).href);
-        const headings = await page.locator('h1, h2').allTextContents();
-        expect(headings[1]).toMatch(/^Can this route be enabled\? No: airflow-one-mutation FAIL/);
-        expect(headings[2]).toBe('Why not verified');
-        const box = (await page.locator('#gate').boundingBox())!;
-        expect(box.y).toBeLessThan(viewport.height);
-        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
-        const panel = (await page.locator('#not-verified').boundingBox())!;
-        expect(panel.x + panel.width).toBeLessThanOrEqual(viewport.width);
-        expect(await page.locator('#gate tr[data-status="FAIL"]').count()).toBe(1);
-        await page.screenshot({ path: join(dir, `gate-${viewport.width}.png`) });
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-    }
+    await atEachViewport(file, async (page, viewport) => {
+      const headings = await page.locator('h1, h2').allTextContents();
+      expect(headings[1]).toMatch(/^Can this route be enabled\? No: airflow-one-mutation FAIL/);
+      expect(headings[2]).toBe('Why not verified');
+      const box = (await page.locator('#gate').boundingBox())!;
+      expect(box.y).toBeLessThan(viewport.height);
+      expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+      const panel = (await page.locator('#not-verified').boundingBox())!;
+      expect(panel.x + panel.width).toBeLessThanOrEqual(viewport.width);
+      expect(await page.locator('#gate tr[data-status="FAIL"]').count()).toBe(1);
+      await page.screenshot({ path: join(dir, `gate-${viewport.width}.png`) });
+    });
   });
 
   it('draws the protocol diagram with the FAIL place red and clickable, expands a lazy cell, fits 390 px and has no serious axe violation', async () => {
@@ -150,55 +160,44 @@ describe.skipIf(!available)('HTML report in Chromium', () => {
     await mkdir(dir, { recursive: true });
     const evidence = evidenceFixture();
     const file = await writeHtmlReport(evidence, dir);
-    const browser = await launchHeadlessChromium();
-    try {
-      for (const viewport of [
-        { width: 1440, height: 900 },
-        { width: 390, height: 844 },
-      ]) {
-        const page = await browser.newPage({ viewport });
-        await page.goto(pathToFileURL(file).href);
-        // The whole page, not only the header, stays within the viewport's width.
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
-          viewport.width,
-        );
-        expect(await seriousViolations(page)).toEqual([]);
+    await atEachViewport(file, async (page, viewport) => {
+      // The whole page, not only the header, stays within the viewport's width.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        viewport.width,
+      );
+      expect(await seriousViolations(page)).toEqual([]);
 
-        // The place holding the FAIL cell is painted in the FAIL colour, whatever its class says.
-        const failPlace = page.locator('#diagram a.place', { hasText: '' }).filter({
-          has: page.locator('title', { hasText: 'target.commit:after' }),
-        });
-        const fill = await failPlace.locator('circle').evaluate((circle) => getComputedStyle(circle).fill);
-        const failColour = await page.evaluate(() => {
-          const probe = document.createElement('span');
-          probe.style.color = 'var(--fail)';
-          document.body.append(probe);
-          const colour = getComputedStyle(probe).color;
-          probe.remove();
-          return colour;
-        });
-        expect(fill).toBe(failColour);
-        await failPlace.click();
-        const shown = page.locator('details.cell:not([hidden])');
-        expect(await shown.count()).toBe(1);
-        expect(await shown.first().getAttribute('id')).toBe('cell-1');
-        expect(await shown.first().locator('.narrative li').first().textContent()).toContain(
-          'was killed (SIGKILL)',
-        );
-        await page.locator('button.show-all-places').click();
-        expect(await page.locator('details.cell:not([hidden])').count()).toBe(evidence.cells.length);
+      // The place holding the FAIL cell is painted in the FAIL colour, whatever its class says.
+      const failPlace = page.locator('#diagram a.place', { hasText: '' }).filter({
+        has: page.locator('title', { hasText: 'target.commit:after' }),
+      });
+      const fill = await failPlace.locator('circle').evaluate((circle) => getComputedStyle(circle).fill);
+      const failColour = await page.evaluate(() => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--fail)';
+        document.body.append(probe);
+        const colour = getComputedStyle(probe).color;
+        probe.remove();
+        return colour;
+      });
+      expect(fill).toBe(failColour);
+      await failPlace.click();
+      const shown = page.locator('details.cell:not([hidden])');
+      expect(await shown.count()).toBe(1);
+      expect(await shown.first().getAttribute('id')).toBe('cell-1');
+      expect(await shown.first().locator('.narrative li').first().textContent()).toContain(
+        'was killed (SIGKILL)',
+      );
+      await page.locator('button.show-all-places').click();
+      expect(await page.locator('details.cell:not([hidden])').count()).toBe(evidence.cells.length);
 
-        // A collapsed cell has no timeline until it is opened; opening it renders one.
-        const passing = page.locator('details.cell.v-PASS').first();
-        expect(await passing.locator('.timeline').count()).toBe(0);
-        await passing.locator('summary').click();
-        await expect.poll(() => passing.locator('.timeline').count()).toBe(1);
-        await page.screenshot({ path: join(dir, `report-${viewport.width}.png`), fullPage: true });
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-    }
+      // A collapsed cell has no timeline until it is opened; opening it renders one.
+      const passing = page.locator('details.cell.v-PASS').first();
+      expect(await passing.locator('.timeline').count()).toBe(0);
+      await passing.locator('summary').click();
+      await expect.poll(() => passing.locator('.timeline').count()).toBe(1);
+      await page.screenshot({ path: join(dir, `report-${viewport.width}.png`), fullPage: true });
+    });
   });
 });
 

@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CellEvidence, Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
+import { fileReporter, reportFileWriter } from './file-reporter.ts';
 import { cellReason, compareIds } from './cell-summary.ts';
 import type { ReportGate } from './report-gate.ts';
 import { gateSentence } from './report-gate.ts';
@@ -184,21 +183,8 @@ function renderIntegritySuite(headline: string, differences: readonly string[]):
   </testsuite>`;
 }
 
-export async function writeJunitReport(
-  evidence: Evidence,
-  dir: string,
-  integrity?: Integrity,
-  gate: ReportGate | null = null,
-): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, JUNIT_REPORT_FILE);
-  await writeFile(file, renderJunit(evidence, integrity, gate));
-  return file;
-}
+export const writeJunitReport = reportFileWriter(JUNIT_REPORT_FILE, renderJunit);
 
 export function junitReporter(): Reporter {
-  return {
-    name: 'junit',
-    onRunEnd: async (evidence, dir, gate) => void (await writeJunitReport(evidence, dir, undefined, gate)),
-  };
+  return fileReporter('junit', writeJunitReport);
 }

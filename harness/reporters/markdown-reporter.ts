@@ -1,8 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import type { Integrity } from './integrity.ts';
 import type { Reporter } from './reporter.ts';
+import { fileReporter, reportFileWriter } from './file-reporter.ts';
 import { cellReason, failuresFirst, formatDuration, routeCells, verdictCounts } from './cell-summary.ts';
 import { describeDifference } from '../checkers/first-difference.ts';
 import { killLandingLines } from './kill-landings.ts';
@@ -134,22 +133,8 @@ function gateLines(gate: ReportGate | null): string[] {
   return lines;
 }
 
-export async function writeMarkdownSummary(
-  evidence: Evidence,
-  dir: string,
-  integrity?: Integrity,
-  gate: ReportGate | null = null,
-): Promise<string> {
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, MARKDOWN_REPORT_FILE);
-  await writeFile(file, renderMarkdownSummary(evidence, integrity, gate));
-  return file;
-}
+export const writeMarkdownSummary = reportFileWriter(MARKDOWN_REPORT_FILE, renderMarkdownSummary);
 
 export function markdownReporter(): Reporter {
-  return {
-    name: 'markdown',
-    onRunEnd: async (evidence, dir, gate) =>
-      void (await writeMarkdownSummary(evidence, dir, undefined, gate)),
-  };
+  return fileReporter('markdown', writeMarkdownSummary);
 }

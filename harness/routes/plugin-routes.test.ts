@@ -9,7 +9,7 @@ import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
 import { embeddedHost } from './route-registry.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { DatabaseSync } from 'node:sqlite';
-import { provider } from '../env/embedded-provider.ts';
+import { startEmbedded } from './fixtures/embedded-cell.ts';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { missingLocal, startLocal } from '../env/local/local-provider.ts';
@@ -30,6 +30,47 @@ function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', 
     };\n`,
   );
   if (packageJson !== undefined) writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson));
+  return dir;
+}
+
+/**
+ * A folder whose plug-in's prepared target names `url`, declares `server` and `network` (each when
+ * given) and `audit` as what installAudit resolves to; dispose leaves a mark in the cell.
+ */
+function targetPluginFolder(
+  url: string,
+  server: unknown,
+  {
+    network,
+    audit = 'undefined',
+    packageJson,
+  }: { network?: unknown; audit?: string; packageJson?: unknown } = {},
+): string {
+  const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], packageJson);
+  writeFileSync(
+    join(dir, 'plugin.mjs'),
+    `import { writeFileSync } from 'node:fs';
+export default {
+  api: 'dpone.connector/v1',
+  meta: { name: 'dpone-connector-example', version: '2.3.4' },
+  target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
+  harness: {
+    routes: [{ id: 'sqlite-to-example', source: 'sqlite' }],
+    target: {
+      ${network === undefined ? '' : `network: ${JSON.stringify(network)},`}
+      prepare: async (cellDir) => ({
+        endpoint: { url: ${JSON.stringify(url)}, table: 'events' },
+        ${server === undefined ? '' : `server: ${JSON.stringify(server)},`}
+        identity: 'example:events',
+        installAudit: async () => ${audit},
+        read: async () => ({ rows: [{ id: 1n }], inserts: [], markerKind: 'transaction' }),
+        [Symbol.asyncDispose]: async () => writeFileSync(cellDir + '/disposed', ''),
+      }),
+    },
+  },
+};
+`,
+  );
   return dir;
 }
 
@@ -216,44 +257,11 @@ describe('a plug-in route restoring recorded kills', () => {
 describe('a plug-in route whose target declares its server', () => {
   /** A plug-in whose prepared target names `url` and declares `server`; dispose leaves a mark. */
   async function serverRoute(url: string, server: unknown) {
-    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], undefined, '');
-    writeFileSync(
-      join(dir, 'plugin.mjs'),
-      `import { writeFileSync } from 'node:fs';
-export default {
-  api: 'dpone.connector/v1',
-  meta: { name: 'dpone-connector-example', version: '2.3.4' },
-  target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
-  harness: {
-    routes: [{ id: 'sqlite-to-example', source: 'sqlite' }],
-    target: {
-      prepare: async (cellDir) => ({
-        endpoint: { url: ${JSON.stringify(url)}, table: 'events' },
-        server: ${JSON.stringify(server)},
-        identity: 'example:events',
-        installAudit: async () => undefined,
-        read: async () => ({ rows: [{ id: 1n }], inserts: [], markerKind: 'transaction' }),
-        [Symbol.asyncDispose]: async () => writeFileSync(cellDir + '/disposed', ''),
-      }),
-    },
-  },
-};
-`,
-    );
-    return (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
+    return (await pluginRoutes(targetPluginFolder(url, server), ['./plugin.mjs']))['sqlite-to-example']!();
   }
   const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
   /** The embedded environment a plug-in cell runs in (no services). */
-  async function environment() {
-    const started = await provider.start({
-      env: process.env,
-      workDir: tmpdir(),
-      services: [],
-      engines: ENVIRONMENT_ENGINES,
-    });
-    if (started.status !== 'started') throw new Error('embedded environment must start');
-    return started.environment;
-  }
+  const environment = () => startEmbedded(tmpdir());
 
   it('seals the target by re-pointing the URL at a listener, and the sealed workload names it', async () => {
     const route = await serverRoute('x://u@127.0.0.1:3306/warehouse', { host: '127.0.0.1', port: 3306 });
@@ -285,32 +293,8 @@ export default {
 describe('a plug-in route whose target declares network', () => {
   /** A plug-in whose prepared target names `url`, declares `server` and (`network`) asks for a proxy. */
   async function networkRoute(url: string, server: unknown, network: unknown = true, audit = 'undefined') {
-    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }]);
-    writeFileSync(
-      join(dir, 'plugin.mjs'),
-      `import { writeFileSync } from 'node:fs';
-export default {
-  api: 'dpone.connector/v1',
-  meta: { name: 'dpone-connector-example', version: '2.3.4' },
-  target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
-  harness: {
-    routes: [{ id: 'sqlite-to-example', source: 'sqlite' }],
-    target: {
-      network: ${JSON.stringify(network)},
-      prepare: async (cellDir) => ({
-        endpoint: { url: ${JSON.stringify(url)}, table: 'events' },
-        ${server === undefined ? '' : `server: ${JSON.stringify(server)},`}
-        identity: 'example:events',
-        installAudit: async () => ${audit},
-        read: async () => ({ rows: [{ id: 1n }], inserts: [], markerKind: 'transaction' }),
-        [Symbol.asyncDispose]: async () => writeFileSync(cellDir + '/disposed', ''),
-      }),
-    },
-  },
-};
-`,
-    );
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ dpone: { connectors: ['./plugin.mjs'] } }));
+    const packageJson = { dpone: { connectors: ['./plugin.mjs'] } };
+    const dir = targetPluginFolder(url, server, { network, audit, packageJson });
     return { dir, route: await (await pluginRoutes(dir))['sqlite-to-example']!() };
   }
   const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
@@ -344,15 +328,8 @@ export default {
 
   it('refuses a cell outside the local provider, disposing the target', async () => {
     const { route } = await networkRoute('x://u@127.0.0.1:3306/w', { host: '127.0.0.1', port: 3306 });
-    const started = await provider.start({
-      env: process.env,
-      workDir: tmpdir(),
-      services: [],
-      engines: ENVIRONMENT_ENGINES,
-    });
-    if (started.status !== 'started') throw new Error('embedded environment must start');
     const dir = cellDir();
-    await expect(route.prepareCell(dir, OPTIONS, started.environment)).rejects.toMatchObject({
+    await expect(route.prepareCell(dir, OPTIONS, await startEmbedded(tmpdir()))).rejects.toMatchObject({
       code: ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
       fields: { field: '--provider' },
     });

@@ -72,13 +72,7 @@ export async function runCell(cell: PlannedCell, context: CellContext): Promise<
       module.unavailableIn?.(context.environment, context.route.capabilities) ??
       poolerUnavailable(cell, context.environment);
     if (unavailable !== null)
-      return evidence(cell, context, started, attempts, {
-        verdict: 'UNVERIFIED',
-        checks: [check('environment', 'UNVERIFIED', unavailable)],
-        target: null,
-        journal: null,
-        fault: cell.fault,
-      });
+      return notRunCell(cell, unavailable, context.reproduce(cell), 'UNVERIFIED', Date.now() - started);
     step = `preparing the cell (route ${context.route.id}: source, target and journal)`;
     fixture = await context.route.prepareCell(dir, cell.workload, context.environment);
     const clock = new CellClock();
@@ -157,7 +151,20 @@ function evidence(
   context: CellContext,
   started: number,
   attempts: readonly AttemptRecord[],
-  result: Pick<CellEvidence, 'verdict' | 'checks' | 'target' | 'journal' | 'fault'> & Partial<CellEvidence>,
+  result: CellResult,
+): CellEvidence {
+  return cellEvidence(cell, context.reproduce(cell), Date.now() - started, attempts, result);
+}
+
+type CellResult = Pick<CellEvidence, 'verdict' | 'checks' | 'target' | 'journal' | 'fault'> &
+  Partial<CellEvidence>;
+
+function cellEvidence(
+  cell: PlannedCell,
+  reproduce: string,
+  durationMs: number,
+  attempts: readonly AttemptRecord[],
+  result: CellResult,
 ): CellEvidence {
   return {
     id: cell.id,
@@ -172,10 +179,31 @@ function evidence(
     target: result.target,
     journal: result.journal,
     ...(result.loss !== undefined ? { loss: result.loss } : {}),
-    reproduce: context.reproduce(cell),
-    duration_ms: Date.now() - started,
+    reproduce,
+    duration_ms: durationMs,
     ...(result.airflow ? { airflow: result.airflow } : {}),
   };
+}
+
+/**
+ * The evidence of a cell that did not run: its environment (the provider, Airflow, the pooler
+ * lane) could not give it what it needs, `reason` says why; UNVERIFIED, or FAIL where the run
+ * must have had it (CI provisions it).
+ */
+export function notRunCell(
+  cell: PlannedCell,
+  reason: string,
+  reproduce: string,
+  verdict: 'UNVERIFIED' | 'FAIL' = 'UNVERIFIED',
+  durationMs = 0,
+): CellEvidence {
+  return cellEvidence(cell, reproduce, durationMs, [], {
+    verdict,
+    checks: [check('environment', verdict, reason)],
+    target: null,
+    journal: null,
+    fault: cell.fault,
+  });
 }
 
 /**

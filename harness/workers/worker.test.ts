@@ -1,44 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { provider } from '../env/embedded-provider.ts';
 import { loadRoute } from '../routes/route-registry.ts';
 
 const route = await loadRoute('sqlite');
 import { Worker, killAt } from './worker.ts';
-import { ENVIRONMENT_ENGINES } from '../routes/engine-services.ts';
+import { embeddedCell, workerSpec } from '../routes/fixtures/embedded-cell.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-worker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cell(name: string) {
-  const cellDir = join(dir, name);
-  const started = await provider.start({
-    env: process.env,
-    workDir: dir,
-    services: [],
-    engines: ENVIRONMENT_ENGINES,
-  });
-  if (started.status !== 'started') throw new Error('embedded environment must start');
-  mkdirSync(cellDir, { recursive: true });
-  const fixture = await route.prepareCell(
-    cellDir,
-    { rows: 5, strategy: 'append', leaseTtlMs: 400, seed: 1 },
-    started.environment,
-  );
-  return { cellDir, fixture };
-}
+const cell = (name: string) =>
+  embeddedCell(route, dir, name, { rows: 5, strategy: 'append', leaseTtlMs: 400, seed: 1 });
 
 describe('worker', () => {
   it('is SIGKILLed from outside where it parked, and its record says so', async () => {
-    const { cellDir, fixture } = await cell('kill');
     const { record, hit } = await killAt({
-      role: 'first',
-      workloadFile: fixture.workloadFile,
-      journalUrl: fixture.journalUrl,
-      cwd: cellDir,
-      traceFile: join(cellDir, 'trace-first.txt'),
+      ...workerSpec(await cell('kill'), 'first'),
       stop: { point: 'cas:PREPARED->COMMITTING:after', hit: 1 },
     });
     expect(hit).toBe(true);
@@ -48,13 +27,8 @@ describe('worker', () => {
   });
 
   it('a stop point never reached resolves parked() to null and the worker ends on its own', async () => {
-    const { cellDir, fixture } = await cell('never');
     await using worker = Worker.start({
-      role: 'first',
-      workloadFile: fixture.workloadFile,
-      journalUrl: fixture.journalUrl,
-      cwd: cellDir,
-      traceFile: join(cellDir, 'trace-first.txt'),
+      ...workerSpec(await cell('never'), 'first'),
       stop: { point: 'no.such:point', hit: 1 },
     });
     expect(await worker.parked()).toBeNull();
@@ -64,13 +38,8 @@ describe('worker', () => {
   });
 
   it('parks at each of several stops in turn, and reports the status and mutation it claimed', async () => {
-    const { cellDir, fixture } = await cell('stops');
     await using worker = Worker.start({
-      role: 'first',
-      workloadFile: fixture.workloadFile,
-      journalUrl: fixture.journalUrl,
-      cwd: cellDir,
-      traceFile: join(cellDir, 'trace-first.txt'),
+      ...workerSpec(await cell('stops'), 'first'),
       stop: { point: 'journal.create:after', hit: 1 },
       stops: [{ point: 'cas:PREPARED->COMMITTING:after', hit: 1 }],
     });

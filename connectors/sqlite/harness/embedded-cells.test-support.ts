@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { provider } from '../../../harness/env/embedded-provider.ts';
 import type { StartedEnvironment } from '../../../harness/env/environment.ts';
 import type { CellEvidence } from '../../../harness/evidence/evidence-types.ts';
 import { SQLITE_CLEAN_BOOK } from '../../../harness/faults/fixtures/clean-trace.ts';
@@ -10,7 +9,7 @@ import { planCells } from '../../../harness/plan/planner.ts';
 import { loadRoute } from '../../../harness/routes/route-registry.ts';
 import { parseScenario } from '../../../harness/scenario/scenario-loader.ts';
 import { runCell } from '../../../harness/runner/cell-runner.ts';
-import { ENVIRONMENT_ENGINES } from '../../../harness/routes/engine-services.ts';
+import { startEmbedded } from '../../../harness/routes/fixtures/embedded-cell.ts';
 
 /**
  * Cells of one scenario run end to end on the embedded route, for a test file: the embedded
@@ -26,14 +25,7 @@ export async function embeddedCells(
   const dir = mkdtempSync(join(tmpdir(), 'dpone-embedded-cells-'));
   let environment: StartedEnvironment;
   beforeAll(async () => {
-    const started = await provider.start({
-      env: process.env,
-      workDir: dir,
-      services: [],
-      engines: ENVIRONMENT_ENGINES,
-    });
-    if (started.status !== 'started') throw new Error('embedded environment must start');
-    environment = started.environment;
+    environment = await startEmbedded(dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return async (id) => {

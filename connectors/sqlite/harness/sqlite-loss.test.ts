@@ -1,41 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { provider } from '../../../harness/env/embedded-provider.ts';
 import { Worker, killAt, runToEnd } from '../../../harness/workers/worker.ts';
 import type { CellFixture } from '../../../harness/routes/route.ts';
 import { loadRoute } from '../../../harness/routes/route-registry.ts';
-import { ENVIRONMENT_ENGINES } from '../../../harness/routes/engine-services.ts';
+import { embeddedCell, workerSpec } from '../../../harness/routes/fixtures/embedded-cell.ts';
 
 const route = await loadRoute('sqlite');
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-sqlite-loss-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cell(name: string): Promise<{ cellDir: string; fixture: CellFixture }> {
-  const cellDir = join(dir, name);
-  mkdirSync(cellDir, { recursive: true });
-  const started = await provider.start({
-    env: process.env,
-    workDir: dir,
-    services: [],
-    engines: ENVIRONMENT_ENGINES,
-  });
-  if (started.status !== 'started') throw new Error('embedded environment must start');
-  const options = { rows: 5, strategy: 'append', leaseTtlMs: 150, seed: 1 } as const;
-  return { cellDir, fixture: await route.prepareCell(cellDir, options, started.environment) };
-}
-
-function spec(cellDir: string, fixture: CellFixture, role: string) {
-  return {
-    role,
-    workloadFile: fixture.workloadFile,
-    journalUrl: fixture.journalUrl,
-    cwd: cellDir,
-    traceFile: join(cellDir, `trace-${role}.txt`),
-  };
-}
+const cell = (name: string) =>
+  embeddedCell(route, dir, name, { rows: 5, strategy: 'append', leaseTtlMs: 150, seed: 1 });
 
 async function journalState(fixture: CellFixture): Promise<string | null> {
   const journal = await fixture.openJournal();
@@ -49,8 +27,9 @@ async function journalState(fixture: CellFixture): Promise<string | null> {
 
 describe('SQLite journal and fence loss operations', () => {
   it('wipe leaves a 0-byte journal, which the harness reads as empty without writing a byte', async () => {
-    const { cellDir, fixture } = await cell('wipe');
-    await runToEnd(spec(cellDir, fixture, 'clean'));
+    const made = await cell('wipe');
+    const { cellDir, fixture } = made;
+    await runToEnd(workerSpec(made, 'clean'));
     await fixture.journalOps!.wipe!();
     const journal = join(cellDir, 'journal.db');
     expect(statSync(journal).size).toBe(0);
@@ -62,9 +41,10 @@ describe('SQLite journal and fence loss operations', () => {
   });
 
   it('backs the journal up under a parked worker and restores that older copy after the kill', async () => {
-    const { cellDir, fixture } = await cell('rollback');
+    const made = await cell('rollback');
+    const { fixture } = made;
     await using worker = Worker.start({
-      ...spec(cellDir, fixture, 'first'),
+      ...workerSpec(made, 'first'),
       stop: { point: 'cas:PREPARING->PREPARED:after', hit: 1 },
       stops: [{ point: 'target.commit:after', hit: 1 }],
     });
@@ -84,9 +64,10 @@ describe('SQLite journal and fence loss operations', () => {
   });
 
   it('renames and drops the fence, and reads every place it was with its own connection', async () => {
-    const { cellDir, fixture } = await cell('fence');
+    const made = await cell('fence');
+    const { fixture } = made;
     const { hit } = await killAt({
-      ...spec(cellDir, fixture, 'first'),
+      ...workerSpec(made, 'first'),
       stop: { point: 'target.commit:after', hit: 1 },
     });
     expect(hit).toBe(true);

@@ -1,6 +1,6 @@
 import type { StartedNetwork } from 'testcontainers';
-import { disposeAll } from '../dispose-all.ts';
-import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
+import { disposeAll, ownedEnvironment } from '../dispose-all.ts';
+import type { EnvironmentProvider, EnvironmentResult } from '../environment.ts';
 import type { EngineServices, EnvironmentServices, ServiceName } from '../services.ts';
 import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../toxiproxy-service.ts';
@@ -62,14 +62,15 @@ export async function startDocker(
       reason: `docker provider: the engine answered but the containers did not start (${services.join(', ')})`,
     };
   }
-  const environment: StartedEnvironment = {
-    provider: 'docker',
-    databases,
-    toxiproxy: services.includes(TOXIPROXY) ? TOXIPROXY_IMAGE : null,
-    services: started,
-    [Symbol.asyncDispose]: () => disposeAll(owned),
-  };
-  return { status: 'started', environment };
+  return ownedEnvironment(
+    {
+      provider: 'docker',
+      databases,
+      toxiproxy: services.includes(TOXIPROXY) ? TOXIPROXY_IMAGE : null,
+      services: started,
+    },
+    owned,
+  );
 }
 
 /** The `docker` provider as the harness registry sees it. */

@@ -1,5 +1,5 @@
-import { disposeAll } from '../dispose-all.ts';
-import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
+import { disposeAll, ownedEnvironment } from '../dispose-all.ts';
+import type { EnvironmentProvider, EnvironmentResult } from '../environment.ts';
 import type { EngineServices, EnvironmentServices, ServiceName } from '../services.ts';
 import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import { EXTERNAL_ENV } from './external-env.ts';
@@ -49,14 +49,10 @@ export async function startExternal(
     started[name] = service;
     databases[name] = 'external';
   }
-  const environment: StartedEnvironment = {
-    provider: 'external',
-    databases,
-    toxiproxy: toxiVersion,
-    services: started,
-    [Symbol.asyncDispose]: () => disposeAll(owned),
-  };
-  return { status: 'started', environment };
+  return ownedEnvironment(
+    { provider: 'external', databases, toxiproxy: toxiVersion, services: started },
+    owned,
+  );
 }
 
 /** The `external` provider as the harness registry sees it. */

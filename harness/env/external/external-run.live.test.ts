@@ -65,6 +65,15 @@ function dpone(args: readonly string[]) {
   });
 }
 
+/** `certify run` of the route on the external provider, two cells at a time, into `out`. */
+function certifyExternal(scenarios: readonly string[], out: string) {
+  const scenarioArgs = scenarios.flatMap((file) => ['--scenario', file]);
+  return dpone([
+    ...['certify', 'run', '--route', 'postgres', '--provider', 'external'],
+    ...[...scenarioArgs, '--concurrency', '2', '--out', out],
+  ]);
+}
+
 describe.skipIf(unverified)('certify run --provider external (live, CLI)', () => {
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
@@ -82,22 +91,10 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
 
   it('reports server-kill UNVERIFIED with the reason, certifies only what ran, and leaves nothing behind', async () => {
     const out = outDir('dpone-external-');
-    const run = await dpone([
-      'certify',
-      'run',
-      '--route',
-      'postgres',
-      '--provider',
-      'external',
-      '--scenario',
-      'scenarios/server-kill.yaml',
-      '--scenario',
-      intentConflictOnly(outDir('dpone-scenario-')),
-      '--concurrency',
-      '2',
-      '--out',
+    const run = await certifyExternal(
+      ['scenarios/server-kill.yaml', intentConflictOnly(outDir('dpone-scenario-'))],
       out,
-    ]);
+    );
     expect(run.exitCode).toBe(3); // no FAIL, something UNVERIFIED
     const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
       provider: string;
@@ -129,20 +126,7 @@ describe.skipIf(unverified)('certify run --provider external (live, CLI)', () =>
   });
 
   it('Ctrl-C mid-run removes the run’s database and proxies and exits 130', async () => {
-    const run = dpone([
-      'certify',
-      'run',
-      '--route',
-      'postgres',
-      '--provider',
-      'external',
-      '--scenario',
-      'scenarios/crash.yaml',
-      '--concurrency',
-      '2',
-      '--out',
-      outDir('dpone-external-int-'),
-    ]);
+    const run = certifyExternal(['scenarios/crash.yaml'], outDir('dpone-external-int-'));
     let seen = { databases: [] as string[], proxies: [] as string[] };
     for (let i = 0; i < 600 && (seen.databases.length === 0 || seen.proxies.length === 0); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

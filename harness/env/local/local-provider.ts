@@ -1,5 +1,5 @@
-import { disposeAll } from '../dispose-all.ts';
-import type { EnvironmentProvider, EnvironmentResult, StartedEnvironment } from '../environment.ts';
+import { disposeAll, ownedEnvironment } from '../dispose-all.ts';
+import type { EnvironmentProvider, EnvironmentResult } from '../environment.ts';
 import type { EngineServices, EnvironmentEngines, EnvironmentServices, ServiceName } from '../services.ts';
 import { engineServicesAsked, TOXIPROXY } from '../services.ts';
 import type { ToxiproxyService } from '../toxiproxy-service.ts';
@@ -64,14 +64,7 @@ export async function startLocal(
       reason: `local provider: a server did not start (${services.join(', ')})`,
     };
   }
-  const environment: StartedEnvironment = {
-    provider: 'local',
-    databases,
-    toxiproxy: toxiVersion,
-    services: started,
-    [Symbol.asyncDispose]: () => disposeAll(owned),
-  };
-  return { status: 'started', environment };
+  return ownedEnvironment({ provider: 'local', databases, toxiproxy: toxiVersion, services: started }, owned);
 }
 
 /** The `local` provider as the harness registry sees it. */
