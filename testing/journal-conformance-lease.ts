@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contracts/errors.ts';
 import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
-import { create, DIGEST, METADATA, opId, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
+import {
+  create,
+  DIGEST,
+  METADATA,
+  opId,
+  refusedUnchanged,
+  rejectsWith,
+  step,
+  unchanged,
+} from './journal-conformance-kit.ts';
 
 /** Lease rules: epochs are fencing tokens, so they must only ever grow. Registered by the suite. */
 export function describeJournalLeaseConformance(
@@ -132,11 +141,12 @@ export function describeJournalLeaseConformance(
         ttlMs: 100,
         nowMs: 1_000,
       });
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.acquireLease({ operationId: id, expectedVersion: 2, holder: 'b', ttlMs: 100, nowMs: 1_099 }),
         ERROR_CODES.CAS_CONFLICT,
+        held,
       );
-      await unchanged(journal, held);
       const taken = await journal.acquireLease({
         operationId: id,
         expectedVersion: 2,
@@ -153,22 +163,24 @@ export function describeJournalLeaseConformance(
         evidence: { reason: 'lease:takeover' },
       });
       // The old holder cannot renew what it lost: its version is stale and the lease is not its own.
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.acquireLease({ operationId: id, expectedVersion: 2, holder: 'a', ttlMs: 100, nowMs: 1_101 }),
         ERROR_CODES.CAS_CONFLICT,
+        taken,
       );
-      await unchanged(journal, taken);
     });
 
     it('a lease change with a stale version is a conflict and changes nothing', async () => {
       const journal = journalOf();
       const id = opId('lease-stale');
       const entry = await step(journal, await create(journal, id), 'PREPARED');
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.acquireLease({ operationId: id, expectedVersion: 1, holder: 'a', ttlMs: 100, nowMs: 2_000 }),
         ERROR_CODES.CAS_CONFLICT,
+        entry,
       );
-      await unchanged(journal, entry);
     });
 
     it('epochs never repeat after a release, and the state never moves with a lease', async () => {
@@ -257,8 +269,7 @@ export function describeJournalLeaseConformance(
       expect(entry.lease).toEqual({ holder: 'a', epoch: 5, expires_at_ms: 1_120 });
       expect([entry.last_epoch, entry.version]).toEqual([5, 4]);
       // A raise on a stale version is a conflict and changes nothing.
-      await rejectsWith(lease(entry.version - 1, 1_030, 9), ERROR_CODES.CAS_CONFLICT);
-      await unchanged(journal, entry);
+      await refusedUnchanged(journal, lease(entry.version - 1, 1_030, 9), ERROR_CODES.CAS_CONFLICT, entry);
     });
 
     it('refuses a TTL whose expiry it could not store and read back, and stays readable', async () => {
