@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contracts/errors.ts';
+import type { CommitJournalEntry } from '../src/contracts/journal.ts';
 import type { LeaseRequest, TargetCommitJournalPort } from '../src/ports/journal.ts';
 import {
   create,
@@ -16,6 +17,19 @@ import {
 function leasing(journal: TargetCommitJournalPort, id: string) {
   return (expectedVersion: number, holder: string, nowMs: number, more: Partial<LeaseRequest> = {}) =>
     journal.acquireLease({ operationId: id, expectedVersion, holder, ttlMs: 100, nowMs, ...more });
+}
+
+/** The holder's prepare failed: the entry ends FAILED_PRE_COMMIT and the lease is released with it. */
+function failReleasing(journal: TargetCommitJournalPort, entry: CommitJournalEntry, nowMs: number) {
+  return journal.compareAndSet({
+    operationId: entry.operation_id,
+    expectedVersion: entry.version,
+    expectedStates: new Set(['PREPARING']),
+    nextState: 'FAILED_PRE_COMMIT',
+    evidence: { reason: 'fence:prepare-failed' },
+    nowMs,
+    releaseLease: true,
+  });
 }
 
 /** Lease rules: epochs are fencing tokens, so they must only ever grow. Registered by the suite. */
@@ -140,15 +154,7 @@ export function describeJournalLeaseConformance(
       const lease = leasing(journal, id);
       await create(journal, id, 1_000);
       let entry = await lease(1, 'a', 1_000);
-      entry = await journal.compareAndSet({
-        operationId: id,
-        expectedVersion: entry.version,
-        expectedStates: new Set(['PREPARING']),
-        nextState: 'FAILED_PRE_COMMIT',
-        evidence: { reason: 'fence:prepare-failed' },
-        nowMs: 1_010,
-        releaseLease: true,
-      });
+      entry = await failReleasing(journal, entry, 1_010);
       expect([entry.lease, entry.last_epoch]).toEqual([null, 1]);
       entry = await lease(entry.version, 'a', 1_020);
       expect([entry.state, entry.lease?.epoch, entry.last_epoch]).toEqual(['FAILED_PRE_COMMIT', 2, 2]);
@@ -166,15 +172,7 @@ export function describeJournalLeaseConformance(
       // A minEpoch below last_epoch + 1 changes nothing: the next takeover is 8, not 3.
       entry = await lease(entry.version, 'b', 1_200, { minEpoch: 3 });
       expect([entry.lease?.holder, entry.lease?.epoch, entry.last_epoch]).toEqual(['b', 8, 8]);
-      entry = await journal.compareAndSet({
-        operationId: id,
-        expectedVersion: entry.version,
-        expectedStates: new Set(['PREPARING']),
-        nextState: 'FAILED_PRE_COMMIT',
-        evidence: { reason: 'fence:prepare-failed' },
-        nowMs: 1_210,
-        releaseLease: true,
-      });
+      entry = await failReleasing(journal, entry, 1_210);
       entry = await lease(entry.version, 'c', 1_220);
       expect([entry.lease?.epoch, entry.last_epoch]).toEqual([9, 9]);
       const epochs = (await journal.history(id)).filter((r) => r.kind === 'lease').map((r) => r.lease_epoch);
