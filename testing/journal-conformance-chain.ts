@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../src/contracts/errors.ts';
 import type { CommitJournalEntry } from '../src/contracts/journal.ts';
 import type { CommitState } from '../src/contracts/states.ts';
 import type { ChainTransition, TargetCommitJournalPort } from '../src/ports/journal.ts';
-import { AUDIT, create, opId, reach, rejectsWith, step, unchanged } from './journal-conformance-kit.ts';
+import { AUDIT, create, opId, reach, refusedUnchanged, step } from './journal-conformance-kit.ts';
 
 /** A transition expected from `from` to `to`, with evidence naming it. */
 function move(from: CommitState, to: CommitState, extra: Partial<ChainTransition> = {}): ChainTransition {
@@ -91,7 +91,8 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
       const journal = journalOf();
       const before = await create(journal, opId('chain-stale'));
       const moved = await step(journal, before, 'PREPARED');
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         chain(
           journal,
           moved,
@@ -99,51 +100,55 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
           before.version,
         ),
         ERROR_CODES.CAS_CONFLICT,
+        moved,
       );
-      await unchanged(journal, moved);
     });
 
     it('a state the first transition does not expect refuses the chain and writes nothing', async () => {
       const journal = journalOf();
       const before = await reach(journal, opId('chain-state'), 'PREPARED');
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMMITTING')]),
         ERROR_CODES.CAS_CONFLICT,
+        before,
       );
-      await unchanged(journal, before);
     });
 
     it('a later transition outside the table refuses the chain; the earlier ones are not written', async () => {
       const journal = journalOf();
       const before = await create(journal, opId('chain-illegal'));
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMPLETE')]),
         ERROR_CODES.ILLEGAL_TRANSITION,
+        before,
       );
-      await unchanged(journal, before);
     });
 
     it('a later transition that does not expect the state the one before leaves is a conflict', async () => {
       const journal = journalOf();
       const before = await create(journal, opId('chain-gap'));
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         chain(journal, before, [move('PREPARING', 'PREPARED'), move('COMMITTING', 'TARGET_COMMITTED')]),
         ERROR_CODES.CAS_CONFLICT,
+        before,
       );
-      await unchanged(journal, before);
     });
 
     it('an operator-only transition inside a chain needs its audit; with it the record is an audit', async () => {
       const journal = journalOf();
       const before = await reach(journal, opId('chain-audit'), 'COMMIT_UNKNOWN');
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         chain(journal, before, [
           move('COMMIT_UNKNOWN', 'TARGET_COMMITTED'),
           move('TARGET_COMMITTED', 'COMPLETE'),
         ]),
         ERROR_CODES.ILLEGAL_TRANSITION,
+        before,
       );
-      await unchanged(journal, before);
       const done = await chain(journal, before, [
         move('COMMIT_UNKNOWN', 'TARGET_COMMITTED', { audit: AUDIT }),
         move('TARGET_COMMITTED', 'COMPLETE'),

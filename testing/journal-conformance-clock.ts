@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contracts/errors.ts';
 import { MAX_LEASE_TTL_MS } from '../src/contracts/lease-clock.ts';
 import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
-import { AUDIT, create, opId, reach, rejectsWith, unchanged } from './journal-conformance-kit.ts';
+import { AUDIT, create, opId, reach, refusedUnchanged, rejectsWith } from './journal-conformance-kit.ts';
 
 const YEAR_MS = 365 * 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,7 +53,8 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         expect(written).toBe(200);
         expect(Math.abs(ahead.updated_at_ms - Date.now())).toBeLessThan(60_000);
         // Live for the TTL by the server's clock, whatever the challenger's clock says...
-        await rejectsWith(
+        await refusedUnchanged(
+          journal,
           journal.acquireLease({
             operationId: id,
             expectedVersion: ahead.version,
@@ -62,8 +63,8 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
             nowMs: now + 2 * YEAR_MS,
           }),
           ERROR_CODES.CAS_CONFLICT,
+          ahead,
         );
-        await unchanged(journal, ahead);
         // ...and over after it, even for a challenger whose clock runs a year behind.
         await sleep(Math.max(0, ahead.lease!.expires_at_ms - Date.now()) + 50);
         const taken = await journal.acquireLease({
@@ -90,7 +91,8 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         ttlMs: MAX_LEASE_TTL_MS,
         nowMs: 1_000,
       });
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.acquireLease({
           operationId: id,
           expectedVersion: held.version,
@@ -99,8 +101,8 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
           nowMs: 1_000,
         }),
         ERROR_CODES.CAS_CONFLICT,
+        held,
       );
-      await unchanged(journal, held);
     });
 
     it('instants come from the journal clock the adapter declares', async () => {
@@ -178,11 +180,12 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
       const id = opId('expire-lease-stale');
       const entry = await create(journal, id);
       const request = { operationId: id, evidence: { reason: 'recovery:expire-lease' }, nowMs: 2_000 };
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.expireLease({ ...request, expectedVersion: entry.version }),
         ERROR_CODES.CAS_CONFLICT,
+        entry,
       );
-      await unchanged(journal, entry);
       const held = await journal.acquireLease({
         operationId: id,
         expectedVersion: entry.version,
@@ -190,11 +193,12 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         ttlMs: 100,
         nowMs: 2_000,
       });
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.expireLease({ ...request, expectedVersion: entry.version }),
         ERROR_CODES.CAS_CONFLICT,
+        held,
       );
-      await unchanged(journal, held);
       await rejectsWith(
         journal.expireLease({ ...request, operationId: opId('expire-lease-none'), expectedVersion: 1 }),
         ERROR_CODES.CAS_CONFLICT,

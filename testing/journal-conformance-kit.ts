@@ -102,3 +102,14 @@ export async function unchanged(journal: TargetCommitJournalPort, before: Commit
   expect(await journal.get(before.operation_id)).toEqual(before);
   expect((await journal.history(before.operation_id)).length).toBe(before.version);
 }
+
+/** Awaits a refusal with `code` and asserts it left the entry and its history as `before`. */
+export async function refusedUnchanged(
+  journal: TargetCommitJournalPort,
+  change: Promise<unknown>,
+  code: ErrorCode,
+  before: CommitJournalEntry,
+): Promise<void> {
+  await rejectsWith(change, code);
+  await unchanged(journal, before);
+}

@@ -9,6 +9,7 @@ import {
   create,
   opId,
   reach,
+  refusedUnchanged,
   rejectsWith,
   step,
   unchanged,
@@ -92,7 +93,8 @@ export function describeJournalConformance(
       const first = await create(journal, id);
       const second = await step(journal, first, 'PREPARED');
       await rejectsWith(step(journal, first, 'PREPARED'), ERROR_CODES.CAS_CONFLICT);
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.compareAndSet({
           operationId: id,
           expectedVersion: first.version,
@@ -102,14 +104,15 @@ export function describeJournalConformance(
           nowMs: 3_000,
         }),
         ERROR_CODES.CAS_CONFLICT,
+        second,
       );
-      await unchanged(journal, second);
     });
 
     it('CAS from an unexpected state is a conflict and changes nothing', async () => {
       const id = opId('unexpected-state');
       const entry = await create(journal, id);
-      await rejectsWith(
+      await refusedUnchanged(
+        journal,
         journal.compareAndSet({
           operationId: id,
           expectedVersion: entry.version,
@@ -119,8 +122,8 @@ export function describeJournalConformance(
           nowMs: 2_000,
         }),
         ERROR_CODES.CAS_CONFLICT,
+        entry,
       );
-      await unchanged(journal, entry);
     });
 
     it('CAS on an operation that does not exist is a conflict', async () => {
@@ -165,8 +168,12 @@ export function describeJournalConformance(
 
     it('an operator-only transition without an audit is rejected; with one it is recorded', async () => {
       const entry = await reach(journal, opId('operator-only'), 'COMMIT_UNKNOWN');
-      await rejectsWith(step(journal, entry, 'TARGET_COMMITTED'), ERROR_CODES.ILLEGAL_TRANSITION);
-      await unchanged(journal, entry);
+      await refusedUnchanged(
+        journal,
+        step(journal, entry, 'TARGET_COMMITTED'),
+        ERROR_CODES.ILLEGAL_TRANSITION,
+        entry,
+      );
       const next = await step(journal, entry, 'TARGET_COMMITTED', AUDIT);
       const last = (await journal.history(entry.operation_id)).at(-1);
       expect(last).toMatchObject({ version: next.version, kind: 'audit', audit: AUDIT });

@@ -1,7 +1,8 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { withClusterClient } from './fixtures/cluster-client.ts';
 import { PostgresJournal } from './journal/postgres-journal.ts';
 import { rowStreamOf } from '../../src/ports/row-stream.ts';
 import { PostgresTarget } from './postgres-target.ts';
@@ -21,21 +22,8 @@ let cluster: LocalPostgresCluster;
 const OP = `sha256:${'4'.repeat(64)}`;
 const INTENT = `sha256:${'5'.repeat(64)}`;
 
-async function query(database: string, text: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database,
-  });
-  await client.connect();
-  try {
-    return await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const query = (database: string, text: string): Promise<pg.QueryResult> =>
+  withClusterClient(cluster, database, (client) => client.query(text));
 
 describe.skipIf(unverified)('PostgreSQL commits are durable whatever the server default (live)', () => {
   beforeAll(async () => {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { sql } from './fixtures/cluster-client.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
@@ -38,19 +39,7 @@ const ROWS = [
 
 let cluster: LocalPostgresCluster;
 
-async function sql(user: string, password: string, statements: readonly string[]): Promise<pg.QueryResult[]> {
-  const client = new pg.Client({ host: cluster.host, port: cluster.port, user, password, database: DB });
-  await client.connect();
-  try {
-    const results: pg.QueryResult[] = [];
-    for (const text of statements) results.push(await client.query(text));
-    return results;
-  } finally {
-    await client.end();
-  }
-}
-
-const admin = (statements: readonly string[]) => sql(cluster.user, cluster.password, statements);
+const admin = (statements: readonly string[]) => sql(cluster, DB, statements);
 const url = (user: string) => `postgres://${user}@${cluster.host}:${cluster.port}/${DB}`;
 /** The source as the odd-settings source role reads it. */
 const openSource = () =>

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { findLocalBinaries } from './harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { sql } from './fixtures/cluster-client.ts';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import { openFenceAccess, openFenceReader } from '../../src/cli/commands/recovery-fence.ts';
 import { readWorkloadFile } from '../../src/cli/workload-file.ts';
@@ -28,30 +28,14 @@ const ROWS = 10;
 let cluster: LocalPostgresCluster;
 let n = 0;
 
-async function sql(database: string, statements: readonly string[]): Promise<pg.QueryResult[]> {
-  const client = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database,
-  });
-  await client.connect();
-  try {
-    const results = [];
-    for (const statement of statements) results.push(await client.query(statement));
-    return results;
-  } finally {
-    await client.end();
-  }
-}
+const superuser = (database: string, statements: readonly string[]) => sql(cluster, database, statements);
 
 /** A fresh database with a seeded source, and a workload writing (schema query) into it. */
 async function world() {
   const database = `fence_loc_${process.pid}_${++n}`;
-  await sql('postgres', [`CREATE DATABASE ${database}`]);
+  await superuser('postgres', [`CREATE DATABASE ${database}`]);
   const values = Array.from({ length: ROWS }, (_, i) => `(${i + 1}, '2026-07-18', ${i * 10})`);
-  await sql(database, [
+  await superuser(database, [
     'CREATE SCHEMA dw',
     'CREATE TABLE orders (id BIGINT, day TEXT, amount BIGINT)',
     // Target tables are not created unless a workload opts in (target.create): a DBA makes them.
@@ -99,7 +83,7 @@ async function world() {
     );
     return path;
   };
-  await sql(database, ['CREATE SCHEMA journal']);
+  await superuser(database, ['CREATE SCHEMA journal']);
   return { database, dir, write };
 }
 
@@ -139,7 +123,7 @@ async function commitThenDie(workload: string, cwd: string): Promise<void> {
 }
 
 async function targetRows(database: string): Promise<{ rows: number; ids: number }> {
-  const [result] = await sql(database, [
+  const [result] = await superuser(database, [
     'SELECT count(*)::int AS rows, count(DISTINCT id)::int AS ids FROM public.events',
   ]);
   return result!.rows[0] as { rows: number; ids: number };
@@ -164,7 +148,9 @@ describe.skipIf(unverified)('the PostgreSQL fence location is explicit and recor
     expect(retry.stderr).toContain('postgres:public._dpone_fence');
     expect(retry.stderr).toContain('postgres:dw._dpone_fence');
     // No fence (or any table) appeared in dw, and the rows stay 10.
-    const [dw] = await sql(database, ["SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'dw'"]);
+    const [dw] = await superuser(database, [
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'dw'",
+    ]);
     expect(dw!.rows[0].n).toBe(0);
     expect(await targetRows(database)).toEqual({ rows: ROWS, ids: ROWS });
     const id = JSON.parse(
@@ -200,7 +186,9 @@ describe.skipIf(unverified)('the PostgreSQL fence location is explicit and recor
         await fence[Symbol.asyncDispose]();
       }
     }
-    const [dw] = await sql(database, ["SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'dw'"]);
+    const [dw] = await superuser(database, [
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'dw'",
+    ]);
     expect(dw!.rows[0].n).toBe(0);
   });
 

@@ -7,6 +7,12 @@ import { parseMssqlUrl } from './mssql-config.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { MssqlJournal } from './mssql-journal.ts';
 import { MSSQL_JOURNAL_SQL } from './mssql-statements.ts';
+import type { CommitState } from '../../../src/contracts/states.ts';
+import type {
+  CompareAndSetChainRequest,
+  CompareAndSetRequest,
+  LeaseRequest,
+} from '../../../src/ports/journal.ts';
 
 const URL_WITH_SECRET = 'mssql://sa:hunter2-secret@db.example:1433/journal?encrypt=false';
 const LEAKS = ['hunter2-secret', 'db.example', 'SELECT', 'UPDATE', 'INSERT', 'dpone_commit_journal'];
@@ -28,6 +34,63 @@ function storedRow(id: string) {
     created_at_ms: '1000',
     updated_at_ms: '1000',
     journal_now_ms: '2000',
+  };
+}
+
+/** A journal over a fake server holding the entry `opId(name)` (answerStored). */
+async function openStored(name: string, affected = 1) {
+  const { fake, journal } = await openFake();
+  const id = opId(name);
+  answerStored(fake, id, affected);
+  return { fake, journal, id };
+}
+
+/**
+ * The server's answers to a change of an existing entry: the locked read finds `storedRow(id)`,
+ * and every later statement's `SELECT @@ROWCOUNT AS affected` says `affected` (1: it applied).
+ */
+function answerStored(fake: FakeMssql, id: string, affected = 1): void {
+  fake.respond = (q) =>
+    q.text === MSSQL_JOURNAL_SQL.selectForUpdate
+      ? { recordset: [storedRow(id)], rowsAffected: [1] }
+      : { recordset: [{ affected }], rowsAffected: [affected, 1] };
+}
+
+/** The server's answers to a create: the conditional INSERT inserts, the other statements touch nothing. */
+function answerCreated(fake: FakeMssql): void {
+  fake.respond = (q) => ({
+    recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
+    rowsAffected: [1],
+  });
+}
+
+/** The CAS PREPARING -> PREPARED of the entry at version 1 (the fence is installed). */
+function prepare(id: string): CompareAndSetRequest {
+  return {
+    operationId: id,
+    expectedVersion: 1,
+    expectedStates: new Set(['PREPARING']),
+    nextState: 'PREPARED',
+    evidence: { reason: 'fence:installed' },
+    nowMs: 2_000,
+  };
+}
+
+/** Holder `a` takes a 10 ms lease on the entry at version 1. */
+function leaseOf(id: string, more: Partial<LeaseRequest> = {}): LeaseRequest {
+  return { operationId: id, expectedVersion: 1, holder: 'a', ttlMs: 10, nowMs: 1_500, ...more };
+}
+
+/** A two-transition chain from version 1: PREPARING -> PREPARED -> `last`. */
+function chainTo(id: string, last: CommitState): CompareAndSetChainRequest {
+  return {
+    operationId: id,
+    expectedVersion: 1,
+    transitions: [
+      { expectedStates: new Set(['PREPARING']), nextState: 'PREPARED', evidence: { reason: 'a' } },
+      { expectedStates: new Set(['PREPARED']), nextState: last, evidence: { reason: 'b' } },
+    ],
+    nowMs: 1_500,
   };
 }
 
@@ -67,22 +130,8 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it('CAS: @@ROWCOUNT 0 from the conditional UPDATE is CAS_CONFLICT, no history, rolled back', async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-rowcount-0');
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: 0 }], rowsAffected: [0, 1] };
-    const error = await caught(
-      journal.compareAndSet({
-        operationId: id,
-        expectedVersion: 1,
-        expectedStates: new Set(['PREPARING']),
-        nextState: 'PREPARED',
-        evidence: { reason: 'fence:installed' },
-        nowMs: 2_000,
-      }),
-    );
+    const { fake, journal, id } = await openStored('mssql-rowcount-0', 0);
+    const error = await caught(journal.compareAndSet(prepare(id)));
     expect([error.code, error.fields.operationId]).toEqual([ERROR_CODES.CAS_CONFLICT, id]);
     expect(fake.queries.map((q) => q.text)).toEqual([
       MSSQL_JOURNAL_SQL.selectForUpdate,
@@ -98,19 +147,8 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it('CAS: rowcount 1 appends the history row in the same transaction, then commits', async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-rowcount-1');
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
-    const entry = await journal.acquireLease({
-      operationId: id,
-      expectedVersion: 1,
-      holder: 'a',
-      ttlMs: 10,
-      nowMs: 1_500,
-    });
+    const { fake, journal, id } = await openStored('mssql-rowcount-1');
+    const entry = await journal.acquireLease(leaseOf(id));
     expect([entry.version, entry.lease?.epoch]).toEqual([2, 1]);
     expect(fake.queries.map((q) => [q.via, q.text])).toEqual([
       ['tx', MSSQL_JOURNAL_SQL.selectForUpdate],
@@ -127,12 +165,7 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it("chain: every transition's UPDATE (version +1 each) and history row in ONE transaction, one commit", async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-chain');
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
+    const { fake, journal, id } = await openStored('mssql-chain');
     const entry = await journal.compareAndSetChain({
       operationId: id,
       expectedVersion: 1,
@@ -174,41 +207,15 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it('chain: a refused later transition or a lost UPDATE rolls the whole chain back', async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-chain-refused');
-    let rowcount = 1;
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: rowcount }], rowsAffected: [rowcount] };
-    const illegal = await caught(
-      journal.compareAndSetChain({
-        operationId: id,
-        expectedVersion: 1,
-        transitions: [
-          { expectedStates: new Set(['PREPARING']), nextState: 'PREPARED', evidence: { reason: 'a' } },
-          { expectedStates: new Set(['PREPARED']), nextState: 'COMPLETE', evidence: { reason: 'b' } },
-        ],
-        nowMs: 1_500,
-      }),
-    );
+    const { fake, journal, id } = await openStored('mssql-chain-refused');
+    const illegal = await caught(journal.compareAndSetChain(chainTo(id, 'COMPLETE')));
     expect(illegal.code).toBe(ERROR_CODES.ILLEGAL_TRANSITION);
     expect(fake.queries.map((q) => q.text)).toEqual([MSSQL_JOURNAL_SQL.selectForUpdate]);
     expect(fake.events).toEqual(['begin', 'rollback']);
     fake.queries.length = 0;
     fake.events.length = 0;
-    rowcount = 0;
-    const lostRace = await caught(
-      journal.compareAndSetChain({
-        operationId: id,
-        expectedVersion: 1,
-        transitions: [
-          { expectedStates: new Set(['PREPARING']), nextState: 'PREPARED', evidence: { reason: 'a' } },
-          { expectedStates: new Set(['PREPARED']), nextState: 'COMMITTING', evidence: { reason: 'b' } },
-        ],
-        nowMs: 1_500,
-      }),
-    );
+    answerStored(fake, id, 0);
+    const lostRace = await caught(journal.compareAndSetChain(chainTo(id, 'COMMITTING')));
     expect(lostRace.code).toBe(ERROR_CODES.CAS_CONFLICT);
     expect(fake.queries.map((q) => q.text)).toEqual([
       MSSQL_JOURNAL_SQL.selectForUpdate,
@@ -218,28 +225,14 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it('leases and instants come from the server clock (SYSUTCDATETIME), never the caller’s', async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-server-clock');
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
+    const { fake, journal, id } = await openStored('mssql-server-clock');
     const yearAhead = 2_000 + 365 * 86_400_000;
-    const entry = await journal.acquireLease({
-      operationId: id,
-      expectedVersion: 1,
-      holder: 'a',
-      ttlMs: 10,
-      nowMs: yearAhead,
-    });
+    const entry = await journal.acquireLease(leaseOf(id, { nowMs: yearAhead }));
     expect(entry.lease?.expires_at_ms).toBe(2_010);
     expect(fake.queries[1]!.params).toMatchObject({ lease_expires_at_ms: 2_010, updated_at_ms: 2_000 });
     expect(MSSQL_JOURNAL_SQL.selectForUpdate).toContain('SYSUTCDATETIME()');
     fake.serverNowMs = 5_000;
-    fake.respond = (q) => ({
-      recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
-      rowsAffected: [1],
-    });
+    answerCreated(fake);
     const created = await journal.createIntent({
       operationId: opId('mssql-server-clock-create'),
       intentDigest: `sha256:${'ab'.repeat(32)}`,
@@ -252,20 +245,8 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   });
 
   it('a lease with minEpoch writes max(last_epoch + 1, minEpoch) as the epoch and last_epoch', async () => {
-    const { fake, journal } = await openFake();
-    const id = opId('mssql-min-epoch');
-    fake.respond = (q) =>
-      q.text === MSSQL_JOURNAL_SQL.selectForUpdate
-        ? { recordset: [storedRow(id)], rowsAffected: [1] }
-        : { recordset: [{ affected: 1 }], rowsAffected: [1] };
-    const entry = await journal.acquireLease({
-      operationId: id,
-      expectedVersion: 1,
-      holder: 'a',
-      ttlMs: 10,
-      nowMs: 1_500,
-      minEpoch: 6,
-    });
+    const { fake, journal, id } = await openStored('mssql-min-epoch');
+    const entry = await journal.acquireLease(leaseOf(id, { minEpoch: 6 }));
     expect([entry.lease?.epoch, entry.last_epoch]).toEqual([6, 6]);
     expect(fake.queries[1]!.params).toMatchObject({ lease_epoch: 6, last_epoch: 6, expected_version: 1 });
     expect(fake.queries[2]!.params).toMatchObject({ kind: 'lease', lease_epoch: 6 });
@@ -274,15 +255,7 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
   it('a failing statement mid-transaction is JOURNAL_UNAVAILABLE without SQL; a deadlock is a CAS conflict', async () => {
     const { fake, journal } = await openFake();
     const id = opId('mssql-failure');
-    const change = () =>
-      journal.compareAndSet({
-        operationId: id,
-        expectedVersion: 1,
-        expectedStates: new Set(['PREPARING']),
-        nextState: 'PREPARED',
-        evidence: { reason: 'fence:installed' },
-        nowMs: 2_000,
-      });
+    const change = () => journal.compareAndSet(prepare(id));
     fake.respond = (q) => {
       if (q.text === MSSQL_JOURNAL_SQL.selectForUpdate)
         return { recordset: [storedRow(id)], rowsAffected: [1] };
@@ -312,10 +285,7 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
       metadata: METADATA,
       nowMs: 1_000,
     };
-    fake.respond = (q) => ({
-      recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
-      rowsAffected: [1],
-    });
+    answerCreated(fake);
     expect((await journal.createIntent(request)).created).toBe(true);
     expect(fake.queries.map((q) => q.text)).toEqual([
       MSSQL_JOURNAL_SQL.createIfAbsent,
@@ -342,10 +312,7 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
 
   it('create with a lease: the leased row (version 2) and both history rows in the one transaction', async () => {
     const { fake, journal } = await openFake();
-    fake.respond = (q) => ({
-      recordset: [{ affected: q.text === MSSQL_JOURNAL_SQL.createIfAbsent ? 1 : 0 }],
-      rowsAffected: [1],
-    });
+    answerCreated(fake);
     const created = await journal.createIntent({
       operationId: opId('mssql-create-leased'),
       intentDigest: `sha256:${'ab'.repeat(32)}`,

@@ -1,13 +1,12 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { findLocalBinaries } from './env/local-binaries.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import { PostgresJournal } from '../journal/postgres-journal.ts';
-import { LocalPostgresCluster } from './env/postgres-cluster.ts';
-import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
+import type { LocalPostgresCluster } from './env/postgres-cluster.ts';
+import { localDedicatedService, releasedAfterEach } from './dedicated-server.test-support.ts';
 import { holdFullDiskPostgres } from './postgres-full-disk.ts';
 import type { FullDiskPostgres } from './postgres-full-disk.ts';
 
@@ -19,25 +18,13 @@ const reason =
 const unverified = reason !== null && process.env.CI !== 'true';
 if (unverified) console.warn(`UNVERIFIED postgres full disk: ${reason}`);
 
-const service = {
-  dedicatedAt: async (dataDir: string, settings: readonly string[]): Promise<ControllablePostgres> => {
-    const cluster = await LocalPostgresCluster.start({ bin: bin!, dataDir, settings });
-    return Object.assign(cluster, { adminDatabase: 'postgres', proxyUpstream: `127.0.0.1:${cluster.port}` });
-  },
-} as unknown as PostgresService;
-
-const dirs: string[] = [];
-const held: FullDiskPostgres[] = [];
-afterEach(async () => {
-  for (const hold of held.splice(0)) await hold.release();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const service = localDedicatedService(bin!);
+const cells = releasedAfterEach<FullDiskPostgres>('dpone-pg-full-');
 
 function cell(): PartCell {
-  const dir = mkdtempSync(join(tmpdir(), 'dpone-pg-full-'));
+  const dir = cells.folder();
   // The server runs as its own OS user: it must reach the mount inside (cell folders are 0755).
   chmodSync(dir, 0o755);
-  dirs.push(dir);
   return { dir, environment: { provider: 'local' }, fullDisk: true } as unknown as PartCell;
 }
 
@@ -50,8 +37,7 @@ const intent = (operationId: string) => ({
 
 describe.skipIf(unverified)('PostgreSQL on a full disk (live)', () => {
   it('keeps its data directory on the size-limited mount; a journal write on the filled disk is STORAGE_FULL, and goes through once freed', async () => {
-    const server = await holdFullDiskPostgres(cell(), service);
-    held.push(server);
+    const server = cells.held(await holdFullDiskPostgres(cell(), service));
     const { disk, owned } = server;
     expect(disk.dataDir.startsWith(`${disk.mountPoint}/`)).toBe(true);
     expect(existsSync(join(disk.dataDir, 'PG_VERSION'))).toBe(true);

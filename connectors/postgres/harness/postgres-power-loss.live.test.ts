@@ -1,13 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './env/local-binaries.ts';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../../../harness/env/lossy-fs-binary.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
-import { LocalPostgresCluster } from './env/postgres-cluster.ts';
+import { localDedicatedService, releasedAfterEach } from './dedicated-server.test-support.ts';
 import { adminQuery } from './env/postgres-admin.ts';
-import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
+import type { ControllablePostgres } from './env/postgres-services.ts';
 import { holdPowerLossPostgres } from './postgres-power-loss.ts';
 import type { PowerLossPostgres } from './postgres-power-loss.ts';
 
@@ -18,30 +17,16 @@ const reason = bin === null ? 'no PostgreSQL binaries' : lossyFsUnavailable(loss
 const unverified = reason !== null && process.env.CI !== 'true';
 if (unverified) console.warn(`UNVERIFIED postgres power loss: ${reason}`);
 
-const service = {
-  dedicatedAt: async (dataDir: string, settings: readonly string[]): Promise<ControllablePostgres> => {
-    const cluster = await LocalPostgresCluster.start({ bin: bin!, dataDir, settings });
-    return Object.assign(cluster, { adminDatabase: 'postgres', proxyUpstream: `127.0.0.1:${cluster.port}` });
-  },
-} as unknown as PostgresService;
-
-const dirs: string[] = [];
-const held: PowerLossPostgres[] = [];
-afterEach(async () => {
-  for (const hold of held.splice(0)) await hold.release();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const service = localDedicatedService(bin!);
+const cells = releasedAfterEach<PowerLossPostgres>('dpone-pg-power-');
 
 function cell(neverSyncs: boolean): PartCell {
-  const dir = mkdtempSync(join(tmpdir(), 'dpone-pg-power-'));
-  dirs.push(dir);
+  const dir = cells.folder();
   return { dir, environment: { provider: 'local' }, powerLoss: { neverSyncs } } as unknown as PartCell;
 }
 
 async function hold(partCell: PartCell): Promise<PowerLossPostgres> {
-  const server = await holdPowerLossPostgres(partCell, service);
-  held.push(server);
-  return server;
+  return cells.held(await holdPowerLossPostgres(partCell, service));
 }
 
 const count = async (server: ControllablePostgres): Promise<number> =>

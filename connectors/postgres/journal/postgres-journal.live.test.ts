@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { findLocalBinaries } from '../harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
+import { sql } from '../fixtures/cluster-client.ts';
 import {
   describeJournalClockConformance,
   describeJournalConformance,
@@ -35,16 +35,7 @@ async function freshJournalUrl(): Promise<string> {
 async function freshDatabaseName(prefix: string): Promise<string> {
   const c = cluster!;
   const database = `${prefix}_${process.pid}_${++databases}`;
-  const admin = new pg.Client({
-    host: c.host,
-    port: c.port,
-    user: c.user,
-    password: c.password,
-    database: 'postgres',
-  });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${database}`);
-  await admin.end();
+  await sql(c, 'postgres', [`CREATE DATABASE ${database}`]);
   return database;
 }
 
@@ -113,22 +104,10 @@ describe.skipIf(skipReason !== undefined)(
       const c = cluster!;
       const database = await freshDatabaseName('journal_ro');
       const tables = async () => {
-        const client = new pg.Client({
-          host: c.host,
-          port: c.port,
-          user: c.user,
-          password: c.password,
-          database,
-        });
-        await client.connect();
-        try {
-          const { rows } = await client.query(
-            "SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'dpone_%'",
-          );
-          return rows[0].n as number;
-        } finally {
-          await client.end();
-        }
+        const [count] = await sql(c, database, [
+          "SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'dpone_%'",
+        ]);
+        return count!.rows[0].n as number;
       };
       return { url: c.url(database), tables };
     }
@@ -175,20 +154,7 @@ describe.skipIf(skipReason !== undefined)('postgres journal rows carry checksums
 
   /** The server's superuser, straight on the journal's database (behind the journal's back). */
   async function asSuperuser(database: string, statements: readonly string[]): Promise<void> {
-    const c = cluster!;
-    const client = new pg.Client({
-      host: c.host,
-      port: c.port,
-      user: c.user,
-      password: c.password,
-      database,
-    });
-    await client.connect();
-    try {
-      for (const sql of statements) await client.query(sql);
-    } finally {
-      await client.end();
-    }
+    await sql(cluster!, database, statements);
   }
 
   it('a field changed behind the journal is JOURNAL_CORRUPT on read and on a compare-and-set, never a conflict', async () => {

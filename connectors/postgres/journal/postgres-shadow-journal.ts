@@ -9,6 +9,7 @@ import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
+  begunAttempt,
   shadowAttemptOf,
   shadowInsertValues,
 } from '../../../src/adapters/journal/shadow-row.ts';
@@ -95,15 +96,12 @@ export class PostgresShadowJournal implements ShadowJournal {
         [...shadowInsertValues(start, tryNumber, wouldDecide)],
       );
       await this.#client.query('COMMIT');
-      return {
-        ...start,
-        attemptId: Number((inserted.rows[0] as ShadowAttemptRow).attempt_id),
+      return begunAttempt(
+        start,
+        Number((inserted.rows[0] as ShadowAttemptRow).attempt_id),
         tryNumber,
         wouldDecide,
-        endedAt: null,
-        outcome: null,
-        rowsWritten: null,
-      };
+      );
     } catch (error) {
       await this.#client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -11,6 +11,7 @@ import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
+  begunAttempt,
   shadowAttemptOf,
   shadowInsertValues,
 } from '../../../src/adapters/journal/shadow-row.ts';
@@ -74,15 +75,7 @@ export class SqliteShadowJournal implements ShadowJournal {
         )
         .run(...shadowInsertValues(start, tryNumber, wouldDecide));
       this.#db.exec('COMMIT');
-      return {
-        ...start,
-        attemptId: Number(inserted.lastInsertRowid),
-        tryNumber,
-        wouldDecide,
-        endedAt: null,
-        outcome: null,
-        rowsWritten: null,
-      };
+      return begunAttempt(start, Number(inserted.lastInsertRowid), tryNumber, wouldDecide);
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw error;

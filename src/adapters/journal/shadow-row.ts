@@ -54,6 +54,16 @@ export function shadowAttemptOf(row: ShadowAttemptRow): ShadowAttempt {
   };
 }
 
+/** The attempt a store has just inserted as `attemptId`: begun, not yet ended. */
+export function begunAttempt(
+  start: ShadowAttemptStart,
+  attemptId: number,
+  tryNumber: number,
+  wouldDecide: string,
+): ShadowAttempt {
+  return { ...start, attemptId, tryNumber, wouldDecide, endedAt: null, outcome: null, rowsWritten: null };
+}
+
 /** The values of a new attempt's row, in the order of SHADOW_INSERT_COLUMNS. */
 export const SHADOW_INSERT_COLUMNS =
   'operation_id, intent_digest, workload_id, route, target_identity, partition_column, partition_value, holder, policy_digest, try_number, would_decide, started_at';
