@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
-import type { PostgresService } from '../../../connectors/postgres/harness/env/postgres-services.ts';
-import { startLocal } from './local-provider.ts';
-import { ENVIRONMENT_ENGINES } from '../../routes/engine-services.ts';
+import { findLocalBinaries } from './local-binaries.ts';
+import type { PostgresService } from './postgres-services.ts';
+import { startLocal } from '../../../../harness/env/local/local-provider.ts';
+import { ENVIRONMENT_ENGINES } from '../../../../harness/routes/engine-services.ts';
 
 const missing = findLocalBinaries().missing;
 // In CI the servers are provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
