@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalSnapshot } from '../evidence/evidence-types.ts';
 import { historyViolations, journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
-import { executeCell } from './fixtures/executed-cell.ts';
+import { executeCell } from '../../connectors/sqlite/harness/fixtures/executed-cell.ts';
 import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
 
 type Item = JournalSnapshot['history'][number];

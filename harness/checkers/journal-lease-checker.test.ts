@@ -3,7 +3,7 @@ import { MemoryJournal } from '../../src/adapters/journal/memory/memory-journal.
 import type { CommitJournalEntry } from '../../src/contracts/journal.ts';
 import type { CommitState } from '../../src/contracts/states.ts';
 import type { JournalSnapshot } from '../evidence/evidence-types.ts';
-import { executeCell } from './fixtures/executed-cell.ts';
+import { executeCell } from '../../connectors/sqlite/harness/fixtures/executed-cell.ts';
 import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
 import { journalSnapshot } from './journal-history-checker.ts';
 import { journalLeaseChecker, leaseViolations } from './journal-lease-checker.ts';

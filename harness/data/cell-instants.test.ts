@@ -20,7 +20,7 @@ describe('cell instants', () => {
     expect(canonicalValue('timestamp', '2026-07-04T23:59:59.000001-08:00')).toBe(
       '2026-07-05T07:59:59.000001Z',
     );
-    // PostgreSQL's text form of the same instant in another session zone is the same value.
+    // A server's text form of the same instant in another session zone is the same value.
     expect(canonicalValue('timestamp', '2026-07-05 14:18:27.123456+05:45')).toBe(
       '2026-07-05T08:33:27.123456Z',
     );

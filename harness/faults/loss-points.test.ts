@@ -4,12 +4,12 @@ import { planCells } from '../plan/planner.ts';
 import type { PlanOptions } from '../plan/planner.ts';
 import type { RecordedKill, TraceBook } from '../plan/trace.ts';
 import { occurrenceKey } from '../plan/trace.ts';
-import { SQLITE_CLEAN_BOOK, SQLITE_CLEAN_TRACE } from './fixtures/clean-trace.ts';
+import { EMBEDDED_CLEAN_BOOK, EMBEDDED_CLEAN_TRACE } from './fixtures/clean-trace.ts';
 import { backupPointFor, transitionPoints } from './loss-points.ts';
 
-const CLEAN = SQLITE_CLEAN_TRACE;
+const CLEAN = EMBEDDED_CLEAN_TRACE;
 const at = (point: string) => ({ point, hit: 1 });
-const BOOK: TraceBook = SQLITE_CLEAN_BOOK;
+const BOOK: TraceBook = EMBEDDED_CLEAN_BOOK;
 
 /** Fingerprints as a route would record them: kills with nothing durable between share one. */
 function withFingerprints(groups: readonly (readonly string[])[]): TraceBook {

@@ -4,7 +4,7 @@ import { occurrencesOf } from '../plan/trace.ts';
 import { pauseFault } from './pause-fault.ts';
 import { cleanTracePoints, COMPLETING_TAIL } from './fixtures/clean-trace.ts';
 
-/** The PostgreSQL route's clean trace (no durable-state fingerprints: the route cannot copy state). */
+/** A server route's clean trace, its commit a message (no durable-state fingerprints: the route cannot copy state). */
 const CLEAN = occurrencesOf(cleanTracePoints({ commitSent: true }));
 
 /** What a recovery after a kill in COMMITTING does: reconcile, then the completing tail. */

@@ -17,7 +17,8 @@ import {
   unknownCell,
   unverifiedCell,
 } from './fixtures/certified-evidence.ts';
-import { writeFixtureScenarios } from './fixtures/fixture-plan.ts';
+import { FIXTURE_ROUTE, writeFixtureScenarios } from './fixtures/fixture-plan.ts';
+import { EMBEDDED_ENGINE, routeAliases } from '../routes/route-registry.ts';
 import { certificationStatement } from './certification-record.ts';
 import type { GateResult } from './gate.ts';
 import { builtInRouteCode } from '../../src/cli/route-code.ts';
@@ -40,7 +41,7 @@ async function workdir(evidence: Evidence | string): Promise<string> {
 
 async function runGate(dir: string, ...extra: string[]) {
   const io = capturedIo(dir);
-  const code = await gate(['--route', 'sqlite', '--evidence', 'evidence.json', ...extra], io);
+  const code = await gate(['--route', EMBEDDED_ENGINE, '--evidence', 'evidence.json', ...extra], io);
   const lines = Object.fromEntries(
     io
       .out()
@@ -70,7 +71,9 @@ describe('certify gate', () => {
     expect(existsSync(result.certification)).toBe(false);
     expect(result.lines.suite).toBe('FAIL');
     expect(result.out).toMatch(
-      /suite +\d+ cells {2}planned from \d+ scenario file\(s\), not the shipped full suite for sqlite-to-sqlite \(\d+ files\): \d+ missing/,
+      new RegExp(
+        `suite +\\d+ cells {2}planned from \\d+ scenario file\\(s\\), not the shipped full suite for ${FIXTURE_ROUTE} \\(\\d+ files\\): \\d+ missing`,
+      ),
     );
     expect(result.lines['code-digests']).toBe('FAIL');
     expect(result.out).toMatch(/code-digests .*the evidence records no code digests/);
@@ -132,7 +135,11 @@ describe('certify gate', () => {
     const claimed = sealEvidence(acceptanceCells(), {
       environment: {
         ...good.environment,
-        code: { connectors: builtInRouteCode('sqlite'), runtime: runtimeDigest().digest, harness: 'x' },
+        code: {
+          connectors: builtInRouteCode(EMBEDDED_ENGINE),
+          runtime: runtimeDigest().digest,
+          harness: 'x',
+        },
         suite: { name: 'full', digest: suiteDigest('full').digest },
       },
     });
@@ -144,7 +151,7 @@ describe('certify gate', () => {
       environment: {
         ...good.environment,
         code: {
-          connectors: builtInRouteCode('sqlite')!.map((entry) => ({
+          connectors: builtInRouteCode(EMBEDDED_ENGINE)!.map((entry) => ({
             ...entry,
             digest: `sha256:${'9'.repeat(64)}`,
           })),
@@ -156,7 +163,9 @@ describe('certify gate', () => {
     const other = await runGate(await workdir(stale));
     expect(other.lines['code-digests']).toBe('FAIL');
     expect(other.out).toMatch(
-      /target connector sqlite: the evidence ran 999999999999…, this runtime has [0-9a-f]{12}…/,
+      new RegExp(
+        `target connector ${EMBEDDED_ENGINE}: the evidence ran 999999999999…, this runtime has [0-9a-f]{12}…`,
+      ),
     );
   });
 
@@ -283,7 +292,8 @@ describe('certify gate', () => {
     );
     expect(shard.lines['route-and-scope']).toBe('FAIL');
     const io = capturedIo(dirs.at(-1)!);
-    expect(await gate(['--route', 'postgres', '--evidence', 'evidence.json'], io)).toBe(1);
+    const otherRoute = routeAliases().find((alias) => alias !== EMBEDDED_ENGINE)!;
+    expect(await gate(['--route', otherRoute, '--evidence', 'evidence.json'], io)).toBe(1);
   });
 });
 
@@ -372,7 +382,7 @@ describe('certify gate: no line passes on zero cells, no run passes on missing c
     const evidence = sealEvidence(cells);
     const result = await runGate(await workdir(evidence));
     const json = capturedIo(dirs.at(-1)!);
-    await gate(['--route', 'sqlite', '--evidence', 'evidence.json', '--json'], json);
+    await gate(['--route', EMBEDDED_ENGINE, '--evidence', 'evidence.json', '--json'], json);
     const gated = JSON.parse(json.out()) as GateResult;
     const record = certificationStatement(evidence, { ...gated, passed: true }, new Date(), true).predicate;
     const byItem = Object.fromEntries(record.acceptance.map((entry) => [entry.item, entry]));

@@ -97,7 +97,7 @@ describe('certify merge --sign verifies every input’s signature before it sign
           const bundle = signedBy(signer.privatePem)(shard) as { dsseEnvelope: { payload: string } };
           if (index === 2) {
             const statement = JSON.parse(Buffer.from(bundle.dsseEnvelope.payload, 'base64').toString());
-            statement.predicate.route = 'postgres-to-postgres';
+            statement.predicate.route = 'other-to-other';
             bundle.dsseEnvelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
           }
           return bundle;

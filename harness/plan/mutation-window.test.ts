@@ -22,7 +22,7 @@ describe('mutation window', () => {
     });
   });
 
-  it('ends at the staged insert on a target without a commit point (ClickHouse)', () => {
+  it('ends at the staged insert on a target without a commit point (a staging target)', () => {
     const timings = parseTimings(
       'target.mutate:begin\t10\ntarget.stage:before\t12\ntarget.stage:after\t70\n',
     );

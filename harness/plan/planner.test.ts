@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadedScenario } from '../scenario/scenario-schema.ts';
 import { parseScenario } from '../scenario/scenario-loader.ts';
 import { planCells, selectShard } from './planner.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 import type { TraceBook } from './trace.ts';
 import { occurrenceKey, occurrencesOf } from './trace.ts';
 
@@ -235,7 +236,8 @@ describe('unsafe variants per target configuration', () => {
     const variants = new Set(cells.flatMap((cell) => (cell.variant ? [cell.variant] : [])));
     expect([...variants]).toEqual(['replay-unknown']);
     expect(cells.every((cell) => cell.workload.fence === 'none')).toBe(true);
-    expect(keys).toEqual(['sqlite/append/20/fence-none']);
+    // A run that names no route plans the embedded engine's, by its alias.
+    expect(keys).toEqual([`${EMBEDDED_ENGINE}/append/20/fence-none`]);
   });
 
   it('airflow-retry tries on a fenceless target are replay-unknown cells; on a fenced one, no variant cells', async () => {

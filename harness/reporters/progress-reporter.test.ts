@@ -37,7 +37,7 @@ describe('progress reporter', () => {
     const reporter = progressReporter({ stdout: out.stdout, env: { CI: 'true' }, interactive: false });
     await reporter.onRunStart?.({
       runId: 'r',
-      route: 'sqlite',
+      route: 'source-to-target',
       seed: 1,
       totalCells: 4,
       dir: 'd',
@@ -62,7 +62,7 @@ describe('progress reporter', () => {
     const reporter = progressReporter({ stdout: out.stdout, env: {}, interactive: true });
     await reporter.onRunStart?.({
       runId: 'r',
-      route: 'sqlite',
+      route: 'source-to-target',
       seed: 1,
       totalCells: 2,
       dir: 'd',

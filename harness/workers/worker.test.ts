@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadRoute } from '../routes/route-registry.ts';
+import { EMBEDDED_ENGINE, loadRoute } from '../routes/route-registry.ts';
 
-const route = await loadRoute('sqlite');
+const route = await loadRoute(EMBEDDED_ENGINE);
 import { Worker, killAt } from './worker.ts';
 import { embeddedCell, workerSpec } from '../routes/fixtures/embedded-cell.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { StartedEnvironment } from '../../../harness/env/environment.ts';
 import type { CellEvidence } from '../../../harness/evidence/evidence-types.ts';
-import { SQLITE_CLEAN_BOOK } from '../../../harness/faults/fixtures/clean-trace.ts';
+import { EMBEDDED_CLEAN_BOOK } from '../../../harness/faults/fixtures/clean-trace.ts';
 import { planCells } from '../../../harness/plan/planner.ts';
 import { loadRoute } from '../../../harness/routes/route-registry.ts';
 import { parseScenario } from '../../../harness/scenario/scenario-loader.ts';
@@ -32,7 +32,7 @@ export async function embeddedCells(
     const cells = await planCells([{ file, scenario: parseScenario(scenario, file) }], {
       variants: route.unsafeVariants,
       ...(route.lossModes ? { lossModes: route.lossModes } : {}),
-      traces: () => SQLITE_CLEAN_BOOK,
+      traces: () => EMBEDDED_CLEAN_BOOK,
     });
     const planned = cells.find((candidate) => candidate.id === id);
     if (!planned) throw new Error(`no cell ${id}`);

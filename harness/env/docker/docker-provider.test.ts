@@ -6,11 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { dockerEndpoint, probeDockerEngine } from './docker-engine-probe.ts';
 import { startDocker } from './docker-provider.ts';
 import { ENGINE_SERVICES } from '../../routes/engine-services.ts';
+import { SERVICE_ORDER } from '../../routes/route-registry.ts';
+import { TOXIPROXY } from '../services.ts';
+
+/** Any server a route may start: the first of the registry's. */
+const SERVER = SERVICE_ORDER[0]!;
 
 describe('docker provider', () => {
   it('reports UNVERIFIED with one line when no engine answers at the socket', async () => {
     const socket = join(mkdtempSync(join(tmpdir(), 'dpone-docker-')), 'absent.sock');
-    const result = await startDocker(ENGINE_SERVICES, ['postgres', 'toxiproxy'], {
+    const result = await startDocker(ENGINE_SERVICES, [SERVER, TOXIPROXY], {
       DOCKER_HOST: `unix://${socket}`,
     });
     expect(result.status).toBe('unverified');

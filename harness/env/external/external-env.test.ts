@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { cellsDatabaseName, serverLogin } from './external-env.ts';
 
-const PG = { port: 5432, user: 'postgres', passwordVar: 'PW', upstreamVar: 'UP' };
+const SERVER = { port: 5432, user: 'admin', passwordVar: 'PW', upstreamVar: 'UP' };
 
 describe('external server login', () => {
   it("takes the URL's host, port and user, the password from its variable, and forwards to the URL's host:port", () => {
-    expect(serverLogin({ PW: 'pw' }, new URL('postgres://etl%40corp@db.example:6543/x'), PG)).toEqual({
+    expect(serverLogin({ PW: 'pw' }, new URL('server://etl%40corp@db.example:6543/x'), SERVER)).toEqual({
       host: 'db.example',
       port: 6543,
       user: 'etl@corp',
@@ -15,17 +15,17 @@ describe('external server login', () => {
   });
 
   it("falls back to the engine's port (forwarded to as well) and user, with no password", () => {
-    expect(serverLogin({}, new URL('postgres://db.example/x'), PG)).toEqual({
+    expect(serverLogin({}, new URL('server://db.example/x'), SERVER)).toEqual({
       host: 'db.example',
       port: 5432,
-      user: 'postgres',
+      user: 'admin',
       password: '',
       proxyUpstream: 'db.example:5432',
     });
   });
 
   it('forwards to the upstream the variable names (e.g. a container alias)', () => {
-    const login = serverLogin({ UP: 'pg-alias:5432' }, new URL('postgres://u@127.0.0.1:15432/x'), PG);
+    const login = serverLogin({ UP: 'pg-alias:5432' }, new URL('server://u@127.0.0.1:15432/x'), SERVER);
     expect([login.host, login.port, login.proxyUpstream]).toEqual(['127.0.0.1', 15432, 'pg-alias:5432']);
   });
 

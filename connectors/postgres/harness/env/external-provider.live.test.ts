@@ -1,13 +1,13 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenAddressesOf } from '../fixtures/listen-sockets.ts';
-import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
-import { localToxiproxyService } from '../local/local-toxiproxy-service.ts';
-import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
-import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
-import type { PostgresService } from '../../../connectors/postgres/harness/env/postgres-services.ts';
-import { startExternal } from './external-provider.ts';
-import { ENGINE_SERVICES } from '../../routes/engine-services.ts';
+import { listenAddressesOf } from '../../../../harness/env/fixtures/listen-sockets.ts';
+import { findLocalBinaries } from './local-binaries.ts';
+import { localToxiproxyService } from '../../../../harness/env/local/local-toxiproxy-service.ts';
+import { LocalPostgresCluster } from './postgres-cluster.ts';
+import { LocalToxiproxyServer } from '../../../../harness/env/local/toxiproxy-server.ts';
+import type { PostgresService } from './postgres-services.ts';
+import { startExternal } from '../../../../harness/env/external/external-provider.ts';
+import { ENGINE_SERVICES } from '../../../../harness/routes/engine-services.ts';
 
 const provisionExternal = async (env: NodeJS.ProcessEnv) => {
   const result = await startExternal(ENGINE_SERVICES, ['postgres', 'toxiproxy'], env);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recheckCell } from '../checkers/recheck-cell.ts';
-import { embeddedCells } from '../../connectors/sqlite/harness/embedded-cells.test-support.ts';
+import { recheckCell } from '../../../harness/checkers/recheck-cell.ts';
+import { embeddedCells } from './embedded-cells.test-support.ts';
 
 /**
  * Loss cells end to end on the embedded route against the certified target: real workers, the

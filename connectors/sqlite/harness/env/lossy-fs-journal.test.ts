@@ -3,13 +3,13 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
-import { startLossyFs } from './lossy-fs.ts';
-import { makeFolderDurably } from '../../src/adapters/state/durable-folder.ts';
-import { loadRoute } from '../routes/route-registry.ts';
-import { killAt, runToEnd } from '../workers/worker.ts';
-import type { EmbeddedCell } from '../routes/fixtures/embedded-cell.ts';
-import { embeddedCell, workerSpec } from '../routes/fixtures/embedded-cell.ts';
+import { lossyFsBinaryPath, lossyFsUnavailable } from '../../../../harness/env/lossy-fs-binary.ts';
+import { startLossyFs } from '../../../../harness/env/lossy-fs.ts';
+import { makeFolderDurably } from '../../../../src/adapters/state/durable-folder.ts';
+import { loadRoute } from '../../../../harness/routes/route-registry.ts';
+import { killAt, runToEnd } from '../../../../harness/workers/worker.ts';
+import type { EmbeddedCell } from '../../../../harness/routes/fixtures/embedded-cell.ts';
+import { embeddedCell, workerSpec } from '../../../../harness/routes/fixtures/embedded-cell.ts';
 
 /**
  * The product's SQLite journal (WAL, synchronous=FULL) on the power-loss filesystem, through the

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
-import { LocalToxiproxyServer } from '../local/toxiproxy-server.ts';
+import { findLocalBinaries } from './local-binaries.ts';
+import { LocalPostgresCluster } from './postgres-cluster.ts';
+import { LocalToxiproxyServer } from '../../../../harness/env/local/toxiproxy-server.ts';
 
 /**
  * `certify run --route postgres --provider external` through the CLI against a throw-away cluster
@@ -18,7 +18,7 @@ const binaries = findLocalBinaries();
 const unverified = binaries.missing.length > 0 && process.env.CI !== 'true';
 if (unverified) console.warn(`UNVERIFIED external certify run (live): ${binaries.missing.join('; ')}`);
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const BIN = join(ROOT, 'bin/dpone.js');
 const PASSWORD = 'stager-pw-4711';
 let cluster: LocalPostgresCluster;

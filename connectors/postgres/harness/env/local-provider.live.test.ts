@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
-import type { PostgresService } from '../../../connectors/postgres/harness/env/postgres-services.ts';
-import { startLocal } from './local-provider.ts';
-import { ENVIRONMENT_ENGINES } from '../../routes/engine-services.ts';
+import { findLocalBinaries } from './local-binaries.ts';
+import type { PostgresService } from './postgres-services.ts';
+import { startLocal } from '../../../../harness/env/local/local-provider.ts';
+import { ENVIRONMENT_ENGINES } from '../../../../harness/routes/engine-services.ts';
+import { SERVICE_ORDER } from '../../../../harness/routes/route-registry.ts';
 
 const missing = findLocalBinaries().missing;
 // In CI the servers are provisioned, so a missing binary is a failure; elsewhere it is UNVERIFIED.
@@ -20,7 +21,9 @@ describe.skipIf(unverified)('local provider (live)', () => {
       const postgres = (environment.services.postgres as PostgresService).server;
       const toxiproxy = environment.services.toxiproxy!;
       expect(environment.databases.postgres).toMatch(/PostgreSQL/);
-      expect(environment.services.clickhouse).toBeUndefined();
+      // No other engine's server was started for it.
+      for (const other of SERVICE_ORDER.filter((name) => name !== 'postgres' && name !== 'toxiproxy'))
+        expect(environment.services[other]).toBeUndefined();
       const proxy = await toxiproxy.createProxy('provider-test', postgres.proxyUpstream);
       const client = new pg.Client({
         host: proxy.host,

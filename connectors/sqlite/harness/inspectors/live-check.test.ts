@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import type { TargetSnapshot } from '../evidence/evidence-types.ts';
-import { checkCell } from './live-check.ts';
-import type { TargetInspector } from './target-inspector.ts';
-import { executeCell } from '../checkers/fixtures/executed-cell.ts';
-import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
+import type { TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
+import { checkCell } from '../../../../harness/inspectors/live-check.ts';
+import type { TargetInspector } from '../../../../harness/inspectors/target-inspector.ts';
+import { executeCell } from '../fixtures/executed-cell.ts';
+import { sqliteCell } from '../fixtures/sqlite-cell.ts';
 
 function verdicts(result: { checks: readonly { name: string; verdict: string }[] }): Record<string, string> {
   return Object.fromEntries(result.checks.map((check) => [check.name, check.verdict]));
