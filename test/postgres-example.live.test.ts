@@ -1,46 +1,31 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import {
+  ROOT,
+  binaries,
+  exampleWorkload,
+  psql,
+  query,
+  setUpExample,
+} from './postgres-example.test-support.ts';
 
 /**
  * examples/postgres/ run the way its README says, against a throw-away cluster standing in for the
  * newcomer's server: setup.sql through psql, identity, run twice, inspect, teardown.sql.
  */
-const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
 if (unverified) console.warn('UNVERIFIED examples/postgres: no PostgreSQL binaries');
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const EXAMPLE = join(ROOT, 'examples/postgres');
 const SECRETS = {
   DPONE_SOURCE_PASSWORD: 'example-source-4711',
   DPONE_TARGET_PASSWORD: 'example-target-4711',
   DPONE_JOURNAL_PASSWORD: 'example-journal-4711',
 };
 let cluster: LocalPostgresCluster;
-
-function psql(file: string, variables: Record<string, string> = {}) {
-  const args = [
-    '-v',
-    'ON_ERROR_STOP=1',
-    ...Object.entries(variables).flatMap(([k, v]) => ['-v', `${k}=${v}`]),
-  ];
-  return execa(join(binaries.postgresBin!, 'psql'), [...args, '-f', join(EXAMPLE, file)], {
-    env: {
-      PGHOST: cluster.host,
-      PGPORT: String(cluster.port),
-      PGUSER: cluster.user,
-      PGPASSWORD: cluster.password,
-      PGDATABASE: 'postgres',
-    },
-  });
-}
 
 function dpone(args: readonly string[]) {
   return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
@@ -50,16 +35,6 @@ function dpone(args: readonly string[]) {
   });
 }
 
-async function query(database: string, text: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ ...cluster, database });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', () => {
   let workload: string;
   let dir: string;
@@ -67,14 +42,7 @@ describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', (
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
     // The README's one edit: host and port of "your" server.
     dir = mkdtempSync(join(tmpdir(), 'dpone-pg-example-'));
-    workload = join(dir, 'workload.yaml');
-    writeFileSync(
-      workload,
-      readFileSync(join(EXAMPLE, 'workload.yaml'), 'utf8').replaceAll(
-        'localhost:5432',
-        `${cluster.host}:${cluster.port}`,
-      ),
-    );
+    workload = exampleWorkload(cluster, dir);
   });
   afterAll(async () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -82,11 +50,7 @@ describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', (
   });
 
   it('sets up, loads once, answers already-complete, inspects, and tears down', async () => {
-    await psql('setup.sql', {
-      reader_password: SECRETS.DPONE_SOURCE_PASSWORD,
-      loader_password: SECRETS.DPONE_TARGET_PASSWORD,
-      journal_password: SECRETS.DPONE_JOURNAL_PASSWORD,
-    });
+    await setUpExample(cluster, SECRETS);
     const identity = await dpone(['identity', '--workload', workload, '--json']);
     const { operation_id: operationId } = JSON.parse(identity.stdout) as { operation_id: string };
 
@@ -101,10 +65,12 @@ describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', (
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'already-complete', mutated: false });
 
     const source = await query(
+      cluster,
       'dpone_example_app',
       "SELECT id, day::text, amount::text, ratio::text, placed_at::text, region FROM public.orders WHERE day = '2026-07-05' ORDER BY id",
     );
     const target = await query(
+      cluster,
       'dpone_example_dw',
       'SELECT id, day::text, amount::text, ratio::text, placed_at::text, region FROM dw.events ORDER BY id',
     );
@@ -127,12 +93,12 @@ describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', (
     });
     for (const output of [first, second, inspect]) expect(output.stdout + output.stderr).not.toMatch(/4711/);
 
-    await psql('teardown.sql');
+    await psql(cluster, 'teardown.sql');
     expect(
-      await query('postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'dpone_example%'"),
+      await query(cluster, 'postgres', "SELECT datname FROM pg_database WHERE datname LIKE 'dpone_example%'"),
     ).toEqual([]);
-    expect(await query('postgres', "SELECT rolname FROM pg_roles WHERE rolname LIKE 'dpone\\_%'")).toEqual(
-      [],
-    );
+    expect(
+      await query(cluster, 'postgres', "SELECT rolname FROM pg_roles WHERE rolname LIKE 'dpone\\_%'"),
+    ).toEqual([]);
   });
 });

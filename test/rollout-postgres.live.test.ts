@@ -1,12 +1,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import {
+  ROOT,
+  binaries,
+  exampleWorkload,
+  query as queryOn,
+  setUpExample,
+} from './postgres-example.test-support.ts';
 
 /**
  * The rollout modes on a real PostgreSQL target (examples/postgres on a throw-away cluster, its
@@ -14,12 +18,9 @@ import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgre
  * fence; shadow writes the same and its report counts the retried operation that the
  * target holds twice.
  */
-const binaries = findLocalBinaries();
 const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
 if (unverified) console.warn('UNVERIFIED rollout on PostgreSQL: no PostgreSQL binaries');
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const EXAMPLE = join(ROOT, 'examples/postgres');
 const SECRETS = {
   DPONE_SOURCE_PASSWORD: 'rollout-source-4711',
   DPONE_TARGET_PASSWORD: 'rollout-target-4711',
@@ -42,49 +43,16 @@ const dpone = (args: readonly string[]) =>
     },
   });
 
-async function query(text: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ ...cluster, database: 'dpone_example_dw' });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
+/** The rows `text` returns on the example's warehouse. */
+const query = (text: string) => queryOn(cluster, 'dpone_example_dw', text);
 
 describe.skipIf(unverified)('rollout modes on a PostgreSQL target (live)', () => {
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-    await execa(
-      join(binaries.postgresBin!, 'psql'),
-      [
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-v',
-        `reader_password=${SECRETS.DPONE_SOURCE_PASSWORD}`,
-        '-v',
-        `loader_password=${SECRETS.DPONE_TARGET_PASSWORD}`,
-        '-v',
-        `journal_password=${SECRETS.DPONE_JOURNAL_PASSWORD}`,
-        '-f',
-        join(EXAMPLE, 'setup.sql'),
-      ],
-      {
-        env: {
-          PGHOST: cluster.host,
-          PGPORT: String(cluster.port),
-          PGUSER: cluster.user,
-          PGPASSWORD: cluster.password,
-          PGDATABASE: 'postgres',
-        },
-      },
-    );
+    await setUpExample(cluster, SECRETS);
     dir = mkdtempSync(join(tmpdir(), 'dpone-pg-rollout-'));
-    workload = join(dir, 'workload.yaml');
-    writeFileSync(
-      workload,
-      readFileSync(join(EXAMPLE, 'workload.yaml'), 'utf8')
-        .replaceAll('localhost:5432', `${cluster.host}:${cluster.port}`)
+    workload = exampleWorkload(cluster, dir, (text) =>
+      text
         .replace('normalized_load_strategy: replace-partition', 'normalized_load_strategy: append')
         .replace(/^journal: .*$/m, "journal: 'sqlite:state/journal.db'"),
     );

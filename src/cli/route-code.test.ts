@@ -21,6 +21,15 @@ import { suiteDigest, suiteFiles } from './shipped-suites.ts';
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
+/** A scratch copy of src/ and connectors/ (removed after the tests): its root, or its copy of `folder`. */
+function copiedFolder(...folder: string[]): string {
+  const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
+  dirs.push(copy);
+  cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+  return join(copy, ...folder);
+}
+
 describe('connector code digests, from the files', () => {
   it('every built-in engine has a folder of code, and every route its two connectors', () => {
     expect(Object.keys(ENGINE_FOLDERS).sort()).toEqual([...BUILT_IN_ENGINES].sort());
@@ -46,10 +55,7 @@ describe('connector code digests, from the files', () => {
   });
 
   it('one byte changed in a connector, or in the kernel it imports, changes its digest; a test file does not', () => {
-    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
-    dirs.push(copy);
-    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
-    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
+    const copy = copiedFolder();
     const folder = join(copy, 'connectors/sqlite');
     const before = builtInConnectorDigest(folder).digest;
     writeFileSync(join(folder, 'sqlite-target.test.ts'), '// a test changed\n');
@@ -74,11 +80,7 @@ describe('connector code digests, from the files', () => {
     expect(digested.some((file) => file.startsWith('connectors/clickhouse/harness/'))).toBe(false);
     expect(digested.some((file) => file.startsWith('harness/'))).toBe(false);
     // One byte in a harness part leaves the digest; one byte in the connector changes it.
-    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
-    dirs.push(copy);
-    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
-    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
-    const folder = join(copy, 'connectors/clickhouse');
+    const folder = copiedFolder('connectors/clickhouse');
     const before = builtInConnectorDigest(folder).digest;
     appendFileSync(join(folder, 'harness/parts.ts'), '\n');
     expect(builtInConnectorDigest(folder).digest).toBe(before);
@@ -98,11 +100,7 @@ describe('connector code digests, from the files', () => {
     expect(digested).toContain(path);
     expect(digested.some((file) => file.startsWith(`connectors/${engine}/harness/`))).toBe(false);
     expect(runtimeDigest().files.map((file) => file.path)).toContain(path);
-    const copy = mkdtempSync(join(tmpdir(), 'dpone-digest-'));
-    dirs.push(copy);
-    cpSync(join(PACKAGE_ROOT, 'src'), join(copy, 'src'), { recursive: true });
-    cpSync(join(PACKAGE_ROOT, 'connectors'), join(copy, 'connectors'), { recursive: true });
-    const folder = join(copy, 'connectors', engine);
+    const folder = copiedFolder('connectors', engine);
     const before = builtInConnectorDigest(folder).digest;
     appendFileSync(join(folder, 'harness/engine.ts'), '\n');
     expect(builtInConnectorDigest(folder).digest).toBe(before);

@@ -17,15 +17,23 @@ import { isLegalTransition, isOperatorOnlyTransition } from './states.ts';
  * version it read. Keeping legality here means no adapter can drift from the state table.
  */
 
-export interface TransitionInput {
-  readonly expectedVersion: number;
+/** What one transition changes, without the version it expects or its time: a step of a chain too. */
+export interface ChainStep {
   readonly expectedStates: ReadonlySet<CommitState>;
   readonly nextState: CommitState;
   readonly evidence: CommitTransitionEvidence;
-  readonly nowMs: number;
+  /** Recorded with the transition (TARGET_COMMITTED carries what the target proved). */
   readonly result?: RecordedResult;
+  /** Required for operator-only transitions; written into the history. */
   readonly audit?: AuditRecord;
+  /** Release the lease with this transition (terminal or hand-back states). */
   readonly releaseLease?: boolean;
+}
+
+/** One compare-and-set (planTransition): the step, on the version read, at `nowMs`. */
+export interface TransitionInput extends ChainStep {
+  readonly expectedVersion: number;
+  readonly nowMs: number;
 }
 
 export interface PlannedChange {
@@ -141,16 +149,7 @@ export function planTransition(current: CommitJournalEntry, input: TransitionInp
   return { entry, record: historyRecord(entry, kind, current.state, input.evidence, input.audit ?? null) };
 }
 
-/** One transition of a chain written in one journal commit (planTransitions). */
-export interface ChainStep {
-  readonly expectedStates: ReadonlySet<CommitState>;
-  readonly nextState: CommitState;
-  readonly evidence: CommitTransitionEvidence;
-  readonly result?: RecordedResult;
-  readonly audit?: AuditRecord;
-  readonly releaseLease?: boolean;
-}
-
+/** Transitions written in one journal commit (planTransitions). */
 export interface ChainInput {
   /** The version the first step expects; step i (from 0) expects `expectedVersion + i`. */
   readonly expectedVersion: number;
@@ -190,9 +189,15 @@ export interface LeaseInput {
   readonly holder: string;
   readonly ttlMs: number;
   readonly nowMs: number;
-  /** The smallest epoch the lease may carry (see LeaseRequest.minEpoch). */
+  /**
+   * The smallest epoch the lease may carry: the executor passes the target fence's epoch + 1 when
+   * the fence has seen epochs this journal never issued (a reset, restored or forked journal).
+   */
   readonly minEpoch?: number;
-  /** The attempt's deployment policy digest, recorded on the lease's history record. */
+  /**
+   * The digest of the deployment policy that governs this attempt, recorded in the lease's history
+   * record: an audit shows which policy governed each attempt (the intent records only the first).
+   */
   readonly policyDigest?: string;
   /**
    * UNSAFE, the harness's `trust-holder-clock` variant only: believe any stored expiry, however far
@@ -286,7 +291,9 @@ export function previousLease(lease: ExecutorLease): Partial<CommitTransitionEvi
 }
 
 export interface LeaseExpiryInput {
+  /** The version read: the lease that ends is the one that version holds. */
   readonly expectedVersion: number;
+  /** Why the lease ends (e.g. `recovery:expire-lease`); the ended lease's holder, epoch and expiry are added. */
   readonly evidence: CommitTransitionEvidence;
   readonly nowMs: number;
   /** An operator's audit record (recovery `expire-lease`); without it the record is a lease change. */

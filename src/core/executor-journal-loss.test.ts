@@ -1,31 +1,30 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
-import { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
+import type { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
 import { SQLITE_FENCE_LOCATION } from '../../connectors/sqlite/sqlite-fence.ts';
-import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../connectors/sqlite/sqlite-unsafe-variants.ts';
+import type { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
 import type { TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
-import type { OperationRequest } from './executor.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
 import { COMMITTED_BEFORE_JOURNAL } from './fence-decision.ts';
-import type { CallCounts } from './fixtures/embedded-route.ts';
 import {
-  COLUMNS,
+  EmbeddedPlace,
   PARTITION,
   PARTITION_ROWS,
-  countingSource,
-  countingTarget,
+  PLACE_INTENT_DIGEST as INTENT,
+  PLACE_LEASE_TTL_MS as TTL,
+  PLACE_OPERATION_ID as OP,
+  SimulatedCrash,
+  crashAt,
   fileStateSink,
   makeDir,
   newCounts,
-  seedSource,
+  parkAt,
+  placeExecutor,
   targetRowCounts,
 } from './fixtures/embedded-route.ts';
 
@@ -35,31 +34,9 @@ import {
  * says it was prepared stops the run. Real SQLite target, in-memory journals standing in for the
  * journal each deployment sees.
  */
-const OP = `sha256:${'b'.repeat(64)}`;
-const INTENT = `sha256:${'c'.repeat(64)}`;
-const TTL = 1_000;
-
-class SimulatedCrash extends Error {}
-const crashAt = (point: string): FaultPoints => ({
-  hit: (p) => {
-    if (p === point) throw new SimulatedCrash(p);
-  },
-});
-
-let dir: string;
-let now: number;
-const clock = { nowMs: () => now };
-const open: AsyncDisposable[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dpone-journal-loss-'));
-  seedSource(join(dir, 'source.db'));
-  now = 1_000_000;
-});
-afterEach(async () => {
-  for (const item of open.splice(0)) await item[Symbol.asyncDispose]();
-  rmSync(dir, { recursive: true, force: true });
-});
+const place = new EmbeddedPlace('dpone-journal-loss-');
+beforeEach(() => place.enter());
+afterEach(() => place.leave());
 
 interface RunOptions {
   readonly faults?: FaultPoints;
@@ -68,51 +45,20 @@ interface RunOptions {
   readonly fenceLocation?: string;
 }
 
-async function runner(journal: MemoryJournal, holder: string, options: RunOptions = {}) {
-  const counts: CallCounts = newCounts();
-  const source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
-  const targetOptions = {
-    path: join(dir, 'target.db'),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-  };
-  const target = options.unsafe
-    ? await UNSAFE_SQLITE_VARIANTS[options.unsafe]!(targetOptions)
-    : await SqliteTarget.open(targetOptions);
-  open.push(source, target);
-  const engine = new RecoveryAwareExecutor({
-    journal,
-    source: countingSource(source, counts),
-    target: countingTarget(target, counts),
-    state: fileStateSink(makeDir(join(dir, 'state'))),
-    faults: options.faults ?? NO_FAULTS,
-    clock,
-  });
-  const request: OperationRequest = {
-    operationId: OP,
-    intentDigest: options.intent ?? INTENT,
-    metadata: {
-      workload_id: 'events-daily',
-      target_identity: 'sqlite:events',
-      fence_location: options.fenceLocation ?? SQLITE_FENCE_LOCATION,
-    },
-    strategy: 'append',
-    partitionColumn: PARTITION.column,
-    partitionValue: PARTITION.value,
-    holder,
-    leaseTtlMs: TTL,
-  };
-  return { counts, run: () => engine.execute(request) };
+/** An executor on this test's place with `journal`, recording the fence location it expects. */
+function runner(journal: MemoryJournal, holder: string, options: RunOptions = {}) {
+  const { fenceLocation = SQLITE_FENCE_LOCATION, ...rest } = options;
+  return placeExecutor(place, holder, { ...rest, journal, metadata: { fence_location: fenceLocation } });
 }
 
+/** Each source row exactly `times` times in the target, counted from the target's rows. */
 function expectTargetRows(times: number): void {
-  const counts = targetRowCounts(join(dir, 'target.db'));
+  const counts = targetRowCounts(join(place.dir, 'target.db'));
   expect([...counts.values()]).toEqual(times === 0 ? [] : Array(PARTITION_ROWS).fill(times));
 }
 
 function fenceRow(): Record<string, unknown> | undefined {
-  const db = new DatabaseSync(join(dir, 'target.db'), { readOnly: true });
+  const db = new DatabaseSync(join(place.dir, 'target.db'), { readOnly: true });
   try {
     return db.prepare('SELECT epoch, holder, status FROM _dpone_fence').get();
   } finally {
@@ -121,7 +67,7 @@ function fenceRow(): Record<string, unknown> | undefined {
 }
 
 function dropFenceRow(): void {
-  const db = new DatabaseSync(join(dir, 'target.db'));
+  const db = new DatabaseSync(join(place.dir, 'target.db'));
   db.exec('DELETE FROM _dpone_fence');
   db.close();
 }
@@ -165,7 +111,7 @@ describe('executor: the fence is the last line of defense', () => {
         operationId: OP,
         intentDigest: INTENT,
         metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
-        nowMs: now,
+        nowMs: place.now,
       })
     ).entry;
     entry = await restored.acquireLease({
@@ -173,7 +119,7 @@ describe('executor: the fence is the last line of defense', () => {
       expectedVersion: entry.version,
       holder: 'w1',
       ttlMs: TTL,
-      nowMs: now,
+      nowMs: place.now,
     });
     await restored.compareAndSet({
       operationId: OP,
@@ -181,9 +127,9 @@ describe('executor: the fence is the last line of defense', () => {
       expectedStates: new Set(['PREPARING']),
       nextState: 'PREPARED',
       evidence: { reason: 'fence:prepared' },
-      nowMs: now,
+      nowMs: place.now,
     });
-    now += TTL + 1;
+    place.now += TTL + 1;
     const retry = await runner(restored, 'w2');
     expect(await retry.run()).toMatchObject({ status: 'already-complete', mutated: false });
     expect(retry.counts.mutate).toBe(0);
@@ -204,41 +150,28 @@ describe('executor: the fence is the last line of defense', () => {
   });
 
   it('a forked journal while the first worker is parked before its write: exactly one write, the zombie is fenced', async () => {
-    let release!: () => void;
-    let parked!: () => void;
-    const isParked = new Promise<void>((resolve) => (parked = resolve));
-    const pause: FaultPoints = {
-      hit: (p) =>
-        p === 'cas:PREPARED->COMMITTING:after'
-          ? (parked(), new Promise<void>((resolve) => (release = resolve)))
-          : undefined,
-    };
-    const zombie = await runner(new MemoryJournal(), 'w1', { faults: pause });
+    const pause = parkAt('cas:PREPARED->COMMITTING:after');
+    const zombie = await runner(new MemoryJournal(), 'w1', { faults: pause.faults });
     const zombieRun = zombie.run();
-    await isParked;
+    await pause.parked;
     const fork = await runner(new MemoryJournal(), 'w2');
     expect(await fork.run()).toMatchObject({ status: 'committed', mutated: true });
-    release();
+    pause.release();
     await expect(zombieRun).rejects.toMatchObject({ code: ERROR_CODES.FENCED });
     expectTargetRows(1);
   });
 
   it('the same fork writes twice with the fence before issue 10 (guard-epoch-only): the test can fail', async () => {
-    let release!: () => void;
-    let parked!: () => void;
-    const isParked = new Promise<void>((resolve) => (parked = resolve));
-    const pause: FaultPoints = {
-      hit: (p) =>
-        p === 'cas:PREPARED->COMMITTING:after'
-          ? (parked(), new Promise<void>((resolve) => (release = resolve)))
-          : undefined,
-    };
-    const zombie = await runner(new MemoryJournal(), 'w1', { faults: pause, unsafe: 'guard-epoch-only' });
+    const pause = parkAt('cas:PREPARED->COMMITTING:after');
+    const zombie = await runner(new MemoryJournal(), 'w1', {
+      faults: pause.faults,
+      unsafe: 'guard-epoch-only',
+    });
     const zombieRun = zombie.run();
-    await isParked;
+    await pause.parked;
     const fork = await runner(new MemoryJournal(), 'w2', { unsafe: 'guard-epoch-only' });
     await fork.run();
-    release();
+    pause.release();
     await zombieRun.catch(() => undefined);
     expectTargetRows(2);
   });
@@ -249,7 +182,7 @@ describe('executor: the fence is the last line of defense', () => {
     await (await runner(new MemoryJournal(), 'w1')).run();
     await runner(new MemoryJournal(), 'w2'); // opens the source and the target this test wraps
     let writes = 0;
-    const inner = open.at(-1) as SqliteTarget;
+    const inner = place.open.at(-1) as SqliteTarget;
     const blind: TargetConnector = {
       identity: inner.identity,
       capability: inner.capability,
@@ -267,11 +200,11 @@ describe('executor: the fence is the last line of defense', () => {
     };
     const engine = new RecoveryAwareExecutor({
       journal: new MemoryJournal(),
-      source: open.at(-2) as SqliteSource,
+      source: place.open.at(-2) as SqliteSource,
       target: blind,
-      state: fileStateSink(makeDir(join(dir, 'state'))),
+      state: fileStateSink(makeDir(join(place.dir, 'state'))),
       faults: NO_FAULTS,
-      clock,
+      clock: place.clock,
     });
     const result = await engine.execute({
       operationId: OP,
@@ -318,7 +251,7 @@ describe('executor: the fence is the last line of defense', () => {
     const first = await runner(journal, 'w1', { faults: crashAt('cas:PREPARED->COMMITTING:after') });
     await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
     dropFenceRow();
-    now += TTL + 1;
+    place.now += TTL + 1;
     const retry = await runner(journal, 'w2');
     await expect(retry.run()).rejects.toMatchObject({ code: ERROR_CODES.COMMIT_UNKNOWN });
     expect((await journal.history(OP)).at(-1)).toMatchObject({

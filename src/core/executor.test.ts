@@ -1,130 +1,44 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
-import { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
-import { SqliteTarget, openTargetDatabase } from '../../connectors/sqlite/sqlite-target.ts';
-import { sqliteDialect } from '../../connectors/sqlite/sqlite-dialect.ts';
-import { SQLITE_FENCE_LOCATION } from '../../connectors/sqlite/sqlite-fence.ts';
-import { MarkerTarget } from '../adapters/connectors/marker-fence/marker-target.ts';
-import { flawedProtocol } from '../adapters/connectors/marker-fence/marker-unsafe-target.ts';
 import type { TargetFlaws } from '../ports/unsafe-variants.ts';
-import { UNSAFE_SQLITE_VARIANTS } from '../../connectors/sqlite/sqlite-unsafe-variants.ts';
-import type { FenceCapabilityKind } from '../ports/connector.ts';
-import type { FaultPoints } from '../ports/fault-points.ts';
-import { NO_FAULTS } from '../ports/fault-points.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
-import type { StateSink } from '../ports/state-sink.ts';
-import type { OperationRequest } from './executor.ts';
-import { RecoveryAwareExecutor } from './executor.ts';
-import type { CallCounts } from './fixtures/embedded-route.ts';
+import type { CallCounts, PlaceExecutor, PlaceExecutorOptions } from './fixtures/embedded-route.ts';
 import {
-  COLUMNS,
-  PARTITION,
+  EmbeddedPlace,
   PARTITION_ROWS,
-  countingSource,
-  countingTarget,
+  PLACE_LEASE_TTL_MS as TTL,
+  PLACE_OPERATION_ID as OP,
+  SimulatedCrash,
+  crashAt,
   fileStateSink,
   makeDir,
   newCounts,
-  seedSource,
+  parkAt,
+  placeExecutor,
   targetRowCounts,
 } from './fixtures/embedded-route.ts';
 
-const OP = `sha256:${'b'.repeat(64)}`;
-const INTENT = `sha256:${'c'.repeat(64)}`;
-const TTL = 1_000;
-
-/** Stands in for a process death at one executor step: the executor stops right there. */
-class SimulatedCrash extends Error {}
-function crashAt(point: string): FaultPoints {
-  return {
-    hit: (p) => {
-      if (p === point) throw new SimulatedCrash(p);
-    },
-  };
-}
-
-let dir: string;
+const place = new EmbeddedPlace('dpone-exec-');
 let journal: MemoryJournal;
-let now: number;
-const clock = { nowMs: () => now };
-const open: AsyncDisposable[] = [];
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dpone-exec-'));
-  seedSource(join(dir, 'source.db'));
+  place.enter();
   journal = new MemoryJournal();
-  now = 1_000_000;
 });
-afterEach(async () => {
-  for (const item of open.splice(0)) await item[Symbol.asyncDispose]();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => place.leave());
 
-interface Rig {
-  readonly counts: CallCounts;
-  run(): ReturnType<RecoveryAwareExecutor['execute']>;
-}
-
-async function executor(
+/** An executor on this test's place; the test's journal unless another is given. */
+function executor(
   holder: string,
-  options: {
-    faults?: FaultPoints;
-    state?: StateSink;
-    journal?: TargetCommitJournalPort;
-    intent?: string;
-    capability?: FenceCapabilityKind;
-    /** An unsafe variant's name, to show a test can fail. */
-    unsafe?: string;
-    /** Flaws of the kernel's protocol directly (also those no route offers, to show them harmless). */
-    flaws?: TargetFlaws;
-  } = {},
-): Promise<Rig> {
-  const counts = newCounts();
-  const source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
-  const targetOptions = {
-    path: join(dir, 'target.db'),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-  };
-  const target = options.flaws
-    ? new MarkerTarget(
-        sqliteDialect(openTargetDatabase(targetOptions), 'events'),
-        { identity: 'sqlite:events', fenceLocation: SQLITE_FENCE_LOCATION },
-        flawedProtocol(options.flaws),
-      )
-    : options.unsafe
-      ? await UNSAFE_SQLITE_VARIANTS[options.unsafe]!(targetOptions)
-      : await SqliteTarget.open(targetOptions);
-  open.push(source, target);
-  const engine = new RecoveryAwareExecutor({
-    journal: options.journal ?? journal,
-    source: countingSource(source, counts),
-    target: countingTarget(target, counts, options.capability),
-    state: options.state ?? fileStateSink(makeDir(join(dir, 'state'))),
-    faults: options.faults ?? NO_FAULTS,
-    clock,
-  });
-  const request: OperationRequest = {
-    operationId: OP,
-    intentDigest: options.intent ?? INTENT,
-    metadata: { workload_id: 'events-daily', target_identity: 'sqlite:events' },
-    strategy: 'append',
-    partitionColumn: PARTITION.column,
-    partitionValue: PARTITION.value,
-    holder,
-    leaseTtlMs: TTL,
-  };
-  return { counts, run: () => engine.execute(request) };
+  options: Omit<PlaceExecutorOptions, 'journal'> & { journal?: TargetCommitJournalPort } = {},
+): Promise<PlaceExecutor> {
+  return placeExecutor(place, holder, { ...options, journal: options.journal ?? journal });
 }
 
 /** Each source row exactly `times` times in the target, counted from the target's rows. */
 function expectTargetRows(times: number): void {
-  const counts = targetRowCounts(join(dir, 'target.db'));
+  const counts = targetRowCounts(join(place.dir, 'target.db'));
   expect([...counts.values()]).toEqual(times === 0 ? [] : Array(PARTITION_ROWS).fill(times));
 }
 
@@ -172,7 +86,7 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
     const crashed = await executor('w1', { faults: crashAt('target.mutate:after') });
     await expect(crashed.run()).rejects.toBeInstanceOf(SimulatedCrash);
     expect(await state()).toBe('COMMITTING');
-    now += TTL + 1;
+    place.now += TTL + 1;
     const retry = await executor('w2');
     expect(await retry.run()).toMatchObject({ status: 'completed-after-recovery', mutated: false });
     expect(retry.counts.mutate).toBe(0);
@@ -187,7 +101,7 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
     const crashed = await executor('w1', { faults: crashAt('cas:PREPARED->COMMITTING:after') });
     await expect(crashed.run()).rejects.toBeInstanceOf(SimulatedCrash);
     expect(crashed.counts.mutate).toBe(0);
-    now += TTL + 1;
+    place.now += TTL + 1;
     const retry = await executor('w2');
     expect(await retry.run()).toMatchObject({ state: 'COMPLETE', mutated: true });
     expect(retry.counts.mutate).toBe(1);
@@ -197,7 +111,7 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
   it('an outcome the target cannot prove becomes COMMIT_UNKNOWN and is never replayed', async () => {
     const crashed = await executor('w1', { faults: crashAt('cas:PREPARED->COMMITTING:after') });
     await expect(crashed.run()).rejects.toBeInstanceOf(SimulatedCrash);
-    now += TTL + 1;
+    place.now += TTL + 1;
     // A target without a certified fence capability cannot prove anything after process loss.
     const uncertified = await executor('w2', { capability: 'none' });
     await expect(uncertified.run()).rejects.toMatchObject({ code: ERROR_CODES.COMMIT_UNKNOWN });
@@ -210,7 +124,7 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
   });
 
   it('a state sink failure leaves COMMITTED_INCOMPLETE; the retry completes without mutating', async () => {
-    const stateDir = join(dir, 'not-yet-created');
+    const stateDir = join(place.dir, 'not-yet-created');
     const first = await executor('w1', { state: fileStateSink(stateDir) });
     await expect(first.run()).rejects.toMatchObject({ code: ERROR_CODES.COMMITTED_INCOMPLETE });
     expect(await state()).toBe('COMMITTED_INCOMPLETE');
@@ -223,23 +137,14 @@ describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
 
   /** Parks one executor after PREPARED -> COMMITTING, lets a successor finish, then wakes it. */
   async function zombieRace(flaws?: TargetFlaws): Promise<{ zombie: Promise<unknown>; counts: CallCounts }> {
-    let release!: () => void;
-    let parked!: () => void;
-    const isParked = new Promise<void>((resolve) => (parked = resolve));
-    const pause: FaultPoints = {
-      hit: (point) => {
-        if (point !== 'cas:PREPARED->COMMITTING:after') return;
-        parked();
-        return new Promise<void>((resolve) => (release = resolve));
-      },
-    };
-    const zombie = await executor('zombie', { faults: pause, ...(flaws ? { flaws } : {}) });
+    const pause = parkAt('cas:PREPARED->COMMITTING:after');
+    const zombie = await executor('zombie', { faults: pause.faults, ...(flaws ? { flaws } : {}) });
     const zombieRun = zombie.run();
-    await isParked;
-    now += TTL + 1;
+    await pause.parked;
+    place.now += TTL + 1;
     const successor = await executor('successor', flaws ? { flaws } : {});
     expect(await successor.run()).toMatchObject({ state: 'COMPLETE', mutated: true });
-    release();
+    pause.release();
     return { zombie: zombieRun, counts: zombie.counts };
   }
 

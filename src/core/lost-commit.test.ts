@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
@@ -13,12 +11,13 @@ import type { OperationRequest } from './executor.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
 import {
   COLUMNS,
+  EmbeddedPlace,
   PARTITION,
   countingTarget,
   fileStateSink,
   makeDir,
   newCounts,
-  seedSource,
+  targetOptions,
   targetRowCounts,
 } from './fixtures/embedded-route.ts';
 import { applyRecovery } from './recovery-apply.ts';
@@ -32,28 +31,18 @@ import { planRecovery } from './recovery-planner.ts';
 
 const OP = `sha256:${'7'.repeat(64)}`;
 const INTENT = `sha256:${'8'.repeat(64)}`;
-let dir: string;
+const place = new EmbeddedPlace('dpone-lost-');
 let journal: MemoryJournal;
-let now: number;
-const clock = { nowMs: () => now };
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dpone-lost-'));
-  seedSource(join(dir, 'source.db'));
+  place.enter();
   journal = new MemoryJournal();
-  now = 1_000_000;
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => place.leave());
 
 async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } = {}) {
   const counts = newCounts();
-  await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', COLUMNS);
-  await using target = await SqliteTarget.open({
-    path: join(dir, 'target.db'),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-  });
+  await using source = await SqliteSource.open(join(place.dir, 'source.db'), 'events', COLUMNS);
+  await using target = await SqliteTarget.open(targetOptions(place.dir));
   const request: OperationRequest = {
     operationId: OP,
     intentDigest: INTENT,
@@ -61,7 +50,7 @@ async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } 
     strategy: 'append',
     partitionColumn: PARTITION.column,
     partitionValue: PARTITION.value,
-    holder: `w-${now}`,
+    holder: `w-${place.now}`,
     leaseTtlMs: 1000,
     ...(options.confirmComplete === false ? { confirmComplete: false } : {}),
   };
@@ -69,9 +58,9 @@ async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } 
     journal,
     source,
     target: countingTarget(target, counts),
-    state: fileStateSink(makeDir(join(dir, 'state'))),
+    state: fileStateSink(makeDir(join(place.dir, 'state'))),
     faults: NO_FAULTS,
-    clock,
+    clock: place.clock,
     ...(options.flaws ? { flaws: options.flaws } : {}),
   });
   return { outcome: await executor.execute(request), counts };
@@ -79,7 +68,7 @@ async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } 
 
 /** What a failover to a replica without the commit leaves: the fence prepared, none of the rows. */
 function loseTheCommit(): void {
-  const db = new DatabaseSync(join(dir, 'target.db'));
+  const db = new DatabaseSync(join(place.dir, 'target.db'));
   db.exec(
     "DELETE FROM events; UPDATE _dpone_fence SET status = 'prepared', committed_epoch = NULL, rows_written = NULL",
   );
@@ -87,18 +76,13 @@ function loseTheCommit(): void {
 }
 
 async function fenceAnswer() {
-  await using target = await SqliteTarget.open({
-    path: join(dir, 'target.db'),
-    table: 'events',
-    columns: COLUMNS,
-    naturalKey: ['id'],
-  });
+  await using target = await SqliteTarget.open(targetOptions(place.dir));
   return target.queryFence(OP);
 }
 
 async function reopen(expectedVersion: number, evidenceRef?: string) {
   return applyRecovery(
-    { journal, fence: { queryFence: () => fenceAnswer() }, faults: NO_FAULTS, clock },
+    { journal, fence: { queryFence: () => fenceAnswer() }, faults: NO_FAULTS, clock: place.clock },
     {
       operationId: OP,
       action: 'reopen',
@@ -110,13 +94,13 @@ async function reopen(expectedVersion: number, evidenceRef?: string) {
   );
 }
 
-const rows = () => [...targetRowCounts(join(dir, 'target.db')).values()];
+const rows = () => [...targetRowCounts(join(place.dir, 'target.db')).values()];
 
 describe('a commit the target lost after COMPLETE', () => {
   it('is DIVERGED (29), never already-complete, and nothing is written or moved', async () => {
     await run();
     loseTheCommit();
-    now += 5000;
+    place.now += 5000;
     const before = await journal.get(OP);
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     expect(rows()).toEqual([]);
@@ -125,7 +109,7 @@ describe('a commit the target lost after COMPLETE', () => {
 
   it('a healthy COMPLETE costs one fence read; the opt-out and the unsafe variant skip it (and miss the loss)', async () => {
     await run();
-    now += 5000;
+    place.now += 5000;
     const healthy = await run();
     expect(healthy.outcome.status).toBe('already-complete');
     expect(healthy.counts).toEqual({ ...newCounts(), query: 1 });
@@ -141,11 +125,11 @@ describe('a commit the target lost after COMPLETE', () => {
   it('reopen is recommended on the fence’s proof, raises the epoch, and the next run loads it exactly once', async () => {
     await run();
     loseTheCommit();
-    now += 5000;
+    place.now += 5000;
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     const entry = (await journal.get(OP))!;
     const fence = await fenceAnswer();
-    const plan = planRecovery(entry, await journal.history(OP), fence, { nowMs: now });
+    const plan = planRecovery(entry, await journal.history(OP), fence, { nowMs: place.now });
     expect([plan.assessment.kind, plan.recommended]).toEqual(['inconsistent', 'reopen']);
     const applied = await reopen(entry.version);
     expect(applied.after.state).toBe('FAILED_PRE_COMMIT');
@@ -161,14 +145,14 @@ describe('a commit the target lost after COMPLETE', () => {
     expect(retry.outcome).toMatchObject({ status: 'committed', mutated: true });
     expect(retry.outcome.fenceEpoch).toBeGreaterThan(fence.epoch!);
     expect(rows()).toEqual([1, 1, 1]);
-    now += 5000;
+    place.now += 5000;
     expect((await run()).outcome.status).toBe('already-complete');
     expect(rows()).toEqual([1, 1, 1]);
   });
 
   it('reopen is refused on a healthy COMPLETE, and where the fence is gone unless the operator records the rows absent', async () => {
     await run();
-    now += 5000;
+    place.now += 5000;
     const entry = (await journal.get(OP))!;
     await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
     // A healthy commit is never reopened, evidence or not: the fence proves it.
@@ -176,7 +160,7 @@ describe('a commit the target lost after COMPLETE', () => {
       code: ERROR_CODES.ILLEGAL_TRANSITION,
     });
     // The failover lost the fence row too (it had not reached the standby either).
-    const db = new DatabaseSync(join(dir, 'target.db'));
+    const db = new DatabaseSync(join(place.dir, 'target.db'));
     db.exec('DELETE FROM events; DELETE FROM _dpone_fence');
     db.close();
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });

@@ -1,14 +1,6 @@
-import type {
-  AuditRecord,
-  CommitIntentMetadata,
-  CommitJournalEntry,
-  CommitTransitionEvidence,
-  JournalHistoryRecord,
-  RecordedResult,
-} from '../contracts/journal.ts';
-import type { ChainStep } from '../contracts/journal-rules.ts';
+import type { CommitIntentMetadata, CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
+import type { ChainStep, LeaseExpiryInput, LeaseInput, TransitionInput } from '../contracts/journal-rules.ts';
 import type { LeaseClock } from '../contracts/lease-clock.ts';
-import type { CommitState } from '../contracts/states.ts';
 
 export interface CreateIntentRequest {
   readonly operationId: string;
@@ -29,19 +21,9 @@ export interface CreateIntentResult {
   readonly created: boolean;
 }
 
-export interface CompareAndSetRequest {
+/** A compare-and-set of one operation's entry: the transition the journal rules judge. */
+export interface CompareAndSetRequest extends TransitionInput {
   readonly operationId: string;
-  readonly expectedVersion: number;
-  readonly expectedStates: ReadonlySet<CommitState>;
-  readonly nextState: CommitState;
-  readonly evidence: CommitTransitionEvidence;
-  readonly nowMs: number;
-  /** Recorded with the transition (TARGET_COMMITTED carries what the target proved). */
-  readonly result?: RecordedResult;
-  /** Required for operator-only transitions; written into the history. */
-  readonly audit?: AuditRecord;
-  /** Release the lease with this transition (terminal or hand-back states). */
-  readonly releaseLease?: boolean;
 }
 
 /** One transition of a chain (compareAndSetChain): a compare-and-set without its own version. */
@@ -56,33 +38,14 @@ export interface CompareAndSetChainRequest {
   readonly nowMs: number;
 }
 
-export interface LeaseRequest {
+/** A lease acquisition, renewal or takeover on one operation's entry (the journal rules' LeaseInput). */
+export interface LeaseRequest extends Omit<LeaseInput, 'trustStoredExpiry'> {
   readonly operationId: string;
-  readonly expectedVersion: number;
-  readonly holder: string;
-  readonly ttlMs: number;
-  readonly nowMs: number;
-  /**
-   * The smallest epoch the lease may carry: the executor passes the target fence's epoch + 1 when
-   * the fence has seen epochs this journal never issued (a reset, restored or forked journal).
-   */
-  readonly minEpoch?: number;
-  /**
-   * The digest of the deployment policy that governs this attempt, recorded in the lease's history
-   * record: an audit shows which policy governed each attempt (the intent records only the first).
-   */
-  readonly policyDigest?: string;
 }
 
-export interface ExpireLeaseRequest {
+/** The end of the lease the version holds (the journal rules' LeaseExpiryInput). */
+export interface ExpireLeaseRequest extends LeaseExpiryInput {
   readonly operationId: string;
-  /** The version read: the lease that ends is the one that version holds. */
-  readonly expectedVersion: number;
-  /** Why the lease ends (e.g. `recovery:expire-lease`); the ended lease's holder, epoch and expiry are added. */
-  readonly evidence: CommitTransitionEvidence;
-  readonly nowMs: number;
-  /** The operator's audit record (recovery `expire-lease`); the history record is then an audit. */
-  readonly audit?: AuditRecord;
 }
 
 /**

@@ -1,6 +1,9 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
-import { FAULT_PLAN_ENV, parseFaultPlan } from './fault-plan.ts';
+import { FAULT_PLAN_ENV, PlannedFaultPoints, parseFaultPlan } from './fault-plan.ts';
 
 describe('fault plan', () => {
   it('accepts several stops besides the first', () => {
@@ -24,10 +27,6 @@ describe('fault plan', () => {
 
 describe('fault plan timings', () => {
   it('appends each point passed with a non-decreasing time, beside the trace', async () => {
-    const { mkdtempSync, readFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const { PlannedFaultPoints } = await import('./fault-plan.ts');
     const dir = mkdtempSync(join(tmpdir(), 'fault-plan-'));
     const points = new PlannedFaultPoints({ trace: join(dir, 'trace'), timings: join(dir, 'timings') });
     for (const point of ['a', 'b', 'a']) await points.hit(point);
@@ -41,10 +40,6 @@ describe('fault plan timings', () => {
 
 describe('fault plan statement points', () => {
   it('ignores statement points unless the plan observes them; then records them, never in timings', async () => {
-    const { mkdtempSync, readFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const { PlannedFaultPoints } = await import('./fault-plan.ts');
     const dir = mkdtempSync(join(tmpdir(), 'fault-plan-'));
     const off = new PlannedFaultPoints({ trace: join(dir, 'off') });
     expect(off.statements).toBe(false);

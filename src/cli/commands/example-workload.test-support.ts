@@ -78,3 +78,32 @@ export function fileDigest(path: string): string {
   for (const file of [path, `${path}-wal`]) hash.update(existsSync(file) ? readFileSync(file) : 'absent');
   return hash.digest('hex');
 }
+
+/**
+ * `dpone run` of a workload (the example's unless named) parked at a fault point by the harness's
+ * own mechanism (DPONE_FAULT_PLAN), so a signal, a kill or a change lands exactly there: `parked`
+ * resolves once it says so on fd 3, and rejects if it ends without.
+ */
+export function parkedRun(
+  example: ExampleCopy,
+  point: string,
+  options: { workload?: string; trace?: string; env?: Record<string, string> } = {},
+) {
+  const plan = { ...(options.trace ? { trace: options.trace } : {}), stop: { point, hit: 1 }, notifyFd: 3 };
+  const workload = options.workload ?? example.workload;
+  const child = execa(process.execPath, [BIN, 'run', '--workload', workload, '--json'], {
+    cwd: example.dir,
+    reject: false,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    env: { ...options.env, DPONE_XCOM_PATH: '', DPONE_FAULT_PLAN: JSON.stringify(plan) },
+  });
+  const parked = new Promise<void>((resolve, reject) => {
+    let buffer = '';
+    child.stdio[3]!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      if (buffer.includes('"event":"parked"')) resolve();
+    });
+    child.stdio[3]!.on('close', () => reject(new Error(`never parked at ${point}`)));
+  });
+  return { child, parked };
+}

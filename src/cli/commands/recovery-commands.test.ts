@@ -30,21 +30,34 @@ async function dpone(args: string[], env: Record<string, string> = {}, cwd = pro
   return { code, stdout, stderr };
 }
 
+/** `dpone recovery target-commit <command>` for an operation, by route (workload) or journal URL. */
+function recovery(
+  command: 'inspect' | 'plan' | 'apply',
+  operationId: string,
+  source: readonly string[],
+  ...extra: string[]
+): string[] {
+  return ['recovery', 'target-commit', command, '--operation-id', operationId, ...source, ...extra];
+}
+
+/** `apply --action <action> --expected-version <version>` on the operation's workload. */
+function applyArgs(
+  op: { operationId: string; workloadFile: string },
+  action: string,
+  expected: number,
+  ...extra: string[]
+): string[] {
+  const flags = ['--action', action, '--expected-version', String(expected), ...extra];
+  return recovery('apply', op.operationId, ['--route', op.workloadFile], ...flags);
+}
+
 /** `inspect|plan --json` for an operation, by route (workload) or by journal URL, parsed. */
 async function recoveryJson(
   command: 'inspect' | 'plan',
   operationId: string,
   source: ['--route' | '--journal', string],
 ) {
-  const { stdout } = await dpone([
-    'recovery',
-    'target-commit',
-    command,
-    '--operation-id',
-    operationId,
-    ...source,
-    '--json',
-  ]);
+  const { stdout } = await dpone(recovery(command, operationId, source, '--json'));
   return JSON.parse(stdout);
 }
 
@@ -58,15 +71,7 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('inspect shows the entry, the history, the fence and what they imply together', async () => {
-    const { code, stdout } = await dpone([
-      'recovery',
-      'target-commit',
-      'inspect',
-      '--operation-id',
-      op.operationId,
-      '--route',
-      op.workloadFile,
-    ]);
+    const { code, stdout } = await dpone(recovery('inspect', op.operationId, ['--route', op.workloadFile]));
     expect(code).toBe(0);
     expect(stdout).toContain(`operation   ${op.operationId}`);
     expect(stdout).toMatch(/state\s+COMMIT_UNKNOWN \(version \d+\)/);
@@ -76,16 +81,7 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('inspect --json and plan --json follow their documented shapes', async () => {
-    const inspect = await dpone([
-      'recovery',
-      'target-commit',
-      'inspect',
-      '--operation-id',
-      op.operationId,
-      '--route',
-      op.workloadFile,
-      '--json',
-    ]);
+    const inspect = await dpone(recovery('inspect', op.operationId, ['--route', op.workloadFile], '--json'));
     const view = JSON.parse(inspect.stdout);
     expect(view).toMatchObject({
       schema: 'dpone.recovery.inspect/v1',
@@ -109,21 +105,13 @@ describe('dpone recovery target-commit', () => {
 
   it('inspect and plan write nothing: journal and target bytes are unchanged', async () => {
     const before = [digest(op.journalPath), digest(op.targetPath)];
-    for (const command of ['inspect', 'plan']) {
+    for (const command of ['inspect', 'plan'] as const) {
       for (const where of [
         ['--route', op.workloadFile],
         ['--journal', `sqlite://${op.journalPath}`],
       ]) {
         for (const json of [[], ['--json']]) {
-          const result = await dpone([
-            'recovery',
-            'target-commit',
-            command,
-            '--operation-id',
-            op.operationId,
-            ...where,
-            ...json,
-          ]);
+          const result = await dpone(recovery(command, op.operationId, where, ...json));
           expect(result.code).toBe(0);
         }
       }
@@ -133,64 +121,23 @@ describe('dpone recovery target-commit', () => {
   });
 
   it('a malformed --operation-id is bad input (exit 2) naming the flag', async () => {
-    const { code, stderr } = await dpone([
-      'recovery',
-      'target-commit',
-      'plan',
-      '--operation-id',
-      'sha256:XYZ',
-      '--route',
-      op.workloadFile,
-    ]);
+    const { code, stderr } = await dpone(recovery('plan', 'sha256:XYZ', ['--route', op.workloadFile]));
     expect(code).toBe(2);
     expect(stderr).toContain('--operation-id');
   });
 
   it('an unknown operation or a missing journal is bad input and creates no journal', async () => {
     const other = `sha256:${'0'.repeat(64)}`;
-    expect(
-      (
-        await dpone([
-          'recovery',
-          'target-commit',
-          'inspect',
-          '--operation-id',
-          other,
-          '--route',
-          op.workloadFile,
-        ])
-      ).code,
-    ).toBe(2);
+    expect((await dpone(recovery('inspect', other, ['--route', op.workloadFile]))).code).toBe(2);
     const missing = join(op.dir, 'nope.db');
-    const result = await dpone([
-      'recovery',
-      'target-commit',
-      'inspect',
-      '--operation-id',
-      op.operationId,
-      '--journal',
-      `sqlite://${missing}`,
-    ]);
+    const result = await dpone(recovery('inspect', op.operationId, ['--journal', `sqlite://${missing}`]));
     expect(result.code).toBe(2);
     expect(existsSync(missing)).toBe(false);
   });
 
   it('apply is refused without a platform identity, and changes nothing', async () => {
     const before = digest(op.journalPath);
-    const args = [
-      'recovery',
-      'target-commit',
-      'apply',
-      '--operation-id',
-      op.operationId,
-      '--route',
-      op.workloadFile,
-      '--action',
-      'resolve-unknown',
-      '--expected-version',
-      '9',
-    ];
-    const { code, stderr } = await dpone(args);
+    const { code, stderr } = await dpone(applyArgs(op, 'resolve-unknown', 9));
     expect(code).toBe(EXIT_CODES.DPONE_UNAUTHORIZED);
     expect(stderr).toContain('DPONE_PLATFORM_IDENTITY');
     expect(digest(op.journalPath)).toBe(before);
@@ -204,27 +151,7 @@ describe('dpone recovery target-commit', () => {
       expected: number,
       env: Record<string, string> = IDENTITY,
       extra: string[] = [],
-    ) =>
-      dpone(
-        [
-          'recovery',
-          'target-commit',
-          'apply',
-          '--operation-id',
-          op.operationId,
-          '--route',
-          op.workloadFile,
-          '--action',
-          action,
-          '--expected-version',
-          String(expected),
-          '--reason',
-          'fence proves commit',
-          '--json',
-          ...extra,
-        ],
-        env,
-      );
+    ) => dpone(applyArgs(op, action, expected, '--reason', 'fence proves commit', '--json', ...extra), env);
 
     const stale = await apply('resolve-unknown', version - 1);
     expect(stale.code).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_RECOVERY_CONFLICT);
@@ -268,23 +195,12 @@ describe('dpone recovery target-commit', () => {
   it('apply refuses an action that is not legal from the state, and flags carrying secrets', async () => {
     const version = (await recoveryJson('inspect', op.operationId, ['--route', op.workloadFile])).entry
       .version;
-    const base = [
-      'recovery',
-      'target-commit',
-      'apply',
-      '--operation-id',
-      op.operationId,
-      '--route',
-      op.workloadFile,
-      '--expected-version',
-      String(version),
-    ];
-    expect((await dpone([...base, '--action', 'complete-state'], IDENTITY)).code).toBe(
+    expect((await dpone(applyArgs(op, 'complete-state', version), IDENTITY)).code).toBe(
       EXIT_CODES.DPONE_TARGET_COMMIT_ILLEGAL_TRANSITION,
     );
-    expect((await dpone([...base, '--action', 'drop-table'], IDENTITY)).code).toBe(2);
+    expect((await dpone(applyArgs(op, 'drop-table', version), IDENTITY)).code).toBe(2);
     const secret = await dpone(
-      [...base, '--action', 'resolve-unknown', '--reason', 'password=hunter2'],
+      applyArgs(op, 'resolve-unknown', version, '--reason', 'password=hunter2'),
       IDENTITY,
     );
     expect(secret.code).toBe(2);
@@ -299,22 +215,7 @@ describe('recovery of COMMITTED_INCOMPLETE', () => {
     expect(plan.recommended).toBe('complete-state');
     const target = digest(op.targetPath);
     const version = plan.assessment.version;
-    const result = await dpone(
-      [
-        'recovery',
-        'target-commit',
-        'apply',
-        '--operation-id',
-        op.operationId,
-        '--route',
-        op.workloadFile,
-        '--action',
-        'complete-state',
-        '--expected-version',
-        String(version),
-      ],
-      IDENTITY,
-    );
+    const result = await dpone(applyArgs(op, 'complete-state', version), IDENTITY);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('COMMITTED_INCOMPLETE v');
     expect(digest(op.targetPath)).toBe(target);

@@ -36,6 +36,12 @@ async function hostileJournal(): Promise<{ dir: string; url: string }> {
   return { dir, url: `sqlite://${path}` };
 }
 
+/** `apply --action complete-state --expected-version 2` on the hostile journal, plus `extra`. */
+function completeState(url: string, ...extra: string[]): string[] {
+  const apply = ['recovery', 'target-commit', 'apply', '--operation-id', OP, '--journal', url];
+  return [...apply, '--action', 'complete-state', '--expected-version', '2', ...extra];
+}
+
 // eslint-disable-next-line no-control-regex
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
@@ -78,25 +84,10 @@ describe('issue 14, row 8: journal text is escaped on every output', () => {
     ['a bidi override', `ok${RLO}`],
   ])('apply refuses a --reason holding %s (exit 2), and the journal is unchanged', async (_label, reason) => {
     const { dir, url } = await hostileJournal();
-    const result = await dpone(
-      [
-        'recovery',
-        'target-commit',
-        'apply',
-        '--operation-id',
-        OP,
-        '--journal',
-        url,
-        '--action',
-        'complete-state',
-        '--expected-version',
-        '2',
-        '--reason',
-        reason,
-        '--json',
-      ],
-      { cwd: dir, env: { DPONE_PLATFORM_IDENTITY: 'platform:oncall@example.com' } },
-    );
+    const result = await dpone(completeState(url, '--reason', reason, '--json'), {
+      cwd: dir,
+      env: { DPONE_PLATFORM_IDENTITY: 'platform:oncall@example.com' },
+    });
     expect(result.exitCode).toBe(2);
     expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'DPONE_INVALID_INPUT', field: '--reason' });
     expect(result.stderr).not.toMatch(RAW);
@@ -125,25 +116,7 @@ describe('issue 14, row 10: the actor is a principal name, never a file line or 
       const { dir, url } = await hostileJournal();
       const file = join(dir, 'identity');
       writeFileSync(file, content);
-      const result = await dpone(
-        [
-          'recovery',
-          'target-commit',
-          'apply',
-          '--operation-id',
-          OP,
-          '--journal',
-          url,
-          '--action',
-          'complete-state',
-          '--expected-version',
-          '2',
-          '--identity-file',
-          file,
-          '--json',
-        ],
-        { cwd: dir },
-      );
+      const result = await dpone(completeState(url, '--identity-file', file, '--json'), { cwd: dir });
       expect(result.exitCode, result.stderr).toBe(2);
       const error = JSON.parse(result.stderr).error;
       expect(error).toMatchObject({ code: 'DPONE_INVALID_INPUT', field: '--identity-file' });
@@ -156,23 +129,7 @@ describe('issue 14, row 10: the actor is a principal name, never a file line or 
   it('the same rules hold for DPONE_PLATFORM_IDENTITY; an identity file FIFO or /dev/zero is refused, not read', async () => {
     const { dir, url } = await hostileJournal();
     const apply = (env: Record<string, string>, extra: string[] = []) =>
-      dpone(
-        [
-          'recovery',
-          'target-commit',
-          'apply',
-          '--operation-id',
-          OP,
-          '--journal',
-          url,
-          '--action',
-          'complete-state',
-          '--expected-version',
-          '2',
-          ...extra,
-        ],
-        { cwd: dir, env },
-      );
+      dpone(completeState(url, ...extra), { cwd: dir, env });
     expect(
       (await apply({ DPONE_PLATFORM_IDENTITY: 'platform:ghp_abcdefghijklmnopqrstuvwxyz0123456789' }))
         .exitCode,

@@ -52,6 +52,14 @@ function worker(
   return started;
 }
 
+/** A worker parked at `options.stop` and SIGKILLed there: the lease a lost pod leaves behind. */
+async function killedWhileParked(example: ExampleCopy, role: string, options: Parameters<typeof worker>[2]) {
+  const parked = worker(example, role, options);
+  expect(await parked.parked()).not.toBeNull();
+  parked.kill();
+  await parked.result();
+}
+
 function journalRow(example: ExampleCopy): { version: number; state: string; lease_holder: string | null } {
   const db = new DatabaseSync(journalPath(example), { readOnly: true });
   try {
@@ -93,10 +101,10 @@ const run = (example: ExampleCopy, env: Record<string, string> = {}) =>
 describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what was seen)', () => {
   it('case 1: a worker a year ahead, SIGKILLed in COMMITTING, does not wedge the SQLite journal: the next normal run completes at once', async () => {
     const example = exampleCopy();
-    const ahead = worker(example, 'pod-ahead', { offset: '+365d', stop: 'cas:PREPARED->COMMITTING:after' });
-    expect(await ahead.parked()).not.toBeNull();
-    ahead.kill();
-    await ahead.result();
+    await killedWhileParked(example, 'pod-ahead', {
+      offset: '+365d',
+      stop: 'cas:PREPARED->COMMITTING:after',
+    });
     // The first ordinary retry, no waiting: before issue 30 it exited 13 for a year.
     const retry = await run(example);
     expect(retry.exitCode, retry.stderr).toBe(0);
@@ -108,10 +116,7 @@ describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what 
 
   it('case 1, two hours ahead: within the largest TTL the journal cannot tell; plan recommends expire-lease and the next run completes', async () => {
     const example = exampleCopy();
-    const ahead = worker(example, 'pod-2h', { offset: '+2h', stop: 'cas:PREPARED->COMMITTING:after' });
-    expect(await ahead.parked()).not.toBeNull();
-    ahead.kill();
-    await ahead.result();
+    await killedWhileParked(example, 'pod-2h', { offset: '+2h', stop: 'cas:PREPARED->COMMITTING:after' });
     const blocked = await run(example);
     expect(blocked.exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_CAS_CONFLICT);
     const id = await operationId(example);
@@ -193,6 +198,13 @@ describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what 
 const postgres = findLocalBinaries().postgresBin;
 describe.skipIf(missing || postgres === null)('clock skew on the PostgreSQL journal (server clock)', () => {
   let cluster: LocalPostgresCluster;
+  /** A client of the cluster's `database`, connected. */
+  const connected = async (database: string) => {
+    const { host, port, user, password } = cluster;
+    const client = new pg.Client({ host, port, user, password, database });
+    await client.connect();
+    return client;
+  };
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: postgres! });
   });
@@ -205,34 +217,17 @@ describe.skipIf(missing || postgres === null)('clock skew on the PostgreSQL jour
     const short = example.variant('short-ttl.yaml', (text) =>
       text.replace('lease_ttl_ms: 30000', 'lease_ttl_ms: 1000'),
     );
-    const admin = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'postgres',
-    });
-    await admin.connect();
+    const admin = await connected('postgres');
     await admin.query('CREATE DATABASE clock_case1');
     await admin.end();
     const journal = { url: cluster.url('clock_case1'), password: cluster.password };
-    const ahead = worker(example, 'pod-ahead', {
+    await killedWhileParked(example, 'pod-ahead', {
       offset: '+365d',
       stop: 'cas:PREPARED->COMMITTING:after',
       journal,
       workload: short,
     });
-    expect(await ahead.parked()).not.toBeNull();
-    ahead.kill();
-    await ahead.result();
-    const client = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'clock_case1',
-    });
-    await client.connect();
+    const client = await connected('clock_case1');
     const { rows } = await client.query(
       'SELECT lease_expires_at_ms, updated_at_ms FROM dpone_commit_journal',
     );

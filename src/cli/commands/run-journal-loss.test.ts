@@ -11,6 +11,7 @@ import {
   dpone,
   exampleCopy,
   fileDigest,
+  parkedRun,
   targetCounts,
 } from './example-workload.test-support.ts';
 
@@ -50,25 +51,6 @@ function journalRows(path: string): unknown[] {
   } finally {
     db.close();
   }
-}
-
-/** A `dpone run` parked at `point` (DPONE_FAULT_PLAN), resolved when it says so on fd 3. */
-function parkedRun(example: ReturnType<typeof exampleCopy>, point: string, workload = example.workload) {
-  const child = execa(process.execPath, [BIN, 'run', '--workload', workload, '--json'], {
-    cwd: example.dir,
-    reject: false,
-    env: { DPONE_FAULT_PLAN: JSON.stringify({ stop: { point, hit: 1 }, notifyFd: 3 }), DPONE_XCOM_PATH: '' },
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
-  const parked = new Promise<void>((resolve, reject) => {
-    let buffer = '';
-    child.stdio[3]!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      if (buffer.includes('"event":"parked"')) resolve();
-    });
-    child.stdio[3]!.on('close', () => reject(new Error(`never parked at ${point}`)));
-  });
-  return { child, parked };
 }
 
 describe('issue 10 reproduced through the CLI: a lost journal never gives a second write', () => {
@@ -198,7 +180,7 @@ describe('a fence missing where the journal says it was prepared', () => {
     const workload = example.variant('short-lease.yaml', (text) =>
       text.replace('lease_ttl_ms: 30000', 'lease_ttl_ms: 1'),
     );
-    const first = parkedRun(example, 'cas:PREPARING->PREPARED:after', workload);
+    const first = parkedRun(example, 'cas:PREPARING->PREPARED:after', { workload });
     await first.parked;
     first.child.kill('SIGKILL');
     await first.child;

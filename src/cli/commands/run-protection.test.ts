@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
-import { certificationFor, keyPair, writePolicy, writeSigned } from '../fixtures/trusted-record.ts';
+import { keyPair, signedRelease, writePolicy } from '../fixtures/trusted-record.ts';
 import { EXPECTED_ROWS, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -73,15 +73,7 @@ describe('dpone run decides protection from the trust policy beside the workload
     const example = exampleCopy();
     dirs.push(example.dir);
     const journal = `sqlite://${join(example.dir, 'journal.db')}?durability=shared`;
-    const signer = keyPair('ed25519');
-    writePolicy(example.dir, [
-      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
-    ]);
-    writeSigned(
-      join(example.dir, 'certifications', 'sqlite.sigstore.json'),
-      certificationFor('sqlite'),
-      signer.privatePem,
-    );
+    const signer = signedRelease(example.dir, 'sqlite');
 
     // Certified, but no deployment policy opts in: the protocol runs and nothing is claimed.
     const unmanaged = await run(install, example.workload, journal);

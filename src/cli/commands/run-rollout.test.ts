@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
-import { certificationFor, keyPair, writePolicy, writeSigned } from '../fixtures/trusted-record.ts';
+import { signedRelease } from '../fixtures/trusted-record.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
@@ -180,15 +180,7 @@ describe('the deployment policy file: located as documented, refused with file:l
 describe('flipping a route from shadow to enforced', () => {
   it('enforces a new operation, but refuses to take over one the shadow write already wrote (17)', async () => {
     const example = exampleCopy();
-    const signer = keyPair('ed25519');
-    writePolicy(example.dir, [
-      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
-    ]);
-    writeSigned(
-      join(example.dir, 'certifications', 'sqlite.sigstore.json'),
-      certificationFor('sqlite'),
-      signer.privatePem,
-    );
+    signedRelease(example.dir, 'sqlite');
     const journal = ['--journal', `sqlite://${join(example.dir, 'shared.db')}?durability=shared`];
     withPolicy(example, 'routes:\n  sqlite: shadow\n');
     expect((await run(example, journal)).exitCode).toBe(0);

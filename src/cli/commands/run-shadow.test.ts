@@ -1,13 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import type { ShadowReport } from '../../core/shadow-report.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
+import {
+  EXPECTED_ROWS,
+  dpone,
+  exampleCopy,
+  parkedRun,
+  targetCounts,
+} from './example-workload.test-support.ts';
 
 /**
  * Shadow mode through the real CLI: the legacy write unchanged in effect and exit code, every
@@ -15,7 +19,6 @@ import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workl
  * cannot be reached never failing the write, and `dpone shadow report` counting what the target
  * shows (a retried append: twice the rows, one duplicate).
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const ENV = { DPONE_POLICY: '', DPONE_DEPLOYMENT_POLICY: '' };
 
 function policy(example: ExampleCopy, mode: string, extra = ''): void {
@@ -81,20 +84,8 @@ describe('shadow mode: the legacy write plus records', () => {
   it('a run killed after its commit: the retry writes again; the report calls it possible, the target proves it', async () => {
     const example = exampleCopy();
     policy(example, 'shadow');
-    const child = execa(process.execPath, [BIN, 'run', '--workload', example.workload, '--json'], {
-      cwd: example.dir,
-      reject: false,
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      env: {
-        ...ENV,
-        DPONE_XCOM_PATH: '',
-        DPONE_FAULT_PLAN: JSON.stringify({ stop: { point: 'target.commit:after', hit: 1 }, notifyFd: 3 }),
-      },
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdio[3]!.on('data', (chunk: Buffer) => String(chunk).includes('"parked"') && resolve());
-      void child.then(() => reject(new Error('exited before parking')));
-    });
+    const { child, parked } = parkedRun(example, 'target.commit:after', { env: ENV });
+    await parked;
     child.kill('SIGKILL');
     await child;
     expect(targetCounts(example.targetPath()).rows).toBe(EXPECTED_ROWS);

@@ -1,35 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { ExampleCopy } from './example-workload.test-support.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
-
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
-
-/** `dpone run` parked at a fault point (the harness's own mechanism), so a signal lands exactly there. */
-function parkedRun(example: ExampleCopy, workload: string, point: string) {
-  const child = execa(process.execPath, [BIN, 'run', '--workload', workload, '--json'], {
-    cwd: example.dir,
-    reject: false,
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-    env: {
-      DPONE_XCOM_PATH: '',
-      DPONE_FAULT_PLAN: JSON.stringify({
-        trace: join(example.dir, 'trace.txt'),
-        stop: { point, hit: 1 },
-        notifyFd: 3,
-      }),
-    },
-  });
-  const parked = new Promise<void>((resolve, reject) => {
-    child.stdio[3]!.on('data', (chunk: Buffer) => String(chunk).includes('"parked"') && resolve());
-    void child.then(() => reject(new Error(`exited before parking at ${point}`)));
-  });
-  return { child, parked };
-}
+import {
+  EXPECTED_ROWS,
+  dpone,
+  exampleCopy,
+  parkedRun,
+  targetCounts,
+} from './example-workload.test-support.ts';
 
 function journalState(example: ExampleCopy): { state: string; lease: unknown; reasons: string[] } {
   const db = new DatabaseSync(join(example.dir, 'data/state/journal.db'), { readOnly: true });
@@ -69,7 +49,7 @@ describe('dpone run on SIGTERM / SIGINT (signals sent to the real process)', () 
     '%s at %s: exit 130 DPONE_INTERRUPTED, nothing written, the lease handed back',
     async (signal, point, state) => {
       const example = exampleCopy();
-      const { child, parked } = parkedRun(example, example.workload, point);
+      const { child, parked } = parkedRun(example, point, { trace: join(example.dir, 'trace.txt') });
       await parked;
       child.kill(signal);
       await settle(); // the signal is handled before the parked process is released
@@ -90,7 +70,9 @@ describe('dpone run on SIGTERM / SIGINT (signals sent to the real process)', () 
 
   it('SIGTERM inside the commit: says so in one line, finishes until the fence answered, exit 0, one write', async () => {
     const example = exampleCopy();
-    const { child, parked } = parkedRun(example, example.workload, 'target.commit:before');
+    const { child, parked } = parkedRun(example, 'target.commit:before', {
+      trace: join(example.dir, 'trace.txt'),
+    });
     await parked;
     child.kill('SIGTERM');
     await settle();
@@ -109,7 +91,10 @@ describe('dpone run on SIGTERM / SIGINT (signals sent to the real process)', () 
   it('a second signal exits at once (130) like a crash; the retry reconciles with the fence, one write', async () => {
     const example = exampleCopy();
     const workload = shortLease(example);
-    const { child, parked } = parkedRun(example, workload, 'target.commit:after');
+    const { child, parked } = parkedRun(example, 'target.commit:after', {
+      workload,
+      trace: join(example.dir, 'trace.txt'),
+    });
     await parked;
     child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));

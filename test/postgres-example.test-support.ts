@@ -1,0 +1,76 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import pg from 'pg';
+import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
+import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+
+/**
+ * examples/postgres on a throw-away cluster standing in for the newcomer's server, for the live
+ * tests that run it: its SQL files through psql, its workload pointed at the cluster, queries.
+ */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const EXAMPLE = join(ROOT, 'examples/postgres');
+export const binaries = findLocalBinaries();
+
+/** The passwords setup.sql gives the example's roles, in the variables `dpone run` reads. */
+export interface ExampleSecrets {
+  readonly DPONE_SOURCE_PASSWORD: string;
+  readonly DPONE_TARGET_PASSWORD: string;
+  readonly DPONE_JOURNAL_PASSWORD: string;
+}
+
+/** One of the example's SQL files through psql, as the cluster's superuser. */
+export function psql(cluster: LocalPostgresCluster, file: string, variables: Record<string, string> = {}) {
+  const args = [
+    '-v',
+    'ON_ERROR_STOP=1',
+    ...Object.entries(variables).flatMap(([k, v]) => ['-v', `${k}=${v}`]),
+  ];
+  return execa(join(binaries.postgresBin!, 'psql'), [...args, '-f', join(EXAMPLE, file)], {
+    env: {
+      PGHOST: cluster.host,
+      PGPORT: String(cluster.port),
+      PGUSER: cluster.user,
+      PGPASSWORD: cluster.password,
+      PGDATABASE: 'postgres',
+    },
+  });
+}
+
+/** setup.sql: the example's databases, tables and roles, the roles with these passwords. */
+export function setUpExample(cluster: LocalPostgresCluster, secrets: ExampleSecrets) {
+  return psql(cluster, 'setup.sql', {
+    reader_password: secrets.DPONE_SOURCE_PASSWORD,
+    loader_password: secrets.DPONE_TARGET_PASSWORD,
+    journal_password: secrets.DPONE_JOURNAL_PASSWORD,
+  });
+}
+
+/** The example's workload written to `dir`, pointed at the cluster (the README's one edit), then `edit`ed. */
+export function exampleWorkload(
+  cluster: LocalPostgresCluster,
+  dir: string,
+  edit: (text: string) => string = (text) => text,
+): string {
+  const workload = join(dir, 'workload.yaml');
+  const text = readFileSync(join(EXAMPLE, 'workload.yaml'), 'utf8');
+  writeFileSync(workload, edit(text.replaceAll('localhost:5432', `${cluster.host}:${cluster.port}`)));
+  return workload;
+}
+
+/** The rows `text` returns on the cluster's `database`. */
+export async function query(
+  cluster: LocalPostgresCluster,
+  database: string,
+  text: string,
+): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ ...cluster, database });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
