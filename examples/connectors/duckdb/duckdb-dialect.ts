@@ -35,6 +35,39 @@ export async function insertRows(session: DuckdbSession, table: string, rows: Ro
 }
 
 /**
+ * The mutation's transaction on `session`: `body` gets its statements, which all run on `session`
+ * inside it; a failure before `commit` or `rollback` rolls it back.
+ */
+export async function inMutation<T>(
+  session: DuckdbSession,
+  table: string,
+  body: (tx: MutationTx) => Promise<T>,
+): Promise<T> {
+  await session.run('BEGIN TRANSACTION');
+  let open = true;
+  const tx: MutationTx = {
+    run: (sql: string, params: FenceParams) => session.run(sql, params),
+    deletePartition: (column, value) =>
+      session.runValues(`DELETE FROM ${quote(table)} WHERE CAST(${quote(column)} AS VARCHAR) = $1`, [value]),
+    insertRows: (rows) => insertRows(session, table, rows),
+    commit: async () => {
+      open = false;
+      await session.run('COMMIT');
+    },
+    rollback: async () => {
+      open = false;
+      await session.run('ROLLBACK');
+    },
+  };
+  try {
+    return await body(tx);
+  } catch (error) {
+    if (open) await session.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * The DuckDB dialect of the transactional-marker kernel that `dpone-cert` exports. Every call opens
  * the file, does its work in one transaction and closes it: DuckDB lets one process at a time hold
  * a database file, so a worker holds it only while it works (a paused worker holds it only inside
@@ -68,33 +101,7 @@ export function duckdbDialect(path: string, table: string, readOnly: boolean): M
           throw error;
         }
       }),
-    mutation: (body) =>
-      withSession(path, false, async (session) => {
-        await session.run('BEGIN TRANSACTION');
-        let open = true;
-        const tx: MutationTx = {
-          run: (sql: string, params: FenceParams) => session.run(sql, params),
-          deletePartition: (column, value) =>
-            session.runValues(`DELETE FROM ${quote(table)} WHERE CAST(${quote(column)} AS VARCHAR) = $1`, [
-              value,
-            ]),
-          insertRows: (rows) => insertRows(session, table, rows),
-          commit: async () => {
-            open = false;
-            await session.run('COMMIT');
-          },
-          rollback: async () => {
-            open = false;
-            await session.run('ROLLBACK');
-          },
-        };
-        try {
-          return await body(tx);
-        } catch (error) {
-          if (open) await session.run('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-      }),
+    mutation: (body) => withSession(path, false, (session) => inMutation(session, table, body)),
     close: async () => undefined,
   };
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
  * cannot prepare a cell (the harness's step, before any connector ran) leaves the cell UNKNOWN with
  * the step named, never FAIL.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
 
@@ -34,16 +33,12 @@ export default {
     );
     const scenario = join(dir, 'intent-conflict.yaml');
     writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}variants: false\n`);
-    const out = join(dir, 'out');
-    const args = ['certify', 'run', '--route', 'sqlite-to-duckdb-unprepared', '--connector', module];
-    await execa(process.execPath, [BIN, ...args, '--scenario', scenario, '--out', out], {
-      cwd: dir,
-      reject: false,
-      env: { CI: 'true' },
+    const { evidence } = await certifyRun({
+      route: 'sqlite-to-duckdb-unprepared',
+      connector: module,
+      scenarios: [scenario],
+      dir,
     });
-    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-      cells: { verdict: string; checks: { name: string; verdict: string; detail: string }[] }[];
-    };
     expect(evidence.cells).toHaveLength(1);
     const [cell] = evidence.cells;
     expect(cell!.verdict).toBe('UNKNOWN');

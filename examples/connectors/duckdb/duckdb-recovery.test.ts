@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -13,7 +13,6 @@ import { describe, expect, it } from 'vitest';
  * on the DuckDB route: kills at every point of apply, two racing applies, a stale version and a
  * worker completing meanwhile, each decided from the target's own rows.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
 
 describe('recovery apply on the DuckDB plug-in route', () => {
@@ -34,27 +33,12 @@ faults:
 variants: false
 `,
     );
-    const out = join(dir, 'out');
-    await execa(
-      process.execPath,
-      [
-        BIN,
-        'certify',
-        'run',
-        '--route',
-        'sqlite-to-duckdb',
-        '--connector',
-        CONNECTOR,
-        '--scenario',
-        scenario,
-        '--out',
-        out,
-      ],
-      { cwd: dir, reject: false, env: { CI: 'true' } },
-    );
-    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-      cells: { id: string; verdict: string }[];
-    };
+    const { evidence } = await certifyRun({
+      route: 'sqlite-to-duckdb',
+      connector: CONNECTOR,
+      scenarios: [scenario],
+      dir,
+    });
     const ids = evidence.cells.map((cell) => cell.id);
     expect(ids.some((id) => id.includes('/race/'))).toBe(true);
     expect(ids.some((id) => id.includes('/kill/'))).toBe(true);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -13,7 +13,6 @@ import { describe, expect, it } from 'vitest';
  * files: the honest attempt is watched using every declared name), and one declaring only the log
  * (`target.duckdb.wal`: the probe still reads the fence from the database file left in place).
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
 
@@ -21,16 +20,7 @@ async function storageCheck(route: string, connector: string, dir: string) {
   // The shipped scenario without its variant cells: one cell, the seal is what is tested.
   const scenario = join(dir, 'intent-conflict.yaml');
   writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}variants: false\n`);
-  const out = join(dir, `out-${route}`);
-  const args = ['certify', 'run', '--route', route, '--connector', connector, '--scenario', scenario];
-  await execa(process.execPath, [BIN, ...args, '--out', out], {
-    cwd: dir,
-    reject: false,
-    env: { CI: 'true' },
-  });
-  const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-    cells: { checks: { name: string; verdict: string; detail: string }[] }[];
-  };
+  const { evidence } = await certifyRun({ route, connector, scenarios: [scenario], dir });
   expect(evidence.cells).toHaveLength(1);
   return evidence.cells[0]!.checks.find((check) => check.name === 'storage-untouched')!;
 }

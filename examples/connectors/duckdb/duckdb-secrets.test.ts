@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -12,7 +12,6 @@ import { describe, expect, it } from 'vitest';
  * worker, settle and recovery run got it; the value never appears in the workload, the evidence or
  * a report. A prepared target naming a variable its env does not set is refused with the reason.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
 const SECRET = `duck-secret-${process.pid}-7f3a`;
 
@@ -52,14 +51,7 @@ async function certify(dir: string, module: string) {
     scenario,
     'name: crash\nseed: 42\nworkload:\n  rows: 5\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\nvariants: false\n',
   );
-  const out = join(dir, 'out');
-  const args = ['certify', 'run', '--route', 'sqlite-to-duckdb-secret', '--connector', module];
-  const result = await execa(process.execPath, [BIN, ...args, '--scenario', scenario, '--out', out], {
-    cwd: dir,
-    reject: false,
-    env: { CI: 'true' },
-  });
-  return { result, out };
+  return certifyRun({ route: 'sqlite-to-duckdb-secret', connector: module, scenarios: [scenario], dir });
 }
 
 function files(dir: string): string[] {
@@ -72,26 +64,23 @@ function files(dir: string): string[] {
 describe('a plug-in’s secrets reach every process of the cell', () => {
   it('a target that needs its password certifies, and the password is nowhere in the output', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dpone-secrets-'));
-    const { result, out } = await certify(
+    const { evidence, out, stdout, stderr } = await certify(
       dir,
       plugin(dir, `{ DUCK_TEST_PASSWORD: ${JSON.stringify(SECRET)} }`),
     );
-    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-      cells: { verdict: string; attempts: unknown[] }[];
-    };
     expect(evidence.cells.length).toBeGreaterThan(0);
     expect(evidence.cells.map((cell) => cell.verdict)).toEqual(evidence.cells.map(() => 'PASS'));
     // Killed first attempts and their recoveries: more than one process opened the target.
     expect(evidence.cells.some((cell) => cell.attempts.length >= 2)).toBe(true);
     for (const file of files(out)) expect(readFileSync(file, 'utf8'), file).not.toContain(SECRET);
-    expect(`${result.stdout}${result.stderr}`).not.toContain(SECRET);
+    expect(`${stdout}${stderr}`).not.toContain(SECRET);
   }, 120_000);
 
   it('without the password in env the cells fail, and a variable env does not set is refused', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dpone-secrets-'));
-    const { result } = await certify(dir, plugin(dir, '{}'));
-    expect(result.exitCode).not.toBe(0);
-    expect(result.stderr).toContain(
+    const { exitCode, stderr } = await certify(dir, plugin(dir, '{}'));
+    expect(exitCode).not.toBe(0);
+    expect(stderr).toContain(
       'its prepared target names password_env DUCK_TEST_PASSWORD, which its env does not set',
     );
   }, 120_000);

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
  * shows the shift. A copy of the DuckDB plug-in offering only that variant is certified on one
  * scenario: the variant's cell must FAIL on parity and the sensitivity record say caught.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
 
@@ -30,17 +29,12 @@ export default {
 };
 `,
     );
-    const out = join(dir, 'out');
-    const args = ['certify', 'run', '--route', 'sqlite-to-duckdb-zones', '--connector', module];
-    await execa(process.execPath, [BIN, ...args, '--scenario', SCENARIO, '--out', out], {
-      cwd: dir,
-      reject: false,
-      env: { CI: 'true' },
+    const { evidence } = await certifyRun({
+      route: 'sqlite-to-duckdb-zones',
+      connector: module,
+      scenarios: [SCENARIO],
+      dir,
     });
-    const evidence = JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as {
-      cells: { variant: string | null; verdict: string; checks: { name: string; verdict: string }[] }[];
-      sensitivity: { variant: string; caught: boolean }[];
-    };
     expect(evidence.cells.find((cell) => cell.variant === null)?.verdict).toBe('PASS');
     const shifted = evidence.cells.filter((cell) => cell.variant === 'timezone-shifted');
     expect(shifted).toHaveLength(1);

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { CellEvidence } from 'dpone-cert/testing';
+import { certifyRun } from 'dpone-cert/testing';
 import type { ClassicMistake } from './fixtures/mariadb-classic-mistakes.ts';
 import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
@@ -53,24 +55,13 @@ function scenarios(dir: string): Record<'serverKill' | 'zombie' | 'lostAck', str
   };
 }
 
-interface Check {
-  readonly name: string;
-  readonly verdict: string;
-  readonly detail: string;
-}
-interface Cell {
-  readonly id: string;
-  readonly verdict: string;
-  readonly checks: Check[];
-  readonly target: { readonly mutations: number } | null;
-}
 interface GateLine {
   readonly id: string;
   readonly status: string;
   readonly detail: string;
 }
 interface Certified {
-  readonly cells: Cell[];
+  readonly cells: readonly CellEvidence[];
   readonly runVerdict: GateLine;
 }
 
@@ -85,22 +76,15 @@ async function certify(
   connector: string,
   files: readonly string[],
 ): Promise<Certified> {
-  const out = join(dir, `out-${route}`);
-  const env = { CI: 'true' };
-  const scenarioArgs = files.flatMap((file) => ['--scenario', file]);
-  await execa(
-    process.execPath,
-    [BIN, 'certify', 'run', '--route', route, '--connector', connector, ...scenarioArgs].concat([
-      '--provider',
-      'local',
-      '--out',
-      out,
-      '--reporter',
-      'markdown',
-    ]),
-    { cwd: dir, reject: false, env },
-  );
-  const evidence = join(out, 'evidence.json');
+  const run = await certifyRun({
+    route,
+    connector,
+    scenarios: files,
+    dir,
+    provider: 'local',
+    reporter: 'markdown',
+  });
+  const evidence = join(run.out, 'evidence.json');
   const gate = await execa(
     process.execPath,
     [BIN, 'certify', 'gate', '--route', route, '--connector', connector, '--evidence', evidence].concat([
@@ -108,11 +92,10 @@ async function certify(
       '--out',
       join(dir, `gate-${route}`),
     ]),
-    { cwd: dir, reject: false, env },
+    { cwd: dir, reject: false, env: { CI: 'true' } },
   );
-  const { cells } = JSON.parse(readFileSync(evidence, 'utf8')) as { cells: Cell[] };
   const { lines } = JSON.parse(gate.stdout) as { lines: GateLine[] };
-  return { cells, runVerdict: lines.find((line) => line.id === 'run-verdict')! };
+  return { cells: run.evidence.cells, runVerdict: lines.find((line) => line.id === 'run-verdict')! };
 }
 
 const scratch = scratchFolders('dpone-mariadb-mistakes-');
@@ -127,8 +110,8 @@ function brokenModule(dir: string, mistake: ClassicMistake): string {
   return module;
 }
 
-const failing = (cell: Cell) => cell.checks.filter((check) => check.verdict !== 'PASS');
-const check = (cell: Cell, name: string) => cell.checks.find((c) => c.name === name)!;
+const failing = (cell: CellEvidence) => cell.checks.filter((check) => check.verdict !== 'PASS');
+const check = (cell: CellEvidence, name: string) => cell.checks.find((c) => c.name === name)!;
 
 describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by certification cells', () => {
   const runs = new Map<string, Promise<Certified>>();
@@ -163,7 +146,7 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
   });
 
   /** The one cell a broken copy was certified on, once it is that cell and it FAILed the run. */
-  async function caughtOn(mistake: string, cellId: string): Promise<Cell> {
+  async function caughtOn(mistake: string, cellId: string): Promise<CellEvidence> {
     const { cells, runVerdict } = await runs.get(mistake)!;
     expect(cells.map((c) => c.id)).toEqual([cellId]);
     expect(cells[0]!.verdict).toBe('FAIL');
@@ -190,12 +173,28 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
     expect(check(cell, 'parity').detail).toContain('missing from the target');
   }, 240_000);
 
-  it('rows in autocommit chunks: the server killed before COMMIT leaves rows the fence denies, written again', async () => {
-    const cell = await caughtOn('autocommit-chunks', SERVER_KILL_CELL);
-    expect(cell.target?.mutations).toBe(2);
-    expect(check(cell, 'mutations').detail).toContain('the mutation landed 2 times');
-    expect(check(cell, 'duplicates').verdict).toBe('FAIL');
-  }, 240_000);
+  // Two mistakes that leave rows the fence denies, each on the cell that catches it: the same proof.
+  it.each([
+    [
+      'rows in autocommit chunks: the server killed before COMMIT leaves rows the fence denies, written again',
+      'autocommit-chunks',
+      SERVER_KILL_CELL,
+    ],
+    [
+      'data and fence as two transactions in one commit(): the lost COMMIT reply leaves rows the fence denies, written again',
+      'two-transaction-commit',
+      LOST_ACK_CELL,
+    ],
+  ] as const)(
+    '%s',
+    async (_title, mistake, cellId) => {
+      const cell = await caughtOn(mistake, cellId);
+      expect(cell.target?.mutations).toBe(2);
+      expect(check(cell, 'mutations').detail).toContain('the mutation landed 2 times');
+      expect(check(cell, 'duplicates').verdict).toBe('FAIL');
+    },
+    240_000,
+  );
 
   it('a guard that ignores the epoch: the data ends right, but the zombie committed under a superseded epoch', async () => {
     const cell = await caughtOn('epoch-ignoring-fence', ZOMBIE_CELL);
@@ -204,12 +203,5 @@ describe.skipIf(skipReason() !== undefined)('the classic mistakes, caught by cer
       'the zombie committed the load after the next holder had prepared a newer epoch',
     );
     expect(cell.target?.mutations).toBe(1);
-  }, 240_000);
-
-  it('data and fence as two transactions in one commit(): the lost COMMIT reply leaves rows the fence denies, written again', async () => {
-    const cell = await caughtOn('two-transaction-commit', LOST_ACK_CELL);
-    expect(cell.target?.mutations).toBe(2);
-    expect(check(cell, 'mutations').detail).toContain('the mutation landed 2 times');
-    expect(check(cell, 'duplicates').verdict).toBe('FAIL');
   }, 240_000);
 });

@@ -65,6 +65,44 @@ async function inTransaction(session: MariadbSession, body: () => Promise<SqlRes
 }
 
 /**
+ * The mutation's transaction on `session`: `body` gets its statements, which all run on `session`
+ * inside it; a failure before `commit` or `rollback` rolls it back.
+ */
+export async function inMutation<T>(
+  session: MariadbSession,
+  table: string,
+  body: (tx: MutationTx) => Promise<T>,
+): Promise<T> {
+  await session.runValues('START TRANSACTION');
+  let open = true;
+  const tx: MutationTx = {
+    run: (sql: string, params: FenceParams) => session.run(sql, params),
+    deletePartition: async (column, value) =>
+      (
+        await session.runValues(`DELETE FROM ${quote(table)} WHERE CAST(${quote(column)} AS CHAR) = ?`, [
+          value,
+        ])
+      ).affected,
+    insertRows: (rows) => insertRows(session, table, rows),
+    commit: async () => {
+      open = false;
+      await session.runValues('COMMIT');
+    },
+    rollback: async () => {
+      open = false;
+      await session.runValues('ROLLBACK');
+    },
+  };
+  try {
+    return await body(tx);
+  } catch (error) {
+    // Dropping the connection rolls the transaction back too, should ROLLBACK itself fail.
+    if (open) await session.runValues('ROLLBACK').catch(() => session.destroy());
+    throw error;
+  }
+}
+
+/**
  * The MariaDB dialect of the transactional-marker kernel. Every call opens a connection, does its
  * work (one InnoDB transaction for a batch and for the mutation) and closes it: the fence row is
  * written in the data's transaction on the data's connection, never on another one.
@@ -94,37 +132,7 @@ export function mariadbDialect(address: MariadbAddress, table: string, readOnly:
           throw error;
         }
       }),
-    mutation: (body) =>
-      withSession(address, async (session) => {
-        await session.runValues('START TRANSACTION');
-        let open = true;
-        const tx: MutationTx = {
-          run: (sql: string, params: FenceParams) => session.run(sql, params),
-          deletePartition: async (column, value) =>
-            (
-              await session.runValues(
-                `DELETE FROM ${quote(table)} WHERE CAST(${quote(column)} AS CHAR) = ?`,
-                [value],
-              )
-            ).affected,
-          insertRows: (rows) => insertRows(session, table, rows),
-          commit: async () => {
-            open = false;
-            await session.runValues('COMMIT');
-          },
-          rollback: async () => {
-            open = false;
-            await session.runValues('ROLLBACK');
-          },
-        };
-        try {
-          return await body(tx);
-        } catch (error) {
-          // Dropping the connection rolls the transaction back too, should ROLLBACK itself fail.
-          if (open) await session.runValues('ROLLBACK').catch(() => session.destroy());
-          throw error;
-        }
-      }),
+    mutation: (body) => withSession(address, (session) => inMutation(session, table, body)),
     close: async () => undefined,
   };
 }

@@ -47,6 +47,9 @@ const databases = async (): Promise<string[]> => {
   );
 };
 
+/** A cell's target prepared in a fresh folder; `await using` drops its database when the test ends. */
+const prepareCell = () => mariadbHarness.target.prepare(mkdtempSync(join(tmpdir(), 'cell-')), TABLE);
+
 async function load(
   endpoint: { url: string; table: string },
   password: string,
@@ -97,84 +100,72 @@ describe.skipIf(skip !== undefined)('the MariaDB harness part on a throw-away ma
   }, 120_000);
 
   it('names the password by variable only: the URL carries none, env holds it, and the connector refuses one in the URL', async () => {
-    const target = await mariadbHarness.target.prepare(mkdtempSync(join(tmpdir(), 'cell-')), TABLE);
-    try {
-      expect(target.endpoint.password_env).toBe(PASSWORD_ENV);
-      const password = target.env![PASSWORD_ENV]!;
-      expect(password.length).toBeGreaterThan(16);
-      expect(target.endpoint.url).not.toContain(password);
-      const withPassword = target.endpoint.url.replace('dpone@', `dpone:${password}@`);
-      expect(() => mariadbAddress(withPassword, 'target')).toThrow(/must not carry a password/);
-      // The workers' calls are bounded (a proxied cell's black hole ends them), and the server
-      // the harness proxies is the one the URL names.
-      expect(mariadbAddress(target.endpoint.url, 'target')).toMatchObject({
-        host: target.server!.host,
-        port: target.server!.port,
-        connectTimeoutMs: 8000,
-        queryTimeoutMs: 15000,
-      });
-      expect(mariadbHarness.target.network).toBe(true);
-    } finally {
-      await target[Symbol.asyncDispose]();
-    }
+    await using target = await prepareCell();
+    expect(target.endpoint.password_env).toBe(PASSWORD_ENV);
+    const password = target.env![PASSWORD_ENV]!;
+    expect(password.length).toBeGreaterThan(16);
+    expect(target.endpoint.url).not.toContain(password);
+    const withPassword = target.endpoint.url.replace('dpone@', `dpone:${password}@`);
+    expect(() => mariadbAddress(withPassword, 'target')).toThrow(/must not carry a password/);
+    // The workers' calls are bounded (a proxied cell's black hole ends them), and the server
+    // the harness proxies is the one the URL names.
+    expect(mariadbAddress(target.endpoint.url, 'target')).toMatchObject({
+      host: target.server!.host,
+      port: target.server!.port,
+      connectTimeoutMs: 8000,
+      queryTimeoutMs: 15000,
+    });
+    expect(mariadbHarness.target.network).toBe(true);
   }, 120_000);
 
   it('reads back every value exactly (64-bit, NFD, emoji, trailing space, 4 KiB) and audits each insert with its transaction, a replaced one too', async () => {
-    const target = await mariadbHarness.target.prepare(mkdtempSync(join(tmpdir(), 'cell-')), TABLE);
-    try {
-      await target.installAudit();
-      const password = target.env![PASSWORD_ENV]!;
-      expect(await load(target.endpoint, password, 1, 'h1')).toMatchObject({ applied: true, rowsWritten: 3 });
-      const once = await target.read();
-      expect(once.rows).toEqual(
-        ROWS.map(([id, day, big, label]) => ({
-          id: BigInt(id!),
-          day,
-          big: big === null ? null : BigInt(big!),
-          label,
-        })),
-      );
-      expect(once.markerKind).toBe('transaction');
-      expect(new Set(once.inserts.map((insert) => insert.marker)).size).toBe(1);
-      // A second mutation outside the fence (the harness's own write, as a zombie's would be):
-      // the replaced rows stay in the audit with their inserting transaction.
-      const address = mariadbAddress(target.endpoint.url, 'target', password);
-      await withSession(address, async (session) => {
-        await session.runValues('START TRANSACTION');
-        await session.runValues(`DELETE FROM ${quote('events')} WHERE day = '2026-01-01'`);
-        await session.runValues(`INSERT INTO ${quote('events')} (id, day) VALUES (1, '2026-01-01')`);
-        await session.runValues('COMMIT');
-      });
-      const twice = await target.read();
-      expect(twice.rows).toHaveLength(1);
-      expect(twice.inserts).toHaveLength(4);
-      expect(new Set(twice.inserts.map((insert) => insert.marker)).size).toBe(2);
-      // In commit order: the first transaction's three inserts, then the second's.
-      expect(twice.inserts.slice(0, 3).map((insert) => insert.marker)).toEqual(
-        once.inserts.map((insert) => insert.marker),
-      );
-    } finally {
-      await target[Symbol.asyncDispose]();
-    }
+    await using target = await prepareCell();
+    await target.installAudit();
+    const password = target.env![PASSWORD_ENV]!;
+    expect(await load(target.endpoint, password, 1, 'h1')).toMatchObject({ applied: true, rowsWritten: 3 });
+    const once = await target.read();
+    expect(once.rows).toEqual(
+      ROWS.map(([id, day, big, label]) => ({
+        id: BigInt(id!),
+        day,
+        big: big === null ? null : BigInt(big!),
+        label,
+      })),
+    );
+    expect(once.markerKind).toBe('transaction');
+    expect(new Set(once.inserts.map((insert) => insert.marker)).size).toBe(1);
+    // A second mutation outside the fence (the harness's own write, as a zombie's would be):
+    // the replaced rows stay in the audit with their inserting transaction.
+    const address = mariadbAddress(target.endpoint.url, 'target', password);
+    await withSession(address, async (session) => {
+      await session.runValues('START TRANSACTION');
+      await session.runValues(`DELETE FROM ${quote('events')} WHERE day = '2026-01-01'`);
+      await session.runValues(`INSERT INTO ${quote('events')} (id, day) VALUES (1, '2026-01-01')`);
+      await session.runValues('COMMIT');
+    });
+    const twice = await target.read();
+    expect(twice.rows).toHaveLength(1);
+    expect(twice.inserts).toHaveLength(4);
+    expect(new Set(twice.inserts.map((insert) => insert.marker)).size).toBe(2);
+    // In commit order: the first transaction's three inserts, then the second's.
+    expect(twice.inserts.slice(0, 3).map((insert) => insert.marker)).toEqual(
+      once.inserts.map((insert) => insert.marker),
+    );
   }, 120_000);
 
   it('reads, drops and renames the fence with its own connection', async () => {
-    const target = await mariadbHarness.target.prepare(mkdtempSync(join(tmpdir(), 'cell-')), TABLE);
-    try {
-      await target.installAudit();
-      await load(target.endpoint, target.env![PASSWORD_ENV]!, 1, 'h1');
-      const read = () => target.fence!.read('op-1');
-      expect((await read()).locations).toEqual([
-        { where: '_dpone_fence', table: true, status: 'committed', epoch: 1 },
-        { where: '_dpone_fence_lost', table: false, status: null, epoch: null },
-      ]);
-      await target.fence!.rename!();
-      expect((await read()).locations.map((location) => location.table)).toEqual([false, true]);
-      await target.fence!.drop!();
-      expect((await read()).locations.map((location) => location.status)).toEqual([null, 'committed']);
-    } finally {
-      await target[Symbol.asyncDispose]();
-    }
+    await using target = await prepareCell();
+    await target.installAudit();
+    await load(target.endpoint, target.env![PASSWORD_ENV]!, 1, 'h1');
+    const read = () => target.fence!.read('op-1');
+    expect((await read()).locations).toEqual([
+      { where: '_dpone_fence', table: true, status: 'committed', epoch: 1 },
+      { where: '_dpone_fence_lost', table: false, status: null, epoch: null },
+    ]);
+    await target.fence!.rename!();
+    expect((await read()).locations.map((location) => location.table)).toEqual([false, true]);
+    await target.fence!.drop!();
+    expect((await read()).locations.map((location) => location.status)).toEqual([null, 'committed']);
   }, 120_000);
 
   it('stops the server and removes its folder on dispose', async () => {

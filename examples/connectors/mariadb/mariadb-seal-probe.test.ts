@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import type { CellEvidence } from 'dpone-cert/testing';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
@@ -15,17 +16,8 @@ import { skipReason } from './fixtures/mariadb-kit-factory.ts';
  * from an environment variable) is UNVERIFIED, never PASS; so is a copy declaring a dummy
  * `stateFiles` entry, whose recorded kills are never restored either (they hold none of the target).
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./mariadb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml', import.meta.url));
-
-interface Cell {
-  readonly id: string;
-  readonly variant?: string | null;
-  readonly verdict: string;
-  readonly checks: { name: string; verdict: string; detail: string }[];
-  readonly attempts: { role: string; exit_code: number | null; mutated?: boolean }[];
-}
 
 async function intentConflictCells(
   route: string,
@@ -36,18 +28,17 @@ async function intentConflictCells(
 ) {
   const scenario = join(dir, 'intent-conflict.yaml');
   writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}${variants ? '' : 'variants: false\n'}`);
-  const out = join(dir, `out-${route}`);
-  const scenarios = [scenario, ...more].flatMap((file) => ['--scenario', file]);
-  const args = ['certify', 'run', '--route', route, '--connector', connector, ...scenarios];
-  await execa(process.execPath, [BIN, ...args, '--out', out, '--reporter', 'markdown'], {
-    cwd: dir,
-    reject: false,
-    env: { CI: 'true' },
+  const run = await certifyRun({
+    route,
+    connector,
+    scenarios: [scenario, ...more],
+    dir,
+    reporter: 'markdown',
   });
-  return (JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as { cells: Cell[] }).cells;
+  return run.evidence.cells;
 }
 
-const check = (cell: Cell, name: string) => cell.checks.find((c) => c.name === name)!;
+const check = (cell: CellEvidence, name: string) => cell.checks.find((c) => c.name === name)!;
 
 /** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
 const scratch = scratchFolders('dpone-mariadb-seal-');

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { certifyRun } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
@@ -12,30 +12,12 @@ import { skipReason } from './fixtures/mariadb-kit-factory.ts';
  * just before its COMMIT and starts again; the next run must finish with one mutation. The harness
  * believes neither call: a plug-in whose kill leaves the server running is never PASS.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const CONNECTOR = fileURLToPath(new URL('./mariadb-connector.ts', import.meta.url));
 const SCENARIO = fileURLToPath(new URL('../../../scenarios/server-kill.yaml', import.meta.url));
 
-interface Cell {
-  readonly id: string;
-  readonly verdict: string;
-  readonly checks: { name: string; verdict: string; detail: string }[];
-  readonly attempts: { exit_code: number; error_code?: string | null }[];
-}
-
 async function serverKillCells(route: string, connector: string, dir: string) {
-  const out = join(dir, `out-${route}`);
-  const args = ['certify', 'run', '--route', route, '--connector', connector, '--scenario', SCENARIO];
-  await execa(
-    process.execPath,
-    [BIN, ...args, '--provider', 'local', '--out', out, '--reporter', 'markdown'],
-    {
-      cwd: dir,
-      reject: false,
-      env: { CI: 'true' },
-    },
-  );
-  return (JSON.parse(readFileSync(join(out, 'evidence.json'), 'utf8')) as { cells: Cell[] }).cells;
+  const options = { provider: 'local', reporter: 'markdown' };
+  return (await certifyRun({ route, connector, scenarios: [SCENARIO], dir, ...options })).evidence.cells;
 }
 
 /** A scratch folder for one test, removed after the file's tests (each run's evidence and modules). */
