@@ -16,7 +16,7 @@ const driver = Object.assign(new Error('permission denied: INSERT INTO t VALUES 
 });
 const error = new DponeError(
   ERROR_CODES.PERMISSION_DENIED,
-  'the PostgreSQL target denied a privilege; a retry cannot fix this',
+  'the server target denied a privilege; a retry cannot fix this',
   { sqlstate: '42501', hint: 'the target role needs INSERT on table dw.events' },
   { cause: driver },
 );
@@ -26,7 +26,7 @@ describe('reportError', () => {
     const out = io();
     expect(reportError(error, out, false)).toBe(31);
     expect(out.text()).toBe(
-      'dpone: DPONE_PERMISSION_DENIED: the PostgreSQL target denied a privilege; a retry cannot fix this [SQLSTATE 42501]\n' +
+      'dpone: DPONE_PERMISSION_DENIED: the server target denied a privilege; a retry cannot fix this [SQLSTATE 42501]\n' +
         'dpone: hint: the target role needs INSERT on table dw.events\n',
     );
   });

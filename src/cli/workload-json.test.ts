@@ -41,10 +41,8 @@ describe('a workload written as JSON', () => {
   });
 
   it('a repeated key is refused with its line, as in YAML (JSON.parse alone would keep the last)', async () => {
-    const text = JSON.stringify(value, null, 2).replace(
-      '"route": "sqlite"',
-      '"route": "sqlite",\n  "route": "sqlite"',
-    );
+    const route = `"route": ${JSON.stringify(value.route)}`;
+    const text = JSON.stringify(value, null, 2).replace(route, `${route},\n  ${route}`);
     const file = written('dup.json', text);
     const found = await refusal(file);
     expect(found.code).toBe(ERROR_CODES.INVALID_INPUT);

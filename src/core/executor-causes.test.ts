@@ -20,11 +20,11 @@ import { RecoveryAwareExecutor } from './executor.ts';
 const OP = `sha256:${'1'.repeat(64)}`;
 const INTENT = `sha256:${'2'.repeat(64)}`;
 const ROWS = () => rowStreamOf(['id'], [['1']]);
-const denied = new DponeError(ERROR_CODES.PERMISSION_DENIED, 'the PostgreSQL target denied a privilege', {
+const denied = new DponeError(ERROR_CODES.PERMISSION_DENIED, 'the server target denied a privilege', {
   sqlstate: '42501',
   hint: 'the target role needs UPDATE on table public._dpone_fence',
 });
-const rejected = new DponeError(ERROR_CODES.DATA_REJECTED, 'the PostgreSQL target rejected the data', {
+const rejected = new DponeError(ERROR_CODES.DATA_REJECTED, 'the server target rejected the data', {
   sqlstate: '23502',
   hint: 'a NOT NULL column of the target got no value',
 });

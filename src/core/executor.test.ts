@@ -46,7 +46,7 @@ async function state(): Promise<string | undefined> {
   return (await journal.get(OP))?.state;
 }
 
-describe('RecoveryAwareExecutor on the embedded SQLite route', () => {
+describe('RecoveryAwareExecutor on the embedded route', () => {
   it('first attempt mutates once and completes', async () => {
     const first = await executor('w1');
     const outcome = await first.run();

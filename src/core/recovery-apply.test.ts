@@ -22,7 +22,7 @@ async function journalAt(
     await journal.createIntent({
       operationId: OP,
       intentDigest: `sha256:${'d'.repeat(64)}`,
-      metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+      metadata: { workload_id: 'w', target_identity: 'embedded:events' },
       nowMs: now,
     })
   ).entry;
@@ -48,7 +48,7 @@ async function journalAt(
       nowMs: now,
       releaseLease: release,
       ...(to === 'TARGET_COMMITTED'
-        ? { result: { rows_written: 3, fence_epoch: 1, target_identity: 'sqlite:events' } }
+        ? { result: { rows_written: 3, fence_epoch: 1, target_identity: 'embedded:events' } }
         : {}),
     });
   };
@@ -105,7 +105,7 @@ describe('applyRecovery', () => {
     expect(result.after.result).toEqual({
       rows_written: 3,
       fence_epoch: 1,
-      target_identity: 'sqlite:events',
+      target_identity: 'embedded:events',
     });
     const last = (await journal.history(OP)).at(-1)!;
     expect(last).toMatchObject({
@@ -275,7 +275,7 @@ describe('applyRecovery', () => {
     const before = await snapshot(journal);
     for (const bad of [
       { reason: 'password=hunter2' },
-      { reason: 'see postgres://u:p4ss@db/x' },
+      { reason: 'see server://u:p4ss@db/x' },
       { reason: 'two\nlines' },
       { evidenceRef: 'https://u:pw@host/x' },
       { evidenceRef: 'has spaces in it' },

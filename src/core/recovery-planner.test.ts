@@ -17,7 +17,7 @@ function entry(state: CommitState, overrides: Partial<CommitJournalEntry> = {}):
     version: 7,
     lease: null,
     last_epoch: 2,
-    metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+    metadata: { workload_id: 'w', target_identity: 'embedded:events' },
     result: null,
     created_at_ms: 1,
     updated_at_ms: 2,

@@ -41,7 +41,7 @@ describe('dpone identity (real CLI process)', () => {
     ],
     [
       'an unknown key',
-      (text: string) => text.replace('route: sqlite', 'route: sqlite\nretries: 3'),
+      (text: string) => text.replace(/^route: .*$/m, (route) => `${route}\nretries: 3`),
       'retries: 3',
     ],
     [

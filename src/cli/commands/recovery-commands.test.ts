@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { main } from '../main.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
 import { operationIn } from './recovery-operation.test-support.ts';
 
 async function dpone(args: string[], env: Record<string, string> = {}, cwd = process.cwd()) {
@@ -108,7 +109,7 @@ describe('dpone recovery target-commit', () => {
     for (const command of ['inspect', 'plan'] as const) {
       for (const where of [
         ['--route', op.workloadFile],
-        ['--journal', `sqlite://${op.journalPath}`],
+        ['--journal', embeddedJournalUrl(op.journalPath)],
       ]) {
         for (const json of [[], ['--json']]) {
           const result = await dpone(recovery(command, op.operationId, where, ...json));
@@ -130,7 +131,9 @@ describe('dpone recovery target-commit', () => {
     const other = `sha256:${'0'.repeat(64)}`;
     expect((await dpone(recovery('inspect', other, ['--route', op.workloadFile]))).code).toBe(2);
     const missing = join(op.dir, 'nope.db');
-    const result = await dpone(recovery('inspect', op.operationId, ['--journal', `sqlite://${missing}`]));
+    const result = await dpone(
+      recovery('inspect', op.operationId, ['--journal', embeddedJournalUrl(missing)]),
+    );
     expect(result.code).toBe(2);
     expect(existsSync(missing)).toBe(false);
   });
@@ -185,7 +188,10 @@ describe('dpone recovery target-commit', () => {
     });
     expect(existsSync(join(op.stateDir, 'checkpoints', `${op.operationId.slice(7)}.json`))).toBe(true);
 
-    const after = await recoveryJson('inspect', op.operationId, ['--journal', `sqlite://${op.journalPath}`]);
+    const after = await recoveryJson('inspect', op.operationId, [
+      '--journal',
+      embeddedJournalUrl(op.journalPath),
+    ]);
     const audits = after.history.filter((record: { kind: string }) => record.kind === 'audit');
     expect(
       audits.map((r: { from_state: string; to_state: string }) => `${r.from_state}->${r.to_state}`),

@@ -1,8 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../contracts/errors.ts';
-import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import {
+  EXPECTED_ROWS,
+  dpone,
+  exampleCopy,
+  targetCounts,
+} from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * Issue 33's corruption cases through the real CLI, on the example workload's default journal (no

@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../contracts/errors.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import {
   EXPECTED_ROWS,
   dpone,
@@ -13,7 +13,7 @@ import {
   fileDigest,
   parkedRun,
   targetCounts,
-} from './example-workload.test-support.ts';
+} from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * Issue 10's reproductions, through the real CLI on the example workload: after the first run
@@ -21,7 +21,7 @@ import {
  * deleted while a worker is parked. The target must end with the rows once, and no second attempt
  * may claim a write the fence does not prove.
  */
-const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
 const PARK_POINT = 'cas:PREPARED->COMMITTING:after';
 
 async function committedOnce() {
