@@ -16,7 +16,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { faketimeOffsetEnv, findFaketimeLibrary } from '../harness/env/faketime.ts';
 import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
@@ -117,23 +116,14 @@ for (const offset of OFFSETS) rows.push(await measure('sqlite', 'sqlite', offset
 const binaries = findLocalBinaries();
 if (binaries.postgresBin !== null) {
   await using cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin });
-  const admin = new pg.Client({
-    host: cluster.host,
-    port: cluster.port,
-    user: cluster.user,
-    password: cluster.password,
-    database: 'postgres',
-  });
-  await admin.connect();
   for (const [index, offset] of OFFSETS.entries()) {
-    await admin.query(`CREATE DATABASE clock_${index}`);
+    await cluster.query([`CREATE DATABASE clock_${index}`]);
     rows.push(
       await measure(cluster.url(`clock_${index}`), 'postgres', offset, {
         DPONE_JOURNAL_PASSWORD: cluster.password,
       }),
     );
   }
-  await admin.end();
 } else {
   process.stdout.write(`postgres: UNVERIFIED (${binaries.missing[0]})\n`);
 }

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLocalBinaries } from '../postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../postgres/harness/env/postgres-cluster.ts';
@@ -20,19 +19,10 @@ let cluster: LocalPostgresCluster | undefined;
 describe.skipIf(unverified)('dpone run, PostgreSQL source into ClickHouse (live CLI)', () => {
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-    const client = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'postgres',
-    });
-    await client.connect();
-    await client.query('CREATE TABLE orders (id BIGINT, day TEXT, amount NUMERIC(20, 4), region TEXT)');
-    await client.query(
+    await cluster.query([
+      'CREATE TABLE orders (id BIGINT, day TEXT, amount NUMERIC(20, 4), region TEXT)',
       "INSERT INTO orders VALUES (1, '2026-07-18', 12.5, 'eu'), (9007199254740993, '2026-07-18', 0.1, NULL), (3, '2026-07-19', 1, 'us')",
-    );
-    await client.end();
+    ]);
   }, 120_000);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();

@@ -4,6 +4,7 @@ import type { MutationRequest, Row } from '../../src/ports/connector.ts';
 import { rowStreamOf } from '../../src/ports/row-stream.ts';
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { FakeMssql } from './mssql-fake-driver.ts';
+import type { MssqlTargetOptions } from './mssql-target.ts';
 import { MssqlTarget } from './mssql-target.ts';
 
 /** Shared by the MSSQL target's unit tests: one workload's values, a target on the fake, and a leak check. */
@@ -60,15 +61,24 @@ export function request(
   };
 }
 
-export async function open(fake: FakeMssql, extra: { faults?: FaultPoints; env?: NodeJS.ProcessEnv } = {}) {
-  const target = await MssqlTarget.open({
+/** The test workload's target on the fake: URL's server as etl_user, `dbo.events`, an empty environment. */
+export function targetOptions(fake: FakeMssql): MssqlTargetOptions {
+  return {
     url: URL,
     password: PASSWORD,
     table: 'dbo.events',
     columns: COLUMNS,
     naturalKey: ['id'],
-    env: extra.env ?? {},
+    env: {},
     loadDriver: async () => fake.driver(),
+  };
+}
+
+/** That target opened, its opening statements cleared from the fake's record. */
+export async function open(fake: FakeMssql, extra: { faults?: FaultPoints; env?: NodeJS.ProcessEnv } = {}) {
+  const target = await MssqlTarget.open({
+    ...targetOptions(fake),
+    ...(extra.env ? { env: extra.env } : {}),
     ...(extra.faults ? { faults: extra.faults } : {}),
   });
   fake.events.length = 0;

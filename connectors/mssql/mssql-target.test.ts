@@ -18,6 +18,7 @@ import {
   open,
   ref,
   request,
+  targetOptions,
 } from './mssql-target.test-support.ts';
 
 /** The statements of one transaction, in order. */
@@ -27,15 +28,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
   it('opens with the env password, TLS on, and creates the fence and target tables', async () => {
     const fake = new FakeMssql();
     fenceModel(fake);
-    const target = await MssqlTarget.open({
-      url: URL,
-      password: PASSWORD,
-      table: 'dbo.events',
-      columns: COLUMNS,
-      naturalKey: ['id'],
-      env: {},
-      loadDriver: async () => fake.driver(),
-    });
+    const target = await MssqlTarget.open(targetOptions(fake));
     expect(fake.configs[0]).toMatchObject({
       user: 'etl_user',
       password: PASSWORD,
@@ -214,12 +207,8 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
     const driver = lost.driver();
     const Pool = driver.ConnectionPool;
     await using second = await MssqlTarget.open({
-      url: URL,
-      password: PASSWORD,
+      ...targetOptions(lost),
       table: 'events',
-      columns: COLUMNS,
-      naturalKey: ['id'],
-      env: {},
       loadDriver: async () => ({
         ...driver,
         ConnectionPool: class extends Pool {
@@ -264,16 +253,7 @@ describe('MssqlTarget (driver slice faked: no server needed)', () => {
   it('the fence schema is explicit: another schema qualifies every statement; a system schema is refused', async () => {
     const fake = new FakeMssql();
     fenceModel(fake);
-    const target = await MssqlTarget.open({
-      url: URL,
-      password: PASSWORD,
-      table: 'dbo.events',
-      columns: COLUMNS,
-      naturalKey: ['id'],
-      fenceSchema: 'etl',
-      env: {},
-      loadDriver: async () => fake.driver(),
-    });
+    const target = await MssqlTarget.open({ ...targetOptions(fake), fenceSchema: 'etl' });
     expect(target.fenceLocation).toBe('mssql:etl._dpone_fence');
     expect(fake.queries[0]!.text).toContain('CREATE TABLE [etl].[_dpone_fence]');
     await target.close();

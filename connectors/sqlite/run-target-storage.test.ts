@@ -13,6 +13,7 @@ import {
   EXPECTED_ROWS,
   dpone,
   exampleCopy,
+  parkedRun,
   targetCounts,
 } from '../../src/cli/commands/example-workload.test-support.ts';
 
@@ -69,29 +70,12 @@ function withTargetAt(path: string, extraRows = 0): { example: ExampleCopy; work
 }
 
 /** A `dpone run` parked at `point`; `resume()` lets it go on (SIGUSR2). Its trace lists the points passed. */
-function parkedRun(example: ExampleCopy, workload: string, point: string) {
+function resumableRun(example: ExampleCopy, workload: string, point: string) {
   const trace = join(example.dir, 'trace.txt');
-  const child = execa(process.execPath, [BIN, 'run', '--workload', workload, '--json'], {
-    cwd: example.dir,
-    reject: false,
-    env: {
-      DPONE_FAULT_PLAN: JSON.stringify({ stop: { point, hit: 1 }, notifyFd: 3, trace }),
-      DPONE_XCOM_PATH: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
-  const parked = new Promise<void>((resolve, reject) => {
-    let buffer = '';
-    child.stdio[3]!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      if (buffer.includes('"event":"parked"')) resolve();
-    });
-    child.stdio[3]!.on('close', () => reject(new Error(`never parked at ${point}`)));
-  });
+  const run = parkedRun(example, point, { workload, trace });
   return {
-    child,
-    parked,
-    resume: () => child.kill('SIGUSR2'),
+    ...run,
+    resume: () => run.child.kill('SIGUSR2'),
     points: () => readFileSync(trace, 'utf8').split('\n').filter(Boolean),
   };
 }
@@ -110,7 +94,7 @@ describe.skipIf(mountRefused !== null)('the SQLite target on a full file system'
       mkdirSync(folder);
       const target = join(folder, 'target.db');
       const { example, workload } = withTargetAt(target, extraRows);
-      const run = parkedRun(example, workload, point);
+      const run = resumableRun(example, workload, point);
       await run.parked;
       const ballast = fillFileSystem(folder);
       run.resume();

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { RowOrigin, RowStream } from '../../src/ports/connector.ts';
 import { rowStream } from '../../src/ports/row-stream.ts';
@@ -11,33 +8,24 @@ import { SOURCE_SCHEMA, copyRows } from './sqlite-copy.ts';
 import { SqliteSource } from './sqlite-source.ts';
 import { SqliteTarget } from './sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS } from './sqlite-unsafe-variants.ts';
+import { sourceFolder } from './source-folder.test-support.ts';
 
 const OP = 'sha256:' + 'c'.repeat(64);
 const INTENT = 'sha256:' + '2'.repeat(64);
 const ref = (epoch: number) => ({ operationId: OP, epoch, intentDigest: INTENT, holder: `h${epoch}` });
 const columns = ['day', 'id', 'amount'] as const;
-let dir: string;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dpone-sqlite-copy-'));
-  const db = new DatabaseSync(join(dir, 'source.db'));
-  db.exec('CREATE TABLE events (day TEXT, id INTEGER, amount)');
-  db.exec(
+const folder = sourceFolder(
+  'dpone-sqlite-copy-',
+  [
+    'CREATE TABLE events (day TEXT, id INTEGER, amount)',
     "INSERT INTO events VALUES ('d', 1, 20.0), ('d', 2, 20), ('d', 3, '20'), ('d', 4, 9223372036854775807), " +
       "('d', 5, 1e300), ('d', 6, x'00ff'), ('d', 7, 'e' || char(769)), ('other', 8, 1), ('r', 9, 20.0)",
-  );
-  db.close();
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-const targetOptions = () => ({
-  path: join(dir, 'target.db'),
-  table: 'events',
+  ],
   columns,
-  naturalKey: ['id'],
-});
+);
+const { targetOptions } = folder;
 
-const origin = (table = 'events', location = join(dir, 'source.db')): RowOrigin => ({
+const origin = (table = 'events', location = folder.at('source.db')): RowOrigin => ({
   engine: 'sqlite',
   location,
   table,
@@ -57,7 +45,7 @@ function unreadable(from: RowOrigin | undefined): RowStream {
 
 /** Each row's id, storage class and text of its amount, in the file's `events` table. */
 function stored(file: string, table = 'events'): unknown[] {
-  const db = new DatabaseSync(join(dir, file));
+  const db = new DatabaseSync(folder.at(file));
   try {
     return db
       .prepare(`SELECT id, typeof(amount) AS k, hex(amount) AS v FROM ${table} WHERE day = 'd' ORDER BY id`)
@@ -96,7 +84,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   });
 
   it("a SqliteSource's stream carries its origin; a plain stream without one is read as before", async () => {
-    await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
+    await using source = await SqliteSource.open(folder.at('source.db'), 'events', columns);
     const rows = await source.read({ partitionColumn: 'day', partitionValue: 'd' });
     expect(rows.origin).toEqual(origin());
     await rows.close();
@@ -109,7 +97,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   it("the target's own file as the origin is streamed, never attached", async () => {
     await using target = await SqliteTarget.open(targetOptions());
     await target.prepareFence(ref(1), { create: true });
-    await expect(mutate(target, unreadable(origin('events', join(dir, 'target.db'))))).rejects.toThrow();
+    await expect(mutate(target, unreadable(origin('events', folder.at('target.db'))))).rejects.toThrow();
     expect(stored('target.db')).toEqual([]);
   });
 
@@ -121,7 +109,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
     });
     expect(stored('target.db')).toEqual([]);
     await mutate(target, unreadable(origin()), 2);
-    const db = new DatabaseSync(join(dir, 'target.db'));
+    const db = new DatabaseSync(folder.at('target.db'));
     try {
       const schemas = db.prepare('SELECT name FROM pragma_database_list').all();
       expect(schemas.map((row) => row.name)).not.toContain(SOURCE_SCHEMA);
@@ -141,7 +129,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   });
 
   it('attaches the source read-only: the copy cannot write a byte of it', async () => {
-    const db = openSqlite(join(dir, 'target.db'));
+    const db = openSqlite(folder.at('target.db'));
     try {
       db.exec(`CREATE TABLE events (${columns.join(', ')})`);
       db.exec('BEGIN IMMEDIATE');
@@ -154,13 +142,13 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   });
 
   it('copies every row once across rowid ranges: gaps, negative rowids, a column named rowid', async () => {
-    const src = new DatabaseSync(join(dir, 'source.db'));
+    const src = new DatabaseSync(folder.at('source.db'));
     src.exec('CREATE TABLE ranged (day TEXT, id INTEGER, amount, rowid)');
     const insert = src.prepare('INSERT INTO ranged (_rowid_, day, id, amount, rowid) VALUES (?, ?, ?, ?, ?)');
     const ids = [-9_000_000_000_000_000_000n, -5n, 1n, 2n, 3n, 10n, 11n, 1_000_000n, 1_000_001n, 2n ** 62n];
     ids.forEach((key, i) => insert.run(key, i % 4 === 3 ? 'other' : 'd', i, i * 1.5, 'shadow'));
     src.close();
-    const db = openSqlite(join(dir, 'target.db'));
+    const db = openSqlite(folder.at('target.db'));
     try {
       db.exec(`CREATE TABLE ranged (${columns.join(', ')})`);
       for (const chunk of [1, 2, 3, 100]) {
@@ -179,11 +167,11 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   });
 
   it('a WITHOUT ROWID table is copied in one statement', async () => {
-    const src = new DatabaseSync(join(dir, 'source.db'));
+    const src = new DatabaseSync(folder.at('source.db'));
     src.exec('CREATE TABLE keyed (day TEXT, id INTEGER PRIMARY KEY, amount) WITHOUT ROWID');
     src.exec("INSERT INTO keyed VALUES ('d', 1, 1.0), ('d', 2, 2), ('x', 3, 3)");
     src.close();
-    const db = openSqlite(join(dir, 'target.db'));
+    const db = openSqlite(folder.at('target.db'));
     try {
       db.exec(`CREATE TABLE keyed (${columns.join(', ')})`);
       db.exec('BEGIN IMMEDIATE');
@@ -196,7 +184,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
   });
 
   it('a variant that changes values on the way is streamed, so its flaw still lands (real-as-integer)', async () => {
-    await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
+    await using source = await SqliteSource.open(folder.at('source.db'), 'events', columns);
     await using target = await UNSAFE_SQLITE_VARIANTS['real-as-integer']!(targetOptions());
     await target.prepareFence(ref(1), { create: true });
     await target.mutate({
@@ -206,7 +194,7 @@ describe('the SQLite engine copy (a SQLite source file into a SQLite target)', (
       partitionValue: 'r',
       rows: await source.read({ partitionColumn: 'day', partitionValue: 'r' }),
     });
-    const db = new DatabaseSync(join(dir, 'target.db'));
+    const db = new DatabaseSync(folder.at('target.db'));
     try {
       expect(db.prepare('SELECT id, typeof(amount) AS k FROM events').all()).toEqual([
         { id: 9, k: 'integer' },

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import { MemoryJournal } from '../../src/adapters/journal/memory/memory-journal.ts';
 import { RecoveryAwareExecutor } from '../../src/core/executor.ts';
@@ -17,6 +17,7 @@ import { sqliteDialect } from './sqlite-dialect.ts';
 import { SqliteSource } from './sqlite-source.ts';
 import { SqliteTarget, openTargetDatabase } from './sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS, sqliteTargetForHarness } from './sqlite-unsafe-variants.ts';
+import { sourceFolder } from './source-folder.test-support.ts';
 
 const OP = 'sha256:' + 'a'.repeat(64);
 const INTENT = 'sha256:' + '1'.repeat(64);
@@ -28,26 +29,21 @@ const ref = (epoch: number, holder = `h${epoch}`) => ({
 });
 const CREATE = { create: true } as const;
 const columns = ['day', 'id', 'amount'] as const;
-let dir: string;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dpone-sqlite-'));
-  const db = new DatabaseSync(join(dir, 'source.db'));
-  db.exec('CREATE TABLE events (day TEXT, id INTEGER, amount REAL)');
-  db.exec(`INSERT INTO events VALUES ('2026-01-02', 2, 2.5), ('2026-01-02', 1, 1.5), ('2026-01-03', 3, 3.5)`);
-  db.close();
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-function targetOptions() {
-  return { path: join(dir, 'target.db'), table: 'events', columns, naturalKey: ['id'] };
-}
+const folder = sourceFolder(
+  'dpone-sqlite-',
+  [
+    'CREATE TABLE events (day TEXT, id INTEGER, amount REAL)',
+    `INSERT INTO events VALUES ('2026-01-02', 2, 2.5), ('2026-01-02', 1, 1.5), ('2026-01-03', 3, 3.5)`,
+  ],
+  columns,
+);
+const { targetOptions } = folder;
 
 async function request(
   epoch: number,
   strategy: MutationRequest['strategy'] = 'append',
 ): Promise<MutationRequest> {
-  await using source = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
+  await using source = await SqliteSource.open(folder.at('source.db'), 'events', columns);
   const rows = await collectRows(await source.read({ partitionColumn: 'day', partitionValue: '2026-01-02' }));
   return {
     fence: ref(epoch),
@@ -59,7 +55,7 @@ async function request(
 }
 
 function targetRows(): unknown[] {
-  const db = new DatabaseSync(join(dir, 'target.db'));
+  const db = new DatabaseSync(folder.at('target.db'));
   try {
     return db.prepare('SELECT day, id, typeof(id) AS id_type, amount FROM events ORDER BY id').all();
   } finally {
@@ -69,7 +65,7 @@ function targetRows(): unknown[] {
 
 describe('SqliteSource', () => {
   it('refuses a missing source file instead of creating an empty one', async () => {
-    await expect(SqliteSource.open(join(dir, 'missing.db'), 'events', columns)).rejects.toMatchObject({
+    await expect(SqliteSource.open(folder.at('missing.db'), 'events', columns)).rejects.toMatchObject({
       code: ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
     });
   });
@@ -83,13 +79,13 @@ describe('SqliteSource', () => {
 
 describe('SqliteTarget', () => {
   it("keeps each value's storage class: REAL 20.0 stays REAL, INTEGER stays INTEGER (issue 29)", async () => {
-    const db = new DatabaseSync(join(dir, 'typed.db'));
+    const db = new DatabaseSync(folder.at('typed.db'));
     db.exec('CREATE TABLE t (day TEXT, id INTEGER, amount)');
     db.exec(
       "INSERT INTO t VALUES ('d', 1, 20.0), ('d', 2, 20), ('d', 3, '20'), ('d', 4, 9223372036854775807), ('d', 5, 1e300), ('d', 6, x'00ff')",
     );
     const kinds = (file: string) => {
-      const other = new DatabaseSync(join(dir, file));
+      const other = new DatabaseSync(folder.at(file));
       try {
         return other
           .prepare('SELECT id, typeof(amount) AS k, CAST(amount AS TEXT) AS v FROM events ORDER BY id')
@@ -100,7 +96,7 @@ describe('SqliteTarget', () => {
     };
     db.exec('ALTER TABLE t RENAME TO events');
     db.close();
-    await using source = await SqliteSource.open(join(dir, 'typed.db'), 'events', columns);
+    await using source = await SqliteSource.open(folder.at('typed.db'), 'events', columns);
     await using target = await SqliteTarget.open(targetOptions());
     await target.prepareFence(ref(1), CREATE);
     const rows = await source.read({ partitionColumn: 'day', partitionValue: 'd' });
@@ -165,7 +161,7 @@ describe('SqliteTarget', () => {
   });
 
   it('replace-partition deletes the partition first, in the same transaction', async () => {
-    const db = new DatabaseSync(join(dir, 'target.db'));
+    const db = new DatabaseSync(folder.at('target.db'));
     db.exec('CREATE TABLE events (day, id, amount)');
     db.exec(`INSERT INTO events VALUES ('2026-01-02', 9, 9.0), ('2026-01-03', 8, 8.0)`);
     db.close();
@@ -202,7 +198,7 @@ describe('a source that fails while its rows stream in', () => {
   it('the executor asks the fence, which proves nothing landed, and a retry loads every row once', async () => {
     const journal = new MemoryJournal();
     await using target = await SqliteTarget.open(targetOptions());
-    await using good = await SqliteSource.open(join(dir, 'source.db'), 'events', columns);
+    await using good = await SqliteSource.open(folder.at('source.db'), 'events', columns);
     const failingSource: SourceConnector = {
       identity: 'sqlite:events',
       read: async () => rowStream(columns, failing),

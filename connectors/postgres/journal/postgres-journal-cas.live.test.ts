@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CommitJournalEntry } from '../../../src/contracts/journal.ts';
 import type { PlannedChange } from '../../../src/contracts/journal-rules.ts';
 import { newEntry, planLease, planTransition } from '../../../src/contracts/journal-rules.ts';
 import type { CommitState } from '../../../src/contracts/states.ts';
 import type { CompareAndSetRequest, LeaseRequest } from '../../../src/ports/journal.ts';
-import { findLocalBinaries } from '../harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
+import { liveCluster, skipReason } from '../fixtures/live-cluster.ts';
 import { AUDIT, DIGEST, METADATA, opId } from '../../../testing/journal-conformance-kit.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
-const binaries = findLocalBinaries();
-const skip = binaries.postgresBin === null && process.env.CI !== 'true';
-
-let cluster: LocalPostgresCluster | undefined;
-beforeAll(async () => {
-  if (!skip) cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-});
-afterAll(async () => {
-  await cluster?.[Symbol.asyncDispose]();
-});
+const cluster = liveCluster();
 
 const cas = (
   id: string,
@@ -37,10 +27,10 @@ const cas = (
   ...extra,
 });
 
-describe.skipIf(skip)('postgres one-statement writes', () => {
+describe.skipIf(skipReason !== undefined)('postgres one-statement writes', () => {
   it('each write returns and records exactly what the shared planner computes', async () => {
     // The caller's clock, so the planner's instants are the ones written.
-    await using journal = await PostgresJournal.open(cluster!.url('postgres'), cluster!.password, {
+    await using journal = await PostgresJournal.open(cluster().url('postgres'), cluster().password, {
       leaseClock: 'caller',
     });
     const id = opId('pg-one-statement');

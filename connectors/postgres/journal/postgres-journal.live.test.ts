@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { findLocalBinaries } from '../harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
+import { liveCluster, skipReason } from '../fixtures/live-cluster.ts';
 import { sql } from '../fixtures/cluster-client.ts';
 import {
   describeJournalClockConformance,
@@ -9,31 +8,16 @@ import {
 } from '../../../testing/journal-conformance.ts';
 import { PostgresJournal } from './postgres-journal.ts';
 
-const binaries = findLocalBinaries();
-// In CI the server is provisioned: a missing binary must fail there, not skip.
-const skipReason =
-  binaries.postgresBin === null && process.env.CI !== 'true'
-    ? `UNVERIFIED: ${binaries.missing[0]}`
-    : undefined;
-
-let cluster: LocalPostgresCluster | undefined;
+const cluster = liveCluster();
 let databases = 0;
-
-beforeAll(async () => {
-  if (skipReason === undefined)
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-});
-afterAll(async () => {
-  await cluster?.[Symbol.asyncDispose]();
-});
 
 /** A fresh database per test: the schema bootstrap runs each time, as a first open does. */
 async function freshJournalUrl(): Promise<string> {
-  return cluster!.url(await freshDatabaseName('journal'));
+  return cluster().url(await freshDatabaseName('journal'));
 }
 
 async function freshDatabaseName(prefix: string): Promise<string> {
-  const c = cluster!;
+  const c = cluster();
   const database = `${prefix}_${process.pid}_${++databases}`;
   await sql(c, 'postgres', [`CREATE DATABASE ${database}`]);
   return database;
@@ -43,7 +27,7 @@ async function freshDatabaseName(prefix: string): Promise<string> {
 describeJournalConformance(
   'postgres',
   async () => {
-    const c = cluster!;
+    const c = cluster();
     const url = await freshJournalUrl();
     const journal = await PostgresJournal.open(url, c.password, { leaseClock: 'caller' });
     // Child processes open the same journal through the CLI opener, password from the env.
@@ -63,7 +47,7 @@ describe.skipIf(skipReason !== undefined)('postgres journal on the server clock 
   let journal: PostgresJournal;
   beforeAll(async () => {
     if (skipReason !== undefined) return;
-    journal = await PostgresJournal.open(await freshJournalUrl(), cluster!.password);
+    journal = await PostgresJournal.open(await freshJournalUrl(), cluster().password);
   });
   afterAll(async () => {
     await journal?.close();
@@ -76,7 +60,7 @@ describe.skipIf(skipReason !== undefined)('postgres journal on the server clock 
 
 describe.skipIf(skipReason !== undefined)('postgres journal errors', () => {
   it('a wrong password is AUTHENTICATION_FAILED, a closed port JOURNAL_UNAVAILABLE, without URL, user or password', async () => {
-    const c = cluster!;
+    const c = cluster();
     const secret = 'not-the-password-4711';
     for (const [url, expected] of [
       [c.url('postgres'), { code: ERROR_CODES.AUTHENTICATION_FAILED, fields: { sqlstate: '28P01' } }],
@@ -101,7 +85,7 @@ describe.skipIf(skipReason !== undefined)(
   'postgres journal opened read-only (recovery inspect and plan)',
   () => {
     async function freshDatabase(): Promise<{ url: string; tables: () => Promise<number> }> {
-      const c = cluster!;
+      const c = cluster();
       const database = await freshDatabaseName('journal_ro');
       const tables = async () => {
         const [count] = await sql(c, database, [
@@ -114,7 +98,7 @@ describe.skipIf(skipReason !== undefined)(
 
     it('creates no schema: a database without a journal is JOURNAL_UNAVAILABLE and stays empty', async () => {
       const { url, tables } = await freshDatabase();
-      await expect(PostgresJournal.open(url, cluster!.password, { readOnly: true })).rejects.toMatchObject({
+      await expect(PostgresJournal.open(url, cluster().password, { readOnly: true })).rejects.toMatchObject({
         code: ERROR_CODES.JOURNAL_UNAVAILABLE,
       });
       expect(await tables()).toBe(0);
@@ -124,7 +108,7 @@ describe.skipIf(skipReason !== undefined)(
       const { url } = await freshDatabase();
       const id = `sha256:${'9'.repeat(64)}`;
       {
-        await using writer = await PostgresJournal.open(url, cluster!.password);
+        await using writer = await PostgresJournal.open(url, cluster().password);
         await writer.createIntent({
           operationId: id,
           intentDigest: id,
@@ -132,7 +116,7 @@ describe.skipIf(skipReason !== undefined)(
           nowMs: 1,
         });
       }
-      await using reader = await PostgresJournal.open(url, cluster!.password, { readOnly: true });
+      await using reader = await PostgresJournal.open(url, cluster().password, { readOnly: true });
       expect(await reader.get(id)).toMatchObject({ state: 'PREPARING', version: 1 });
       expect(await reader.history(id)).toHaveLength(1);
       expect(await reader.list()).toEqual([id]);
@@ -154,13 +138,13 @@ describe.skipIf(skipReason !== undefined)('postgres journal rows carry checksums
 
   /** The server's superuser, straight on the journal's database (behind the journal's back). */
   async function asSuperuser(database: string, statements: readonly string[]): Promise<void> {
-    await sql(cluster!, database, statements);
+    await sql(cluster(), database, statements);
   }
 
   it('a field changed behind the journal is JOURNAL_CORRUPT on read and on a compare-and-set, never a conflict', async () => {
     const database = await freshDatabaseName('journal_sum');
-    const url = cluster!.url(database);
-    await using journal = await PostgresJournal.open(url, cluster!.password, { leaseClock: 'caller' });
+    const url = cluster().url(database);
+    await using journal = await PostgresJournal.open(url, cluster().password, { leaseClock: 'caller' });
     await journal.createIntent(intent);
     await journal.acquireLease({ operationId: id, expectedVersion: 1, holder: 'h', ttlMs: 60_000, nowMs: 2 });
     expect(await journal.get(id)).toMatchObject({ state: 'PREPARING', version: 2 });
@@ -198,15 +182,15 @@ describe.skipIf(skipReason !== undefined)('postgres journal rows carry checksums
       `INSERT INTO dpone_commit_journal VALUES ('${old}', '${old}', 'PREPARING', 1, NULL, NULL, NULL, 0, '{"workload_id":"w","target_identity":"t"}', NULL, 1, 1)`,
       `INSERT INTO dpone_commit_journal_history VALUES ('${old}', 1, 'transition', NULL, 'PREPARING', 1, NULL, NULL, '{"reason":"intent:created"}', NULL)`,
     ]);
-    const url = cluster!.url(database);
+    const url = cluster().url(database);
     // Read-only (recovery inspect) it is refused, saying why and how to upgrade; nothing changes.
-    await expect(PostgresJournal.open(url, cluster!.password, { readOnly: true })).rejects.toMatchObject({
+    await expect(PostgresJournal.open(url, cluster().password, { readOnly: true })).rejects.toMatchObject({
       code: ERROR_CODES.JOURNAL_UNAVAILABLE,
       message: expect.stringContaining('from before row checksums'),
       fields: { hint: expect.stringContaining('read-write once') },
     });
     {
-      await using journal = await PostgresJournal.open(url, cluster!.password);
+      await using journal = await PostgresJournal.open(url, cluster().password);
       expect(await journal.get(old)).toMatchObject({ state: 'PREPARING', version: 1 });
       expect(await journal.history(old)).toHaveLength(1);
     }
@@ -214,7 +198,7 @@ describe.skipIf(skipReason !== undefined)('postgres journal rows carry checksums
     await asSuperuser(database, [
       `INSERT INTO dpone_commit_journal (operation_id, intent_digest, state, version, last_epoch, metadata, created_at_ms, updated_at_ms) VALUES ('${id}', '${id}', 'PREPARING', 1, 0, '{}', 1, 1)`,
     ]);
-    await using again = await PostgresJournal.open(url, cluster!.password);
+    await using again = await PostgresJournal.open(url, cluster().password);
     expect(await again.get(old)).toMatchObject({ state: 'PREPARING' });
     await expect(again.get(id)).rejects.toMatchObject({ code: ERROR_CODES.JOURNAL_CORRUPT });
   });

@@ -1,26 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCellsDatabase } from '../harness/env/postgres-admin.ts';
-import { findLocalBinaries } from '../harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../harness/env/postgres-cluster.ts';
+import { liveCluster, skipReason } from '../fixtures/live-cluster.ts';
 import type { ShadowAttemptStart } from '../../../src/ports/shadow-journal.ts';
 import { PostgresShadowJournal } from './postgres-shadow-journal.ts';
 
-const binaries = findLocalBinaries();
-// In CI the server is provisioned: a missing binary must fail there, not skip.
-const skipReason =
-  binaries.postgresBin === null && process.env.CI !== 'true'
-    ? `UNVERIFIED: ${binaries.missing[0]}`
-    : undefined;
-
-let cluster: LocalPostgresCluster | undefined;
-
-beforeAll(async () => {
-  if (skipReason === undefined)
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
-});
-afterAll(async () => {
-  await cluster?.[Symbol.asyncDispose]();
-});
+const cluster = liveCluster();
 
 function start(holder: string): ShadowAttemptStart {
   return {
@@ -42,12 +26,12 @@ describe.skipIf(skipReason !== undefined)(`PostgreSQL shadow journal ${skipReaso
   // CREATE TABLE IF NOT EXISTS at once and one failed on the catalog's unique index.
   it('records every attempt when the first openers of a fresh journal race', async () => {
     const database = `shadow_race_${process.pid}`;
-    await createCellsDatabase(cluster!, database);
-    const url = cluster!.url(database);
+    await createCellsDatabase(cluster(), database);
+    const url = cluster().url(database);
     const openers = 8;
     const journals = await Promise.all(
       Array.from({ length: openers }, () =>
-        PostgresShadowJournal.open(url, cluster!.password, { timeoutMs: 10_000, create: true }),
+        PostgresShadowJournal.open(url, cluster().password, { timeoutMs: 10_000, create: true }),
       ),
     );
     try {

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
 import type { AirflowVenv } from './airflow-venv.ts';
@@ -41,18 +40,8 @@ export async function startMetadata(
   }
   const cluster = await LocalPostgresCluster.start({ bin });
   try {
-    const admin = new pg.Client({
-      host: cluster.host,
-      port: cluster.port,
-      user: cluster.user,
-      password: cluster.password,
-      database: 'postgres',
-    });
-    await admin.connect();
-    const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!
-      .server_version;
-    await admin.query(`CREATE DATABASE ${DATABASE}`);
-    await admin.end();
+    const [shown] = await cluster.query(['SHOW server_version', `CREATE DATABASE ${DATABASE}`]);
+    const version = (shown!.rows[0] as { server_version: string }).server_version;
     const metadataEnv = {
       AIRFLOW__DATABASE__SQL_ALCHEMY_CONN: `postgresql+psycopg2://${cluster.user}@${cluster.host}:${cluster.port}/${DATABASE}`,
       PGPASSWORD: cluster.password,

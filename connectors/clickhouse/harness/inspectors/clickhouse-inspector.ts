@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
 import type { TargetFirstDifference, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
 import type { ClickHouseEndpoint } from '../env/clickhouse-endpoint.ts';
@@ -8,7 +8,7 @@ import { landings, parsePartName } from './clickhouse-landings.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 import { eachSourceRow } from '../../../../harness/inspectors/source-rows.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 import type {
@@ -16,11 +16,11 @@ import type {
   TargetDigest,
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
+import { RowSetDigest, TargetSetDigest } from '../../../../harness/checkers/digest-stream.ts';
 import {
-  RowSetDigest,
-  TargetSetDigest,
-  snapshotFromSummaries,
-} from '../../../../harness/checkers/digest-stream.ts';
+  requireWorkloadShape,
+  snapshotOfReading,
+} from '../../../../harness/inspectors/workload-inspector.ts';
 
 export interface ClickHouseInspectorOptions {
   /** Straight to the server (never through a test proxy), as a user that may create tables. */
@@ -71,11 +71,7 @@ export class ClickHouseInspector implements TargetInspector {
   readonly #options: ClickHouseInspectorOptions;
 
   constructor(options: ClickHouseInspectorOptions) {
-    if (options.naturalKey.length === 0 || options.columns.length === 0) {
-      throw invalidInput('the ClickHouse inspector needs the workload columns and natural key', {
-        field: 'data.natural_key',
-      });
-    }
+    requireWorkloadShape('ClickHouse', options);
     this.#options = options;
     this.identity = `clickhouse:${options.database}.${options.targetTable}`;
   }
@@ -155,15 +151,18 @@ export class ClickHouseInspector implements TargetInspector {
     await this.#eachTargetRow((row) => target.add(row));
     const expected = new RowSetDigest(columns);
     const batchRows = await eachSourceRow(this.#options.source, (row) => expected.add(text(row)));
-    for (const row of keptRows(this.#options.parity ?? {})) expected.add(row);
-    return snapshotFromSummaries({
-      target: target.finish(),
-      expected: expected.finish(),
-      mutations: { records, inserts: records.reduce((sum, r) => sum + r.rows, 0) },
-      markerKind: 'server-part',
-      batchRows,
-      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
-    });
+    return snapshotOfReading(
+      {
+        target,
+        expected,
+        parity: this.#options.parity ?? {},
+        mutations: { records, inserts: records.reduce((sum, r) => sum + r.rows, 0) },
+        markerKind: 'server-part',
+        batchRows,
+        firstDifference: () => this.#firstDifference(),
+      },
+      options,
+    );
   }
 
   /** Reads both sides whole, once more (a cell without parity only), for the first differing key. */

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
+import type pg from 'pg';
+import { adminQuery } from './postgres-admin.ts';
 import { closePools } from './postgres-pool.ts';
 
 const run = promisify(execFile);
@@ -118,6 +120,14 @@ export class LocalPostgresCluster implements AsyncDisposable {
   /** Connection URL without the password (the password goes through the environment). */
   url(database: string): string {
     return `postgres://${this.user}@${this.host}:${this.port}/${database}`;
+  }
+
+  /**
+   * Runs `statements` in order as the cluster's own user on one short connection to `database`
+   * (default: the admin database, e.g. for CREATE DATABASE), closed after; each one's result.
+   */
+  query(statements: readonly string[], database = this.adminDatabase): Promise<pg.QueryResult[]> {
+    return adminQuery(this, database, statements);
   }
 
   /** The postmaster's pid, read from postmaster.pid; null when the server is down. */

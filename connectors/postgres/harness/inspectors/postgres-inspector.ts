@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { DponeError, ERROR_CODES, invalidInput } from '../../../../src/contracts/errors.ts';
+import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 import type { TargetFirstDifference, TargetSnapshot } from '../../../../harness/evidence/evidence-types.ts';
 import type { CellScalar } from '../../../../harness/checkers/target-snapshot.ts';
 import type {
@@ -8,13 +8,13 @@ import type {
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
 import { MutationRecorder } from '../../../../harness/checkers/target-snapshot.ts';
+import { RowSetDigest, TargetSetDigest } from '../../../../harness/checkers/digest-stream.ts';
 import {
-  RowSetDigest,
-  TargetSetDigest,
-  snapshotFromSummaries,
-} from '../../../../harness/checkers/digest-stream.ts';
+  requireWorkloadShape,
+  snapshotOfReading,
+} from '../../../../harness/inspectors/workload-inspector.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import { withPostgresClient } from '../env/postgres-pool.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
@@ -140,11 +140,7 @@ export class PostgresInspector implements TargetInspector {
   readonly #options: PostgresInspectorOptions;
 
   constructor(options: PostgresInspectorOptions) {
-    if (options.naturalKey.length === 0 || options.columns.length === 0) {
-      throw invalidInput('the PostgreSQL inspector needs the workload columns and natural key', {
-        field: 'data.natural_key',
-      });
-    }
+    requireWorkloadShape('PostgreSQL', options);
     this.#options = options;
     this.identity = `postgres:${options.targetTable}`;
   }
@@ -211,15 +207,18 @@ export class PostgresInspector implements TargetInspector {
       }
       await client.query('COMMIT');
     });
-    for (const row of keptRows(parity)) expected.add(row);
-    return snapshotFromSummaries({
-      target: target.finish(),
-      expected: expected.finish(),
-      mutations,
-      markerKind: 'transaction',
-      batchRows,
-      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
-    });
+    return snapshotOfReading(
+      {
+        target,
+        expected,
+        parity,
+        mutations,
+        markerKind: 'transaction',
+        batchRows,
+        firstDifference: () => this.#firstDifference(),
+      },
+      options,
+    );
   }
 
   /** Reads both tables whole, once more (a cell without parity only), for the first differing key. */

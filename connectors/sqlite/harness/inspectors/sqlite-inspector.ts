@@ -10,14 +10,14 @@ import type {
   TargetInspector,
 } from '../../../../harness/inspectors/target-inspector.ts';
 import { MutationRecorder } from '../../../../harness/checkers/target-snapshot.ts';
+import { RowSetDigest, TargetSetDigest } from '../../../../harness/checkers/digest-stream.ts';
 import {
-  RowSetDigest,
-  TargetSetDigest,
-  snapshotFromSummaries,
-} from '../../../../harness/checkers/digest-stream.ts';
+  requireWorkloadShape,
+  snapshotOfReading,
+} from '../../../../harness/inspectors/workload-inspector.ts';
 import type { DatasetType } from '../../../../harness/data/canonical-value.ts';
 import type { ParityOptions } from '../../../../harness/inspectors/parity-basis.ts';
-import { comparableRow, expectedRows, keptRows } from '../../../../harness/inspectors/parity-basis.ts';
+import { comparableRow, expectedRows } from '../../../../harness/inspectors/parity-basis.ts';
 import { firstDifference } from '../../../../harness/checkers/first-difference.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 import { eachSourceRow } from '../../../../harness/inspectors/source-rows.ts';
@@ -111,11 +111,7 @@ export class SqliteInspector implements TargetInspector {
   readonly #options: SqliteInspectorOptions;
 
   constructor(options: SqliteInspectorOptions) {
-    if (options.naturalKey.length === 0 || options.columns.length === 0) {
-      throw invalidInput('the SQLite inspector needs the workload columns and natural key', {
-        field: 'data.natural_key',
-      });
-    }
+    requireWorkloadShape('SQLite', options);
     this.#options = options;
     this.identity = `sqlite:${options.targetTable}`;
   }
@@ -163,15 +159,18 @@ export class SqliteInspector implements TargetInspector {
     const batchRows = this.#options.source
       ? await eachSourceRow(this.#options.source, visit)
       : this.#eachSourceRow(visit);
-    for (const row of keptRows(parity)) expected.add(row);
-    return snapshotFromSummaries({
-      target: target.finish(),
-      expected: expected.finish(),
-      mutations,
-      markerKind: 'serialized-runs',
-      batchRows,
-      ...(options.firstDifference === false ? {} : { firstDifference: () => this.#firstDifference() }),
-    });
+    return snapshotOfReading(
+      {
+        target,
+        expected,
+        parity,
+        mutations,
+        markerKind: 'serialized-runs',
+        batchRows,
+        firstDifference: () => this.#firstDifference(),
+      },
+      options,
+    );
   }
 
   /** Reads both tables whole, once more (a cell without parity only), for the first differing key. */
