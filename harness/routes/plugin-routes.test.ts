@@ -5,10 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { defaultScenarioFiles } from '../scenario/scenario-suites.ts';
 import { configuredConnectors, pluginRoutes } from './plugin-routes.ts';
-import { PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
-import { embeddedHost } from './route-registry.ts';
+import { CELL_TABLE, PLUGIN_SOURCE_DATA, writeSource } from './plugin-source.ts';
+import { CONNECTOR_PARTS, EMBEDDED_ENGINE, embeddedHost, routeIds } from './route-registry.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
-import { DatabaseSync } from 'node:sqlite';
 import { startEmbedded } from './fixtures/embedded-cell.ts';
 import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
@@ -16,6 +15,20 @@ import { missingLocal, startLocal } from '../env/local/local-provider.ts';
 import { installToxic } from '../faults/toxiproxy-switch.ts';
 import { routeRuns } from '../scenario/route-suite.ts';
 import { ENGINE_SERVICES, ENVIRONMENT_ENGINES } from './engine-services.ts';
+
+/** A plug-in route's id and source: the embedded engine (every plug-in route's source) into a made-up target. */
+const ROUTE_ID = `${EMBEDDED_ENGINE}-to-example`;
+const PLUGIN_ROUTE = { id: ROUTE_ID, source: EMBEDDED_ENGINE };
+/** A composed built-in route's id (the embedded source into another engine's target), not an alias. */
+const COMPOSED_BUILT_IN = routeIds().find(
+  (id) => id.startsWith(`${EMBEDDED_ENGINE}-to-`) && id !== `${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE}`,
+)!;
+/** Scenario files named for a server engine (the embedded engine's are its own route's). */
+const SERVER_SCENARIO = new RegExp(
+  `^(${Object.keys(CONNECTOR_PARTS)
+    .filter((engine) => engine !== EMBEDDED_ENGINE)
+    .join('|')})-`,
+);
 
 /** A folder holding one plug-in module whose harness declares `routes` (written as JSON). */
 function pluginFolder(routes: unknown, packageJson?: unknown, targetExtra = '', connectorExtra = ''): string {
@@ -46,7 +59,7 @@ function targetPluginFolder(
     packageJson,
   }: { network?: unknown; audit?: string; packageJson?: unknown } = {},
 ): string {
-  const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], packageJson);
+  const dir = pluginFolder([PLUGIN_ROUTE], packageJson);
   writeFileSync(
     join(dir, 'plugin.mjs'),
     `import { writeFileSync } from 'node:fs';
@@ -55,7 +68,7 @@ export default {
   meta: { name: 'dpone-connector-example', version: '2.3.4' },
   target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('not opened'); } },
   harness: {
-    routes: [{ id: 'sqlite-to-example', source: 'sqlite' }],
+    routes: ${JSON.stringify([PLUGIN_ROUTE])},
     target: {
       ${network === undefined ? '' : `network: ${JSON.stringify(network)},`}
       prepare: async (cellDir) => ({
@@ -76,32 +89,32 @@ export default {
 
 describe('plug-in routes of a certification run', () => {
   it('lists the routes a --connector module declares, with the module name and version it certifies', async () => {
-    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }]);
+    const dir = pluginFolder([PLUGIN_ROUTE]);
     const routes = await pluginRoutes(dir, ['./plugin.mjs']);
-    expect(Object.keys(routes)).toEqual(['sqlite-to-example']);
-    const route = await routes['sqlite-to-example']!();
+    expect(Object.keys(routes)).toEqual([ROUTE_ID]);
+    const route = await routes[ROUTE_ID]!();
     expect(route).toMatchObject({
-      id: 'sqlite-to-example',
+      id: ROUTE_ID,
       connectorVersion: 'dpone-connector-example@2.3.4',
     });
   });
 
   it('reads package.json dpone.connectors, and refuses a list that is not one', async () => {
-    const listed = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], {
+    const listed = pluginFolder([PLUGIN_ROUTE], {
       dpone: { connectors: ['./plugin.mjs'] },
     });
     expect(await configuredConnectors(listed)).toEqual(['./plugin.mjs']);
-    expect(Object.keys(await pluginRoutes(listed))).toEqual(['sqlite-to-example']);
+    expect(Object.keys(await pluginRoutes(listed))).toEqual([ROUTE_ID]);
     const bad = pluginFolder([], { dpone: { connectors: './plugin.mjs' } });
     await expect(configuredConnectors(bad)).rejects.toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
   });
 
   it("refuses a plug-in that claims a built-in route's id or a source it cannot pair with", async () => {
     for (const routes of [
-      [{ id: 'sqlite', source: 'sqlite' }],
+      [{ id: EMBEDDED_ENGINE, source: EMBEDDED_ENGINE }],
       // A composed built-in route's id, not only an alias, is refused.
-      [{ id: 'sqlite-to-clickhouse', source: 'sqlite' }],
-      [{ id: 'sqlite-to-example', source: 'kafka' }],
+      [{ id: COMPOSED_BUILT_IN, source: EMBEDDED_ENGINE }],
+      [{ id: ROUTE_ID, source: 'kafka' }],
     ]) {
       const dir = pluginFolder(routes);
       await expect(pluginRoutes(dir, ['./plugin.mjs'])).rejects.toMatchObject({
@@ -112,44 +125,44 @@ describe('plug-in routes of a certification run', () => {
   });
 
   it('a plug-in route has a default suite (no --scenario): the embedded scenarios, none named for an engine', async () => {
-    const dir = pluginFolder([{ id: 'sqlite-to-example', source: 'sqlite' }], {
+    const dir = pluginFolder([PLUGIN_ROUTE], {
       dpone: { connectors: ['./plugin.mjs'] },
     });
-    const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
+    const files = (await defaultScenarioFiles(ROUTE_ID, dir)).map((f) => f.split('/').pop());
     expect(files).toEqual(expect.arrayContaining(['crash.yaml', 'race.yaml', 'pause.yaml']));
-    expect(files.some((name) => /^(postgres|clickhouse)-/.test(name ?? ''))).toBe(false);
+    expect(files.some((name) => SERVER_SCENARIO.test(name ?? ''))).toBe(false);
     // No openPlain: the fenceless scenarios (target.fence: none) are not this route's.
     expect(files).not.toContain('fenceless.yaml');
     expect(files).not.toContain('fenceless-airflow-retry.yaml');
-    expect((await (await pluginRoutes(dir))['sqlite-to-example']!()).unsafeVariants).not.toContain(
+    expect((await (await pluginRoutes(dir))[ROUTE_ID]!()).unsafeVariants).not.toContain(
       'replay-unknown',
     );
   });
 
   it('a plug-in target with openPlain runs the fenceless scenarios, against the variants unsafe without a fence', async () => {
     const dir = pluginFolder(
-      [{ id: 'sqlite-to-example', source: 'sqlite' }],
+      [PLUGIN_ROUTE],
       { dpone: { connectors: ['./plugin.mjs'] } },
       '',
       ", openPlain: async () => { throw new Error('not opened'); }",
     );
-    const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
+    const files = (await defaultScenarioFiles(ROUTE_ID, dir)).map((f) => f.split('/').pop());
     expect(files).toEqual(
       expect.arrayContaining(['fenceless.yaml', 'fenceless-pause.yaml', 'fenceless-airflow-retry.yaml']),
     );
-    const route = await (await pluginRoutes(dir))['sqlite-to-example']!();
+    const route = await (await pluginRoutes(dir))[ROUTE_ID]!();
     expect(route.capabilities.plainWrites).toBe(true);
     expect(route.unsafeVariants).toContain('replay-unknown');
   });
 
   it('offers timezone-shifted when the plug-in lists it: its cells carry instants with a zone', async () => {
     const dir = pluginFolder(
-      [{ id: 'sqlite-to-example', source: 'sqlite' }],
+      [PLUGIN_ROUTE],
       undefined,
       '',
       ", unsafeVariants: ['value-changed', 'timezone-shifted'], openUnsafe: async () => { throw new Error('not opened'); }",
     );
-    const route = await (await pluginRoutes(dir, ['./plugin.mjs']))['sqlite-to-example']!();
+    const route = await (await pluginRoutes(dir, ['./plugin.mjs']))[ROUTE_ID]!();
     // The plug-in cells carry rich texts (value-changed shows) and zoned instants (the `at` column).
     expect(route.unsafeVariants).toContain('value-changed');
     expect(route.unsafeVariants).toContain('timezone-shifted');
@@ -159,26 +172,25 @@ describe('plug-in routes of a certification run', () => {
 describe("the plug-in cells' data", () => {
   it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', async () => {
     expect(() =>
-      refuseUnshowableVariants('sqlite-to-example', ['timezone-shifted'], PLUGIN_SOURCE_DATA),
+      refuseUnshowableVariants(ROUTE_ID, ['timezone-shifted'], PLUGIN_SOURCE_DATA),
     ).not.toThrow();
     const dir = mkdtempSync(join(tmpdir(), 'dpone-variant-data-'));
     writeSource(await embeddedHost(), dir, { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
-    const db = new DatabaseSync(join(dir, 'source.db'));
-    const at = db.prepare("SELECT at FROM events WHERE day = '2026-01-01' ORDER BY id").all() as {
-      at: string | null;
-    }[];
-    db.close();
-    const zones = new Set(at.map((row) => row.at?.match(/(Z|[+-]\d\d:\d\d)$/)?.[1] ?? null));
+    // The loaded partition (day 2026-01-01), read by the embedded engine's own source reader.
+    const at = (await (await embeddedHost()).source.rows(dir, CELL_TABLE).read()).map(
+      (row) => row.at as string | null,
+    );
+    const zones = new Set(at.map((value) => value?.match(/(Z|[+-]\d\d:\d\d)$/)?.[1] ?? null));
     // +05:30, -08:00, -05:00 (DST edges), Z, and NULL: what a zone-shifting connector changes.
     expect(zones).toEqual(new Set(['+05:30', '-08:00', '-05:00', 'Z', null]));
   });
 });
 
 describe('a plug-in route restoring recorded kills', () => {
-  const ROUTES = [{ id: 'sqlite-to-example', source: 'sqlite' }];
+  const ROUTES = [PLUGIN_ROUTE];
   const route = async (targetExtra: string) =>
     (await pluginRoutes(pluginFolder(ROUTES, undefined, targetExtra), ['./plugin.mjs']))[
-      'sqlite-to-example'
+      ROUTE_ID
     ]!();
 
   it('without target.stateFiles every cell seeds from scratch: no copy, no fingerprint', async () => {
@@ -257,7 +269,7 @@ describe('a plug-in route restoring recorded kills', () => {
 describe('a plug-in route whose target declares its server', () => {
   /** A plug-in whose prepared target names `url` and declares `server`; dispose leaves a mark. */
   async function serverRoute(url: string, server: unknown) {
-    return (await pluginRoutes(targetPluginFolder(url, server), ['./plugin.mjs']))['sqlite-to-example']!();
+    return (await pluginRoutes(targetPluginFolder(url, server), ['./plugin.mjs']))[ROUTE_ID]!();
   }
   const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
   /** The embedded environment a plug-in cell runs in (no services). */
@@ -295,7 +307,7 @@ describe('a plug-in route whose target declares network', () => {
   async function networkRoute(url: string, server: unknown, network: unknown = true, audit = 'undefined') {
     const packageJson = { dpone: { connectors: ['./plugin.mjs'] } };
     const dir = targetPluginFolder(url, server, { network, audit, packageJson });
-    return { dir, route: await (await pluginRoutes(dir))['sqlite-to-example']!() };
+    return { dir, route: await (await pluginRoutes(dir))[ROUTE_ID]!() };
   }
   const OPTIONS = { rows: 4, strategy: 'append', leaseTtlMs: 1000, seed: 7 } as const;
   const cellDir = () => mkdtempSync(join(tmpdir(), 'dpone-plugin-network-'));
@@ -306,13 +318,13 @@ describe('a plug-in route whose target declares network', () => {
     expect(route.defaultProvider).toBe('local');
     expect(route.capabilities.proxies).toEqual(['target']);
     expect(routeRuns(route, { kind: 'lost-ack' })).toBe(true);
-    const files = (await defaultScenarioFiles('sqlite-to-example', dir)).map((f) => f.split('/').pop());
+    const files = (await defaultScenarioFiles(ROUTE_ID, dir)).map((f) => f.split('/').pop());
     expect(files).toEqual(expect.arrayContaining(['network.yaml', 'lost-ack.yaml', 'crash.yaml']));
 
     const plain = await networkRoute('x://u@127.0.0.1:3306/w', { host: '127.0.0.1', port: 3306 }, false);
     expect(plain.route.services).toEqual([]);
     expect(plain.route.capabilities.proxies).toEqual([]);
-    const plainFiles = (await defaultScenarioFiles('sqlite-to-example', plain.dir)).map((f) =>
+    const plainFiles = (await defaultScenarioFiles(ROUTE_ID, plain.dir)).map((f) =>
       f.split('/').pop(),
     );
     expect(plainFiles).not.toContain('network.yaml');
