@@ -9,13 +9,14 @@ import { builtInRouteCode, pluginCode } from '../../src/cli/route-code.ts';
 import { run as gate } from '../cli/certify-gate.ts';
 import { capturedIo } from './fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from './fixtures/certified-evidence.ts';
-import { FIXTURE_PLAN, writeFixtureScenarios } from './fixtures/fixture-plan.ts';
-import { loadRoute } from '../routes/route-registry.ts';
+import { FIXTURE_PLAN, FIXTURE_ROUTE, writeFixtureScenarios } from './fixtures/fixture-plan.ts';
+import { EMBEDDED_ENGINE, loadRoute } from '../routes/route-registry.ts';
 
 /** The gate on a plug-in route: the certification names the module and the version installed. */
 
-const sqliteRoute = await loadRoute('sqlite');
-const ROUTE = 'sqlite-to-example';
+/** The embedded engine's route: a plug-in route's source, and the unsafe variants the plug-in offers. */
+const embeddedRoute = await loadRoute(EMBEDDED_ENGINE);
+const ROUTE = `${EMBEDDED_ENGINE}-to-example`;
 const MODULE = 'dpone-connector-example';
 
 const dirs: string[] = [];
@@ -31,13 +32,13 @@ async function project(installed: string | null, stale = false): Promise<string>
   const plugin = (version: string) => `export default {
         api: 'dpone.connector/v1',
         meta: { name: '${MODULE}', version: '${version}' },
-        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); }, unsafeVariants: ${JSON.stringify(sqliteRoute.unsafeVariants)}, openUnsafe: async () => { throw new Error('never opened'); }, openPlain: async () => { throw new Error('never opened'); } },
-        harness: { routes: [{ id: '${ROUTE}', source: 'sqlite' }], target: { prepare: async () => { throw new Error('never prepared'); } } },
+        target: { capability: 'transactional-commit-marker', fenceLocation: () => 'x', open: async () => { throw new Error('never opened'); }, unsafeVariants: ${JSON.stringify(embeddedRoute.unsafeVariants)}, openUnsafe: async () => { throw new Error('never opened'); }, openPlain: async () => { throw new Error('never opened'); } },
+        harness: { routes: [{ id: '${ROUTE}', source: '${EMBEDDED_ENGINE}' }], target: { prepare: async () => { throw new Error('never prepared'); } } },
       };\n`;
   await writeFile(join(dir, 'package.json'), JSON.stringify({ dpone: { connectors: ['./plugin.mjs'] } }));
   await writeFile(join(dir, 'plugin.mjs'), plugin(stale ? '2.3.3' : '2.3.4'));
   const code = [
-    builtInRouteCode('sqlite')![0]!,
+    builtInRouteCode(EMBEDDED_ENGINE)![0]!,
     pluginCode('target', MODULE, pathToFileURL(join(dir, 'plugin.mjs')).href),
   ];
   if (installed === null) {
@@ -50,7 +51,7 @@ async function project(installed: string | null, stale = false): Promise<string>
   // The fixture's recorded traces, filed under this route (the gate plans the route's cells from them).
   const traces = Object.fromEntries(
     Object.entries(FIXTURE_PLAN.traces).map(([key, book]) => [
-      key.replace(/^sqlite-to-sqlite\//, `${ROUTE}/`),
+      key.replace(`${FIXTURE_ROUTE}/`, `${ROUTE}/`),
       book,
     ]),
   );
