@@ -6,8 +6,14 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 
 /** Bad connector plug-ins through the real CLI: `--connector` and package.json `dpone.connectors`. */
+
+/** A plug-in route: the embedded engine (every plug-in route's source) into a made-up target. */
+const ROUTE_ID = `${EMBEDDED_ENGINE}-to-example`;
+/** The routes a plug-in declares, as its module's source text. */
+const ROUTES = `routes: [{ id: '${ROUTE_ID}', source: '${EMBEDDED_ENGINE}' }]`;
 
 const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
 
@@ -16,10 +22,7 @@ function certify(args: readonly string[], cwd: string) {
 }
 
 /** A plug-in module's source: a valid `dpone.connector/v1` object, with `override` spliced over it. */
-function pluginSource(
-  override = '',
-  harness = "routes: [{ id: 'sqlite-to-example', source: 'sqlite' }]",
-): string {
+function pluginSource(override = '', harness = ROUTES): string {
   return `export default {
     api: 'dpone.connector/v1',
     meta: { name: 'dpone-connector-example', version: '2.3.4' },
@@ -35,7 +38,7 @@ function folder(files: Readonly<Record<string, string>>): string {
   return dir;
 }
 
-const RUN = ['run', '--route', 'sqlite-to-example', '--out', 'out'];
+const RUN = ['run', '--route', ROUTE_ID, '--out', 'out'];
 const CASES: readonly (readonly [string, Record<string, string>, string[], string, RegExp])[] = [
   [
     'a module path that does not exist',
@@ -90,7 +93,7 @@ const CASES: readonly (readonly [string, Record<string, string>, string[], strin
     'a target state file outside the cell folder',
     {
       'plugin.mjs': pluginSource(
-        "harness: { routes: [{ id: 'sqlite-to-example', source: 'sqlite' }], target: { prepare: async () => ({}), stateFiles: ['../elsewhere.db'] } },",
+        `harness: { ${ROUTES}, target: { prepare: async () => ({}), stateFiles: ['../elsewhere.db'] } },`,
       ),
     },
     ['--connector', './plugin.mjs'],
@@ -101,7 +104,7 @@ const CASES: readonly (readonly [string, Record<string, string>, string[], strin
     'a target state file the harness writes itself',
     {
       'plugin.mjs': pluginSource(
-        "harness: { routes: [{ id: 'sqlite-to-example', source: 'sqlite' }], target: { prepare: async () => ({}), stateFiles: ['target.x', 'workload.yaml'] } },",
+        `harness: { ${ROUTES}, target: { prepare: async () => ({}), stateFiles: ['target.x', 'workload.yaml'] } },`,
       ),
     },
     ['--connector', './plugin.mjs'],
@@ -146,7 +149,7 @@ describe('certify run with a bad connector plug-in', () => {
   it('certify gate refuses the same bad module the same way, before reading a verdict', async () => {
     const dir = folder({ 'evidence.json': JSON.stringify(sealEvidence(acceptanceCells())) });
     const result = await certify(
-      ['gate', '--route', 'sqlite-to-example', '--evidence', 'evidence.json', '--connector', './missing.mjs'],
+      ['gate', '--route', ROUTE_ID, '--evidence', 'evidence.json', '--connector', './missing.mjs'],
       dir,
     );
     expect(result.exitCode).toBe(EXIT_CODES.DPONE_OBJECT_NOT_FOUND);
@@ -158,8 +161,9 @@ describe('certify run with a bad connector plug-in', () => {
 
   it('a good module with an unknown route lists the routes it does declare', async () => {
     const dir = folder({ 'plugin.mjs': pluginSource() });
-    const result = await certify(['run', '--route', 'sqlite-to-other', '--connector', './plugin.mjs'], dir);
+    const other = `${EMBEDDED_ENGINE}-to-other`;
+    const result = await certify(['run', '--route', other, '--connector', './plugin.mjs'], dir);
     expect(result.exitCode).toBe(EXIT_CODES.DPONE_INVALID_INPUT);
-    expect(result.stderr).toMatch(/unknown route "sqlite-to-other" \(known: .*sqlite-to-example/);
+    expect(result.stderr).toMatch(new RegExp(`unknown route "${other}" \\(known: .*${ROUTE_ID}`));
   });
 });

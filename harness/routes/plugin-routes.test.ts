@@ -134,9 +134,7 @@ describe('plug-in routes of a certification run', () => {
     // No openPlain: the fenceless scenarios (target.fence: none) are not this route's.
     expect(files).not.toContain('fenceless.yaml');
     expect(files).not.toContain('fenceless-airflow-retry.yaml');
-    expect((await (await pluginRoutes(dir))[ROUTE_ID]!()).unsafeVariants).not.toContain(
-      'replay-unknown',
-    );
+    expect((await (await pluginRoutes(dir))[ROUTE_ID]!()).unsafeVariants).not.toContain('replay-unknown');
   });
 
   it('a plug-in target with openPlain runs the fenceless scenarios, against the variants unsafe without a fence', async () => {
@@ -171,9 +169,7 @@ describe('plug-in routes of a certification run', () => {
 
 describe("the plug-in cells' data", () => {
   it('the plug-in cells carry zoned instants: timezone-shifted is exercisable there, and the source holds them', async () => {
-    expect(() =>
-      refuseUnshowableVariants(ROUTE_ID, ['timezone-shifted'], PLUGIN_SOURCE_DATA),
-    ).not.toThrow();
+    expect(() => refuseUnshowableVariants(ROUTE_ID, ['timezone-shifted'], PLUGIN_SOURCE_DATA)).not.toThrow();
     const dir = mkdtempSync(join(tmpdir(), 'dpone-variant-data-'));
     writeSource(await embeddedHost(), dir, { rows: 12, strategy: 'append', leaseTtlMs: 1000, seed: 7 });
     // The loaded partition (day 2026-01-01), read by the embedded engine's own source reader.
@@ -189,9 +185,7 @@ describe("the plug-in cells' data", () => {
 describe('a plug-in route restoring recorded kills', () => {
   const ROUTES = [PLUGIN_ROUTE];
   const route = async (targetExtra: string) =>
-    (await pluginRoutes(pluginFolder(ROUTES, undefined, targetExtra), ['./plugin.mjs']))[
-      ROUTE_ID
-    ]!();
+    (await pluginRoutes(pluginFolder(ROUTES, undefined, targetExtra), ['./plugin.mjs']))[ROUTE_ID]!();
 
   it('without target.stateFiles every cell seeds from scratch: no copy, no fingerprint', async () => {
     const plain = await route('');
@@ -324,9 +318,7 @@ describe('a plug-in route whose target declares network', () => {
     const plain = await networkRoute('x://u@127.0.0.1:3306/w', { host: '127.0.0.1', port: 3306 }, false);
     expect(plain.route.services).toEqual([]);
     expect(plain.route.capabilities.proxies).toEqual([]);
-    const plainFiles = (await defaultScenarioFiles(ROUTE_ID, plain.dir)).map((f) =>
-      f.split('/').pop(),
-    );
+    const plainFiles = (await defaultScenarioFiles(ROUTE_ID, plain.dir)).map((f) => f.split('/').pop());
     expect(plainFiles).not.toContain('network.yaml');
     expect(plainFiles).not.toContain('lost-ack.yaml');
   });
