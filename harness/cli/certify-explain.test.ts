@@ -10,7 +10,11 @@ import {
 } from '../../src/cli/fixtures/trusted-record.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { contractProblems } from '../evidence/contract-schemas.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 import { run as explain } from './certify-explain.ts';
+
+/** The record's route: the embedded engine's own (its alias names it; source and target are that engine). */
+const ROUTE = EMBEDDED_ENGINE;
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -20,17 +24,22 @@ describe('certify explain', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dpone-explain-'));
     dirs.push(dir);
     const signer = keyPair();
-    writeSigned(join(dir, 'record.json'), certificationFor('sqlite'), signer.privatePem);
-    writePolicy(dir, [{ name: 'release', publicPem: signer.publicPem, routes: ['sqlite'] }]);
+    writeSigned(join(dir, 'record.json'), certificationFor(ROUTE), signer.privatePem);
+    writePolicy(dir, [{ name: 'release', publicPem: signer.publicPem, routes: [ROUTE] }]);
 
     const io = capturedIo(dir);
     expect(await explain(['record.json', '--policy', 'dpone-policy.yaml'], io)).toBe(0);
     const out = io.out();
     expect(out).toMatch(/^record {5}sha256:[0-9a-f]{64}/m);
     expect(out).toMatch(/^signed by {2}key sha256:[0-9a-f]{64}/m);
-    expect(out).toMatch(/^connector {2}target sqlite sha256:[0-9a-f]{64}/m);
+    expect(out).toMatch(new RegExp(`^connector {2}target ${EMBEDDED_ENGINE} sha256:[0-9a-f]{64}`, 'm'));
     expect(out).toMatch(/^suite {6}full sha256:[0-9a-f]{64}/m);
-    expect(out).toMatch(/^trusted: this runtime would run route sqlite-to-sqlite enforced/m);
+    expect(out).toMatch(
+      new RegExp(
+        `^trusted: this runtime would run route ${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE} enforced`,
+        'm',
+      ),
+    );
 
     const json = capturedIo(dir);
     expect(await explain(['record.json', '--policy', 'dpone-policy.yaml', '--json'], json)).toBe(0);
@@ -48,7 +57,7 @@ describe('certify explain', () => {
 
     writeFileSync(
       join(dir, 'unsigned.json'),
-      JSON.stringify(certificationFor('sqlite', (p) => ({ ...p, review_only: true }))),
+      JSON.stringify(certificationFor(ROUTE, (p) => ({ ...p, review_only: true }))),
     );
     const unsigned = capturedIo(dir);
     expect(await explain(['unsigned.json', '--policy', 'dpone-policy.yaml'], unsigned)).toBe(1);
