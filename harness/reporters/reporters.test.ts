@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evidenceFixture, HOSTILE_SCENARIO } from './fixtures/evidence-fixture.ts';
+import { evidenceFixture, FIXTURE_ROUTE, HOSTILE_SCENARIO } from './fixtures/evidence-fixture.ts';
 import { descendants, parseXml } from './fixtures/xml-elements.ts';
 import { inflatePage, unpackLazyBodies } from './html-lazy-bodies.ts';
 import { renderHtmlReport } from './html-page.ts';
@@ -61,13 +61,15 @@ describe('markdown reporter', () => {
   const markdown = renderMarkdownSummary(evidence);
 
   it('states the verdict and lists the failures first, each with its reproduce command', () => {
-    expect(markdown).toMatch(/^## dpone certify: route `sqlite`, cells \*\*FAIL\*\*/);
+    expect(markdown).toMatch(
+      new RegExp(`^## dpone certify: route \`${FIXTURE_ROUTE}\`, cells \\*\\*FAIL\\*\\*`),
+    );
     const failure = markdown.indexOf('**FAIL** `crash/d1/target.commit:after#1`');
     const unknown = markdown.indexOf('**UNKNOWN** `race/8`');
     expect(failure).toBeGreaterThan(0);
     expect(unknown).toBeGreaterThan(failure);
     expect(markdown).toContain(
-      "reproduce: `node bin/dpone.js certify run --route sqlite --seed 42 --cell 'crash/d1/target.commit:after#1'`",
+      `reproduce: \`node bin/dpone.js certify run --route ${FIXTURE_ROUTE} --seed 42 --cell 'crash/d1/target.commit:after#1'\``,
     );
     expect(markdown).toContain('SURVIVED: ignore-epoch');
     // The failed cell's reason is its mutation count; parity's first difference is shown beside it.
