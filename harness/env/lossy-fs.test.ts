@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -14,7 +13,6 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,16 +23,6 @@ import type { LossyFs } from './lossy-fs.ts';
 // Outside CI a machine without /dev/fuse or the built binary skips with the reason; CI provisions
 // both (.ci/run), so there a missing one fails.
 const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
-const FIXTURE = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  'connectors',
-  'sqlite',
-  'harness',
-  'fixtures',
-  'sqlite-commits.ts',
-);
 const HOLDER = join(import.meta.dirname, 'fixtures', 'lossy-fs-holder.ts');
 
 const backings: string[] = [];
@@ -140,20 +128,6 @@ describe.skipIf(missing !== null)(
       expect(existsSync(join(dir, 'gone'))).toBe(false);
     });
 
-    it('keeps every committed SQLite transaction across a cut with synchronous=FULL (WAL, as the journal)', async () => {
-      await using fs = await mount();
-      expect(await commitsAfterCut(fs, 'FULL', 5)).toBe(5);
-      expect((await fs.stats()).cuts).toBe(1);
-    });
-
-    it.each(['OFF', 'NORMAL'])(
-      'loses committed SQLite transactions at a cut with synchronous=%s (WAL: NORMAL syncs only at a checkpoint; the unsafe variants it must catch)',
-      async (synchronous) => {
-        await using fs = await mount();
-        expect(await commitsAfterCut(fs, synchronous, 5)).toBe(0);
-      },
-    );
-
     it('leaves no mount behind when a process still holds a file open at dispose', async () => {
       const fs = await mount();
       writeFileSync(join(fs.mountPoint, 'held'), 'x');
@@ -211,47 +185,3 @@ describe('power-loss filesystem availability', () => {
     }
   });
 });
-
-/**
- * A database made durable with its table, then COUNT transactions committed by a process opened
- * with `synchronous`, which is killed before the power is cut. Returns the rows that survive.
- */
-async function commitsAfterCut(fs: LossyFs, synchronous: string, count: number): Promise<number> {
-  const path = join(fs.mountPoint, 'journal.db');
-  const setup = new DatabaseSync(path);
-  setup.exec('PRAGMA journal_mode = WAL');
-  setup.exec('CREATE TABLE commits (n INTEGER)');
-  setup.close();
-  await fs.syncAll();
-
-  const writer = spawn(process.execPath, [FIXTURE, path, synchronous, String(count)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await committed(writer, count);
-  const exited = new Promise((resolve) => writer.once('exit', resolve));
-  writer.kill('SIGKILL');
-  await exited;
-  await fs.cutPower();
-
-  const after = new DatabaseSync(path);
-  try {
-    return (after.prepare('SELECT count(*) AS n FROM commits').get() as { n: number }).n;
-  } finally {
-    after.close();
-  }
-}
-
-function committed(writer: ChildProcess, count: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    writer.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes(`committed ${count}\n`)) resolve();
-    });
-    writer.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    writer.once('exit', (code) =>
-      reject(new Error(`writer exited ${code} before committing: ${err.trim()}`)),
-    );
-  });
-}
