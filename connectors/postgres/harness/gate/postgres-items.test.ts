@@ -6,6 +6,7 @@ import type {
 } from '../../../../harness/evidence/evidence-types.ts';
 import { acceptanceItems } from '../../../../harness/gate/acceptance-items.ts';
 import { checkedCell } from '../../../../harness/gate/fixtures/certified-evidence.ts';
+import { CONNECTOR_PARTS, EMBEDDED_ENGINE } from '../../../../harness/routes/route-registry.ts';
 import {
   fullDiskServerItem,
   journalCorruptionServerItem,
@@ -14,6 +15,14 @@ import {
   powerLossServerItem,
   stallItem,
 } from './postgres-items.ts';
+
+/** Another server engine that can be a target: a route from PostgreSQL into it has another target. */
+const OTHER_SERVER_TARGET = Object.keys(CONNECTOR_PARTS).find(
+  (engine) =>
+    engine !== 'postgres' &&
+    CONNECTOR_PARTS[engine]!.service !== undefined &&
+    CONNECTOR_PARTS[engine]!.roles.includes('target'),
+)!;
 
 const done: AttemptRecord = {
   pid: 1,
@@ -51,9 +60,9 @@ describe('issue 28 gate lines', () => {
       'journal-corruption-server-detected',
     ]) {
       expect(ids('postgres-to-postgres')).toContain(id);
-      expect(ids('sqlite-to-postgres')).toContain(id);
-      expect(ids('sqlite-to-sqlite')).not.toContain(id);
-      expect(ids('postgres-to-clickhouse')).not.toContain(id);
+      expect(ids(`${EMBEDDED_ENGINE}-to-postgres`)).toContain(id);
+      expect(ids(`${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE}`)).not.toContain(id);
+      expect(ids(`postgres-to-${OTHER_SERVER_TARGET}`)).not.toContain(id);
     }
   });
 
@@ -129,10 +138,13 @@ describe("issue 33's PostgreSQL power-loss line", () => {
     expect(powerLossServerItem.evaluate([bare]).status).toBe('FAIL');
   });
 
-  it('is UNVERIFIED where the filesystem could not be mounted, and ignores the SQLite storages', () => {
+  it('is UNVERIFIED where the filesystem could not be mounted, and ignores the embedded journal storages', () => {
     const unmounted = { ...cut('journal.create:after'), verdict: 'UNVERIFIED' as const };
     expect(powerLossServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
-    const journalCell = cell('sqlite-power-loss/journal/x#1', { kind: 'power-loss', storage: 'journal' });
+    const journalCell = cell(`${EMBEDDED_ENGINE}-power-loss/journal/x#1`, {
+      kind: 'power-loss',
+      storage: 'journal',
+    });
     expect(powerLossServerItem.evaluate([journalCell]).status).toBe('FAIL');
   });
 });
@@ -178,11 +190,14 @@ describe("issue 33's PostgreSQL full-disk line", () => {
     expect(fullDiskServerItem.evaluate([fill('journal.create:after', 18, null, 2)]).status).toBe('FAIL');
   });
 
-  it('is UNVERIFIED where no tmpfs could be mounted, and ignores the SQLite storages', () => {
+  it('is UNVERIFIED where no tmpfs could be mounted, and ignores the embedded journal storages', () => {
     const unmounted = { ...fill('journal.create:after', 18), verdict: 'UNVERIFIED' as const };
     expect(fullDiskServerItem.evaluate([unmounted]).status).toBe('UNVERIFIED');
-    const sqliteCell = cell('sqlite-full-disk/journal/x#1', { kind: 'full-disk', storage: 'journal' });
-    expect(fullDiskServerItem.evaluate([sqliteCell]).status).toBe('FAIL');
+    const embeddedCell = cell(`${EMBEDDED_ENGINE}-full-disk/journal/x#1`, {
+      kind: 'full-disk',
+      storage: 'journal',
+    });
+    expect(fullDiskServerItem.evaluate([embeddedCell]).status).toBe('FAIL');
   });
 });
 
@@ -214,7 +229,10 @@ describe("issue 33's PostgreSQL journal-corruption line", () => {
     expect(journalCorruptionServerItem.evaluate([changed('b', 0)]).detail).toMatch(/never seen at work/);
     expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'FAIL')]).status).toBe('FAIL');
     expect(journalCorruptionServerItem.evaluate([changed('a', 19, 'PASS', 2)]).status).toBe('FAIL');
-    const file = cell('sqlite-journal-corruption/rows/x#1', { kind: 'journal-corruption', shape: 'rows' });
+    const file = cell(`${EMBEDDED_ENGINE}-journal-corruption/rows/x#1`, {
+      kind: 'journal-corruption',
+      shape: 'rows',
+    });
     expect(journalCorruptionServerItem.evaluate([file]).status).toBe('FAIL');
   });
 });
