@@ -60,7 +60,7 @@ describe('parseMssqlConnectorUrl', () => {
 
   it.each([
     ['not a url', /is not a URL/],
-    ['postgres://h/db', /is not an mssql:\/\/ URL/],
+    ['other://h/db', /is not an mssql:\/\/ URL/],
     ['mssql://sa@h/', /needs a host and a database/],
     ['mssql://sa@h/db?encrypt=maybe', /bad encrypt/],
     ['mssql://sa@h/db?query_timeout_ms=0', /bad query_timeout_ms/],

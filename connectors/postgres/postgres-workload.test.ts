@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DponeError } from '../../src/contracts/errors.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { parseWorkload } from '../../src/cli/workload-yaml.ts';
+import { BUILT_IN_CONNECTORS } from '../../src/cli/engine-table.ts';
 
 const FILE = '/work/pg.yaml';
 
@@ -149,11 +150,18 @@ describe('target.create (opt-in table creation)', () => {
   });
 
   it('is refused on a route that cannot honour it', () => {
+    // A server target (its URL scheme is its name) whose workload rules create no table.
+    const other = Object.entries(BUILT_IN_CONNECTORS).find(
+      ([, engine]) =>
+        engine.target !== undefined &&
+        engine.workload?.createColumnType === undefined &&
+        engine.naming?.fileUrls !== true,
+    )![0];
     const error = refusal(
       workload((t) =>
         create('{ id: bigint, day: date }')(t)
-          .replace('route: postgres', 'route: postgres-to-mssql')
-          .replace('url: postgres://loader@db.example:5432/dw', 'url: mssql://loader@db.example:1433/dw'),
+          .replace('route: postgres', `route: postgres-to-${other}`)
+          .replace('url: postgres://loader@db.example:5432/dw', `url: ${other}://loader@db.example:1433/dw`),
       ),
     );
     expect(error).toMatchObject({ fields: { field: 'target.create' } });
