@@ -3,9 +3,10 @@ import { CLICKHOUSE_USERS } from './harness/env/clickhouse-server.ts';
 import { liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
+import { EMBEDDED_ENGINE } from '../../harness/routes/route-registry.ts';
 
 /**
- * `dpone run` on the ClickHouse route as a user runs it: the example workload's SQLite source into
+ * `dpone run` on the ClickHouse route as a user runs it: the example workload's embedded source into
  * a real ClickHouse (18.16 here). Issue 12 rows 4 and 6 through the CLI: a cause a retry cannot fix
  * has its own exit code, and the lease is released, so a fixed retry goes ahead at once.
  */
@@ -17,8 +18,8 @@ function clickhouseWorkload(database: string, extra: { user?: string; passwordEn
   const password = extra.passwordEnv ? `\n  password_env: ${extra.passwordEnv}` : '';
   const workload = example.variant('clickhouse.yaml', (text) =>
     text
-      .replace('route: sqlite', 'route: clickhouse')
-      .replace("url: 'sqlite:data/target.db'", `url: '${url}'${password}`),
+      .replace(`route: ${EMBEDDED_ENGINE}`, 'route: clickhouse')
+      .replace(`url: '${EMBEDDED_ENGINE}:data/target.db'`, `url: '${url}'${password}`),
   );
   return { ...example, workload };
 }
@@ -26,7 +27,7 @@ function clickhouseWorkload(database: string, extra: { user?: string; passwordEn
 const run = (example: { dir: string; workload: string }, env: Record<string, string> = {}) =>
   dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir, env });
 
-describe.skipIf(unverified)('dpone run, SQLite source into ClickHouse (live CLI)', () => {
+describe.skipIf(unverified)('dpone run, the embedded source into ClickHouse (live CLI)', () => {
   it('loads once; the retry is already-complete; the run says protection legacy', async () => {
     const db = await live.freshDb();
     const example = clickhouseWorkload(db);

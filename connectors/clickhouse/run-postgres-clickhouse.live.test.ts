@@ -3,6 +3,7 @@ import { findLocalBinaries } from '../postgres/harness/env/local-binaries.ts';
 import { LocalPostgresCluster } from '../postgres/harness/env/postgres-cluster.ts';
 import { liveClickHouse, unverified as noClickHouse } from './fixtures/clickhouse-live.ts';
 import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
+import { EMBEDDED_ENGINE } from '../../harness/routes/route-registry.ts';
 
 /**
  * The ClickHouse route with a PostgreSQL source, as the README says a user may run it: the source
@@ -33,9 +34,13 @@ describe.skipIf(unverified)('dpone run, PostgreSQL source into ClickHouse (live 
     const example = exampleCopy();
     const workload = example.variant('pg-ch.yaml', (text) =>
       text
-        .replace('route: sqlite', 'route: clickhouse')
-        .replace("url: 'sqlite:data/source.db'", `url: '${cluster!.url('postgres')}'\n  password_env: PG_PW`)
-        .replace("url: 'sqlite:data/target.db'", `url: '${live.server().url(db)}'`),
+        // The example's embedded route, re-pointed: its source at PostgreSQL, its target at ClickHouse.
+        .replace(`route: ${EMBEDDED_ENGINE}`, 'route: clickhouse')
+        .replace(
+          `url: '${EMBEDDED_ENGINE}:data/source.db'`,
+          `url: '${cluster!.url('postgres')}'\n  password_env: PG_PW`,
+        )
+        .replace(`url: '${EMBEDDED_ENGINE}:data/target.db'`, `url: '${live.server().url(db)}'`),
     );
     const env = { PG_PW: cluster!.password };
     const first = await dpone(['run', '--workload', workload, '--json'], { cwd: example.dir, env });
