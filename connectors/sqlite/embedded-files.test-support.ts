@@ -13,3 +13,37 @@ export function readFileRows(path: string, sql: string): Record<string, unknown>
     db.close();
   }
 }
+
+/**
+ * Holds the database file at `path` (created when absent) under an exclusive write lock until
+ * released: another process opening it to write waits, then gives up (a journal "locked by another
+ * process").
+ */
+export function lockFile(path: string): { release(): void } {
+  const db = new DatabaseSync(path);
+  db.exec('CREATE TABLE held (x)');
+  db.exec('BEGIN EXCLUSIVE');
+  return {
+    release() {
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
+}
+
+/** The names of every table in the database file at `path`, sorted. */
+export function tableNames(path: string): string[] {
+  return readFileRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((row) =>
+    String(row.name),
+  );
+}
+
+/** Runs `sql` against the database file at `path`: a change made by hand, as an operator would. */
+export function changeFile(path: string, sql: string): void {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}

@@ -5,6 +5,9 @@ import { embeddedEngine } from './engine-roles.ts';
 
 interface EmbeddedFiles {
   readFileRows(path: string, sql: string): Record<string, unknown>[];
+  lockFile(path: string): { release(): void };
+  tableNames(path: string): string[];
+  changeFile(path: string, sql: string): void;
 }
 
 /*
@@ -26,4 +29,19 @@ export function readFileRow(path: string, sql: string): Record<string, unknown> 
   const rows = readFileRows(path, sql);
   if (rows.length === 0) throw new TypeError(`no row for: ${sql}`);
   return rows[0]!;
+}
+
+/** Holds the embedded engine's exclusive write lock on the file at `path` (created when absent) until released. */
+export function lockFile(path: string): { release(): void } {
+  return support.lockFile(path);
+}
+
+/** The names of every table in the embedded engine's database file at `path`, sorted. */
+export function tableNames(path: string): string[] {
+  return support.tableNames(path);
+}
+
+/** Runs `sql` against the embedded engine's database file at `path`: a change made by hand. */
+export function changeFile(path: string, sql: string): void {
+  support.changeFile(path, sql);
 }
