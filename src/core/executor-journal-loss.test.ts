@@ -258,7 +258,7 @@ describe('executor: the fence is the last line of defense', () => {
     const journal = new MemoryJournal();
     const first = await runner(journal, 'w1', { faults: crashAt('target.mutate:after') });
     await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
-    const moved = await runner(journal, 'w2', { fenceLocation: 'postgres:dw._dpone_fence' });
+    const moved = await runner(journal, 'w2', { fenceLocation: 'warehouse:dw._dpone_fence' });
     await expect(moved.run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     expect(moved.counts).toEqual(newCounts());
     expectTargetRows(1);
