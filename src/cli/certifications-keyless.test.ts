@@ -8,8 +8,11 @@ import { oidcToken, startMockSigstore } from '../adapters/attestation/fixtures/m
 import type { PolicyRequest } from './certifications.ts';
 import { deploymentPolicyFor } from './certifications.ts';
 import { certificationFor } from './fixtures/trusted-record.ts';
+import { embeddedEngine } from './engine-roles.ts';
 import { builtInRouteCode } from './route-code.ts';
 
+/** The route the records certify: the embedded engine's (its alias), taken from the engine table. */
+const ROUTE = embeddedEngine()[0];
 const ISSUER = 'https://token.actions.githubusercontent.com';
 const WORKFLOW = 'https://github.com/acme/dpone-cert/.github/workflows/certify.yml@refs/heads/main';
 const dirs: string[] = [];
@@ -40,7 +43,7 @@ function workdir(prefix: string): string {
 
 /** The route's record, signed keyless by the certify workflow on main through the mock. */
 function signedByWorkflow(sigstore: MockSigstore) {
-  return signKeyless(certificationFor('sqlite'), {
+  return signKeyless(certificationFor(ROUTE), {
     fulcioURL: sigstore.url,
     rekorURL: sigstore.url,
     identityToken: async () => oidcToken({ iss: ISSUER, sub: WORKFLOW }),
@@ -50,12 +53,12 @@ function signedByWorkflow(sigstore: MockSigstore) {
 /** What `dpone run` decides for the route from the folder's policy and records. */
 function decide(dir: string, extra: Pick<PolicyRequest, 'journal'> = {}) {
   return deploymentPolicyFor({
-    route: 'sqlite',
+    route: ROUTE,
     cwd: dir,
     env: {},
     workloadDir: dir,
     connectorVersion: 'v',
-    connectors: async () => builtInRouteCode('sqlite'),
+    connectors: async () => builtInRouteCode(ROUTE),
     ...extra,
   });
 }
@@ -66,8 +69,8 @@ describe('dpone run trusts a keyless record only from the workflow identity the 
     const dir = workdir('dpone-keyless-');
     writeFileSync(join(dir, 'trusted_root.json'), JSON.stringify(sigstore.trustedRoot));
     const bundle = await signedByWorkflow(sigstore);
-    writeFileSync(join(dir, 'certifications', 'sqlite.sigstore.json'), JSON.stringify(bundle));
-    const journal = { kind: 'postgres', location: 'db', durable: true, reason: 'server' } as const;
+    writeFileSync(join(dir, 'certifications', `${ROUTE}.sigstore.json`), JSON.stringify(bundle));
+    const journal = { kind: 'server-journal', location: 'db', durable: true, reason: 'server' } as const;
     policy(dir, WORKFLOW);
     expect((await decide(dir, { journal })).mode).toBe('enforced');
     policy(dir, WORKFLOW.replace('@refs/heads/main', '@refs/heads/feature'));

@@ -12,9 +12,10 @@ import { decideDeploymentPolicy } from './deployment-policy.ts';
 const D = (c: string) => `sha256:${c.repeat(64)}`;
 /** What a route into an engine with items of its own and plain writes must hold (the caller builds it). */
 const REQUIRED = mandatoryAcceptanceItems({ targetItems: ['engine-item'], plainWrites: true });
+/** Engine, route and journal names are only data to the decision: any well-formed ones do. */
 const CODE = [
-  { role: 'source' as const, name: 'sqlite', digest: D('1') },
-  { role: 'target' as const, name: 'sqlite', digest: D('1') },
+  { role: 'source' as const, name: 'alpha', digest: D('1') },
+  { role: 'target' as const, name: 'alpha', digest: D('1') },
 ];
 const signer = { kind: 'key' as const, name: 'release', routes: ['*'], publicKeyPem: '' };
 const policy: TrustPolicy = {
@@ -27,7 +28,7 @@ const policy: TrustPolicy = {
 
 const predicate: CertificationPredicate = {
   schema: CERTIFICATION_SCHEMA,
-  route: 'sqlite-to-sqlite',
+  route: 'alpha-to-alpha',
   review_only: false,
   connector_version: 'v',
   connectors: CODE,
@@ -58,14 +59,14 @@ const verified: RecordCandidate = {
 
 function input(overrides: Partial<PolicyInput> = {}): PolicyInput {
   return {
-    route: 'sqlite-to-sqlite',
+    route: 'alpha-to-alpha',
     connectorVersion: 'v',
     policy,
     lookedFor: 'looked for /w/dpone-policy.yaml',
     candidates: [verified],
     running: { connectors: async () => CODE, runtime: () => D('2'), suite: () => D('4') },
     requiredItems: REQUIRED,
-    journal: { kind: 'postgres', location: 'db', durable: true, reason: 'a server' },
+    journal: { kind: 'server-journal', location: 'db', durable: true, reason: 'a server' },
     ...overrides,
   };
 }
@@ -86,9 +87,9 @@ describe('deployment policy decision (pure)', () => {
     expect((await decideDeploymentPolicy(input({ candidates: [] }))).reason).toMatch(
       /no certification record in \/records/,
     );
-    const journal = { kind: 'sqlite', location: 'f', durable: false, reason: 'a local file' };
+    const journal = { kind: 'file-journal', location: 'f', durable: false, reason: 'a local file' };
     expect((await decideDeploymentPolicy(input({ journal }))).reason).toMatch(
-      /journal \(sqlite\) is not durable: a local file/,
+      /journal \(file-journal\) is not durable: a local file/,
     );
     expect((await decideDeploymentPolicy(input({ fenceless: true }))).reason).toMatch(/without a fence/);
   });

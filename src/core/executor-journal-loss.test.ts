@@ -1,24 +1,23 @@
-import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
-import type { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
-import { SQLITE_FENCE_LOCATION } from '../../connectors/sqlite/sqlite-fence.ts';
-import type { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
-import type { TargetConnector } from '../ports/connector.ts';
+import { changeFile, readFileRows } from '../cli/embedded-files.test-support.ts';
+import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
 import type { FaultPoints } from '../ports/fault-points.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
 import { COMMITTED_BEFORE_JOURNAL } from './fence-decision.ts';
 import {
   EmbeddedPlace,
+  FENCE_LOCATION,
   PARTITION,
   PARTITION_ROWS,
   PLACE_INTENT_DIGEST as INTENT,
   PLACE_LEASE_TTL_MS as TTL,
   PLACE_OPERATION_ID as OP,
   SimulatedCrash,
+  TARGET_IDENTITY,
   crashAt,
   fileStateSink,
   makeDir,
@@ -31,7 +30,7 @@ import {
 /**
  * The target fence is the last line of defense (issue 10): a journal that is lost, reset, restored
  * from an older copy or forked never gives a second write, and a fence missing where the journal
- * says it was prepared stops the run. Real SQLite target, in-memory journals standing in for the
+ * says it was prepared stops the run. The embedded engine's real target, in-memory journals standing in for the
  * journal each deployment sees.
  */
 const place = new EmbeddedPlace('dpone-journal-loss-');
@@ -47,7 +46,7 @@ interface RunOptions {
 
 /** An executor on this test's place with `journal`, recording the fence location it expects. */
 function runner(journal: MemoryJournal, holder: string, options: RunOptions = {}) {
-  const { fenceLocation = SQLITE_FENCE_LOCATION, ...rest } = options;
+  const { fenceLocation = FENCE_LOCATION, ...rest } = options;
   return placeExecutor(place, holder, { ...rest, journal, metadata: { fence_location: fenceLocation } });
 }
 
@@ -58,18 +57,11 @@ function expectTargetRows(times: number): void {
 }
 
 function fenceRow(): Record<string, unknown> | undefined {
-  const db = new DatabaseSync(join(place.dir, 'target.db'), { readOnly: true });
-  try {
-    return db.prepare('SELECT epoch, holder, status FROM _dpone_fence').get();
-  } finally {
-    db.close();
-  }
+  return readFileRows(join(place.dir, 'target.db'), 'SELECT epoch, holder, status FROM _dpone_fence')[0];
 }
 
 function dropFenceRow(): void {
-  const db = new DatabaseSync(join(place.dir, 'target.db'));
-  db.exec('DELETE FROM _dpone_fence');
-  db.close();
+  changeFile(join(place.dir, 'target.db'), 'DELETE FROM _dpone_fence');
 }
 
 async function transitions(journal: MemoryJournal) {
@@ -110,7 +102,7 @@ describe('executor: the fence is the last line of defense', () => {
       await restored.createIntent({
         operationId: OP,
         intentDigest: INTENT,
-        metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+        metadata: { workload_id: 'w', target_identity: TARGET_IDENTITY },
         nowMs: place.now,
       })
     ).entry;
@@ -182,7 +174,7 @@ describe('executor: the fence is the last line of defense', () => {
     await (await runner(new MemoryJournal(), 'w1')).run();
     await runner(new MemoryJournal(), 'w2'); // opens the source and the target this test wraps
     let writes = 0;
-    const inner = place.open.at(-1) as SqliteTarget;
+    const inner = place.open.at(-1) as TargetConnector;
     const blind: TargetConnector = {
       identity: inner.identity,
       capability: inner.capability,
@@ -200,7 +192,7 @@ describe('executor: the fence is the last line of defense', () => {
     };
     const engine = new RecoveryAwareExecutor({
       journal: new MemoryJournal(),
-      source: place.open.at(-2) as SqliteSource,
+      source: place.open.at(-2) as SourceConnector,
       target: blind,
       state: fileStateSink(makeDir(join(place.dir, 'state'))),
       faults: NO_FAULTS,
@@ -209,7 +201,7 @@ describe('executor: the fence is the last line of defense', () => {
     const result = await engine.execute({
       operationId: OP,
       intentDigest: INTENT,
-      metadata: { workload_id: 'w', target_identity: 'sqlite:events', fence_location: SQLITE_FENCE_LOCATION },
+      metadata: { workload_id: 'w', target_identity: TARGET_IDENTITY, fence_location: FENCE_LOCATION },
       strategy: 'append',
       partitionColumn: PARTITION.column,
       partitionValue: PARTITION.value,
@@ -266,7 +258,7 @@ describe('executor: the fence is the last line of defense', () => {
     const journal = new MemoryJournal();
     const first = await runner(journal, 'w1', { faults: crashAt('target.mutate:after') });
     await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
-    const moved = await runner(journal, 'w2', { fenceLocation: 'postgres:dw._dpone_fence' });
+    const moved = await runner(journal, 'w2', { fenceLocation: 'warehouse:dw._dpone_fence' });
     await expect(moved.run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     expect(moved.counts).toEqual(newCounts());
     expectTargetRows(1);

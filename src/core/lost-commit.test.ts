@@ -1,22 +1,22 @@
-import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteSource } from '../../connectors/sqlite/sqlite-source.ts';
-import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
+import { changeFile } from '../cli/embedded-files.test-support.ts';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
 import type { RuntimeFlaws } from '../ports/unsafe-variants.ts';
 import type { OperationRequest } from './executor.ts';
 import { RecoveryAwareExecutor } from './executor.ts';
 import {
-  COLUMNS,
   EmbeddedPlace,
   PARTITION,
+  TARGET_IDENTITY,
   countingTarget,
   fileStateSink,
   makeDir,
   newCounts,
+  openEmbeddedSource,
+  openEmbeddedTarget,
   targetOptions,
   targetRowCounts,
 } from './fixtures/embedded-route.ts';
@@ -41,12 +41,12 @@ afterEach(() => place.leave());
 
 async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } = {}) {
   const counts = newCounts();
-  await using source = await SqliteSource.open(join(place.dir, 'source.db'), 'events', COLUMNS);
-  await using target = await SqliteTarget.open(targetOptions(place.dir));
+  await using source = await openEmbeddedSource(place.dir);
+  await using target = await openEmbeddedTarget(targetOptions(place.dir));
   const request: OperationRequest = {
     operationId: OP,
     intentDigest: INTENT,
-    metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+    metadata: { workload_id: 'w', target_identity: TARGET_IDENTITY },
     strategy: 'append',
     partitionColumn: PARTITION.column,
     partitionValue: PARTITION.value,
@@ -68,15 +68,14 @@ async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } 
 
 /** What a failover to a replica without the commit leaves: the fence prepared, none of the rows. */
 function loseTheCommit(): void {
-  const db = new DatabaseSync(join(place.dir, 'target.db'));
-  db.exec(
+  changeFile(
+    join(place.dir, 'target.db'),
     "DELETE FROM events; UPDATE _dpone_fence SET status = 'prepared', committed_epoch = NULL, rows_written = NULL",
   );
-  db.close();
 }
 
 async function fenceAnswer() {
-  await using target = await SqliteTarget.open(targetOptions(place.dir));
+  await using target = await openEmbeddedTarget(targetOptions(place.dir));
   return target.queryFence(OP);
 }
 
@@ -160,9 +159,7 @@ describe('a commit the target lost after COMPLETE', () => {
       code: ERROR_CODES.ILLEGAL_TRANSITION,
     });
     // The failover lost the fence row too (it had not reached the standby either).
-    const db = new DatabaseSync(join(place.dir, 'target.db'));
-    db.exec('DELETE FROM events; DELETE FROM _dpone_fence');
-    db.close();
+    changeFile(join(place.dir, 'target.db'), 'DELETE FROM events; DELETE FROM _dpone_fence');
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
     expect((await journal.get(OP))!.state).toBe('COMPLETE');

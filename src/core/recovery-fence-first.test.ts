@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteTarget } from '../../connectors/sqlite/sqlite-target.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import type { CommitJournalEntry } from '../contracts/journal.ts';
-import type { FenceRef } from '../ports/connector.ts';
+import type { FenceRef, TargetConnector } from '../ports/connector.ts';
 import { rowStreamOf } from '../ports/row-stream.ts';
+import { TARGET_IDENTITY, openEmbeddedTarget } from './fixtures/embedded-route.ts';
 import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
 import { applyRecovery } from './recovery-apply.ts';
 
@@ -35,7 +35,7 @@ async function committingOperation() {
     await journal.createIntent({
       operationId: OP,
       intentDigest: INTENT,
-      metadata: { workload_id: 'w', target_identity: 'sqlite:events' },
+      metadata: { workload_id: 'w', target_identity: TARGET_IDENTITY },
       nowMs: now,
       lease: { holder: 'w1', ttlMs: 100 },
     })
@@ -53,7 +53,7 @@ async function committingOperation() {
       nowMs: now,
     });
   }
-  const target = await SqliteTarget.open({
+  const target = await openEmbeddedTarget({
     path: join(dir, 'target.db'),
     table: 'events',
     columns,
@@ -67,7 +67,7 @@ async function committingOperation() {
 
 function deps(
   journal: MemoryJournal,
-  target: SqliteTarget,
+  target: TargetConnector,
   extra: Partial<RecoveryApplyDeps> = {},
 ): RecoveryApplyDeps {
   return { journal, fence: target, faults: { hit: () => undefined }, clock, leaseTtlMs: 100, ...extra };

@@ -6,21 +6,22 @@ import type { DeploymentPolicyDecision } from './deployment-policy.ts';
 import { LEGACY_CLAIM } from './deployment-policy.ts';
 import { decideRollout } from './rollout.ts';
 
+/** Route ids are only keys to the policy: alpha enforced, beta shadow, gamma not listed. */
 const POLICY: DeploymentPolicy = {
   file: '/etc/dpone/dpone-deployment.yaml',
   digest: `sha256:${'d'.repeat(64)}`,
   deployment: 'prod',
   defaultMode: 'legacy',
-  routes: { 'postgres-to-postgres': 'enforced', 'sqlite-to-sqlite': 'shadow' },
+  routes: { 'alpha-to-alpha': 'enforced', 'beta-to-beta': 'shadow' },
   workloads: { orders: 'legacy' },
   shadowTimeoutMs: 2000,
 };
 
 const trusted: DeploymentPolicyDecision = {
   mode: 'enforced',
-  route: 'postgres-to-postgres',
+  route: 'alpha-to-alpha',
   connector_version: null,
-  reason: 'route postgres-to-postgres is certified by record abc… signed by release',
+  reason: 'route alpha-to-alpha is certified by record abc… signed by release',
   certification: { record: 'r', evidence_digest: 'e', certified_at: 't', signer: 'release' },
 };
 const untrusted: DeploymentPolicyDecision = {
@@ -32,14 +33,12 @@ const untrusted: DeploymentPolicyDecision = {
 
 describe('deployment mode: the workload entry, then the route, then the default', () => {
   it('picks by precedence', () => {
-    expect(deploymentModeFor(POLICY, { route: 'postgres-to-postgres', workloadId: 'orders' })).toEqual({
+    expect(deploymentModeFor(POLICY, { route: 'alpha-to-alpha', workloadId: 'orders' })).toEqual({
       mode: 'legacy',
       entry: 'workloads.orders',
     });
-    expect(deploymentModeFor(POLICY, { route: 'postgres-to-postgres', workloadId: 'x' }).mode).toBe(
-      'enforced',
-    );
-    expect(deploymentModeFor(POLICY, { route: 'mssql-to-mssql', workloadId: 'x' })).toEqual({
+    expect(deploymentModeFor(POLICY, { route: 'alpha-to-alpha', workloadId: 'x' }).mode).toBe('enforced');
+    expect(deploymentModeFor(POLICY, { route: 'gamma-to-gamma', workloadId: 'x' })).toEqual({
       mode: 'legacy',
       entry: 'default',
     });
@@ -47,7 +46,7 @@ describe('deployment mode: the workload entry, then the route, then the default'
 });
 
 describe('decideRollout: enforcement needs the policy AND the trust decision', () => {
-  const enforced = deploymentModeFor(POLICY, { route: 'postgres-to-postgres', workloadId: 'x' });
+  const enforced = deploymentModeFor(POLICY, { route: 'alpha-to-alpha', workloadId: 'x' });
 
   it('enforced with a trusted record: protection enforced, recorded with the policy digest', () => {
     const decision = decideRollout(POLICY, enforced, trusted);
@@ -69,7 +68,7 @@ describe('decideRollout: enforcement needs the policy AND the trust decision', (
   });
 
   it('legacy and shadow never claim protection, whatever the trust decision', () => {
-    for (const route of ['mssql-to-mssql', 'sqlite-to-sqlite'])
+    for (const route of ['gamma-to-gamma', 'beta-to-beta'])
       expect(
         decideRollout(POLICY, deploymentModeFor(POLICY, { route, workloadId: 'x' }), trusted).protection,
       ).toBe('legacy');

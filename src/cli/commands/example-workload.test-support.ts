@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import {
@@ -10,11 +9,12 @@ import {
   EXAMPLE_PARTITION_DAY,
   seedEmbeddedSource,
 } from '../../../examples/seed-embedded.ts';
+import { readFileRow } from '../embedded-files.test-support.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../../examples/workload.yaml', import.meta.url));
 
-/** A temporary copy of examples/workload.yaml with its seeded SQLite source beside it. */
+/** A temporary copy of examples/workload.yaml with its seeded embedded source beside it. */
 export interface ExampleCopy {
   readonly dir: string;
   readonly workload: string;
@@ -60,16 +60,8 @@ export const EXPECTED_ROWS = EXAMPLE_ORDERS.filter(([, day]) => day === EXAMPLE_
 
 /** Target rows counted from the target table itself, and how many distinct natural keys they hold. */
 export function targetCounts(path: string): { rows: number; distinctIds: number } {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const row = db.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT id) AS ids FROM events').get() as {
-      rows: number;
-      ids: number;
-    };
-    return { rows: Number(row.rows), distinctIds: Number(row.ids) };
-  } finally {
-    db.close();
-  }
+  const row = readFileRow(path, 'SELECT COUNT(*) AS rows, COUNT(DISTINCT id) AS ids FROM events');
+  return { rows: Number(row.rows), distinctIds: Number(row.ids) };
 }
 
 /** SHA-256 of a file and of its WAL, so "changed nothing" can be checked byte for byte. */

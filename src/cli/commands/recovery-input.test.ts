@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
+import { embeddedEngine } from '../engine-roles.ts';
+import { openJournal } from '../journal-url.ts';
 import { dpone } from './example-workload.test-support.ts';
 
 /**
@@ -19,11 +21,14 @@ const RLO = '\u202e';
 async function hostileJournal(): Promise<{ dir: string; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'dpone-hostile-journal-'));
   const path = join(dir, 'journal.db');
-  await using journal = await SqliteJournal.open(path);
+  await using journal = await openJournal(embeddedJournalUrl(path), { cwd: dir, env: {} });
   await journal.createIntent({
     operationId: OP,
     intentDigest: `sha256:${'cd'.repeat(32)}`,
-    metadata: { workload_id: `orders${ESC_TITLE}`, target_identity: `sqlite:events${RLO}txt.exe` },
+    metadata: {
+      workload_id: `orders${ESC_TITLE}`,
+      target_identity: `${embeddedEngine()[0]}:events${RLO}txt.exe`,
+    },
     nowMs: 1_000,
   });
   await journal.acquireLease({
@@ -33,7 +38,7 @@ async function hostileJournal(): Promise<{ dir: string; url: string }> {
     ttlMs: 10,
     nowMs: 1_000,
   });
-  return { dir, url: `sqlite://${path}` };
+  return { dir, url: embeddedJournalUrl(path) };
 }
 
 /** `apply --action complete-state --expected-version 2` on the hostile journal, plus `extra`. */
@@ -91,7 +96,10 @@ describe('issue 14, row 8: journal text is escaped on every output', () => {
     expect(result.exitCode).toBe(2);
     expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'DPONE_INVALID_INPUT', field: '--reason' });
     expect(result.stderr).not.toMatch(RAW);
-    await using journal = await SqliteJournal.open(join(dir, 'journal.db'));
+    await using journal = await openJournal(embeddedJournalUrl(join(dir, 'journal.db')), {
+      cwd: dir,
+      env: {},
+    });
     expect((await journal.get(OP))!.version).toBe(2);
   });
 });

@@ -2,27 +2,30 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { SqliteSource } from '../../../connectors/sqlite/sqlite-source.ts';
-import { SqliteTarget } from '../../../connectors/sqlite/sqlite-target.ts';
-import { SqliteJournal } from '../../../connectors/sqlite/journal/sqlite-journal.ts';
 import { deriveIntentDigest, deriveOperationId } from '../../contracts/identity.ts';
 import { intentDataOf } from '../../contracts/workload.ts';
 import { RecoveryAwareExecutor } from '../../core/executor.ts';
 import { SYSTEM_CLOCK } from '../../ports/clock.ts';
 import { NO_FAULTS } from '../../ports/fault-points.ts';
+import type { TargetConnector } from '../../ports/connector.ts';
 import type { StateSink } from '../../ports/state-sink.ts';
+import { changeFile } from '../embedded-files.test-support.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
+import { embeddedEngine } from '../engine-roles.ts';
+import { openJournal } from '../journal-url.ts';
+import { openRouteConnectors } from '../route-connectors.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 
-const COLUMNS = ['id', 'day', 'amount'];
+/** The embedded engine: its route (its alias) and file URLs, opened through the runtime's registration. */
+const EMBEDDED = embeddedEngine()[0];
 
 /** A workload whose operation was driven to COMMIT_UNKNOWN (fence answer lost) or COMMITTED_INCOMPLETE. */
 export async function operationIn(state: 'COMMIT_UNKNOWN' | 'COMMITTED_INCOMPLETE') {
   const dir = mkdtempSync(join(tmpdir(), 'dpone-recovery-cli-'));
-  const { DatabaseSync } = await import('node:sqlite');
-  const seed = new DatabaseSync(join(dir, 'source.db'));
-  seed.exec('CREATE TABLE orders (id INTEGER, day TEXT, amount REAL)');
-  seed.exec("INSERT INTO orders VALUES (1,'2026-07-18',1.5),(2,'2026-07-18',2.5),(3,'2026-07-19',3)");
-  seed.close();
+  changeFile(
+    join(dir, 'source.db'),
+    "CREATE TABLE orders (id INTEGER, day TEXT, amount REAL); INSERT INTO orders VALUES (1,'2026-07-18',1.5),(2,'2026-07-18',2.5),(3,'2026-07-19',3)",
+  );
   const workloadFile = join(dir, 'workload.yaml');
   writeFileSync(
     workloadFile,
@@ -34,16 +37,16 @@ export async function operationIn(state: 'COMMIT_UNKNOWN' | 'COMMITTED_INCOMPLET
   workload_id: orders_to_events
   mapped_partition_identity: all
   canonical_interval: { start: '2026-07-18T00:00:00Z', end: '2026-07-19T00:00:00Z' }
-  canonical_target_identity: 'sqlite:events'
+  canonical_target_identity: '${EMBEDDED}:events'
 intent:
   pack_fingerprint: p1
   normalized_load_strategy: append
   source_snapshot_or_partition_identity: 'orders:day=2026-07-18'
   target_contract: 'events(id,day,amount)'
   schema_fingerprint: s1
-route: sqlite
-source: { url: 'sqlite:source.db', table: orders }
-target: { url: 'sqlite:target.db', table: events }
+route: ${EMBEDDED}
+source: { url: '${EMBEDDED}:source.db', table: orders }
+target: { url: '${EMBEDDED}:target.db', table: events }
 data: { columns: [id, day, amount], natural_key: [id], partition: { column: day, value: '2026-07-18' } }
 execution: { lease_ttl_ms: 1, state_dir: state }
 `,
@@ -53,17 +56,13 @@ execution: { lease_ttl_ms: 1, state_dir: state }
   mkdirSync(workload.execution.state_dir!, { recursive: true });
   const journalPath = join(workload.execution.state_dir!, 'journal.db');
   {
-    await using journal = await SqliteJournal.open(journalPath);
-    await using source = await SqliteSource.open(join(dir, 'source.db'), 'orders', COLUMNS);
-    await using target = await SqliteTarget.open({
-      path: join(dir, 'target.db'),
-      table: 'events',
-      columns: COLUMNS,
-      naturalKey: ['id'],
-    });
+    await using journal = await openJournal(embeddedJournalUrl(journalPath), { cwd: dir, env: {} });
+    const opened = await openRouteConnectors(workload, { env: {}, faults: NO_FAULTS });
+    await using source = opened.source;
+    await using target = opened.target;
     // COMMIT_UNKNOWN: the fence's answer is lost once, right after the commit.
     let lost = state === 'COMMIT_UNKNOWN';
-    const lossy = Object.assign(Object.create(target) as SqliteTarget, {
+    const lossy = Object.assign(Object.create(target) as TargetConnector, {
       queryFence: async (id: string) => {
         if (lost) {
           lost = false;
@@ -94,7 +93,7 @@ execution: { lease_ttl_ms: 1, state_dir: state }
       executor.execute({
         operationId,
         intentDigest: deriveIntentDigest(workload.intent, intentDataOf(workload)),
-        metadata: { workload_id: 'orders_to_events', target_identity: 'sqlite:events', route: 'sqlite' },
+        metadata: { workload_id: 'orders_to_events', target_identity: `${EMBEDDED}:events`, route: EMBEDDED },
         strategy: 'append',
         partitionColumn: 'day',
         partitionValue: '2026-07-18',

@@ -1,20 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
+import { readFileRow } from '../embedded-files.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
 function journalState(dir: string): { state: string; lease: string | null } {
-  const db = new DatabaseSync(join(dir, 'data/state/journal.db'), { readOnly: true });
-  try {
-    return db.prepare('SELECT state, lease_holder AS lease FROM dpone_commit_journal').get() as {
-      state: string;
-      lease: string | null;
-    };
-  } finally {
-    db.close();
-  }
+  return readFileRow(
+    join(dir, 'data/state/journal.db'),
+    'SELECT state, lease_holder AS lease FROM dpone_commit_journal',
+  ) as { state: string; lease: string | null };
 }
 
 describe('dpone run refuses an empty partition unless the workload allows one', () => {

@@ -1,7 +1,7 @@
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import { deriveOperationId } from '../../contracts/identity.ts';
+import { changeFile, tableNames } from '../embedded-files.test-support.ts';
 import { readWorkloadFile } from '../workload-file.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
@@ -24,16 +24,6 @@ function fenceless() {
   return { example, workload, run };
 }
 
-function tables(path: string): string[] {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
-    return rows.map((row) => String((row as { name: string }).name));
-  } finally {
-    db.close();
-  }
-}
-
 describe('capability none: plain writes end COMMIT_UNKNOWN and only an operator settles them', () => {
   it('writes once, never exits 0 without proof, never replays, and recovery settles it', async () => {
     const { example, workload, run } = fenceless();
@@ -42,7 +32,7 @@ describe('capability none: plain writes end COMMIT_UNKNOWN and only an operator 
     expect(first.stderr).toContain('no fence capability');
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
     // A real configuration without a fence: no fence table was made on the target.
-    expect(tables(example.targetPath())).toEqual(['events']);
+    expect(tableNames(example.targetPath())).toEqual(['events']);
 
     const second = await run();
     expect(second.exitCode, second.stderr).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_UNKNOWN);
@@ -105,9 +95,7 @@ describe('capability none: plain writes end COMMIT_UNKNOWN and only an operator 
     const { example, workload, run } = fenceless();
     expect((await run()).exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_UNKNOWN);
     // The operator's evidence: the rows are not there (here: removed by hand).
-    const db = new DatabaseSync(example.targetPath());
-    db.exec('DELETE FROM events');
-    db.close();
+    changeFile(example.targetPath(), 'DELETE FROM events');
     const operationId = deriveOperationId((await readWorkloadFile(workload)).identity);
     const base = ['recovery', 'target-commit'];
     const inspected = await dpone(

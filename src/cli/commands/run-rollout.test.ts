@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
+import { readFileRow, readFileRows, tableNames } from '../embedded-files.test-support.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
+import { embeddedEngine } from '../engine-roles.ts';
 import { signedRelease } from '../fixtures/trusted-record.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
 /**
- * The rollout modes through the real CLI on the SQLite example (spec "Migration and rollout"):
+ * The rollout modes through the real CLI on the embedded example (spec "Migration and rollout"):
  * legacy is the plain write with no journal and no fence; shadow is that same write plus records;
  * enforced without what enforcement needs fails closed naming it.
  */
@@ -26,17 +28,11 @@ const run = (example: ExampleCopy, extra: string[] = [], env: Record<string, str
   });
 
 function tables(path: string): string[] {
-  if (!existsSync(path)) return [];
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    return db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .all()
-      .map((row) => String((row as { name: string }).name));
-  } finally {
-    db.close();
-  }
+  return existsSync(path) ? tableNames(path) : [];
 }
+
+/** The embedded engine, whose route (its alias) the example workload runs. */
+const EMBEDDED = embeddedEngine()[0];
 
 const journalPath = (example: ExampleCopy) => join(example.dir, 'data/state/journal.db');
 const sha256 = (file: string) => `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
@@ -79,7 +75,7 @@ describe('legacy mode: the plain write, as before any rollout policy', () => {
     const example = exampleCopy();
     withPolicy(
       example,
-      'default: enforced\nroutes:\n  sqlite: enforced\nworkloads:\n  orders_to_events: legacy\n',
+      `default: enforced\nroutes:\n  ${EMBEDDED}: enforced\nworkloads:\n  orders_to_events: legacy\n`,
     );
     const result = await run(example);
     expect(result.exitCode, result.stderr).toBe(0);
@@ -93,13 +89,15 @@ describe('legacy mode: the plain write, as before any rollout policy', () => {
 describe('enforced mode: only with a trusted certification and a durable journal, else fail closed', () => {
   it('without a trust policy: exit 17, one line naming what is missing, nothing written or journaled', async () => {
     const example = exampleCopy();
-    withPolicy(example, 'routes:\n  sqlite-to-sqlite: enforced\n');
+    withPolicy(example, `routes:\n  ${EMBEDDED}-to-${EMBEDDED}: enforced\n`);
     const result = await run(example, [], { DPONE_OUTPUT: '' });
     expect(result.exitCode, result.stderr).toBe(EXIT_CODES.DPONE_ENFORCEMENT_UNAVAILABLE);
     const error = JSON.parse(result.stderr.trim().split('\n').at(-1)!).error;
     expect(error.code).toBe('DPONE_ENFORCEMENT_UNAVAILABLE');
     expect(error.message).toMatch(
-      /routes\.sqlite-to-sqlite: enforced\) asks for enforcement, but no trust policy/,
+      new RegExp(
+        `routes\\.${EMBEDDED}-to-${EMBEDDED}: enforced\\) asks for enforcement, but no trust policy`,
+      ),
     );
     expect(error.message).not.toMatch(/\n/);
     expect(existsSync(example.targetPath())).toBe(false);
@@ -122,11 +120,11 @@ describe('enforced mode: only with a trusted certification and a durable journal
 describe('the deployment policy file: located as documented, refused with file:line', () => {
   it('a bad mode is exit 2 naming the file, line and key; nothing runs', async () => {
     const example = exampleCopy();
-    const policy = withPolicy(example, 'routes:\n  sqlite: sometimes\n');
+    const policy = withPolicy(example, `routes:\n  ${EMBEDDED}: sometimes\n`);
     const result = await run(example);
     expect(result.exitCode).toBe(EXIT_CODES.DPONE_INVALID_INPUT);
     const error = JSON.parse(result.stderr.trim().split('\n').at(-1)!).error;
-    expect(error.message).toMatch(/routes\.sqlite must be one of legacy, shadow, enforced/);
+    expect(error.message).toMatch(new RegExp(`routes\\.${EMBEDDED} must be one of legacy, shadow, enforced`));
     expect(error.location).toMatch(new RegExp(`^${policy}:3:`));
     expect(existsSync(example.targetPath())).toBe(false);
   });
@@ -137,10 +135,10 @@ describe('the deployment policy file: located as documented, refused with file:l
     expect((await run(example)).stderr).toMatch(/deployment must name the deployment/);
     withPolicy(example, 'mode: legacy\n');
     expect((await run(example)).stderr).toMatch(/mode is not a deployment policy key/);
-    withPolicy(example, 'routes:\n  sqlite_to_sqlite: shadow\n');
+    withPolicy(example, `routes:\n  ${EMBEDDED}_to_${EMBEDDED}: shadow\n`);
     const misspelt = await run(example);
     expect(misspelt.exitCode).toBe(EXIT_CODES.DPONE_INVALID_INPUT);
-    expect(misspelt.stderr).toMatch(/routes\.sqlite_to_sqlite is not a route id/);
+    expect(misspelt.stderr).toMatch(new RegExp(`routes\\.${EMBEDDED}_to_${EMBEDDED} is not a route id`));
   });
 
   it('--deployment-policy and DPONE_DEPLOYMENT_POLICY name a file elsewhere; a named file must exist', async () => {
@@ -170,9 +168,9 @@ describe('the deployment policy file: located as documented, refused with file:l
       protection: 'legacy',
       deployment: { mode: 'unmanaged' },
     });
-    const db = new DatabaseSync(journalPath(example), { readOnly: true });
-    const row = db.prepare('SELECT metadata FROM dpone_commit_journal').get() as { metadata: string };
-    db.close();
+    const row = readFileRow(journalPath(example), 'SELECT metadata FROM dpone_commit_journal') as {
+      metadata: string;
+    };
     expect(JSON.parse(row.metadata)).toMatchObject({ deployment_mode: 'unmanaged' });
   });
 });
@@ -180,12 +178,12 @@ describe('the deployment policy file: located as documented, refused with file:l
 describe('flipping a route from shadow to enforced', () => {
   it('enforces a new operation, but refuses to take over one the shadow write already wrote (17)', async () => {
     const example = exampleCopy();
-    signedRelease(example.dir, 'sqlite');
-    const journal = ['--journal', `sqlite://${join(example.dir, 'shared.db')}?durability=shared`];
-    withPolicy(example, 'routes:\n  sqlite: shadow\n');
+    signedRelease(example.dir, EMBEDDED);
+    const journal = ['--journal', `${embeddedJournalUrl(join(example.dir, 'shared.db'))}?durability=shared`];
+    withPolicy(example, `routes:\n  ${EMBEDDED}: shadow\n`);
     expect((await run(example, journal)).exitCode).toBe(0);
 
-    withPolicy(example, 'routes:\n  sqlite: enforced\n');
+    withPolicy(example, `routes:\n  ${EMBEDDED}: enforced\n`);
     const takeover = await run(example, journal);
     expect(takeover.exitCode, takeover.stderr).toBe(EXIT_CODES.DPONE_ENFORCEMENT_UNAVAILABLE);
     expect(takeover.stderr).toMatch(
@@ -204,13 +202,13 @@ describe('flipping a route from shadow to enforced', () => {
     expect(enforced.exitCode, enforced.stderr).toBe(0);
     const output = JSON.parse(enforced.stdout);
     expect(output).toMatchObject({ protection: 'enforced', deployment: { mode: 'enforced' } });
-    const db = new DatabaseSync(join(example.dir, 'shared.db'), { readOnly: true });
-    const row = db.prepare('SELECT metadata FROM dpone_commit_journal').get() as { metadata: string };
+    const shared = join(example.dir, 'shared.db');
+    const row = readFileRow(shared, 'SELECT metadata FROM dpone_commit_journal') as { metadata: string };
     // And on the attempt's lease record: which policy governed each attempt, not only the first.
-    const leases = db
-      .prepare("SELECT evidence FROM dpone_commit_journal_history WHERE kind = 'lease'")
-      .all() as { evidence: string }[];
-    db.close();
+    const leases = readFileRows(
+      shared,
+      "SELECT evidence FROM dpone_commit_journal_history WHERE kind = 'lease'",
+    ) as { evidence: string }[];
     expect(JSON.parse(row.metadata)).toMatchObject({
       deployment_mode: 'enforced',
       deployment_policy_digest: output.deployment.policy_digest,

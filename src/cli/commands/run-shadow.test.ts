@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
 import type { ShadowReport } from '../../core/shadow-report.ts';
+import { lockFile, readFileRows } from '../embedded-files.test-support.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import {
   EXPECTED_ROWS,
@@ -15,7 +16,7 @@ import {
 
 /**
  * Shadow mode through the real CLI: the legacy write unchanged in effect and exit code, every
- * attempt recorded in the SQLite journal with what enforcement would have decided, a journal that
+ * attempt recorded in the (embedded file) journal with what enforcement would have decided, a journal that
  * cannot be reached never failing the write, and `dpone shadow report` counting what the target
  * shows (a retried append: twice the rows, one duplicate).
  */
@@ -38,12 +39,7 @@ async function report(example: ExampleCopy, extra: string[] = []): Promise<Shado
 }
 
 function targetRows(example: ExampleCopy): unknown[] {
-  const db = new DatabaseSync(example.targetPath(), { readOnly: true });
-  try {
-    return db.prepare('SELECT id, day, amount, region FROM events ORDER BY id, rowid').all();
-  } finally {
-    db.close();
-  }
+  return readFileRows(example.targetPath(), 'SELECT id, day, amount, region FROM events ORDER BY id, rowid');
 }
 
 describe('shadow mode: the legacy write plus records', () => {
@@ -141,7 +137,7 @@ describe('a shadow journal that cannot be reached never fails or holds the write
         example.workload,
         '--json',
         '--journal',
-        `sqlite://${join(example.dir, 'blocker', 'journal.db')}`,
+        embeddedJournalUrl(join(example.dir, 'blocker', 'journal.db')),
       ],
       { cwd: example.dir, env: ENV },
     );
@@ -155,9 +151,7 @@ describe('a shadow journal that cannot be reached never fails or holds the write
     const example = exampleCopy();
     policy(example, 'shadow', 'shadow:\n  timeout_ms: 300\n');
     mkdirSync(join(example.dir, 'data/state'), { recursive: true });
-    const lock = new DatabaseSync(join(example.dir, 'data/state/journal.shadow.db'));
-    lock.exec('CREATE TABLE held (x)');
-    lock.exec('BEGIN EXCLUSIVE');
+    const lock = lockFile(join(example.dir, 'data/state/journal.shadow.db'));
     try {
       const result = await run(example);
       expect(result.exitCode, result.stderr).toBe(0);
@@ -166,8 +160,7 @@ describe('a shadow journal that cannot be reached never fails or holds the write
       );
       expect(targetCounts(example.targetPath()).rows).toBe(EXPECTED_ROWS);
     } finally {
-      lock.exec('ROLLBACK');
-      lock.close();
+      lock.release();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { readFileRow, readFileRows } from '../embedded-files.test-support.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import {
   EXPECTED_ROWS,
@@ -12,20 +12,16 @@ import {
 } from './example-workload.test-support.ts';
 
 function journalState(example: ExampleCopy): { state: string; lease: unknown; reasons: string[] } {
-  const db = new DatabaseSync(join(example.dir, 'data/state/journal.db'), { readOnly: true });
-  try {
-    const entry = db.prepare('SELECT state, lease_holder FROM dpone_commit_journal').get() as {
-      state: string;
-      lease_holder: unknown;
-    };
-    const reasons = db
-      .prepare('SELECT evidence FROM dpone_commit_journal_history ORDER BY version')
-      .all()
-      .map((row) => (JSON.parse(String(row.evidence)) as { reason: string }).reason);
-    return { state: entry.state, lease: entry.lease_holder, reasons };
-  } finally {
-    db.close();
-  }
+  const path = join(example.dir, 'data/state/journal.db');
+  const entry = readFileRow(path, 'SELECT state, lease_holder FROM dpone_commit_journal') as {
+    state: string;
+    lease_holder: unknown;
+  };
+  const reasons = readFileRows(
+    path,
+    'SELECT evidence FROM dpone_commit_journal_history ORDER BY version',
+  ).map((row) => (JSON.parse(String(row.evidence)) as { reason: string }).reason);
+  return { state: entry.state, lease: entry.lease_holder, reasons };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 150));

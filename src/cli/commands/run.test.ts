@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
+import { readFileRow } from '../embedded-files.test-support.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
 import {
   EXPECTED_ROWS,
   dpone,
@@ -12,17 +13,12 @@ import {
 } from './example-workload.test-support.ts';
 
 function journalVersion(dir: string): number {
-  const db = new DatabaseSync(join(dir, 'data/state/journal.db'), { readOnly: true });
-  try {
-    return Number(
-      (db.prepare('SELECT MAX(version) AS v FROM dpone_commit_journal').get() as { v: number }).v,
-    );
-  } finally {
-    db.close();
-  }
+  return Number(
+    readFileRow(join(dir, 'data/state/journal.db'), 'SELECT MAX(version) AS v FROM dpone_commit_journal').v,
+  );
 }
 
-describe('dpone run (real CLI process, embedded SQLite route)', () => {
+describe('dpone run (real CLI process, the embedded route)', () => {
   const example = exampleCopy();
 
   it('commits once, then returns already-complete without a second mutation', async () => {
@@ -125,7 +121,7 @@ describe('dpone run (real CLI process, embedded SQLite route)', () => {
         '--workload',
         fresh.workload,
         '--journal',
-        `sqlite://${join(fresh.dir, 'missing-folder/journal.db')}`,
+        embeddedJournalUrl(join(fresh.dir, 'missing-folder/journal.db')),
       ],
       { cwd: fresh.dir },
     );

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { contractProblems } from '../../../harness/evidence/contract-schemas.ts';
-import { liveClickHouse, unverified } from '../../../connectors/clickhouse/fixtures/clickhouse-live.ts';
-import { EXIT_CODES } from '../../contracts/errors.ts';
-import { dpone, exampleCopy } from './example-workload.test-support.ts';
+import { contractProblems } from '../../harness/evidence/contract-schemas.ts';
+import { liveClickHouse, unverified } from './fixtures/clickhouse-live.ts';
+import { EXIT_CODES } from '../../src/contracts/errors.ts';
+import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 
 /**
  * Issue 29 row 5: tombstones of an operation that never commits pile up (a refused workload, once
@@ -17,8 +17,9 @@ function refusedWorkload(db: string) {
   const url = live.server().url(db, 'default');
   const workload = example.variant('clickhouse.yaml', (text) =>
     text
-      .replace('route: sqlite', 'route: clickhouse')
-      .replace("url: 'sqlite:data/target.db'", `url: '${url}'`),
+      // The example's embedded route into this server: its route line and its target's URL.
+      .replace(/^route: .*$/m, 'route: clickhouse')
+      .replace(/url: '[^']*:data\/target\.db'/, `url: '${url}'`),
   );
   return { ...example, workload };
 }
