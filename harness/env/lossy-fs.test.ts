@@ -15,28 +15,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { lossyFsBinaryPath, lossyFsUnavailable } from './lossy-fs-binary.ts';
+import { describe, expect, it } from 'vitest';
+import { lossyFsMissing, lossyFsMounter } from './lossy-fs.test-support.ts';
 import { startLossyFs } from './lossy-fs.ts';
-import type { LossyFs } from './lossy-fs.ts';
 
-// Outside CI a machine without /dev/fuse or the built binary skips with the reason; CI provisions
-// both (.ci/run), so there a missing one fails.
-const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
+const missing = lossyFsMissing();
 const HOLDER = join(import.meta.dirname, 'fixtures', 'lossy-fs-holder.ts');
-
-const backings: string[] = [];
-afterEach(() => {
-  for (const dir of backings.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function mount(): Promise<LossyFs> {
-  const backing = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-backing-'));
-  backings.push(backing);
-  const started = await startLossyFs({ backing });
-  if (!started.available) throw new Error(started.reason);
-  return started.fs;
-}
+const { backing: newBacking, mount } = lossyFsMounter();
 
 /** Writes `text` at the start of `path` (creating it), fsyncing the file when `sync` says so. */
 function put(path: string, text: string, sync: boolean): void {
@@ -141,8 +126,7 @@ describe.skipIf(missing !== null)(
     });
 
     it('leaves no mount behind when the process that mounted it is SIGKILLed', async () => {
-      const backing = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-backing-'));
-      backings.push(backing);
+      const backing = newBacking();
       const harness = spawn(process.execPath, [HOLDER, backing], { stdio: ['ignore', 'pipe', 'pipe'] });
       const mountPoint = await new Promise<string>((resolve, reject) => {
         let out = '';

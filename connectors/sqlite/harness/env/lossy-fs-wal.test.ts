@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { lossyFsBinaryPath, lossyFsUnavailable } from '../../../../harness/env/lossy-fs-binary.ts';
-import { startLossyFs } from '../../../../harness/env/lossy-fs.ts';
+import { describe, expect, it } from 'vitest';
 import type { LossyFs } from '../../../../harness/env/lossy-fs.ts';
+import { lossyFsMissing, lossyFsMounter } from '../../../../harness/env/lossy-fs.test-support.ts';
 
 /**
  * SQLite's WAL commits on the power-loss filesystem (harness/env/lossy-fs.ts, whose own behaviour
@@ -15,23 +12,9 @@ import type { LossyFs } from '../../../../harness/env/lossy-fs.ts';
  * cut, OFF and NORMAL lose them (the unsafe variants the power-loss cells must catch).
  */
 
-// Outside CI a machine without /dev/fuse or the built binary skips with the reason; CI provisions
-// both (.ci/run), so there a missing one fails.
-const missing = process.env.CI === 'true' ? null : lossyFsUnavailable(lossyFsBinaryPath());
+const missing = lossyFsMissing();
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'sqlite-commits.ts');
-
-const backings: string[] = [];
-afterEach(() => {
-  for (const dir of backings.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-async function mount(): Promise<LossyFs> {
-  const backing = mkdtempSync(join(tmpdir(), 'dpone-lossyfs-backing-'));
-  backings.push(backing);
-  const started = await startLossyFs({ backing });
-  if (!started.available) throw new Error(started.reason);
-  return started.fs;
-}
+const { mount } = lossyFsMounter();
 
 describe.skipIf(missing !== null)(
   `SQLite on the power-loss filesystem${missing === null ? '' : ` (skipped: ${missing})`}`,
