@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StartedEnvironment } from '../../../../harness/env/environment.ts';
-import { ownsServerFor } from '../../../../harness/routes/engine-services.ts';
+import { startExternal } from '../../../../harness/env/external/external-provider.ts';
+import { ENGINE_SERVICES, ownsServerFor } from '../../../../harness/routes/engine-services.ts';
 import { lostCommitFault } from '../../../../harness/faults/lost-commit-fault.ts';
 import { serverKillFault } from '../../../../harness/faults/server-fault.ts';
 import { stallFault } from '../../../../harness/faults/stall-fault.ts';
@@ -27,5 +28,14 @@ describe('ClickHouse service entry: the servers of its own it offers the server 
     expect(serverKillFault.unavailableIn!(local)).toBeNull();
     expect(stallFault.unavailableIn!(local)).toMatch(/^provider local owns no server whose backends/);
     expect(lostCommitFault.unavailableIn!(local)).toMatch(/^provider local owns no server it can fail over/);
+  });
+});
+
+describe('ClickHouse service entry: the external provider', () => {
+  it('asks for its URL and password variables, then Toxiproxy’s', async () => {
+    expect(await startExternal(ENGINE_SERVICES, ['clickhouse', 'toxiproxy'], {})).toEqual({
+      status: 'unverified',
+      reason: 'external provider: set DPONE_CH_URL, DPONE_CH_PASSWORD, DPONE_TOXIPROXY_URL',
+    });
   });
 });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { StartedEnvironment } from '../../../../harness/env/environment.ts';
+import { startExternal } from '../../../../harness/env/external/external-provider.ts';
 import {
+  ENGINE_SERVICES,
   INSTALL,
   missingComponent,
   ownsServerFor,
@@ -81,5 +83,21 @@ describe('PostgreSQL service entry: the pooler lane', () => {
     expect(poolerMissing({}, 'embedded')).toBe(
       'this provider (embedded) starts no PgBouncer: the pooler lane cannot run',
     );
+  });
+});
+
+describe('PostgreSQL service entry: the external provider', () => {
+  it('is UNVERIFIED with the variables to set when none are given', async () => {
+    const result = await startExternal(ENGINE_SERVICES, ['postgres', 'toxiproxy'], {});
+    expect(result).toEqual({ status: 'unverified', reason: expect.stringContaining('DPONE_PG_URL') });
+  });
+
+  it('refuses a password inside the URL without echoing it', async () => {
+    const result = await startExternal(ENGINE_SERVICES, ['postgres', 'toxiproxy'], {
+      DPONE_PG_URL: 'postgres://u:s3cret@db.example:5432/x',
+      DPONE_TOXIPROXY_URL: 'http://127.0.0.1:1',
+    });
+    expect(result.status).toBe('unverified');
+    expect(JSON.stringify(result)).not.toContain('s3cret');
   });
 });
