@@ -5,12 +5,22 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { descendants, parseXml } from '../reporters/fixtures/xml-elements.ts';
+import { CONNECTOR_PARTS, EMBEDDED_ENGINE } from '../routes/route-registry.ts';
 
 /**
  * Issue 35 item 1 through the real CLI: every rendering of a run (index.html, summary.md,
  * junit.xml, the last line of `certify run`) carries the gate's answer and its lines, the same
  * lines `certify gate` prints for that evidence.
  */
+
+/** The server engine that plays `role` only. */
+const serverOnly = (role: 'source' | 'target') =>
+  Object.keys(CONNECTOR_PARTS).find(
+    (engine) => CONNECTOR_PARTS[engine]!.service && CONNECTOR_PARTS[engine]!.roles.join() === role,
+  )!;
+/** A route between two servers (a source-only engine into a target-only one): it needs a provider of servers. */
+const SERVER_ROUTE = `${serverOnly('source')}-to-${serverOnly('target')}`;
+const EMBEDDED_ROUTE = `${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE}`;
 
 const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
 const dirs: string[] = [];
@@ -49,10 +59,7 @@ async function renderings(args: readonly string[], route: string) {
 
 describe('the gate in every rendering', () => {
   it('an UNVERIFIED default-suite run (no Docker engine): "No: this is the default suite", every line in all three', async () => {
-    const result = await renderings(
-      ['--route', 'mssql-to-clickhouse', '--provider', 'docker'],
-      'mssql-to-clickhouse',
-    );
+    const result = await renderings(['--route', SERVER_ROUTE, '--provider', 'docker'], SERVER_ROUTE);
     expect(result.run.exitCode, result.run.stderr).toBe(3);
     const answer = 'Can this route be enabled? No: this is the default suite; gating needs --suite full';
     expect(result.lastLine).toBe(answer);
@@ -107,18 +114,20 @@ describe('the gate in every rendering', () => {
   }, 60_000);
 
   it('a PASS run of --scenario files says why it cannot enable the route, and the cells stay PASS', async () => {
-    const result = await renderings(['--scenario', 'small.yaml'], 'sqlite');
+    const result = await renderings(['--scenario', 'small.yaml'], EMBEDDED_ENGINE);
     expect(result.run.exitCode, result.run.stderr).toBe(0);
     expect(result.evidence.environment.suite).toBeNull();
     const answer =
       "Can this route be enabled? No: this run's scenarios were chosen with --scenario; gating needs --suite full";
     expect(result.lastLine).toBe(answer);
     expect(result.run.stdout).toMatch(
-      /^next: dpone certify run --route sqlite-to-sqlite --suite full --gate/m,
+      new RegExp(`^next: dpone certify run --route ${EMBEDDED_ROUTE} --suite full --gate`, 'm'),
     );
     expect(result.html).toContain('Cells: <span class="badge v-PASS">PASS</span>');
     expect(result.html).not.toMatch(/<header class="run v-PASS">/);
-    expect(result.markdown).toMatch(/^## dpone certify: route `sqlite-to-sqlite`, cells \*\*PASS\*\*/);
+    expect(result.markdown).toMatch(
+      new RegExp(`^## dpone certify: route \`${EMBEDDED_ROUTE}\`, cells \\*\\*PASS\\*\\*`),
+    );
     expect(result.markdown).toContain(`**${answer}**`);
   }, 60_000);
 });
