@@ -4,33 +4,36 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dpone } from '../../src/cli/commands/example-workload.test-support.ts';
 import { ENVIRONMENT_PROVIDERS } from '../env/environment-registry.ts';
-import { ENGINE_SERVICES } from '../routes/engine-services.ts';
-import { loadRoute, routeIds } from '../routes/route-registry.ts';
-import type { Component } from './doctor-probes.ts';
+import { ENGINE_SERVICES, ENGINE_USES } from '../routes/engine-services.ts';
+import { EMBEDDED_ENGINE, loadRoute, routeIds } from '../routes/route-registry.ts';
 import { nodeSupported } from './doctor-probes.ts';
 import type { DoctorReport } from './doctor.ts';
-import { DEFAULT_USE, USES, assess, renderDoctor } from './doctor.ts';
+import { USES } from './doctor.ts';
 
+// Engine-neutral on purpose (no engine is named outside its folder): each engine's lines and
+// components are asserted in its folder (connectors/<engine>/harness/engine.test.ts).
 const SECRET = 'doctor-must-not-print-this-7731';
+const EMBEDDED_ROUTE = `${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE}`;
+/** The entry of the server that gives doctor's external line its example URL. */
+const EXTERNAL_ENTRY = Object.values(ENGINE_SERVICES).find((entry) => entry.doctor.externalExample)!;
 
-function present(ids: readonly Component['id'][]): Component[] {
-  const all: Component['id'][] = ['node', 'sqlite', 'postgres', 'postgres-user', 'toxiproxy', 'docker'];
-  return all.map((id) => ({ id, name: id, present: ids.includes(id), detail: '', install: `install ${id}` }));
-}
+/** The components doctor lists of its own, in their order (Node, the providers' tools, Chromium, Airflow). */
+const GENERIC = ['node', 'toxiproxy', 'chromium', 'docker', 'external', 'airflow'];
 
 describe('dpone doctor (real CLI process)', () => {
   it('reports every use and component as JSON, exit 0 when the default route can run here', async () => {
+    const [urlVar, passwordVar] = EXTERNAL_ENTRY.external.requiredEnv;
     const result = await dpone(['doctor', '--json'], {
       cwd: tmpdir(),
       // An engine that cannot answer, and a password that must never be echoed.
-      env: { DOCKER_HOST: 'tcp://127.0.0.1:1', DPONE_PG_PASSWORD: SECRET },
+      env: { DOCKER_HOST: 'tcp://127.0.0.1:1', [passwordVar!]: SECRET },
     });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toContain(SECRET);
     const report = JSON.parse(result.stdout) as DoctorReport;
     expect(report.schema).toBe('dpone.doctor/v1');
     expect(report.default_ready).toBe(true);
-    expect(report.uses[0]).toMatchObject({ route: 'sqlite-to-sqlite', provider: 'embedded', ready: true });
+    expect(report.uses[0]).toMatchObject({ route: EMBEDDED_ROUTE, provider: 'embedded', ready: true });
     const docker = report.components.find((c) => c.id === 'docker')!;
     expect(docker.present).toBe(false);
     expect(docker.detail).toContain('127.0.0.1:1');
@@ -39,38 +42,26 @@ describe('dpone doctor (real CLI process)', () => {
       missing: ['docker'],
     });
     for (const c of report.components) expect(c.install).not.toBe('');
-    // The external provider's line: the server whose entry gives an example URL (PostgreSQL's), its
-    // variables (the password set here, so only the others are missing) and Toxiproxy's.
+    // The external provider's line: the server whose entry gives an example URL, its variables (the
+    // password set here, so only the others are missing) and Toxiproxy's. Its words:
+    // connectors/<that engine>/harness/engine.test.ts.
     expect(report.components.find((c) => c.id === 'external')).toMatchObject({
-      name: 'your own PostgreSQL + Toxiproxy',
+      name: `your own ${EXTERNAL_ENTRY.label} + Toxiproxy`,
       present: false,
-      detail: expect.stringMatching(/^not set: DPONE_PG_URL, \w+$/),
-      install: expect.stringMatching(
-        /^export DPONE_PG_URL=postgres:\/\/user@host:5432\/db DPONE_PG_PASSWORD=… \w+=http:\/\/host:8474$/,
-      ),
+      detail: `not set: ${urlVar}, DPONE_TOXIPROXY_URL`,
+      install: `export ${urlVar}=${EXTERNAL_ENTRY.doctor.externalExample} ${passwordVar}=… DPONE_TOXIPROXY_URL=http://host:8474`,
     });
-    // The engines' components come from their service entries, placed among the generic ones by rank
-    // (SQL Server's by its name: this file names no engine it did not name before).
-    const sqlServer = report.components.find((c) => c.name === 'SQL Server')!.id;
-    expect(report.components.map((c) => c.id)).toEqual([
-      'node',
-      'sqlite',
-      'postgres',
-      'postgres-user',
-      'toxiproxy',
-      'pgbouncer',
-      'clickhouse',
-      'chromium',
-      'docker',
-      'external',
-      sqlServer,
-      'airflow',
-    ]);
+    // The generic components in their order; each engine's are placed among them by rank (asserted
+    // in each engine's folder), each listed once.
+    const ids = report.components.map((c) => c.id);
+    expect(ids.filter((id) => GENERIC.includes(id))).toEqual(GENERIC);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThan(GENERIC.length);
   });
 
   it('prints one readable table; a bad flag is exit 2', async () => {
     const plain = await dpone(['doctor'], { cwd: tmpdir(), env: { DOCKER_HOST: 'tcp://127.0.0.1:1' } });
-    expect(plain.stdout).toMatch(/^ {2}ready {4}sqlite-to-sqlite +embedded/m);
+    expect(plain.stdout).toMatch(new RegExp(`^ {2}ready {4}${EMBEDDED_ROUTE} +embedded`, 'm'));
     expect(plain.stdout).toMatch(/MISSING {2}Docker engine .*127\.0\.0\.1:1/);
     expect(plain.stdout).toMatch(/install: /);
     expect((await dpone(['doctor', '--fast'], { cwd: tmpdir() })).exitCode).toBe(2);
@@ -105,53 +96,31 @@ describe('doctor finds the Airflow environment where the provisioning step build
 });
 
 describe('doctor assessment', () => {
-  it('names the certified routes with their default provider, only routes the harness has, and every provider', async () => {
-    const certified = [
-      'sqlite-to-sqlite',
-      'postgres-to-postgres',
-      'sqlite-to-clickhouse',
-      'postgres-to-clickhouse',
-    ];
-    for (const id of certified) {
-      const route = await loadRoute(id);
-      expect(USES.some((u) => u.route === route.id && u.provider === route.defaultProvider)).toBe(true);
-    }
+  it("lists each engine's own route on its default provider, only routes the harness has, and every provider", async () => {
+    for (const { engine, uses } of ENGINE_USES)
+      if (uses.ownRoute && routeIds().includes(`${engine}-to-${engine}`)) {
+        const route = await loadRoute(`${engine}-to-${engine}`);
+        expect(USES.some((u) => u.route === route.id && u.provider === route.defaultProvider)).toBe(true);
+      }
     for (const use of USES.filter((u) => u.route.includes('-to-'))) expect(routeIds()).toContain(use.route);
     for (const provider of Object.keys(ENVIRONMENT_PROVIDERS))
       expect(USES.some((u) => u.provider === provider)).toBe(true);
   });
 
-  it("derives every line from the engines' entries: own routes, routes into a target only, lanes, npm test", () => {
-    // SQL Server's engine (and its component) by its label: this file names no engine it did not name before.
-    const sqlServer = Object.keys(ENGINE_SERVICES).find(
-      (name) => ENGINE_SERVICES[name]!.label === 'SQL Server',
-    )!;
-    expect(USES.map((u) => [u.route, u.provider, u.needs.join(' ')])).toEqual([
-      ['sqlite-to-sqlite', 'embedded', 'node sqlite'],
-      ['postgres-to-postgres', 'local', 'node postgres postgres-user toxiproxy pgbouncer'],
-      ['postgres-to-postgres', 'docker', 'node docker'],
-      ['postgres-to-postgres', 'external', 'node external'],
-      // A composed route needs Node, both ends' components on its provider, then the provider's tools.
-      ['sqlite-to-clickhouse', 'local', 'node sqlite clickhouse toxiproxy'],
-      ['postgres-to-clickhouse', 'local', 'node postgres postgres-user clickhouse toxiproxy'],
-      // The first provider both ends run: SQL Server has no local server.
-      [`${sqlServer}-to-clickhouse`, 'docker', 'node docker'],
-      [sqlServer, 'url', `node ${sqlServer}`],
-      ['npm test', 'live tests', 'node postgres postgres-user toxiproxy clickhouse chromium'],
-      ['airflow', 'venv', 'airflow'],
-    ]);
-    expect(USES.find((u) => u.route === 'postgres-to-clickhouse')!.command).toBe(
-      'dpone certify run --route postgres-to-clickhouse --provider local',
-    );
-    expect(DEFAULT_USE).toMatchObject({ route: 'sqlite-to-sqlite', command: 'npm run certify' });
-  });
-
-  it('the default route is not ready without a supported Node: the CLI then exits 27', () => {
-    const report = assess(present(['postgres', 'postgres-user', 'toxiproxy', 'docker']));
-    expect(report.default_ready).toBe(false);
-    expect(report.uses[0]!.missing).toEqual(['node', 'sqlite']);
-    expect(renderDoctor(report)).toContain('cannot run here');
-    expect(assess(present(['node', 'sqlite'])).default_ready).toBe(true);
+  it('lists the own routes (the embedded one first), the composed ones, the lanes, then npm test and Airflow', () => {
+    const kinds = USES.map(({ route }) => {
+      const [source, target] = route.split('-to-');
+      if (target === undefined) return ['npm test', 'airflow'].includes(route) ? route : 'lane';
+      return source === target ? 'own' : 'composed';
+    });
+    expect(USES[0]!.route).toBe(EMBEDDED_ROUTE);
+    expect(kinds.join(' ')).toMatch(/^(own )+(composed )+(lane )+npm test airflow$/);
+    expect(USES.at(-1)).toMatchObject({ route: 'airflow', provider: 'venv', needs: ['airflow'] });
+    // npm test: Node, every server its live tests start on this machine, then Chromium.
+    const tests = USES.find((u) => u.route === 'npm test')!;
+    expect(tests.provider).toBe('live tests');
+    expect([tests.needs[0], tests.needs.at(-1)]).toEqual(['node', 'chromium']);
+    expect(tests.needs).toContain('toxiproxy');
   });
 
   it('knows which Node versions run the sources', () => {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { componentIds } from '../../../harness/doctor/doctor.test-support.ts';
+import { USES } from '../../../harness/doctor/doctor.ts';
 import { routeConnectorVersion } from '../../../src/cli/certifications.ts';
 import {
   CONNECTOR_PARTS,
@@ -61,5 +63,52 @@ describe('ClickHouse in the harness registry: a target only, from every source',
     expect(fromEmbedded.capabilities.proxies).toEqual(['target']);
     expect(fromEmbedded.capabilities.serverKills.journal).toEqual([]);
     expect(fromEmbedded.lossModes?.journal).toContain('wal-loss');
+  });
+});
+
+describe('ClickHouse in dpone doctor: certified in the routes into it', () => {
+  /** The components an engine's entry says a route with it at one end needs on the local provider. */
+  const local = (engine: string) => {
+    const entry = CONNECTOR_PARTS[engine]!;
+    return (entry.service ?? entry.embedded)!.doctor.uses.providers.local ?? [];
+  };
+
+  it('lists the route from each source on the first provider both ends run, needing what both ends need', async () => {
+    expect(
+      USES.filter((u) => u.route.endsWith('-to-clickhouse')).map((u) => [
+        u.route,
+        u.provider,
+        u.needs.join(' '),
+      ]),
+    ).toEqual([
+      [
+        `${EMBEDDED_ENGINE}-to-clickhouse`,
+        'local',
+        ['node', ...local(EMBEDDED_ENGINE), 'clickhouse', 'toxiproxy'].join(' '),
+      ],
+      [
+        `${journaling}-to-clickhouse`,
+        'local',
+        ['node', ...local(journaling), 'clickhouse', 'toxiproxy'].join(' '),
+      ],
+      // The first provider both ends run: this source has no local server.
+      [`${plain}-to-clickhouse`, 'docker', 'node docker'],
+    ]);
+    expect(local(plain)).toEqual([]);
+    expect(USES.find((u) => u.route === `${journaling}-to-clickhouse`)!.command).toBe(
+      `dpone certify run --route ${journaling}-to-clickhouse --provider local`,
+    );
+    // The certified ones on their default provider.
+    for (const source of [EMBEDDED_ENGINE, journaling]) {
+      const route = await loadRoute(`${source}-to-clickhouse`);
+      expect(USES.some((u) => u.route === route.id && u.provider === route.defaultProvider)).toBe(true);
+    }
+  });
+
+  it('its server is the last npm test starts, before Chromium; its component stands after Toxiproxy’s, before Chromium', async () => {
+    expect(USES.find((u) => u.route === 'npm test')!.needs.slice(-2)).toEqual(['clickhouse', 'chromium']);
+    const ids = await componentIds();
+    expect(ids.indexOf('clickhouse')).toBeGreaterThan(ids.indexOf('toxiproxy'));
+    expect(ids[ids.indexOf('clickhouse') + 1]).toBe('chromium');
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { componentIds } from '../../../harness/doctor/doctor.test-support.ts';
+import { USES } from '../../../harness/doctor/doctor.ts';
 import {
   CONNECTOR_PARTS,
   harnessRouteId,
@@ -23,5 +25,20 @@ describe('SQL Server in the harness registry: a source only', () => {
 
   it('a route from SQL Server needs SQL Server, which no local provider has', async () => {
     for (const target of targets) expect((await loadRoute(`mssql-to-${target}`)).services).toContain('mssql');
+  });
+});
+
+describe('SQL Server in dpone doctor', () => {
+  it('lists its live tests’ lane (a URL), starts no server for npm test, and its component after the external line', async () => {
+    expect(USES.filter((u) => u.route === 'mssql').map((u) => [u.provider, u.needs.join(' ')])).toEqual([
+      ['url', 'node mssql'],
+    ]);
+    expect(USES.find((u) => u.route === 'npm test')!.needs).not.toContain('mssql');
+    const ids = await componentIds();
+    expect(ids.slice(ids.indexOf('mssql') - 1, ids.indexOf('mssql') + 2)).toEqual([
+      'external',
+      'mssql',
+      'airflow',
+    ]);
   });
 });
