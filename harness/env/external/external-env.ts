@@ -56,5 +56,27 @@ export function serverLogin(
   };
 }
 
+/** An engine's variables for the external provider (its `<ENGINE>_ENV`): its URL, password and Toxiproxy upstream. */
+export interface ServerVariables {
+  readonly url: string;
+  readonly password: string;
+  readonly upstream: string;
+}
+
+/**
+ * The user's server that an engine's variables name: its URL (serverUrl) and who logs in there
+ * (serverLogin, the engine's default port and user), or why not.
+ */
+export function externalLogin(
+  env: NodeJS.ProcessEnv,
+  variables: ServerVariables,
+  defaults: { readonly port: number; readonly user: string },
+): { url: URL; login: ReturnType<typeof serverLogin> } | string {
+  const url = serverUrl(env, variables.url, variables.password);
+  if (typeof url === 'string') return url;
+  const engine = { ...defaults, passwordVar: variables.password, upstreamVar: variables.upstream };
+  return { url, login: serverLogin(env, url, engine) };
+}
+
 /** A fresh name for the run's throw-away database of cells. */
 export const cellsDatabaseName = (): string => `dpone_cells_${randomBytes(6).toString('hex')}`;

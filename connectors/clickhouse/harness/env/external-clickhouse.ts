@@ -1,6 +1,6 @@
 import type { ClickHouseEndpoint, ClickHouseService } from './clickhouse-endpoint.ts';
 import { CLICKHOUSE_ENV, clickhouseHttp } from './clickhouse-endpoint.ts';
-import { serverUrl } from '../../../../harness/env/external/external-env.ts';
+import { externalLogin } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's ClickHouse (`clickhouse://USER@HOST:HTTP_PORT`, password from DPONE_CH_PASSWORD):
@@ -9,15 +9,10 @@ import { serverUrl } from '../../../../harness/env/external/external-env.ts';
  * harness owns no server here, so cells that kill one are UNVERIFIED.
  */
 export async function externalClickHouse(env: NodeJS.ProcessEnv): Promise<ClickHouseService | string> {
-  const url = serverUrl(env, CLICKHOUSE_ENV.url, CLICKHOUSE_ENV.password);
-  if (typeof url === 'string') return url;
-  const port = Number(url.port || 8123);
-  const admin: ClickHouseEndpoint = {
-    host: url.hostname,
-    httpPort: port,
-    user: decodeURIComponent(url.username || 'default'),
-    password: env[CLICKHOUSE_ENV.password] ?? '',
-  };
+  const found = externalLogin(env, CLICKHOUSE_ENV, { port: 8123, user: 'default' });
+  if (typeof found === 'string') return found;
+  const { host, port, user, password, proxyUpstream } = found.login;
+  const admin: ClickHouseEndpoint = { host, httpPort: port, user, password };
   try {
     await clickhouseHttp(admin, 'SELECT 1', 'check the login');
   } catch {
@@ -26,6 +21,6 @@ export async function externalClickHouse(env: NodeJS.ProcessEnv): Promise<ClickH
   return {
     admin,
     worker: { user: admin.user, password: admin.password },
-    proxyUpstream: env[CLICKHOUSE_ENV.upstream] ?? `${url.hostname}:${port}`,
+    proxyUpstream,
   };
 }

@@ -1,7 +1,7 @@
 import { mssqlAdmin } from './mssql-admin.ts';
 import type { MssqlEndpoint, MssqlService } from './mssql-service.ts';
 import { MSSQL_ENV } from './mssql-service.ts';
-import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/env/external/external-env.ts';
+import { cellsDatabaseName, externalLogin } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's SQL Server (`mssql://LOGIN@HOST:1433[?trustServerCertificate=true]`, password from
@@ -10,17 +10,9 @@ import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/e
 export async function externalMssql(
   env: NodeJS.ProcessEnv,
 ): Promise<(MssqlService & AsyncDisposable) | string> {
-  const url = serverUrl(env, MSSQL_ENV.url, MSSQL_ENV.password);
-  if (typeof url === 'string') return url;
-  const server: MssqlEndpoint = {
-    ...serverLogin(env, url, {
-      port: 1433,
-      user: 'sa',
-      passwordVar: MSSQL_ENV.password,
-      upstreamVar: MSSQL_ENV.upstream,
-    }),
-    query: url.search.slice(1),
-  };
+  const found = externalLogin(env, MSSQL_ENV, { port: 1433, user: 'sa' });
+  if (typeof found === 'string') return found;
+  const server: MssqlEndpoint = { ...found.login, query: found.url.search.slice(1) };
   const cellsDatabase = cellsDatabaseName();
   try {
     await mssqlAdmin(server, null, [`CREATE DATABASE [${cellsDatabase}]`]);

@@ -1,7 +1,7 @@
 import { createCellsDatabase, dropCellsDatabase, missingPrivilege } from './postgres-admin.ts';
 import type { PostgresEndpoint, PostgresService } from './postgres-services.ts';
 import { POSTGRES_ENV } from './postgres-services.ts';
-import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/env/external/external-env.ts';
+import { cellsDatabaseName, externalLogin } from '../../../../harness/env/external/external-env.ts';
 
 /**
  * The user's PostgreSQL: the role's privileges are checked before anything is created, then one
@@ -10,16 +10,11 @@ import { cellsDatabaseName, serverLogin, serverUrl } from '../../../../harness/e
 export async function externalPostgres(
   env: NodeJS.ProcessEnv,
 ): Promise<(PostgresService & AsyncDisposable) | string> {
-  const url = serverUrl(env, POSTGRES_ENV.url, POSTGRES_ENV.password);
-  if (typeof url === 'string') return url;
+  const found = externalLogin(env, POSTGRES_ENV, { port: 5432, user: 'postgres' });
+  if (typeof found === 'string') return found;
   const server: PostgresEndpoint = {
-    ...serverLogin(env, url, {
-      port: 5432,
-      user: 'postgres',
-      passwordVar: POSTGRES_ENV.password,
-      upstreamVar: POSTGRES_ENV.upstream,
-    }),
-    adminDatabase: decodeURIComponent(url.pathname.slice(1)) || 'postgres',
+    ...found.login,
+    adminDatabase: decodeURIComponent(found.url.pathname.slice(1)) || 'postgres',
   };
   const missing = await missingPrivilege(server);
   if (missing) return missing;
