@@ -4,7 +4,8 @@ import type { ConnectorEndpoint } from '../../src/ports/connector-plugin.ts';
 import { routeConnectorVersion } from '../../src/cli/certifications.ts';
 import { exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 import { embeddedEngine } from '../../src/cli/engine-roles.ts';
-import { BUILT_IN_CONNECTORS, SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
+import { SOURCE_ENGINES } from '../../src/cli/engine-table.ts';
+import { expectTableLine } from '../../src/cli/engine-table.test-support.ts';
 import { routeAcceptanceItems } from '../../src/cli/route-acceptance.ts';
 import { isBuiltInRouteId } from '../../src/cli/workload-fields.ts';
 import { readWorkloadFile } from '../../src/cli/workload-file.ts';
@@ -15,10 +16,7 @@ const [EMBEDDED] = embeddedEngine();
 
 describe('ClickHouse in the built-in engines table', () => {
   it('is a source and a target, with its folder; its name is a route into it from any source', () => {
-    expect(BUILT_IN_CONNECTORS.clickhouse).toBe(CLICKHOUSE_ENGINE);
-    expect(SOURCE_ENGINES.clickhouse).toBe(CLICKHOUSE_ENGINE.source);
-    expect(TARGET_ENGINES.clickhouse).toBe(CLICKHOUSE_ENGINE.target);
-    expect(CLICKHOUSE_ENGINE.folder.endsWith('/connectors/clickhouse/')).toBe(true);
+    expectTableLine('clickhouse', CLICKHOUSE_ENGINE, ['source', 'target']);
     expect(isBuiltInRouteId('clickhouse')).toBe(true);
   });
 

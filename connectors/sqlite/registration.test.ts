@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MANDATORY_ACCEPTANCE_ITEMS } from '../../src/contracts/certification.ts';
 import { routeConnectorVersion } from '../../src/cli/certifications.ts';
 import { embeddedEngine } from '../../src/cli/engine-roles.ts';
-import { BUILT_IN_CONNECTORS, SOURCE_ENGINES, TARGET_ENGINES } from '../../src/cli/engine-table.ts';
+import { BUILT_IN_CONNECTORS, SOURCE_ENGINES } from '../../src/cli/engine-table.ts';
+import { expectTableLine } from '../../src/cli/engine-table.test-support.ts';
 import { routeAcceptanceItems } from '../../src/cli/route-acceptance.ts';
 import { acceptanceItems } from '../../harness/gate/acceptance-items.ts';
 import { SQLITE_ENGINE } from './engine.ts';
@@ -22,11 +23,8 @@ const OTHER_SOURCE = Object.keys(SOURCE_ENGINES).find((engine) => engine !== 'sq
 describe('SQLite in the built-in engines table', () => {
   it('is the embedded engine, listed first, a source and a target, with its folder', () => {
     expect(Object.keys(BUILT_IN_CONNECTORS)[0]).toBe('sqlite');
-    expect(BUILT_IN_CONNECTORS.sqlite).toBe(SQLITE_ENGINE);
+    expectTableLine('sqlite', SQLITE_ENGINE, ['source', 'target']);
     expect(embeddedEngine()[0]).toBe('sqlite');
-    expect(SOURCE_ENGINES.sqlite).toBe(SQLITE_ENGINE.source);
-    expect(TARGET_ENGINES.sqlite).toBe(SQLITE_ENGINE.target);
-    expect(SQLITE_ENGINE.folder.endsWith('/connectors/sqlite/')).toBe(true);
   });
 
   it('keeps the connector version its route shows in evidence and records', () => {
