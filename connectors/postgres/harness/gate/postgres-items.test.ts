@@ -5,6 +5,8 @@ import type {
   FaultRecord,
 } from '../../../../harness/evidence/evidence-types.ts';
 import { acceptanceItems } from '../../../../harness/gate/acceptance-items.ts';
+import { MANDATORY_ACCEPTANCE_ITEMS } from '../../../../src/contracts/certification.ts';
+import { routeAcceptanceItems } from '../../../../src/cli/route-acceptance.ts';
 import { checkedCell } from '../../../../harness/gate/fixtures/certified-evidence.ts';
 import { CONNECTOR_PARTS, EMBEDDED_ENGINE } from '../../../../harness/routes/route-registry.ts';
 import {
@@ -23,6 +25,14 @@ const OTHER_SERVER_TARGET = Object.keys(CONNECTOR_PARTS).find(
     CONNECTOR_PARTS[engine]!.service !== undefined &&
     CONNECTOR_PARTS[engine]!.roles.includes('target'),
 )!;
+
+/** The lines a route into PostgreSQL adds: issue 28's, then (after the shared ones) the server's storage lines. */
+const ISSUE_28_ITEMS = ['pooler-values-exact', 'lost-commit-diverged', 'stall-bounded'];
+const SERVER_STORAGE_ITEMS = [
+  'power-loss-server-durable',
+  'full-disk-server-refused-then-one',
+  'journal-corruption-server-detected',
+];
 
 const done: AttemptRecord = {
   pid: 1,
@@ -51,19 +61,33 @@ const passing = (name: string, verdict: 'PASS' | 'FAIL' = 'PASS') => [{ name, ve
 describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
     const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
-    for (const id of [
-      'pooler-values-exact',
-      'lost-commit-diverged',
-      'stall-bounded',
-      'power-loss-server-durable',
-      'full-disk-server-refused-then-one',
-      'journal-corruption-server-detected',
-    ]) {
+    for (const id of [...ISSUE_28_ITEMS, ...SERVER_STORAGE_ITEMS]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids(`${EMBEDDED_ENGINE}-to-postgres`)).toContain(id);
       expect(ids(`${EMBEDDED_ENGINE}-to-${EMBEDDED_ENGINE}`)).not.toContain(id);
       expect(ids(`postgres-to-${OTHER_SERVER_TARGET}`)).not.toContain(id);
     }
+  });
+
+  it('a record lacks them in the order they always had: mandatory, then the target items and the plain-write item', () => {
+    expect(routeAcceptanceItems('postgres')).toEqual([
+      ...MANDATORY_ACCEPTANCE_ITEMS,
+      ...ISSUE_28_ITEMS,
+      ...SERVER_STORAGE_ITEMS,
+      'shadow-report-exact',
+    ]);
+    // The gate prints an engine's route lines after the shared fault lines, its storage lines last.
+    expect(
+      acceptanceItems(`${EMBEDDED_ENGINE}-to-postgres`)
+        .map((item) => item.id)
+        .slice(6),
+    ).toEqual([
+      'airflow-one-mutation',
+      ...ISSUE_28_ITEMS,
+      'clock-skew',
+      'shadow-report-exact',
+      ...SERVER_STORAGE_ITEMS,
+    ]);
   });
 
   it('pooler lane: decided by counted cells of both modes; zero cells or a missing kind is not PASS', () => {
