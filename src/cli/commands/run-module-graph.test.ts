@@ -82,10 +82,9 @@ function readJson(path: string): { dependencies?: Record<string, string> } {
   return JSON.parse(readFileSync(path, 'utf8')) as { dependencies?: Record<string, string> };
 }
 
-/** Server drivers and their adapters: what the embedded route must never load. */
+/** Server drivers and the server engines' code: what the embedded route must never load. */
 const SERVER_MODULES = [
   ...serverDrivers().map((name) => new RegExp(`/node_modules/${name}/`)),
-  new RegExp(`/src/adapters/(connectors|journal)/(${SERVERS.map(([name]) => name).join('|')})/`),
   // A server engine folder's code, but its engine.ts (the built-in engines table loads it: lazy
   // openers only), the workload rules it names (name checks the workload reader runs: no driver, no
   // I/O) and its unsafe-variant catalogue (data the assembled catalogue reads; it imports types only).
