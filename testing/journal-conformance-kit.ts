@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { ErrorCode } from '../src/contracts/errors.ts';
-import { isDponeError } from '../src/contracts/errors.ts';
+import { DponeError, isDponeError } from '../src/contracts/errors.ts';
 import type { AuditRecord, CommitIntentMetadata, CommitJournalEntry } from '../src/contracts/journal.ts';
 import type { CommitState } from '../src/contracts/states.ts';
 import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
@@ -95,6 +95,19 @@ export async function rejectsWith(promise: Promise<unknown>, code: ErrorCode): P
   );
   expect(error, `expected rejection with ${code}`).toBeDefined();
   expect(isDponeError(error) ? error.code : error).toBe(code);
+}
+
+/**
+ * Awaits a rejection that must be a DponeError and returns it, for a test that reads its code,
+ * message or fields (a journal that is refused, unreachable or damaged).
+ */
+export async function dponeRejection(promise: Promise<unknown>): Promise<DponeError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DponeError);
+  return error as DponeError;
 }
 
 /** Asserts the entry and its history did not change. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
-import { create, opId, step } from '../../../testing/journal-conformance-kit.ts';
+import { ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
+import { create, dponeRejection, opId, step } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
 import { entryToRow, historyToRow } from '../../../src/adapters/journal/journal-row.ts';
@@ -15,15 +15,6 @@ import { entryToRow, historyToRow } from '../../../src/adapters/journal/journal-
  * written before checksums gains them on its first writable open, history still append-only.
  */
 const dir = mkdtempSync(join(tmpdir(), 'dpone-row-checksum-'));
-
-async function failure(promise: Promise<unknown>): Promise<DponeError> {
-  const outcome = await promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(DponeError);
-  return outcome as DponeError;
-}
 
 /** Flips one letter of the only occurrence of `text` in the file's bytes. */
 function flipLetter(path: string, text: string): void {
@@ -49,13 +40,13 @@ describe('SQLite journal row checksums', () => {
     raw.prepare('UPDATE dpone_commit_journal SET operation_id = ? WHERE operation_id = ?').run(`${id}x`, id);
     raw.close();
     await using journal = await SqliteJournal.open(path, { chosenBy: '--journal' });
-    const error = await failure(journal.get(id));
+    const error = await dponeRejection(journal.get(id));
     expect(error.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
     expect(error.message).toBe(
       `the SQLite commit journal ${path} (chosen by --journal) could not be read or written: its bytes are damaged (history without its entry)`,
     );
     // Creating the intent again reads first: refused as damage, not "unavailable" on the history's key.
-    const again = await failure(create(journal, id));
+    const again = await dponeRejection(create(journal, id));
     expect(again.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
     // An operation that never had an entry still reads as absent.
     expect(await journal.get(opId('never-created'))).toBeNull();
@@ -72,14 +63,14 @@ describe('SQLite journal row checksums', () => {
     // The entry's metadata names its target; history rows carry other text. Only the entry holds this.
     flipLetter(path, '"target_identity":"memory:conformance.target"}');
     await using journal = await SqliteJournal.open(path, { chosenBy: '--journal' });
-    const error = await failure(journal.get(id));
+    const error = await dponeRejection(journal.get(id));
     expect(error.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
     expect(EXIT_CODES[error.code]).toBe(19);
     expect(error.message).toBe(
       `the SQLite commit journal ${path} (chosen by --journal) could not be read or written: its bytes are damaged (row checksum mismatch)`,
     );
     // A write reads the entry first: refused the same way, nothing written.
-    const cas = await failure(
+    const cas = await dponeRejection(
       journal.compareAndSet({
         operationId: id,
         expectedVersion: 2,
@@ -102,7 +93,7 @@ describe('SQLite journal row checksums', () => {
     flipLetter(path, `"reason":"conformance:PREPARING->PREPARED"`);
     await using journal = await SqliteJournal.open(path);
     expect((await journal.get(id))?.state).toBe('PREPARED');
-    expect((await failure(journal.history(id))).code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
+    expect((await dponeRejection(journal.history(id))).code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
   });
 
   it('a journal from before checksums gains one per row on its first writable open; its history stays append-only', async () => {
@@ -155,6 +146,6 @@ describe('SQLite journal row checksums', () => {
     // Migrated rows are verified like new ones: one flipped letter is damage.
     flipLetter(path, '"target_identity":"memory:conformance.target"}');
     await using journal = await SqliteJournal.open(path);
-    expect((await failure(journal.get(id))).code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
+    expect((await dponeRejection(journal.get(id))).code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
   });
 });
