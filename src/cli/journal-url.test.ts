@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { dponeRejection } from '../../testing/journal-conformance-kit.ts';
@@ -22,21 +20,16 @@ function journalSchemes(kind: 'file' | 'server'): string[] {
   );
 }
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'dpone-journal-url-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+/** Where the journals open from: no case here opens a file, so the system's temporary folder. */
+const cwd = tmpdir();
 
 describe('openJournal', () => {
   it('memory: only under the test runner or when forced, because it is not durable', async () => {
-    await using journal = await openJournal('memory:', { cwd: dir, env: { VITEST: 'true' } });
+    await using journal = await openJournal('memory:', { cwd, env: { VITEST: 'true' } });
     expect(journal).toBeInstanceOf(MemoryJournal);
-    const refused = await dponeRejection(openJournal('memory:', { cwd: dir, env: {} }));
+    const refused = await dponeRejection(openJournal('memory:', { cwd, env: {} }));
     expect([refused.code, refused.fields.field]).toEqual([ERROR_CODES.INVALID_INPUT, '--journal']);
-    await using forced = await openJournal('memory:', { cwd: dir, env: { DPONE_ALLOW_MEMORY_JOURNAL: '1' } });
+    await using forced = await openJournal('memory:', { cwd, env: { DPONE_ALLOW_MEMORY_JOURNAL: '1' } });
     expect(forced).toBeInstanceOf(MemoryJournal);
   });
 
@@ -57,7 +50,7 @@ describe('openJournal', () => {
       ]),
       ...journalSchemes('file').map((scheme) => `${scheme}:///tmp/j.db?token=${JOURNAL_SECRET}`),
     ];
-    for (const url of urls) await expectRefusedJournalUrl(url, dir);
+    for (const url of urls) await expectRefusedJournalUrl(url, cwd);
   });
 
   it('every server journal answers a closed port itself: JOURNAL_UNAVAILABLE without credentials', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { newEntry } from '../../../src/contracts/journal-rules.ts';
-import { METADATA, dponeRejection, opId, rejectsWith } from '../../../testing/journal-conformance-kit.ts';
+import {
+  METADATA,
+  casRequest,
+  dponeRejection,
+  opId,
+  rejectsWith,
+} from '../../../testing/journal-conformance-kit.ts';
 import { entryToRow } from '../../../src/adapters/journal/journal-row.ts';
 import { describeJournal } from '../../../src/cli/journal-durability.ts';
 import { closedPortAnswer } from '../../../src/cli/journal-url.test-support.ts';
@@ -68,14 +74,7 @@ function answerCreated(fake: FakeMssql): void {
 
 /** The CAS PREPARING -> PREPARED of the entry at version 1 (the fence is installed). */
 function prepare(id: string): CompareAndSetRequest {
-  return {
-    operationId: id,
-    expectedVersion: 1,
-    expectedStates: new Set(['PREPARING']),
-    nextState: 'PREPARED',
-    evidence: { reason: 'fence:installed' },
-    nowMs: 2_000,
-  };
+  return casRequest(id, 1, 'PREPARING', 'PREPARED', 2_000, 'fence:installed');
 }
 
 /** Holder `a` takes a 10 ms lease on the entry at version 1. */
@@ -106,7 +105,9 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
     const fake = new FakeMssql();
     const cause = driverError(18456, "Login failed for user 'sa' (hunter2-secret) at db.example: SELECT 1");
     fake.connectError = cause;
-    const error = await dponeRejection(MssqlJournal.open(URL_WITH_SECRET, undefined, async () => fake.driver()));
+    const error = await dponeRejection(
+      MssqlJournal.open(URL_WITH_SECRET, undefined, async () => fake.driver()),
+    );
     expect([error.code, error.cause]).toEqual([ERROR_CODES.JOURNAL_UNAVAILABLE, cause]);
     expectNoLeak(error);
     expect(fake.events).toEqual(['connect', 'close']);

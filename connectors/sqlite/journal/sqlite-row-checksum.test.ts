@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
-import { create, dponeRejection, opId, step } from '../../../testing/journal-conformance-kit.ts';
+import { casRequest, create, dponeRejection, opId, step } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 import { SQLITE_JOURNAL_SCHEMA } from './sqlite-schema.ts';
 import { entryToRow, historyToRow } from '../../../src/adapters/journal/journal-row.ts';
@@ -26,15 +26,17 @@ function flipLetter(path: string, text: string): void {
   writeFileSync(path, bytes);
 }
 
+/** Writes a journal at `path` holding the entry `id` stepped to PREPARED (two history rows), and closes it. */
+async function writePrepared(path: string, id: string): Promise<void> {
+  await using journal = await SqliteJournal.open(path);
+  await step(journal, await create(journal, id), 'PREPARED');
+}
+
 describe('SQLite journal row checksums', () => {
   it('an entry whose key bytes were damaged (its history still there) is JOURNAL_CORRUPT, never an absent entry to create again', async () => {
     const path = join(dir, 'flipped-key.db');
     const id = opId('flip-key');
-    {
-      await using journal = await SqliteJournal.open(path);
-      const entry = await create(journal, id);
-      await step(journal, entry, 'PREPARED');
-    }
+    await writePrepared(path, id);
     // The key sorts elsewhere now: a lookup by the operation id misses the row and its checksum.
     const raw = new DatabaseSync(path);
     raw.prepare('UPDATE dpone_commit_journal SET operation_id = ? WHERE operation_id = ?').run(`${id}x`, id);
@@ -55,11 +57,7 @@ describe('SQLite journal row checksums', () => {
   it('a letter flipped in an entry row (a state, a fence location) is JOURNAL_CORRUPT naming the file and who chose it', async () => {
     const path = join(dir, 'flipped-entry.db');
     const id = opId('flip-entry');
-    {
-      await using journal = await SqliteJournal.open(path);
-      const entry = await create(journal, id);
-      await step(journal, entry, 'PREPARED');
-    }
+    await writePrepared(path, id);
     // The entry's metadata names its target; history rows carry other text. Only the entry holds this.
     flipLetter(path, '"target_identity":"memory:conformance.target"}');
     await using journal = await SqliteJournal.open(path, { chosenBy: '--journal' });
@@ -71,14 +69,7 @@ describe('SQLite journal row checksums', () => {
     );
     // A write reads the entry first: refused the same way, nothing written.
     const cas = await dponeRejection(
-      journal.compareAndSet({
-        operationId: id,
-        expectedVersion: 2,
-        expectedStates: new Set(['PREPARED']),
-        nextState: 'COMMITTING',
-        evidence: { reason: 'test' },
-        nowMs: 2_000,
-      }),
+      journal.compareAndSet(casRequest(id, 2, 'PREPARED', 'COMMITTING', 2_000, 'test')),
     );
     expect(cas.code).toBe(ERROR_CODES.JOURNAL_CORRUPT);
   });
@@ -86,10 +77,7 @@ describe('SQLite journal row checksums', () => {
   it('a letter flipped in a history row is JOURNAL_CORRUPT when the history is read', async () => {
     const path = join(dir, 'flipped-history.db');
     const id = opId('flip-history');
-    {
-      await using journal = await SqliteJournal.open(path);
-      await step(journal, await create(journal, id), 'PREPARED');
-    }
+    await writePrepared(path, id);
     flipLetter(path, `"reason":"conformance:PREPARING->PREPARED"`);
     await using journal = await SqliteJournal.open(path);
     expect((await journal.get(id))?.state).toBe('PREPARED');
