@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { DponeError } from '../../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { newEntry } from '../../../src/contracts/journal-rules.ts';
 import {
   METADATA,

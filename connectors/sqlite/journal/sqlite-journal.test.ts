@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { DponeError } from '../../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
 import {
   METADATA,
   create,

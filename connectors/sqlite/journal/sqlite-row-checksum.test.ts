@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
 import { casRequest, create, dponeRejection, opId, step } from '../../../testing/journal-conformance-kit.ts';
@@ -30,6 +31,18 @@ function flipLetter(path: string, text: string): void {
 async function writePrepared(path: string, id: string): Promise<void> {
   await using journal = await SqliteJournal.open(path);
   await step(journal, await create(journal, id), 'PREPARED');
+}
+
+/** Inserts `row` (column → value) into `table` as it is: no checksum, the way an older version wrote it. */
+function insertRow<Row extends { [Column in keyof Row]: SQLInputValue }>(
+  db: DatabaseSync,
+  table: string,
+  row: Row,
+): void {
+  const columns = Object.keys(row);
+  db.prepare(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+  ).run(...Object.values(row as Record<string, SQLInputValue>));
 }
 
 describe('SQLite journal row checksums', () => {
@@ -96,24 +109,8 @@ describe('SQLite journal row checksums', () => {
     const old = new DatabaseSync(path);
     old.exec(SQLITE_JOURNAL_SCHEMA);
     old.exec('PRAGMA user_version = 1');
-    const row = entryToRow(rows.entry);
-    old
-      .prepare(
-        `INSERT INTO dpone_commit_journal (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
-          .map(() => '?')
-          .join(', ')})`,
-      )
-      .run(...Object.values(row));
-    for (const record of rows.history) {
-      const h = historyToRow(record);
-      old
-        .prepare(
-          `INSERT INTO dpone_commit_journal_history (${Object.keys(h).join(', ')}) VALUES (${Object.keys(h)
-            .map(() => '?')
-            .join(', ')})`,
-        )
-        .run(...Object.values(h));
-    }
+    insertRow(old, 'dpone_commit_journal', entryToRow(rows.entry));
+    for (const record of rows.history) insertRow(old, 'dpone_commit_journal_history', historyToRow(record));
     old.close();
     {
       await using journal = await SqliteJournal.open(path);
