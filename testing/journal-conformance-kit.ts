@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { ErrorCode } from '../src/contracts/errors.ts';
-import { isDponeError } from '../src/contracts/errors.ts';
+import { DponeError, isDponeError } from '../src/contracts/errors.ts';
 import type { AuditRecord, CommitIntentMetadata, CommitJournalEntry } from '../src/contracts/journal.ts';
 import type { CommitState } from '../src/contracts/states.ts';
-import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
+import type { CompareAndSetRequest, TargetCommitJournalPort } from '../src/ports/journal.ts';
 
 /** One journal handed to a conformance test; disposing it releases whatever the factory made. */
 export interface JournalUnderTest extends AsyncDisposable {
@@ -58,6 +58,25 @@ export async function create(journal: TargetCommitJournalPort, id: string, nowMs
     .entry;
 }
 
+/** The CAS of `operationId` at `expectedVersion` from state `from` to `next`, its evidence `reason`. */
+export function casRequest(
+  operationId: string,
+  expectedVersion: number,
+  from: CommitState,
+  next: CommitState,
+  nowMs: number,
+  reason = `conformance:${from}->${next}`,
+): CompareAndSetRequest {
+  return {
+    operationId,
+    expectedVersion,
+    expectedStates: new Set([from]),
+    nextState: next,
+    evidence: { reason },
+    nowMs,
+  };
+}
+
 /** One legal step; writes an audit when the table requires one. */
 export async function step(
   journal: TargetCommitJournalPort,
@@ -66,12 +85,7 @@ export async function step(
   audit?: AuditRecord,
 ): Promise<CommitJournalEntry> {
   return journal.compareAndSet({
-    operationId: entry.operation_id,
-    expectedVersion: entry.version,
-    expectedStates: new Set([entry.state]),
-    nextState: next,
-    evidence: { reason: `conformance:${entry.state}->${next}` },
-    nowMs: entry.updated_at_ms + 1,
+    ...casRequest(entry.operation_id, entry.version, entry.state, next, entry.updated_at_ms + 1),
     ...(audit ? { audit } : {}),
   });
 }
@@ -95,6 +109,19 @@ export async function rejectsWith(promise: Promise<unknown>, code: ErrorCode): P
   );
   expect(error, `expected rejection with ${code}`).toBeDefined();
   expect(isDponeError(error) ? error.code : error).toBe(code);
+}
+
+/**
+ * Awaits a rejection that must be a DponeError and returns it, for a test that reads its code,
+ * message or fields (a journal that is refused, unreachable or damaged).
+ */
+export async function dponeRejection(promise: Promise<unknown>): Promise<DponeError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DponeError);
+  return error as DponeError;
 }
 
 /** Asserts the entry and its history did not change. */

@@ -3,6 +3,7 @@ import type { DponeError } from '../../src/contracts/errors.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { parseWorkload } from '../../src/cli/workload-yaml.ts';
 import { BUILT_IN_CONNECTORS } from '../../src/cli/engine-table.ts';
+import { lineOf } from '../../src/cli/workload-yaml.test-support.ts';
 
 const FILE = '/work/pg.yaml';
 
@@ -94,6 +95,29 @@ describe('PostgreSQL names at workload load (exit 2)', () => {
       workload((t) => t.replace('columns: [id, day]', `columns: [id, day, ${LONG('_z')}]`)),
     );
     expect(error.fields.field).toBe('data.columns[2]');
+  });
+});
+
+describe('target.fence_schema', () => {
+  const fenceSchema = (schema: string) => (t: string) =>
+    t.replace(
+      'url: postgres://loader@db.example:5432/dw\n',
+      `url: postgres://loader@db.example:5432/dw\n  fence_schema: ${schema}\n`,
+    );
+
+  it.each([['pg_temp'], ['pg_temp_3'], ['pg_catalog'], ['information_schema']])(
+    'refuses target.fence_schema %s: a temporary or system schema dies or is not ours',
+    (schema) => {
+      const text = workload(fenceSchema(schema));
+      const error = refusal(text);
+      expect(error.fields.field).toBe('target.fence_schema');
+      expect(error.message).toMatch(/temporary or system schema/);
+      expect(error.fields.location).toBe(`${FILE}:${lineOf(text, '  fence_schema:')}:3`);
+    },
+  );
+
+  it('accepts an ordinary fence schema', () => {
+    expect(parseWorkload(workload(fenceSchema('etl_fence')), FILE).target.fence_schema).toBe('etl_fence');
   });
 });
 

@@ -7,6 +7,7 @@ import { isDponeError } from '../contracts/errors.ts';
 import type { ConnectorCode } from '../contracts/certification.ts';
 import { deploymentPolicyFor } from './certifications.ts';
 import { certificationFor, keyPair, writePolicy, writeSigned } from './fixtures/trusted-record.ts';
+import { embeddedEngine, serverJournalEngine } from './engine-roles.ts';
 import { builtInRouteCode } from './route-code.ts';
 import { statementBytes } from '../adapters/attestation/dsse-bundle.ts';
 
@@ -18,26 +19,45 @@ function workdir(): string {
   return dir;
 }
 
-const signer = keyPair('ed25519');
-const DURABLE = { kind: 'postgres', location: 'db', durable: true, reason: 'a server outlives the worker' };
+/**
+ * The route a run asks for: the embedded engine's alias (ROUTE_ID in full); another engine's route
+ * is what a record for the wrong route certifies. Both taken from the engine table.
+ */
+const [ROUTE] = embeddedEngine();
+const ROUTE_ID = `${ROUTE}-to-${ROUTE}`;
+const [OTHER] = serverJournalEngine();
+const OTHER_ID = `${OTHER}-to-${OTHER}`;
 
-/** The decision for a sqlite run whose workload sits in `dir` (where the policy is looked for). */
+const signer = keyPair('ed25519');
+const DURABLE = { kind: 'server', location: 'db', durable: true, reason: 'a server outlives the worker' };
+
+/** Writes `statement` (the route's record unless given) signed with `privatePem` as `dir`/certifications/`file`. */
+function record(
+  dir: string,
+  file: string,
+  statement = certificationFor(ROUTE),
+  privatePem = signer.privatePem,
+): void {
+  writeSigned(join(dir, 'certifications', file), statement, privatePem);
+}
+
+/** The decision for a run of ROUTE whose workload sits in `dir` (where the policy is looked for). */
 function decide(
   dir: string,
   extra: { env?: NodeJS.ProcessEnv; cwd?: string; connectors?: ConnectorCode[] | null } = {},
 ) {
   return deploymentPolicyFor({
-    route: 'sqlite',
+    route: ROUTE,
     cwd: extra.cwd ?? dir,
     env: extra.env ?? {},
     workloadDir: dir,
-    connectorVersion: 'sqlite-source/1+sqlite-transactional-commit-marker/2',
-    connectors: async () => (extra.connectors === undefined ? builtInRouteCode('sqlite') : extra.connectors),
+    connectorVersion: `${ROUTE}-source/1+${ROUTE}-transactional-commit-marker/2`,
+    connectors: async () => (extra.connectors === undefined ? builtInRouteCode(ROUTE) : extra.connectors),
     journal: DURABLE,
   });
 }
 
-function trusting(routes: readonly string[] = ['sqlite-to-sqlite']): string {
+function trusting(routes: readonly string[] = [ROUTE_ID]): string {
   const dir = workdir();
   writePolicy(dir, [{ name: 'release', publicPem: signer.publicPem, routes }]);
   return dir;
@@ -46,11 +66,7 @@ function trusting(routes: readonly string[] = ['sqlite-to-sqlite']): string {
 describe('dpone run trusts only a signed record that binds the running code (issue 27 attacks)', () => {
   it('a record signed by a listed key, binding this code and the shipped full suite, is enforced', async () => {
     const dir = trusting();
-    writeSigned(
-      join(dir, 'certifications', 'sqlite.sigstore.json'),
-      certificationFor('sqlite'),
-      signer.privatePem,
-    );
+    record(dir, `${ROUTE}.sigstore.json`);
     const decision = await decide(dir);
     expect(decision.mode).toBe('enforced');
     expect(decision.reason).toMatch(/signed by release/);
@@ -59,12 +75,12 @@ describe('dpone run trusts only a signed record that binds the running code (iss
 
   it('attack 1: a hand-written record (the old JSON shape, any file name) is not a record', async () => {
     const dir = trusting();
-    for (const name of ['sqlite.json', 'postgres-to-postgres.json'])
+    for (const name of [`${ROUTE}.json`, `${OTHER_ID}.json`])
       writeFileSync(
         join(dir, 'certifications', name),
         JSON.stringify({
           schema: 'dpone.certification/v1',
-          route: 'sqlite',
+          route: ROUTE,
           connector_version: 'x',
           runtime_version: '',
           evidence_digest: `sha256:${'0'.repeat(64)}`,
@@ -81,11 +97,7 @@ describe('dpone run trusts only a signed record that binds the running code (iss
 
   it('the working folder’s certifications/ is never read: no policy beside the workload is legacy', async () => {
     const cwd = trusting();
-    writeSigned(
-      join(cwd, 'certifications', 'sqlite.sigstore.json'),
-      certificationFor('sqlite'),
-      signer.privatePem,
-    );
+    record(cwd, `${ROUTE}.sigstore.json`);
     const elsewhere = workdir();
     const decision = await decide(elsewhere, { cwd });
     expect(decision.mode).toBe('legacy');
@@ -98,72 +110,70 @@ describe('dpone run trusts only a signed record that binds the running code (iss
 
   it('a record for another route does not enable this one', async () => {
     const dir = trusting(['*']);
-    writeSigned(join(dir, 'certifications', 'sqlite.json'), certificationFor('postgres'), signer.privatePem);
+    record(dir, `${ROUTE}.json`, certificationFor(OTHER));
     const decision = await decide(dir);
     expect(decision.mode).toBe('legacy');
-    expect(decision.reason).toMatch(/certifies route postgres-to-postgres, not sqlite-to-sqlite/);
+    expect(decision.reason).toContain(`certifies route ${OTHER_ID}, not ${ROUTE_ID}`);
   });
 
   it('attack 2: a record of a changed connector is refused, naming the digest that differs', async () => {
     const dir = trusting();
-    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), signer.privatePem);
-    const changed = builtInRouteCode('sqlite')!.map((entry) =>
+    record(dir, 'a.json');
+    const changed = builtInRouteCode(ROUTE)!.map((entry) =>
       entry.role === 'target' ? { ...entry, digest: `sha256:${'1'.repeat(64)}` } : entry,
     );
+    const target = changed.find((entry) => entry.role === 'target')!.name;
     const decision = await decide(dir, { connectors: changed });
     expect(decision.mode).toBe('legacy');
     expect(decision.reason).toMatch(
-      /target connector sqlite digest differs: record [0-9a-f]{12}…, running 111111111111…/,
+      new RegExp(`target connector ${target} digest differs: record [0-9a-f]{12}…, running 111111111111…`),
     );
   });
 
   it('attack 3: a record earned on another suite (a toy suite) or on a suite changed since is refused', async () => {
     const dir = trusting();
-    writeSigned(
-      join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({ ...p, suite: { ...p.suite, name: 'default' } })),
-      signer.privatePem,
+    record(
+      dir,
+      'a.json',
+      certificationFor(ROUTE, (p) => ({ ...p, suite: { ...p.suite, name: 'default' } })),
     );
     expect((await decide(dir)).reason).toMatch(/earned on suite default, not the shipped full suite/);
-    writeSigned(
-      join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({
-        ...p,
-        suite: { ...p.suite, digest: `sha256:${'2'.repeat(64)}` },
-      })),
-      signer.privatePem,
+    record(
+      dir,
+      'a.json',
+      certificationFor(ROUTE, (p) => ({ ...p, suite: { ...p.suite, digest: `sha256:${'2'.repeat(64)}` } })),
     );
     expect((await decide(dir)).reason).toMatch(/suite digest differs/);
   });
 
   it('a record missing a mandatory acceptance item by name is refused, naming it', async () => {
     const dir = trusting();
-    writeSigned(
-      join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({
+    record(
+      dir,
+      'a.json',
+      certificationFor(ROUTE, (p) => ({
         ...p,
         acceptance: p.acceptance.filter((entry) => entry.item !== 'airflow-one-mutation'),
       })),
-      signer.privatePem,
     );
     expect((await decide(dir)).reason).toMatch(/not PASS by name: airflow-one-mutation/);
   });
 
   it('an unsigned record (what certify gate writes for review) is refused', async () => {
     const dir = trusting();
-    writeFileSync(join(dir, 'certifications', 'a.json'), JSON.stringify(certificationFor('sqlite')));
+    writeFileSync(join(dir, 'certifications', 'a.json'), JSON.stringify(certificationFor(ROUTE)));
     expect((await decide(dir)).reason).toMatch(/an unsigned record \(review only/);
-    writeSigned(
-      join(dir, 'certifications', 'a.json'),
-      certificationFor('sqlite', (p) => ({ ...p, review_only: true })),
-      signer.privatePem,
+    record(
+      dir,
+      'a.json',
+      certificationFor(ROUTE, (p) => ({ ...p, review_only: true })),
     );
     expect((await decide(dir)).reason).toMatch(/review-only record/);
   });
 
   it('a record signed by a key the policy does not list is refused', async () => {
     const dir = trusting();
-    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), keyPair('ec').privatePem);
+    record(dir, 'a.json', certificationFor(ROUTE), keyPair('ec').privatePem);
     expect((await decide(dir)).reason).toMatch(
       /signed by key sha256:[0-9a-f]{64}, which the policy does not list/,
     );
@@ -172,13 +182,13 @@ describe('dpone run trusts only a signed record that binds the running code (iss
   it('a tampered bundle (payload changed after signing) is refused', async () => {
     const dir = trusting();
     const file = join(dir, 'certifications', 'a.json');
-    writeSigned(
-      file,
-      certificationFor('sqlite', (p) => ({ ...p, route: 'postgres-to-postgres' })),
-      signer.privatePem,
+    record(
+      dir,
+      'a.json',
+      certificationFor(ROUTE, (p) => ({ ...p, route: OTHER_ID })),
     );
     const bundle = JSON.parse(readFileSync(file, 'utf8'));
-    bundle.dsseEnvelope.payload = statementBytes(certificationFor('sqlite')).toString('base64');
+    bundle.dsseEnvelope.payload = statementBytes(certificationFor(ROUTE)).toString('base64');
     writeFileSync(file, JSON.stringify(bundle));
     expect((await decide(dir)).reason).toMatch(
       /does not verify under key sha256:[0-9a-f]{64} \(the record was changed after signing\)/,
@@ -186,37 +196,29 @@ describe('dpone run trusts only a signed record that binds the running code (iss
   });
 
   it('a signer not allowed the route, and a revoked record, are refused', async () => {
-    const dir = trusting(['postgres-to-postgres']);
-    writeSigned(join(dir, 'certifications', 'a.json'), certificationFor('sqlite'), signer.privatePem);
-    expect((await decide(dir)).reason).toMatch(/signer release may not enable route sqlite-to-sqlite/);
+    const dir = trusting([OTHER_ID]);
+    record(dir, 'a.json');
+    expect((await decide(dir)).reason).toContain(`signer release may not enable route ${ROUTE_ID}`);
     const revokedDir = workdir();
-    const statement = certificationFor('sqlite');
+    const statement = certificationFor(ROUTE);
     writePolicy(
       revokedDir,
       [{ name: 'release', publicPem: signer.publicPem, routes: ['*'] }],
       [{ record: recordDigest(statementBytes(statement)), reason: 'signed from a doctored harness' }],
     );
-    writeSigned(join(revokedDir, 'certifications', 'a.json'), statement, signer.privatePem);
+    record(revokedDir, 'a.json', statement);
     expect((await decide(revokedDir)).reason).toMatch(/is revoked: signed from a doctored harness/);
   });
 
   it('the record that got furthest names the reason; one good record among bad ones is enforced', async () => {
     const dir = trusting();
     writeFileSync(join(dir, 'certifications', 'a-junk.json'), '{ not json');
-    writeSigned(
-      join(dir, 'certifications', 'b-other-key.json'),
-      certificationFor('sqlite'),
-      keyPair().privatePem,
+    record(dir, 'b-other-key.json', certificationFor(ROUTE), keyPair().privatePem);
+    record(dir, 'c-other-route.json', certificationFor(OTHER));
+    expect((await decide(dir)).reason).toContain(
+      `c-other-route.json: the record certifies route ${OTHER_ID}`,
     );
-    writeSigned(
-      join(dir, 'certifications', 'c-postgres.json'),
-      certificationFor('postgres'),
-      signer.privatePem,
-    );
-    expect((await decide(dir)).reason).toMatch(
-      /c-postgres.json: the record certifies route postgres-to-postgres/,
-    );
-    writeSigned(join(dir, 'certifications', 'd-good.json'), certificationFor('sqlite'), signer.privatePem);
+    record(dir, 'd-good.json');
     expect((await decide(dir)).mode).toBe('enforced');
   });
 
@@ -224,7 +226,7 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     const dir = workdir();
     writeFileSync(
       join(dir, 'dpone-policy.yaml'),
-      'trust:\n  signers:\n    - name: a\n      routes: [sqlite]\n      public_key: a.pub\n      keyless: { issuer: x, identity: y }\n',
+      `trust:\n  signers:\n    - name: a\n      routes: [${ROUTE}]\n      public_key: a.pub\n      keyless: { issuer: x, identity: y }\n`,
     );
     const error = await decide(dir).catch((caught: unknown) => caught);
     expect(isDponeError(error)).toBe(true);
@@ -235,7 +237,7 @@ describe('dpone run trusts only a signed record that binds the running code (iss
     writeFileSync(join(dir, 'k.pub'), 'not a key');
     writeFileSync(
       join(dir, 'dpone-policy.yaml'),
-      'trust:\n  signers:\n    - { name: a, routes: [sqlite], public_key: k.pub }\n',
+      `trust:\n  signers:\n    - { name: a, routes: [${ROUTE}], public_key: k.pub }\n`,
     );
     await expect(decide(dir)).rejects.toThrow(/trust.signers\[0\].public_key is not a PEM public key/);
     writeFileSync(join(dir, 'dpone-policy.yaml'), 'trust:\n  signers: []\n  certifications: x\n');

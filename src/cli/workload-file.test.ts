@@ -2,14 +2,25 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
 import { deriveIntentDigest, deriveOperationId } from '../contracts/identity.ts';
 import { intentDataOf } from '../contracts/workload.ts';
 import { parseWorkload } from './workload-yaml.ts';
+import {
+  EXAMPLE,
+  EXAMPLE_ROUTE_LINE,
+  EXAMPLE_TEXT,
+  lineOf,
+  workloadRefusal,
+} from './workload-yaml.test-support.ts';
 
-const EXAMPLE = new URL('../../examples/workload.yaml', import.meta.url).pathname;
-const exampleText = readFileSync(EXAMPLE, 'utf8');
+/*
+ * The workload loader on the shipped example (an embedded route). What one engine's workload rules
+ * refuse (a fence schema, a temporary table) is tested in its folder (connectors/<engine>/).
+ */
 const FILE = '/work/w.yaml';
+/** The engine the example's route names (an alias: that engine into itself), and its source's URL line. */
+const EXAMPLE_ENGINE = EXAMPLE_ROUTE_LINE.slice('route: '.length);
+const SOURCE_URL_LINE = EXAMPLE_TEXT.split('\n').find((line) => line.startsWith('  url:'))!;
 const vectors = JSON.parse(
   readFileSync(new URL('../contracts/identity-vectors.json', import.meta.url), 'utf8'),
 ) as { vectors: { name: string; operation_id: string; intent_digest: string }[] };
@@ -17,29 +28,15 @@ const schema = JSON.parse(
   readFileSync(new URL('../../schemas/workload.v1.json', import.meta.url), 'utf8'),
 ) as Schema;
 
-function refusal(text: string): DponeError {
-  try {
-    parseWorkload(text, FILE);
-  } catch (error) {
-    expect(error).toBeInstanceOf(DponeError);
-    expect((error as DponeError).code).toBe(ERROR_CODES.INVALID_INPUT);
-    return error as DponeError;
-  }
-  throw new Error('expected the workload to be refused');
-}
-
-/** Line (1-based) of the first line of the example that contains `needle`. */
-function lineOf(text: string, needle: string): number {
-  return text.split('\n').findIndex((line) => line.includes(needle)) + 1;
-}
+const refusal = (text: string) => workloadRefusal(text, FILE);
 
 describe('workload file', () => {
   it('loads the example with the ids of the published basic vector', () => {
-    const workload = parseWorkload(exampleText, EXAMPLE);
+    const workload = parseWorkload(EXAMPLE_TEXT, EXAMPLE);
     const basic = vectors.vectors.find((vector) => vector.name === 'basic')!;
     expect(deriveOperationId(workload.identity)).toBe(basic.operation_id);
     expect(deriveIntentDigest(workload.intent, intentDataOf(workload))).toBe(basic.intent_digest);
-    expect(workload.route).toBe('sqlite-to-sqlite');
+    expect(workload.route).toBe(`${EXAMPLE_ENGINE}-to-${EXAMPLE_ENGINE}`);
     expect(workload.execution).toEqual({
       lease_ttl_ms: 30000,
       state_dir: join(dirname(EXAMPLE), 'data/state'),
@@ -47,7 +44,7 @@ describe('workload file', () => {
   });
 
   it('defaults lease_ttl_ms to 30000 and state_dir beside the file', () => {
-    const text = exampleText.replace(/\nexecution:[\s\S]*$/, '\n');
+    const text = EXAMPLE_TEXT.replace(/\nexecution:[\s\S]*$/, '\n');
     expect(parseWorkload(text, FILE).execution).toEqual({
       lease_ttl_ms: 30000,
       state_dir: '/work/dpone-state',
@@ -69,17 +66,10 @@ describe('workload file', () => {
       'identity.pod_name',
       /forbidden/,
     ],
-    ['an unknown top-level key', 'route: sqlite', 'colour: blue', 'colour', /not a workload field/],
+    ['an unknown top-level key', EXAMPLE_ROUTE_LINE, 'colour: blue', 'colour', /not a workload field/],
     ['an unknown nested key', '  table: orders', '  schema: x', 'source.schema', /not a workload field/],
-    [
-      'a fence schema on the sqlite route (its fence is always main)',
-      '  table: events',
-      '  fence_schema: dw',
-      'target.fence_schema',
-      /not a setting of route sqlite/,
-    ],
   ])('refuses %s at the line of the key', (_label, after, inserted, field, message) => {
-    const text = exampleText.replace(`${after}\n`, `${after}\n${inserted}\n`);
+    const text = EXAMPLE_TEXT.replace(`${after}\n`, `${after}\n${inserted}\n`);
     const error = refusal(text);
     expect(error.fields.field).toBe(field);
     expect(error.message).toMatch(message);
@@ -87,36 +77,8 @@ describe('workload file', () => {
     expect(error.fields.location).toBe(`${FILE}:${lineOf(text, inserted)}:${column}`);
   });
 
-  it.each([['pg_temp'], ['pg_temp_3'], ['pg_catalog'], ['information_schema']])(
-    'refuses target.fence_schema %s: a temporary or system schema dies or is not ours',
-    (schema) => {
-      const text = exampleText
-        .replace('route: sqlite', 'route: sqlite-to-postgres')
-        .replace(
-          "  url: 'sqlite:data/target.db'",
-          `  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: ${schema}`,
-        );
-      const error = refusal(text);
-      expect(error.fields.field).toBe('target.fence_schema');
-      expect(error.message).toMatch(/temporary or system schema/);
-      expect(error.fields.location).toBe(`${FILE}:${lineOf(text, '  fence_schema:')}:3`);
-    },
-  );
-
-  it('accepts an ordinary fence schema for postgres, and refuses a temp. target table on sqlite', () => {
-    const postgres = exampleText
-      .replace('route: sqlite', 'route: sqlite-to-postgres')
-      .replace(
-        "  url: 'sqlite:data/target.db'",
-        "  url: 'postgres://etl@127.0.0.1/dw'\n  fence_schema: etl_fence",
-      );
-    expect(parseWorkload(postgres, FILE).target.fence_schema).toBe('etl_fence');
-    const temp = refusal(exampleText.replace('  table: events', '  table: temp.events'));
-    expect(temp.fields.field).toBe('target.table');
-  });
-
   it('points a missing field at the map it is missing from', () => {
-    const text = exampleText.replace("  schema_fingerprint: 'schema:v1'\n", '');
+    const text = EXAMPLE_TEXT.replace("  schema_fingerprint: 'schema:v1'\n", '');
     const error = refusal(text);
     expect(error.fields.field).toBe('intent.schema_fingerprint');
     expect(error.fields.location).toBe(`${FILE}:${lineOf(text, 'intent:')}:1`);
@@ -162,12 +124,12 @@ describe('workload file', () => {
     ],
     [
       'a password in a URL',
-      "  url: 'sqlite:data/source.db'",
-      "  url: 'postgres://etl:hunter2@127.0.0.1/db'",
+      SOURCE_URL_LINE,
+      "  url: 'server://etl:hunter2@127.0.0.1/db'",
       'source.url',
       /password_env/,
     ],
-    ['an unknown route', 'route: sqlite', 'route: oracle', 'route', /SOURCE-to-TARGET.*or one of/],
+    ['an unknown route', EXAMPLE_ROUTE_LINE, 'route: oracle', 'route', /SOURCE-to-TARGET.*or one of/],
     [
       'a bad lease ttl',
       '  lease_ttl_ms: 30000',
@@ -183,8 +145,8 @@ describe('workload file', () => {
       /an integer from 1 to 86400000 \(milliseconds; 86400000 is one day\)/,
     ],
   ])('refuses %s naming the field and its line', (_label, line, replacement, field, message) => {
-    expect(exampleText).toContain(line);
-    const text = exampleText.replace(line, replacement);
+    expect(EXAMPLE_TEXT).toContain(line);
+    const text = EXAMPLE_TEXT.replace(line, replacement);
     const error = refusal(text);
     expect(error.fields.field).toBe(field);
     expect(error.message).toMatch(message);
@@ -197,7 +159,7 @@ describe('workload file', () => {
 
   it.each([
     ['a bad indent', 'identity:\n  dag_id: a\n dag_run: b\n', 3],
-    ['a duplicate key', 'route: sqlite\nroute: postgres\n', 2],
+    ['a duplicate key', 'route: a\nroute: b\n', 2],
     ['an unclosed flow list', 'data:\n  columns: [id, day\n', 3],
   ])('refuses malformed YAML (%s) with its position and without quoting the source', (_label, text, line) => {
     const error = refusal(text);
@@ -281,7 +243,7 @@ function objectNodes(
 }
 
 describe('workload JSON Schema', () => {
-  const example = parse(exampleText) as Record<string, unknown>;
+  const example = parse(EXAMPLE_TEXT) as Record<string, unknown>;
 
   it('accepts the example workload', () => {
     expect(schemaErrors(schema, example)).toEqual([]);

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import type { DponeError } from '../../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
 import { newEntry } from '../../../src/contracts/journal-rules.ts';
-import { METADATA, opId, rejectsWith } from '../../../testing/journal-conformance-kit.ts';
+import {
+  METADATA,
+  casRequest,
+  dponeRejection,
+  opId,
+  rejectsWith,
+} from '../../../testing/journal-conformance-kit.ts';
 import { entryToRow } from '../../../src/adapters/journal/journal-row.ts';
+import { describeJournal } from '../../../src/cli/journal-durability.ts';
+import { closedPortAnswer } from '../../../src/cli/journal-url.test-support.ts';
 import { parseMssqlUrl } from './mssql-config.ts';
 import { FakeMssql, driverError } from './mssql-fake-driver.ts';
 import { MssqlJournal } from './mssql-journal.ts';
@@ -66,14 +75,7 @@ function answerCreated(fake: FakeMssql): void {
 
 /** The CAS PREPARING -> PREPARED of the entry at version 1 (the fence is installed). */
 function prepare(id: string): CompareAndSetRequest {
-  return {
-    operationId: id,
-    expectedVersion: 1,
-    expectedStates: new Set(['PREPARING']),
-    nextState: 'PREPARED',
-    evidence: { reason: 'fence:installed' },
-    nowMs: 2_000,
-  };
+  return casRequest(id, 1, 'PREPARING', 'PREPARED', 2_000, 'fence:installed');
 }
 
 /** Holder `a` takes a 10 ms lease on the entry at version 1. */
@@ -94,15 +96,6 @@ function chainTo(id: string, last: CommitState): CompareAndSetChainRequest {
   };
 }
 
-async function caught(promise: Promise<unknown>): Promise<DponeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DponeError);
-  return error as DponeError;
-}
-
 function expectNoLeak(error: DponeError): void {
   const shown = `${error.message} ${JSON.stringify(error)}`;
   for (const leak of LEAKS) expect(shown).not.toContain(leak);
@@ -113,7 +106,9 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
     const fake = new FakeMssql();
     const cause = driverError(18456, "Login failed for user 'sa' (hunter2-secret) at db.example: SELECT 1");
     fake.connectError = cause;
-    const error = await caught(MssqlJournal.open(URL_WITH_SECRET, undefined, async () => fake.driver()));
+    const error = await dponeRejection(
+      MssqlJournal.open(URL_WITH_SECRET, undefined, async () => fake.driver()),
+    );
     expect([error.code, error.cause]).toEqual([ERROR_CODES.JOURNAL_UNAVAILABLE, cause]);
     expectNoLeak(error);
     expect(fake.events).toEqual(['connect', 'close']);
@@ -131,7 +126,7 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
 
   it('CAS: @@ROWCOUNT 0 from the conditional UPDATE is CAS_CONFLICT, no history, rolled back', async () => {
     const { fake, journal, id } = await openStored('mssql-rowcount-0', 0);
-    const error = await caught(journal.compareAndSet(prepare(id)));
+    const error = await dponeRejection(journal.compareAndSet(prepare(id)));
     expect([error.code, error.fields.operationId]).toEqual([ERROR_CODES.CAS_CONFLICT, id]);
     expect(fake.queries.map((q) => q.text)).toEqual([
       MSSQL_JOURNAL_SQL.selectForUpdate,
@@ -208,14 +203,14 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
 
   it('chain: a refused later transition or a lost UPDATE rolls the whole chain back', async () => {
     const { fake, journal, id } = await openStored('mssql-chain-refused');
-    const illegal = await caught(journal.compareAndSetChain(chainTo(id, 'COMPLETE')));
+    const illegal = await dponeRejection(journal.compareAndSetChain(chainTo(id, 'COMPLETE')));
     expect(illegal.code).toBe(ERROR_CODES.ILLEGAL_TRANSITION);
     expect(fake.queries.map((q) => q.text)).toEqual([MSSQL_JOURNAL_SQL.selectForUpdate]);
     expect(fake.events).toEqual(['begin', 'rollback']);
     fake.queries.length = 0;
     fake.events.length = 0;
     answerStored(fake, id, 0);
-    const lostRace = await caught(journal.compareAndSetChain(chainTo(id, 'COMMITTING')));
+    const lostRace = await dponeRejection(journal.compareAndSetChain(chainTo(id, 'COMMITTING')));
     expect(lostRace.code).toBe(ERROR_CODES.CAS_CONFLICT);
     expect(fake.queries.map((q) => q.text)).toEqual([
       MSSQL_JOURNAL_SQL.selectForUpdate,
@@ -264,14 +259,14 @@ describe('MssqlJournal (driver slice faked: no server needed)', () => {
         `String or binary data would be truncated in INSERT INTO dpone_commit_journal (${q.text})`,
       );
     };
-    const error = await caught(change());
+    const error = await dponeRejection(change());
     expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
     expectNoLeak(error);
     expect(fake.events).toEqual(['begin', 'rollback']);
     fake.respond = () => {
       throw driverError(1205, 'Transaction was deadlocked on lock resources; UPDATE dpone_commit_journal');
     };
-    const deadlock = await caught(change());
+    const deadlock = await dponeRejection(change());
     expect(deadlock.code).toBe(ERROR_CODES.CAS_CONFLICT);
     expectNoLeak(deadlock);
   });
@@ -375,5 +370,23 @@ describe('parseMssqlUrl', () => {
       expect(error).toMatchObject({ code: ERROR_CODES.INVALID_INPUT, fields: { field: '--journal' } });
       expect((error as Error).message).not.toContain('hunter2-secret');
     }
+  });
+});
+
+describe('an MSSQL journal URL through the CLI (journal-url.ts, journal-durability.ts)', () => {
+  it('an unreachable SQL Server (real driver, closed port) is JOURNAL_UNAVAILABLE without credentials', async () => {
+    const { error, shown } = await closedPortAnswer('mssql://sa@127.0.0.1:1/journal?encrypt=false');
+    expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+    // The MSSQL journal itself answered (reached through its engine entry, connectors/mssql/engine.ts),
+    // not the generic "could not be opened" of an adapter that failed to load.
+    expect(error.message).toContain('MSSQL commit journal');
+    expect(shown).not.toMatch(/hunter2-secret|127\.0\.0\.1|sa@/);
+  });
+
+  it('a sqlserver:// journal is an MSSQL server journal: durable', () => {
+    expect(describeJournal('sqlserver://sa@sql:1433/j', '/work')).toMatchObject({
+      kind: 'mssql',
+      durable: true,
+    });
   });
 });

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
-import { create, opId } from '../../../testing/journal-conformance-kit.ts';
+import { ERROR_CODES, EXIT_CODES } from '../../../src/contracts/errors.ts';
+import { create, dponeRejection, opId } from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 import { fillFileSystem, mountTmpfs } from './tmpfs.test-support.ts';
 
@@ -17,15 +17,6 @@ const tmpfs = mountTmpfs('dpone-journal-storage-', '512k');
 const { base, mountPoint, refused: mountRefused } = tmpfs;
 afterAll(() => tmpfs.release());
 
-async function failure(promise: Promise<unknown>): Promise<DponeError> {
-  const outcome = await promise.then(
-    () => null,
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(DponeError);
-  return outcome as DponeError;
-}
-
 describe.skipIf(mountRefused !== null)('the SQLite journal on a full or read-only file system', () => {
   it('a full disk is STORAGE_FULL (exit 18) naming the file and SQLITE_FULL, and the journal is left as it was', async () => {
     const folder = join(mountPoint, 'full');
@@ -35,7 +26,7 @@ describe.skipIf(mountRefused !== null)('the SQLite journal on a full or read-onl
     await create(journal, opId('full-1'));
     const before = await journal.list();
     fillFileSystem(folder);
-    const error = await failure(
+    const error = await dponeRejection(
       (async () => {
         for (let i = 0; i < 200; i++) await create(journal, opId(`full-${i + 2}`));
       })(),
@@ -59,7 +50,7 @@ describe.skipIf(mountRefused !== null)('the SQLite journal on a full or read-onl
     await journal.close();
     execFileSync('mount', ['-o', 'remount,ro', mountPoint]);
     try {
-      const error = await failure(SqliteJournal.open(path));
+      const error = await dponeRejection(SqliteJournal.open(path));
       expect(error.code).toBe(ERROR_CODES.PERMISSION_DENIED);
       expect(EXIT_CODES[error.code]).toBe(31);
       expect(error.message).toMatch(
@@ -82,7 +73,7 @@ describe('a damaged SQLite journal', () => {
     const bytes = readFileSync(path);
     for (let offset = 4096; offset < bytes.length; offset++) bytes[offset] = 0xa5;
     writeFileSync(path, bytes);
-    const error = await failure(
+    const error = await dponeRejection(
       (async () => {
         await using journal = await SqliteJournal.open(path);
         await journal.list();

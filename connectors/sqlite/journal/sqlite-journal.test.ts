@@ -4,8 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
-import { METADATA, create, opId, rejectsWith, step } from '../../../testing/journal-conformance-kit.ts';
+import type { DponeError } from '../../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../../src/contracts/errors.ts';
+import {
+  METADATA,
+  create,
+  dponeRejection,
+  opId,
+  rejectsWith,
+  step,
+} from '../../../testing/journal-conformance-kit.ts';
 import { SqliteJournal } from './sqlite-journal.ts';
 
 let dir: string;
@@ -17,13 +25,9 @@ afterEach(async () => {
 });
 
 async function unavailableError(promise: Promise<unknown>): Promise<DponeError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DponeError);
-  expect((error as DponeError).code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
-  return error as DponeError;
+  const error = await dponeRejection(promise);
+  expect(error.code).toBe(ERROR_CODES.JOURNAL_UNAVAILABLE);
+  return error;
 }
 
 describe('SqliteJournal', () => {
