@@ -7,11 +7,11 @@ import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-verify.ts';
-import { run as merge } from '../cli/certify-merge.ts';
 import { run as report } from '../cli/certify-report.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
-import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
+import { FIXTURE_PLAN } from '../gate/fixtures/fixture-plan.ts';
+import { evidenceFilesToMerge } from './fixtures/merge-files.ts';
 import { selectShard } from '../plan/planner.ts';
 import { planDigest } from '../plan/plan-digest.ts';
 import { mergeShards } from './shard-merge.ts';
@@ -33,20 +33,8 @@ function shardOf(index: number, count = 3, seed = 42): Evidence {
   });
 }
 
-async function mergeFiles(shards: readonly Evidence[]) {
-  const dir = await mkdtemp(join(tmpdir(), 'dpone-merge-'));
-  dirs.push(dir);
-  await writeFixtureScenarios(dir);
-  const files = await Promise.all(
-    shards.map(async (shard, position) => {
-      const file = `shard-${position}.json`;
-      await writeFile(join(dir, file), JSON.stringify(shard));
-      return file;
-    }),
-  );
-  const io = capturedIo(dir);
-  return { dir, io, run: () => merge([...files, '--out', 'merged'], io) };
-}
+const mergeFiles = (shards: readonly Evidence[]) =>
+  evidenceFilesToMerge(shards, { name: 'shard', out: 'merged' }, dirs);
 
 describe('certify merge', () => {
   it('merges 3 shards into the whole run: same cell ids and verdicts, and it verifies', async () => {
