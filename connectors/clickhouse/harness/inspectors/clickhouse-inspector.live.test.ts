@@ -12,6 +12,7 @@ import { ClickHouseInspector } from './clickhouse-inspector.ts';
 import { embeddedSource } from './embedded-source.test-support.ts';
 import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
+import { ONE_LANDING_OF_THREE } from '../../../../harness/inspectors/fixtures/one-landing.ts';
 
 const binary = findClickHouseServer();
 const unverified = binary === null && process.env.CI !== 'true';
@@ -99,13 +100,7 @@ describe.skipIf(unverified)(
       const cell = await world();
       await land(cell, 'op-a');
       const snapshot = await cell.inspector.snapshot();
-      expect(snapshot).toMatchObject({
-        mutations: 1,
-        duplicate_rows: 0,
-        row_parity: true,
-        row_count: 3,
-        source_row_count: 3,
-      });
+      expect(snapshot).toMatchObject(ONE_LANDING_OF_THREE);
       expect(snapshot.audit).toMatchObject({ marker_kind: 'server-part', audited_inserts: 3 });
       // The target alone reads to the digest and count of the same snapshot.
       expect(await cell.inspector.targetDigest()).toEqual({ digest: snapshot.target_digest, rows: 3 });
