@@ -27,6 +27,15 @@ function check(snapshot: JournalSnapshot) {
 const indexOf = (history: Item[], to: string) =>
   history.findIndex((item) => item.kind === 'transition' && item.to_state === to);
 
+/** An edit that patches the item at the index `at` finds. */
+const replaced =
+  (at: (history: Item[]) => number, patch: Partial<Item>) =>
+  (history: Item[]): Item[] => {
+    const index = at(history);
+    history[index] = { ...history[index]!, ...patch };
+    return history;
+  };
+
 describe('journal history checker', () => {
   it('passes the history of a real clean run, which carries the fence proof on TARGET_COMMITTED', async () => {
     const snapshot = await legalSnapshot();
@@ -43,30 +52,15 @@ describe('journal history checker', () => {
       (history) => history.map((item, index) => (index >= 3 ? { ...item, version: item.version + 1 } : item)),
       'skipped from v3',
     ],
-    [
-      'a version that goes backward',
-      (history) => {
-        history[4] = { ...history[4]!, version: 2 };
-        return history;
-      },
-      'went backward',
-    ],
+    ['a version that goes backward', replaced(() => 4, { version: 2 }), 'went backward'],
     [
       'a transition not in the state table',
-      (history) => {
-        const at = indexOf(history, 'COMMITTING');
-        history[at] = { ...history[at]!, to_state: 'COMPLETE' };
-        return history;
-      },
+      replaced((history) => indexOf(history, 'COMMITTING'), { to_state: 'COMPLETE' }),
       'illegal transition PREPARED -> COMPLETE',
     ],
     [
       'TARGET_COMMITTED without fence_status committed on that transition',
-      (history) => {
-        const at = indexOf(history, 'TARGET_COMMITTED');
-        history[at] = { ...history[at]!, fence_status: 'unknown' };
-        return history;
-      },
+      replaced((history) => indexOf(history, 'TARGET_COMMITTED'), { fence_status: 'unknown' }),
       'TARGET_COMMITTED without fence_status committed',
     ],
   ])('fails %s', async (_, change, detail) => {

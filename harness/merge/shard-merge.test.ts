@@ -11,7 +11,7 @@ import { run as report } from '../cli/certify-report.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
 import { FIXTURE_PLAN } from '../gate/fixtures/fixture-plan.ts';
-import { evidenceFilesToMerge } from './fixtures/merge-files.ts';
+import { evidenceFilesToMerge, expectTheWholeRun } from './fixtures/merge-files.ts';
 import { selectShard } from '../plan/planner.ts';
 import { planDigest } from '../plan/plan-digest.ts';
 import { mergeShards } from './shard-merge.ts';
@@ -40,14 +40,10 @@ describe('certify merge', () => {
   it('merges 3 shards into the whole run: same cell ids and verdicts, and it verifies', async () => {
     const shards = [shardOf(2), shardOf(3), shardOf(1)];
     expect(shards.every((shard) => shard.cells.length > 0)).toBe(true);
-    const { dir, run } = await mergeFiles(shards);
+    const { dir, run, evidence } = await mergeFiles(shards);
     expect(await run()).toBe(0);
-    const merged = JSON.parse(await readFile(join(dir, 'merged', 'evidence.json'), 'utf8')) as Evidence;
-    expect(merged.cells.map((cell) => [cell.id, cell.verdict])).toEqual(
-      whole.cells.map((cell) => [cell.id, cell.verdict]),
-    );
-    expect(merged.verdict).toBe(whole.verdict);
-    expect(merged.sensitivity).toEqual(whole.sensitivity);
+    const merged = await evidence();
+    expectTheWholeRun(merged, whole);
     expect(merged.shard).toBeUndefined();
     expect(verifyEvidence(merged)).toEqual({ ok: true, differences: [] });
     for (const file of ['index.html', 'summary.md', 'junit.xml'])
