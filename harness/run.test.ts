@@ -7,17 +7,14 @@ import type { Evidence } from './evidence/evidence-types.ts';
 import { verifyEvidence } from './evidence/evidence-verify.ts';
 import { catches } from './checkers/sensitivity.ts';
 import { runCertification } from './run.ts';
+import { writeCrashAndRace } from './runner/fixtures/crash-and-race.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('certify run, end to end on the embedded route', () => {
   it('runs one real crash cell and one real race cell to PASS and writes evidence', async () => {
-    const scenario = join(dir, 'e2e.yaml');
-    writeFileSync(
-      scenario,
-      'name: e2e\nvariants: false\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n  - kind: race\n    workers: 2\n',
-    );
+    const scenario = writeCrashAndRace(dir, 'e2e');
     const crashCell = 'e2e/d1/target.commit:after#1';
     const result = await runCertification({
       scenarioFiles: [scenario],

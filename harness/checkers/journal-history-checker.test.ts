@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalSnapshot } from '../evidence/evidence-types.ts';
 import { historyViolations, journalHistoryChecker, journalSnapshot } from './journal-history-checker.ts';
-import { executeCell } from '../../connectors/sqlite/harness/fixtures/executed-cell.ts';
-import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
+import { checkedRuns, intentItem } from './fixtures/sample-evidence.ts';
 
 type Item = JournalSnapshot['history'][number];
 
 async function legalSnapshot(): Promise<JournalSnapshot> {
-  await using cell = sqliteCell();
-  const { journal } = await executeCell(cell);
-  return journalSnapshot(journal);
+  return journalSnapshot((await checkedRuns()).journal);
 }
 
 function edited(snapshot: JournalSnapshot, change: (history: Item[]) => Item[]): JournalSnapshot {
@@ -30,6 +27,15 @@ function check(snapshot: JournalSnapshot) {
 const indexOf = (history: Item[], to: string) =>
   history.findIndex((item) => item.kind === 'transition' && item.to_state === to);
 
+/** An edit that patches the item at the index `at` finds. */
+const replaced =
+  (at: (history: Item[]) => number, patch: Partial<Item>) =>
+  (history: Item[]): Item[] => {
+    const index = at(history);
+    history[index] = { ...history[index]!, ...patch };
+    return history;
+  };
+
 describe('journal history checker', () => {
   it('passes the history of a real clean run, which carries the fence proof on TARGET_COMMITTED', async () => {
     const snapshot = await legalSnapshot();
@@ -40,53 +46,33 @@ describe('journal history checker', () => {
     expect(check(snapshot)).toMatchObject({ verdict: 'PASS' });
   });
 
-  it('fails a skipped version', async () => {
-    const snapshot = edited(await legalSnapshot(), (history) =>
-      history.map((item, index) => (index >= 3 ? { ...item, version: item.version + 1 } : item)),
-    );
-    expect(check(snapshot)).toMatchObject({
+  it.each<[string, (history: Item[]) => Item[], string]>([
+    [
+      'a skipped version',
+      (history) => history.map((item, index) => (index >= 3 ? { ...item, version: item.version + 1 } : item)),
+      'skipped from v3',
+    ],
+    ['a version that goes backward', replaced(() => 4, { version: 2 }), 'went backward'],
+    [
+      'a transition not in the state table',
+      replaced((history) => indexOf(history, 'COMMITTING'), { to_state: 'COMPLETE' }),
+      'illegal transition PREPARED -> COMPLETE',
+    ],
+    [
+      'TARGET_COMMITTED without fence_status committed on that transition',
+      replaced((history) => indexOf(history, 'TARGET_COMMITTED'), { fence_status: 'unknown' }),
+      'TARGET_COMMITTED without fence_status committed',
+    ],
+  ])('fails %s', async (_, change, detail) => {
+    expect(check(edited(await legalSnapshot(), change))).toMatchObject({
       verdict: 'FAIL',
-      detail: expect.stringContaining('skipped from v3'),
+      detail: expect.stringContaining(detail),
     });
-  });
-
-  it('fails a version that goes backward', async () => {
-    const snapshot = edited(await legalSnapshot(), (history) => {
-      history[4] = { ...history[4]!, version: 2 };
-      return history;
-    });
-    expect(check(snapshot).detail).toContain('went backward');
-  });
-
-  it('fails a transition not in the state table', async () => {
-    const snapshot = edited(await legalSnapshot(), (history) => {
-      const at = indexOf(history, 'COMMITTING');
-      history[at] = { ...history[at]!, to_state: 'COMPLETE' };
-      return history;
-    });
-    expect(check(snapshot).detail).toContain('illegal transition PREPARED -> COMPLETE');
-  });
-
-  it('fails TARGET_COMMITTED without fence_status committed on that transition', async () => {
-    const snapshot = edited(await legalSnapshot(), (history) => {
-      const at = indexOf(history, 'TARGET_COMMITTED');
-      history[at] = { ...history[at]!, fence_status: 'unknown' };
-      return history;
-    });
-    expect(check(snapshot).detail).toContain('TARGET_COMMITTED without fence_status committed');
   });
 
   it('fails an automatic move out of COMMIT_UNKNOWN but accepts the operator audit one', () => {
     const base: Item[] = [
-      {
-        version: 1,
-        kind: 'intent',
-        from_state: null,
-        to_state: 'PREPARING',
-        at_ms: 1,
-        lease_epoch: null,
-        reason: 'intent:created',
-      },
+      intentItem('intent:created'),
       {
         version: 2,
         kind: 'transition',

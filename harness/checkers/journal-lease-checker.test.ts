@@ -3,13 +3,13 @@ import { MemoryJournal } from '../../src/adapters/journal/memory/memory-journal.
 import type { CommitJournalEntry } from '../../src/contracts/journal.ts';
 import type { CommitState } from '../../src/contracts/states.ts';
 import type { JournalSnapshot } from '../evidence/evidence-types.ts';
-import { executeCell } from '../../connectors/sqlite/harness/fixtures/executed-cell.ts';
-import { sqliteCell } from '../../connectors/sqlite/harness/fixtures/sqlite-cell.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
+import { checkedRuns, intentItem } from './fixtures/sample-evidence.ts';
 import { journalSnapshot } from './journal-history-checker.ts';
 import { journalLeaseChecker, leaseViolations } from './journal-lease-checker.ts';
 
 const OP = 'sha256:' + 'c'.repeat(64);
-const META = { workload_id: 'w', target_identity: 'sqlite:events' };
+const META = { workload_id: 'w', target_identity: `${EMBEDDED_ENGINE}:events` };
 
 function check(journal: JournalSnapshot) {
   return journalLeaseChecker.check({ target: null, journal, attempts: [], expectation: { end: 'complete' } });
@@ -55,6 +55,12 @@ class Steps {
     });
   }
 
+  /** `holder` moves the operation from PREPARING to COMMITTING, as one executor does. */
+  async toCommitting(holder: string) {
+    await this.cas('PREPARING', 'PREPARED', holder);
+    await this.cas('PREPARED', 'COMMITTING', holder);
+  }
+
   async takeover(holder: string) {
     this.entry = await this.journal.acquireLease({
       operationId: OP,
@@ -68,8 +74,7 @@ class Steps {
 
 describe('journal lease checker', () => {
   it('passes a real clean run: every transition written by the lease holder', async () => {
-    await using cell = sqliteCell();
-    const { journal } = await executeCell(cell);
+    const { journal } = await checkedRuns();
     const snapshot = journalSnapshot(journal);
     expect(snapshot.history.map((item) => item.writer)).toContain('e1');
     expect(check(snapshot)).toMatchObject({ verdict: 'PASS' });
@@ -77,8 +82,7 @@ describe('journal lease checker', () => {
 
   it('passes a takeover after which only the new holder writes', async () => {
     const snapshot = await history(async (j) => {
-      await j.cas('PREPARING', 'PREPARED', 'host:1:zombie');
-      await j.cas('PREPARED', 'COMMITTING', 'host:1:zombie');
+      await j.toCommitting('host:1:zombie');
       await j.takeover('host:2:next');
       await j.cas('COMMITTING', 'TARGET_COMMITTED', 'host:2:next');
       await j.cas('TARGET_COMMITTED', 'COMPLETE', 'host:2:next');
@@ -99,8 +103,7 @@ describe('journal lease checker', () => {
 
   it('FAILs a paused zombie that advanced the journal while another executor held the lease', async () => {
     const snapshot = await history(async (j) => {
-      await j.cas('PREPARING', 'PREPARED', 'host:1:zombie');
-      await j.cas('PREPARED', 'COMMITTING', 'host:1:zombie');
+      await j.toCommitting('host:1:zombie');
       await j.takeover('host:2:next');
       // The zombie wakes, reads the version back, and its compare-and-set succeeds: the journal
       // itself does not know whose transition it is.
@@ -115,8 +118,7 @@ describe('journal lease checker', () => {
 
   it('FAILs a transition written while no executor held the lease, and one without a writer', async () => {
     const released = await history(async (j) => {
-      await j.cas('PREPARING', 'PREPARED', 'host:1:zombie');
-      await j.cas('PREPARED', 'COMMITTING', 'host:1:zombie');
+      await j.toCommitting('host:1:zombie');
       await j.cas('COMMITTING', 'TARGET_COMMITTED', 'host:1:zombie');
       await j.cas('TARGET_COMMITTED', 'COMPLETE', 'host:1:zombie');
     });
@@ -139,17 +141,7 @@ describe('journal lease checker', () => {
       final_state: 'PREPARING',
       version: 1,
       history_legal: true,
-      history: [
-        {
-          version: 1,
-          kind: 'intent',
-          from_state: null,
-          to_state: 'PREPARING',
-          at_ms: 1,
-          lease_epoch: null,
-          reason: 'x',
-        },
-      ],
+      history: [intentItem('x')],
     };
     expect(check(old)).toMatchObject({ verdict: 'UNKNOWN' });
   });

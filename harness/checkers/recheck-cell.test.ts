@@ -7,6 +7,12 @@ import { AIRFLOW_CHECK_NAMES, airflowChecks, blameHarness } from './airflow-chec
 import { airflowCell, airflowRun } from '../gate/fixtures/certified-evidence.ts';
 import { storedSnapshot } from './target-snapshot.ts';
 
+/** `cell` with its stored check `name` edited to PASS. */
+const passedCheck = (cell: CellEvidence, name: string): CellEvidence => ({
+  ...cell,
+  checks: cell.checks.map((check) => (check.name === name ? { ...check, verdict: 'PASS' } : check)),
+});
+
 let passing: CellEvidence;
 let caught: CellEvidence;
 beforeAll(async () => {
@@ -22,12 +28,7 @@ describe('recheckCell (pure, from stored data alone)', () => {
   });
 
   it('names an edited check verdict and a history edited to look legal', () => {
-    const edited: CellEvidence = {
-      ...caught,
-      checks: caught.checks.map((check) =>
-        check.name === 'duplicates' ? { ...check, verdict: 'PASS' } : check,
-      ),
-    };
+    const edited = passedCheck(caught, 'duplicates');
     expect(recheckCell(edited).differences).toEqual([
       expect.stringMatching(/^check duplicates: stored PASS, recomputed FAIL/),
     ]);
@@ -135,12 +136,7 @@ describe('recheckCell on an Airflow cell the harness could not finish', () => {
     };
     expect(stored.verdict).toBe('UNKNOWN');
     expect(recheckCell(stored)).toMatchObject({ verdict: 'UNKNOWN', differences: [] });
-    const edited: CellEvidence = {
-      ...stored,
-      checks: stored.checks.map((check) =>
-        check.name === 'mutations' ? { ...check, verdict: 'PASS' } : check,
-      ),
-    };
+    const edited = passedCheck(stored, 'mutations');
     expect(recheckCell(edited).differences).toEqual([
       expect.stringMatching(/^check mutations: stored PASS, recomputed UNKNOWN/),
     ]);

@@ -1,20 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceBook } from '../plan/trace.ts';
-import { loadRoute } from '../routes/route-registry.ts';
-import type { PlanContext } from './fault.ts';
+import { EMBEDDED_ENGINE } from '../routes/route-registry.ts';
+import { SERVER_ENGINE, contextOf } from './fixtures/plan-context.ts';
 import { PHASES, lostAckFault, networkFault } from './network-fault.ts';
 import { serverKillFault } from './server-fault.ts';
 
-const noTraces: TraceBook = { clean: [], recovery: new Map(), cleanDurationMs: 0 };
-
-async function contextOf(route: string, traces: TraceBook = noTraces): Promise<PlanContext> {
-  const { capabilities, lossModes } = await loadRoute(route);
-  return { seed: 42, traces, capabilities, ...(lossModes ? { lossModes } : {}) };
-}
+// A staging target's own phases and points: its engine's folder (connectors/<engine>/harness/faults/).
 
 describe('network and server fault planning', () => {
   it('plans one cell per phase and toxic with stable ids and the evidence fields toxic and phase', async () => {
-    const context = await contextOf('postgres');
+    const context = await contextOf(SERVER_ENGINE);
     const drafts = networkFault.plan({ kind: 'network' }, context);
     expect(drafts).toHaveLength(6 * 5);
     expect(drafts.map((d) => d.localId)).toContain('commit/timeout');
@@ -34,51 +28,13 @@ describe('network and server fault planning', () => {
     ).toEqual(['commit/down']);
   });
 
-  it('heal_at: the network comes back at that point of the same attempt, and the cell says where', async () => {
-    const context = await contextOf('sqlite-to-clickhouse');
-    const drafts = networkFault.plan(
-      { kind: 'network', phases: ['staged', 'commit'], toxics: ['down'], heal_at: 'target.mutate:after' },
-      context,
-    );
-    expect(drafts.map((d) => d.localId)).toEqual([
-      'staged/down>healed@target.mutate:after',
-      'commit/down>healed@target.mutate:after',
-    ]);
-    for (const draft of drafts) {
-      expect(draft.fault).toMatchObject({ heal_at: 'target.mutate:after' });
-      expect(draft.params).toMatchObject({ heal: 'target.mutate:after' });
-    }
-    // Without heal_at the toxic stays until the attempt ended, and nothing names a heal point.
-    const plain = networkFault.plan({ kind: 'network', phases: ['commit'], toxics: ['down'] }, context);
-    expect(plain[0]!.fault).not.toHaveProperty('heal_at');
-    expect(plain[0]!.params).not.toHaveProperty('heal');
-  });
-
-  it('a route into ClickHouse adds its staging phases; an embedded journal has no connection to cut', async () => {
-    const phases = new Set(
-      networkFault
-        .plan({ kind: 'network', toxics: ['down'] }, await contextOf('sqlite-to-clickhouse'))
-        .map((d) => d.fault.phase),
-    );
-    expect([...phases].sort()).toEqual(
-      ['commit', 'fence-prepare', 'fence-query', 'mutation', 'settle', 'stage', 'staged'].sort(),
-    );
-    const withJournal = networkFault.plan(
-      { kind: 'network', toxics: ['down'] },
-      await contextOf('postgres-to-clickhouse'),
-    );
-    expect(withJournal.map((d) => d.fault.phase)).toEqual(
-      expect.arrayContaining(['before-intent', 'state-complete', 'stage']),
-    );
-  });
-
   it('a route that proxies no connection still plans its phases, each ending UNVERIFIED with the reason', async () => {
-    const context = await contextOf('sqlite');
+    const context = await contextOf(EMBEDDED_ENGINE);
     expect(context.capabilities?.proxies).toEqual([]);
     const drafts = networkFault.plan({ kind: 'network', toxics: ['down'] }, context);
     expect(drafts.map((d) => d.fault.phase).sort()).toEqual(Object.keys(PHASES).sort());
     const outcome = await networkFault.run(
-      { cell: { route: 'sqlite', params: drafts[0]!.params }, fixture: {} } as unknown as Parameters<
+      { cell: { route: EMBEDDED_ENGINE, params: drafts[0]!.params }, fixture: {} } as unknown as Parameters<
         typeof networkFault.run
       >[0],
       { kind: 'network', toxics: ['down'] },
@@ -94,35 +50,8 @@ describe('network and server fault planning', () => {
     ]);
   });
 
-  it('only the points the clean trace passes are planned (a replace step is no point of an append run)', async () => {
-    const points = [
-      'journal.create:before',
-      'target.stage:before',
-      'target.commit:before',
-      'target.commit:after',
-    ];
-    const traces = { ...noTraces, clean: points.map((point) => ({ point, hit: 1 })) };
-    const context = await contextOf('sqlite-to-clickhouse', traces);
-    expect(networkFault.plan({ kind: 'network', toxics: ['down'] }, context).map((d) => d.localId)).toEqual([
-      'commit/down',
-      'stage/down',
-    ]);
-    expect(serverKillFault.plan({ kind: 'server-kill' }, context).map((d) => d.localId)).toEqual([
-      'target/swap',
-      'target/swapped',
-      'target/swapped-sigterm',
-    ]);
-    expect(
-      serverKillFault
-        .plan({ kind: 'server-kill', signals: ['SIGTERM'], points: ['target.commit:before'] }, context)
-        .map((d) => d.fault),
-    ).toEqual([
-      expect.objectContaining({ signal: 'SIGTERM', point: 'target.commit:before', server: 'target' }),
-    ]);
-  });
-
   it('the lost-ack cell is kind lost-ack at target.commit:before and sensitive; server kills name their server', async () => {
-    const context = await contextOf('postgres');
+    const context = await contextOf(SERVER_ENGINE);
     const [lost] = lostAckFault.plan({ kind: 'lost-ack' }, context);
     expect(lost).toMatchObject({
       sensitive: true,
@@ -148,7 +77,7 @@ describe('network and server fault planning', () => {
   });
 
   it('a route with no server to kill still plans a cell per server, which the runner ends UNVERIFIED with the reason', async () => {
-    const context = await contextOf('sqlite');
+    const context = await contextOf(EMBEDDED_ENGINE);
     const drafts = serverKillFault.plan({ kind: 'server-kill' }, context);
     expect(drafts.map((d) => [d.localId, d.fault.point])).toEqual([
       ['target/commit', 'target.commit:before'],
@@ -164,8 +93,8 @@ describe('network and server fault planning', () => {
     const own = { ...context.capabilities!, ownServers: true };
     expect(serverKillFault.unavailableIn!(embedded, own)).toBeNull();
     // A built-in server route still needs a provider that owns a server of the cell's own.
-    const postgres = await contextOf('postgres');
-    expect(serverKillFault.unavailableIn!(embedded, postgres.capabilities)).toMatch(
+    const server = await contextOf(SERVER_ENGINE);
+    expect(serverKillFault.unavailableIn!(embedded, server.capabilities)).toMatch(
       /provider embedded owns no server/,
     );
   });

@@ -1,14 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-verify.ts';
-import { run as merge } from '../cli/certify-merge.ts';
-import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
-import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
+import { FIXTURE_PLAN } from '../gate/fixtures/fixture-plan.ts';
+import { evidenceFilesToMerge, expectTheWholeRun } from './fixtures/merge-files.ts';
 import { planDigest } from '../plan/plan-digest.ts';
 import { unionRuns } from './run-union.ts';
 
@@ -42,33 +39,17 @@ const REST = FIXTURE_PLAN.scenarios
   .map((scenario) => scenario.name)
   .filter((name) => name !== 'airflow-live');
 
-async function mergeFiles(runs: readonly Evidence[]) {
-  const dir = await mkdtemp(join(tmpdir(), 'dpone-union-'));
-  dirs.push(dir);
-  await writeFixtureScenarios(dir);
-  const files = await Promise.all(
-    runs.map(async (run, position) => {
-      const file = `run-${position}.json`;
-      await writeFile(join(dir, file), JSON.stringify(run));
-      return file;
-    }),
-  );
-  const io = capturedIo(dir);
-  return { dir, io, run: () => merge([...files, '--out', 'joined'], io) };
-}
+const mergeFiles = (runs: readonly Evidence[]) =>
+  evidenceFilesToMerge(runs, { name: 'run', out: 'joined' }, dirs);
 
 describe('certify merge of whole runs (a union over disjoint scenario files)', () => {
   it('joins the default-suite run and a run of the scenarios the full suite adds into the whole run', async () => {
     const parts = [runOf(REST, 'default-suite'), runOf(AIRFLOW, 'airflow-only')];
     expect(parts.every((part) => part.cells.length > 0)).toBe(true);
-    const { dir, io, run } = await mergeFiles(parts);
+    const { io, run, evidence } = await mergeFiles(parts);
     expect(await run()).toBe(0);
-    const joined = JSON.parse(await readFile(join(dir, 'joined', 'evidence.json'), 'utf8')) as Evidence;
-    expect(joined.cells.map((cell) => [cell.id, cell.verdict])).toEqual(
-      whole.cells.map((cell) => [cell.id, cell.verdict]),
-    );
-    expect(joined.verdict).toBe(whole.verdict);
-    expect(joined.sensitivity).toEqual(whole.sensitivity);
+    const joined = await evidence();
+    expectTheWholeRun(joined, whole);
     expect(joined.plan?.digest).toBe(FIXTURE_PLAN.digest);
     expect(joined.plan?.cells).toBe(FIXTURE_PLAN.cells);
     expect(joined.environment.joined_from).toEqual(['airflow-only', 'default-suite']);

@@ -7,11 +7,11 @@ import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { withDigest } from '../evidence/evidence-digest.ts';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-verify.ts';
-import { run as merge } from '../cli/certify-merge.ts';
 import { run as report } from '../cli/certify-report.ts';
 import { capturedIo } from '../gate/fixtures/captured-io.ts';
 import { acceptanceCells, sealEvidence } from '../gate/fixtures/certified-evidence.ts';
-import { FIXTURE_PLAN, writeFixtureScenarios } from '../gate/fixtures/fixture-plan.ts';
+import { FIXTURE_PLAN } from '../gate/fixtures/fixture-plan.ts';
+import { evidenceFilesToMerge, expectTheWholeRun } from './fixtures/merge-files.ts';
 import { selectShard } from '../plan/planner.ts';
 import { planDigest } from '../plan/plan-digest.ts';
 import { mergeShards } from './shard-merge.ts';
@@ -33,33 +33,17 @@ function shardOf(index: number, count = 3, seed = 42): Evidence {
   });
 }
 
-async function mergeFiles(shards: readonly Evidence[]) {
-  const dir = await mkdtemp(join(tmpdir(), 'dpone-merge-'));
-  dirs.push(dir);
-  await writeFixtureScenarios(dir);
-  const files = await Promise.all(
-    shards.map(async (shard, position) => {
-      const file = `shard-${position}.json`;
-      await writeFile(join(dir, file), JSON.stringify(shard));
-      return file;
-    }),
-  );
-  const io = capturedIo(dir);
-  return { dir, io, run: () => merge([...files, '--out', 'merged'], io) };
-}
+const mergeFiles = (shards: readonly Evidence[]) =>
+  evidenceFilesToMerge(shards, { name: 'shard', out: 'merged' }, dirs);
 
 describe('certify merge', () => {
   it('merges 3 shards into the whole run: same cell ids and verdicts, and it verifies', async () => {
     const shards = [shardOf(2), shardOf(3), shardOf(1)];
     expect(shards.every((shard) => shard.cells.length > 0)).toBe(true);
-    const { dir, run } = await mergeFiles(shards);
+    const { dir, run, evidence } = await mergeFiles(shards);
     expect(await run()).toBe(0);
-    const merged = JSON.parse(await readFile(join(dir, 'merged', 'evidence.json'), 'utf8')) as Evidence;
-    expect(merged.cells.map((cell) => [cell.id, cell.verdict])).toEqual(
-      whole.cells.map((cell) => [cell.id, cell.verdict]),
-    );
-    expect(merged.verdict).toBe(whole.verdict);
-    expect(merged.sensitivity).toEqual(whole.sensitivity);
+    const merged = await evidence();
+    expectTheWholeRun(merged, whole);
     expect(merged.shard).toBeUndefined();
     expect(verifyEvidence(merged)).toEqual({ ok: true, differences: [] });
     for (const file of ['index.html', 'summary.md', 'junit.xml'])

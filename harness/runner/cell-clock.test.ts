@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
+import { embeddedEngine } from '../../src/cli/engine-roles.ts';
+import { embeddedJournalUrl } from '../../src/cli/embedded-journal.test-support.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { CLOCK_OFFSET_ENV, clockFromEnv } from '../../src/test-hooks/harness-clock.ts';
 import type { PlannedCell } from '../plan/cell.ts';
@@ -12,6 +13,16 @@ import { cellRun } from './cell-run.ts';
 
 const OP = `sha256:${'a'.repeat(64)}`;
 const TTL_MS = 60_000;
+const [EMBEDDED, { journal: embeddedJournal }] = embeddedEngine();
+
+/** The embedded engine's file journal at `path` (the runtime's default journal), opened through its registration. */
+function openJournal(path: string, readOnly = false) {
+  return embeddedJournal!.open(embeddedJournalUrl(path), undefined, {
+    readOnly,
+    cwd: dirname(path),
+    chosenBy: '--journal',
+  });
+}
 
 describe('cell clock', () => {
   let dir: string;
@@ -20,12 +31,12 @@ describe('cell clock', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dpone-cell-clock-'));
     const path = join(dir, 'journal.db');
-    fixture = { openJournal: () => SqliteJournal.open(path) } as unknown as CellFixture;
-    const journal = await SqliteJournal.open(path);
+    fixture = { openJournal: () => openJournal(path) } as unknown as CellFixture;
+    const journal = await openJournal(path);
     const { entry } = await journal.createIntent({
       operationId: OP,
       intentDigest: `sha256:${'b'.repeat(64)}`,
-      metadata: { workload_id: 'w', target_identity: 'sqlite:t' },
+      metadata: { workload_id: 'w', target_identity: `${EMBEDDED}:t` },
       nowMs: Date.now(),
     });
     // A worker took a one-minute lease and died.
@@ -44,7 +55,7 @@ describe('cell clock', () => {
   });
 
   async function takeOver(nowMs: number) {
-    const journal = await SqliteJournal.open(join(dir, 'journal.db'));
+    const journal = await openJournal(join(dir, 'journal.db'));
     try {
       const entry = (await journal.get(OP))!;
       return await journal.acquireLease({
@@ -82,13 +93,13 @@ describe('cell clock', () => {
 
   it('passes the leases of a journal kept elsewhere (the power-loss mount) when told where it is', async () => {
     // The cell's usual journal path holds nothing: the journal with the dead worker's lease is elsewhere.
-    const usual = { openJournal: () => SqliteJournal.open(join(dir, 'usual.db')) } as unknown as CellFixture;
+    const usual = { openJournal: () => openJournal(join(dir, 'usual.db')) } as unknown as CellFixture;
     const clock = new CellClock();
     const run = cellRun({} as PlannedCell, dir, usual, {} as Route, clock);
     await run.expireLeases();
     expect(clock.offsetMs).toBe(0); // what a power-loss cell did before: the clock never moved
     await expect(takeOver(clock.nowMs())).rejects.toMatchObject({ code: ERROR_CODES.CAS_CONFLICT });
-    await run.expireLeases(() => SqliteJournal.open(join(dir, 'journal.db'), { readOnly: true }));
+    await run.expireLeases(() => openJournal(join(dir, 'journal.db'), true));
     expect(clock.offsetMs).toBeGreaterThan(TTL_MS - 1_000);
     expect((await takeOver(clock.nowMs())).lease?.holder).toBe('next');
   });

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Evidence } from '../evidence/evidence-types.ts';
 import { verifyEvidence } from '../evidence/evidence-verify.ts';
 import { runCertification } from '../run.ts';
+import { writeCrashAndRace } from './fixtures/crash-and-race.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'dpone-reference-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,11 +34,7 @@ async function withBrokenBuild<T>(body: () => Promise<T>): Promise<T> {
 
 describe('a reference run that fails', () => {
   it('is a FAIL cell with its evidence (what the run did, what the target shows), never a harness error', async () => {
-    const scenario = join(dir, 'broken.yaml');
-    writeFileSync(
-      scenario,
-      'name: broken\nvariants: false\nfaults:\n  - kind: crash\n    depth: 1\n    random: 0\n  - kind: race\n    workers: 2\n',
-    );
+    const scenario = writeCrashAndRace(dir, 'broken');
     const result = await withBrokenBuild(() =>
       runCertification({
         scenarioFiles: [scenario],

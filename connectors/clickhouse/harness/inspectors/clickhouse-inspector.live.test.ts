@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseTarget } from '../../clickhouse-target.ts';
 import { ERROR_CODES } from '../../../../src/contracts/errors.ts';
@@ -10,8 +9,10 @@ import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server
 import type { ClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { buildClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { ClickHouseInspector } from './clickhouse-inspector.ts';
-import { sqliteSourceRows } from '../../../sqlite/harness/inspectors/sqlite-source-rows.ts';
+import { embeddedSource } from './embedded-source.test-support.ts';
+import type { SourceRows } from '../../../../harness/inspectors/source-rows.ts';
 import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
+import { ONE_LANDING_OF_THREE } from '../../../../harness/inspectors/fixtures/one-landing.ts';
 
 const binary = findClickHouseServer();
 const unverified = binary === null && process.env.CI !== 'true';
@@ -21,17 +22,25 @@ const COLUMNS = ['id', 'day', 'amount'];
 const DAY = '2026-01-01';
 let server: ClickHouseServer;
 let dir: string;
-let sourcePath: string;
+let source: SourceRows;
 
-/** Three rows of DAY and one of another day in a SQLite source. */
-function seedSource(path: string): void {
-  const db = new DatabaseSync(path);
-  db.exec('CREATE TABLE src (id INTEGER, day TEXT, amount REAL)');
-  db.exec(
-    `INSERT INTO src VALUES (1, '${DAY}', 10.5), (2, '${DAY}', 20), (3, '${DAY}', NULL), (4, '2026-01-02', 1)`,
+/** Three rows of DAY and one of another day in the embedded engine's source file. */
+const seedSource = (cellDir: string) =>
+  embeddedSource(
+    cellDir,
+    [
+      { name: 'id', type: 'integer' },
+      { name: 'day', type: 'text' },
+      { name: 'amount', type: 'text' },
+    ],
+    [
+      [1, DAY, '10.5'],
+      [2, DAY, '20'],
+      [3, DAY, null],
+      [4, '2026-01-02', '1'],
+    ],
+    { column: 'day', value: DAY },
   );
-  db.close();
-}
 
 async function world(seedTargetRows?: Record<string, string | null>[]): Promise<ClickHouseCellWorld> {
   return buildClickHouseCellWorld(join(dir, `cell-${Math.random()}`), {
@@ -39,12 +48,7 @@ async function world(seedTargetRows?: Record<string, string | null>[]): Promise<
     columns: COLUMNS,
     naturalKey: ['id'],
     partition: { column: 'day', value: DAY },
-    source: sqliteSourceRows({
-      path: sourcePath,
-      table: 'src',
-      columns: COLUMNS,
-      partition: { column: 'day', value: DAY },
-    }),
+    source,
     ...(seedTargetRows ? { seedTargetRows } : {}),
   });
 }
@@ -84,8 +88,7 @@ describe.skipIf(unverified)(
   () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'dpone-chi-'));
-      sourcePath = join(dir, 'source.db');
-      seedSource(sourcePath);
+      source = await seedSource(join(dir, 'source'));
       server = await ClickHouseServer.start({ binary: binary ?? '' });
     }, 40_000);
     afterAll(async () => {
@@ -97,13 +100,7 @@ describe.skipIf(unverified)(
       const cell = await world();
       await land(cell, 'op-a');
       const snapshot = await cell.inspector.snapshot();
-      expect(snapshot).toMatchObject({
-        mutations: 1,
-        duplicate_rows: 0,
-        row_parity: true,
-        row_count: 3,
-        source_row_count: 3,
-      });
+      expect(snapshot).toMatchObject(ONE_LANDING_OF_THREE);
       expect(snapshot.audit).toMatchObject({ marker_kind: 'server-part', audited_inserts: 3 });
       // The target alone reads to the digest and count of the same snapshot.
       expect(await cell.inspector.targetDigest()).toEqual({ digest: snapshot.target_digest, rows: 3 });
@@ -169,7 +166,7 @@ describe.skipIf(unverified)(
         columns: COLUMNS,
         naturalKey: ['id'],
         partition: { column: 'day', value: DAY },
-        source: sqliteSourceRows({ path: sourcePath, table: 'src', columns: COLUMNS }),
+        source,
       });
       await expect(inspector.installAudit()).rejects.toMatchObject({
         code: ERROR_CODES.ENVIRONMENT_UNAVAILABLE,

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseTarget } from '../../clickhouse-target.ts';
 import type { ClickHouseTargetOptions } from '../../clickhouse-target.ts';
@@ -11,7 +10,7 @@ import type { LoadStrategy, TargetConnector } from '../../../../src/ports/connec
 import { ClickHouseServer, findClickHouseServer } from '../env/clickhouse-server.ts';
 import type { ClickHouseCellWorld } from '../clickhouse-cell.ts';
 import { buildClickHouseCellWorld } from '../clickhouse-cell.ts';
-import { sqliteSourceRows } from '../../../sqlite/harness/inspectors/sqlite-source-rows.ts';
+import { embeddedSource } from './embedded-source.test-support.ts';
 import { rowStreamOf, rowsFromObjects } from '../../../../src/ports/row-stream.ts';
 
 /**
@@ -62,22 +61,23 @@ function park(point: string): { faults: FaultPoints; parked: Promise<void>; rele
 }
 
 async function cell(): Promise<ClickHouseCellWorld> {
-  const path = join(dir, `src-${Math.random()}.db`);
-  const db = new DatabaseSync(path);
-  db.exec('CREATE TABLE src (id INTEGER, day TEXT, amount INTEGER)');
-  db.exec(`INSERT INTO src VALUES (1, '${DAY}', 10), (2, '${DAY}', 20)`);
-  db.close();
+  const path = join(dir, `src-${Math.random()}`);
+  const source = await embeddedSource(
+    path,
+    [
+      { name: 'id', type: 'integer' },
+      { name: 'day', type: 'text' },
+      { name: 'amount', type: 'integer' },
+    ],
+    ROWS.map((row) => [row.id, row.day, row.amount]),
+    { column: 'day', value: DAY },
+  );
   return buildClickHouseCellWorld(path, {
     endpoint: server.admin,
     columns: COLUMNS,
     naturalKey: ['id'],
     partition: { column: 'day', value: DAY },
-    source: sqliteSourceRows({
-      path,
-      table: 'src',
-      columns: COLUMNS,
-      partition: { column: 'day', value: DAY },
-    }),
+    source,
     seedTargetRows: [{ id: '9', day: DAY, amount: 'old' }],
   });
 }

@@ -58,9 +58,17 @@ const lane = (mode: string, kind: string, n: number) =>
 
 const passing = (name: string, verdict: 'PASS' | 'FAIL' = 'PASS') => [{ name, verdict, detail: 'x' }];
 
+const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
+
+describe('shadow-report-exact (issue 36) on routes into PostgreSQL', () => {
+  it('applies to its own route, by alias and by id, and from the embedded source: the target takes plain writes', () => {
+    for (const route of ['postgres', 'postgres-to-postgres', `${EMBEDDED_ENGINE}-to-postgres`])
+      expect(ids(route), route).toContain('shadow-report-exact');
+  });
+});
+
 describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
-    const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
     for (const id of [...ISSUE_28_ITEMS, ...SERVER_STORAGE_ITEMS]) {
       expect(ids('postgres-to-postgres')).toContain(id);
       expect(ids(`${EMBEDDED_ENGINE}-to-postgres`)).toContain(id);

@@ -5,6 +5,7 @@ import { UNSAFE_SQLITE_VARIANTS } from '../../sqlite-unsafe-variants.ts';
 import { PARTITION_ROWS, insertBatch, sqliteCell } from '../fixtures/sqlite-cell.ts';
 import { AUDIT_TABLE } from './sqlite-inspector.ts';
 import { rowStreamOf } from '../../../../src/ports/row-stream.ts';
+import { ONE_LANDING_OF_THREE } from '../../../../harness/inspectors/fixtures/one-landing.ts';
 
 describe('SqliteInspector on real SQLite files', () => {
   it('reports one mutation, no duplicates and row parity after one whole batch', async () => {
@@ -12,13 +13,7 @@ describe('SqliteInspector on real SQLite files', () => {
     await cell.inspector.installAudit();
     insertBatch(cell.targetPath, PARTITION_ROWS);
     const snapshot = await cell.inspector.snapshot();
-    expect(snapshot).toMatchObject({
-      mutations: 1,
-      duplicate_rows: 0,
-      row_parity: true,
-      row_count: 3,
-      source_row_count: 3,
-    });
+    expect(snapshot).toMatchObject(ONE_LANDING_OF_THREE);
     expect(snapshot.target_digest).toBe(snapshot.source_digest);
     expect(snapshot.audit?.mutation_records).toEqual([{ marker: 'run-1', rows: 3 }]);
     expect(snapshot.first_difference).toBeUndefined();
