@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import pg from 'pg';
-import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
+import { binaries } from '../connectors/postgres/fixtures/live-cluster.ts';
 import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
 /**
@@ -12,7 +12,6 @@ import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/po
  */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const EXAMPLE = join(ROOT, 'examples/postgres');
-export const binaries = findLocalBinaries();
 
 /** The passwords setup.sql gives the example's roles, in the variables `dpone run` reads. */
 export interface ExampleSecrets {

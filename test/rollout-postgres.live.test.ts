@@ -3,14 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
-import {
-  ROOT,
-  binaries,
-  exampleWorkload,
-  query as queryOn,
-  setUpExample,
-} from './postgres-example.test-support.ts';
+import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
+import { ROOT, exampleWorkload, query as queryOn, setUpExample } from './postgres-example.test-support.ts';
 
 /**
  * The rollout modes on a real PostgreSQL target (examples/postgres on a throw-away cluster, its
@@ -18,8 +13,7 @@ import {
  * fence; shadow writes the same and its report counts the retried operation that the
  * target holds twice.
  */
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED rollout on PostgreSQL: no PostgreSQL binaries');
+const unverified = unverifiedLive('rollout on PostgreSQL');
 
 const SECRETS = {
   DPONE_SOURCE_PASSWORD: 'rollout-source-4711',
@@ -48,7 +42,7 @@ const query = (text: string) => queryOn(cluster, 'dpone_example_dw', text);
 
 describe.skipIf(unverified)('rollout modes on a PostgreSQL target (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await setUpExample(cluster, SECRETS);
     dir = mkdtempSync(join(tmpdir(), 'dpone-pg-rollout-'));
     workload = exampleWorkload(cluster, dir, (text) =>

@@ -1,21 +1,20 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
-import type { MutationRequest, NativeCopy, RowStream } from '../../src/ports/connector.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { NativeCopy, RowStream } from '../../src/ports/connector.ts';
 import { refusingEmptyPartitions } from '../../src/core/empty-partition.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { withClusterClient } from './fixtures/cluster-client.ts';
+import { appendRequest, firstFence } from './fixtures/append-request.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 
 /**
  * Issue 37 item 2: PostgreSQL to PostgreSQL with the same column types goes as binary COPY out of
  * the source straight into binary COPY in, no row decoded in Node; the count is both servers'
  * own and must agree; any type difference takes the text path and says why.
  */
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED postgres binary COPY: no PostgreSQL server binaries found');
+const unverified = unverifiedLive('postgres binary COPY');
 
 const TYPES = {
   id: 'int',
@@ -59,20 +58,8 @@ const openSource = () =>
     env: {},
   });
 
-const fence = (operationId: string) => ({
-  operationId,
-  epoch: 1,
-  intentDigest: `sha256:${'1'.repeat(64)}`,
-  holder: 'h1',
-});
-
-const write = (operationId: string, rows: RowStream): MutationRequest => ({
-  fence: fence(operationId),
-  strategy: 'append',
-  partitionColumn: 'part',
-  partitionValue: '2026-11-01',
-  rows,
-});
+/** The partition's rows appended under epoch 1 of `operationId`. */
+const write = (operationId: string, rows: RowStream) => appendRequest(operationId, '2026-11-01', rows);
 
 /** The stream as it is, counting the chunks anyone decodes from it (`native` passed on as given). */
 function watched(stream: RowStream, native = stream.native): { rows: RowStream; decoded: () => number } {
@@ -112,7 +99,7 @@ const TOTAL = 25_003;
 
 describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await withClusterClient(cluster, 'postgres', (c) => c.query('CREATE DATABASE bin'));
     await admin(async (c) => {
       await c.query(`CREATE TABLE src (${DDL(TYPES)})`);
@@ -145,7 +132,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt', notes);
-    await target.prepareFence(fence('op-bin'), { create: true });
+    await target.prepareFence(firstFence('op-bin'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     const { rows, decoded } = watched(stream);
     expect(await target.mutate(write('op-bin', rows))).toEqual({
@@ -164,7 +151,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
   it('behind the empty-partition check one row is decoded, and the COPY still carries the whole partition', async () => {
     await using source = refusingEmptyPartitions(await openSource());
     await using target = await openTarget('tgt_empty_check');
-    await target.prepareFence(fence('op-empty-check'), { create: true });
+    await target.prepareFence(firstFence('op-empty-check'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     expect(stream.native).toBeDefined();
     const { rows, decoded } = watched(stream);
@@ -178,7 +165,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt_other', notes);
-    await target.prepareFence(fence('op-other'), { create: true });
+    await target.prepareFence(firstFence('op-other'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     const { rows, decoded } = watched(stream);
     expect(await target.mutate(write('op-other', rows))).toMatchObject({ rowsWritten: TOTAL });
@@ -210,7 +197,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
       env: {},
       note: (message) => notes.push(message),
     });
-    await target.prepareFence(fence('op-mood'), { create: true });
+    await target.prepareFence(firstFence('op-mood'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     const { rows, decoded } = watched(stream);
     expect(await target.mutate(write('op-mood', rows))).toMatchObject({ rowsWritten: 3 });
@@ -225,7 +212,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
   it('counts that disagree abort the COPY: nothing lands, the fence stays open', async () => {
     await using source = await openSource();
     await using target = await openTarget('tgt_lie');
-    await target.prepareFence(fence('op-lie'), { create: true });
+    await target.prepareFence(firstFence('op-lie'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     const native = stream.native!;
     // The source claims one row more than it sent.
