@@ -48,6 +48,10 @@ const lane = (mode: string, kind: string, n: number) =>
 
 const passing = (name: string, verdict: 'PASS' | 'FAIL' = 'PASS') => [{ name, verdict, detail: 'x' }];
 
+/** A line's own checks, each PASS but `failing` (when one is named), which is FAIL. */
+const ownChecks = (names: readonly string[], failing: string | null) =>
+  names.flatMap((name) => passing(name, name === failing ? 'FAIL' : 'PASS'));
+
 describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
     const ids = (route: string) => acceptanceItems(route).map((item) => item.id);
@@ -106,11 +110,7 @@ describe("issue 33's PostgreSQL power-loss line", () => {
     cell(
       `postgres-power-loss/server/${point}#1`,
       { kind: 'power-loss', storage: 'server', point, hit: 1, load_survived_cut: survived },
-      OWN.map((name) => ({
-        name,
-        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
-        detail: 'x',
-      })),
+      ownChecks(OWN, failing),
       mutations,
     );
 
@@ -156,11 +156,7 @@ describe("issue 33's PostgreSQL full-disk line", () => {
     const base = cell(
       `postgres-full-disk/server/${point}#1`,
       { kind: 'full-disk', storage: 'server', point, hit: 1 },
-      OWN.map((name) => ({
-        name,
-        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
-        detail: 'x',
-      })),
+      ownChecks(OWN, failing),
       mutations,
     );
     return exit === 18 ? { ...base, attempts: [refused, ...base.attempts] } : base;
