@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
-import type { NativeCopy, RowStream } from '../../src/ports/connector.ts';
+import type { NativeCopy, RowStream, SourceConnector, TargetConnector } from '../../src/ports/connector.ts';
 import { refusingEmptyPartitions } from '../../src/core/empty-partition.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
@@ -79,6 +79,25 @@ function watched(stream: RowStream, native = stream.native): { rows: RowStream; 
   return { rows, decoded: () => decoded };
 }
 
+/**
+ * The source's partition written to `target` under epoch 1 of `operationId`, the stream watched:
+ * the write's answer, the rows decoded in Node on the way, and the stream's native copy.
+ */
+async function copyWatched(source: SourceConnector, target: TargetConnector, operationId: string) {
+  await target.prepareFence(firstFence(operationId), { create: true });
+  const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
+  const { rows, decoded } = watched(stream);
+  try {
+    return {
+      result: await target.mutate(write(operationId, rows)),
+      decoded: decoded(),
+      native: stream.native,
+    };
+  } finally {
+    await rows.close();
+  }
+}
+
 /** Rows of the partition in the source and not in `table`, and the other way round (values compared by the server). */
 const differences = (table: string) =>
   admin(
@@ -132,16 +151,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt', notes);
-    await target.prepareFence(firstFence('op-bin'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-bin', rows))).toEqual({
-      applied: true,
-      rowsWritten: TOTAL,
-      epoch: 1,
-    });
-    await rows.close();
-    expect(decoded()).toBe(0);
+    const { result, decoded } = await copyWatched(source, target, 'op-bin');
+    expect(result).toEqual({ applied: true, rowsWritten: TOTAL, epoch: 1 });
+    expect(decoded).toBe(0);
     expect(notes).toEqual([]);
     expect(await differences('tgt')).toBe(0);
     expect(await count('tgt')).toBe(TOTAL);
@@ -151,13 +163,10 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
   it('behind the empty-partition check one row is decoded, and the COPY still carries the whole partition', async () => {
     await using source = refusingEmptyPartitions(await openSource());
     await using target = await openTarget('tgt_empty_check');
-    await target.prepareFence(firstFence('op-empty-check'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    expect(stream.native).toBeDefined();
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-empty-check', rows))).toMatchObject({ rowsWritten: TOTAL });
-    await rows.close();
-    expect(decoded()).toBe(0);
+    const { result, decoded, native } = await copyWatched(source, target, 'op-empty-check');
+    expect(native).toBeDefined();
+    expect(result).toMatchObject({ rowsWritten: TOTAL });
+    expect(decoded).toBe(0);
     expect(await differences('tgt_empty_check')).toBe(0);
   });
 
@@ -165,12 +174,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt_other', notes);
-    await target.prepareFence(firstFence('op-other'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-other', rows))).toMatchObject({ rowsWritten: TOTAL });
-    await rows.close();
-    expect(decoded()).toBe(TOTAL);
+    const { result, decoded } = await copyWatched(source, target, 'op-other');
+    expect(result).toMatchObject({ rowsWritten: TOTAL });
+    expect(decoded).toBe(TOTAL);
     expect(notes).toEqual([
       "the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: " +
         'column amount is numeric(12,2) in the source, numeric(14,2) in the target',
@@ -197,12 +203,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
       env: {},
       note: (message) => notes.push(message),
     });
-    await target.prepareFence(firstFence('op-mood'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-mood', rows))).toMatchObject({ rowsWritten: 3 });
-    await rows.close();
-    expect(decoded()).toBe(3);
+    const { result, decoded } = await copyWatched(source, target, 'op-mood');
+    expect(result).toMatchObject({ rowsWritten: 3 });
+    expect(decoded).toBe(3);
     expect(notes).toEqual([
       "the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: " +
         "column m has a type that is not PostgreSQL's own (user-defined mood)",
