@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
-import { ROOT, exampleWorkload, psql, query, setUpExample } from './postgres-example.test-support.ts';
+import {
+  ROOT,
+  dponeExample,
+  exampleWorkload,
+  psql,
+  query,
+  setUpExample,
+} from './postgres-example.test-support.ts';
 
 /**
  * examples/postgres/ run the way its README says, against a throw-away cluster standing in for the
@@ -20,13 +26,7 @@ const SECRETS = {
 };
 let cluster: LocalPostgresCluster;
 
-function dpone(args: readonly string[]) {
-  return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
-    cwd: ROOT,
-    reject: false,
-    env: { ...SECRETS, DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '' },
-  });
-}
+const dpone = (args: readonly string[]) => dponeExample(args, ROOT, SECRETS);
 
 describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', () => {
   let workload: string;

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import pg from 'pg';
+import { withClusterClient } from '../connectors/postgres/fixtures/cluster-client.ts';
 import { binaries } from '../connectors/postgres/fixtures/live-cluster.ts';
 import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
@@ -60,16 +60,28 @@ export function exampleWorkload(
 }
 
 /** The rows `text` returns on the cluster's `database`. */
-export async function query(
+export function query(
   cluster: LocalPostgresCluster,
   database: string,
   text: string,
 ): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ ...cluster, database });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
+  return withClusterClient(cluster, database, async (client) => (await client.query(text)).rows);
+}
+
+/**
+ * `bin/dpone.js` with `args` as the newcomer runs it: in `cwd`, with the example's passwords, and
+ * none of the harness's (fault plan, XCom path) or a deployment's (policy) variables set.
+ */
+export function dponeExample(args: readonly string[], cwd: string, secrets: ExampleSecrets) {
+  return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
+    cwd,
+    reject: false,
+    env: {
+      ...secrets,
+      DPONE_FAULT_PLAN: '',
+      DPONE_XCOM_PATH: '',
+      DPONE_POLICY: '',
+      DPONE_DEPLOYMENT_POLICY: '',
+    },
+  });
 }

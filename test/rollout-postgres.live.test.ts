@@ -1,11 +1,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
-import { ROOT, exampleWorkload, query as queryOn, setUpExample } from './postgres-example.test-support.ts';
+import {
+  dponeExample,
+  exampleWorkload,
+  query as queryOn,
+  setUpExample,
+} from './postgres-example.test-support.ts';
 
 /**
  * The rollout modes on a real PostgreSQL target (examples/postgres on a throw-away cluster, its
@@ -24,18 +28,7 @@ let cluster: LocalPostgresCluster;
 let dir: string;
 let workload: string;
 
-const dpone = (args: readonly string[]) =>
-  execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
-    cwd: dir,
-    reject: false,
-    env: {
-      ...SECRETS,
-      DPONE_FAULT_PLAN: '',
-      DPONE_XCOM_PATH: '',
-      DPONE_POLICY: '',
-      DPONE_DEPLOYMENT_POLICY: '',
-    },
-  });
+const dpone = (args: readonly string[]) => dponeExample(args, dir, SECRETS);
 
 /** The rows `text` returns on the example's warehouse. */
 const query = (text: string) => queryOn(cluster, 'dpone_example_dw', text);
