@@ -7,6 +7,7 @@ import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/li
 import {
   ROOT,
   dponeExample,
+  exampleSecrets,
   exampleWorkload,
   psql,
   query,
@@ -19,11 +20,7 @@ import {
  */
 const unverified = unverifiedLive('examples/postgres');
 
-const SECRETS = {
-  DPONE_SOURCE_PASSWORD: 'example-source-4711',
-  DPONE_TARGET_PASSWORD: 'example-target-4711',
-  DPONE_JOURNAL_PASSWORD: 'example-journal-4711',
-};
+const SECRETS = exampleSecrets('example');
 let cluster: LocalPostgresCluster;
 
 const dpone = (args: readonly string[]) => dponeExample(args, ROOT, SECRETS);

@@ -20,6 +20,15 @@ export interface ExampleSecrets {
   readonly DPONE_JOURNAL_PASSWORD: string;
 }
 
+/** Passwords for the example's three roles, told apart by `prefix` (`<prefix>-source-4711`, …). */
+export function exampleSecrets(prefix: string): ExampleSecrets {
+  return {
+    DPONE_SOURCE_PASSWORD: `${prefix}-source-4711`,
+    DPONE_TARGET_PASSWORD: `${prefix}-target-4711`,
+    DPONE_JOURNAL_PASSWORD: `${prefix}-journal-4711`,
+  };
+}
+
 /** One of the example's SQL files through psql, as the cluster's superuser. */
 export function psql(cluster: LocalPostgresCluster, file: string, variables: Record<string, string> = {}) {
   const args = [

@@ -6,6 +6,7 @@ import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/po
 import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
 import {
   dponeExample,
+  exampleSecrets,
   exampleWorkload,
   query as queryOn,
   setUpExample,
@@ -19,11 +20,7 @@ import {
  */
 const unverified = unverifiedLive('rollout on PostgreSQL');
 
-const SECRETS = {
-  DPONE_SOURCE_PASSWORD: 'rollout-source-4711',
-  DPONE_TARGET_PASSWORD: 'rollout-target-4711',
-  DPONE_JOURNAL_PASSWORD: 'rollout-journal-4711',
-};
+const SECRETS = exampleSecrets('rollout');
 let cluster: LocalPostgresCluster;
 let dir: string;
 let workload: string;
