@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
 import {
   ROOT,
-  binaries,
+  dponeExample,
+  exampleSecrets,
   exampleWorkload,
   psql,
   query,
@@ -17,29 +18,18 @@ import {
  * examples/postgres/ run the way its README says, against a throw-away cluster standing in for the
  * newcomer's server: setup.sql through psql, identity, run twice, inspect, teardown.sql.
  */
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED examples/postgres: no PostgreSQL binaries');
+const unverified = unverifiedLive('examples/postgres');
 
-const SECRETS = {
-  DPONE_SOURCE_PASSWORD: 'example-source-4711',
-  DPONE_TARGET_PASSWORD: 'example-target-4711',
-  DPONE_JOURNAL_PASSWORD: 'example-journal-4711',
-};
+const SECRETS = exampleSecrets('example');
 let cluster: LocalPostgresCluster;
 
-function dpone(args: readonly string[]) {
-  return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
-    cwd: ROOT,
-    reject: false,
-    env: { ...SECRETS, DPONE_FAULT_PLAN: '', DPONE_XCOM_PATH: '' },
-  });
-}
+const dpone = (args: readonly string[]) => dponeExample(args, ROOT, SECRETS);
 
 describe.skipIf(unverified)('examples/postgres (live, as its README runs it)', () => {
   let workload: string;
   let dir: string;
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     // The README's one edit: host and port of "your" server.
     dir = mkdtempSync(join(tmpdir(), 'dpone-pg-example-'));
     workload = exampleWorkload(cluster, dir);

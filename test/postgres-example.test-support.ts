@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import pg from 'pg';
-import { findLocalBinaries } from '../connectors/postgres/harness/env/local-binaries.ts';
+import { withClusterClient } from '../connectors/postgres/fixtures/cluster-client.ts';
+import { binaries } from '../connectors/postgres/fixtures/live-cluster.ts';
 import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
 
 /**
@@ -12,13 +12,21 @@ import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/po
  */
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const EXAMPLE = join(ROOT, 'examples/postgres');
-export const binaries = findLocalBinaries();
 
 /** The passwords setup.sql gives the example's roles, in the variables `dpone run` reads. */
 export interface ExampleSecrets {
   readonly DPONE_SOURCE_PASSWORD: string;
   readonly DPONE_TARGET_PASSWORD: string;
   readonly DPONE_JOURNAL_PASSWORD: string;
+}
+
+/** Passwords for the example's three roles, told apart by `prefix` (`<prefix>-source-4711`, …). */
+export function exampleSecrets(prefix: string): ExampleSecrets {
+  return {
+    DPONE_SOURCE_PASSWORD: `${prefix}-source-4711`,
+    DPONE_TARGET_PASSWORD: `${prefix}-target-4711`,
+    DPONE_JOURNAL_PASSWORD: `${prefix}-journal-4711`,
+  };
 }
 
 /** One of the example's SQL files through psql, as the cluster's superuser. */
@@ -61,16 +69,28 @@ export function exampleWorkload(
 }
 
 /** The rows `text` returns on the cluster's `database`. */
-export async function query(
+export function query(
   cluster: LocalPostgresCluster,
   database: string,
   text: string,
 ): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ ...cluster, database });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
+  return withClusterClient(cluster, database, async (client) => (await client.query(text)).rows);
+}
+
+/**
+ * `bin/dpone.js` with `args` as the newcomer runs it: in `cwd`, with the example's passwords, and
+ * none of the harness's (fault plan, XCom path) or a deployment's (policy) variables set.
+ */
+export function dponeExample(args: readonly string[], cwd: string, secrets: ExampleSecrets) {
+  return execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
+    cwd,
+    reject: false,
+    env: {
+      ...secrets,
+      DPONE_FAULT_PLAN: '',
+      DPONE_XCOM_PATH: '',
+      DPONE_POLICY: '',
+      DPONE_DEPLOYMENT_POLICY: '',
+    },
+  });
 }

@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from '../connectors/postgres/harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from '../connectors/postgres/fixtures/live-cluster.ts';
 import {
-  ROOT,
-  binaries,
+  dponeExample,
+  exampleSecrets,
   exampleWorkload,
   query as queryOn,
   setUpExample,
@@ -18,37 +18,21 @@ import {
  * fence; shadow writes the same and its report counts the retried operation that the
  * target holds twice.
  */
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED rollout on PostgreSQL: no PostgreSQL binaries');
+const unverified = unverifiedLive('rollout on PostgreSQL');
 
-const SECRETS = {
-  DPONE_SOURCE_PASSWORD: 'rollout-source-4711',
-  DPONE_TARGET_PASSWORD: 'rollout-target-4711',
-  DPONE_JOURNAL_PASSWORD: 'rollout-journal-4711',
-};
+const SECRETS = exampleSecrets('rollout');
 let cluster: LocalPostgresCluster;
 let dir: string;
 let workload: string;
 
-const dpone = (args: readonly string[]) =>
-  execa(process.execPath, [join(ROOT, 'bin/dpone.js'), ...args], {
-    cwd: dir,
-    reject: false,
-    env: {
-      ...SECRETS,
-      DPONE_FAULT_PLAN: '',
-      DPONE_XCOM_PATH: '',
-      DPONE_POLICY: '',
-      DPONE_DEPLOYMENT_POLICY: '',
-    },
-  });
+const dpone = (args: readonly string[]) => dponeExample(args, dir, SECRETS);
 
 /** The rows `text` returns on the example's warehouse. */
 const query = (text: string) => queryOn(cluster, 'dpone_example_dw', text);
 
 describe.skipIf(unverified)('rollout modes on a PostgreSQL target (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await setUpExample(cluster, SECRETS);
     dir = mkdtempSync(join(tmpdir(), 'dpone-pg-rollout-'));
     workload = exampleWorkload(cluster, dir, (text) =>

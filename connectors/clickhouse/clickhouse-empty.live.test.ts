@@ -18,17 +18,7 @@ import {
  * rows); with append it added a stale `committed` event and the fence answered `unknown` forever.
  * Now an empty batch stages an empty table like any other, and its commit record needs that table.
  */
-const live = liveClickHouse('empty');
-const { freshDb, open, count } = live;
-
-const stagingTables = async (db: string) =>
-  Number(
-    (
-      await live
-        .server()
-        .exec(`SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '\\_dpone\\_stage%'`)
-    ).trim(),
-  );
+const { freshDb, open, count, stagingTables } = liveClickHouse('empty');
 
 describe.skipIf(unverified)('clickhouse empty batch is sealed like any other (live)', () => {
   it('an empty batch commits alone: committed with 0 rows, nothing left behind', async () => {

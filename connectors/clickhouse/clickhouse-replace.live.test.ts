@@ -8,6 +8,7 @@ import {
   parkAt,
   request,
   unverified,
+  whileFenceUnavailable,
   writeUntilParked,
 } from './fixtures/clickhouse-live.ts';
 
@@ -21,28 +22,14 @@ const live = liveClickHouse('repl');
 const { freshDb, open, count } = live;
 
 /**
- * A settling holder's answer, retried while it is FENCE_UNAVAILABLE (retry-safe, nothing decided)
- * as the next `dpone run` would: on a loaded machine the re-read right after issuing the delete
- * has answered "not yet deleted durably" once (CI, 2026-12-02). Never more than 5 tries.
+ * A settling holder's answer, retried while it is FENCE_UNAVAILABLE as the next `dpone run` would:
+ * on a loaded machine the re-read right after issuing the delete has answered "not yet deleted
+ * durably" once (CI, 2026-12-02). Never more than 5 tries.
  */
-async function settledByRetries<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== ERROR_CODES.FENCE_UNAVAILABLE || tries >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
+const settledByRetries = <T>(attempt: () => Promise<T>): Promise<T> => whileFenceUnavailable(attempt, 5, 500);
 
-async function seedOldRows(db: string): Promise<void> {
-  await open(db).then((t) => t.close()); // creates the target table
-  await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
-  await live.server().exec(`INSERT INTO ${db}.events VALUES ('8','p1','older','sha256:prev',4)`);
-  await live.server().exec(`INSERT INTO ${db}.events VALUES ('7','p2','keep','',0)`);
-}
+const seedOldRows = (db: string) =>
+  live.seed(db, "('9','p1','old','',0)", "('8','p1','older','sha256:prev',4)", "('7','p2','keep','',0)");
 
 describe.skipIf(unverified)('clickhouse replace-partition survives a server restart (live)', () => {
   for (const signal of ['SIGKILL', 'SIGTERM'] as const) {

@@ -21,7 +21,7 @@ import {
 } from './fixtures/clickhouse-live.ts';
 
 const live = liveClickHouse('conn');
-const { freshDb, open, count } = live;
+const { freshDb, open, count, stagingTables } = live;
 
 describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)', () => {
   it('append writes once, proves the generation, and a second mutate under the same epoch writes nothing', async () => {
@@ -39,13 +39,7 @@ describe.skipIf(unverified)('clickhouse target and source (live, 18.16 or newer)
     expect(await target.mutate(request(1))).toEqual({ applied: false, rowsWritten: 2, epoch: 1 });
     expect(await count(db)).toBe(2);
     expect(await count(db, "_dpone_op = 'op-1' AND _dpone_epoch = 1")).toBe(2);
-    expect(
-      (
-        await live
-          .server()
-          .exec(`SELECT count() FROM system.tables WHERE database = '${db}' AND name LIKE '_dpone_stage%'`)
-      ).trim(),
-    ).toBe('0');
+    expect(await stagingTables(db)).toBe(0);
     await using source = await ClickHouseSource.open({
       url: live.server().url(db),
       table: 'events',

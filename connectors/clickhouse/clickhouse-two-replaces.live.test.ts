@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
-import type { FenceRef, LoadStrategy, MutationRequest, TargetConnector } from '../../src/ports/connector.ts';
-import { rowStreamOf } from '../../src/ports/row-stream.ts';
+import type { LoadStrategy, TargetConnector } from '../../src/ports/connector.ts';
 import { openUnsafeClickHouseTarget } from './clickhouse-unsafe-variants.ts';
 import {
   BATCH,
   COLUMNS,
   CREATE,
-  INTENT,
   eventually,
+  fence,
   liveClickHouse,
   parkAt,
+  request,
   unverified,
+  whileFenceUnavailable,
 } from './fixtures/clickhouse-live.ts';
 
 /**
@@ -26,23 +27,9 @@ import {
 const live = liveClickHouse('two');
 const { freshDb, open, count } = live;
 
-const fenceOf = (operationId: string, epoch: number): FenceRef => ({
-  operationId,
-  epoch,
-  intentDigest: INTENT,
-  holder: `${operationId}-h${epoch}`,
-});
-const requestOf = (
-  operationId: string,
-  epoch: number,
-  strategy: LoadStrategy = 'replace-partition',
-): MutationRequest => ({
-  fence: fenceOf(operationId, epoch),
-  strategy,
-  partitionColumn: 'part',
-  partitionValue: 'p1',
-  rows: rowStreamOf(COLUMNS, BATCH),
-});
+const fenceOf = (operationId: string, epoch: number) => fence(epoch, `${operationId}-h${epoch}`, operationId);
+const requestOf = (operationId: string, epoch: number, strategy: LoadStrategy = 'replace-partition') =>
+  request(epoch, strategy, BATCH, fenceOf(operationId, epoch));
 
 /** Runs operation `op` to its end as a fresh holder of `epoch` would: settles, or writes once. */
 async function finish(
@@ -58,16 +45,7 @@ async function finish(
 }
 
 /** Retries `step` while it answers retry-safe FENCE_UNAVAILABLE (a settle still running after the restart). */
-async function settling<T>(step: () => Promise<T>): Promise<T> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await step();
-    } catch (error) {
-      if ((error as { code?: string }).code !== ERROR_CODES.FENCE_UNAVAILABLE || tries >= 10) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  }
-}
+const settling = <T>(step: () => Promise<T>): Promise<T> => whileFenceUnavailable(step, 10, 300);
 
 const POINTS = [
   'target.stage:after',
@@ -84,9 +62,7 @@ describe.skipIf(unverified)(
       for (const fate of ['resumes', 'dies'] as const) {
         it(`Y parked at ${point}, X runs, SIGKILL restart, Y ${fate}: one generation, both committed once`, async () => {
           const db = await freshDb();
-          await open(db).then((t) => t.close());
-          await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
-          await live.server().exec(`INSERT INTO ${db}.events VALUES ('7','p2','keep','',0)`);
+          await live.seed(db, "('9','p1','old','',0)", "('7','p2','keep','',0)");
           const park = parkAt(point);
           const y = await open(db, park.faults);
           await y.prepareFence(fenceOf('op-y', 1), CREATE);
@@ -153,8 +129,7 @@ describe.skipIf(unverified)(
       const seen: number[] = [];
       for (let run = 1; run <= 5 && !seen.includes(4); run++) {
         const db = await freshDb();
-        await open(db).then((t) => t.close());
-        await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
+        await live.seed(db, "('9','p1','old','',0)");
         const beforeSwap = parkAt('target.commit:before');
         const afterSwap = parkAt('target.commit:after');
         const options = {
@@ -197,8 +172,7 @@ describe.skipIf(unverified)(
 
     it('an append into a partition whose replace is swapped but unsettled is refused, then lands after it', async () => {
       const db = await freshDb();
-      await open(db).then((t) => t.close());
-      await live.server().exec(`INSERT INTO ${db}.events VALUES ('9','p1','old','',0)`);
+      await live.seed(db, "('9','p1','old','',0)");
       const park = parkAt('target.commit:after');
       const y = await open(db, park.faults);
       await y.prepareFence(fenceOf('op-y', 1), CREATE);

@@ -1,21 +1,20 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
-import type { MutationRequest, NativeCopy, RowStream } from '../../src/ports/connector.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { NativeCopy, RowStream, SourceConnector, TargetConnector } from '../../src/ports/connector.ts';
 import { refusingEmptyPartitions } from '../../src/core/empty-partition.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { withClusterClient } from './fixtures/cluster-client.ts';
+import { appendRequest, firstFence } from './fixtures/append-request.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 
 /**
  * Issue 37 item 2: PostgreSQL to PostgreSQL with the same column types goes as binary COPY out of
  * the source straight into binary COPY in, no row decoded in Node; the count is both servers'
  * own and must agree; any type difference takes the text path and says why.
  */
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED postgres binary COPY: no PostgreSQL server binaries found');
+const unverified = unverifiedLive('postgres binary COPY');
 
 const TYPES = {
   id: 'int',
@@ -59,20 +58,8 @@ const openSource = () =>
     env: {},
   });
 
-const fence = (operationId: string) => ({
-  operationId,
-  epoch: 1,
-  intentDigest: `sha256:${'1'.repeat(64)}`,
-  holder: 'h1',
-});
-
-const write = (operationId: string, rows: RowStream): MutationRequest => ({
-  fence: fence(operationId),
-  strategy: 'append',
-  partitionColumn: 'part',
-  partitionValue: '2026-11-01',
-  rows,
-});
+/** The partition's rows appended under epoch 1 of `operationId`. */
+const write = (operationId: string, rows: RowStream) => appendRequest(operationId, '2026-11-01', rows);
 
 /** The stream as it is, counting the chunks anyone decodes from it (`native` passed on as given). */
 function watched(stream: RowStream, native = stream.native): { rows: RowStream; decoded: () => number } {
@@ -90,6 +77,25 @@ function watched(stream: RowStream, native = stream.native): { rows: RowStream; 
     [Symbol.asyncDispose]: () => stream.close(),
   };
   return { rows, decoded: () => decoded };
+}
+
+/**
+ * The source's partition written to `target` under epoch 1 of `operationId`, the stream watched:
+ * the write's answer, the rows decoded in Node on the way, and the stream's native copy.
+ */
+async function copyWatched(source: SourceConnector, target: TargetConnector, operationId: string) {
+  await target.prepareFence(firstFence(operationId), { create: true });
+  const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
+  const { rows, decoded } = watched(stream);
+  try {
+    return {
+      result: await target.mutate(write(operationId, rows)),
+      decoded: decoded(),
+      native: stream.native,
+    };
+  } finally {
+    await rows.close();
+  }
 }
 
 /** Rows of the partition in the source and not in `table`, and the other way round (values compared by the server). */
@@ -112,7 +118,7 @@ const TOTAL = 25_003;
 
 describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await withClusterClient(cluster, 'postgres', (c) => c.query('CREATE DATABASE bin'));
     await admin(async (c) => {
       await c.query(`CREATE TABLE src (${DDL(TYPES)})`);
@@ -145,16 +151,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt', notes);
-    await target.prepareFence(fence('op-bin'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-bin', rows))).toEqual({
-      applied: true,
-      rowsWritten: TOTAL,
-      epoch: 1,
-    });
-    await rows.close();
-    expect(decoded()).toBe(0);
+    const { result, decoded } = await copyWatched(source, target, 'op-bin');
+    expect(result).toEqual({ applied: true, rowsWritten: TOTAL, epoch: 1 });
+    expect(decoded).toBe(0);
     expect(notes).toEqual([]);
     expect(await differences('tgt')).toBe(0);
     expect(await count('tgt')).toBe(TOTAL);
@@ -164,13 +163,10 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
   it('behind the empty-partition check one row is decoded, and the COPY still carries the whole partition', async () => {
     await using source = refusingEmptyPartitions(await openSource());
     await using target = await openTarget('tgt_empty_check');
-    await target.prepareFence(fence('op-empty-check'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    expect(stream.native).toBeDefined();
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-empty-check', rows))).toMatchObject({ rowsWritten: TOTAL });
-    await rows.close();
-    expect(decoded()).toBe(0);
+    const { result, decoded, native } = await copyWatched(source, target, 'op-empty-check');
+    expect(native).toBeDefined();
+    expect(result).toMatchObject({ rowsWritten: TOTAL });
+    expect(decoded).toBe(0);
     expect(await differences('tgt_empty_check')).toBe(0);
   });
 
@@ -178,12 +174,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
     await using source = await openSource();
     const notes: string[] = [];
     await using target = await openTarget('tgt_other', notes);
-    await target.prepareFence(fence('op-other'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-other', rows))).toMatchObject({ rowsWritten: TOTAL });
-    await rows.close();
-    expect(decoded()).toBe(TOTAL);
+    const { result, decoded } = await copyWatched(source, target, 'op-other');
+    expect(result).toMatchObject({ rowsWritten: TOTAL });
+    expect(decoded).toBe(TOTAL);
     expect(notes).toEqual([
       "the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: " +
         'column amount is numeric(12,2) in the source, numeric(14,2) in the target',
@@ -210,12 +203,9 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
       env: {},
       note: (message) => notes.push(message),
     });
-    await target.prepareFence(fence('op-mood'), { create: true });
-    const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
-    const { rows, decoded } = watched(stream);
-    expect(await target.mutate(write('op-mood', rows))).toMatchObject({ rowsWritten: 3 });
-    await rows.close();
-    expect(decoded()).toBe(3);
+    const { result, decoded } = await copyWatched(source, target, 'op-mood');
+    expect(result).toMatchObject({ rowsWritten: 3 });
+    expect(decoded).toBe(3);
     expect(notes).toEqual([
       "the PostgreSQL source's rows are copied through dpone as text, not as binary COPY: " +
         "column m has a type that is not PostgreSQL's own (user-defined mood)",
@@ -225,7 +215,7 @@ describe.skipIf(unverified)('postgres to postgres: binary COPY pass-through (liv
   it('counts that disagree abort the COPY: nothing lands, the fence stays open', async () => {
     await using source = await openSource();
     await using target = await openTarget('tgt_lie');
-    await target.prepareFence(fence('op-lie'), { create: true });
+    await target.prepareFence(firstFence('op-lie'), { create: true });
     const stream = await source.read({ partitionColumn: 'part', partitionValue: '2026-11-01' });
     const native = stream.native!;
     // The source claims one row more than it sent.

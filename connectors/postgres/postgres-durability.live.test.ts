@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 import { withClusterClient } from './fixtures/cluster-client.ts';
 import { PostgresJournal } from './journal/postgres-journal.ts';
 import { rowStreamOf } from '../../src/ports/row-stream.ts';
@@ -14,9 +14,7 @@ import { PostgresTarget } from './postgres-target.ts';
  * transaction and every journal write set synchronous_commit locally and must survive; a plain
  * commit under the role's default, made last, is lost (the setup really loses commits).
  */
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn(`UNVERIFIED postgres durability: ${binaries.missing[0]}`);
+const unverified = unverifiedLive('postgres durability');
 
 let cluster: LocalPostgresCluster;
 const OP = `sha256:${'4'.repeat(64)}`;
@@ -27,7 +25,7 @@ const query = (database: string, text: string): Promise<pg.QueryResult> =>
 
 describe.skipIf(unverified)('PostgreSQL commits are durable whatever the server default (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await query('postgres', 'CREATE DATABASE dw');
     await query('postgres', `ALTER ROLE ${cluster.user} SET synchronous_commit = off`);
     await query('dw', 'CREATE TABLE events (id text, part text)');

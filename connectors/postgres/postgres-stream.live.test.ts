@@ -1,21 +1,20 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
-import type { MutationRequest, Row, RowStream } from '../../src/ports/connector.ts';
+import type { Row, RowStream } from '../../src/ports/connector.ts';
 import { DEFAULT_CHUNK_ROWS, collectRows, rowStream } from '../../src/ports/row-stream.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { withClusterClient } from './fixtures/cluster-client.ts';
+import { appendRequest, firstFence } from './fixtures/append-request.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 
 /**
  * Issue 15: the partition streams from a server-side cursor into one COPY inside the guarded
  * transaction. Several chunks, awkward text, a source that dies mid-stream, rows the target refuses.
  */
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn('UNVERIFIED postgres streaming: no PostgreSQL server binaries found');
+const unverified = unverifiedLive('postgres streaming');
 
 const COLUMNS = ['id', 'part', 'v'];
 /** Text COPY must escape, and text that looks like its escapes. */
@@ -44,20 +43,8 @@ const openSource = () =>
     columns: COLUMNS,
   });
 
-const fence = (operationId: string) => ({
-  operationId,
-  epoch: 1,
-  intentDigest: `sha256:${'1'.repeat(64)}`,
-  holder: 'h1',
-});
-
-const write = (operationId: string, rows: RowStream): MutationRequest => ({
-  fence: fence(operationId),
-  strategy: 'append',
-  partitionColumn: 'part',
-  partitionValue: 'p1',
-  rows,
-});
+/** The partition's rows appended under epoch 1 of `operationId`. */
+const write = (operationId: string, rows: RowStream) => appendRequest(operationId, 'p1', rows);
 
 const count = (table: string) =>
   admin(async (c) => Number((await c.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n));
@@ -66,7 +53,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
   const total = 2 * DEFAULT_CHUNK_ROWS + 7;
 
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     await withClusterClient(cluster, 'postgres', (c) => c.query('CREATE DATABASE stream'));
     await admin(async (c) => {
       await c.query('CREATE TABLE src (id int, part text, v text)');
@@ -97,7 +84,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
       }
     });
     await using target = await openTarget('tgt');
-    await target.prepareFence(fence('op-all'), { create: true });
+    await target.prepareFence(firstFence('op-all'), { create: true });
     expect(await target.mutate(write('op-all', counted))).toEqual({
       applied: true,
       rowsWritten: total + 1,
@@ -139,7 +126,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
 
   it('a source that dies mid-stream aborts the COPY: nothing lands, the fence stays open, the next write works', async () => {
     await using target = await openTarget('tgt_fail');
-    await target.prepareFence(fence('op-fail'), { create: true });
+    await target.prepareFence(firstFence('op-fail'), { create: true });
     const dying = rowStream(COLUMNS, function* (): Generator<Row[]> {
       yield Array.from({ length: DEFAULT_CHUNK_ROWS }, (_, i) => [i, 'p1', 'x']);
       throw new DponeError(ERROR_CODES.PRE_COMMIT_FAILED, 'the source connection was lost');
@@ -161,7 +148,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
   it('rows the target refuses (NOT NULL) are DATA_REJECTED with nothing landed', async () => {
     await using source = await openSource();
     await using target = await openTarget('tgt_strict');
-    await target.prepareFence(fence('op-strict'), { create: true });
+    await target.prepareFence(firstFence('op-strict'), { create: true });
     const rows = await source.read({ partitionColumn: 'part', partitionValue: 'p1' });
     await expect(target.mutate(write('op-strict', rows))).rejects.toMatchObject({
       code: ERROR_CODES.DATA_REJECTED,
@@ -182,7 +169,7 @@ describe.skipIf(unverified)('postgres streaming: cursor in, COPY out (live)', ()
       env: {},
     });
     await using _target = target;
-    await target.prepareFence(fence('op-slow'), { create: true });
+    await target.prepareFence(firstFence('op-slow'), { create: true });
     const slow = rowStream(COLUMNS, async function* () {
       for (let c = 0; c < 4; c++) {
         await new Promise((resolve) => setTimeout(resolve, 150));

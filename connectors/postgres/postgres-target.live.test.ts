@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
 import type { TargetConnector } from '../../src/ports/connector.ts';
@@ -11,9 +11,7 @@ import { describeFenceConformance } from '../../testing/fence-conformance.ts';
 import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
 import { withClusterClient } from './fixtures/cluster-client.ts';
 
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn(`UNVERIFIED postgres connectors: ${binaries.missing[0]}`);
+const unverified = unverifiedLive('postgres connectors');
 
 let cluster: LocalPostgresCluster;
 let n = 0;
@@ -63,7 +61,7 @@ const count = (db: string) =>
 
 describe.skipIf(unverified)('postgres target and source (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
   });
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();

@@ -1,16 +1,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 import { sql } from './fixtures/cluster-client.ts';
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { PostgresSource } from './postgres-source.ts';
 import { PostgresTarget } from './postgres-target.ts';
 import { collectRows, rowStreamOf } from '../../src/ports/row-stream.ts';
 
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn(`UNVERIFIED postgres values: ${binaries.missing[0]}`);
+const unverified = unverifiedLive('postgres values');
 
 const DB = 'values_db';
 const PASSWORD = 'role-pw-4711';
@@ -47,7 +45,7 @@ const openSource = () =>
 
 describe.skipIf(unverified)('postgres values arrive exactly whatever the roles set (live)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
     const root = new pg.Client({ ...cluster, database: 'postgres' });
     await root.connect();
     // A source role as many shops have it, and a target role with other odd settings.

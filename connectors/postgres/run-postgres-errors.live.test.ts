@@ -8,7 +8,7 @@ import {
   runWorkload,
   sql,
   startTeamCluster,
-  unverified,
+  unverifiedLive,
   writeWorkload,
 } from './fixtures/postgres-team-cluster.ts';
 
@@ -18,7 +18,7 @@ import {
  * permanent cause gets its own non-retry exit code with the SQLSTATE and a hint naming what to
  * fix; nothing lands; several roles share a database once a DBA set the fence up.
  */
-if (unverified) console.warn('UNVERIFIED dpone run on PostgreSQL (errors by cause): no PostgreSQL binaries');
+const unverified = unverifiedLive('dpone run on PostgreSQL (errors by cause)');
 
 let cluster: LocalPostgresCluster;
 const COLUMNS = ['id', 'day', 'amount', 'region'];

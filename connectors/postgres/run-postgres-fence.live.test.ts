@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { findLocalBinaries } from './harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import type { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
+import { startCluster, unverifiedLive } from './fixtures/live-cluster.ts';
 import { sql } from './fixtures/cluster-client.ts';
 import { EXIT_CODES } from '../../src/contracts/errors.ts';
 import { openFenceAccess, openFenceReader } from '../../src/cli/commands/recovery-fence.ts';
@@ -20,9 +20,7 @@ import { readWorkloadFile } from '../../src/cli/workload-file.ts';
  * recorded in the journal: the retry stops, explained, and the target keeps 10 rows.
  */
 const BIN = fileURLToPath(new URL('../../bin/dpone.js', import.meta.url));
-const binaries = findLocalBinaries();
-const unverified = binaries.postgresBin === null && process.env.CI !== 'true';
-if (unverified) console.warn(`UNVERIFIED postgres fence location: ${binaries.missing[0]}`);
+const unverified = unverifiedLive('postgres fence location');
 
 const ROWS = 10;
 let cluster: LocalPostgresCluster;
@@ -131,7 +129,7 @@ async function targetRows(database: string): Promise<{ rows: number; ids: number
 
 describe.skipIf(unverified)('the PostgreSQL fence location is explicit and recorded (live, real CLI)', () => {
   beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
+    cluster = await startCluster();
   }, 60_000);
   afterAll(async () => {
     await cluster?.[Symbol.asyncDispose]();

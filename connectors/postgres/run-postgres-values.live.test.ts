@@ -7,7 +7,7 @@ import {
   runWorkload,
   sql,
   startTeamCluster,
-  unverified,
+  unverifiedLive,
   writeWorkload,
 } from './fixtures/postgres-team-cluster.ts';
 
@@ -15,7 +15,7 @@ import {
  * Issue 17, rows 1, 2, 3, 8 and 9, through the CLI against a real PostgreSQL: values under odd
  * role settings, names PostgreSQL would mangle, a missing target table, a mistyped partition.
  */
-if (unverified) console.warn('UNVERIFIED dpone run on PostgreSQL (values, names): no PostgreSQL binaries');
+const unverified = unverifiedLive('dpone run on PostgreSQL (values, names)');
 
 let cluster: LocalPostgresCluster;
 const TYPES = 'id bigint, day date, amount double precision, n numeric, ts timestamptz, region text';

@@ -9,6 +9,7 @@ import type { CommitJournalEntry } from '../../src/contracts/journal.ts';
 import { deriveOperationId } from '../../src/contracts/identity.ts';
 import { SqliteJournal } from './journal/sqlite-journal.ts';
 import { readWorkloadFile } from '../../src/cli/workload-file.ts';
+import { seededRandom } from '../../harness/data/seeded-random.ts';
 import {
   EXPECTED_ROWS,
   dpone,
@@ -26,18 +27,6 @@ import {
  */
 const TRIALS = 32;
 const SEED = 0x33_0c0de;
-
-/** mulberry32: a small seeded generator, so a failing trial can be replayed by its number. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = 'bit-flips' | 'truncation' | 'page' | 'header';
 const KINDS: readonly Kind[] = ['bit-flips', 'truncation', 'page', 'header'];
@@ -109,7 +98,7 @@ describe('a journal damaged at random: corrupt (19) or untouched, never a second
     const original = await readBack(journalOf(committed.dir), operationId);
     expect(original).toMatchObject({ state: 'COMPLETE' });
     const inUse = bytesInUse(journalOf(committed.dir));
-    const random = generator(SEED);
+    const random = seededRandom(SEED);
     const scratch = mkdtempSync(join(tmpdir(), 'dpone-journal-fuzz-'));
     const tally: Record<string, number> = {};
     for (let trial = 0; trial < TRIALS; trial++) {

@@ -11,6 +11,7 @@ import type { MutationRequest, SourceConnector } from '../../src/ports/connector
 import { NO_FAULTS } from '../../src/ports/fault-points.ts';
 import { collectRows, rowStream, rowStreamOf } from '../../src/ports/row-stream.ts';
 import { describeFenceConformance } from '../../testing/fence-conformance.ts';
+import type { TargetFlaws } from '../../src/ports/unsafe-variants.ts';
 import { flawedProtocol } from '../../src/adapters/connectors/marker-fence/marker-unsafe-target.ts';
 import { MarkerTarget } from '../../src/adapters/connectors/marker-fence/marker-target.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -53,6 +54,14 @@ async function request(
     rows: rowStreamOf(columns, rows),
   };
 }
+
+/** A marker-fence target on the test's target file whose protocol has `flaws`. */
+const flawedMarkerTarget = (flaws: TargetFlaws) =>
+  new MarkerTarget(
+    sqliteDialect(openTargetDatabase(targetOptions()), 'events'),
+    { identity: 'sqlite:events', fenceLocation: 'x' },
+    flawedProtocol(flaws),
+  );
 
 function targetRows(): unknown[] {
   const db = new DatabaseSync(folder.at('target.db'));
@@ -276,12 +285,7 @@ describe('unsafe variants', () => {
 
   it('query-lies is harmless for data on a marker fence: the status guard refuses the replay it invites', async () => {
     expect(UNSAFE_SQLITE_VARIANTS['query-lies']).toBeUndefined();
-    const dialect = sqliteDialect(openTargetDatabase(targetOptions()), 'events');
-    await using lies = new MarkerTarget(
-      dialect,
-      { identity: 'sqlite:events', fenceLocation: 'x' },
-      flawedProtocol({ queryLies: true }),
-    );
+    await using lies = flawedMarkerTarget({ queryLies: true });
     await lies.prepareFence(ref(1), CREATE);
     await lies.mutate(await request(1));
     expect(await lies.queryFence(OP)).toMatchObject({ status: 'not-committed' });
@@ -314,12 +318,7 @@ describe('unsafe variants', () => {
   });
 
   it('ignore-epoch still writes once: after a commit the status guard refuses the zombie', async () => {
-    const dialect = sqliteDialect(openTargetDatabase(targetOptions()), 'events');
-    await using ignores = new MarkerTarget(
-      dialect,
-      { identity: 'sqlite:events', fenceLocation: 'x' },
-      flawedProtocol({ ignoreEpoch: true }),
-    );
+    await using ignores = flawedMarkerTarget({ ignoreEpoch: true });
     await ignores.prepareFence(ref(7), CREATE);
     await ignores.mutate(await request(7));
     // A zombie of epoch 3 (stale) is not refused for its epoch, but the fence is committed already.

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { LocalPostgresCluster } from './env/postgres-cluster.ts';
 import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
 
@@ -41,4 +41,21 @@ export function releasedAfterEach<Held extends { release(): Promise<void> }>(pre
       return server;
     },
   };
+}
+
+/**
+ * The parts of one cell (target and journal) hold one dedicated server: the second hold gets the
+ * first one's, which keeps running when the first part lets go. Returns the first part after the
+ * last one let go too, for the caller to check what its fault left behind (stopped, unmounted).
+ */
+export async function oneServerForTheParts<
+  Held extends { owned: ControllablePostgres; release(): Promise<void> },
+>(hold: () => Promise<Held>): Promise<Held> {
+  const target = await hold();
+  const journal = await hold();
+  expect(journal.owned).toBe(target.owned);
+  await target.release();
+  expect(await target.owned.postmasterPid()).not.toBeNull();
+  await journal.release();
+  return target;
 }

@@ -6,7 +6,11 @@ import { findLocalBinaries } from './env/local-binaries.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import { PostgresJournal } from '../journal/postgres-journal.ts';
 import type { LocalPostgresCluster } from './env/postgres-cluster.ts';
-import { localDedicatedService, releasedAfterEach } from './dedicated-server.test-support.ts';
+import {
+  localDedicatedService,
+  oneServerForTheParts,
+  releasedAfterEach,
+} from './dedicated-server.test-support.ts';
 import { holdFullDiskPostgres } from './postgres-full-disk.ts';
 import type { FullDiskPostgres } from './postgres-full-disk.ts';
 
@@ -66,12 +70,7 @@ describe.skipIf(unverified)('PostgreSQL on a full disk (live)', () => {
 
   it('is one server for the parts of one cell, stopped and unmounted when the last part lets go', async () => {
     const partCell = cell();
-    const target = await holdFullDiskPostgres(partCell, service);
-    const journal = await holdFullDiskPostgres(partCell, service);
-    expect(journal.owned).toBe(target.owned);
-    await target.release();
-    expect(await target.owned.postmasterPid()).not.toBeNull();
-    await journal.release();
+    const target = await oneServerForTheParts(() => holdFullDiskPostgres(partCell, service));
     expect(readFileSync('/proc/self/mounts', 'utf8')).not.toContain(target.disk.mountPoint);
   }, 120_000);
 });

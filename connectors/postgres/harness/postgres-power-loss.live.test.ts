@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { findLocalBinaries } from './env/local-binaries.ts';
 import { lossyFsBinaryPath, lossyFsUnavailable } from '../../../harness/env/lossy-fs-binary.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
-import { localDedicatedService, releasedAfterEach } from './dedicated-server.test-support.ts';
+import {
+  localDedicatedService,
+  oneServerForTheParts,
+  releasedAfterEach,
+} from './dedicated-server.test-support.ts';
 import { adminQuery } from './env/postgres-admin.ts';
 import type { ControllablePostgres } from './env/postgres-services.ts';
 import { holdPowerLossPostgres } from './postgres-power-loss.ts';
@@ -65,12 +69,7 @@ describe.skipIf(unverified)('PostgreSQL on the power-loss filesystem (live)', ()
 
   it('is one server for the parts of one cell, stopped and unmounted when the last part lets go', async () => {
     const partCell = cell(false);
-    const target = await holdPowerLossPostgres(partCell, service);
-    const journal = await holdPowerLossPostgres(partCell, service);
-    expect(journal.owned).toBe(target.owned);
-    await target.release();
-    expect(await target.owned.postmasterPid()).not.toBeNull();
-    await journal.release();
+    const target = await oneServerForTheParts(() => holdPowerLossPostgres(partCell, service));
     const mounts = readFileSync('/proc/self/mounts', 'utf8');
     expect(mounts).not.toContain(target.power.mountPoint);
     expect(existsSync(join(partCell.dir, 'power-durable-postgres'))).toBe(false);

@@ -67,6 +67,10 @@ describe('shadow-report-exact (issue 36) on routes into PostgreSQL', () => {
   });
 });
 
+/** A line's own checks, each PASS but `failing` (when one is named), which is FAIL. */
+const ownChecks = (names: readonly string[], failing: string | null) =>
+  names.flatMap((name) => passing(name, name === failing ? 'FAIL' : 'PASS'));
+
 describe('issue 28 gate lines', () => {
   it('apply to routes whose target is PostgreSQL only', () => {
     for (const id of [...ISSUE_28_ITEMS, ...SERVER_STORAGE_ITEMS]) {
@@ -138,11 +142,7 @@ describe("issue 33's PostgreSQL power-loss line", () => {
     cell(
       `postgres-power-loss/server/${point}#1`,
       { kind: 'power-loss', storage: 'server', point, hit: 1, load_survived_cut: survived },
-      OWN.map((name) => ({
-        name,
-        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
-        detail: 'x',
-      })),
+      ownChecks(OWN, failing),
       mutations,
     );
 
@@ -188,11 +188,7 @@ describe("issue 33's PostgreSQL full-disk line", () => {
     const base = cell(
       `postgres-full-disk/server/${point}#1`,
       { kind: 'full-disk', storage: 'server', point, hit: 1 },
-      OWN.map((name) => ({
-        name,
-        verdict: name === failing ? ('FAIL' as const) : ('PASS' as const),
-        detail: 'x',
-      })),
+      ownChecks(OWN, failing),
       mutations,
     );
     return exit === 18 ? { ...base, attempts: [refused, ...base.attempts] } : base;
