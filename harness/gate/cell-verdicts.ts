@@ -32,6 +32,26 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
 }
 
 /**
+ * A storage line's common rule: every cell PASSes (allPass), each with every one of `own` PASS and
+ * exactly one mutation; null when they do, else the line's FAIL naming the first cell.
+ */
+export function eachPassesOnce(
+  cells: readonly CellEvidence[],
+  what: string,
+  own: readonly string[],
+): ItemVerdict | null {
+  const failed = allPass(cells, what);
+  if (failed) return failed;
+  const wrong = cells.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
+  if (wrong.length === 0) return null;
+  return {
+    status: 'FAIL',
+    ...decidedBy(wrong),
+    detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+  };
+}
+
+/**
  * The line for selected cells that are not all PASS (the worst of FAIL, UNKNOWN, UNVERIFIED wins),
  * null when they all PASS.
  */

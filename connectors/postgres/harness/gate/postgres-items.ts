@@ -1,4 +1,3 @@
-import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import {
   ATOMIC_VISIBILITY,
   JOURNAL_CORRUPTION_DETECTED,
@@ -8,34 +7,20 @@ import {
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
 } from '../../../../harness/evidence/check-names.ts';
-import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
+import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
+import {
+  allPass,
+  checkPassed,
+  decidedBy,
+  eachPassesOnce,
+  mutations,
+} from '../../../../harness/gate/cell-verdicts.ts';
 
 /**
  * Issue 28's gate lines for routes whose target is PostgreSQL: the route as it runs in production,
  * behind a pooler, through a failover that loses a commit, with stalled backends. Each is decided by
  * the cells that really reached the situation, counted; zero cells is never PASS.
  */
-
-/**
- * The three storage lines' common rule: every cell PASSes (allPass), each with every one of `own`
- * PASS and exactly one mutation; null when they do, else the line's FAIL naming the first cell.
- */
-function eachPassesOnce(
-  cells: readonly CellEvidence[],
-  what: string,
-  own: readonly string[],
-): ItemVerdict | null {
-  const failed = allPass(cells, what);
-  if (failed) return failed;
-  const wrong = cells.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
-  if (wrong.length === 0) return null;
-  return {
-    status: 'FAIL',
-    ...decidedBy(wrong),
-    detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
-  };
-}
 
 export const poolerItem: AcceptanceItem = {
   id: 'pooler-values-exact',
