@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
-import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import type { Workload } from '../../src/contracts/workload.ts';
+import { hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
@@ -10,6 +11,11 @@ import { serverLocation } from '../../src/ports/built-in-engine.ts';
  * staging/swap generations (clickhouse-fence.ts), leaves staging tables and tombstones an operation
  * that never committed can be cleaned of, and reads its fence on a read-only connection.
  */
+/** The target table as its target, fence reader and leftovers see it: the server target and its partition column. */
+function targetSite(workload: Workload, env: NodeJS.ProcessEnv) {
+  return { ...serverTarget(workload, env), partitionColumn: workload.data.partition.column };
+}
+
 export const CLICKHOUSE_ENGINE = defineConnector({
   meta: { name: 'clickhouse', version: 'built-in' },
   // `clickhouse` names "any source into ClickHouse": the source URL's engine picks the source.
@@ -35,31 +41,15 @@ export const CLICKHOUSE_ENGINE = defineConnector({
       const { faults } = opened;
       // Unsafe variants answer only under DPONE_HARNESS=1; otherwise this is ClickHouseTarget.open.
       const { clickhouseTargetForHarness } = await import('./clickhouse-unsafe-variants.ts');
-      return clickhouseTargetForHarness(
-        { ...serverTarget(workload, env), partitionColumn: workload.data.partition.column, faults },
-        env,
-      );
+      return clickhouseTargetForHarness({ ...targetSite(workload, env), faults }, env);
     },
     openFenceReader: async (_endpoint, { workload, env }) => {
       const { openClickHouseFenceReader } = await import('./clickhouse-fence-reader.ts');
-      const password = endpointPassword(workload.target, 'target', env);
-      return openClickHouseFenceReader({
-        url: workload.target.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.target.table,
-        partitionColumn: workload.data.partition.column,
-      });
+      return openClickHouseFenceReader(targetSite(workload, env));
     },
     openLeftovers: async (_endpoint, { workload, env, readOnly }) => {
       const { openClickHouseLeftovers } = await import('./clickhouse-cleanup.ts');
-      const password = endpointPassword(workload.target, 'target', env);
-      return openClickHouseLeftovers({
-        url: workload.target.url,
-        ...(password === undefined ? {} : { password }),
-        table: workload.target.table,
-        partitionColumn: workload.data.partition.column,
-        readOnly,
-      });
+      return openClickHouseLeftovers({ ...targetSite(workload, env), readOnly });
     },
   },
   workload: {

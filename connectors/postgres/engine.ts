@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { POSTGRES_UNSAFE_CATALOGUE } from './postgres-variant-catalogue.ts';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
-import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.ts';
 
@@ -74,19 +74,11 @@ export const POSTGRES_ENGINE = defineConnector({
     },
     openFenceReader: async (_endpoint, { workload, env }) => {
       const { openPostgresFenceReader } = await import('./postgres-fence-reader.ts');
-      return openPostgresFenceReader(
-        workload.target.url,
-        endpointPassword(workload.target, 'target', env),
-        workload.target.fence_schema,
-      );
+      return openPostgresFenceReader(serverTarget(workload, env));
     },
     openFenceRaiser: async (_endpoint, { workload, env }) => {
       const { openPostgresFenceRaiser } = await import('./postgres-fence-reader.ts');
-      return openPostgresFenceRaiser(
-        workload.target.url,
-        endpointPassword(workload.target, 'target', env),
-        workload.target.fence_schema,
-      );
+      return openPostgresFenceRaiser(serverTarget(workload, env));
     },
   },
   journal: {

@@ -12,27 +12,34 @@ import { postgresDialect } from './postgres-dialect.ts';
 import { postgresFence } from './postgres-fence.ts';
 import { PostgresSession } from './postgres-session.ts';
 
+/** Where recovery finds a PostgreSQL target's fence: its URL, password and fence schema. */
+export interface RecoveryTarget {
+  readonly url: string;
+  readonly password?: string;
+  readonly fenceSchema?: string;
+}
+
+/** The target's fence dialect for recovery: no target table, no faults; a new session of its own. */
+function recoveryDialect(target: RecoveryTarget, readOnly: boolean) {
+  const fence = postgresFence(target.url, target.fenceSchema);
+  const url = parsePostgresUrl(target.url, target.password, 'target.url', 'dpone-recovery');
+  return postgresDialect(new PostgresSession(url), {
+    fence,
+    table: '',
+    faults: NO_FAULTS,
+    ...(readOnly ? { readOnly } : {}),
+  });
+}
+
 /**
  * A read-only reader of a PostgreSQL target's fence for recovery inspect/plan/apply: unlike
  * PostgresTarget.open it creates no table, and it reads inside a READ ONLY transaction.
  */
-export function openPostgresFenceReader(
-  url: string,
-  password: string | undefined,
-  fenceSchema: string | undefined,
-): FenceReader {
-  const fence = postgresFence(url, fenceSchema);
-  const session = new PostgresSession(parsePostgresUrl(url, password, 'target.url', 'dpone-recovery'));
-  return markerFenceReader(postgresDialect(session, { fence, table: '', faults: NO_FAULTS, readOnly: true }));
+export function openPostgresFenceReader(target: RecoveryTarget): FenceReader {
+  return markerFenceReader(recoveryDialect(target, true));
 }
 
 /** The fence of a PostgreSQL target for recovery apply: reads it and raises its epoch; creates no table. */
-export function openPostgresFenceRaiser(
-  url: string,
-  password: string | undefined,
-  fenceSchema: string | undefined,
-): FenceRaiser {
-  const fence = postgresFence(url, fenceSchema);
-  const session = new PostgresSession(parsePostgresUrl(url, password, 'target.url', 'dpone-recovery'));
-  return markerFenceRaiser(postgresDialect(session, { fence, table: '', faults: NO_FAULTS }));
+export function openPostgresFenceRaiser(target: RecoveryTarget): FenceRaiser {
+  return markerFenceRaiser(recoveryDialect(target, false));
 }

@@ -1,4 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
+import { DponeError } from '../../src/contracts/errors.ts';
+import type { ErrorCode } from '../../src/contracts/errors.ts';
 import type { CellValue } from '../../src/ports/connector.ts';
 
 /** The slice of node:sqlite this folder uses, so a test can see what the connectors depend on. */
@@ -52,6 +54,15 @@ export function openSqliteReadOnly(path: string): SqliteDatabase {
   const db = new DatabaseSync(path, { readOnly: true });
   db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return db as unknown as SqliteDatabase;
+}
+
+/** What `open` opens; when the driver throws, `code` with `message`, the driver's error only its cause. */
+export function openedOr<T>(open: () => T, code: ErrorCode, message: string): T {
+  try {
+    return open();
+  } catch (error) {
+    throw new DponeError(code, message, {}, { cause: error });
+  }
 }
 
 /** Quotes an identifier (table or column) for SQL; `schema.table` is quoted part by part. */

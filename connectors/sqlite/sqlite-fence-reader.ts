@@ -1,5 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import type {
   FenceRaiser,
   FenceReader,
@@ -9,7 +9,7 @@ import {
   markerFenceReader,
 } from '../../src/adapters/connectors/marker-fence/marker-fence-reader.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
-import { openSqlite } from './sqlite-connection.ts';
+import { openSqlite, openedOr } from './sqlite-connection.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 
 /**
@@ -17,17 +17,11 @@ import { sqliteDialect } from './sqlite-dialect.ts';
  * the fence cannot create a table or change a byte of it. The caller checks that the file exists.
  */
 export function openSqliteFenceReader(path: string): FenceReader {
-  let db: DatabaseSync;
-  try {
-    db = new DatabaseSync(path, { readOnly: true });
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the SQLite target could not be opened read-only',
-      {},
-      { cause: error },
-    );
-  }
+  const db = openedOr(
+    () => new DatabaseSync(path, { readOnly: true }),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the SQLite target could not be opened read-only',
+  );
   // No target table: a read-only dialect is never asked to mutate.
   return markerFenceReader(sqliteDialect(db as unknown as SqliteDatabase, ''));
 }
@@ -37,16 +31,10 @@ export function openSqliteFenceReader(path: string): FenceReader {
  * never creates a table. The caller checks that the file exists.
  */
 export function openSqliteFenceRaiser(path: string): FenceRaiser {
-  let db: SqliteDatabase;
-  try {
-    db = openSqlite(path);
-  } catch (error) {
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the SQLite target could not be opened',
-      {},
-      { cause: error },
-    );
-  }
+  const db = openedOr(
+    () => openSqlite(path),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the SQLite target could not be opened',
+  );
   return markerFenceRaiser(sqliteDialect(db, ''));
 }

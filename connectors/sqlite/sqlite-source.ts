@@ -11,7 +11,7 @@ import type {
 import { DEFAULT_CHUNK_ROWS, checkSourceColumns, rowStream } from '../../src/ports/row-stream.ts';
 import { partitionChunks } from './sqlite-chunks.ts';
 import type { SqliteDatabase } from './sqlite-connection.ts';
-import { openSqliteReadOnly } from './sqlite-connection.ts';
+import { openSqliteReadOnly, openedOr } from './sqlite-connection.ts';
 
 /**
  * A table or column the workload names that the source does not have: no retry can make it
@@ -74,19 +74,11 @@ export class SqliteSource implements SourceConnector {
         },
       );
     }
-    let db: SqliteDatabase;
-    try {
-      db = openSqliteReadOnly(path);
-    } catch (error) {
-      throw new DponeError(
-        ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-        'the SQLite source could not be opened',
-        {},
-        {
-          cause: error,
-        },
-      );
-    }
+    const db = openedOr(
+      () => openSqliteReadOnly(path),
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      'the SQLite source could not be opened',
+    );
     try {
       missingColumns(db, table, columns);
     } catch (error) {

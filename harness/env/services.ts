@@ -1,3 +1,4 @@
+import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
 import type { EmbeddedEntry, ServiceEntry } from './service-entry.ts';
 import type { ToxiproxyService } from './toxiproxy-service.ts';
 
@@ -43,4 +44,23 @@ export function engineServicesAsked(engines: EngineServices, services: readonly 
 /** What a service is, for one-line reasons ("needs SQL Server"). */
 export function serviceLabel(engines: EngineServices, name: ServiceName): string {
   return name === TOXIPROXY ? 'Toxiproxy' : (engines[name]?.label ?? name);
+}
+
+/**
+ * An engine's service as the provider started it for a cell: kept under the engine's name, as its
+ * own entry's type (the engine's parts read it back with that type). A provider that started none
+ * for a route that needs it: ENVIRONMENT_UNAVAILABLE, naming the server by `label`.
+ */
+export function startedService<T>(
+  environment: { readonly provider: string; readonly services: EnvironmentServices },
+  engine: string,
+  label: string,
+): T {
+  const service = environment.services[engine] as T | undefined;
+  if (!service)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `this route needs ${label}; provider ${environment.provider} started none`,
+    );
+  return service;
 }

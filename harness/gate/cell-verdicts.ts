@@ -4,6 +4,10 @@ import type { ItemVerdict } from './acceptance-item.ts';
 
 export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
 
+/** Whether the cell's check `name` is there and PASS. */
+export const checkPassed = (cell: CellEvidence, name: string): boolean =>
+  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+
 /** How many cells decided a line, and which: their ids in id order. */
 export function decidedBy(cells: readonly CellEvidence[]): Pick<ItemVerdict, 'cells' | 'decided_by'> {
   return { cells: cells.length, decided_by: cells.map((cell) => cell.id).sort() };
@@ -25,6 +29,26 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
       detail: `${doubled.length} ${what} cell(s) show a second mutation, e.g. ${doubled[0]!.id}`,
     };
   return notAllPass(cells, what);
+}
+
+/**
+ * A storage line's common rule: every cell PASSes (allPass), each with every one of `own` PASS and
+ * exactly one mutation; null when they do, else the line's FAIL naming the first cell.
+ */
+export function eachPassesOnce(
+  cells: readonly CellEvidence[],
+  what: string,
+  own: readonly string[],
+): ItemVerdict | null {
+  const failed = allPass(cells, what);
+  if (failed) return failed;
+  const wrong = cells.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
+  if (wrong.length === 0) return null;
+  return {
+    status: 'FAIL',
+    ...decidedBy(wrong),
+    detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+  };
 }
 
 /**

@@ -29,22 +29,13 @@ import type { StartedEnvironment } from '../env/environment.ts';
 import { deleteProxy } from '../env/toxiproxy-service.ts';
 import type { ProxyEndpoint, ToxiproxyService } from '../env/toxiproxy-service.ts';
 import type { PartSeal } from './parts.ts';
-import type { ServerKill } from './server-control.ts';
+import { TARGET_COMMIT_KILLS } from './server-control.ts';
 import { verifiedServerControl } from './server-kill-control.ts';
 import { watchStateFilesUse } from './state-files-use.ts';
 import { refuseUnshowableVariants } from './variant-data.ts';
 import { stateFingerprint } from './state-fingerprint.ts';
 import { CELL_TABLE, COLUMNS, PLUGIN_SOURCE_DATA, workloadDocument, writeSource } from './plugin-source.ts';
 import type { PluginHarness, PluginRouteDeclaration, PreparedTarget } from './target-part.ts';
-
-/**
- * Where server-kill cells stop a plug-in's target server (those its clean trace passes): just
- * before its COMMIT, and once the COMMIT was sent, its reply not yet read.
- */
-const PLUGIN_TARGET_KILLS: readonly ServerKill[] = [
-  { phase: 'commit', point: 'target.commit:before', signal: 'SIGKILL' },
-  { phase: 'commit-sent', point: 'target.commit:sent', signal: 'SIGKILL' },
-];
 
 /** The runtime's checkpoints and evidence (execution.state_dir of the generated workload). */
 const STATE_FOLDER = 'state';
@@ -190,7 +181,7 @@ export function pluginRoute(
     // No late rows (the plug-in's table is fixed); a proxy and a server to kill when declared.
     capabilities: {
       proxies: network ? ['target'] : [],
-      serverKills: { target: serverKills ? PLUGIN_TARGET_KILLS : [], journal: [] },
+      serverKills: { target: serverKills ? TARGET_COMMIT_KILLS : [], journal: [] },
       networkPhases: {},
       lateRows: false,
       plainWrites,

@@ -106,3 +106,13 @@ export interface ServerKill {
   /** The journal died before COMMITTING: the attempt must end JOURNAL_UNAVAILABLE, the target untouched. */
   readonly noMutationExpected?: boolean;
 }
+
+/**
+ * Where server-kill cells stop a target server that commits its marker in the data's transaction
+ * (those points its clean trace passes): just before its COMMIT, and once the COMMIT was sent,
+ * its reply not yet read.
+ */
+export const TARGET_COMMIT_KILLS: readonly ServerKill[] = [
+  { phase: 'commit', point: 'target.commit:before', signal: 'SIGKILL' },
+  { phase: 'commit-sent', point: 'target.commit:sent', signal: 'SIGKILL' },
+];

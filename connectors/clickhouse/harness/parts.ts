@@ -1,6 +1,7 @@
 import { CLICKHOUSE_ENGINE } from '../engine.ts';
 import { UNSAFE_CLICKHOUSE_VARIANTS } from '../clickhouse-unsafe-variants.ts';
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { startedService } from '../../../harness/env/services.ts';
 import type { ClickHouseService, DedicatedClickHouse } from './env/clickhouse-endpoint.ts';
 import { clickhouseHttp } from './env/clickhouse-endpoint.ts';
 import { deleteProxy } from '../../../harness/env/toxiproxy-service.ts';
@@ -37,14 +38,7 @@ const STAGING_PHASES: Readonly<Record<string, string>> = {
 };
 
 function serviceOf(cell: PartCell): ClickHouseService {
-  // Kept under the engine's name by the provider that started it (its service entry's type).
-  const service = cell.environment.services.clickhouse as ClickHouseService | undefined;
-  if (!service)
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `this route needs ClickHouse; provider ${cell.environment.provider} started none`,
-    );
-  return service;
+  return startedService<ClickHouseService>(cell.environment, 'clickhouse', 'ClickHouse');
 }
 
 /**

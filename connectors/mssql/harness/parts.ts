@@ -1,5 +1,5 @@
 import { MSSQL_ENGINE } from '../engine.ts';
-import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { startedService } from '../../../harness/env/services.ts';
 import type { SourceRows } from '../../../harness/inspectors/source-rows.ts';
 import type { CellScalar } from '../../../harness/checkers/target-snapshot.ts';
 import type { DatasetType } from '../../../harness/data/canonical-value.ts';
@@ -72,14 +72,7 @@ export function mssqlPartitionSql(schema: string, dataset: Dataset): string {
 }
 
 function serviceOf(cell: PartCell): MssqlService {
-  // Kept under the engine's name by the provider that started it (its service entry's type).
-  const service = cell.environment.services.mssql as MssqlService | undefined;
-  if (!service)
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `this route needs SQL Server; provider ${cell.environment.provider} started none`,
-    );
-  return service;
+  return startedService<MssqlService>(cell.environment, 'mssql', 'SQL Server');
 }
 
 function readerOf(server: MssqlEndpoint, database: string, schema: string, dataset: Dataset): SourceRows {

@@ -1,5 +1,7 @@
+import { join } from 'node:path';
+import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
-import type { ControllablePostgres } from './env/postgres-services.ts';
+import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
 
 /** A cell's own server on a storage of the cell's (a power-loss filesystem, a size-limited one). */
 export interface StartedCellServer<S> {
@@ -61,4 +63,36 @@ export function cellServerHolder<S>(): (
       },
     };
   };
+}
+
+/**
+ * How the provider starts a dedicated server for a cell whose data directory must be on
+ * `filesystem`: ENVIRONMENT_UNAVAILABLE (before anything is mounted) when it cannot place one.
+ */
+export function dedicatedStarter(
+  cell: PartCell,
+  service: PostgresService,
+  filesystem: string,
+): NonNullable<PostgresService['dedicatedAt']> {
+  if (!service.dedicatedAt)
+    throw new DponeError(
+      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
+      `provider ${cell.environment.provider} cannot place a PostgreSQL data directory on a ${filesystem} filesystem (provider local can)`,
+    );
+  return service.dedicatedAt;
+}
+
+/** The cell's server started with its data directory (`data`) on `mount`; the mount is let go when it does not start. */
+export async function startOnMount(
+  mount: AsyncDisposable & { readonly mountPoint: string },
+  dedicatedAt: NonNullable<PostgresService['dedicatedAt']>,
+  settings: readonly string[],
+): Promise<{ readonly owned: ControllablePostgres; readonly dataDir: string }> {
+  const dataDir = join(mount.mountPoint, 'data');
+  try {
+    return { owned: await dedicatedAt(dataDir, settings), dataDir };
+  } catch (error) {
+    await mount[Symbol.asyncDispose]();
+    throw error;
+  }
 }

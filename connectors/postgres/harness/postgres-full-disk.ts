@@ -5,7 +5,7 @@ import { mountTmpfs } from '../../../harness/env/tmpfs-mount.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import type { LimitedDisk } from '../../../harness/routes/server-control.ts';
 import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
-import { cellServerHolder } from './postgres-cell-server.ts';
+import { cellServerHolder, dedicatedStarter, startOnMount } from './postgres-cell-server.ts';
 import type { StartedCellServer } from './postgres-cell-server.ts';
 
 /**
@@ -38,22 +38,11 @@ export async function holdFullDiskPostgres(
 }
 
 async function start(cell: PartCell, service: PostgresService): Promise<StartedCellServer<LimitedDisk>> {
-  if (!service.dedicatedAt)
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `provider ${cell.environment.provider} cannot place a PostgreSQL data directory on a size-limited filesystem (provider local can)`,
-    );
+  const dedicatedAt = dedicatedStarter(cell, service, 'size-limited');
   const mounted = await mountTmpfs(join(cell.dir, 'full-disk-postgres'), FULL_DISK_SIZE);
   if (!mounted.available) throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, mounted.reason);
   const { mount } = mounted;
-  const dataDir = join(mount.mountPoint, 'data');
-  let owned: ControllablePostgres;
-  try {
-    owned = await service.dedicatedAt(dataDir, []);
-  } catch (error) {
-    await mount[Symbol.asyncDispose]();
-    throw error;
-  }
+  const { owned, dataDir } = await startOnMount(mount, dedicatedAt, []);
   let ballast: string | null = null;
   const disk: LimitedDisk = {
     dataDir,

@@ -5,7 +5,7 @@ import { startLossyFs } from '../../../harness/env/lossy-fs.ts';
 import type { PartCell } from '../../../harness/routes/parts.ts';
 import type { PowerSupply } from '../../../harness/routes/server-control.ts';
 import type { ControllablePostgres, PostgresService } from './env/postgres-services.ts';
-import { cellServerHolder } from './postgres-cell-server.ts';
+import { cellServerHolder, dedicatedStarter, startOnMount } from './postgres-cell-server.ts';
 import type { StartedCellServer } from './postgres-cell-server.ts';
 
 /**
@@ -42,23 +42,12 @@ async function start(
   service: PostgresService,
   neverSyncs: boolean,
 ): Promise<StartedCellServer<PowerSupply>> {
-  if (!service.dedicatedAt)
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `provider ${cell.environment.provider} cannot place a PostgreSQL data directory on a power-loss filesystem (provider local can)`,
-    );
+  const dedicatedAt = dedicatedStarter(cell, service, 'power-loss');
   const backing = join(cell.dir, 'power-durable-postgres');
   const mounted = await startLossyFs({ backing, openToOthers: true });
   if (!mounted.available) throw new DponeError(ERROR_CODES.ENVIRONMENT_UNAVAILABLE, mounted.reason);
-  const fs = mounted.fs;
-  const dataDir = join(fs.mountPoint, 'data');
-  let owned: ControllablePostgres;
-  try {
-    owned = await service.dedicatedAt(dataDir, neverSyncs ? NEVER_SYNCS : []);
-  } catch (error) {
-    await fs[Symbol.asyncDispose]();
-    throw error;
-  }
+  const { fs } = mounted;
+  const { owned, dataDir } = await startOnMount(fs, dedicatedAt, neverSyncs ? NEVER_SYNCS : []);
   const power: PowerSupply = {
     dataDir,
     mountPoint: fs.mountPoint,

@@ -1,4 +1,5 @@
 import { DponeError, ERROR_CODES } from '../../../src/contracts/errors.ts';
+import { startedService } from '../../../harness/env/services.ts';
 import { adminQuery, setOddSessionSettings, withAdminClient } from './env/postgres-admin.ts';
 import { markShared } from './env/postgres-pool.ts';
 import type { ControllablePostgres, PostgresEndpoint, PostgresService } from './env/postgres-services.ts';
@@ -78,14 +79,7 @@ export interface PostgresPlace {
 }
 
 export function postgresServiceOf(cell: PartCell): PostgresService {
-  // Kept under the engine's name by the provider that started it (its service entry's type).
-  const service = cell.environment.services.postgres as PostgresService | undefined;
-  if (!service)
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `this route needs PostgreSQL; provider ${cell.environment.provider} started none`,
-    );
-  return service;
+  return startedService<PostgresService>(cell.environment, 'postgres', 'PostgreSQL');
 }
 
 /** The server a part of this cell uses: the shared one, or (dedicated) a fresh one of its own. */

@@ -5,7 +5,7 @@ import { adminQuery } from './env/postgres-admin.ts';
 import { deleteProxy } from '../../../harness/env/toxiproxy-service.ts';
 import { CELL_TARGET_TABLE, cellParity } from '../../../harness/routes/cell-workload.ts';
 import type { TargetPart } from '../../../harness/routes/parts.ts';
-import type { ServerKill } from '../../../harness/routes/server-control.ts';
+import { TARGET_COMMIT_KILLS } from '../../../harness/routes/server-control.ts';
 import { movedTarget, postgresFenceOperations } from './postgres-loss.ts';
 import { sealPostgresSchema } from './postgres-seal.ts';
 import { PASSWORD_ENV, PG_TYPES, postgresDump, writePostgresRows } from './postgres-data.ts';
@@ -18,12 +18,6 @@ import {
   serverControl,
   workerAddress,
 } from './postgres-server.ts';
-
-/** Where server faults kill the target server: just before the COMMIT, and once it was sent. */
-const TARGET_KILLS: readonly ServerKill[] = [
-  { phase: 'commit', point: 'target.commit:before', signal: 'SIGKILL' },
-  { phase: 'commit-sent', point: 'target.commit:sent', signal: 'SIGKILL' },
-];
 
 /**
  * A PostgreSQL target: schema `<tag>` with the target table in the dataset's types (no keys),
@@ -39,7 +33,7 @@ export const postgresTarget: TargetPart = {
   services: ['postgres', 'toxiproxy'],
   unsafeVariants: [...UNSAFE_POSTGRES_VARIANTS],
   fenceLossModes: ['drop', 'rename', 'move', 'move-temp'],
-  serverKills: TARGET_KILLS,
+  serverKills: TARGET_COMMIT_KILLS,
   async prepare(cell, source) {
     const place = await postgresPlace(cell);
     const { server, database } = place;

@@ -109,6 +109,20 @@ export function casValues(
     request.releaseLease === true,
     request.result === undefined || request.result === null ? null : JSON.stringify(request.result),
     request.audit ? 'audit' : 'transition',
+    ...recordedLast(request, clock, durableCommit),
+  ];
+}
+
+/**
+ * What a transition or a lease's end binds last: its evidence and audit (JSON; no audit: NULL),
+ * the commit level it demands and, under the caller's clock, the caller's now.
+ */
+function recordedLast(
+  request: CompareAndSetRequest | ExpireLeaseRequest,
+  clock: LeaseClock,
+  durableCommit: string,
+): unknown[] {
+  return [
     JSON.stringify(request.evidence),
     request.audit === undefined ? null : JSON.stringify(request.audit),
     durableCommit,
@@ -292,14 +306,7 @@ export function expireValues(
   clock: LeaseClock,
   durableCommit = 'on',
 ): unknown[] {
-  return [
-    request.operationId,
-    request.expectedVersion,
-    JSON.stringify(request.evidence),
-    request.audit === undefined ? null : JSON.stringify(request.audit),
-    durableCommit,
-    ...(clock === 'caller' ? [request.nowMs] : []),
-  ];
+  return [request.operationId, request.expectedVersion, ...recordedLast(request, clock, durableCommit)];
 }
 
 /** One read of the entry with the journal's `now`, so a refused lease is named by the clock that refused it. */

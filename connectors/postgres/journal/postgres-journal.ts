@@ -271,18 +271,18 @@ export class PostgresJournal implements TargetCommitJournalPort {
 
   /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async compareAndSet(request: CompareAndSetRequest): Promise<CommitJournalEntry> {
-    const id = request.operationId;
-    this.#writable(id);
-    return this.#withClient(id, async (client) => {
-      const from = legalFromStates(request);
-      if (from.length > 0) {
-        const values = casValues(request, from, this.leaseClock, this.#pinned.durableCommit);
-        const written = await client.query({ ...this.#sql.cas, values });
-        if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
-      }
-      planTransition((await this.#mustRead(client, id, request.nowMs)).entry, request);
-      throw lost(id, request.expectedVersion);
-    });
+    return this.#writeOrExplain(
+      request,
+      () => {
+        const from = legalFromStates(request);
+        if (from.length === 0) return null;
+        return {
+          ...this.#sql.cas,
+          values: casValues(request, from, this.leaseClock, this.#pinned.durableCommit),
+        };
+      },
+      (entry) => planTransition(entry, request),
+    );
   }
 
   /**
@@ -290,30 +290,52 @@ export class PostgresJournal implements TargetCommitJournalPort {
    * later transitions do not follow, one read lets the planner name the failure.
    */
   async compareAndSetChain(request: CompareAndSetChainRequest): Promise<CommitJournalEntry> {
-    const id = request.operationId;
-    this.#writable(id);
-    return this.#withClient(id, async (client) => {
-      const first = request.transitions[0];
-      const from = first === undefined ? [] : legalFromStates(first);
-      if (from.length > 0 && chainFollows(request)) {
-        const values = casChainValues(request, from, this.leaseClock, this.#pinned.durableCommit);
-        const written = await client.query({ ...this.#sql.casChain, values });
-        if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
-      }
-      planTransitions((await this.#mustRead(client, id, request.nowMs)).entry, request);
-      throw lost(id, request.expectedVersion);
-    });
+    return this.#writeOrExplain(
+      request,
+      () => {
+        const first = request.transitions[0];
+        const from = first === undefined ? [] : legalFromStates(first);
+        if (from.length === 0 || !chainFollows(request)) return null;
+        return {
+          ...this.#sql.casChain,
+          values: casChainValues(request, from, this.leaseClock, this.#pinned.durableCommit),
+        };
+      },
+      (entry) => planTransitions(entry, request),
+    );
   }
 
   /** One statement (one round trip); on zero rows, one read lets the planner name the failure. */
   async expireLease(request: ExpireLeaseRequest): Promise<CommitJournalEntry> {
+    return this.#writeOrExplain(
+      request,
+      () => ({
+        ...this.#sql.expire,
+        values: expireValues(request, this.leaseClock, this.#pinned.durableCommit),
+      }),
+      (entry) => planLeaseExpiry(entry, request),
+    );
+  }
+
+  /**
+   * Sends the write `query` builds (null: the rules already refuse it, nothing is sent) as one
+   * statement; when it matched no row, one read of the entry lets `explain` (the shared journal
+   * rules) name the failure, and a write the rules still allow lost to a concurrent one.
+   */
+  async #writeOrExplain(
+    request: { readonly operationId: string; readonly expectedVersion: number; readonly nowMs: number },
+    query: () => (PgStatement & { readonly values: unknown[] }) | null,
+    explain: (entry: CommitJournalEntry) => void,
+  ): Promise<CommitJournalEntry> {
     const id = request.operationId;
     this.#writable(id);
     return this.#withClient(id, async (client) => {
-      const values = expireValues(request, this.leaseClock, this.#pinned.durableCommit);
-      const written = await client.query({ ...this.#sql.expire, values });
-      if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
-      planLeaseExpiry((await this.#mustRead(client, id, request.nowMs)).entry, request);
+      const write = query();
+      if (write !== null) {
+        const written = await client.query(write);
+        if (written.rows.length === 1) return rowToEntry(written.rows[0] as EntryRow);
+      }
+      explain((await this.#mustRead(client, id, request.nowMs)).entry);
       throw lost(id, request.expectedVersion);
     });
   }

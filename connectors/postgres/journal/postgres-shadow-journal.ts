@@ -9,9 +9,8 @@ import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
-  begunAttempt,
+  nextShadowAttempt,
   shadowAttemptOf,
-  shadowInsertValues,
 } from '../../../src/adapters/journal/shadow-row.ts';
 import type { ShadowAttemptRow } from '../../../src/adapters/journal/shadow-row.ts';
 import { parseJournalUrl } from './postgres-journal-config.ts';
@@ -83,25 +82,18 @@ export class PostgresShadowJournal implements ShadowJournal {
     try {
       // One operation's attempts are numbered one at a time.
       await this.#client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [start.operationId]);
-      const prior = (
-        await this.#client.query(`SELECT * FROM ${this.#table} WHERE operation_id = $1 ORDER BY attempt_id`, [
-          start.operationId,
-        ])
-      ).rows.map((row) => shadowAttemptOf(row as ShadowAttemptRow));
-      const tryNumber = prior.length + 1;
-      const wouldDecide = decide(prior);
+      const prior = await this.#client.query(
+        `SELECT * FROM ${this.#table} WHERE operation_id = $1 ORDER BY attempt_id`,
+        [start.operationId],
+      );
+      const next = nextShadowAttempt(start, prior.rows as ShadowAttemptRow[], decide);
       const inserted = await this.#client.query(
         `INSERT INTO ${this.#table} (${SHADOW_INSERT_COLUMNS})
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING attempt_id`,
-        [...shadowInsertValues(start, tryNumber, wouldDecide)],
+        [...next.values],
       );
       await this.#client.query('COMMIT');
-      return begunAttempt(
-        start,
-        Number((inserted.rows[0] as ShadowAttemptRow).attempt_id),
-        tryNumber,
-        wouldDecide,
-      );
+      return next.begun(Number((inserted.rows[0] as ShadowAttemptRow).attempt_id));
     } catch (error) {
       await this.#client.query('ROLLBACK').catch(() => undefined);
       throw error;

@@ -11,9 +11,8 @@ import {
   SHADOW_INSERT_COLUMNS,
   SHADOW_COLUMNS,
   SHADOW_TABLE,
-  begunAttempt,
+  nextShadowAttempt,
   shadowAttemptOf,
-  shadowInsertValues,
 } from '../../../src/adapters/journal/shadow-row.ts';
 import type { ShadowAttemptRow } from '../../../src/adapters/journal/shadow-row.ts';
 
@@ -61,21 +60,18 @@ export class SqliteShadowJournal implements ShadowJournal {
   ): Promise<ShadowAttempt> {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
-      const prior = (
-        this.#db
-          .prepare(`SELECT * FROM ${TABLE} WHERE operation_id = ? ORDER BY attempt_id`)
-          .all(start.operationId) as ShadowAttemptRow[]
-      ).map((row) => shadowAttemptOf(row as ShadowAttemptRow));
-      const tryNumber = prior.length + 1;
-      const wouldDecide = decide(prior);
+      const prior = this.#db
+        .prepare(`SELECT * FROM ${TABLE} WHERE operation_id = ? ORDER BY attempt_id`)
+        .all(start.operationId) as ShadowAttemptRow[];
+      const next = nextShadowAttempt(start, prior, decide);
       const inserted = this.#db
         .prepare(
           `INSERT INTO ${TABLE} (${SHADOW_INSERT_COLUMNS})
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(...shadowInsertValues(start, tryNumber, wouldDecide));
+        .run(...next.values);
       this.#db.exec('COMMIT');
-      return begunAttempt(start, Number(inserted.lastInsertRowid), tryNumber, wouldDecide);
+      return next.begun(Number(inserted.lastInsertRowid));
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw error;

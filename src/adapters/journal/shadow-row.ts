@@ -55,7 +55,7 @@ export function shadowAttemptOf(row: ShadowAttemptRow): ShadowAttempt {
 }
 
 /** The attempt a store has just inserted as `attemptId`: begun, not yet ended. */
-export function begunAttempt(
+function begunAttempt(
   start: ShadowAttemptStart,
   attemptId: number,
   tryNumber: number,
@@ -68,7 +68,7 @@ export function begunAttempt(
 export const SHADOW_INSERT_COLUMNS =
   'operation_id, intent_digest, workload_id, route, target_identity, partition_column, partition_value, holder, policy_digest, try_number, would_decide, started_at';
 
-export function shadowInsertValues(start: ShadowAttemptStart, tryNumber: number, wouldDecide: string) {
+function shadowInsertValues(start: ShadowAttemptStart, tryNumber: number, wouldDecide: string) {
   return [
     start.operationId,
     start.intentDigest,
@@ -83,4 +83,23 @@ export function shadowInsertValues(start: ShadowAttemptStart, tryNumber: number,
     wouldDecide,
     start.startedAt,
   ] as const;
+}
+
+/**
+ * An operation's next attempt after its `prior` rows (in attempt order, read in the transaction
+ * that inserts it): numbered one past them, with what the protocol would decide from them; its
+ * row's `values` (SHADOW_INSERT_COLUMNS) and, once inserted, the attempt `begun` under its id.
+ */
+export function nextShadowAttempt(
+  start: ShadowAttemptStart,
+  prior: readonly ShadowAttemptRow[],
+  decide: (prior: readonly ShadowAttempt[]) => string,
+): { readonly values: ReturnType<typeof shadowInsertValues>; begun(attemptId: number): ShadowAttempt } {
+  const attempts = prior.map(shadowAttemptOf);
+  const tryNumber = attempts.length + 1;
+  const wouldDecide = decide(attempts);
+  return {
+    values: shadowInsertValues(start, tryNumber, wouldDecide),
+    begun: (attemptId) => begunAttempt(start, attemptId, tryNumber, wouldDecide),
+  };
 }

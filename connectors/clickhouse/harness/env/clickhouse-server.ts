@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 import type { ClickHouseEndpoint, ControllableClickHouse } from './clickhouse-endpoint.ts';
 import { clickhouseHttp } from './clickhouse-endpoint.ts';
 import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
+import { executable, onPath } from '../../../../harness/env/local/local-binaries.ts';
 
 const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server', '/usr/bin/clickhouse'];
 
@@ -17,20 +17,8 @@ const CANDIDATES = ['/usr/sbin/clickhouse-server', '/usr/bin/clickhouse-server',
  * (18.16), `clickhouse-server` on PATH, or the single `clickhouse` binary (then run as `server`).
  */
 export function findClickHouseServer(env: NodeJS.ProcessEnv = process.env): string | null {
-  const onPath = (env.PATH ?? '')
-    .split(delimiter)
-    .filter(Boolean)
-    .map((d) => join(d, 'clickhouse-server'));
-  for (const path of [env.DPONE_CLICKHOUSE_SERVER, ...CANDIDATES, ...onPath]) {
-    if (!path) continue;
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // next candidate
-    }
-  }
-  return null;
+  const candidates = [env.DPONE_CLICKHOUSE_SERVER, ...CANDIDATES, onPath('clickhouse-server', env)];
+  return candidates.find((path): path is string => !!path && executable(path)) ?? null;
 }
 
 const START_ATTEMPTS = 3;

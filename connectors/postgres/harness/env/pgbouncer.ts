@@ -1,6 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DponeError, ERROR_CODES } from '../../../../src/contracts/errors.ts';
 import { freeLoopbackPort } from '../../../../harness/env/free-port.ts';
+import { executable } from '../../../../harness/env/local/local-binaries.ts';
 
 const run = promisify(execFile);
 
@@ -20,16 +20,8 @@ export const PGBOUNCER_MISSING =
 
 /** Debian's pgbouncer (1.18 here), or $DPONE_PGBOUNCER. */
 export function findPgBouncer(env: NodeJS.ProcessEnv = process.env): string | null {
-  for (const path of [env.DPONE_PGBOUNCER, '/usr/sbin/pgbouncer', '/usr/bin/pgbouncer']) {
-    if (!path) continue;
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // next
-    }
-  }
-  return null;
+  const candidates = [env.DPONE_PGBOUNCER, '/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'];
+  return candidates.find((path): path is string => !!path && executable(path)) ?? null;
 }
 
 export interface PgBouncerOptions {

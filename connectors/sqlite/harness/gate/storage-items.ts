@@ -8,10 +8,7 @@ import {
   STORAGE_READ_ONLY_UNTOUCHED,
 } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
-
-const passed = (cell: CellEvidence, name: string) =>
-  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+import { decidedBy, eachPassesOnce } from '../../../../harness/gate/cell-verdicts.ts';
 
 /** The cells of `kind`, each PASS with every named check PASS and one mutation; else the line's verdict. */
 function judged(
@@ -20,21 +17,7 @@ function judged(
   checks: readonly string[],
 ): { selected: CellEvidence[]; verdict: ItemVerdict | null } {
   const selected = cells.filter((cell) => cell.fault.kind === kind);
-  const failed = allPass(selected, kind);
-  if (failed) return { selected, verdict: failed };
-  const wrong = selected.filter(
-    (cell) => checks.some((name) => !passed(cell, name)) || mutations(cell) !== 1,
-  );
-  if (wrong.length > 0)
-    return {
-      selected,
-      verdict: {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: not every one of ${checks.join(', ')} PASS, or not exactly one mutation`,
-      },
-    };
-  return { selected, verdict: null };
+  return { selected, verdict: eachPassesOnce(selected, kind, checks) };
 }
 
 /** The PASS of a storage line whose fault refuses writes: how many cells stopped with its exit, on which storages. */
