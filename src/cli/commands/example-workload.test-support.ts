@@ -107,11 +107,11 @@ export interface Refusal {
   readonly error: { code: string; field?: string; location?: string; message: string };
 }
 
-/** `dpone run --json` of `workload` in the example's folder, with the error JSON of stderr parsed (null when none). */
+/** `dpone run --json` of `workload` in the example's folder, with the coded error of its stderr's JSON line (null when none). */
 export async function runJson(example: ExampleCopy, workload: string, extra: readonly string[] = []) {
   const result = await dpone(['run', '--workload', workload, '--json', ...extra], { cwd: example.dir });
   const line = result.stderr.split('\n').find((candidate) => candidate.startsWith('{'));
-  return { ...result, error: line ? (JSON.parse(line) as Refusal['error'] & { error?: never }) : null };
+  return { ...result, error: line ? (JSON.parse(line) as { error: Refusal['error'] }).error : null };
 }
 
 /** `dpone run --json` of `workload`, expected refused: its exit code and coded error. */
@@ -121,9 +121,8 @@ export async function refused(
   extra: readonly string[] = [],
 ): Promise<Refusal> {
   const result = await runJson(example, workload, extra);
-  const parsed = result.error as unknown as { error: Refusal['error'] } | null;
-  expect(parsed, result.stderr).not.toBeNull();
-  return { exitCode: result.exitCode ?? -1, error: parsed!.error };
+  expect(result.error, result.stderr).not.toBeNull();
+  return { exitCode: result.exitCode ?? -1, error: result.error! };
 }
 
 /** The 1-based line of `file` that first contains `needle` (0 when none). */
