@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, codedOr, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
@@ -210,21 +210,16 @@ async function completeState(state: StateSink, entry: CommitJournalEntry): Promi
   }
 }
 
-async function queryFence(
+function queryFence(
   target: Pick<TargetConnector, 'queryFence'>,
   entry: CommitJournalEntry,
 ): Promise<FenceAnswer> {
-  try {
-    return await target.queryFence(entry.operation_id);
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the target fence could not be queried; nothing was applied',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-      { cause: error },
-    );
-  }
+  return codedOr(
+    () => target.queryFence(entry.operation_id),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the target fence could not be queried; nothing was applied',
+    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+  );
 }
 
 /** What TARGET_COMMITTED records: the fence's numbers, or none where an operator's evidence decided. */

@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
+import { ERROR_CODES, codedOr, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
@@ -100,18 +100,12 @@ async function raiseFence(
   holder: string,
 ): Promise<FenceAnswer> {
   const ref = { operationId: entry.operation_id, epoch, intentDigest: entry.intent_digest, holder };
-  let answer;
-  try {
-    answer = await prepareFence(ref, { create: false });
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the target fence could not be raised to the operator’s epoch; nothing was applied',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-      { cause: error },
-    );
-  }
+  const answer = await codedOr(
+    () => prepareFence(ref, { create: false }),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the target fence could not be raised to the operator’s epoch; nothing was applied',
+    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+  );
   // A fence above the operator's epoch (a journal that lost epochs) proves nothing for this epoch.
   if (answer.epoch !== null && !answer.installed && answer.status !== 'committed') {
     throw recoveryConflict(
