@@ -18,6 +18,7 @@ import {
 import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
 import type { RecoveryActionName, RecoveryOutcome } from './recovery-actions.ts';
 import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
+import { safe } from './fence-decision.ts';
 
 export interface RecoveryApplyRequest {
   readonly operationId: string;
@@ -204,7 +205,7 @@ async function completeState(state: StateSink, entry: CommitJournalEntry): Promi
     throw new DponeError(
       ERROR_CODES.COMMITTED_INCOMPLETE,
       'state or evidence could not be made durable; the journal was not changed',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+      safe(entry),
       { cause: error },
     );
   }
@@ -218,7 +219,7 @@ function queryFence(
     () => target.queryFence(entry.operation_id),
     ERROR_CODES.FENCE_UNAVAILABLE,
     'the target fence could not be queried; nothing was applied',
-    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+    safe(entry),
   );
 }
 

@@ -7,6 +7,7 @@ import { assertLegal } from './recovery-apply-rules.ts';
 import { recoveryConflict } from './recovery-audit.ts';
 import type { PlannedRecoveryAction, RecoveryActionName, RecoveryPlanContext } from './recovery-actions.ts';
 import { planRecovery } from './recovery-planner.ts';
+import { safe } from './fence-decision.ts';
 
 /** The lease an operator takes to fence first when the workload gives no TTL. */
 const OPERATOR_LEASE_TTL_MS = 30_000;
@@ -104,7 +105,7 @@ async function raiseFence(
     () => prepareFence(ref, { create: false }),
     ERROR_CODES.FENCE_UNAVAILABLE,
     'the target fence could not be raised to the operator’s epoch; nothing was applied',
-    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+    safe(entry),
   );
   // A fence above the operator's epoch (a journal that lost epochs) proves nothing for this epoch.
   if (answer.epoch !== null && !answer.installed && answer.status !== 'committed') {
