@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, codedOr, invalidInput } from '../contracts/errors.ts';
 import { resolveRouteId, urlEngine } from './route-names.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
 import type { SourceConnector, TargetConnector } from '../ports/connector.ts';
@@ -407,21 +407,9 @@ export async function openRouteTarget(
   return (await resolveRoute(workload)).openTarget(io, readOnly);
 }
 
-async function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    // A module that failed to load or a driver error without our code: keep its text private.
-    throw new DponeError(
-      ERROR_CODES.ENVIRONMENT_UNAVAILABLE,
-      `the ${what} connector could not be opened`,
-      {},
-      {
-        cause: error,
-      },
-    );
-  }
+function opening<T>(what: string, open: () => Promise<T>): Promise<T> {
+  // A module that failed to load or a driver error without our code: keep its text private.
+  return codedOr(open, ERROR_CODES.ENVIRONMENT_UNAVAILABLE, `the ${what} connector could not be opened`);
 }
 
 /**

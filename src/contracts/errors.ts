@@ -189,6 +189,25 @@ export function invalidInput(message: string, fields: SafeErrorFields = {}): Dpo
   return new DponeError(ERROR_CODES.INVALID_INPUT, message, fields);
 }
 
+/**
+ * Runs `operation`; one of our coded errors passes through as it is, anything else (a driver's,
+ * a module's, an adapter's without a code) becomes `code` with `message` and `fields`, the original
+ * kept private as its cause.
+ */
+export async function codedOr<T>(
+  operation: () => Promise<T>,
+  code: ErrorCode,
+  message: string,
+  fields: SafeErrorFields = {},
+): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isDponeError(error)) throw error;
+    throw new DponeError(code, message, fields, { cause: error });
+  }
+}
+
 /** INVALID_INPUT as `<field> <why>`, naming the field; `why` never quotes the value (it may be secret). */
 export function invalidField(field: string, why: string): DponeError {
   return invalidInput(`${field} ${why}`, { field });

@@ -56,6 +56,12 @@ function expectTargetRows(times: number): void {
   expect([...counts.values()]).toEqual(times === 0 ? [] : Array(PARTITION_ROWS).fill(times));
 }
 
+/** A first worker (w1) on `journal` that dies at `point`: what the test's retry then finds. */
+async function crashFirstAt(journal: MemoryJournal, point: string): Promise<void> {
+  const first = await runner(journal, 'w1', { faults: crashAt(point) });
+  await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+}
+
 function fenceRow(): Record<string, unknown> | undefined {
   return readFileRows(join(place.dir, 'target.db'), 'SELECT epoch, holder, status FROM _dpone_fence')[0];
 }
@@ -130,8 +136,7 @@ describe('executor: the fence is the last line of defense', () => {
 
   it('a reset journal reissues epoch 1: the fence holds it for another holder, so the lease moves above it', async () => {
     // The first worker prepared epoch 1 and died before writing; its journal is gone.
-    const lost = await runner(new MemoryJournal(), 'w1', { faults: crashAt('source.read:before') });
-    await expect(lost.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    await crashFirstAt(new MemoryJournal(), 'source.read:before');
     expect(fenceRow()).toMatchObject({ epoch: 1, holder: 'w1' });
     const fresh = new MemoryJournal();
     const retry = await runner(fresh, 'w2');
@@ -223,8 +228,7 @@ describe('executor: the fence is the last line of defense', () => {
 
   it('PREPARED with the fence row gone: DIVERGED, no journal change, and no fence row is created', async () => {
     const journal = new MemoryJournal();
-    const first = await runner(journal, 'w1', { faults: crashAt('cas:PREPARING->PREPARED:after') });
-    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    await crashFirstAt(journal, 'cas:PREPARING->PREPARED:after');
     dropFenceRow();
     const before = await journal.get(OP);
     const retry = await runner(journal, 'w1');
@@ -240,8 +244,7 @@ describe('executor: the fence is the last line of defense', () => {
 
   it('COMMITTING with the fence row gone: COMMIT_UNKNOWN (fence:missing), never not-committed, nothing written', async () => {
     const journal = new MemoryJournal();
-    const first = await runner(journal, 'w1', { faults: crashAt('cas:PREPARED->COMMITTING:after') });
-    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    await crashFirstAt(journal, 'cas:PREPARED->COMMITTING:after');
     dropFenceRow();
     place.now += TTL + 1;
     const retry = await runner(journal, 'w2');
@@ -256,8 +259,7 @@ describe('executor: the fence is the last line of defense', () => {
 
   it('a fence location other than the journal recorded: DIVERGED before any source or target I/O', async () => {
     const journal = new MemoryJournal();
-    const first = await runner(journal, 'w1', { faults: crashAt('target.mutate:after') });
-    await expect(first.run()).rejects.toBeInstanceOf(SimulatedCrash);
+    await crashFirstAt(journal, 'target.mutate:after');
     const moved = await runner(journal, 'w2', { fenceLocation: 'warehouse:dw._dpone_fence' });
     await expect(moved.run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     expect(moved.counts).toEqual(newCounts());

@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES, RETRY_SAFE_CODES } from '../contracts/errors.ts';
-import { SqliteJournal } from '../../connectors/sqlite/journal/sqlite-journal.ts';
 import {
   PARTITION_ROWS,
   WORKER_OPERATION_ID,
+  openEmbeddedJournal,
   seedSource,
   targetRowCounts,
 } from './fixtures/embedded-route.ts';
@@ -109,7 +109,7 @@ async function runCell(cell: Cell, index: number, unsafeVariant?: string): Promi
     if (!RETRY_SAFE_EXITS.has(result.exitCode ?? -1)) break;
     await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_MS));
   }
-  await using journal = await SqliteJournal.open(join(dir, 'journal.db'));
+  await using journal = await openEmbeddedJournal(join(dir, 'journal.db'));
   const entry = await journal.get(WORKER_OPERATION_ID);
   const versions = (await journal.history(WORKER_OPERATION_ID)).map((record) => record.version);
   return {

@@ -8,6 +8,7 @@ import type { FaultPoints } from '../ports/fault-points.ts';
 import type { RecoveryApplyDeps } from './recovery-apply-rules.ts';
 import type { RecoveryApplyRequest } from './recovery-apply.ts';
 import { applyRecovery } from './recovery-apply.ts';
+import { fenceAnswer } from './fixtures/fence-answer.ts';
 
 const OP = `sha256:${'c'.repeat(64)}`;
 let now = 10_000;
@@ -65,16 +66,7 @@ async function journalAt(
 }
 
 function fence(status: FenceStatus): { queryFence: () => Promise<FenceAnswer> } {
-  return {
-    queryFence: async () => ({
-      status,
-      epoch: 1,
-      committedEpoch: status === 'committed' ? 1 : null,
-      rowsWritten: status === 'committed' ? 3 : null,
-      intentDigest: null,
-      holder: null,
-    }),
-  };
+  return { queryFence: async () => fenceAnswer(status, 1) };
 }
 
 function deps(journal: MemoryJournal, extra: Partial<RecoveryApplyDeps> = {}): RecoveryApplyDeps {

@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, invalidInput, isDponeError } from '../contracts/errors.ts';
+import { DponeError, ERROR_CODES, codedOr, invalidInput, isDponeError } from '../contracts/errors.ts';
 import type { AuditRecord, CommitJournalEntry, RecordedResult } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
@@ -18,6 +18,7 @@ import {
 import { chooseAction, fenceFirst, handBack } from './recovery-fence-first.ts';
 import type { RecoveryActionName, RecoveryOutcome } from './recovery-actions.ts';
 import { REOPEN, raiseEpochBeforeReopen } from './recovery-reopen.ts';
+import { safe } from './fence-decision.ts';
 
 export interface RecoveryApplyRequest {
   readonly operationId: string;
@@ -204,27 +205,22 @@ async function completeState(state: StateSink, entry: CommitJournalEntry): Promi
     throw new DponeError(
       ERROR_CODES.COMMITTED_INCOMPLETE,
       'state or evidence could not be made durable; the journal was not changed',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+      safe(entry),
       { cause: error },
     );
   }
 }
 
-async function queryFence(
+function queryFence(
   target: Pick<TargetConnector, 'queryFence'>,
   entry: CommitJournalEntry,
 ): Promise<FenceAnswer> {
-  try {
-    return await target.queryFence(entry.operation_id);
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the target fence could not be queried; nothing was applied',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-      { cause: error },
-    );
-  }
+  return codedOr(
+    () => target.queryFence(entry.operation_id),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the target fence could not be queried; nothing was applied',
+    safe(entry),
+  );
 }
 
 /** What TARGET_COMMITTED records: the fence's numbers, or none where an operator's evidence decided. */

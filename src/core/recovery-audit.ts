@@ -2,6 +2,7 @@ import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
 import type { AuditRecord, CommitJournalEntry } from '../contracts/journal.ts';
 import { firstUnsafeCharacter } from '../contracts/safe-text.ts';
 import type { RecoveryActionName } from './recovery-actions.ts';
+import { safe } from './fence-decision.ts';
 
 /**
  * The audit record of a recovery action and the checks on what an operator may type into it. The
@@ -110,7 +111,7 @@ export function recoveryConflict(entry: CommitJournalEntry, message: string, cau
   return new DponeError(
     ERROR_CODES.RECOVERY_CONFLICT,
     message,
-    { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
+    safe(entry),
     cause === undefined ? undefined : { cause },
   );
 }

@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../contracts/errors.ts';
+import { ERROR_CODES, codedOr, isDponeError } from '../contracts/errors.ts';
 import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
 import type { FenceAnswer, TargetConnector } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
@@ -7,6 +7,7 @@ import { assertLegal } from './recovery-apply-rules.ts';
 import { recoveryConflict } from './recovery-audit.ts';
 import type { PlannedRecoveryAction, RecoveryActionName, RecoveryPlanContext } from './recovery-actions.ts';
 import { planRecovery } from './recovery-planner.ts';
+import { safe } from './fence-decision.ts';
 
 /** The lease an operator takes to fence first when the workload gives no TTL. */
 const OPERATOR_LEASE_TTL_MS = 30_000;
@@ -100,18 +101,12 @@ async function raiseFence(
   holder: string,
 ): Promise<FenceAnswer> {
   const ref = { operationId: entry.operation_id, epoch, intentDigest: entry.intent_digest, holder };
-  let answer;
-  try {
-    answer = await prepareFence(ref, { create: false });
-  } catch (error) {
-    if (isDponeError(error)) throw error;
-    throw new DponeError(
-      ERROR_CODES.FENCE_UNAVAILABLE,
-      'the target fence could not be raised to the operator’s epoch; nothing was applied',
-      { operationId: entry.operation_id, state: entry.state, journalVersion: entry.version },
-      { cause: error },
-    );
-  }
+  const answer = await codedOr(
+    () => prepareFence(ref, { create: false }),
+    ERROR_CODES.FENCE_UNAVAILABLE,
+    'the target fence could not be raised to the operator’s epoch; nothing was applied',
+    safe(entry),
+  );
   // A fence above the operator's epoch (a journal that lost epochs) proves nothing for this epoch.
   if (answer.epoch !== null && !answer.installed && answer.status !== 'committed') {
     throw recoveryConflict(

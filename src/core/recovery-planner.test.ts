@@ -5,6 +5,7 @@ import { COMMIT_STATES, TRANSITIONS } from '../contracts/states.ts';
 import type { FenceAnswer, FenceStatus } from '../ports/connector.ts';
 import type { RecoveryActionName } from './recovery-actions.ts';
 import { planRecovery } from './recovery-planner.ts';
+import { fenceAnswer } from './fixtures/fence-answer.ts';
 
 const OP = `sha256:${'a'.repeat(64)}`;
 const NOW = 1_000_000;
@@ -43,14 +44,7 @@ function record(to: CommitState, fence?: FenceStatus): JournalHistoryRecord {
 const COMMITTED_HISTORY = [record('TARGET_COMMITTED', 'committed')];
 
 function fence(status: FenceStatus): FenceAnswer {
-  return {
-    status,
-    epoch: 2,
-    committedEpoch: status === 'committed' ? 2 : null,
-    rowsWritten: status === 'committed' ? 3 : null,
-    intentDigest: null,
-    holder: null,
-  };
+  return fenceAnswer(status, 2);
 }
 
 function legalNames(plan: ReturnType<typeof planRecovery>): RecoveryActionName[] {

@@ -38,14 +38,23 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 const hashOf = (algorithm: KeyAlgorithm) => (algorithm === 'ed25519' ? null : 'sha256');
 
+/** The key `create` reads from `pem`, else INVALID_INPUT naming `field`; the text never appears in an error. */
+function keyFromPem(
+  create: (pem: string) => KeyObject,
+  kind: 'private' | 'public',
+  pem: string,
+  field: string,
+): KeyObject {
+  try {
+    return create(pem);
+  } catch {
+    throw invalidInput(`${field} is not a PEM ${kind} key (ed25519 or ECDSA P-256)`, { field });
+  }
+}
+
 /** A private key from PEM (PKCS#8 or SEC1); the text never appears in an error. */
 export function signingKeyFromPem(pem: string, field: string): SigningKey {
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(pem);
-  } catch {
-    throw invalidInput(`${field} is not a PEM private key (ed25519 or ECDSA P-256)`, { field });
-  }
+  const key = keyFromPem(createPrivateKey, 'private', pem, field);
   const algorithm = algorithmOf(key, field);
   const publicKey = createPublicKey(key);
   return {
@@ -58,12 +67,7 @@ export function signingKeyFromPem(pem: string, field: string): SigningKey {
 
 /** A public key from PEM (SPKI). */
 export function verifyingKeyFromPem(pem: string, field: string): VerifyingKey {
-  let key: KeyObject;
-  try {
-    key = createPublicKey(pem);
-  } catch {
-    throw invalidInput(`${field} is not a PEM public key (ed25519 or ECDSA P-256)`, { field });
-  }
+  const key = keyFromPem(createPublicKey, 'public', pem, field);
   const algorithm = algorithmOf(key, field);
   return {
     keyid: keyIdOf(key),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { expect } from 'vitest';
 import {
   EXAMPLE_ORDERS,
   EXAMPLE_PARTITION_DAY,
@@ -98,4 +99,65 @@ export function parkedRun(
     child.stdio[3]!.on('close', () => reject(new Error(`never parked at ${point}`)));
   });
   return { child, parked };
+}
+
+/** A run refused with a coded error: its exit code and the error's JSON (field, file:line:column). */
+export interface Refusal {
+  readonly exitCode: number;
+  readonly error: { code: string; field?: string; location?: string; message: string };
+}
+
+/** `dpone run --json` of `workload` in the example's folder, with the coded error of its stderr's JSON line (null when none). */
+export async function runJson(example: ExampleCopy, workload: string, extra: readonly string[] = []) {
+  const result = await dpone(['run', '--workload', workload, '--json', ...extra], { cwd: example.dir });
+  const line = result.stderr.split('\n').find((candidate) => candidate.startsWith('{'));
+  return { ...result, error: line ? (JSON.parse(line) as { error: Refusal['error'] }).error : null };
+}
+
+/** `dpone run --json` of `workload`, expected refused: its exit code and coded error. */
+export async function refused(
+  example: ExampleCopy,
+  workload: string,
+  extra: readonly string[] = [],
+): Promise<Refusal> {
+  const result = await runJson(example, workload, extra);
+  expect(result.error, result.stderr).not.toBeNull();
+  return { exitCode: result.exitCode ?? -1, error: result.error! };
+}
+
+/** The 1-based line of `file` that first contains `needle` (0 when none). */
+export function lineOf(file: string, needle: string): number {
+  return (
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .findIndex((line) => line.includes(needle)) + 1
+  );
+}
+
+/**
+ * Issue 14's check of a workload refused before anything runs: the example with `from` replaced by
+ * `to` is exit 2 DPONE_INVALID_INPUT naming `field` at the line the edit wrote, its message matches
+ * `message` and echoes no secret, and no journal or target was made.
+ */
+export async function expectRefusedBeforeRun(
+  from: string,
+  to: string,
+  field: string,
+  message: RegExp,
+): Promise<void> {
+  const example = exampleCopy();
+  const file = example.variant('bad.yaml', (text) => text.replace(from, to));
+  const { exitCode, error } = await refused(example, file);
+  expect([exitCode, error.code, error.field]).toEqual([2, 'DPONE_INVALID_INPUT', field]);
+  expect(error.message).toMatch(message);
+  expect(error.message).not.toContain('hunter2');
+  // file:line:column of the key at fault: the last line the edit wrote.
+  const keyLine = to
+    .split('\n')
+    .filter((line) => !line.startsWith('#'))
+    .at(-1)!;
+  expect(error.location).toMatch(new RegExp(`^${file}:${lineOf(file, keyLine)}:\\d+$`));
+  // Nothing ran: no journal, no target.
+  expect(existsSync(join(example.dir, 'data/state'))).toBe(false);
+  expect(existsSync(example.targetPath())).toBe(false);
 }

@@ -1,12 +1,15 @@
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../../../connectors/postgres/harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../../../connectors/postgres/harness/env/postgres-cluster.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
-import { FAKETIME_MISSING, faketimeOffsetEnv, findFaketimeLibrary } from '../../../harness/env/faketime.ts';
-import { Worker } from '../../../harness/workers/worker.ts';
+import { FAKETIME_MISSING, faketimeOffsetEnv } from '../../../harness/env/faketime.ts';
+import { readFileRow, readFileRows } from '../embedded-files.test-support.ts';
+import {
+  clockWorker as worker,
+  faketime as library,
+  faketimeMissing as missing,
+  journalPath,
+  killedWhileParked,
+  stopWorkers,
+} from './clock-skew.test-support.ts';
 import type { ExampleCopy } from './example-workload.test-support.ts';
 import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
@@ -14,80 +17,32 @@ import { EXPECTED_ROWS, dpone, exampleCopy, targetCounts } from './example-workl
  * Issue 30's "what was seen", each with real processes and the real libfaketime (Debian's
  * `faketime`): a worker whose clock runs ahead, an operator whose clock runs ahead, a holder
  * whose commit landed while a clock-ahead challenger took the journal over, and a workload that
- * changes only its partition. Without libfaketime the clock cases are UNVERIFIED (in CI, where
- * `.ci/run` installs it, a missing library fails).
+ * changes only its partition. The example runs the embedded route on its file journal (a server
+ * journal's clock case is in that engine's folder). Without libfaketime the clock cases are
+ * UNVERIFIED (in CI, where `.ci/run` installs it, a missing library fails).
  */
-const library = findFaketimeLibrary();
-const missing = library === null;
 const IDENTITY = { DPONE_PLATFORM_IDENTITY: 'platform:oncall@example.com' };
-const workers: Worker[] = [];
-afterEach(async () => {
-  for (const worker of workers.splice(0)) await worker[Symbol.asyncDispose]();
-});
-
-function journalPath(example: ExampleCopy): string {
-  return join(example.dir, 'data/state/journal.db');
-}
-
-/** A `dpone run` of the example, parked at `point` when given, its clock offset by `offset`. */
-function worker(
-  example: ExampleCopy,
-  role: string,
-  options: { offset?: string; stop?: string; journal?: { url: string; password: string }; workload?: string },
-): Worker {
-  const started = Worker.start({
-    role,
-    workloadFile: options.workload ?? example.workload,
-    journalUrl: options.journal?.url ?? `sqlite://${journalPath(example)}`,
-    cwd: example.dir,
-    traceFile: join(example.dir, `${role}.trace`),
-    ...(options.stop ? { stop: { point: options.stop, hit: 1 } } : {}),
-    env: {
-      ...(options.offset ? faketimeOffsetEnv(library!, options.offset) : {}),
-      ...(options.journal ? { DPONE_JOURNAL_PASSWORD: options.journal.password } : {}),
-    },
-    extraArgs: ['--holder', role],
-  });
-  workers.push(started);
-  return started;
-}
-
-/** A worker parked at `options.stop` and SIGKILLed there: the lease a lost pod leaves behind. */
-async function killedWhileParked(example: ExampleCopy, role: string, options: Parameters<typeof worker>[2]) {
-  const parked = worker(example, role, options);
-  expect(await parked.parked()).not.toBeNull();
-  parked.kill();
-  await parked.result();
-}
+afterEach(stopWorkers);
 
 function journalRow(example: ExampleCopy): { version: number; state: string; lease_holder: string | null } {
-  const db = new DatabaseSync(journalPath(example), { readOnly: true });
-  try {
-    return db.prepare('SELECT version, state, lease_holder FROM dpone_commit_journal').get() as never;
-  } finally {
-    db.close();
-  }
+  return readFileRow(
+    journalPath(example),
+    'SELECT version, state, lease_holder FROM dpone_commit_journal',
+  ) as never;
 }
 
 function reasons(example: ExampleCopy): string[] {
-  const db = new DatabaseSync(journalPath(example), { readOnly: true });
-  try {
-    return db
-      .prepare('SELECT evidence FROM dpone_commit_journal_history ORDER BY version')
-      .all()
-      .map((row) => (JSON.parse(String(row.evidence)) as { reason: string }).reason);
-  } finally {
-    db.close();
-  }
+  return readFileRows(
+    journalPath(example),
+    'SELECT evidence FROM dpone_commit_journal_history ORDER BY version',
+  ).map((row) => (JSON.parse(String(row.evidence)) as { reason: string }).reason);
 }
 
 function fenceRow(example: ExampleCopy): { holder: string; committed_epoch: number; status: string } {
-  const db = new DatabaseSync(example.targetPath(), { readOnly: true });
-  try {
-    return db.prepare('SELECT holder, committed_epoch, status FROM _dpone_fence').get() as never;
-  } finally {
-    db.close();
-  }
+  return readFileRow(
+    example.targetPath(),
+    'SELECT holder, committed_epoch, status FROM _dpone_fence',
+  ) as never;
 }
 
 async function operationId(example: ExampleCopy): Promise<string> {
@@ -99,7 +54,7 @@ const run = (example: ExampleCopy, env: Record<string, string> = {}) =>
   dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir, env });
 
 describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what was seen)', () => {
-  it('case 1: a worker a year ahead, SIGKILLed in COMMITTING, does not wedge the SQLite journal: the next normal run completes at once', async () => {
+  it('case 1: a worker a year ahead, SIGKILLed in COMMITTING, does not wedge the embedded file journal: the next normal run completes at once', async () => {
     const example = exampleCopy();
     await killedWhileParked(example, 'pod-ahead', {
       offset: '+365d',
@@ -191,61 +146,6 @@ describe.skipIf(missing)('clock skew, with the real libfaketime (issue 30, what 
     expect([recorded.exit_code, recorded.mutated]).toEqual([0, false]);
     // The fence row names the holder whose epoch committed, whatever epoch it holds now.
     expect(fenceRow(example)).toEqual({ holder: 'holder-1', committed_epoch: 1, status: 'committed' });
-    expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
-  });
-});
-
-const postgres = findLocalBinaries().postgresBin;
-describe.skipIf(missing || postgres === null)('clock skew on the PostgreSQL journal (server clock)', () => {
-  let cluster: LocalPostgresCluster;
-  /** A client of the cluster's `database`, connected. */
-  const connected = async (database: string) => {
-    const { host, port, user, password } = cluster;
-    const client = new pg.Client({ host, port, user, password, database });
-    await client.connect();
-    return client;
-  };
-  beforeAll(async () => {
-    cluster = await LocalPostgresCluster.start({ bin: postgres! });
-  });
-  afterAll(async () => {
-    await cluster?.[Symbol.asyncDispose]();
-  });
-
-  it('case 1: a year-ahead holder’s lease is the server’s now + TTL, and a normal retry completes once the TTL is over', async () => {
-    const example = exampleCopy();
-    const short = example.variant('short-ttl.yaml', (text) =>
-      text.replace('lease_ttl_ms: 30000', 'lease_ttl_ms: 1000'),
-    );
-    const admin = await connected('postgres');
-    await admin.query('CREATE DATABASE clock_case1');
-    await admin.end();
-    const journal = { url: cluster.url('clock_case1'), password: cluster.password };
-    await killedWhileParked(example, 'pod-ahead', {
-      offset: '+365d',
-      stop: 'cas:PREPARED->COMMITTING:after',
-      journal,
-      workload: short,
-    });
-    const client = await connected('clock_case1');
-    const { rows } = await client.query(
-      'SELECT lease_expires_at_ms, updated_at_ms FROM dpone_commit_journal',
-    );
-    await client.end();
-    // Written by the server's clock: the holder's year ahead does not show.
-    expect(Number(rows[0].lease_expires_at_ms) - Date.now()).toBeLessThan(60_000);
-    const env = { DPONE_JOURNAL_PASSWORD: cluster.password };
-    const args = ['run', '--workload', short, '--journal', journal.url, '--json'];
-    let retry = await dpone(args, { cwd: example.dir, env });
-    for (
-      let tries = 1;
-      retry.exitCode === EXIT_CODES.DPONE_TARGET_COMMIT_CAS_CONFLICT && tries < 20;
-      tries++
-    ) {
-      await new Promise((done) => setTimeout(done, 250));
-      retry = await dpone(args, { cwd: example.dir, env });
-    }
-    expect(retry.exitCode, retry.stderr).toBe(0);
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
   });
 });

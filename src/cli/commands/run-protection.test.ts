@@ -1,14 +1,23 @@
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../contracts/errors.ts';
+import { embeddedJournalUrl } from '../embedded-journal.test-support.ts';
+import { embeddedEngine } from '../engine-roles.ts';
+import { BUILT_IN_CONNECTORS } from '../engine-table.ts';
 import { keyPair, signedRelease, writePolicy } from '../fixtures/trusted-record.ts';
+import { resolveRouteId } from '../route-names.ts';
 import { EXPECTED_ROWS, exampleCopy, targetCounts } from './example-workload.test-support.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The example's route: the embedded engine into itself (the workload's `route:` names the engine). */
+const EMBEDDED = embeddedEngine()[0];
+/** Its folder (the connector code a certification's digest binds). */
+const FOLDER = BUILT_IN_CONNECTORS[EMBEDDED]!.folder;
+const ROUTE_ID = resolveRouteId(EMBEDDED)!.id;
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -61,10 +70,7 @@ async function refused(install: string, workload: string, journal: string): Prom
 
 /** Opts the example's route into enforcement (dpone-deployment.yaml beside the workload). */
 function optIn(dir: string): void {
-  writeFileSync(
-    join(dir, 'dpone-deployment.yaml'),
-    'deployment: test\nroutes:\n  sqlite-to-sqlite: enforced\n',
-  );
+  writeFileSync(join(dir, 'dpone-deployment.yaml'), `deployment: test\nroutes:\n  ${ROUTE_ID}: enforced\n`);
 }
 
 describe('dpone run decides protection from the trust policy beside the workload and the code it runs', () => {
@@ -72,8 +78,8 @@ describe('dpone run decides protection from the trust policy beside the workload
     const install = installation();
     const example = exampleCopy();
     dirs.push(example.dir);
-    const journal = `sqlite://${join(example.dir, 'journal.db')}?durability=shared`;
-    const signer = signedRelease(example.dir, 'sqlite');
+    const journal = `${embeddedJournalUrl(join(example.dir, 'journal.db'))}?durability=shared`;
+    const signer = signedRelease(example.dir, EMBEDDED);
 
     // Certified, but no deployment policy opts in: the protocol runs and nothing is claimed.
     const unmanaged = await run(install, example.workload, journal);
@@ -103,18 +109,18 @@ describe('dpone run decides protection from the trust policy beside the workload
       /asks for enforcement, but .*signed by key sha256:[0-9a-f]{64}, which the policy does not list: nothing ran$/,
     );
 
-    // Back to the signer's policy, and one line changed in the installation's SQLite target.
-    writePolicy(example.dir, [
-      { name: 'release', publicPem: signer.publicPem, routes: ['sqlite-to-sqlite'] },
-    ]);
+    // Back to the signer's policy, and one line changed in the installation's copy of the
+    // embedded engine's connector code (its engine.ts, in the folder the target's digest covers).
+    writePolicy(example.dir, [{ name: 'release', publicPem: signer.publicPem, routes: [ROUTE_ID] }]);
     expect((await run(install, example.workload, journal)).protection).toBe('enforced');
     // A journal not marked durable: enforcement refused, naming the journal.
-    expect(await refused(install, example.workload, `sqlite://${join(example.dir, 'local.db')}`)).toMatch(
-      /journal \(sqlite\) is not durable/,
-    );
-    appendFileSync(join(install, 'connectors/sqlite/sqlite-target.ts'), 'export const EDITED = true;\n');
+    // (The journal and the connector are the embedded engine's: the refusals name the engine the test ran.)
+    expect(
+      await refused(install, example.workload, embeddedJournalUrl(join(example.dir, 'local.db'))),
+    ).toMatch(new RegExp(`journal \\(${EMBEDDED}\\) is not durable`));
+    appendFileSync(join(install, relative(ROOT, FOLDER), 'engine.ts'), 'export const EDITED = true;\n');
     expect(await refused(install, example.workload, journal)).toMatch(
-      /target connector sqlite digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…/,
+      new RegExp(`target connector ${EMBEDDED} digest differs: record [0-9a-f]{12}…, running [0-9a-f]{12}…`),
     );
     expect(targetCounts(example.targetPath())).toEqual({ rows: EXPECTED_ROWS, distinctIds: EXPECTED_ROWS });
   });
