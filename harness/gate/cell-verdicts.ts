@@ -4,6 +4,10 @@ import type { ItemVerdict } from './acceptance-item.ts';
 
 export const mutations = (cell: CellEvidence): number => cell.target?.mutations ?? 0;
 
+/** Whether the cell's check `name` is there and PASSed. */
+export const checkPassed = (cell: CellEvidence, name: string): boolean =>
+  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+
 /** How many cells decided a line, and which: their ids in id order. */
 export function decidedBy(cells: readonly CellEvidence[]): Pick<ItemVerdict, 'cells' | 'decided_by'> {
   return { cells: cells.length, decided_by: cells.map((cell) => cell.id).sort() };

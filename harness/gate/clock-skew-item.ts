@@ -1,13 +1,9 @@
-import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { AUDIT_TRUTH, LEASE_BOUND } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
-import { allPass, decidedBy } from './cell-verdicts.ts';
+import { allPass, checkPassed, decidedBy } from './cell-verdicts.ts';
 
 /** The cases the item needs, each by at least one cell (cell.fault.phase). */
 const CASES = ['holder-dies', 'challenger', 'operator'] as const;
-
-const passed = (cell: CellEvidence, name: string) =>
-  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
 
 /**
  * Issue 30's clock item: skewed clocks never wedge an operation past what the journal's clock
@@ -33,9 +29,9 @@ export const clockSkewItem: AcceptanceItem = {
         detail: `no clock-skew cell of case(s) ${missing.join(', ')}: the item is not decided`,
       };
     const bounded = clock.filter((cell) => cell.fault.phase === 'holder-dies' || cell.fault.phase === 'jump');
-    const unmeasured = bounded.filter((cell) => !passed(cell, LEASE_BOUND));
+    const unmeasured = bounded.filter((cell) => !checkPassed(cell, LEASE_BOUND));
     const operators = clock.filter((cell) => cell.fault.phase === 'operator');
-    const unaudited = operators.filter((cell) => !passed(cell, AUDIT_TRUTH));
+    const unaudited = operators.filter((cell) => !checkPassed(cell, AUDIT_TRUTH));
     const lacking = [...unmeasured, ...unaudited];
     if (lacking.length > 0)
       return {

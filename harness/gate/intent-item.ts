@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { STORAGE_UNTOUCHED } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
-import { allPass, decidedBy } from './cell-verdicts.ts';
+import { allPass, checkPassed, decidedBy } from './cell-verdicts.ts';
 
 /**
  * "An intent digest conflict fails before source or target I/O", decided by what the storage
@@ -17,9 +17,7 @@ export const intentConflictItem: AcceptanceItem = {
     const conflicts = cells.filter((cell) => cell.fault.kind === 'intent-conflict');
     const failed = allPass(conflicts, 'intent-conflict');
     if (failed) return failed;
-    const unsealed = conflicts.filter(
-      (cell) => !cell.checks.some((check) => check.name === STORAGE_UNTOUCHED && check.verdict === 'PASS'),
-    );
+    const unsealed = conflicts.filter((cell) => !checkPassed(cell, STORAGE_UNTOUCHED));
     if (unsealed.length > 0)
       return {
         status: 'UNVERIFIED',

@@ -1,10 +1,7 @@
 import type { CellEvidence } from '../evidence/evidence-types.ts';
 import { SHADOW_PARITY, SHADOW_REPORT } from '../evidence/check-names.ts';
 import type { AcceptanceItem } from './acceptance-item.ts';
-import { decidedBy, notAllPass } from './cell-verdicts.ts';
-
-const passed = (cell: CellEvidence, name: string) =>
-  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+import { checkPassed, decidedBy, notAllPass } from './cell-verdicts.ts';
 
 const figure = (cell: CellEvidence, name: string): number | null =>
   typeof cell.fault[name] === 'number' ? (cell.fault[name] as number) : null;
@@ -51,7 +48,9 @@ export const shadowReportItem: AcceptanceItem = {
       };
     const failed = notAllPass(shadow, 'shadow');
     if (failed) return failed;
-    const unchecked = shadow.filter((cell) => !passed(cell, SHADOW_PARITY) || !passed(cell, SHADOW_REPORT));
+    const unchecked = shadow.filter(
+      (cell) => !checkPassed(cell, SHADOW_PARITY) || !checkPassed(cell, SHADOW_REPORT),
+    );
     if (unchecked.length > 0)
       return {
         status: 'FAIL',

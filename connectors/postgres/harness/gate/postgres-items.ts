@@ -9,17 +9,13 @@ import {
   STORAGE_FULL_REFUSED,
 } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
+import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
 /**
  * Issue 28's gate lines for routes whose target is PostgreSQL: the route as it runs in production,
  * behind a pooler, through a failover that loses a commit, with stalled backends. Each is decided by
  * the cells that really reached the situation, counted; zero cells is never PASS.
  */
-
-function passedCheck(cell: CellEvidence, name: string): boolean {
-  return cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
-}
 
 /**
  * The three storage lines' common rule: every cell PASSes (allPass), each with every one of `own`
@@ -32,7 +28,7 @@ function eachPassesOnce(
 ): ItemVerdict | null {
   const failed = allPass(cells, what);
   if (failed) return failed;
-  const wrong = cells.filter((cell) => own.some((name) => !passedCheck(cell, name)) || mutations(cell) !== 1);
+  const wrong = cells.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
   if (wrong.length === 0) return null;
   return {
     status: 'FAIL',
@@ -50,7 +46,7 @@ export const poolerItem: AcceptanceItem = {
     );
     const failed = allPass(lane, 'PgBouncer lane');
     if (failed) return failed;
-    const unchecked = lane.filter((cell) => !passedCheck(cell, 'parity'));
+    const unchecked = lane.filter((cell) => !checkPassed(cell, 'parity'));
     if (unchecked.length > 0)
       return {
         status: 'FAIL',
@@ -88,7 +84,7 @@ export const lostCommitItem: AcceptanceItem = {
     const lost = cells.filter((cell) => cell.fault.kind === 'lost-commit');
     const failed = allPass(lost, 'lost-commit');
     if (failed) return failed;
-    const wrong = lost.filter((cell) => !passedCheck(cell, 'lost-commit-diverged') || mutations(cell) !== 1);
+    const wrong = lost.filter((cell) => !checkPassed(cell, 'lost-commit-diverged') || mutations(cell) !== 1);
     if (wrong.length > 0)
       return {
         status: 'FAIL',
@@ -110,7 +106,7 @@ export const stallItem: AcceptanceItem = {
     const stalls = cells.filter((cell) => cell.fault.kind === 'stall');
     const failed = allPass(stalls, 'stall');
     if (failed) return failed;
-    const unbounded = stalls.filter((cell) => !passedCheck(cell, 'stall-bounded'));
+    const unbounded = stalls.filter((cell) => !checkPassed(cell, 'stall-bounded'));
     if (unbounded.length > 0)
       return { status: 'FAIL', ...decidedBy(unbounded), detail: `${unbounded[0]!.id} has no bounded end` };
     const phases = new Set(stalls.map((cell) => String(cell.id.split('/').at(-2))));

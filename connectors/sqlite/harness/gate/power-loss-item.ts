@@ -1,11 +1,9 @@
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
+import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
-const passed = (cell: CellEvidence, name: string) =>
-  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
-const durable = (cell: CellEvidence) => passed(cell, POWER_LOSS_DURABLE);
+const durable = (cell: CellEvidence) => checkPassed(cell, POWER_LOSS_DURABLE);
 /** A power-loss cell's storage: the target's cells say so; every other one (also older evidence) is the journal's. */
 const onTarget = (cell: CellEvidence) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'target';
 /** The journal's cells: storage journal, or none (older evidence); a server's cells have a line of their own. */
@@ -58,7 +56,7 @@ export const powerLossTargetItem: AcceptanceItem = {
     const failed = allPass(cuts, 'power-loss (target)');
     if (failed) return failed;
     const wrong = cuts.filter(
-      (cell) => !durable(cell) || !passed(cell, POWER_LOSS_RECOVERY) || mutations(cell) !== 1,
+      (cell) => !durable(cell) || !checkPassed(cell, POWER_LOSS_RECOVERY) || mutations(cell) !== 1,
     );
     if (wrong.length > 0)
       return {

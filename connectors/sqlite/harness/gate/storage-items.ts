@@ -8,10 +8,7 @@ import {
   STORAGE_READ_ONLY_UNTOUCHED,
 } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
-
-const passed = (cell: CellEvidence, name: string) =>
-  cell.checks.some((check) => check.name === name && check.verdict === 'PASS');
+import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
 /** The cells of `kind`, each PASS with every named check PASS and one mutation; else the line's verdict. */
 function judged(
@@ -23,7 +20,7 @@ function judged(
   const failed = allPass(selected, kind);
   if (failed) return { selected, verdict: failed };
   const wrong = selected.filter(
-    (cell) => checks.some((name) => !passed(cell, name)) || mutations(cell) !== 1,
+    (cell) => checks.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1,
   );
   if (wrong.length > 0)
     return {
