@@ -104,37 +104,33 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
       );
     });
 
-    it('a state the first transition does not expect refuses the chain and writes nothing', async () => {
+    it.each([
+      {
+        title: 'a state the first transition does not expect refuses the chain and writes nothing',
+        id: 'chain-state',
+        from: 'PREPARED',
+        moves: [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMMITTING')],
+        code: ERROR_CODES.CAS_CONFLICT,
+      },
+      {
+        title: 'a later transition outside the table refuses the chain; the earlier ones are not written',
+        id: 'chain-illegal',
+        from: 'PREPARING',
+        moves: [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMPLETE')],
+        code: ERROR_CODES.ILLEGAL_TRANSITION,
+      },
+      {
+        title: 'a later transition that does not expect the state the one before leaves is a conflict',
+        id: 'chain-gap',
+        from: 'PREPARING',
+        moves: [move('PREPARING', 'PREPARED'), move('COMMITTING', 'TARGET_COMMITTED')],
+        code: ERROR_CODES.CAS_CONFLICT,
+      },
+    ] as const)('$title', async ({ id, from, moves, code }) => {
       const journal = journalOf();
-      const before = await reach(journal, opId('chain-state'), 'PREPARED');
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMMITTING')]),
-        ERROR_CODES.CAS_CONFLICT,
-        before,
-      );
-    });
-
-    it('a later transition outside the table refuses the chain; the earlier ones are not written', async () => {
-      const journal = journalOf();
-      const before = await create(journal, opId('chain-illegal'));
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMPLETE')]),
-        ERROR_CODES.ILLEGAL_TRANSITION,
-        before,
-      );
-    });
-
-    it('a later transition that does not expect the state the one before leaves is a conflict', async () => {
-      const journal = journalOf();
-      const before = await create(journal, opId('chain-gap'));
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('COMMITTING', 'TARGET_COMMITTED')]),
-        ERROR_CODES.CAS_CONFLICT,
-        before,
-      );
+      // From PREPARING: the entry as created, no transition yet.
+      const before = await reach(journal, opId(id), from);
+      await refusedUnchanged(journal, chain(journal, before, moves), code, before);
     });
 
     it('an operator-only transition inside a chain needs its audit; with it the record is an audit', async () => {
