@@ -71,7 +71,7 @@ export interface ConnectorCopyOptions {
   /**
    * What tells the copy apart, so that it certifies beside the original: its module's file name
    * and the suffix of its plug-in name (`<meta.name>-<name>`) and of each of its routes' ids
-   * (`<route id>-<name>`, e.g. `sqlite-to-mydb-<name>`).
+   * (`<route id>-<name>`).
    */
   readonly name: string;
   /** JavaScript the module runs before its export, e.g. a function the entries below call. */
