@@ -1,5 +1,5 @@
 import { ok } from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -61,4 +61,50 @@ export async function certifyRun(options: CertifyRunOptions): Promise<CertifyRun
       return evidence;
     },
   };
+}
+
+export interface ConnectorCopyOptions {
+  /** The plug-in module to copy, as `--connector` takes it: a path or a package name. */
+  readonly connector: string;
+  /** The folder the copy's module is written to, as `<dir>/<name>.mjs`. */
+  readonly dir: string;
+  /**
+   * What tells the copy apart, so that it certifies beside the original: its module's file name
+   * and the suffix of its plug-in name (`<meta.name>-<name>`) and of each of its routes' ids
+   * (`<route id>-<name>`).
+   */
+  readonly name: string;
+  /** JavaScript the module runs before its export, e.g. a function the entries below call. */
+  readonly preamble?: string;
+  /** JavaScript: entries of the copy over the plug-in's own (`base` is the plug-in copied), e.g. `target: { ...base.target, unsafeVariants: [] },`. */
+  readonly plugin?: string;
+  /** JavaScript: entries of the copy's `harness` over the plug-in's own, e.g. `target: { ...base.harness.target, stateFiles: ['x'] },`. */
+  readonly harness?: string;
+}
+
+/**
+ * Writes a copy of a plug-in with some of its parts replaced, as a module `certifyRun` (and every
+ * worker of the run) loads: for a test that certifies a deliberately broken copy and expects the
+ * harness to catch it. Returns the module's path.
+ */
+export function writeConnectorCopy(options: ConnectorCopyOptions): string {
+  const suffix = JSON.stringify(`-${options.name}`);
+  const module = join(options.dir, `${options.name}.mjs`);
+  writeFileSync(
+    module,
+    `import base from ${JSON.stringify(options.connector)};
+${options.preamble ?? ''}
+export default {
+  ...base,
+  meta: { ...base.meta, name: base.meta.name + ${suffix} },
+  ${options.plugin ?? ''}
+  harness: {
+    ...base.harness,
+    routes: base.harness.routes.map((route) => ({ ...route, id: route.id + ${suffix} })),
+    ${options.harness ?? ''}
+  },
+};
+`,
+  );
+  return module;
 }

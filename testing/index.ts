@@ -36,8 +36,8 @@ export type {
 export { describeJournalConformance } from './journal-conformance.ts';
 
 // A certification run of a plug-in route from a test, and the evidence it wrote.
-export type { CertifyRunOptions, CertifyRunResult } from './certify-run.ts';
-export { certifyRun } from './certify-run.ts';
+export type { CertifyRunOptions, CertifyRunResult, ConnectorCopyOptions } from './certify-run.ts';
+export { certifyRun, writeConnectorCopy } from './certify-run.ts';
 export type { CellEvidence, CheckRecord, Evidence } from '../harness/evidence/evidence-types.ts';
 
 // Harness parts a plug-in exports as `harness`.

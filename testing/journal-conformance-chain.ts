@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../src/contracts/errors.ts';
 import type { CommitJournalEntry } from '../src/contracts/journal.ts';
 import type { CommitState } from '../src/contracts/states.ts';
 import type { ChainTransition, TargetCommitJournalPort } from '../src/ports/journal.ts';
-import { AUDIT, create, opId, reach, refusedUnchanged, step } from './journal-conformance-kit.ts';
+import { AUDIT, create, leaseOn, opId, reach, refusedUnchanged, step } from './journal-conformance-kit.ts';
 
 /** A transition expected from `from` to `to`, with evidence naming it. */
 function move(from: CommitState, to: CommitState, extra: Partial<ChainTransition> = {}): ChainTransition {
@@ -39,13 +39,7 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
       const journal = journalOf();
       const id = opId('chain-prepare-commit');
       const created = await create(journal, id);
-      const leased = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: created.version,
-        holder: 'chain-holder',
-        ttlMs: 60_000,
-        nowMs: 1_001,
-      });
+      const leased = await leaseOn(journal, created, 'chain-holder', 60_000, 1_001);
       const moved = await chain(journal, leased, [
         move('PREPARING', 'PREPARED', { evidence: { reason: 'fence:prepared', fence_epoch: 1 } }),
         move('PREPARED', 'COMMITTING', { evidence: { reason: 'mutation:begin', fence_epoch: 1 } }),
@@ -67,13 +61,7 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
       const journal = journalOf();
       const id = opId('chain-complete');
       const committing = await reach(journal, id, 'COMMITTING');
-      const leased = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: committing.version,
-        holder: 'chain-holder',
-        ttlMs: 60_000,
-        nowMs: committing.updated_at_ms + 1,
-      });
+      const leased = await leaseOn(journal, committing, 'chain-holder', 60_000, committing.updated_at_ms + 1);
       const result = { rows_written: 4, fence_epoch: 2, target_identity: 'memory:conformance.target' };
       const done = await chain(journal, leased, [
         move('COMMITTING', 'TARGET_COMMITTED', { result }),
@@ -104,37 +92,33 @@ export function describeJournalChainConformance(journalOf: () => TargetCommitJou
       );
     });
 
-    it('a state the first transition does not expect refuses the chain and writes nothing', async () => {
+    it.each([
+      {
+        title: 'a state the first transition does not expect refuses the chain and writes nothing',
+        id: 'chain-state',
+        from: 'PREPARED',
+        moves: [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMMITTING')],
+        code: ERROR_CODES.CAS_CONFLICT,
+      },
+      {
+        title: 'a later transition outside the table refuses the chain; the earlier ones are not written',
+        id: 'chain-illegal',
+        from: 'PREPARING',
+        moves: [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMPLETE')],
+        code: ERROR_CODES.ILLEGAL_TRANSITION,
+      },
+      {
+        title: 'a later transition that does not expect the state the one before leaves is a conflict',
+        id: 'chain-gap',
+        from: 'PREPARING',
+        moves: [move('PREPARING', 'PREPARED'), move('COMMITTING', 'TARGET_COMMITTED')],
+        code: ERROR_CODES.CAS_CONFLICT,
+      },
+    ] as const)('$title', async ({ id, from, moves, code }) => {
       const journal = journalOf();
-      const before = await reach(journal, opId('chain-state'), 'PREPARED');
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMMITTING')]),
-        ERROR_CODES.CAS_CONFLICT,
-        before,
-      );
-    });
-
-    it('a later transition outside the table refuses the chain; the earlier ones are not written', async () => {
-      const journal = journalOf();
-      const before = await create(journal, opId('chain-illegal'));
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('PREPARED', 'COMPLETE')]),
-        ERROR_CODES.ILLEGAL_TRANSITION,
-        before,
-      );
-    });
-
-    it('a later transition that does not expect the state the one before leaves is a conflict', async () => {
-      const journal = journalOf();
-      const before = await create(journal, opId('chain-gap'));
-      await refusedUnchanged(
-        journal,
-        chain(journal, before, [move('PREPARING', 'PREPARED'), move('COMMITTING', 'TARGET_COMMITTED')]),
-        ERROR_CODES.CAS_CONFLICT,
-        before,
-      );
+      // From PREPARING: the entry as created, no transition yet.
+      const before = await reach(journal, opId(id), from);
+      await refusedUnchanged(journal, chain(journal, before, moves), code, before);
     });
 
     it('an operator-only transition inside a chain needs its audit; with it the record is an audit', async () => {

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../src/contracts/errors.ts';
 import { MAX_LEASE_TTL_MS } from '../src/contracts/lease-clock.ts';
 import type { TargetCommitJournalPort } from '../src/ports/journal.ts';
-import { AUDIT, create, opId, reach, refusedUnchanged, rejectsWith } from './journal-conformance-kit.ts';
+import {
+  AUDIT,
+  create,
+  leaseOn,
+  opId,
+  reach,
+  refusedUnchanged,
+  rejectsWith,
+} from './journal-conformance-kit.ts';
 
 const YEAR_MS = 365 * 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -21,24 +29,12 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
       const id = opId('clock-year-ahead');
       const now = Date.now();
       const entry = await create(journal, id, now);
-      const ahead = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: entry.version,
-        holder: 'ahead',
-        ttlMs: 200,
-        nowMs: now + YEAR_MS,
-      });
+      const ahead = await leaseOn(journal, entry, 'ahead', 200, now + YEAR_MS);
       if (journal.leaseClock === 'caller') {
         // The expiry is the holder's: a year away, further than any TTL. The next holder reads it
         // as a clock fault at once and records whose lease it ended.
         expect(ahead.lease!.expires_at_ms).toBe(now + YEAR_MS + 200);
-        const taken = await journal.acquireLease({
-          operationId: id,
-          expectedVersion: ahead.version,
-          holder: 'normal',
-          ttlMs: 200,
-          nowMs: now + 1,
-        });
+        const taken = await leaseOn(journal, ahead, 'normal', 200, now + 1);
         expect([taken.lease?.holder, taken.lease?.epoch]).toEqual(['normal', 2]);
         expect((await journal.history(id)).at(-1)?.evidence).toEqual({
           reason: 'lease:takeover-clock-fault',
@@ -55,25 +51,13 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         // Live for the TTL by the server's clock, whatever the challenger's clock says...
         await refusedUnchanged(
           journal,
-          journal.acquireLease({
-            operationId: id,
-            expectedVersion: ahead.version,
-            holder: 'normal',
-            ttlMs: 200,
-            nowMs: now + 2 * YEAR_MS,
-          }),
+          leaseOn(journal, ahead, 'normal', 200, now + 2 * YEAR_MS),
           ERROR_CODES.CAS_CONFLICT,
           ahead,
         );
         // ...and over after it, even for a challenger whose clock runs a year behind.
         await sleep(Math.max(0, ahead.lease!.expires_at_ms - Date.now()) + 50);
-        const taken = await journal.acquireLease({
-          operationId: id,
-          expectedVersion: ahead.version,
-          holder: 'normal',
-          ttlMs: 200,
-          nowMs: now - YEAR_MS,
-        });
+        const taken = await leaseOn(journal, ahead, 'normal', 200, now - YEAR_MS);
         expect([taken.lease?.holder, taken.lease?.epoch]).toEqual(['normal', 2]);
         expect((await journal.history(id)).at(-1)?.evidence.reason).toBe('lease:takeover');
       }
@@ -84,25 +68,8 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
       if (journal.leaseClock !== 'caller') return;
       const id = opId('clock-within-bound');
       const entry = await create(journal, id, 1_000);
-      const held = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: entry.version,
-        holder: 'a',
-        ttlMs: MAX_LEASE_TTL_MS,
-        nowMs: 1_000,
-      });
-      await refusedUnchanged(
-        journal,
-        journal.acquireLease({
-          operationId: id,
-          expectedVersion: held.version,
-          holder: 'b',
-          ttlMs: 1,
-          nowMs: 1_000,
-        }),
-        ERROR_CODES.CAS_CONFLICT,
-        held,
-      );
+      const held = await leaseOn(journal, entry, 'a', MAX_LEASE_TTL_MS, 1_000);
+      await refusedUnchanged(journal, leaseOn(journal, held, 'b', 1, 1_000), ERROR_CODES.CAS_CONFLICT, held);
     });
 
     it('instants come from the journal clock the adapter declares', async () => {
@@ -127,13 +94,7 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
       const journal = journalOf();
       const id = opId('expire-lease');
       const committing = await reach(journal, id, 'COMMITTING');
-      const held = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: committing.version,
-        holder: 'dead',
-        ttlMs: MAX_LEASE_TTL_MS,
-        nowMs: committing.updated_at_ms,
-      });
+      const held = await leaseOn(journal, committing, 'dead', MAX_LEASE_TTL_MS, committing.updated_at_ms);
       const ended = await journal.expireLease({
         operationId: id,
         expectedVersion: held.version,
@@ -165,13 +126,7 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         previous_epoch: held.lease!.epoch,
         previous_expires_at_ms: held.lease!.expires_at_ms,
       });
-      const next = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: ended.version,
-        holder: 'next',
-        ttlMs: 100,
-        nowMs: ended.updated_at_ms,
-      });
+      const next = await leaseOn(journal, ended, 'next', 100, ended.updated_at_ms);
       expect(next.lease?.epoch).toBe(held.lease!.epoch + 1);
     });
 
@@ -186,13 +141,7 @@ export function describeJournalClockConformance(journalOf: () => TargetCommitJou
         ERROR_CODES.CAS_CONFLICT,
         entry,
       );
-      const held = await journal.acquireLease({
-        operationId: id,
-        expectedVersion: entry.version,
-        holder: 'a',
-        ttlMs: 100,
-        nowMs: 2_000,
-      });
+      const held = await leaseOn(journal, entry, 'a', 100, 2_000);
       await refusedUnchanged(
         journal,
         journal.expireLease({ ...request, expectedVersion: entry.version }),

@@ -90,6 +90,23 @@ export async function step(
   });
 }
 
+/** `holder` asks for a lease of `ttlMs` on `entry` at the version it read, at `nowMs`. */
+export function leaseOn(
+  journal: TargetCommitJournalPort,
+  entry: CommitJournalEntry,
+  holder: string,
+  ttlMs: number,
+  nowMs: number,
+): Promise<CommitJournalEntry> {
+  return journal.acquireLease({
+    operationId: entry.operation_id,
+    expectedVersion: entry.version,
+    holder,
+    ttlMs,
+    nowMs,
+  });
+}
+
 /** Creates an entry and walks it to `state` along PATH_TO. */
 export async function reach(
   journal: TargetCommitJournalPort,

@@ -1,13 +1,9 @@
-import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import type { CheckRecord } from '../evidence/evidence-types.ts';
+import { record, targetNotRead, who } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 import { expectedLandings } from './mutation-checker.ts';
 
 const NAME = 'claims';
-
-function who(attempt: AttemptRecord): string {
-  return `${attempt.role} (pid ${attempt.pid})`;
-}
 
 /**
  * What the attempts claimed about their own writes: at most one attempt ever claims it wrote the
@@ -28,8 +24,7 @@ export const claimsChecker: Checker = {
       if (own.length > 1)
         problems.push(`${own.length} attempts each claimed their own write: ${own.map(who).join(', ')}`);
     }
-    if (claims.length > 0 && target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (claims.length > 0 && target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     // An empty partition's write (an empty replace removing rows) lands no rows to count.
     if (target !== null && target.mutations === 0 && expectedLandings(target) > 0)
       for (const claim of claims) problems.push(`${who(claim)} claimed a write, but the target shows none`);

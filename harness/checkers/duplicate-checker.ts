@@ -1,5 +1,5 @@
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { record, targetNotRead } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
 const NAME = 'duplicates';
@@ -9,8 +9,7 @@ export const duplicateChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { target } = context;
-    if (target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     if (target.duplicate_rows === 0)
       return record(NAME, 'PASS', `no duplicate natural keys in ${target.row_count} rows`);
     const keys = target.duplicate_keys;

@@ -1,5 +1,5 @@
 import type { CheckRecord, FenceLocationReading } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { record, targetNotRead } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
 const NAME = 'fence-agreement';
@@ -22,8 +22,7 @@ export const fenceAgreementChecker: Checker = {
   check(context: CheckContext): CheckRecord {
     const { target, loss } = context;
     if (!loss?.fence) return record(NAME, 'UNKNOWN', `fence not read: ${loss?.fence_error ?? 'no reading'}`);
-    if (target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     const mutations = target.mutations;
     const rows = loss.fence.locations.filter((location) => location.status !== null);
     const committed = rows.filter((location) => location.status === 'committed');

@@ -1,7 +1,7 @@
 import { ERROR_CODES, EXIT_CODES } from '../../src/contracts/errors.ts';
 import { COMMITTED_STATES, isCommitState } from '../../src/contracts/states.ts';
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { journalNotRead, record, targetNotRead } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
 const NAME = 'inspect-explains';
@@ -21,8 +21,7 @@ export const inspectChecker: Checker = {
     const { target, journal, loss } = context;
     const inspect = loss?.inspect;
     if (!inspect) return record(NAME, 'UNKNOWN', 'inspect did not run');
-    if (target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     const mutations = target.mutations;
     const problems: string[] = [];
     if (inspect.journal_unchanged === false)
@@ -31,8 +30,7 @@ export const inspectChecker: Checker = {
     // inspect exits 29 exactly when it finds journal and fence inconsistent (and still shows its view).
     const diverged = inspect.exit_code === EXIT_CODES[ERROR_CODES.DIVERGED];
     if ((inspect.exit_code !== 0 && !diverged) || assessment === null) {
-      if (journal === null)
-        return record(NAME, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
+      if (journal === null) return record(NAME, 'UNKNOWN', journalNotRead(context));
       if (journal.final_state !== null)
         problems.push(
           `inspect failed (exit ${inspect.exit_code}, ${inspect.error_code ?? 'no code'}) although the journal holds the operation (${journal.final_state})`,

@@ -3,7 +3,7 @@ import { isCommitState, isLegalTransition, isOperatorOnlyTransition } from '../.
 import { OPERATOR_EVIDENCE } from '../../src/core/recovery-assessment.ts';
 import { EXPIRE_LEASE_REASON } from '../../src/core/recovery-expire-lease.ts';
 import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { journalNotRead, record } from './check-record.ts';
 import type { CheckContext, Checker, JournalRecords } from './check-types.ts';
 
 const NAME = 'journal-history';
@@ -127,8 +127,7 @@ export const journalHistoryChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { journal } = context;
-    if (journal === null)
-      return record(NAME, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
+    if (journal === null) return record(NAME, 'UNKNOWN', journalNotRead(context));
     const fork = context.loss?.fork_journal;
     const problems = [
       ...historyViolations(journal),

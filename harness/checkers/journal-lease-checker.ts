@@ -1,5 +1,5 @@
 import type { CheckRecord, JournalSnapshot } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { journalNotRead, record } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 import { JOURNAL_LEASE } from '../evidence/check-names.ts';
 
@@ -48,8 +48,7 @@ export const journalLeaseChecker: Checker = {
   name: JOURNAL_LEASE,
   check(context: CheckContext): CheckRecord {
     const { journal } = context;
-    if (journal === null)
-      return record(JOURNAL_LEASE, 'UNKNOWN', `journal not read: ${context.journalError ?? 'no snapshot'}`);
+    if (journal === null) return record(JOURNAL_LEASE, 'UNKNOWN', journalNotRead(context));
     if (journal.history.length > 0 && !recorded(journal))
       return record(JOURNAL_LEASE, 'UNKNOWN', 'the stored history does not say who wrote each record');
     const fork = context.loss?.fork_journal;

@@ -1,5 +1,5 @@
 import type { CellExpectation, CheckRecord, TargetSnapshot } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { record, targetNotRead } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
 const NAME = 'mutations';
@@ -39,8 +39,7 @@ export const mutationChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { target, expectation } = context;
-    if (target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     const count = target.mutations;
     const operations = expectation.operations ?? 1;
     const runs = target.audit

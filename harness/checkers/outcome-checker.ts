@@ -1,13 +1,9 @@
-import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import type { CheckRecord } from '../evidence/evidence-types.ts';
+import { journalNotRead, record, targetNotRead, who } from './check-record.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 import { expectedLandings } from './mutation-checker.ts';
 
 const NAME = 'outcome';
-
-function who(attempt: AttemptRecord): string {
-  return `${attempt.role} (pid ${attempt.pid})`;
-}
 
 /**
  * No attempt reported success (exit 0) unless the target proves exactly one mutation (none for an
@@ -48,10 +44,7 @@ export const outcomeChecker: Checker = {
     }
     if (problems.length > 0) return record(NAME, 'FAIL', problems.join('; '));
     if (target === null || journal === null) {
-      const missing =
-        target === null
-          ? `target not read: ${context.targetError ?? 'no snapshot'}`
-          : `journal not read: ${context.journalError ?? 'no snapshot'}`;
+      const missing = target === null ? targetNotRead(context) : journalNotRead(context);
       return record(NAME, 'UNKNOWN', missing);
     }
     return record(

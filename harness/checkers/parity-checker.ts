@@ -1,5 +1,5 @@
 import type { CheckRecord } from '../evidence/evidence-types.ts';
-import { record } from './check-record.ts';
+import { record, targetNotRead } from './check-record.ts';
 import { describeDifference } from './first-difference.ts';
 import type { CheckContext, Checker } from './check-types.ts';
 
@@ -14,8 +14,7 @@ export const parityChecker: Checker = {
   name: NAME,
   check(context: CheckContext): CheckRecord {
     const { target, expectation } = context;
-    if (target === null)
-      return record(NAME, 'UNKNOWN', `target not read: ${context.targetError ?? 'no snapshot'}`);
+    if (target === null) return record(NAME, 'UNKNOWN', targetNotRead(context));
     if (target.row_parity)
       return record(NAME, 'PASS', `target equals source: ${target.row_count} rows, ${target.target_digest}`);
     if (expectation.end === 'stopped' && target.row_count === 0) {

@@ -62,8 +62,7 @@ export function podLost(losses: readonly (TryStop | null)[]): LiveCase {
         cell.note(folder, `pod-killed@${stop.point}#${stop.hit}`);
         killed++;
       }
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'success', tries: killed + 1 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: killed + 1 });
       return { hit: killed > 0 };
     },
   };
@@ -87,8 +86,7 @@ export function xcomLost(mode: 'missing' | 'unreadable'): LiveCase {
       } else await mkdir(join(xcom, 'return.json'), { recursive: true });
       cell.note(1, `xcom-${mode}`);
       await signalProcess(ref, 'SIGUSR2');
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'success', tries: mode === 'missing' ? 1 : 2 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: mode === 'missing' ? 1 : 2 });
       return { hit: true };
     },
   };
@@ -173,12 +171,10 @@ export function unknownOutcome(): LiveCase {
       await recordLostFenceAnswer(cell.run);
       cell.note(2, 'fence answer recorded lost before this try');
       await signalProcess(second, 'SIGUSR2');
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'failed', tries: 2 });
+      await cell.recordEnd(runId, { task_state: 'failed', tries: 2 });
       const apply = await operatorResolves(cell, 2);
       await cell.airflow.api.clearTask(cell.dagId, runId, cell.taskId);
-      await cell.taskEnd(runId, 3);
-      await cell.recordRun(runId, { task_state: 'success', tries: 3 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: 3 }, 3);
       return { hit: true, attempts: [apply] };
     },
   };

@@ -231,6 +231,16 @@ export class AirflowCell implements AsyncDisposable {
     this.#orphans.push(ref);
   }
 
+  /** Waits until the run's task is terminal at try `minTry` or later (`taskEnd`), then records the run (`recordRun`). */
+  async recordEnd(
+    runId: string,
+    expected: AirflowRunRecord['expected'],
+    minTry = 1,
+  ): Promise<AirflowRunRecord> {
+    await this.taskEnd(runId, minTry);
+    return this.recordRun(runId, expected);
+  }
+
   /** Reads a run's tries from Airflow (before the run is deleted, or at the end) with what it must show. */
   async recordRun(runId: string, expected: AirflowRunRecord['expected']): Promise<AirflowRunRecord> {
     const api = this.airflow.api;

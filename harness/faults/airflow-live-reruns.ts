@@ -20,11 +20,9 @@ export function cleared(): LiveCase {
     plans: new Map(),
     async drive(cell) {
       const runId = await cell.scheduledRun();
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: 1 });
       await cell.airflow.api.clearTask(cell.dagId, runId, cell.taskId);
-      await cell.taskEnd(runId, 2);
-      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: 2 }, 2);
       return { hit: true };
     },
   };
@@ -41,14 +39,11 @@ export function retriggered(): LiveCase {
     async drive(cell) {
       const api = cell.airflow.api;
       const scheduled = await cell.scheduledRun();
-      await cell.taskEnd(scheduled);
-      await cell.recordRun(scheduled, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(scheduled, { task_state: 'success', tries: 1 });
       const manual = await api.triggerRun(cell.dagId, MANUAL_LOGICAL_DATE, CELL_INTERVAL);
-      await cell.taskEnd(manual.dag_run_id);
-      await cell.recordRun(manual.dag_run_id, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(manual.dag_run_id, { task_state: 'success', tries: 1 });
       const bare = await api.triggerRun(cell.dagId, null);
-      await cell.taskEnd(bare.dag_run_id);
-      await cell.recordRun(bare.dag_run_id, { task_state: 'failed', tries: 1 });
+      await cell.recordEnd(bare.dag_run_id, { task_state: 'failed', tries: 1 });
       return { hit: true };
     },
   };
@@ -65,17 +60,14 @@ export function identity(): LiveCase {
     async drive(cell) {
       const api = cell.airflow.api;
       const runs = [await cell.scheduledRun()];
-      await cell.taskEnd(runs[0]!);
-      await cell.recordRun(runs[0]!, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(runs[0]!, { task_state: 'success', tries: 1 });
       await api.deleteRun(cell.dagId, runs[0]!);
       await api.backfill(cell.dagId, CELL_INTERVAL.start, CELL_INTERVAL.start);
       runs.push(await cell.newRun('backfill', runs));
-      await cell.taskEnd(runs[1]!);
-      await cell.recordRun(runs[1]!, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(runs[1]!, { task_state: 'success', tries: 1 });
       await api.deleteRun(cell.dagId, runs[1]!);
       runs.push((await api.triggerRun(cell.dagId, MANUAL_LOGICAL_DATE, CELL_INTERVAL)).dag_run_id);
-      await cell.taskEnd(runs[2]!);
-      await cell.recordRun(runs[2]!, { task_state: 'success', tries: 1 });
+      await cell.recordEnd(runs[2]!, { task_state: 'success', tries: 1 });
       const intervals = new Set(cell.runs.map((run) => run.data_interval));
       const distinct = new Set(runs).size === runs.length && intervals.size === 1;
       const detail = `run ids ${runs.join(', ')}; data interval ${[...intervals].join(' | ')}`;

@@ -38,8 +38,7 @@ export function shadowRetried(): LiveCase {
       if (!ref) return { hit: false };
       await signalProcess(ref, 'SIGKILL');
       cell.note(1, `pod-killed@${STOP.point}#${STOP.hit}`);
-      await cell.taskEnd(runId);
-      await cell.recordRun(runId, { task_state: 'success', tries: 2 });
+      await cell.recordEnd(runId, { task_state: 'success', tries: 2 });
       const tries = await cell.attempts();
       const run = cell.run;
       const { attempt: report, figures } = await runShadowReport(run);

@@ -13,7 +13,7 @@ import {
   promisedWaitMs,
 } from './clock-skew-checks.ts';
 import type { CellOutcome, CellRun } from './fault.ts';
-import { finishedOrStalled } from './zombie-race.ts';
+import { releasedAfter } from './zombie-race.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Exit codes after which a normal retrier tries again (10-15: nothing it could fix itself). */
@@ -122,9 +122,7 @@ export async function challengerRaces(
   await using holder = run.start('holder', { stop: at });
   if (!(await holder.parked())) return { attempts: [await holder.result()], hit: false };
   await using challenger = run.start('challenger', { env: faketimeOffsetEnv(library, offset) });
-  const finished = (await finishedOrStalled(challenger)) === 'finished';
-  holder.resume();
-  const attempts = [await holder.result(), await challenger.result()];
+  const { attempts, otherFirst: finished } = await releasedAfter(holder, challenger);
   const order: CheckRecord = {
     name: 'clock-interleaving',
     verdict: 'PASS',
@@ -168,9 +166,7 @@ export async function operatorApplies(
     ...['--reason', 'harness clock-skew cell', '--identity-file', identityFile, '--json'],
   ];
   await using operator = run.start('operator', { command, env: faketimeOffsetEnv(library, offset) });
-  const finished = (await finishedOrStalled(operator)) === 'finished';
-  holder.resume();
-  const attempts = [await holder.result(), await operator.result()];
+  const { attempts, otherFirst: finished } = await releasedAfter(holder, operator);
   // Before any new attempt: what the attempts that existed when the operator acted have landed.
   const landed = (await run.fixture.inspector.snapshot({ firstDifference: false })).mutations;
   const after = await run.fixture.openJournal();

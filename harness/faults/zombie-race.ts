@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import type { CheckRecord } from '../evidence/evidence-types.ts';
+import type { AttemptRecord, CheckRecord } from '../evidence/evidence-types.ts';
 import type { TraceOccurrence } from '../plan/trace.ts';
 import type { Worker } from '../workers/worker.ts';
 import type { CellOutcome, CellRun, WorkerOptions } from './fault.ts';
@@ -40,6 +40,19 @@ export async function finishedOrStalled(worker: Worker): Promise<'finished' | 's
 }
 
 /**
+ * Lets `other` run while `holder` is parked until it ends or stalls (on a lock the holder holds),
+ * then releases the holder: both attempts (the holder's first) and whether `other` ended first.
+ */
+export async function releasedAfter(
+  holder: Worker,
+  other: Worker,
+): Promise<{ attempts: AttemptRecord[]; otherFirst: boolean }> {
+  const otherFirst = (await finishedOrStalled(other)) === 'finished';
+  holder.resume();
+  return { attempts: [await holder.result(), await other.result()], otherFirst };
+}
+
+/**
  * The first worker parks at `at` (alive: a zombie, not a corpse); the loss strikes; a second
  * worker runs on what is left until it ends or stalls on the first's lock; then the first is
  * released and runs on with what it still holds.
@@ -53,9 +66,7 @@ export async function zombieRace(
   if (!(await first.parked())) return { attempts: [await first.result()], hit: false };
   const { checks, second: options } = await lose();
   await using second = run.start(options.journal ? 'fork' : 'second', options);
-  const secondFirst = (await finishedOrStalled(second)) === 'finished';
-  first.resume();
-  const attempts = [await first.result(), await second.result()];
+  const { attempts, otherFirst: secondFirst } = await releasedAfter(first, second);
   const order: CheckRecord = {
     name: 'loss-interleaving',
     verdict: 'PASS',

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -16,21 +16,12 @@ const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml'
 describe('a plug-in cell whose harness step failed before the connector ran', () => {
   it('is UNKNOWN naming the step, never FAIL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dpone-harness-trouble-'));
-    const module = join(dir, 'unprepared.mjs');
-    writeFileSync(
-      module,
-      `import duck from ${JSON.stringify(CONNECTOR)};
-export default {
-  ...duck,
-  meta: { ...duck.meta, name: 'dpone-connector-duckdb-unprepared' },
-  harness: {
-    ...duck.harness,
-    routes: [{ id: 'sqlite-to-duckdb-unprepared', source: 'sqlite' }],
-    target: { ...duck.harness.target, prepare: async () => { throw new Error('the test server is down'); } },
-  },
-};
-`,
-    );
+    const module = writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name: 'unprepared',
+      harness: `target: { ...base.harness.target, prepare: async () => { throw new Error('the test server is down'); } },`,
+    });
     const scenario = join(dir, 'intent-conflict.yaml');
     writeFileSync(scenario, `${readFileSync(SCENARIO, 'utf8')}variants: false\n`);
     const { evidence } = await certifyRun({

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -35,22 +35,12 @@ describe('a plug-in seal seen working before it is believed', () => {
 
   /** A broken copy of the DuckDB plug-in declaring `stateFiles` of its own choosing. */
   function brokenCopy(dir: string, name: string, stateFiles: readonly string[]): string {
-    const module = join(dir, `${name}.mjs`);
-    writeFileSync(
-      module,
-      `import duck from ${JSON.stringify(CONNECTOR)};
-export default {
-  ...duck,
-  meta: { ...duck.meta, name: 'dpone-connector-duckdb-${name}' },
-  harness: {
-    ...duck.harness,
-    routes: [{ id: 'sqlite-to-duckdb-${name}', source: 'sqlite' }],
-    target: { ...duck.harness.target, stateFiles: ${JSON.stringify(stateFiles)} },
-  },
-};
-`,
-    );
-    return module;
+    return writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name,
+      harness: `target: { ...base.harness.target, stateFiles: ${JSON.stringify(stateFiles)} },`,
+    });
   }
 
   it('a declared file the connector never opens: UNVERIFIED, never PASS', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -16,33 +16,23 @@ const CONNECTOR = fileURLToPath(new URL('./duckdb-connector.ts', import.meta.url
 const SECRET = `duck-secret-${process.pid}-7f3a`;
 
 function plugin(dir: string, env: string): string {
-  const module = join(dir, 'secret-duck.mjs');
-  writeFileSync(
-    module,
-    `import duck from ${JSON.stringify(CONNECTOR)};
-const open = (name) => async (endpoint, context) => {
+  return writeConnectorCopy({
+    connector: CONNECTOR,
+    dir,
+    name: 'secret',
+    preamble: `const open = (name) => async (endpoint, context) => {
   if (endpoint.password !== ${JSON.stringify(SECRET)}) throw new Error('no password: the target refuses to open');
-  return duck.target[name](endpoint, context);
-};
-export default {
-  ...duck,
-  meta: { ...duck.meta, name: 'dpone-connector-duckdb-secret' },
-  target: { ...duck.target, open: open('open'), openUnsafe: open('openUnsafe'), openPlain: open('openPlain') },
-  harness: {
-    ...duck.harness,
-    routes: [{ id: 'sqlite-to-duckdb-secret', source: 'sqlite' }],
-    target: {
-      ...duck.harness.target,
+  return base.target[name](endpoint, context);
+};`,
+    plugin: `target: { ...base.target, open: open('open'), openUnsafe: open('openUnsafe'), openPlain: open('openPlain') },`,
+    harness: `target: {
+      ...base.harness.target,
       prepare: async (cellDir, table) => {
-        const prepared = await duck.harness.target.prepare(cellDir, table);
+        const prepared = await base.harness.target.prepare(cellDir, table);
         return { ...prepared, endpoint: { ...prepared.endpoint, password_env: 'DUCK_TEST_PASSWORD' }, env: ${env} };
       },
-    },
-  },
-};
-`,
-  );
-  return module;
+    },`,
+  });
 }
 
 async function certify(dir: string, module: string) {

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -17,18 +17,12 @@ const SCENARIO = fileURLToPath(new URL('../../../scenarios/intent-conflict.yaml'
 describe('timezone-shifted on the DuckDB plug-in route', () => {
   it('is offered and caught by row parity on the zoned instants', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dpone-duckdb-zones-'));
-    const module = join(dir, 'zones.mjs');
-    writeFileSync(
-      module,
-      `import duck from ${JSON.stringify(CONNECTOR)};
-export default {
-  ...duck,
-  meta: { ...duck.meta, name: 'dpone-connector-duckdb-zones' },
-  target: { ...duck.target, unsafeVariants: ['timezone-shifted'] },
-  harness: { ...duck.harness, routes: [{ id: 'sqlite-to-duckdb-zones', source: 'sqlite' }] },
-};
-`,
-    );
+    const module = writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name: 'zones',
+      plugin: `target: { ...base.target, unsafeVariants: ['timezone-shifted'] },`,
+    });
     const { evidence } = await certifyRun({
       route: 'sqlite-to-duckdb-zones',
       connector: module,

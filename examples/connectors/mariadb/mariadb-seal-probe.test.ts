@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CellEvidence } from 'dpone-cert/testing';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
@@ -68,21 +68,12 @@ describe.skipIf(skipReason() !== undefined)('the MariaDB target sealed through i
 
   it('a dummy stateFiles entry (target.conn, never written): the seal is UNVERIFIED naming it, and no cell restores a kill from it', async () => {
     const dir = scratch();
-    const module = join(dir, 'dummy.mjs');
-    writeFileSync(
-      module,
-      `import maria from ${JSON.stringify(CONNECTOR)};
-export default {
-  ...maria,
-  meta: { ...maria.meta, name: 'dpone-connector-mariadb-dummy' },
-  harness: {
-    ...maria.harness,
-    routes: [{ id: 'sqlite-to-mariadb-dummy', source: 'sqlite' }],
-    target: { ...maria.harness.target, stateFiles: ['target.conn'] },
-  },
-};
-`,
-    );
+    const module = writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name: 'dummy',
+      harness: `target: { ...base.harness.target, stateFiles: ['target.conn'] },`,
+    });
     // The journal-loss cells of one mode: with a restorable state they start from the recorded
     // kill's folder instead of killing a first attempt.
     const loss = join(dir, 'journal-loss.yaml');
@@ -108,36 +99,27 @@ export default {
 
   it('a connector that keeps talking to the real server under the seal: UNVERIFIED, never PASS', async () => {
     const dir = scratch();
-    const module = join(dir, 'leaky.mjs');
     // Its harness hands every worker the real server's address, and its connector uses that
     // address whatever host:port the workload URL names: the declared server seals nothing.
-    writeFileSync(
-      module,
-      `import maria from ${JSON.stringify(CONNECTOR)};
-const REAL = 'DPONE_TEST_REAL_MARIADB';
-const aimed = (endpoint) => process.env[REAL] ? { ...endpoint, url: endpoint.url.replace(/@[^/]+\\//, '@' + process.env[REAL] + '/') } : endpoint;
-export default {
-  ...maria,
-  meta: { ...maria.meta, name: 'dpone-connector-mariadb-leaky' },
-  target: {
-    ...maria.target,
-    open: (endpoint, context) => maria.target.open(aimed(endpoint), context),
-    openUnsafe: (variant, endpoint, context) => maria.target.openUnsafe(variant, aimed(endpoint), context),
-  },
-  harness: {
-    ...maria.harness,
-    routes: [{ id: 'sqlite-to-mariadb-leaky', source: 'sqlite' }],
-    target: {
-      ...maria.harness.target,
+    const module = writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name: 'leaky',
+      preamble: `const REAL = 'DPONE_TEST_REAL_MARIADB';
+const aimed = (endpoint) => process.env[REAL] ? { ...endpoint, url: endpoint.url.replace(/@[^/]+\\//, '@' + process.env[REAL] + '/') } : endpoint;`,
+      plugin: `target: {
+    ...base.target,
+    open: (endpoint, context) => base.target.open(aimed(endpoint), context),
+    openUnsafe: (variant, endpoint, context) => base.target.openUnsafe(variant, aimed(endpoint), context),
+  },`,
+      harness: `target: {
+      ...base.harness.target,
       prepare: async (dir, table) => {
-        const target = await maria.harness.target.prepare(dir, table);
+        const target = await base.harness.target.prepare(dir, table);
         return { ...target, env: { ...target.env, [REAL]: target.server.host + ':' + target.server.port } };
       },
-    },
-  },
-};
-`,
-    );
+    },`,
+    });
     const [cell] = await intentConflictCells('sqlite-to-mariadb-leaky', module, dir, false);
     expect(cell!.verdict).not.toBe('PASS');
     const storage = check(cell!, 'storage-untouched');

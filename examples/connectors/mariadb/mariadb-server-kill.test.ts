@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { certifyRun } from 'dpone-cert/testing';
+import { certifyRun, writeConnectorCopy } from 'dpone-cert/testing';
 import { describe, expect, it } from 'vitest';
 import { scratchFolders } from './fixtures/scratch-folders.ts';
 import { skipReason } from './fixtures/mariadb-kit-factory.ts';
@@ -36,28 +34,19 @@ describe.skipIf(skipReason() !== undefined)('server kills on the MariaDB route',
 
   it('a plug-in whose kill does not stop its server: the cell is not PASS, and says why', async () => {
     const dir = scratch();
-    const module = join(dir, 'unkillable.mjs');
-    writeFileSync(
-      module,
-      `import maria from ${JSON.stringify(CONNECTOR)};
-export default {
-  ...maria,
-  meta: { ...maria.meta, name: 'dpone-connector-mariadb-unkillable' },
-  harness: {
-    ...maria.harness,
-    routes: [{ id: 'sqlite-to-mariadb-unkillable', source: 'sqlite' }],
-    target: {
-      ...maria.harness.target,
+    const module = writeConnectorCopy({
+      connector: CONNECTOR,
+      dir,
+      name: 'unkillable',
+      harness: `target: {
+      ...base.harness.target,
       prepare: async (dir, table, options) => {
-        const target = await maria.harness.target.prepare(dir, table, options);
+        const target = await base.harness.target.prepare(dir, table, options);
         // Declares a control whose kill stops nothing: the server keeps answering.
         return target.control ? { ...target, control: { kill: async () => undefined, start: async () => undefined } } : target;
       },
-    },
-  },
-};
-`,
-    );
+    },`,
+    });
     const cells = await serverKillCells('sqlite-to-mariadb-unkillable', module, dir);
     expect(cells.length).toBeGreaterThan(0);
     for (const cell of cells) {

@@ -26,15 +26,10 @@ func (f *lossyFS) Rmdir(_ <-chan struct{}, h *fuse.InHeader, name string) fuse.S
 func (f *lossyFS) remove(parent uint64, name string, wantDir bool) fuse.Status {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	d, st := f.dir(parent)
+	d, n, st := f.child(parent, name)
 	if st != fuse.OK {
 		return st
 	}
-	id, ok := d.entries[name]
-	if !ok {
-		return fuse.ENOENT
-	}
-	n := f.s.nodes[id]
 	switch {
 	case wantDir && !n.isDir():
 		return fuse.ENOTDIR

@@ -33,6 +33,19 @@ func (f *lossyFS) dir(id uint64) (*node, fuse.Status) {
 	return n, st
 }
 
+// child looks name up in the directory parent: the directory and the node it names, or why not.
+func (f *lossyFS) child(parent uint64, name string) (*node, *node, fuse.Status) {
+	d, st := f.dir(parent)
+	if st != fuse.OK {
+		return nil, nil, st
+	}
+	id, ok := d.entries[name]
+	if !ok {
+		return nil, nil, fuse.ENOENT
+	}
+	return d, f.s.nodes[id], fuse.OK
+}
+
 func fillAttr(n *node, a *fuse.Attr) {
 	*a = fuse.Attr{Ino: n.ino, Mode: n.mode, Nlink: n.nlink, Blksize: pageSize}
 	a.Uid, a.Gid = n.uid, n.gid
@@ -62,15 +75,11 @@ func fillEntry(n *node, out *fuse.EntryOut) {
 func (f *lossyFS) Lookup(_ <-chan struct{}, h *fuse.InHeader, name string, out *fuse.EntryOut) fuse.Status {
 	f.s.mu.Lock()
 	defer f.s.mu.Unlock()
-	d, st := f.dir(h.NodeId)
+	_, n, st := f.child(h.NodeId, name)
 	if st != fuse.OK {
 		return st
 	}
-	id, ok := d.entries[name]
-	if !ok {
-		return fuse.ENOENT
-	}
-	fillEntry(f.s.nodes[id], out)
+	fillEntry(n, out)
 	return fuse.OK
 }
 
