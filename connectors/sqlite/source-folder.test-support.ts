@@ -37,3 +37,12 @@ export function sourceFolder(
     targetOptions: () => ({ path: join(dir, 'target.db'), table: 'events', columns, naturalKey: ['id'] }),
   };
 }
+
+/**
+ * One amount of each kind a copy must keep in its storage class (issue 29), as an INSERT's VALUES of
+ * (day 'd', id 1 to 6, amount): REAL 20.0, INTEGER 20, TEXT '20', the largest INTEGER, a REAL no
+ * INTEGER holds, a BLOB; and those storage classes (`typeof`) in id order.
+ */
+export const TYPED_AMOUNT_VALUES =
+  "('d', 1, 20.0), ('d', 2, 20), ('d', 3, '20'), ('d', 4, 9223372036854775807), ('d', 5, 1e300), ('d', 6, x'00ff')";
+export const TYPED_AMOUNT_CLASSES = ['real', 'integer', 'text', 'integer', 'real', 'blob'] as const;

@@ -18,7 +18,7 @@ import { sqliteDialect } from './sqlite-dialect.ts';
 import { SqliteSource } from './sqlite-source.ts';
 import { SqliteTarget, openTargetDatabase } from './sqlite-target.ts';
 import { UNSAFE_SQLITE_VARIANTS, sqliteTargetForHarness } from './sqlite-unsafe-variants.ts';
-import { sourceFolder } from './source-folder.test-support.ts';
+import { TYPED_AMOUNT_CLASSES, TYPED_AMOUNT_VALUES, sourceFolder } from './source-folder.test-support.ts';
 
 const OP = 'sha256:' + 'a'.repeat(64);
 const INTENT = 'sha256:' + '1'.repeat(64);
@@ -90,9 +90,7 @@ describe('SqliteTarget', () => {
   it("keeps each value's storage class: REAL 20.0 stays REAL, INTEGER stays INTEGER (issue 29)", async () => {
     const db = new DatabaseSync(folder.at('typed.db'));
     db.exec('CREATE TABLE t (day TEXT, id INTEGER, amount)');
-    db.exec(
-      "INSERT INTO t VALUES ('d', 1, 20.0), ('d', 2, 20), ('d', 3, '20'), ('d', 4, 9223372036854775807), ('d', 5, 1e300), ('d', 6, x'00ff')",
-    );
+    db.exec(`INSERT INTO t VALUES ${TYPED_AMOUNT_VALUES}`);
     const kinds = (file: string) => {
       const other = new DatabaseSync(folder.at(file));
       try {
@@ -117,14 +115,7 @@ describe('SqliteTarget', () => {
       rows,
     });
     expect(kinds('target.db')).toEqual(kinds('typed.db'));
-    expect(kinds('target.db').map((r) => r.k)).toEqual([
-      'real',
-      'integer',
-      'text',
-      'integer',
-      'real',
-      'blob',
-    ]);
+    expect(kinds('target.db').map((r) => r.k)).toEqual(TYPED_AMOUNT_CLASSES);
   });
 
   it('commits data and marker together and proves it in the fence', async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DponeError, ERROR_CODES } from '../contracts/errors.ts';
-import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
+import type { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import type { TargetFlaws } from '../ports/unsafe-variants.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { CallCounts, PlaceExecutor, PlaceExecutorOptions } from './fixtures/embedded-route.ts';
@@ -21,11 +21,7 @@ import {
 } from './fixtures/embedded-route.ts';
 
 const place = new EmbeddedPlace('dpone-exec-');
-let journal: MemoryJournal;
-beforeEach(() => {
-  place.enter();
-  journal = new MemoryJournal();
-});
+beforeEach(() => place.enter());
 afterEach(() => place.leave());
 
 /** An executor on this test's place; the test's journal unless another is given. */
@@ -33,7 +29,7 @@ function executor(
   holder: string,
   options: Omit<PlaceExecutorOptions, 'journal'> & { journal?: TargetCommitJournalPort } = {},
 ): Promise<PlaceExecutor> {
-  return placeExecutor(place, holder, { ...options, journal: options.journal ?? journal });
+  return placeExecutor(place, holder, { ...options, journal: options.journal ?? place.journal });
 }
 
 /** Each source row exactly `times` times in the target, counted from the target's rows. */
@@ -43,7 +39,7 @@ function expectTargetRows(times: number): void {
 }
 
 async function state(): Promise<string | undefined> {
-  return (await journal.get(OP))?.state;
+  return (await place.journal.get(OP))?.state;
 }
 
 describe('RecoveryAwareExecutor on the embedded route', () => {
@@ -68,7 +64,7 @@ describe('RecoveryAwareExecutor on the embedded route', () => {
     // The first lease rides on the create: crashing right after it leaves the lease held, unfenced.
     const crashed = await executor('pod-0', { faults: crashAt('journal.create:after') });
     await expect(crashed.run()).rejects.toBeInstanceOf(SimulatedCrash);
-    expect((await journal.get(OP))?.lease?.holder).toBe('pod-0');
+    expect((await place.journal.get(OP))?.lease?.holder).toBe('pod-0');
     const retry = await executor('pod-0');
     expect(await retry.run()).toMatchObject({ state: 'COMPLETE', mutated: true });
     expectTargetRows(1);
@@ -90,7 +86,7 @@ describe('RecoveryAwareExecutor on the embedded route', () => {
     const retry = await executor('w2');
     expect(await retry.run()).toMatchObject({ status: 'completed-after-recovery', mutated: false });
     expect(retry.counts.mutate).toBe(0);
-    const reasons = (await journal.history(OP)).map(
+    const reasons = (await place.journal.history(OP)).map(
       (record) => `${record.to_state}:${record.evidence.reason}`,
     );
     expect(reasons).toContain('TARGET_COMMITTED:fence:committed');
@@ -164,7 +160,7 @@ describe('RecoveryAwareExecutor on the embedded route', () => {
   });
 
   it('an unreachable journal means no source or target I/O at all', async () => {
-    const down = new Proxy(journal, {
+    const down = new Proxy(place.journal, {
       get: (inner, key) =>
         key === Symbol.asyncDispose
           ? inner[Symbol.asyncDispose]
@@ -177,12 +173,12 @@ describe('RecoveryAwareExecutor on the embedded route', () => {
   });
 
   it('a journal that fails before COMMITTING is recorded means no mutation', async () => {
-    const flaky: TargetCommitJournalPort = Object.create(journal, {
+    const flaky: TargetCommitJournalPort = Object.create(place.journal, {
       compareAndSet: {
         value: (request: Parameters<MemoryJournal['compareAndSet']>[0]) =>
           request.nextState === 'COMMITTING'
             ? Promise.reject(new Error('disk I/O error'))
-            : journal.compareAndSet(request),
+            : place.journal.compareAndSet(request),
       },
     });
     const rig = await executor('w1', { journal: flaky });

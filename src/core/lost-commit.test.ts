@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryJournal } from '../adapters/journal/memory/memory-journal.ts';
 import { changeFile } from '../cli/embedded-files.test-support.ts';
 import { ERROR_CODES } from '../contracts/errors.ts';
 import { NO_FAULTS } from '../ports/fault-points.ts';
@@ -32,11 +31,7 @@ import { planRecovery } from './recovery-planner.ts';
 const OP = `sha256:${'7'.repeat(64)}`;
 const INTENT = `sha256:${'8'.repeat(64)}`;
 const place = new EmbeddedPlace('dpone-lost-');
-let journal: MemoryJournal;
-beforeEach(() => {
-  place.enter();
-  journal = new MemoryJournal();
-});
+beforeEach(() => place.enter());
 afterEach(() => place.leave());
 
 async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } = {}) {
@@ -55,7 +50,7 @@ async function run(options: { confirmComplete?: boolean; flaws?: RuntimeFlaws } 
     ...(options.confirmComplete === false ? { confirmComplete: false } : {}),
   };
   const executor = new RecoveryAwareExecutor({
-    journal,
+    journal: place.journal,
     source,
     target: countingTarget(target, counts),
     state: fileStateSink(makeDir(join(place.dir, 'state'))),
@@ -81,7 +76,12 @@ async function fenceAnswer() {
 
 async function reopen(expectedVersion: number, evidenceRef?: string) {
   return applyRecovery(
-    { journal, fence: { queryFence: () => fenceAnswer() }, faults: NO_FAULTS, clock: place.clock },
+    {
+      journal: place.journal,
+      fence: { queryFence: () => fenceAnswer() },
+      faults: NO_FAULTS,
+      clock: place.clock,
+    },
     {
       operationId: OP,
       action: 'reopen',
@@ -100,10 +100,10 @@ describe('a commit the target lost after COMPLETE', () => {
     await run();
     loseTheCommit();
     place.now += 5000;
-    const before = await journal.get(OP);
+    const before = await place.journal.get(OP);
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     expect(rows()).toEqual([]);
-    expect(await journal.get(OP)).toEqual(before);
+    expect(await place.journal.get(OP)).toEqual(before);
   });
 
   it('a healthy COMPLETE costs one fence read; the opt-out and the unsafe variant skip it (and miss the loss)', async () => {
@@ -126,15 +126,15 @@ describe('a commit the target lost after COMPLETE', () => {
     loseTheCommit();
     place.now += 5000;
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
-    const entry = (await journal.get(OP))!;
+    const entry = (await place.journal.get(OP))!;
     const fence = await fenceAnswer();
-    const plan = planRecovery(entry, await journal.history(OP), fence, { nowMs: place.now });
+    const plan = planRecovery(entry, await place.journal.history(OP), fence, { nowMs: place.now });
     expect([plan.assessment.kind, plan.recommended]).toEqual(['inconsistent', 'reopen']);
     const applied = await reopen(entry.version);
     expect(applied.after.state).toBe('FAILED_PRE_COMMIT');
     expect(applied.after.lease).toBeNull();
     expect(applied.after.last_epoch).toBeGreaterThan(fence.epoch!);
-    const history = await journal.history(OP);
+    const history = await place.journal.history(OP);
     expect(history.at(-1)).toMatchObject({
       kind: 'audit',
       from_state: 'COMPLETE',
@@ -152,7 +152,7 @@ describe('a commit the target lost after COMPLETE', () => {
   it('reopen is refused on a healthy COMPLETE, and where the fence is gone unless the operator records the rows absent', async () => {
     await run();
     place.now += 5000;
-    const entry = (await journal.get(OP))!;
+    const entry = (await place.journal.get(OP))!;
     await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
     // A healthy commit is never reopened, evidence or not: the fence proves it.
     await expect(reopen(entry.version, 'OPS-1')).rejects.toMatchObject({
@@ -162,7 +162,7 @@ describe('a commit the target lost after COMPLETE', () => {
     changeFile(join(place.dir, 'target.db'), 'DELETE FROM events; DELETE FROM _dpone_fence');
     await expect(run()).rejects.toMatchObject({ code: ERROR_CODES.DIVERGED });
     await expect(reopen(entry.version)).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
-    expect((await journal.get(OP))!.state).toBe('COMPLETE');
+    expect((await place.journal.get(OP))!.state).toBe('COMPLETE');
     const applied = await reopen(entry.version, 'OPS-2:rows-absent-after-failover');
     expect(applied.after.state).toBe('FAILED_PRE_COMMIT');
     expect(applied.audit.reference).toBe('OPS-2:rows-absent-after-failover');

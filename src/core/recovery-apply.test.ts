@@ -88,6 +88,23 @@ async function snapshot(journal: MemoryJournal) {
   return { entry: await journal.get(OP), history: await journal.history(OP) };
 }
 
+/**
+ * Applies `recovery` with `extra` deps, expects it refused as `refusal`, and the journal's entry and
+ * history exactly as they were before; the refused attempt is returned for further checks.
+ */
+async function expectRefusedUnchanged(
+  journal: MemoryJournal,
+  extra: Partial<RecoveryApplyDeps>,
+  recovery: RecoveryApplyRequest,
+  refusal: Record<string, unknown>,
+): Promise<{ failure: Promise<unknown> }> {
+  const before = await snapshot(journal);
+  const failure = applyRecovery(deps(journal, extra), recovery);
+  await expect(failure).rejects.toMatchObject(refusal);
+  expect(await snapshot(journal)).toEqual(before);
+  return { failure };
+}
+
 describe('applyRecovery', () => {
   it('resolve-unknown with the fence’s proof of commit moves COMMIT_UNKNOWN to TARGET_COMMITTED with an audit record', async () => {
     const { journal, entry } = await journalAt('COMMIT_UNKNOWN');
@@ -133,27 +150,24 @@ describe('applyRecovery', () => {
 
   it('a failing state sink leaves the journal unchanged', async () => {
     const { journal, entry } = await journalAt('COMMITTED_INCOMPLETE');
-    const before = await snapshot(journal);
     const sink = { complete: async () => Promise.reject(new Error('disk full at /secret/path')) };
-    const failure = applyRecovery(
-      deps(journal, { state: sink }),
+    const { failure } = await expectRefusedUnchanged(
+      journal,
+      { state: sink },
       request(entry, { action: 'complete-state' }),
+      { code: ERROR_CODES.COMMITTED_INCOMPLETE },
     );
-    await expect(failure).rejects.toMatchObject({ code: ERROR_CODES.COMMITTED_INCOMPLETE });
     await expect(failure).rejects.not.toThrow(/secret/);
-    expect(await snapshot(journal)).toEqual(before);
   });
 
   it('mark-not-committed needs the fence to prove no mutation and returns to PREPARED', async () => {
     const { journal, entry } = await journalAt('COMMITTING');
-    const before = await snapshot(journal);
-    await expect(
-      applyRecovery(
-        deps(journal, { fence: fence('unknown') }),
-        request(entry, { action: 'mark-not-committed' }),
-      ),
-    ).rejects.toMatchObject({ code: ERROR_CODES.ILLEGAL_TRANSITION });
-    expect(await snapshot(journal)).toEqual(before);
+    await expectRefusedUnchanged(
+      journal,
+      { fence: fence('unknown') },
+      request(entry, { action: 'mark-not-committed' }),
+      { code: ERROR_CODES.ILLEGAL_TRANSITION },
+    );
     const result = await applyRecovery(
       deps(journal, { fence: fence('not-committed') }),
       request(entry, { action: 'mark-not-committed' }),
@@ -174,17 +188,12 @@ describe('applyRecovery', () => {
 
   it('a stale expected version is a RECOVERY_CONFLICT and changes nothing', async () => {
     const { journal, entry } = await journalAt('COMMIT_UNKNOWN');
-    const before = await snapshot(journal);
-    await expect(
-      applyRecovery(
-        deps(journal, { fence: fence('committed') }),
-        request(entry, { expectedVersion: entry.version - 1 }),
-      ),
-    ).rejects.toMatchObject({
-      code: ERROR_CODES.RECOVERY_CONFLICT,
-      fields: { journalVersion: entry.version },
-    });
-    expect(await snapshot(journal)).toEqual(before);
+    await expectRefusedUnchanged(
+      journal,
+      { fence: fence('committed') },
+      request(entry, { expectedVersion: entry.version - 1 }),
+      { code: ERROR_CODES.RECOVERY_CONFLICT, fields: { journalVersion: entry.version } },
+    );
   });
 
   it('two applies racing on one version: exactly one succeeds, the other gets RECOVERY_CONFLICT', async () => {
@@ -264,7 +273,6 @@ describe('applyRecovery', () => {
 
   it('refuses reasons, references and identities that could carry secrets, before touching the journal', async () => {
     const { journal, entry } = await journalAt('COMMIT_UNKNOWN');
-    const before = await snapshot(journal);
     for (const bad of [
       { reason: 'password=hunter2' },
       { reason: 'see server://u:p4ss@db/x' },
@@ -273,22 +281,17 @@ describe('applyRecovery', () => {
       { evidenceRef: 'has spaces in it' },
       { actor: 'alice; rm -rf' },
     ]) {
-      await expect(
-        applyRecovery(deps(journal, { fence: fence('committed') }), request(entry, bad)),
-      ).rejects.toMatchObject({
+      await expectRefusedUnchanged(journal, { fence: fence('committed') }, request(entry, bad), {
         code: ERROR_CODES.INVALID_INPUT,
       });
     }
-    expect(await snapshot(journal)).toEqual(before);
   });
 
   it('an unreachable fence is FENCE_UNAVAILABLE and changes nothing', async () => {
     const { journal, entry } = await journalAt('COMMIT_UNKNOWN');
-    const before = await snapshot(journal);
     const broken = { queryFence: async () => Promise.reject(new Error('connect ECONNREFUSED')) };
-    await expect(applyRecovery(deps(journal, { fence: broken }), request(entry))).rejects.toMatchObject({
+    await expectRefusedUnchanged(journal, { fence: broken }, request(entry), {
       code: ERROR_CODES.FENCE_UNAVAILABLE,
     });
-    expect(await snapshot(journal)).toEqual(before);
   });
 });

@@ -107,9 +107,20 @@ export interface Refusal {
   readonly error: { code: string; field?: string; location?: string; message: string };
 }
 
-/** `dpone run --json` of `workload` in the example's folder, with the coded error of its stderr's JSON line (null when none). */
-export async function runJson(example: ExampleCopy, workload: string, extra: readonly string[] = []) {
-  const result = await dpone(['run', '--workload', workload, '--json', ...extra], { cwd: example.dir });
+/**
+ * `dpone run --json` of `workload` in the example's folder (with `env` over the test's own), with the
+ * coded error of its stderr's JSON line (null when none).
+ */
+export async function runJson(
+  example: ExampleCopy,
+  workload: string,
+  extra: readonly string[] = [],
+  env?: Record<string, string>,
+) {
+  const result = await dpone(['run', '--workload', workload, '--json', ...extra], {
+    cwd: example.dir,
+    ...(env ? { env } : {}),
+  });
   const line = result.stderr.split('\n').find((candidate) => candidate.startsWith('{'));
   return { ...result, error: line ? (JSON.parse(line) as { error: Refusal['error'] }).error : null };
 }

@@ -11,6 +11,7 @@ import {
   dpone,
   exampleCopy,
   parkedRun,
+  runJson,
   targetCounts,
 } from './example-workload.test-support.ts';
 
@@ -26,8 +27,8 @@ function policy(example: ExampleCopy, mode: string, extra = ''): void {
   writeFileSync(join(example.dir, 'dpone-deployment.yaml'), `deployment: test\ndefault: ${mode}\n${extra}`);
 }
 
-const run = (example: ExampleCopy, workload = example.workload) =>
-  dpone(['run', '--workload', workload, '--json'], { cwd: example.dir, env: ENV });
+const run = (example: ExampleCopy, workload = example.workload, extra: readonly string[] = []) =>
+  runJson(example, workload, extra, ENV);
 
 async function report(example: ExampleCopy, extra: string[] = []): Promise<ShadowReport> {
   const result = await dpone(['shadow', 'report', '--workload', example.workload, '--json', ...extra], {
@@ -130,17 +131,10 @@ describe('a shadow journal that cannot be reached never fails or holds the write
     const example = exampleCopy();
     policy(example, 'shadow');
     writeFileSync(join(example.dir, 'blocker'), 'a file, not a folder');
-    const result = await dpone(
-      [
-        'run',
-        '--workload',
-        example.workload,
-        '--json',
-        '--journal',
-        embeddedJournalUrl(join(example.dir, 'blocker', 'journal.db')),
-      ],
-      { cwd: example.dir, env: ENV },
-    );
+    const result = await run(example, example.workload, [
+      '--journal',
+      embeddedJournalUrl(join(example.dir, 'blocker', 'journal.db')),
+    ]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/shadow journal .* cannot be opened: the write goes on unrecorded/);
     expect(JSON.parse(result.stdout).shadow).toMatchObject({ try: null, would_decide: null });

@@ -9,6 +9,7 @@ import {
   dpone,
   exampleCopy,
   fileDigest,
+  runJson,
   targetCounts,
 } from './example-workload.test-support.ts';
 
@@ -22,7 +23,7 @@ describe('dpone run (real CLI process, the embedded route)', () => {
   const example = exampleCopy();
 
   it('commits once, then returns already-complete without a second mutation', async () => {
-    const first = await dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir });
+    const first = await runJson(example, example.workload);
     expect(first.stderr).toBe('');
     expect(first.exitCode).toBe(0);
     const outcome = JSON.parse(first.stdout);
@@ -35,7 +36,7 @@ describe('dpone run (real CLI process, the embedded route)', () => {
     expect(outcome.operation_id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(outcome.fence_epoch).toBeGreaterThanOrEqual(1);
 
-    const second = await dpone(['run', '--workload', example.workload, '--json'], { cwd: example.dir });
+    const second = await runJson(example, example.workload);
     expect(second.exitCode).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ ...outcome, status: 'already-complete', mutated: false });
     // No trust policy beside the workload: the run must not claim protection.
@@ -61,7 +62,7 @@ describe('dpone run (real CLI process, the embedded route)', () => {
     const conflicting = example.variant('conflict.yaml', (text) =>
       text.replace("schema_fingerprint: 'schema:v1'", "schema_fingerprint: 'schema:v2'"),
     );
-    const result = await dpone(['run', '--workload', conflicting, '--json'], { cwd: example.dir });
+    const result = await runJson(example, conflicting);
     expect(result.exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMIT_INTENT_CONFLICT);
     expect(result.stdout).toBe('');
     expect(JSON.parse(result.stderr).error.code).toBe('DPONE_TARGET_COMMIT_INTENT_CONFLICT');
@@ -83,17 +84,10 @@ describe('dpone run (real CLI process, the embedded route)', () => {
     });
 
     writeFileSync(join(example.dir, 'not-a-folder'), '');
-    const lost = await dpone(
-      [
-        'run',
-        '--workload',
-        example.workload,
-        '--json',
-        '--xcom',
-        join(example.dir, 'not-a-folder/return.json'),
-      ],
-      { cwd: example.dir },
-    );
+    const lost = await runJson(example, example.workload, [
+      '--xcom',
+      join(example.dir, 'not-a-folder/return.json'),
+    ]);
     expect(lost.exitCode).toBe(0);
     expect(JSON.parse(lost.stdout).status).toBe('already-complete');
     expect(lost.stderr).toMatch(/secondary failure/);
@@ -133,13 +127,13 @@ describe('dpone run (real CLI process, the embedded route)', () => {
     const fresh = exampleCopy();
     mkdirSync(join(fresh.dir, 'data/state'), { recursive: true });
     writeFileSync(join(fresh.dir, 'data/state/checkpoints'), 'a file where the folder should be');
-    const first = await dpone(['run', '--workload', fresh.workload, '--json'], { cwd: fresh.dir });
+    const first = await runJson(fresh, fresh.workload);
     expect(first.exitCode).toBe(EXIT_CODES.DPONE_TARGET_COMMITTED_INCOMPLETE);
     expect(JSON.parse(first.stderr).error).toMatchObject({ state: 'COMMITTED_INCOMPLETE' });
     expect(targetCounts(fresh.targetPath()).rows).toBe(EXPECTED_ROWS);
 
     rmSync(join(fresh.dir, 'data/state/checkpoints'));
-    const retry = await dpone(['run', '--workload', fresh.workload, '--json'], { cwd: fresh.dir });
+    const retry = await runJson(fresh, fresh.workload);
     expect(retry.exitCode).toBe(0);
     expect(JSON.parse(retry.stdout)).toMatchObject({
       state: 'COMPLETE',
