@@ -6,8 +6,8 @@ import { join, relative, sep } from 'node:path';
  * inside when a folder on its path is named after the engine (`connectors/clickhouse/` with its
  * `harness/` parts: every built-in engine lives whole in one); outside, its path or its text naming the
  * engine counts, in the engine folders of the others too (connectors/ is scanned). DuckDB and
- * MariaDB, plug-ins, are named nowhere; each built-in engine starts from the list it has today
- * (engine-names.known.json), which may only shrink as the engine moves into its folder.
+ * MariaDB, plug-ins, are named nowhere. Only the exceptions below (MAY_NAME_ENGINES), each with
+ * why, may name an engine outside its folders: tests and fixtures are held to the rule as well.
  */
 export const ENGINES = ['sqlite', 'postgres', 'clickhouse', 'mssql', 'duckdb', 'mariadb'] as const;
 export const SCANNED = ['src', 'harness', 'testing', 'connectors'] as const;
@@ -24,16 +24,11 @@ export function namingFiles(root: string, engine: string): string[] {
     .sort();
 }
 
-/** A test or its support (a fixture, a test-support module): not production code. */
-export function isTestFile(path: string): boolean {
-  return /\.test\.ts$|\.test-support\.ts$/.test(path) || path.split('/').includes('fixtures');
-}
-
 /**
- * The production files outside the engine folders that may name an engine, each with why (a
- * folder when it ends in `/`). Everything else the engines reach through their registration: the
- * engine table's one line per engine (the harness loads each engine's harness entry from the
- * folder that line names).
+ * The files outside the engine folders that may name an engine, each with why (a folder when it
+ * ends in `/`). Everything else, tests and fixtures included, reaches the engines through their
+ * registration: the engine table's one line per engine (the harness loads each engine's harness
+ * entry from the folder that line names).
  */
 export const MAY_NAME_ENGINES: Readonly<Record<string, string>> = {
   'src/cli/engine-table.ts': 'the registration: one line per built-in engine, runtime and harness alike',
@@ -48,11 +43,4 @@ export function mayNameEngines(path: string): boolean {
   return Object.keys(MAY_NAME_ENGINES).some((allowed) =>
     allowed.endsWith('/') ? path.startsWith(allowed) : path === allowed,
   );
-}
-
-/** `node test/engine-folders.ts`: prints today's lists, the form engine-names.known.json holds. */
-if (import.meta.main) {
-  const root = join(import.meta.dirname, '..');
-  const lists = Object.fromEntries(ENGINES.map((engine) => [engine, namingFiles(root, engine)]));
-  console.log(JSON.stringify(lists, null, 2));
 }

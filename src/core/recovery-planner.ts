@@ -1,20 +1,18 @@
 import type { CommitJournalEntry, JournalHistoryRecord } from '../contracts/journal.ts';
 import type { CommitState } from '../contracts/states.ts';
-import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
 import type {
   PlannedRecoveryAction,
   RecoveryActionName,
   RecoveryPlan,
   RecoveryPlanContext,
-  RecoveryPrecondition,
   RecoveryProof,
 } from './recovery-actions.ts';
 import { assessRecovery, targetProofIn } from './recovery-assessment.ts';
 import { reopenAction } from './recovery-reopen.ts';
 import { planExpireLease } from './recovery-expire-lease.ts';
+import { journalTransition } from './recovery-transition.ts';
 import { leaseOverrunMs } from './lease-overrun.ts';
-import { leaseLive } from '../contracts/lease-clock.ts';
 
 /**
  * The recovery planner: a pure function of what the journal holds and what the target fence
@@ -50,49 +48,17 @@ export function planRecovery(
   };
 }
 
-function leaseFree(entry: CommitJournalEntry, context: RecoveryPlanContext): RecoveryPrecondition {
-  const lease = entry.lease;
-  return {
-    description: 'no executor holds an unexpired lease (a live worker would race the operator)',
-    met: !leaseLive(lease, context.nowMs) || lease?.holder === context.operatorHolder,
-  };
-}
-
-function inState(entry: CommitJournalEntry, states: readonly CommitState[]): RecoveryPrecondition {
-  return { description: `journal state is ${states.join(' or ')}`, met: states.includes(entry.state) };
-}
-
-function action(
-  name: RecoveryActionName,
-  entry: CommitJournalEntry,
-  to: CommitState | null,
-  preconditions: readonly RecoveryPrecondition[],
-  effect: string,
-  proof: RecoveryProof | null,
-): PlannedRecoveryAction {
-  const transition = to !== null && isLegalTransition(entry.state, to) ? { from: entry.state, to } : null;
-  return {
-    name,
-    legal: transition !== null && preconditions.every((condition) => condition.met),
-    preconditions,
-    effect,
-    transition,
-    proof: transition ? proof : null,
-  };
-}
-
 function completeState(
   entry: CommitJournalEntry,
   history: readonly JournalHistoryRecord[],
   fence: FenceAnswer | null,
   context: RecoveryPlanContext,
 ): PlannedRecoveryAction {
-  return action(
-    'complete-state',
-    entry,
-    'COMPLETE',
-    [
-      inState(entry, ['TARGET_COMMITTED', 'COMMITTED_INCOMPLETE']),
+  return journalTransition(entry, context, {
+    name: 'complete-state',
+    from: ['TARGET_COMMITTED', 'COMMITTED_INCOMPLETE'],
+    to: 'COMPLETE',
+    conditions: [
       {
         description: 'the journal history holds the target fence’s proof of commit (fence:committed)',
         met: targetProofIn(history) !== null,
@@ -101,11 +67,10 @@ function completeState(
         description: 'the target fence, when queried, does not contradict the commit',
         met: fence === null || fence.status !== 'not-committed',
       },
-      leaseFree(entry, context),
     ],
-    'makes state and evidence durable and moves the journal to COMPLETE; the target is not written',
-    'history:target-committed',
-  );
+    effect: 'makes state and evidence durable and moves the journal to COMPLETE; the target is not written',
+    proof: 'history:target-committed',
+  });
 }
 
 function markNotCommitted(
@@ -113,21 +78,20 @@ function markNotCommitted(
   fence: FenceAnswer | null,
   context: RecoveryPlanContext,
 ): PlannedRecoveryAction {
-  return action(
-    'mark-not-committed',
-    entry,
-    'PREPARED',
-    [
-      inState(entry, ['COMMITTING', 'COMMIT_UNKNOWN']),
+  return journalTransition(entry, context, {
+    name: 'mark-not-committed',
+    from: ['COMMITTING', 'COMMIT_UNKNOWN'],
+    to: 'PREPARED',
+    conditions: [
       {
         description: 'the target fence proves no mutation landed (not-committed)',
         met: fence?.status === 'not-committed',
       },
-      leaseFree(entry, context),
     ],
-    'moves the journal back to PREPARED, a retryable state; the next `dpone run` takes a new lease epoch and writes once',
-    'fence:not-committed',
-  );
+    effect:
+      'moves the journal back to PREPARED, a retryable state; the next `dpone run` takes a new lease epoch and writes once',
+    proof: 'fence:not-committed',
+  });
 }
 
 function resolveUnknown(
@@ -144,12 +108,11 @@ function resolveUnknown(
     outcome === 'committed' ? 'TARGET_COMMITTED' : outcome === 'not-committed' ? 'PREPARED' : null;
   const proof: RecoveryProof | null =
     proven !== null ? `fence:${proven}` : evidence ? 'operator-evidence' : null;
-  return action(
-    'resolve-unknown',
-    entry,
+  return journalTransition(entry, context, {
+    name: 'resolve-unknown',
+    from: ['COMMIT_UNKNOWN'],
     to,
-    [
-      inState(entry, ['COMMIT_UNKNOWN']),
+    conditions: [
       {
         description:
           'proof of the outcome: the fence answers committed or not-committed, or the operator records an evidence reference (--evidence-ref)',
@@ -163,15 +126,15 @@ function resolveUnknown(
         description: 'an outcome asserted by the operator (--outcome) comes with an evidence reference',
         met: context.outcome === undefined || evidence || proven !== null,
       },
-      leaseFree(entry, context),
     ],
-    to === 'TARGET_COMMITTED'
-      ? proof === 'operator-evidence'
-        ? 'records the operator’s evidence that the target holds the mutation and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
-        : 'records the fence’s proof and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
-      : 'moves COMMIT_UNKNOWN to PREPARED, a retryable state; the next `dpone run` writes once under a new lease epoch',
+    effect:
+      to === 'TARGET_COMMITTED'
+        ? proof === 'operator-evidence'
+          ? 'records the operator’s evidence that the target holds the mutation and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
+          : 'records the fence’s proof and moves COMMIT_UNKNOWN to TARGET_COMMITTED; complete-state or a `dpone run` then completes it without writing the target'
+        : 'moves COMMIT_UNKNOWN to PREPARED, a retryable state; the next `dpone run` writes once under a new lease epoch',
     proof,
-  );
+  });
 }
 
 function recommend(

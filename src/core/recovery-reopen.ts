@@ -1,9 +1,8 @@
 import type { CommitJournalEntry } from '../contracts/journal.ts';
-import { leaseLive } from '../contracts/lease-clock.ts';
-import { isLegalTransition } from '../contracts/states.ts';
 import type { FenceAnswer } from '../ports/connector.ts';
 import type { TargetCommitJournalPort } from '../ports/journal.ts';
 import type { PlannedRecoveryAction, RecoveryPlanContext } from './recovery-actions.ts';
+import { journalTransition } from './recovery-transition.ts';
 
 /**
  * `reopen`: a COMPLETE entry whose commit the target lost (a failover to a replica that had not
@@ -27,45 +26,35 @@ export function reopenAction(
   fence: FenceAnswer | null,
   context: RecoveryPlanContext,
 ): PlannedRecoveryAction {
-  const lease = entry.lease;
   const absent = fence !== null && fence.status === 'not-committed' && fence.epoch !== null;
   // A fence gone with the failover proves nothing: only the operator's audited finding may stand in.
   const gone = fence !== null && fence.epoch === null && fence.status === 'unknown';
   const evidence = context.evidenceRef !== undefined && context.evidenceRef !== '';
   const proof = absent ? 'fence:not-committed' : gone && evidence ? 'operator-evidence' : null;
-  const preconditions = [
-    { description: 'journal state is COMPLETE', met: entry.state === 'COMPLETE' },
-    {
-      description:
-        'the target fence (queried with --route) proves the commit absent (there, not committed); or it is gone and the operator records that the partition’s rows are not in the target (--evidence-ref)',
-      met: proof !== null,
-    },
-    {
-      description: 'the fence belongs to this operation’s intent',
-      met: fence === null || fence.intentDigest === null || fence.intentDigest === entry.intent_digest,
-    },
-    {
-      description: 'an outcome asserted by the operator (--outcome) says not committed',
-      met: context.outcome === undefined || context.outcome === 'not-committed',
-    },
-    {
-      description: 'no executor holds an unexpired lease (a live worker would race the operator)',
-      met: !leaseLive(lease, context.nowMs) || lease?.holder === context.operatorHolder,
-    },
-  ];
-  const transition = isLegalTransition(entry.state, 'FAILED_PRE_COMMIT')
-    ? ({ from: entry.state, to: 'FAILED_PRE_COMMIT' } as const)
-    : null;
-  return {
+  return journalTransition(entry, context, {
     name: REOPEN,
-    legal: transition !== null && preconditions.every((condition) => condition.met),
-    preconditions,
+    from: ['COMPLETE'],
+    to: 'FAILED_PRE_COMMIT',
+    conditions: [
+      {
+        description:
+          'the target fence (queried with --route) proves the commit absent (there, not committed); or it is gone and the operator records that the partition’s rows are not in the target (--evidence-ref)',
+        met: proof !== null,
+      },
+      {
+        description: 'the fence belongs to this operation’s intent',
+        met: fence === null || fence.intentDigest === null || fence.intentDigest === entry.intent_digest,
+      },
+      {
+        description: 'an outcome asserted by the operator (--outcome) says not committed',
+        met: context.outcome === undefined || context.outcome === 'not-committed',
+      },
+    ],
     effect:
       'raises the journal’s epoch above the fence’s, then moves COMPLETE back to FAILED_PRE_COMMIT: the next ' +
       '`dpone run` loads the partition once under a new epoch',
-    transition,
-    proof: transition ? proof : null,
-  };
+    proof,
+  });
 }
 
 /**

@@ -1,23 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findLocalBinaries } from '../postgres/harness/env/local-binaries.ts';
-import { LocalPostgresCluster } from '../postgres/harness/env/postgres-cluster.ts';
-import { liveClickHouse, unverified as noClickHouse } from './fixtures/clickhouse-live.ts';
+import { findLocalBinaries } from './harness/env/local-binaries.ts';
+import { LocalPostgresCluster } from './harness/env/postgres-cluster.ts';
 import { dpone, exampleCopy } from '../../src/cli/commands/example-workload.test-support.ts';
 import { EMBEDDED_ENGINE } from '../../harness/routes/route-registry.ts';
+import { liveTargetWith } from '../../test/live-target.test-support.ts';
 
 /**
- * The ClickHouse route with a PostgreSQL source, as the README says a user may run it: the source
- * URL's scheme picks the source connector. Values arrive as PostgreSQL's own text (numeric exact).
+ * A staging target's route with a PostgreSQL source, as the README says a user may run it: the
+ * source URL's scheme picks the source connector. Values arrive as PostgreSQL's own text (numeric
+ * exact, a BIGINT beyond 2^53). The target is the built-in staging target with live test support,
+ * found through the engine table (test/live-target.test-support.ts).
  */
+const staging = await liveTargetWith((capability) => capability.startsWith('staging'));
 const binaries = findLocalBinaries();
-const unverified = noClickHouse || (binaries.postgresBin === null && process.env.CI !== 'true');
+const unverified = staging.target.unverified || (binaries.postgresBin === null && process.env.CI !== 'true');
 if (binaries.postgresBin === null)
-  console.warn(`UNVERIFIED postgres source into clickhouse: ${binaries.missing[0]}`);
+  console.warn(`UNVERIFIED postgres source into ${staging.engine}: ${binaries.missing[0]}`);
 
-const live = liveClickHouse('pgsrc');
+const live = staging.target.server('pgsrc');
 let cluster: LocalPostgresCluster | undefined;
 
-describe.skipIf(unverified)('dpone run, PostgreSQL source into ClickHouse (live CLI)', () => {
+describe.skipIf(unverified)(`dpone run, PostgreSQL source into ${staging.engine} (live CLI)`, () => {
   beforeAll(async () => {
     cluster = await LocalPostgresCluster.start({ bin: binaries.postgresBin ?? '' });
     await cluster.query([
@@ -30,17 +33,17 @@ describe.skipIf(unverified)('dpone run, PostgreSQL source into ClickHouse (live 
   });
 
   it('loads the partition once, exactly', async () => {
-    const db = await live.freshDb();
+    const target = await live.freshUrl();
     const example = exampleCopy();
-    const workload = example.variant('pg-ch.yaml', (text) =>
+    const workload = example.variant('pg-staging.yaml', (text) =>
       text
-        // The example's embedded route, re-pointed: its source at PostgreSQL, its target at ClickHouse.
-        .replace(`route: ${EMBEDDED_ENGINE}`, 'route: clickhouse')
+        // The example's embedded route, re-pointed: its source at PostgreSQL, its target at the staging target.
+        .replace(`route: ${EMBEDDED_ENGINE}`, `route: ${staging.engine}`)
         .replace(
           `url: '${EMBEDDED_ENGINE}:data/source.db'`,
           `url: '${cluster!.url('postgres')}'\n  password_env: PG_PW`,
         )
-        .replace(`url: '${EMBEDDED_ENGINE}:data/target.db'`, `url: '${live.server().url(db)}'`),
+        .replace(`url: '${EMBEDDED_ENGINE}:data/target.db'`, `url: '${target}'`),
     );
     const env = { PG_PW: cluster!.password };
     const first = await dpone(['run', '--workload', workload, '--json'], { cwd: example.dir, env });
@@ -48,9 +51,9 @@ describe.skipIf(unverified)('dpone run, PostgreSQL source into ClickHouse (live 
     expect(JSON.parse(first.stdout)).toMatchObject({ status: 'committed', rows_written: 2 });
     const second = await dpone(['run', '--workload', workload, '--json'], { cwd: example.dir, env });
     expect(JSON.parse(second.stdout)).toMatchObject({ status: 'already-complete', mutated: false });
-    const rows = await live
-      .server()
-      .exec(`SELECT id, amount, region FROM ${db}.events ORDER BY id FORMAT TSV`);
-    expect(rows.trim().split('\n')).toEqual(['1\t12.5000\teu', '9007199254740993\t0.1000\t\\N']);
+    expect(await live.rows(target, 'events', ['id', 'amount', 'region'])).toEqual([
+      ['1', '12.5000', 'eu'],
+      ['9007199254740993', '0.1000', null],
+    ]);
   });
 });
