@@ -1,7 +1,7 @@
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { refuseUnwritten } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';
 import type { FenceEvidence, FenceRef, PrepareFenceMode } from '../../src/ports/connector.ts';
 import type { FenceLog } from './clickhouse-fence.ts';
-import { appendFenceEvent, fenced, readFenceLog, soleHolder } from './clickhouse-fence.ts';
+import { appendFenceEvent, readFenceLog, soleHolder } from './clickhouse-fence.ts';
 import type { FenceSite } from './clickhouse-reading.ts';
 import { readFence, settledAnswer } from './clickhouse-reading.ts';
 import { createFenceLog } from './clickhouse-rows.ts';
@@ -26,34 +26,18 @@ export function holds(log: FenceLog, fence: FenceRef): boolean {
 }
 
 /**
- * The generation check's refusals before anything is staged (nothing written), like the marker
- * fence's guard: no log → DIVERGED, another intent → INTENT_CONFLICT, another epoch or holder →
- * FENCED. The caller's own epoch, already committed, passes: the caller then answers
+ * The generation check's refusals before anything is staged (nothing written), the marker fence's
+ * guard's (refuseUnwritten): no log → DIVERGED, another intent → INTENT_CONFLICT, another epoch or
+ * holder → FENCED. The caller's own epoch, already committed, passes: the caller then answers
  * `applied: false` from the fence.
  */
 export function checkGeneration(log: FenceLog, fence: FenceRef): void {
-  const { operationId } = fence;
-  if (log.maxEpoch === null) {
-    throw new DponeError(
-      ERROR_CODES.DIVERGED,
-      'the ClickHouse target holds no fence log for this operation where this run looks; nothing was written',
-      { operationId },
-    );
-  }
-  if (log.intentDigest !== fence.intentDigest) {
-    throw new DponeError(
-      ERROR_CODES.INTENT_CONFLICT,
-      'the ClickHouse fence log holds another intent digest for this operation id; nothing was written',
-      { operationId },
-    );
-  }
-  if (!holds(log, fence)) {
-    const holder = soleHolder(log, log.maxEpoch) === null ? 'ambiguous' : 'another';
-    throw fenced(
-      operationId,
-      `the target fence holds epoch ${log.maxEpoch} (holder ${holder}), not ${fence.epoch} of this holder; nothing was written`,
-    );
-  }
+  refuseUnwritten(fence, { epoch: log.maxEpoch, intentDigest: log.intentDigest }, holds(log, fence), {
+    noFence: 'the ClickHouse target holds no fence log',
+    fence: 'the ClickHouse fence log',
+    notHeld: (epoch) =>
+      `the target fence holds epoch ${epoch} (holder ${soleHolder(log, epoch) === null ? 'ambiguous' : 'another'}), not ${fence.epoch} of this holder`,
+  });
 }
 
 /**

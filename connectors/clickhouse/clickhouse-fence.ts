@@ -1,4 +1,5 @@
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import type { DponeError } from '../../src/contracts/errors.ts';
+import { fenceUnavailable as markerFenceUnavailable } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';
 import type { FenceAnswer, FenceRef } from '../../src/ports/connector.ts';
 import {
   CH_ERRORS,
@@ -303,16 +304,12 @@ export function decideFence(log: FenceLog, target: TargetEvidence): FenceAnswer 
   return { status: 'not-committed', ...held, committedEpoch: null, rowsWritten: null };
 }
 
-/** Wraps a driver failure of a fence read or install; the driver's message stays in `cause`. */
+/**
+ * Wraps a driver failure of a fence read or install, in the marker fence's words for "the
+ * ClickHouse target fence"; the driver's message stays in `cause`.
+ */
 export function fenceUnavailable(operationId: string | undefined, error: unknown): DponeError {
-  return new DponeError(
-    ERROR_CODES.FENCE_UNAVAILABLE,
-    'the ClickHouse target fence could not be read or written (unreachable, timed out or refused)',
-    operationId !== undefined ? { operationId } : {},
-    { cause: error },
-  );
+  return markerFenceUnavailable('ClickHouse', operationId, error);
 }
 
-export function fenced(operationId: string, message: string): DponeError {
-  return new DponeError(ERROR_CODES.FENCED, message, { operationId });
-}
+export { fenced } from '../../src/adapters/connectors/marker-fence/marker-fence.ts';

@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES } from '../../src/contracts/errors.ts';
+import { ERROR_CODES, codedOr } from '../../src/contracts/errors.ts';
 import type {
   CellValue,
   Row,
@@ -63,20 +63,17 @@ export class ClickHouseSource implements SourceConnector {
     const sql =
       `SELECT ${texts} FROM ${quoteName(this.#options.table)} ` +
       `WHERE toString(${quoteName(request.partitionColumn)}) = ${quoteString(request.partitionValue)} ORDER BY ${list}`;
-    try {
-      const rows = await this.#sql.rows<Record<string, CellValue>>(sql);
-      return rowStreamOf(
-        columns,
-        rows.map((row) => asText(row, columns)),
-      );
-    } catch (error) {
-      throw new DponeError(
-        ERROR_CODES.PRE_COMMIT_FAILED,
-        `the ClickHouse source ${this.identity} could not be read`,
-        {},
-        { cause: error },
-      );
-    }
+    return codedOr(
+      async () => {
+        const rows = await this.#sql.rows<Record<string, CellValue>>(sql);
+        return rowStreamOf(
+          columns,
+          rows.map((row) => asText(row, columns)),
+        );
+      },
+      ERROR_CODES.PRE_COMMIT_FAILED,
+      `the ClickHouse source ${this.identity} could not be read`,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
 import type { Workload } from '../../src/contracts/workload.ts';
-import { hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { hostOf, serverSourceEntry, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
@@ -21,14 +21,9 @@ export const CLICKHOUSE_ENGINE = defineConnector({
   // `clickhouse` names "any source into ClickHouse": the source URL's engine picks the source.
   naming: { alias: 'target' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
-  source: {
-    version: 'clickhouse-source/1',
-    open: async (_endpoint, opened) => {
-      const { workload, env } = hostOf(opened);
-      const { ClickHouseSource } = await import('./clickhouse-source.ts');
-      return ClickHouseSource.open(serverSource(workload, env));
-    },
-  },
+  source: serverSourceEntry('clickhouse-source/1', async (options) =>
+    (await import('./clickhouse-source.ts')).ClickHouseSource.open(options),
+  ),
   target: {
     version: 'clickhouse-staging-swap-generation/1',
     capability: 'staging-swap-generation',

@@ -1,6 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
-import { endpointPassword, hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import {
+  endpointPassword,
+  hostOf,
+  serverSourceEntry,
+  serverTarget,
+} from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 
 /**
@@ -16,14 +21,9 @@ export const MSSQL_ENGINE = defineConnector({
   // `sqlserver://` URLs name it too; `mssql` names the route mssql-to-mssql.
   naming: { schemes: ['sqlserver'], alias: 'route' },
   folder: fileURLToPath(new URL('./', import.meta.url)),
-  source: {
-    version: 'mssql-source/1',
-    open: async (_endpoint, opened) => {
-      const { workload, env } = hostOf(opened);
-      const { MssqlSource } = await import('./mssql-source.ts');
-      return MssqlSource.open(serverSource(workload, env));
-    },
-  },
+  source: serverSourceEntry('mssql-source/1', async (options) =>
+    (await import('./mssql-source.ts')).MssqlSource.open(options),
+  ),
   target: {
     version: 'mssql-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',

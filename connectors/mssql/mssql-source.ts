@@ -1,4 +1,4 @@
-import { DponeError, ERROR_CODES, isDponeError } from '../../src/contracts/errors.ts';
+import { ERROR_CODES, codedOr } from '../../src/contracts/errors.ts';
 import type { CellValue, RowStream, SourceConnector, SourceReadRequest } from '../../src/ports/connector.ts';
 import { checkSourceColumns, rowStreamOf } from '../../src/ports/row-stream.ts';
 import { parseMssqlConnectorUrl, quoteIdentifier, quoteTable } from './mssql-connector-config.ts';
@@ -51,24 +51,20 @@ export class MssqlSource implements SourceConnector {
 
   async read(request: SourceReadRequest): Promise<RowStream> {
     const { columns, table } = this.#options;
-    try {
-      const sql = partitionSelectSql(table, columns, request.partitionColumn);
-      const result = await this.#session.use((pool) =>
-        bind(pool.request(), { partition_value: request.partitionValue }).query(sql),
-      );
-      const rows = (result.recordset ?? []).map((row) =>
-        columns.map((column) => (row[column] ?? null) as CellValue),
-      );
-      return rowStreamOf(columns, rows);
-    } catch (error) {
-      if (isDponeError(error)) throw error;
-      throw new DponeError(
-        ERROR_CODES.PRE_COMMIT_FAILED,
-        `the MSSQL source ${this.identity} could not be read`,
-        {},
-        { cause: error },
-      );
-    }
+    return codedOr(
+      async () => {
+        const sql = partitionSelectSql(table, columns, request.partitionColumn);
+        const result = await this.#session.use((pool) =>
+          bind(pool.request(), { partition_value: request.partitionValue }).query(sql),
+        );
+        const rows = (result.recordset ?? []).map((row) =>
+          columns.map((column) => (row[column] ?? null) as CellValue),
+        );
+        return rowStreamOf(columns, rows);
+      },
+      ERROR_CODES.PRE_COMMIT_FAILED,
+      `the MSSQL source ${this.identity} could not be read`,
+    );
   }
 
   async close(): Promise<void> {

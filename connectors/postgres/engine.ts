@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { POSTGRES_UNSAFE_CATALOGUE } from './postgres-variant-catalogue.ts';
 import { defineConnector } from '../../src/ports/connector-plugin.ts';
-import { hostOf, serverSource, serverTarget } from '../../src/ports/built-in-engine.ts';
+import { hostOf, serverSourceEntry, serverTarget } from '../../src/ports/built-in-engine.ts';
 import { serverLocation } from '../../src/ports/built-in-engine.ts';
 import { POSTGRES_CREATE_COLUMN, checkPostgresNames } from './postgres-workload.ts';
 
@@ -33,14 +33,9 @@ export const POSTGRES_ENGINE = defineConnector({
     ],
   },
   folder: fileURLToPath(new URL('./', import.meta.url)),
-  source: {
-    version: 'postgres-source/1',
-    open: async (_endpoint, opened) => {
-      const { workload, env } = hostOf(opened);
-      const { PostgresSource } = await import('./postgres-source.ts');
-      return PostgresSource.open({ ...serverSource(workload, env), env });
-    },
-  },
+  source: serverSourceEntry('postgres-source/1', async (options, env) =>
+    (await import('./postgres-source.ts')).PostgresSource.open({ ...options, env }),
+  ),
   target: {
     version: 'postgres-transactional-commit-marker/2',
     capability: 'transactional-commit-marker',

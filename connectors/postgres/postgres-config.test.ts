@@ -59,4 +59,20 @@ describe('postgres connector config', () => {
   it('quotes schema-qualified table names', () => {
     expect(quoteTable('s.t"x')).toBe('"s"."t""x"');
   });
+
+  it.each([
+    ['not a URL', 'target.url is not a URL'],
+    ['mysql://u:s3cret@h/db', 'target.url is not a postgres:// URL'],
+    ['postgres://u:s3cret@h/', 'target.url needs a host and a database'],
+    ['postgres://u:s3cret@h/db?connect_timeout_ms=0', 'target.url has a bad connect_timeout_ms'],
+    ['postgres://u:s3cret@h/db?schema=X', 'target.url has a bad schema (lower-case letters, digits, _)'],
+    [
+      'postgres://u:s3cret@h/db?synchronous_commit=local',
+      'target.url has a bad synchronous_commit: an acknowledged commit must be durable (on, remote_write or remote_apply)',
+    ],
+  ])('refuses %s in the words of the workload field', (url, message) => {
+    expect(() => parsePostgresUrl(url, undefined, 'target.url', 'x')).toThrow(
+      expect.objectContaining({ code: ERROR_CODES.INVALID_INPUT, message, fields: { field: 'target.url' } }),
+    );
+  });
 });

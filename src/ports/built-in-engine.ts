@@ -1,6 +1,7 @@
 import { DponeError, ERROR_CODES, invalidInput } from '../contracts/errors.ts';
 import type { EndpointSpec, Workload } from '../contracts/workload.ts';
-import type { HostContext } from './connector-plugin.ts';
+import type { HostContext, PluginSource } from './connector-plugin.ts';
+import type { SourceConnector } from './connector.ts';
 
 /**
  * What the built-in engines' plug-ins (`connectors/<engine>/engine.ts`, each a `defineConnector`
@@ -67,6 +68,23 @@ export function serverSource(workload: Workload, env: NodeJS.ProcessEnv) {
     ...(password === undefined ? {} : { password }),
     table: workload.source.table,
     columns: workload.data.columns,
+  };
+}
+
+/**
+ * A server engine's source entry: `version`, and an open that hands `open` the options every server
+ * source takes (serverSource) and the environment; `open` loads the engine's source lazily.
+ */
+export function serverSourceEntry(
+  version: string,
+  open: (options: ReturnType<typeof serverSource>, env: NodeJS.ProcessEnv) => Promise<SourceConnector>,
+): PluginSource & { readonly version: string } {
+  return {
+    version,
+    open: async (_endpoint, opened) => {
+      const { workload, env } = hostOf(opened);
+      return open(serverSource(workload, env), env);
+    },
   };
 }
 

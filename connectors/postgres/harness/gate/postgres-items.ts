@@ -7,7 +7,8 @@ import {
   STORAGE_FULL_LEASE,
   STORAGE_FULL_REFUSED,
 } from '../../../../harness/evidence/check-names.ts';
-import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
+import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
+import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
 import {
   allPass,
   checkPassed,
@@ -135,6 +136,25 @@ export const powerLossServerItem: AcceptanceItem = {
 };
 
 /**
+ * The rule of a server line whose fault must be seen at work: every selected cell PASSes once
+ * (eachPassesOnce: `what`, each of `own` PASS, one mutation) and at least one attempt stopped with
+ * `exit`, else FAIL saying `never`; the PASS says how many did (`passed`).
+ */
+function seenExiting(
+  selected: readonly CellEvidence[],
+  cellsAre: { readonly what: string; readonly own: readonly string[] },
+  exit: number,
+  never: string,
+  passed: (exited: number) => string,
+): ItemVerdict {
+  const failed = eachPassesOnce(selected, cellsAre.what, cellsAre.own);
+  if (failed) return failed;
+  const exited = selected.filter((cell) => cell.attempts.some((a) => a.exit_code === exit)).length;
+  if (exited === 0) return { status: 'FAIL', ...decidedBy(selected), detail: never };
+  return { status: 'PASS', ...decidedBy(selected), detail: passed(exited) };
+}
+
+/**
  * Issue 33's PostgreSQL full-disk line: the server's data directory (the target and the journal on
  * it, scenarios/storage/postgres-full-disk.yaml) on a size-limited filesystem filled after every
  * journal write and the target's commit. Each cell PASSes with storage-full-refused (exit 18 naming
@@ -148,24 +168,14 @@ export const fullDiskServerItem: AcceptanceItem = {
   text: 'a full disk under the PostgreSQL data directory (target and journal on it) after every journal write and the target commit: exit 18 naming the part and DISK_FULL, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
   evaluate(cells) {
     const filled = cells.filter((cell) => cell.fault.kind === 'full-disk' && cell.fault.storage === 'server');
-    const failed = eachPassesOnce(filled, 'full-disk (server)', [
-      STORAGE_FULL_REFUSED,
-      ATOMIC_VISIBILITY,
-      STORAGE_FULL_LEASE,
-    ]);
-    if (failed) return failed;
-    const refused = filled.filter((cell) => cell.attempts.some((a) => a.exit_code === 18)).length;
-    if (refused === 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(filled),
-        detail: 'no full-disk cell under the server was refused (exit 18): the full disk never met a write',
-      };
-    return {
-      status: 'PASS',
-      ...decidedBy(filled),
-      detail: `${filled.length} full-disk cells under the server PASS: ${refused} stopped with exit 18 naming the part and DISK_FULL, the rest had nothing left to write that needed a new block; one mutation each`,
-    };
+    return seenExiting(
+      filled,
+      { what: 'full-disk (server)', own: [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE] },
+      18,
+      'no full-disk cell under the server was refused (exit 18): the full disk never met a write',
+      (refused) =>
+        `${filled.length} full-disk cells under the server PASS: ${refused} stopped with exit 18 naming the part and DISK_FULL, the rest had nothing left to write that needed a new block; one mutation each`,
+    );
   },
 };
 
@@ -183,19 +193,13 @@ export const journalCorruptionServerItem: AcceptanceItem = {
     const changed = cells.filter(
       (cell) => cell.fault.kind === 'journal-corruption' && cell.fault.shape === 'fields',
     );
-    const failed = eachPassesOnce(changed, 'journal-corruption (fields)', [JOURNAL_CORRUPTION_DETECTED]);
-    if (failed) return failed;
-    const detected = changed.filter((cell) => cell.attempts.some((a) => a.exit_code === 19)).length;
-    if (detected === 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(changed),
-        detail: 'no retry met a changed row with exit 19: the checksums were never seen at work',
-      };
-    return {
-      status: 'PASS',
-      ...decidedBy(changed),
-      detail: `${changed.length} cells with a journal row changed behind its back PASS: ${detected} retries exited 19, the rest ran normally (the change was in history they do not read; restored after); one mutation each`,
-    };
+    return seenExiting(
+      changed,
+      { what: 'journal-corruption (fields)', own: [JOURNAL_CORRUPTION_DETECTED] },
+      19,
+      'no retry met a changed row with exit 19: the checksums were never seen at work',
+      (detected) =>
+        `${changed.length} cells with a journal row changed behind its back PASS: ${detected} retries exited 19, the rest ran normally (the change was in history they do not read; restored after); one mutation each`,
+    );
   },
 };

@@ -32,7 +32,10 @@ describe('the power-loss gate line', () => {
 
   it('is FAIL when no power-loss cell decided it, when a cut took a transition back, or on a second write', () => {
     expect(powerLossItem.evaluate([])).toMatchObject({ status: 'FAIL', cells: 0 });
-    expect(powerLossItem.evaluate([cell(points[0]!, 'FAIL'), cell(points[1]!)]).status).toBe('FAIL');
+    expect(powerLossItem.evaluate([cell(points[0]!, 'FAIL'), cell(points[1]!)])).toMatchObject({
+      status: 'FAIL',
+      detail: `${cell(points[0]!).id}: no passing ${POWER_LOSS_DURABLE} check, or not exactly one mutation`,
+    });
     expect(powerLossItem.evaluate([cell(points[0]!, 'PASS', 2, 'FAIL')]).status).toBe('FAIL');
   });
 
@@ -117,7 +120,10 @@ describe('the power-loss gate line for the target', () => {
 
   it('is FAIL when the cut took a commit back, the retry misreported what it found, or wrote twice', () => {
     expect(powerLossTargetItem.evaluate([targetCell(points[0]!, { durable: 'FAIL' })]).status).toBe('FAIL');
-    expect(powerLossTargetItem.evaluate([targetCell(points[0]!, { recovery: 'FAIL' })]).status).toBe('FAIL');
+    expect(powerLossTargetItem.evaluate([targetCell(points[0]!, { recovery: 'FAIL' })])).toMatchObject({
+      status: 'FAIL',
+      detail: `${targetCell(points[0]!).id}: no passing ${POWER_LOSS_DURABLE} or ${POWER_LOSS_RECOVERY} check, or not exactly one mutation`,
+    });
     expect(
       powerLossTargetItem.evaluate([targetCell(points[0]!, { mutations: 2, verdict: 'FAIL' })]).status,
     ).toBe('FAIL');

@@ -1,14 +1,29 @@
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
-import type { AcceptanceItem } from '../../../../harness/gate/acceptance-item.ts';
+import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
 import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
 
-const durable = (cell: CellEvidence) => checkPassed(cell, POWER_LOSS_DURABLE);
 /** A power-loss cell's storage: the target's cells say so; every other one (also older evidence) is the journal's. */
 const onTarget = (cell: CellEvidence) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'target';
 /** The journal's cells: storage journal, or none (older evidence); a server's cells have a line of their own. */
 const onJournal = (cell: CellEvidence) =>
   cell.fault.kind === 'power-loss' && (cell.fault.storage ?? 'journal') === 'journal';
+
+/**
+ * The power-loss items' common rule: every cut PASSes (allPass, as `what`), each with every one of
+ * `own` PASS and exactly one mutation; null when they do, else the item's FAIL naming the first cell.
+ */
+function cutsFailed(cuts: readonly CellEvidence[], what: string, own: readonly string[]): ItemVerdict | null {
+  const failed = allPass(cuts, what);
+  if (failed) return failed;
+  const wrong = cuts.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
+  if (wrong.length === 0) return null;
+  return {
+    status: 'FAIL',
+    ...decidedBy(wrong),
+    detail: `${wrong[0]!.id}: no passing ${own.join(' or ')} check, or not exactly one mutation`,
+  };
+}
 
 /**
  * Issue 33's item for routes whose target (and journal) is a SQLite file: a power cut at every
@@ -22,15 +37,8 @@ export const powerLossItem: AcceptanceItem = {
   text: 'a power cut at every journal transition (what was not fsynced is dropped) takes back no committed transition, and the retry lands exactly one mutation',
   evaluate(cells) {
     const cuts = cells.filter(onJournal);
-    const failed = allPass(cuts, 'power-loss');
+    const failed = cutsFailed(cuts, 'power-loss', [POWER_LOSS_DURABLE]);
     if (failed) return failed;
-    const wrong = cuts.filter((cell) => !durable(cell) || mutations(cell) !== 1);
-    if (wrong.length > 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: no passing ${POWER_LOSS_DURABLE} check, or not exactly one mutation`,
-      };
     const points = new Set(cuts.map((cell) => String(cell.fault.point))).size;
     return {
       status: 'PASS',
@@ -53,17 +61,8 @@ export const powerLossTargetItem: AcceptanceItem = {
   text: 'a power cut under the target at every transition and inside the row write takes back no committed mutation, and the retry writes the load exactly when it did not survive, landing exactly one mutation',
   evaluate(cells) {
     const cuts = cells.filter(onTarget);
-    const failed = allPass(cuts, 'power-loss (target)');
+    const failed = cutsFailed(cuts, 'power-loss (target)', [POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY]);
     if (failed) return failed;
-    const wrong = cuts.filter(
-      (cell) => !durable(cell) || !checkPassed(cell, POWER_LOSS_RECOVERY) || mutations(cell) !== 1,
-    );
-    if (wrong.length > 0)
-      return {
-        status: 'FAIL',
-        ...decidedBy(wrong),
-        detail: `${wrong[0]!.id}: no passing ${POWER_LOSS_DURABLE} or ${POWER_LOSS_RECOVERY} check, or not exactly one mutation`,
-      };
     const rewritten = cuts.filter((cell) => cell.fault.load_survived_cut === 0).length;
     return {
       status: 'PASS',

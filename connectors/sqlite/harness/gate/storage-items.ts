@@ -37,24 +37,39 @@ function refusedPass(
 }
 
 /**
+ * A storage line whose fault refuses writes, decided by the cells of `kind`: each PASS with every
+ * one of `checks` PASS and one mutation (judged), then the PASS says how many stopped with `exit`
+ * and what `rest` of them did (refusedPass).
+ */
+function refusingItem(
+  id: string,
+  text: string,
+  cellsOf: { readonly kind: string; readonly checks: readonly string[] },
+  refusal: { readonly exit: number; readonly rest: string },
+): AcceptanceItem {
+  return {
+    id,
+    text,
+    evaluate(cells) {
+      const { selected, verdict } = judged(cells, cellsOf.kind, cellsOf.checks);
+      return verdict ?? refusedPass(selected, cellsOf.kind, refusal.exit, refusal.rest);
+    },
+  };
+}
+
+/**
  * Issue 33's full-disk line, for the routes of the power-loss line (target and journal in local
  * files): decided by the full-disk cells (scenarios/storage/). Each PASSes with its
  * storage-full-refused (exit 18 naming the file and the cause, or a completed run),
  * atomic-visibility and storage-full-lease checks PASS and one mutation after the retry. No cell is
  * FAIL; no cell at all is FAIL; cells that could not mount a tmpfs are UNVERIFIED, and so is the line.
  */
-export const fullDiskItem: AcceptanceItem = {
-  id: 'full-disk-refused-then-one',
-  text: 'a full disk under the journal or the target at every transition: exit 18 naming the file and the cause, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
-  evaluate(cells) {
-    const { selected, verdict } = judged(cells, 'full-disk', [
-      STORAGE_FULL_REFUSED,
-      ATOMIC_VISIBILITY,
-      STORAGE_FULL_LEASE,
-    ]);
-    return verdict ?? refusedPass(selected, 'full-disk', 18, 'the rest had nothing left to write');
-  },
-};
+export const fullDiskItem = refusingItem(
+  'full-disk-refused-then-one',
+  'a full disk under the journal or the target at every transition: exit 18 naming the file and the cause, nothing half-written, the lease not left behind, and once space is freed one retry lands exactly one mutation',
+  { kind: 'full-disk', checks: [STORAGE_FULL_REFUSED, ATOMIC_VISIBILITY, STORAGE_FULL_LEASE] },
+  { exit: 18, rest: 'the rest had nothing left to write' },
+);
 
 /**
  * Issue 33's corruption line, for the same routes: decided by the journal-corruption cells
@@ -84,15 +99,12 @@ export const journalCorruptionItem: AcceptanceItem = {
  * before, no lease of its own), atomic-visibility checks PASS and one mutation after the
  * read-write retry. Cells that could not mount or remount a tmpfs are UNVERIFIED, and so is the line.
  */
-export const readOnlyDiskItem: AcceptanceItem = {
-  id: 'read-only-refused-then-one',
-  text: 'a journal or target on a file system remounted read-only after a kill at every transition: exit 31 naming the file, the cause and how to lift it, the target untouched and no lease left behind, and once remounted read-write one retry lands exactly one mutation',
-  evaluate(cells) {
-    const { selected, verdict } = judged(cells, 'read-only-disk', [
-      STORAGE_READ_ONLY_REFUSED,
-      STORAGE_READ_ONLY_UNTOUCHED,
-      ATOMIC_VISIBILITY,
-    ]);
-    return verdict ?? refusedPass(selected, 'read-only-disk', 31, 'the rest needed no write there');
+export const readOnlyDiskItem = refusingItem(
+  'read-only-refused-then-one',
+  'a journal or target on a file system remounted read-only after a kill at every transition: exit 31 naming the file, the cause and how to lift it, the target untouched and no lease left behind, and once remounted read-write one retry lands exactly one mutation',
+  {
+    kind: 'read-only-disk',
+    checks: [STORAGE_READ_ONLY_REFUSED, STORAGE_READ_ONLY_UNTOUCHED, ATOMIC_VISIBILITY],
   },
-};
+  { exit: 31, rest: 'the rest needed no write there' },
+);

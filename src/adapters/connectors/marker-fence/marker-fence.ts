@@ -82,28 +82,53 @@ export async function guardCommit(
   const { affected } = await tx.run(sql.guard, values);
   if (affected > 0) return { applied: true };
   const answer = toAnswer(await tx.run(sql.select, { operation_id: fence.operationId }));
+  refuseUnwritten(fence, answer, answer.epoch === fence.epoch, {
+    noFence: 'the target holds no fence',
+    fence: 'the target fence',
+    notHeld: (epoch) => `the target fence holds epoch ${epoch}, not ${fence.epoch}`,
+  });
+  return { applied: false, answer };
+}
+
+/** How a target words what its fence holds, in the refusals of refuseUnwritten. */
+export interface UnwrittenWords {
+  /** What holds no fence at all: `the target holds no fence`. */
+  readonly noFence: string;
+  /** What holds another intent: `the target fence`. */
+  readonly fence: string;
+  /** What the fence holds instead of the caller's epoch, `epoch` its newest. */
+  readonly notHeld: (epoch: number) => string;
+}
+
+/**
+ * A commit check's refusals before anything is written, in this order: no fence where this run
+ * looks → DIVERGED; another intent → INTENT_CONFLICT; not `held` by the caller (another epoch, or a
+ * target's own reason) → FENCED. Each ends "nothing was written" and names the operation; `found`
+ * is what the fence holds (its newest epoch and intent), `words` how the target says so.
+ */
+export function refuseUnwritten(
+  fence: FenceRef,
+  found: { readonly epoch: number | null; readonly intentDigest: string | null },
+  held: boolean,
+  words: UnwrittenWords,
+): void {
   const { operationId } = fence;
-  if (answer.epoch === null) {
+  const unwritten = '; nothing was written';
+  if (found.epoch === null) {
     throw new DponeError(
       ERROR_CODES.DIVERGED,
-      'the target holds no fence for this operation where this run looks; nothing was written',
+      `${words.noFence} for this operation where this run looks${unwritten}`,
       { operationId },
     );
   }
-  if (answer.intentDigest !== fence.intentDigest) {
+  if (found.intentDigest !== fence.intentDigest) {
     throw new DponeError(
       ERROR_CODES.INTENT_CONFLICT,
-      'the target fence holds another intent digest for this operation id; nothing was written',
+      `${words.fence} holds another intent digest for this operation id${unwritten}`,
       { operationId },
     );
   }
-  if (answer.epoch !== fence.epoch) {
-    throw fenced(
-      operationId,
-      `the target fence holds epoch ${answer.epoch}, not ${fence.epoch}; nothing was written`,
-    );
-  }
-  return { applied: false, answer };
+  if (!held) throw fenced(operationId, `${words.notHeld(found.epoch)}${unwritten}`);
 }
 
 /** committed with proof / not-committed (fence present, not committed) / unknown (no fence row). */
