@@ -33,12 +33,14 @@ export function allPass(cells: readonly CellEvidence[], what: string): ItemVerdi
 
 /**
  * A storage line's common rule: every cell PASSes (allPass), each with every one of `own` PASS and
- * exactly one mutation; null when they do, else the line's FAIL naming the first cell.
+ * exactly one mutation; null when they do, else the line's FAIL naming the first cell (`missing`:
+ * the line's words for a cell without its own checks PASS).
  */
 export function eachPassesOnce(
   cells: readonly CellEvidence[],
   what: string,
   own: readonly string[],
+  missing = `not every one of ${own.join(', ')} PASS`,
 ): ItemVerdict | null {
   const failed = allPass(cells, what);
   if (failed) return failed;
@@ -47,7 +49,7 @@ export function eachPassesOnce(
   return {
     status: 'FAIL',
     ...decidedBy(wrong),
-    detail: `${wrong[0]!.id}: not every one of ${own.join(', ')} PASS, or not exactly one mutation`,
+    detail: `${wrong[0]!.id}: ${missing}, or not exactly one mutation`,
   };
 }
 

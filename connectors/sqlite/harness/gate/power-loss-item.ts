@@ -1,7 +1,7 @@
 import type { CellEvidence } from '../../../../harness/evidence/evidence-types.ts';
 import { POWER_LOSS_DURABLE, POWER_LOSS_RECOVERY } from '../../../../harness/evidence/check-names.ts';
 import type { AcceptanceItem, ItemVerdict } from '../../../../harness/gate/acceptance-item.ts';
-import { allPass, checkPassed, decidedBy, mutations } from '../../../../harness/gate/cell-verdicts.ts';
+import { decidedBy, eachPassesOnce } from '../../../../harness/gate/cell-verdicts.ts';
 
 /** A power-loss cell's storage: the target's cells say so; every other one (also older evidence) is the journal's. */
 const onTarget = (cell: CellEvidence) => cell.fault.kind === 'power-loss' && cell.fault.storage === 'target';
@@ -10,20 +10,14 @@ const onJournal = (cell: CellEvidence) =>
   cell.fault.kind === 'power-loss' && (cell.fault.storage ?? 'journal') === 'journal';
 
 /**
- * The power-loss items' common rule: every cut PASSes (allPass, as `what`), each with every one of
- * `own` PASS and exactly one mutation; null when they do, else the item's FAIL naming the first cell.
+ * The power-loss items' common rule (the storage lines' eachPassesOnce, in the items' words): every
+ * cut PASSes, each with its own check PASS and exactly one mutation; else the item's FAIL.
  */
-function cutsFailed(cuts: readonly CellEvidence[], what: string, own: readonly string[]): ItemVerdict | null {
-  const failed = allPass(cuts, what);
-  if (failed) return failed;
-  const wrong = cuts.filter((cell) => own.some((name) => !checkPassed(cell, name)) || mutations(cell) !== 1);
-  if (wrong.length === 0) return null;
-  return {
-    status: 'FAIL',
-    ...decidedBy(wrong),
-    detail: `${wrong[0]!.id}: no passing ${own.join(' or ')} check, or not exactly one mutation`,
-  };
-}
+const cutsFailed = (
+  cuts: readonly CellEvidence[],
+  what: string,
+  own: readonly string[],
+): ItemVerdict | null => eachPassesOnce(cuts, what, own, `no passing ${own.join(' or ')} check`);
 
 /**
  * Issue 33's item for routes whose target (and journal) is a SQLite file: a power cut at every
