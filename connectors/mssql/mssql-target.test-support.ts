@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import { DponeError } from '../../src/contracts/errors.ts';
+import type { DponeError } from '../../src/contracts/errors.ts';
+import { dponeRejection } from '../../testing/journal-conformance-kit.ts';
 import type { MutationRequest, Row } from '../../src/ports/connector.ts';
 import { rowStreamOf } from '../../src/ports/row-stream.ts';
 import type { FaultPoints } from '../../src/ports/fault-points.ts';
@@ -85,13 +86,10 @@ export async function open(fake: FakeMssql, extra: { faults?: FaultPoints; env?:
   return target;
 }
 
+/** The DponeError `promise` rejects with (testing's dponeRejection), which leaks none of LEAKS. */
 export async function caught(promise: Promise<unknown>): Promise<DponeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DponeError);
-  const shown = `${(error as Error).message} ${JSON.stringify(error)}`;
+  const error = await dponeRejection(promise);
+  const shown = `${error.message} ${JSON.stringify(error)}`;
   for (const leak of LEAKS) expect(shown).not.toContain(leak);
-  return error as DponeError;
+  return error;
 }

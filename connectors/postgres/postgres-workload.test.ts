@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DponeError } from '../../src/contracts/errors.ts';
-import { ERROR_CODES } from '../../src/contracts/errors.ts';
 import { parseWorkload } from '../../src/cli/workload-yaml.ts';
 import { BUILT_IN_CONNECTORS } from '../../src/cli/engine-table.ts';
-import { lineOf } from '../../src/cli/workload-yaml.test-support.ts';
+import { lineOf, workloadRefusal } from '../../src/cli/workload-yaml.test-support.ts';
 
 const FILE = '/work/pg.yaml';
 
@@ -40,15 +39,7 @@ data:
 `);
 }
 
-function refusal(text: string): DponeError {
-  try {
-    parseWorkload(text, FILE);
-  } catch (error) {
-    expect(error).toMatchObject({ code: ERROR_CODES.INVALID_INPUT });
-    return error as DponeError;
-  }
-  throw new Error('expected the workload to be refused');
-}
+const refusal = (text: string): DponeError => workloadRefusal(text, FILE);
 
 const LONG = (tail: string) => `events_${'x'.repeat(56)}${tail}`; // 63 bytes, then the tail
 

@@ -11,6 +11,7 @@ import {
   seedEmbeddedSource,
 } from '../../../examples/seed-embedded.ts';
 import { readFileRow } from '../embedded-files.test-support.ts';
+import { lineOf as lineOfText } from '../workload-yaml.test-support.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/dpone.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../../examples/workload.yaml', import.meta.url));
@@ -138,11 +139,7 @@ export async function refused(
 
 /** The 1-based line of `file` that first contains `needle` (0 when none). */
 export function lineOf(file: string, needle: string): number {
-  return (
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .findIndex((line) => line.includes(needle)) + 1
-  );
+  return lineOfText(readFileSync(file, 'utf8'), needle);
 }
 
 /**
